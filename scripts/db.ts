@@ -1,0 +1,51 @@
+// Node-side database access for the scripts and the test setup. Migrations read files, so they
+// run here, never inside the Worker. @libsql/client/node is named explicitly: under vitest's
+// worker conditions the bare import resolves to the web build, which rejects `file:` URLs.
+import { mkdirSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { createClient } from "@libsql/client/node";
+import { drizzle } from "drizzle-orm/libsql/node";
+import { migrate } from "drizzle-orm/libsql/migrator";
+import type { Database } from "../src/db/client.ts";
+import * as schema from "../src/db/schema.ts";
+import { seed, type SeedReport } from "../src/db/seed.ts";
+
+export const projectRoot = resolve(dirname(fileURLToPath(import.meta.url)), "..");
+const migrationsFolder = join(projectRoot, "drizzle");
+
+export interface DatabaseTarget {
+  url: string;
+  authToken?: string | undefined;
+}
+
+/** `TURSO_DATABASE_URL` when set, else the embedded default: `<DATA_DIR>/gatehouse.db`. */
+export function databaseTargetFromEnv(env: NodeJS.ProcessEnv = process.env): DatabaseTarget {
+  if (env.TURSO_DATABASE_URL) return { url: env.TURSO_DATABASE_URL, authToken: env.TURSO_AUTH_TOKEN };
+  return { url: `file:${localDatabaseFile(env)}` };
+}
+
+export function localDatabaseFile(env: NodeJS.ProcessEnv = process.env): string {
+  return resolve(env.DATA_DIR || join(projectRoot, ".data"), "gatehouse.db");
+}
+
+export function openNodeDatabase(target: DatabaseTarget): { db: Database; close(): void } {
+  if (target.url.startsWith("file:")) mkdirSync(dirname(target.url.slice("file:".length)), { recursive: true });
+  const client = createClient({ url: target.url, ...(target.authToken ? { authToken: target.authToken } : {}) });
+  return { db: drizzle(client, { schema }) as unknown as Database, close: () => client.close() };
+}
+
+export async function migrateAndSeed(target: DatabaseTarget, options: { adminPassword?: string | undefined } = {}): Promise<SeedReport> {
+  const { db, close } = openNodeDatabase(target);
+  try {
+    await migrate(db, { migrationsFolder });
+    return await seed(db, options);
+  } finally {
+    close();
+  }
+}
+
+/** Where a URL points, without its credentials, for log lines. */
+export function describeTarget(target: DatabaseTarget): string {
+  return target.url.replace(/\/\/[^@/]*@/, "//");
+}

@@ -1,0 +1,41 @@
+// Builds the router: global middleware, feature routes, and the error and not-found replies.
+import { requestId } from "hono/request-id";
+import type { Database } from "./db/client.ts";
+import type { Env } from "./env.ts";
+import { registerPublicRoutes } from "./features/public/routes.ts";
+import { accessLog, corsForClients, limitBodySize } from "./http/middleware.ts";
+import { createNotFoundHandler } from "./http/not-found.ts";
+import { handleError } from "./http/on-error.ts";
+import { createRouter } from "./http/router.ts";
+import { GATEHOUSE_VERSION } from "./version.ts";
+
+export interface AppDependencies {
+  /** The database for a request's bindings: Hrana/HTTP in the Worker, a Node client in unit tests. */
+  database(env: Env): Database;
+}
+
+export function createApp(dependencies: AppDependencies) {
+  const app = createRouter();
+
+  app.use("*", requestId(), accessLog, corsForClients, limitBodySize);
+
+  // Plain text, outside the envelope and before any database work: a liveness probe.
+  app.all("/ping", (c) => c.text("pong"));
+
+  app.use("/api/*", async (c, next) => {
+    c.set("db", dependencies.database(c.env));
+    await next();
+  });
+  registerPublicRoutes(app);
+
+  app.doc31("/api/openapi.json", {
+    openapi: "3.1.0",
+    info: { title: "Gatehouse", version: GATEHOUSE_VERSION, description: "AList-compatible management and identity API" },
+  });
+
+  app.onError(handleError);
+  app.notFound(createNotFoundHandler(() => app.routes));
+  return app;
+}
+
+export type App = ReturnType<typeof createApp>;

@@ -1,0 +1,76 @@
+// Password storage (DECISIONS §4.3). Clients send, or we compute, AList's static hash
+// sha256("<password>-https://github.com/alist-org/alist"); we store PBKDF2-SHA256 of that hash
+// with a per-user salt, parameters in the string so they can be raised later without a migration.
+
+const STATIC_HASH_SUFFIX = "https://github.com/alist-org/alist";
+/** Cloudflare's production runtime refuses more than 100,000 PBKDF2 iterations. */
+const ITERATIONS = 100_000;
+const SALT_BYTES = 16;
+const HASH_BITS = 256;
+const SCHEME = "pbkdf2-sha256";
+
+const encoder = new TextEncoder();
+
+export async function staticHash(password: string): Promise<string> {
+  const digest = await crypto.subtle.digest("SHA-256", encoder.encode(`${password}-${STATIC_HASH_SUFFIX}`));
+  return toHex(new Uint8Array(digest));
+}
+
+/** Stored form: `pbkdf2-sha256$<iterations>$<salt base64url>$<hash base64url>`. */
+export async function hashStaticHash(hash: string): Promise<string> {
+  const salt = crypto.getRandomValues(new Uint8Array(SALT_BYTES));
+  const derived = await pbkdf2(hash, salt, ITERATIONS);
+  return [SCHEME, ITERATIONS, toBase64Url(salt), toBase64Url(derived)].join("$");
+}
+
+/**
+ * Checks a submitted static hash against a stored password. Pass `null` for an unknown user:
+ * the same PBKDF2 work is done against a throwaway salt, so timing does not reveal which
+ * usernames exist.
+ */
+export async function verifyStaticHash(hash: string, stored: string | null): Promise<boolean> {
+  const parsed = stored === null ? null : parseStored(stored);
+  const salt = parsed?.salt ?? new Uint8Array(SALT_BYTES);
+  const iterations = parsed?.iterations ?? ITERATIONS;
+  const derived = await pbkdf2(hash, salt, iterations);
+  return parsed !== null && hash !== "" && constantTimeEqual(derived, parsed.hash);
+}
+
+function parseStored(stored: string): { iterations: number; salt: Uint8Array; hash: Uint8Array } | null {
+  const [scheme, iterations, salt, hash] = stored.split("$");
+  const rounds = Number(iterations);
+  if (scheme !== SCHEME || !Number.isInteger(rounds) || rounds < 1 || rounds > ITERATIONS || !salt || !hash) {
+    return null;
+  }
+  return { iterations: rounds, salt: fromBase64Url(salt), hash: fromBase64Url(hash) };
+}
+
+async function pbkdf2(secret: string, salt: Uint8Array, iterations: number): Promise<Uint8Array> {
+  const key = await crypto.subtle.importKey("raw", encoder.encode(secret), "PBKDF2", false, ["deriveBits"]);
+  const bits = await crypto.subtle.deriveBits(
+    { name: "PBKDF2", hash: "SHA-256", salt: salt as BufferSource, iterations },
+    key,
+    HASH_BITS,
+  );
+  return new Uint8Array(bits);
+}
+
+export function constantTimeEqual(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false;
+  let difference = 0;
+  for (let i = 0; i < a.length; i++) difference |= a[i]! ^ b[i]!;
+  return difference === 0;
+}
+
+function toHex(bytes: Uint8Array): string {
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+function toBase64Url(bytes: Uint8Array): string {
+  return btoa(String.fromCharCode(...bytes)).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+}
+
+function fromBase64Url(text: string): Uint8Array {
+  const binary = atob(text.replace(/-/g, "+").replace(/_/g, "/"));
+  return Uint8Array.from(binary, (c) => c.charCodeAt(0));
+}

@@ -1,0 +1,157 @@
+// The whole Gatehouse schema. Column names follow AList's where a concept is shared, so an
+// operator who knows AList's tables recognises these; times are unix seconds unless named *_ms.
+import { sql } from "drizzle-orm";
+import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+
+/** One entry of a role's permission scope: the permission bits granted under `path`. */
+export interface PermissionScope {
+  path: string;
+  permission: number;
+}
+
+export const roles = sqliteTable("roles", {
+  id: integer("id").primaryKey({ autoIncrement: true }),
+  name: text("name").notNull().unique(),
+  description: text("description").notNull().default(""),
+  isDefault: integer("is_default", { mode: "boolean" }).notNull().default(false),
+  permissionScopes: text("permission_scopes", { mode: "json" })
+    .$type<PermissionScope[]>()
+    .notNull()
+    .default(sql`'[]'`),
+});
+
+export const users = sqliteTable("users", {
+  id: integer("id").primaryKey({ autoIncrement: true }),
+  username: text("username").notNull().unique(),
+  /** `pbkdf2-sha256$<iterations>$<salt>$<hash>` over AList's static hash (src/auth/password.ts). */
+  passwordHash: text("password_hash").notNull(),
+  /** Unix seconds of the last password change; a token carrying an older value is dead. */
+  passwordChangedAt: integer("pwd_ts").notNull().default(0),
+  basePath: text("base_path").notNull().default("/"),
+  /** Role ids, in the order the user was given them. */
+  roleIds: text("role", { mode: "json" }).$type<number[]>().notNull().default(sql`'[]'`),
+  disabled: integer("disabled", { mode: "boolean" }).notNull().default(false),
+  permission: integer("permission").notNull().default(0),
+  /** TOTP secret, encrypted at rest (AES-GCM); null while two-factor is off. */
+  otpSecret: text("otp_secret"),
+  /** Last TOTP time step accepted, so one code works once. */
+  otpLastStep: integer("otp_last_step").notNull().default(0),
+  ssoId: text("sso_id").notNull().default(""),
+});
+
+export const DeviceSessionStatus = { ACTIVE: 0, INACTIVE: 1 } as const;
+
+export const deviceSessions = sqliteTable(
+  "device_sessions",
+  {
+    /** Deterministic per (user, Client-Id): lowercase hex MD5 of `<userId>-<clientId>`, as AList. */
+    deviceKey: text("device_key").primaryKey(),
+    userId: integer("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    /** Id of the one token this session currently honours; rotated at every login. */
+    tokenId: text("token_id").notNull(),
+    userAgent: text("user_agent").notNull().default(""),
+    /** Stored already masked (192.*.*.23), as AList does. */
+    ip: text("ip").notNull().default(""),
+    lastActive: integer("last_active").notNull(),
+    status: integer("status").notNull().default(DeviceSessionStatus.ACTIVE),
+  },
+  (table) => [
+    index("device_sessions_user_id_idx").on(table.userId),
+    index("device_sessions_last_active_idx").on(table.lastActive),
+  ],
+);
+
+export const sshPublicKeys = sqliteTable(
+  "ssh_public_keys",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    userId: integer("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    title: text("title").notNull(),
+    fingerprint: text("fingerprint").notNull(),
+    keyText: text("key_str").notNull(),
+    addedAt: integer("added_time").notNull(),
+    lastUsedAt: integer("last_used_time").notNull(),
+  },
+  (table) => [uniqueIndex("ssh_public_keys_user_title_idx").on(table.userId, table.title)],
+);
+
+export const storages = sqliteTable(
+  "storages",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    mountPath: text("mount_path").notNull().unique(),
+    order: integer("order").notNull().default(0),
+    driver: text("driver").notNull(),
+    cacheExpiration: integer("cache_expiration").notNull().default(30),
+    /** `work`, `disabled`, or the text of the last failed check. */
+    status: text("status").notNull().default(""),
+    /** Driver settings, a JSON object encoded as a string (the wire shape). */
+    addition: text("addition").notNull().default("{}"),
+    remark: text("remark").notNull().default(""),
+    modifiedAtMs: integer("modified").notNull(),
+    disabled: integer("disabled", { mode: "boolean" }).notNull().default(false),
+    disableIndex: integer("disable_index", { mode: "boolean" }).notNull().default(false),
+    enableSign: integer("enable_sign", { mode: "boolean" }).notNull().default(false),
+    orderBy: text("order_by").notNull().default(""),
+    orderDirection: text("order_direction").notNull().default(""),
+    extractFolder: text("extract_folder").notNull().default(""),
+    webProxy: integer("web_proxy", { mode: "boolean" }).notNull().default(false),
+    webdavPolicy: text("webdav_policy").notNull().default(""),
+    proxyRange: integer("proxy_range", { mode: "boolean" }).notNull().default(false),
+    downProxyUrl: text("down_proxy_url").notNull().default(""),
+    downProxySign: integer("down_proxy_sign", { mode: "boolean" }).notNull().default(true),
+  },
+  (table) => [index("storages_order_idx").on(table.order, table.id)],
+);
+
+export const settings = sqliteTable(
+  "settings",
+  {
+    key: text("key").primaryKey(),
+    value: text("value").notNull().default(""),
+    help: text("help").notNull().default(""),
+    type: text("type").notNull().default("string"),
+    options: text("options").notNull().default(""),
+    group: integer("group").notNull().default(0),
+    flag: integer("flag").notNull().default(0),
+    index: integer("index").notNull().default(0),
+  },
+  (table) => [index("settings_group_idx").on(table.group, table.index)],
+);
+
+/**
+ * Failed sign-ins inside the current window, per client IP (`ip:<addr>`) and per username
+ * (`user:<name>`). Rows outlive their window only until the cron sweep removes them.
+ */
+export const loginFailures = sqliteTable(
+  "login_failures",
+  {
+    scope: text("scope", { enum: ["ip", "user"] }).notNull(),
+    subject: text("subject").notNull(),
+    count: integer("count").notNull().default(0),
+    /** Unix seconds when this window ends and the count no longer counts. */
+    expiresAt: integer("expires_at").notNull(),
+  },
+  (table) => [
+    primaryKey({ columns: [table.scope, table.subject] }),
+    index("login_failures_expires_at_idx").on(table.expiresAt),
+  ],
+);
+
+/** A 2FA secret handed out by /api/auth/2fa/generate, waiting for /verify (10 minutes at most). */
+export const pendingOtpEnrolments = sqliteTable(
+  "pending_otp_enrolments",
+  {
+    userId: integer("user_id")
+      .primaryKey()
+      .references(() => users.id, { onDelete: "cascade" }),
+    /** Encrypted at rest, like users.otp_secret. */
+    secret: text("secret").notNull(),
+    createdAt: integer("created_at").notNull(),
+  },
+  (table) => [index("pending_otp_enrolments_created_at_idx").on(table.createdAt)],
+);

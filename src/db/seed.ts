@@ -1,0 +1,104 @@
+// First-run data and metadata repair (DECISIONS §5). Idempotent: a second run on an unchanged
+// database writes nothing. Reads everything it compares in one batch, writes in one batch.
+import { eq, inArray } from "drizzle-orm";
+import type { BatchItem } from "drizzle-orm/batch";
+import { hashStaticHash, staticHash } from "../auth/password.ts";
+import { newPermanentToken, randomAlphanumeric } from "../auth/random.ts";
+import type { Database } from "./client.ts";
+import { roles, settings, users, type PermissionScope } from "./schema.ts";
+import { ALIST_COMPATIBLE_VERSION, SETTING_DEFINITIONS, SettingFlag } from "./settings.ts";
+
+export const GUEST_ROLE_ID = 1;
+export const ADMIN_ROLE_ID = 2;
+/** Every permission bit of reference §1.2; AList forces the admin to exactly this. */
+export const ALL_PERMISSIONS = 0xffff;
+
+const BUILT_IN_ROLES: { id: number; name: string; description: string; permissionScopes: PermissionScope[] }[] = [
+  { id: GUEST_ROLE_ID, name: "guest", description: "Guest", permissionScopes: [{ path: "/", permission: 0 }] },
+  { id: ADMIN_ROLE_ID, name: "admin", description: "Administrator", permissionScopes: [{ path: "/", permission: ALL_PERMISSIONS }] },
+];
+
+export interface SeedReport {
+  /** The admin's first password when this run created the admin, otherwise null. */
+  adminPassword: string | null;
+  rolesAdded: number;
+  usersAdded: number;
+  settingsAdded: number;
+  settingsRepaired: number;
+  settingsDeprecated: number;
+}
+
+export async function seed(db: Database, options: { adminPassword?: string | undefined } = {}): Promise<SeedReport> {
+  const [existingRoles, existingUsers, existingSettings] = await db.batch([
+    db.select({ id: roles.id }).from(roles).where(inArray(roles.id, [GUEST_ROLE_ID, ADMIN_ROLE_ID])),
+    db.select({ username: users.username }).from(users).where(inArray(users.username, ["guest", "admin"])),
+    db.select().from(settings),
+  ]);
+
+  const writes: BatchItem<"sqlite">[] = [];
+  const report: SeedReport = {
+    adminPassword: null,
+    rolesAdded: 0,
+    usersAdded: 0,
+    settingsAdded: 0,
+    settingsRepaired: 0,
+    settingsDeprecated: 0,
+  };
+
+  const roleIds = new Set(existingRoles.map((r) => r.id));
+  for (const role of BUILT_IN_ROLES.filter((r) => !roleIds.has(r.id))) {
+    writes.push(db.insert(roles).values(role).onConflictDoNothing());
+    report.rolesAdded++;
+  }
+
+  const usernames = new Set(existingUsers.map((u) => u.username));
+  if (!usernames.has("guest")) {
+    // AList's guest: password "guest", disabled until an admin turns anonymous access on.
+    const passwordHash = await hashStaticHash(await staticHash("guest"));
+    writes.push(
+      db.insert(users).values({ username: "guest", passwordHash, roleIds: [GUEST_ROLE_ID], disabled: true }).onConflictDoNothing(),
+    );
+    report.usersAdded++;
+  }
+  if (!usernames.has("admin")) {
+    const password = options.adminPassword || randomAlphanumeric(16);
+    const passwordHash = await hashStaticHash(await staticHash(password));
+    writes.push(
+      db
+        .insert(users)
+        .values({ username: "admin", passwordHash, roleIds: [ADMIN_ROLE_ID], permission: ALL_PERMISSIONS, basePath: "/" })
+        .onConflictDoNothing(),
+    );
+    report.adminPassword = password;
+    report.usersAdded++;
+  }
+
+  const stored = new Map(existingSettings.map((s) => [s.key, s]));
+  SETTING_DEFINITIONS.forEach((definition, index) => {
+    const current = stored.get(definition.key);
+    const metadata = { help: definition.help, type: definition.type, options: definition.options, group: definition.group, flag: definition.flag, index };
+    if (!current) {
+      const value = definition.key === "token" ? newPermanentToken() : definition.value;
+      writes.push(db.insert(settings).values({ key: definition.key, value, ...metadata }).onConflictDoNothing());
+      report.settingsAdded++;
+      return;
+    }
+    // The compatible version always wins; every other value is the operator's to keep.
+    const value = definition.key === "version" ? ALIST_COMPATIBLE_VERSION : current.value;
+    const drifted = value !== current.value || (Object.keys(metadata) as (keyof typeof metadata)[]).some((k) => current[k] !== metadata[k]);
+    if (drifted) {
+      writes.push(db.update(settings).set({ value, ...metadata }).where(eq(settings.key, definition.key)));
+      report.settingsRepaired++;
+    }
+  });
+  const known = new Set(SETTING_DEFINITIONS.map((d) => d.key));
+  for (const row of existingSettings) {
+    if (!known.has(row.key) && row.flag !== SettingFlag.DEPRECATED) {
+      writes.push(db.update(settings).set({ flag: SettingFlag.DEPRECATED }).where(eq(settings.key, row.key)));
+      report.settingsDeprecated++;
+    }
+  }
+
+  if (writes.length > 0) await db.batch(writes as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]);
+  return report;
+}

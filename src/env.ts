@@ -1,0 +1,63 @@
+import type { Database } from "./db/client.ts";
+import { ApiError } from "./http/errors.ts";
+
+/** Worker bindings: `[vars]` in wrangler.toml, and secrets set with `wrangler secret put`. */
+export interface Env {
+  /** Secret. Signs login tokens (HS256); at least 32 characters. */
+  JWT_SECRET?: string;
+  /** Secret. libsql://… (Turso), https://… (sqld) or the local endpoint's http://127.0.0.1:… */
+  TURSO_DATABASE_URL?: string;
+  /** Secret. Turso database token; empty for the local endpoint. */
+  TURSO_AUTH_TOKEN?: string;
+  TOKEN_EXPIRES_IN_HOURS?: string;
+  MAX_BODY_BYTES?: string;
+}
+
+export interface AppVariables {
+  db: Database;
+  requestId: string;
+  /** The envelope code of the reply, for the access log. */
+  envelopeCode: number;
+}
+
+export type AppEnv = { Bindings: Env; Variables: AppVariables };
+
+const MIN_JWT_SECRET_LENGTH = 32;
+
+export interface Config {
+  tokenTtlSeconds: number;
+  maxBodyBytes: number;
+}
+
+/** Non-secret configuration with its defaults. Bad values fail loudly rather than fall back. */
+export function readConfig(env: Env): Config {
+  return {
+    tokenTtlSeconds: positiveNumber(env.TOKEN_EXPIRES_IN_HOURS, 48, "TOKEN_EXPIRES_IN_HOURS") * 3600,
+    maxBodyBytes: positiveNumber(env.MAX_BODY_BYTES, 1024 * 1024, "MAX_BODY_BYTES"),
+  };
+}
+
+/** The JWT key. There is no built-in fallback: a missing or short secret is a configuration error. */
+export function jwtSecret(env: Env): Uint8Array {
+  const secret = env.JWT_SECRET ?? "";
+  if (secret.length < MIN_JWT_SECRET_LENGTH) {
+    throw misconfigured(`JWT_SECRET must be set to at least ${MIN_JWT_SECRET_LENGTH} characters (wrangler secret put JWT_SECRET)`);
+  }
+  return new TextEncoder().encode(secret);
+}
+
+export function databaseUrl(env: Env): { url: string; authToken?: string | undefined } {
+  if (!env.TURSO_DATABASE_URL) throw misconfigured("TURSO_DATABASE_URL is not set (wrangler secret put TURSO_DATABASE_URL)");
+  return { url: env.TURSO_DATABASE_URL, authToken: env.TURSO_AUTH_TOKEN };
+}
+
+function positiveNumber(raw: string | undefined, fallback: number, name: string): number {
+  if (raw === undefined || raw === "") return fallback;
+  const value = Number(raw);
+  if (!Number.isFinite(value) || value <= 0) throw misconfigured(`${name} must be a positive number, got "${raw}"`);
+  return value;
+}
+
+function misconfigured(detail: string): ApiError {
+  return new ApiError(500, `server misconfigured: ${detail}`);
+}

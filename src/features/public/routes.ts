@@ -1,0 +1,37 @@
+// Routes anyone may call: what the AList web UI loads before anyone signs in.
+import { createRoute, z } from "@hono/zod-openapi";
+import { ok } from "../../http/envelope.ts";
+import { envelopeResponse, type Router } from "../../http/router.ts";
+import { readPublicSettings } from "../settings/store.ts";
+
+const publicSettings = createRoute({
+  method: "get",
+  path: "/api/public/settings",
+  tags: ["public"],
+  summary: "Public site settings (flag public or read-only), values as strings",
+  responses: envelopeResponse(z.record(z.string(), z.string()), "Settings by key"),
+});
+
+// The AList web UI calls these two on every page load and renders nothing if they fail.
+// Gatehouse serves no archives or offline downloads, so both lists are empty.
+const archiveExtensions = createRoute({
+  method: "get",
+  path: "/api/public/archive_extensions",
+  tags: ["public"],
+  summary: "Archive extensions the gateway can preview (none)",
+  responses: envelopeResponse(z.array(z.string()), "Extensions"),
+});
+
+const offlineDownloadTools = createRoute({
+  method: "get",
+  path: "/api/public/offline_download_tools",
+  tags: ["public"],
+  summary: "Offline download tools available (none)",
+  responses: envelopeResponse(z.array(z.string()), "Tool names"),
+});
+
+export function registerPublicRoutes(app: Router) {
+  app.openapi(publicSettings, async (c) => ok(c, await readPublicSettings(c.var.db)));
+  app.openapi(archiveExtensions, (c) => ok(c, [] as string[]));
+  app.openapi(offlineDownloadTools, (c) => ok(c, [] as string[]));
+}

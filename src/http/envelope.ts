@@ -1,0 +1,18 @@
+import type { Context } from "hono";
+import type { ApiCode } from "./errors.ts";
+
+export interface Envelope<T> {
+  code: ApiCode;
+  message: string;
+  data: T;
+}
+
+/** Writes the `{code, message, data}` envelope. The one place a JSON reply is made. */
+export function envelope<T>(c: Context, code: ApiCode, message: string, data: T) {
+  c.set("envelopeCode", code);
+  return c.json({ code, message, data } satisfies Envelope<T>, 200);
+}
+
+export function ok<T>(c: Context, data: T) {
+  return envelope(c, 200, "success", data);
+}

@@ -1,0 +1,20 @@
+import type { Context } from "hono";
+import { HTTPException } from "hono/http-exception";
+import { envelope } from "./envelope.ts";
+import { ApiError } from "./errors.ts";
+
+/** Maps every thrown error to an envelope. Unexpected errors are logged with the request id, never sent. */
+export function handleError(error: Error, c: Context) {
+  if (error instanceof ApiError) return envelope(c, error.code, error.message, error.data);
+  if (error instanceof HTTPException && error.status === 400) {
+    // Hono's validator throws this for a body that is not JSON.
+    return envelope(c, 400, `malformed JSON body: ${error.message}`, null);
+  }
+  if (error instanceof HTTPException && error.status === 413) return payloadTooLarge(c);
+  console.error(JSON.stringify({ requestId: c.get("requestId"), error: error.message, stack: error.stack }));
+  return envelope(c, 500, `internal error (request id ${c.get("requestId")})`, null);
+}
+
+export function payloadTooLarge(c: Context) {
+  return envelope(c, 413, "request body too large", null);
+}

@@ -1,0 +1,46 @@
+// Fixture for the fast layer: the real app through app.request(), on a migrated and seeded
+// libSQL file of its own (Node client), so tests see exactly the rows a fresh install has.
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createApp } from "../../src/app.ts";
+import type { Database } from "../../src/db/client.ts";
+import type { Env } from "../../src/env.ts";
+import { migrateAndSeed, openNodeDatabase } from "../../scripts/db.ts";
+
+export const TEST_ADMIN_PASSWORD = "correct horse battery staple";
+
+export const testEnv: Env = {
+  JWT_SECRET: "unit-test-secret-unit-test-secret-0123456789",
+  TOKEN_EXPIRES_IN_HOURS: "48",
+  MAX_BODY_BYTES: "1048576",
+};
+
+export interface UnitFixture {
+  db: Database;
+  app: ReturnType<typeof createApp>;
+  /** app.request() with the test bindings, overridable per call. */
+  request(path: string, init?: RequestInit, env?: Partial<Env>): Promise<Response>;
+  close(): void;
+}
+
+export async function createUnitFixture(): Promise<UnitFixture> {
+  const dir = mkdtempSync(join(tmpdir(), "gatehouse-unit-"));
+  const target = { url: `file:${join(dir, "gatehouse.db")}` };
+  await migrateAndSeed(target, { adminPassword: TEST_ADMIN_PASSWORD });
+  const { db, close } = openNodeDatabase(target);
+  const app = createApp({ database: () => db });
+  return {
+    db,
+    app,
+    request: async (path, init, env) => app.request(path, init, { ...testEnv, ...env }),
+    close: () => {
+      close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export async function readEnvelope(response: Response): Promise<{ code: number; message: string; data: unknown }> {
+  return (await response.json()) as { code: number; message: string; data: unknown };
+}

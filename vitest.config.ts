@@ -1,0 +1,29 @@
+import { cloudflareTest } from "@cloudflare/vitest-plugin";
+import { defineConfig } from "vitest/config";
+
+// Three layers, run one after another by `npm test`:
+//   unit     - the Hono app through app.request() in Node, on a libSQL file per test file
+//   libsql   - the local libSQL endpoint (scripts/libsql-server) driven by @libsql/client
+//   workerd  - the Worker inside workerd, talking to the local endpoint over Hrana/HTTP
+export default defineConfig({
+  test: {
+    // The access log prints a line per request; show it only for tests that fail.
+    silent: "passed-only",
+    projects: [
+      {
+        test: {
+          name: "unit",
+          include: ["test/unit/**/*.test.ts"],
+          environment: "node",
+        },
+      },
+      {
+        test: {
+          name: "libsql",
+          include: ["test/libsql/**/*.test.ts"],
+          environment: "node",
+        },
+      },
+    ],
+  },
+});
