@@ -1,0 +1,50 @@
+import { createHash } from "node:crypto";
+import { describe, expect, it } from "vitest";
+import { hashStaticHash, staticHash, verifyStaticHash } from "../../src/auth/password.ts";
+import { newPermanentToken, randomAlphanumeric } from "../../src/auth/random.ts";
+
+describe("AList static hash", () => {
+  it("is the hex SHA-256 of `<password>-https://github.com/alist-org/alist`", async () => {
+    const expected = createHash("sha256").update("pässword-https://github.com/alist-org/alist").digest("hex");
+    expect(await staticHash("pässword")).toBe(expected);
+  });
+});
+
+describe("stored passwords", () => {
+  it("verifies the right static hash and refuses a wrong or empty one", async () => {
+    const hash = await staticHash("s3cret");
+    const stored = await hashStaticHash(hash);
+    expect(stored).toMatch(/^pbkdf2-sha256\$100000\$[A-Za-z0-9_-]{22}\$[A-Za-z0-9_-]{43}$/);
+    expect(await verifyStaticHash(hash, stored)).toBe(true);
+    expect(await verifyStaticHash(await staticHash("s3cret "), stored)).toBe(false);
+    expect(await verifyStaticHash("", stored)).toBe(false);
+  });
+
+  it("salts every hash differently", async () => {
+    const hash = await staticHash("same");
+    expect(await hashStaticHash(hash)).not.toBe(await hashStaticHash(hash));
+  });
+
+  it("refuses an unknown user and a damaged or over-costly stored string", async () => {
+    const hash = await staticHash("x");
+    const stored = await hashStaticHash(hash);
+    expect(await verifyStaticHash(hash, null)).toBe(false);
+    expect(await verifyStaticHash(hash, stored.replace("pbkdf2-sha256", "md5"))).toBe(false);
+    expect(await verifyStaticHash(hash, stored.replace("$100000$", "$100001$"))).toBe(false);
+    expect(await verifyStaticHash(hash, "garbage")).toBe(false);
+  });
+});
+
+describe("random values", () => {
+  it("draws alphanumerics of the requested length", () => {
+    const value = randomAlphanumeric(500);
+    expect(value).toMatch(/^[A-Za-z0-9]{500}$/);
+    expect(new Set(value).size).toBeGreaterThan(50);
+  });
+
+  it("makes permanent tokens in AList's format, each different", () => {
+    const token = newPermanentToken();
+    expect(token).toMatch(/^alist-[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}[A-Za-z0-9]{64}$/);
+    expect(newPermanentToken()).not.toBe(token);
+  });
+});
