@@ -2,6 +2,8 @@
 import { requestId } from "hono/request-id";
 import type { Database } from "./db/client.ts";
 import type { Env } from "./env.ts";
+import { registerAuthRoutes } from "./features/auth/routes.ts";
+import { registerMeRoutes } from "./features/me/routes.ts";
 import { registerPublicRoutes } from "./features/public/routes.ts";
 import { accessLog, corsForClients, limitBodySize } from "./http/middleware.ts";
 import { createNotFoundHandler } from "./http/not-found.ts";
@@ -27,7 +29,15 @@ export function createApp(dependencies: AppDependencies) {
     await next();
   });
   registerPublicRoutes(app);
+  registerAuthRoutes(app);
+  registerMeRoutes(app);
 
+  app.openAPIRegistry.registerComponent("securitySchemes", "token", {
+    type: "apiKey",
+    in: "header",
+    name: "Authorization",
+    description: "A login token (raw, as AList clients send it, or `Bearer <token>`) or the permanent token (setting `token`)",
+  });
   app.doc31("/api/openapi.json", {
     openapi: "3.1.0",
     info: { title: "Gatehouse", version: GATEHOUSE_VERSION, description: "AList-compatible management and identity API" },

@@ -1,3 +1,4 @@
+import type { Caller } from "./auth/guard.ts";
 import type { Database } from "./db/client.ts";
 import { ApiError } from "./http/errors.ts";
 
@@ -16,6 +17,8 @@ export interface Env {
 export interface AppVariables {
   db: Database;
   requestId: string;
+  /** Who is calling; set by the auth guard on the routes that use it. */
+  caller: Caller;
   /** The envelope code of the reply, for the access log. */
   envelopeCode: number;
 }

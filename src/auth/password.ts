@@ -1,6 +1,7 @@
 // Password storage (DECISIONS §4.3). Clients send, or we compute, AList's static hash
 // sha256("<password>-https://github.com/alist-org/alist"); we store PBKDF2-SHA256 of that hash
 // with a per-user salt, parameters in the string so they can be raised later without a migration.
+import { fromBase64Url, sha256Hex, toBase64Url } from "./encoding.ts";
 
 const STATIC_HASH_SUFFIX = "https://github.com/alist-org/alist";
 /** Cloudflare's production runtime refuses more than 100,000 PBKDF2 iterations. */
@@ -12,8 +13,7 @@ const SCHEME = "pbkdf2-sha256";
 const encoder = new TextEncoder();
 
 export async function staticHash(password: string): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", encoder.encode(`${password}-${STATIC_HASH_SUFFIX}`));
-  return toHex(new Uint8Array(digest));
+  return sha256Hex(`${password}-${STATIC_HASH_SUFFIX}`);
 }
 
 /** Stored form: `pbkdf2-sha256$<iterations>$<salt base64url>$<hash base64url>`. */
@@ -60,17 +60,4 @@ export function constantTimeEqual(a: Uint8Array, b: Uint8Array): boolean {
   let difference = 0;
   for (let i = 0; i < a.length; i++) difference |= a[i]! ^ b[i]!;
   return difference === 0;
-}
-
-function toHex(bytes: Uint8Array): string {
-  return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
-}
-
-function toBase64Url(bytes: Uint8Array): string {
-  return btoa(String.fromCharCode(...bytes)).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
-}
-
-function fromBase64Url(text: string): Uint8Array {
-  const binary = atob(text.replace(/-/g, "+").replace(/_/g, "/"));
-  return Uint8Array.from(binary, (c) => c.charCodeAt(0));
 }

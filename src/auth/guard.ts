@@ -1,0 +1,75 @@
+// The one auth guard. It resolves the caller from the Authorization header:
+//   empty                 → the guest account (401 while it is disabled, AList's default)
+//   a JWT                 → its device session's user, if the token is still good (one round trip)
+//   the permanent token   → the admin (compared in constant time)
+// Guests and permanent-token callers have no device session (DECISIONS §4.6).
+import type { Context, MiddlewareHandler } from "hono";
+import { jwtSecret, type AppEnv } from "../env.ts";
+import { ADMIN_ROLE_ID, GUEST_ROLE_ID } from "../db/seed.ts";
+import { DeviceSessionStatus } from "../db/schema.ts";
+import { ApiError } from "../http/errors.ts";
+import { clientIp, maskIp, userAgent } from "./client.ts";
+import { constantTimeEqual } from "./password.ts";
+import { readGuest, readPermanentTokenAdmin, readTokenSession, type RoleRow, type UserRow } from "./store.ts";
+import { tokenFromHeader, verifyToken } from "./tokens.ts";
+
+export interface Caller {
+  user: UserRow;
+  roles: RoleRow[];
+  via: "session" | "permanent_token" | "guest";
+  /** The device session a JWT names; null for the guest and the permanent token. */
+  deviceKey: string | null;
+}
+
+export const isAdmin = (caller: Caller) => caller.user.roleIds.includes(ADMIN_ROLE_ID);
+export const isGuest = (caller: Caller) => caller.user.roleIds.includes(GUEST_ROLE_ID);
+
+/** Route middleware: puts the caller on the context or answers 401. */
+export const authenticate: MiddlewareHandler<AppEnv> = async (c, next) => {
+  c.set("caller", await resolveCaller(c));
+  await next();
+};
+
+/** Route middleware, after `authenticate`: admins only. */
+export const requireAdmin: MiddlewareHandler<AppEnv> = async (c, next) => {
+  if (!isAdmin(c.var.caller)) throw new ApiError(403, "You are not an admin");
+  await next();
+};
+
+const JWT_SHAPE = /^[\w-]+\.[\w-]*\.[\w-]*$/;
+
+async function resolveCaller(c: Context<AppEnv>): Promise<Caller> {
+  const token = tokenFromHeader(c.req.header("Authorization"));
+  if (token === "") return guest(c);
+  if (JWT_SHAPE.test(token)) return sessionCaller(c, token);
+  return permanentTokenCaller(c, token);
+}
+
+async function guest(c: Context<AppEnv>): Promise<Caller> {
+  const { guest, roles } = await readGuest(c.var.db);
+  if (!guest || guest.disabled) throw new ApiError(401, "Guest user is disabled, login please");
+  return { user: guest, roles, via: "guest", deviceKey: null };
+}
+
+async function sessionCaller(c: Context<AppEnv>, token: string): Promise<Caller> {
+  const claims = await verifyToken(jwtSecret(c.env), token);
+  const now = Math.floor(Date.now() / 1000);
+  const { session, user, roles } = await readTokenSession(c.var.db, claims, { now, userAgent: userAgent(c), ip: maskIp(clientIp(c)) });
+  // AList's checks and messages, in its order: user, password change, disabled, session.
+  if (!user || user.username !== claims.username) throw new ApiError(401, "failed find user: record not found");
+  if (user.passwordChangedAt !== claims.pwd_ts) throw new ApiError(401, "Password has been changed, login please");
+  if (user.disabled) throw new ApiError(401, "Current user is disabled, replace please");
+  if (!session || session.status !== DeviceSessionStatus.ACTIVE || session.tokenId !== claims.jti) {
+    throw new ApiError(401, "session inactive");
+  }
+  return { user, roles, via: "session", deviceKey: session.deviceKey };
+}
+
+async function permanentTokenCaller(c: Context<AppEnv>, presented: string): Promise<Caller> {
+  const { token, admin, roles } = await readPermanentTokenAdmin(c.var.db);
+  const encoder = new TextEncoder();
+  if (token === "" || !admin || !constantTimeEqual(encoder.encode(presented), encoder.encode(token))) {
+    throw new ApiError(401, "token is invalidated");
+  }
+  return { user: admin, roles, via: "permanent_token", deviceKey: null };
+}

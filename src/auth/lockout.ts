@@ -1,0 +1,21 @@
+// Sign-in lockout (DECISIONS §4.4). Failures are counted in the database (isolates share nothing),
+// per client address and per username, each in a window that ends 5 minutes after its last failure.
+//   - an address with 5 failures is locked out, whatever username it tries;
+//   - a username with 5 failures is locked out from every address that has failed itself,
+//     so spreading guesses over many addresses buys one guess per address, while the owner
+//     signing in from a clean address is never locked out.
+// A successful sign-in clears both counters; nothing outlives its window.
+
+export const MAX_FAILURES = 5;
+export const FAILURE_WINDOW_SECONDS = 300;
+export const LOCKED_OUT_MESSAGE =
+  "Too many unsuccessful sign-in attempts have been made using an incorrect username or password, Try again later.";
+
+export interface FailureCounts {
+  ip: number;
+  user: number;
+}
+
+export function isLockedOut(failures: FailureCounts): boolean {
+  return failures.ip >= MAX_FAILURES || (failures.user >= MAX_FAILURES && failures.ip > 0);
+}

@@ -1,0 +1,49 @@
+// Encryption at rest for TOTP secrets (DECISIONS §4.5): AES-256-GCM under a key derived from
+// JWT_SECRET with HKDF, so a copy of the database alone does not yield anyone's second factor.
+// Stored form: `v1.<iv base64url>.<ciphertext base64url>`.
+import { fromBase64Url, toBase64Url } from "./encoding.ts";
+
+const encoder = new TextEncoder();
+const keys = new Map<string, Promise<CryptoKey>>();
+
+function keyFor(secret: Uint8Array): Promise<CryptoKey> {
+  const id = toBase64Url(secret);
+  let key = keys.get(id);
+  if (!key) {
+    key = crypto.subtle
+      .importKey("raw", secret as BufferSource, "HKDF", false, ["deriveKey"])
+      .then((material) =>
+        crypto.subtle.deriveKey(
+          { name: "HKDF", hash: "SHA-256", salt: encoder.encode("gatehouse"), info: encoder.encode("otp-secret-v1") },
+          material,
+          { name: "AES-GCM", length: 256 },
+          false,
+          ["encrypt", "decrypt"],
+        ),
+      );
+    keys.set(id, key);
+  }
+  return key;
+}
+
+export async function seal(secret: Uint8Array, plaintext: string): Promise<string> {
+  const iv = crypto.getRandomValues(new Uint8Array(12));
+  const ciphertext = await crypto.subtle.encrypt({ name: "AES-GCM", iv }, await keyFor(secret), encoder.encode(plaintext));
+  return `v1.${toBase64Url(iv)}.${toBase64Url(new Uint8Array(ciphertext))}`;
+}
+
+/** The plaintext, or null when the value was sealed under another key or is damaged. */
+export async function open(secret: Uint8Array, sealed: string): Promise<string | null> {
+  const [version, iv, ciphertext] = sealed.split(".");
+  if (version !== "v1" || !iv || !ciphertext) return null;
+  try {
+    const plaintext = await crypto.subtle.decrypt(
+      { name: "AES-GCM", iv: fromBase64Url(iv) as BufferSource },
+      await keyFor(secret),
+      fromBase64Url(ciphertext) as BufferSource,
+    );
+    return new TextDecoder().decode(plaintext);
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,70 @@
+// Every query the auth guard runs. Each function is one round trip (one batch).
+import { and, asc, eq, inArray, lt, sql } from "drizzle-orm";
+import type { Database } from "../db/client.ts";
+import { deviceSessions, DeviceSessionStatus, roles, settings, users } from "../db/schema.ts";
+import { ADMIN_ROLE_ID, GUEST_ROLE_ID } from "../db/seed.ts";
+import type { TokenClaims } from "./tokens.ts";
+
+export type UserRow = typeof users.$inferSelect;
+export type RoleRow = typeof roles.$inferSelect;
+export type DeviceSessionRow = typeof deviceSessions.$inferSelect;
+
+/** The roles of the user selected by `userId` (a scalar subquery), in role-id order. */
+function rolesOf(db: Database, userId: ReturnType<typeof sql>) {
+  return db
+    .select()
+    .from(roles)
+    .where(sql`${roles.id} IN (SELECT value FROM json_each((SELECT ${users.roleIds} FROM ${users} WHERE ${users.id} = ${userId})))`)
+    .orderBy(asc(roles.id));
+}
+
+/**
+ * A JWT's session, user and roles, and the `last_active` touch, in one batch. The touch only
+ * lands when the token is still good (session active and holding this token id, user enabled
+ * with the same password timestamp) and at most once a second per session.
+ */
+export async function readTokenSession(db: Database, claims: TokenClaims, seen: { now: number; userAgent: string; ip: string }) {
+  const sessionUser = sql`(SELECT ${deviceSessions.userId} FROM ${deviceSessions} WHERE ${deviceSessions.deviceKey} = ${claims.sid})`;
+  const [, [session], [user], userRoles] = await db.batch([
+    db
+      .update(deviceSessions)
+      .set({ lastActive: seen.now, userAgent: seen.userAgent, ip: seen.ip })
+      .where(
+        and(
+          eq(deviceSessions.deviceKey, claims.sid),
+          eq(deviceSessions.tokenId, claims.jti),
+          eq(deviceSessions.status, DeviceSessionStatus.ACTIVE),
+          lt(deviceSessions.lastActive, seen.now),
+          inArray(
+            deviceSessions.userId,
+            db
+              .select({ id: users.id })
+              .from(users)
+              .where(and(eq(users.username, claims.username), eq(users.disabled, false), eq(users.passwordChangedAt, claims.pwd_ts))),
+          ),
+        ),
+      ),
+    db.select().from(deviceSessions).where(eq(deviceSessions.deviceKey, claims.sid)),
+    db.select().from(users).where(eq(users.id, sessionUser)),
+    rolesOf(db, sessionUser),
+  ]);
+  return { session, user, roles: userRoles };
+}
+
+/** The permanent token, and the admin it stands for (the first user holding the admin role). */
+export async function readPermanentTokenAdmin(db: Database) {
+  const adminId = sql`(SELECT ${users.id} FROM ${users} WHERE EXISTS (SELECT 1 FROM json_each(${users.roleIds}) WHERE value = ${ADMIN_ROLE_ID}) ORDER BY ${users.id} LIMIT 1)`;
+  const [[token], [admin], adminRoles] = await db.batch([
+    db.select({ value: settings.value }).from(settings).where(eq(settings.key, "token")),
+    db.select().from(users).where(eq(users.id, adminId)),
+    rolesOf(db, adminId),
+  ]);
+  return { token: token?.value ?? "", admin, roles: adminRoles };
+}
+
+/** The guest account (the first user holding the guest role) and its roles. */
+export async function readGuest(db: Database) {
+  const guestId = sql`(SELECT ${users.id} FROM ${users} WHERE EXISTS (SELECT 1 FROM json_each(${users.roleIds}) WHERE value = ${GUEST_ROLE_ID}) ORDER BY ${users.id} LIMIT 1)`;
+  const [[guest], guestRoles] = await db.batch([db.select().from(users).where(eq(users.id, guestId)), rolesOf(db, guestId)]);
+  return { guest, roles: guestRoles };
+}

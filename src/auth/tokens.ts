@@ -1,0 +1,55 @@
+// Login tokens: HS256 JWTs (jose). Besides AList's claims (username, pwd_ts) a token names its
+// device session (`sid`) and carries an id (`jti`); the guard accepts it only while that session
+// is active and still holds that id, so logout and eviction end it at once (DECISIONS §4.1).
+import { errors, jwtVerify, SignJWT } from "jose";
+import { ApiError } from "../http/errors.ts";
+
+export interface TokenClaims {
+  username: string;
+  /** The user's password timestamp at login; a later password change kills the token. */
+  pwd_ts: number;
+  /** Device session key. */
+  sid: string;
+  /** Token id, stored on the session row. */
+  jti: string;
+}
+
+export async function signToken(key: Uint8Array, claims: TokenClaims, ttlSeconds: number, now: number): Promise<string> {
+  return new SignJWT({ username: claims.username, pwd_ts: claims.pwd_ts, sid: claims.sid })
+    .setProtectedHeader({ alg: "HS256", typ: "JWT" })
+    .setJti(claims.jti)
+    .setIssuedAt(now)
+    .setNotBefore(now)
+    .setExpirationTime(now + ttlSeconds)
+    .sign(key);
+}
+
+/** Verifies signature, algorithm and times; any failure is a 401 with AList's wording. */
+export async function verifyToken(key: Uint8Array, token: string): Promise<TokenClaims> {
+  try {
+    const { payload } = await jwtVerify(token, key, { algorithms: ["HS256"], requiredClaims: ["exp", "nbf", "jti"] });
+    const { username, pwd_ts, sid, jti } = payload;
+    if (typeof username !== "string" || typeof pwd_ts !== "number" || typeof sid !== "string" || typeof jti !== "string") {
+      throw new ApiError(401, "couldn't handle this token");
+    }
+    return { username, pwd_ts, sid, jti };
+  } catch (error) {
+    if (error instanceof ApiError) throw error;
+    throw new ApiError(401, tokenErrorMessage(error));
+  }
+}
+
+function tokenErrorMessage(error: unknown): string {
+  if (error instanceof errors.JWTExpired) return "token is expired";
+  if (error instanceof errors.JWTClaimValidationFailed && error.claim === "nbf") return "token not active yet";
+  // A wrong key or a refused algorithm (alg: none) means someone else made this token.
+  if (error instanceof errors.JWSSignatureVerificationFailed || error instanceof errors.JOSEAlgNotAllowed) return "token is invalidated";
+  if (error instanceof errors.JWSInvalid || error instanceof errors.JWTInvalid) return "that's not even a token";
+  return "couldn't handle this token";
+}
+
+/** The token in an Authorization header: AList sends it raw; `Bearer <token>` is accepted too. */
+export function tokenFromHeader(header: string | undefined): string {
+  const value = (header ?? "").trim();
+  return /^bearer\s+/i.test(value) ? value.replace(/^bearer\s+/i, "").trim() : value;
+}

@@ -1,0 +1,41 @@
+// TOTP as AList uses it (reference §5): SHA1, 6 digits, 30 s, one step of skew either way, a
+// 20-byte secret in unpadded base32. Unlike AList a code is accepted once: the caller stores the
+// time step it was valid for and refuses that step or any earlier one afterwards.
+import { Secret, TOTP } from "otpauth";
+import QRCode from "qrcode-svg";
+
+const ISSUER = "Gatehouse";
+const PERIOD = 30;
+
+export function newTotpSecret(): string {
+  return new Secret({ size: 20 }).base32.replace(/=+$/, "");
+}
+
+/** Uppercase, no spaces or padding: how two spellings of one secret compare equal. */
+export function normaliseSecret(secret: string): string {
+  return secret.replace(/[\s=]/g, "").toUpperCase();
+}
+
+function totp(secret: string, username: string): TOTP {
+  return new TOTP({ issuer: ISSUER, label: username, algorithm: "SHA1", digits: 6, period: PERIOD, secret: Secret.fromBase32(normaliseSecret(secret)) });
+}
+
+/** The time step a code is valid for, or null. `nowMs` is injectable for tests. */
+export function matchTotpStep(secret: string, code: string, nowMs = Date.now()): number | null {
+  const token = code.trim();
+  if (!/^\d{6}$/.test(token)) return null;
+  let delta: number | null;
+  try {
+    delta = totp(secret, "").validate({ token, timestamp: nowMs, window: 1 });
+  } catch {
+    return null; // not base32
+  }
+  return delta === null ? null : Math.floor(nowMs / 1000 / PERIOD) + delta;
+}
+
+/** The enrolment a person scans: `otpauth://` URI rendered as an SVG QR code in a data URL. */
+export function enrolmentQr(secret: string, username: string): string {
+  const uri = totp(secret, username).toString();
+  const svg = new QRCode({ content: uri, ecl: "M", width: 256, height: 256, padding: 2, join: true }).svg({ container: "svg-viewbox" });
+  return `data:image/svg+xml;base64,${btoa(svg)}`;
+}

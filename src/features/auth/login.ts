@@ -1,0 +1,80 @@
+// The sign-in flow shared by /api/auth/login and /api/auth/login/hash (reference §4.3 with the
+// fixes of DECISIONS §4): lockout, password, second factor, device session, token.
+import type { Context } from "hono";
+import { clientId, clientIp, deviceKey, maskIp, userAgent } from "../../auth/client.ts";
+import { isLockedOut, LOCKED_OUT_MESSAGE } from "../../auth/lockout.ts";
+import { verifyStaticHash } from "../../auth/password.ts";
+import { open } from "../../auth/secret-box.ts";
+import { signToken } from "../../auth/tokens.ts";
+import { matchTotpStep } from "../../auth/totp.ts";
+import { GUEST_ROLE_ID } from "../../db/seed.ts";
+import { jwtSecret, readConfig, type AppEnv } from "../../env.ts";
+import { ApiError } from "../../http/errors.ts";
+import { grantSession, readSignInState, recordFailure } from "./store.ts";
+
+/** One message for an unknown user and a wrong password, so neither reveals which it was. */
+export const SIGN_IN_FAILED = "username or password is incorrect";
+export const INVALID_OTP = "Invalid 2FA code";
+
+export interface SignInRequest {
+  username: string;
+  /** AList's static hash of the password (computed by /login, sent by clients of /login/hash). */
+  passwordHash: string;
+  otpCode: string | undefined;
+}
+
+export async function signIn(c: Context<AppEnv>, request: SignInRequest): Promise<{ token: string; device_key: string }> {
+  const key = jwtSecret(c.env); // a missing secret fails before any work is done
+  const db = c.var.db;
+  const now = Math.floor(Date.now() / 1000);
+  const ip = clientIp(c);
+  const attempt = { username: request.username, ip, now };
+
+  const state = await readSignInState(db, attempt);
+  if (isLockedOut(state.failures)) throw new ApiError(429, LOCKED_OUT_MESSAGE);
+
+  // The guest account is how anonymous access is configured, not an account to sign in to.
+  const user = state.user && !state.user.roleIds.includes(GUEST_ROLE_ID) ? state.user : undefined;
+  const passwordOk = await verifyStaticHash(request.passwordHash, user?.passwordHash ?? null);
+  if (!user || !passwordOk) {
+    await recordFailure(db, attempt);
+    throw new ApiError(400, SIGN_IN_FAILED);
+  }
+  if (user.disabled) throw new ApiError(403, "Current user is disabled, replace please");
+
+  let otpStep: number | null = null;
+  if (user.otpSecret !== null) {
+    const secret = await open(key, user.otpSecret);
+    if (secret === null) throw new ApiError(500, "the 2FA secret of this user cannot be decrypted (was JWT_SECRET changed?); an admin can cancel the user's 2FA");
+    otpStep = matchTotpStep(secret, request.otpCode ?? "");
+    if (otpStep === null || otpStep <= user.otpLastStep) {
+      await recordFailure(db, attempt);
+      throw new ApiError(402, INVALID_OTP);
+    }
+  }
+
+  const sessionKey = await deviceKey(user.id, clientId(c));
+  const alreadyActive = state.activeSessions.some((s) => s.deviceKey === sessionKey);
+  const others = state.activeSessions.filter((s) => s.deviceKey !== sessionKey);
+  const limited = state.maxDevices > 0 && !alreadyActive;
+  const tokenId = crypto.randomUUID();
+  const outcome = await grantSession(db, {
+    userId: user.id,
+    username: user.username,
+    deviceKey: sessionKey,
+    tokenId,
+    userAgent: userAgent(c),
+    maskedIp: maskIp(ip),
+    clientIp: ip,
+    now,
+    otpStep,
+    maxOtherActive: limited && state.evictPolicy === "deny" ? state.maxDevices : null,
+    // Oldest first; enough of them to make room, even if max_devices was lowered since.
+    evict: limited && state.evictPolicy === "evict_oldest" ? others.slice(0, Math.max(0, others.length - state.maxDevices + 1)).map((s) => s.deviceKey) : [],
+  });
+  if (outcome === "otp_replayed") throw new ApiError(402, INVALID_OTP);
+  if (outcome === "too_many_devices") throw new ApiError(403, "too many active devices");
+
+  const token = await signToken(key, { username: user.username, pwd_ts: user.passwordChangedAt, sid: sessionKey, jti: tokenId }, readConfig(c.env).tokenTtlSeconds, now);
+  return { token, device_key: sessionKey };
+}

@@ -1,0 +1,113 @@
+// The authentication group: sign-in (plain and hashed), sign-out, two-factor enrolment.
+import { createRoute, z } from "@hono/zod-openapi";
+import { authenticate, isGuest } from "../../auth/guard.ts";
+import { staticHash } from "../../auth/password.ts";
+import { open, seal } from "../../auth/secret-box.ts";
+import { enrolmentQr, matchTotpStep, newTotpSecret, normaliseSecret } from "../../auth/totp.ts";
+import { OTP_ENROLMENT_TTL_SECONDS } from "../../cron/cleanup.ts";
+import { jwtSecret } from "../../env.ts";
+import { ok } from "../../http/envelope.ts";
+import { ApiError } from "../../http/errors.ts";
+import { envelopeResponse, type Router } from "../../http/router.ts";
+import { INVALID_OTP, signIn } from "./login.ts";
+import { deactivateSession, enableTwoFactor, readPendingEnrolment, savePendingEnrolment } from "./store.ts";
+
+const security = [{ token: [] }];
+
+const SignInBody = z.object({
+  username: z.string().min(1).max(255),
+  password: z.string().max(1024),
+  otp_code: z.string().max(32).optional(),
+});
+const SignInQuery = z.object({ client_id: z.string().max(255).optional() });
+const SignInResult = z.object({ token: z.string(), device_key: z.string() });
+
+const signInRoute = (path: string, summary: string) =>
+  createRoute({
+    method: "post",
+    path,
+    tags: ["auth"],
+    summary,
+    description: "A `Client-Id` header (or `client_id` query) keeps one device session across sign-ins.",
+    request: { query: SignInQuery, body: { content: { "application/json": { schema: SignInBody } }, required: true } },
+    responses: envelopeResponse(SignInResult, "A token valid for TOKEN_EXPIRES_IN_HOURS, and the device session key"),
+  });
+
+const login = signInRoute("/api/auth/login", "Sign in with a password");
+const loginHash = signInRoute("/api/auth/login/hash", "Sign in with sha256(password + '-https://github.com/alist-org/alist')");
+
+const logout = createRoute({
+  method: "get",
+  path: "/api/auth/logout",
+  tags: ["auth"],
+  summary: "Sign out: the device session becomes inactive and its token stops working",
+  middleware: [authenticate] as const,
+  security,
+  responses: envelopeResponse(z.null(), "Signed out"),
+});
+
+const generate2fa = createRoute({
+  method: "post",
+  path: "/api/auth/2fa/generate",
+  tags: ["auth"],
+  summary: "Start two-factor enrolment: a new TOTP secret and its QR code, valid for 10 minutes",
+  middleware: [authenticate] as const,
+  security,
+  responses: envelopeResponse(z.object({ qr: z.string(), secret: z.string() }), "The secret and an SVG QR code as a data URL"),
+});
+
+const verify2fa = createRoute({
+  method: "post",
+  path: "/api/auth/2fa/verify",
+  tags: ["auth"],
+  summary: "Finish two-factor enrolment with a code from the authenticator",
+  middleware: [authenticate] as const,
+  security,
+  request: {
+    body: { content: { "application/json": { schema: z.object({ code: z.string().min(1).max(32), secret: z.string().min(1).max(128) }) } }, required: true },
+  },
+  responses: envelopeResponse(z.null(), "Two-factor authentication is on"),
+});
+
+export function registerAuthRoutes(app: Router) {
+  app.openapi(login, async (c) => {
+    const body = c.req.valid("json");
+    return ok(c, await signIn(c, { username: body.username, passwordHash: await staticHash(body.password), otpCode: body.otp_code }));
+  });
+
+  app.openapi(loginHash, async (c) => {
+    const body = c.req.valid("json");
+    return ok(c, await signIn(c, { username: body.username, passwordHash: body.password.toLowerCase(), otpCode: body.otp_code }));
+  });
+
+  app.openapi(logout, async (c) => {
+    const { deviceKey } = c.var.caller;
+    if (deviceKey !== null) await deactivateSession(c.var.db, deviceKey);
+    return ok(c, null);
+  });
+
+  app.openapi(generate2fa, async (c) => {
+    const { user } = c.var.caller;
+    if (isGuest(c.var.caller)) throw new ApiError(403, "Guest user can not generate 2FA code");
+    const secret = newTotpSecret();
+    await savePendingEnrolment(c.var.db, user.id, await seal(jwtSecret(c.env), secret), Math.floor(Date.now() / 1000));
+    return ok(c, { qr: enrolmentQr(secret, user.username), secret });
+  });
+
+  app.openapi(verify2fa, async (c) => {
+    const { user } = c.var.caller;
+    if (isGuest(c.var.caller)) throw new ApiError(403, "Guest user can not generate 2FA code");
+    const { code, secret } = c.req.valid("json");
+    const key = jwtSecret(c.env);
+    const pending = await readPendingEnrolment(c.var.db, user.id);
+    const issued = pending && pending.createdAt > Math.floor(Date.now() / 1000) - OTP_ENROLMENT_TTL_SECONDS ? await open(key, pending.secret) : null;
+    // Only the secret this server issued to this user, recently, can be enrolled.
+    if (issued === null || normaliseSecret(issued) !== normaliseSecret(secret)) {
+      throw new ApiError(400, "this 2FA secret was not issued to you or has expired; generate a new one");
+    }
+    const step = matchTotpStep(issued, code);
+    if (step === null) throw new ApiError(400, INVALID_OTP);
+    await enableTwoFactor(c.var.db, user.id, await seal(key, issued), step);
+    return ok(c, null);
+  });
+}
