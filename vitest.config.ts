@@ -24,6 +24,26 @@ export default defineConfig({
           environment: "node",
         },
       },
+      {
+        plugins: [
+          cloudflareTest(({ inject }) => ({
+            wrangler: { configPath: "./wrangler.toml" },
+            miniflare: {
+              bindings: {
+                TURSO_DATABASE_URL: inject("libsqlUrl"),
+                JWT_SECRET: "workerd-test-secret-workerd-test-secret-0123",
+              },
+            },
+          })),
+        ],
+        test: {
+          name: "workerd",
+          include: ["test/integration/**/*.test.ts"],
+          globalSetup: ["test/support/libsql-global-setup.ts"],
+          // Files share one endpoint; one at a time keeps round-trip counts exact.
+          fileParallelism: false,
+        },
+      },
     ],
   },
 });

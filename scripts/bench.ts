@@ -1,0 +1,127 @@
+// npm run bench: the Worker under wrangler dev against the local libSQL endpoint, on a fresh
+// database. For each endpoint it sends a fixed number of requests at a fixed concurrency and
+// prints requests per second, p50 and p99 latency, and database round trips per request
+// (Hrana pipelines counted at the endpoint). Local latency is not Turso latency: the round-trip
+// column is the figure that carries over, each round trip to Turso costing tens of milliseconds.
+//
+//   BENCH_REQUESTS (default 200) and BENCH_CONCURRENCY (default 8) change the load.
+import { randomBytes } from "node:crypto";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { migrateAndSeed } from "./db.ts";
+import { startLibsqlServer } from "./libsql-server/server.ts";
+import { startWranglerDev, waitForWorker } from "./wrangler-dev.ts";
+
+const REQUESTS = Number(process.env.BENCH_REQUESTS || 200);
+const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY || 8);
+const ADMIN_PASSWORD = "bench admin password";
+
+interface Scenario {
+  name: string;
+  /** Sign-in hashes a password on purpose (PBKDF2, 100,000 rounds): fewer requests keep the run short. */
+  requests?: number;
+  request(i: number): Promise<Response>;
+  /** The envelope code every reply must carry. */
+  expect?: number;
+}
+
+const dir = mkdtempSync(join(tmpdir(), "gatehouse-bench-"));
+const endpoint = await startLibsqlServer({ path: join(dir, "gatehouse.db"), port: 0 });
+await migrateAndSeed({ url: endpoint.url }, { adminPassword: ADMIN_PASSWORD });
+const secrets = join(dir, "secrets.vars");
+writeFileSync(secrets, `JWT_SECRET=${randomBytes(48).toString("base64url")}\n`, { mode: 0o600 });
+const port = await freePort();
+const wrangler = startWranglerDev({ port, dataDir: dir, database: { url: endpoint.url }, envFiles: [secrets], stdio: "ignore" });
+
+try {
+  await waitForWorker(port);
+  const base = `http://127.0.0.1:${port}`;
+  const json = (path: string, body: unknown, headers: Record<string, string> = {}) =>
+    fetch(base + path, { method: "POST", headers: { "Content-Type": "application/json;charset=UTF-8", ...headers }, body: JSON.stringify(body) });
+  const login = await (await json("/api/auth/login", { username: "admin", password: ADMIN_PASSWORD }, { "Client-Id": "bench" })).json() as { data: { token: string } };
+  const token = login.data.token;
+
+  const scenarios: Scenario[] = [
+    { name: "GET /ping", request: () => fetch(`${base}/ping`), expect: undefined },
+    { name: "GET /api/public/settings", request: () => fetch(`${base}/api/public/settings`) },
+    { name: "GET /api/me (JWT)", request: () => fetch(`${base}/api/me`, { headers: { Authorization: token } }) },
+    {
+      name: "POST /api/auth/login",
+      requests: Math.min(REQUESTS, 60),
+      request: (i) => json("/api/auth/login", { username: "admin", password: ADMIN_PASSWORD }, { "Client-Id": `bench-${i}` }),
+    },
+    {
+      name: "POST /api/auth/login (wrong password)",
+      requests: Math.min(REQUESTS, 60),
+      // A fresh address per request, so the lockout never kicks in and each one is a real check.
+      request: (i) => json("/api/auth/login", { username: "admin", password: "wrong" }, { "CF-Connecting-IP": `10.1.${i >> 8}.${i & 255}` }),
+      expect: 400,
+    },
+  ];
+
+  console.log(`Gatehouse bench: ${CONCURRENCY} concurrent, wrangler dev on 127.0.0.1:${port}, libSQL endpoint ${endpoint.url}\n`);
+  console.log(["endpoint".padEnd(40), "requests", "req/s".padStart(8), "p50 ms".padStart(8), "p99 ms".padStart(8), "round trips/req".padStart(16)].join("  "));
+  for (const scenario of scenarios) {
+    const count = scenario.requests ?? REQUESTS;
+    // Unmeasured warm-up: the first requests after startup pay for compiling the Worker's code.
+    await run(Math.min(10, count), { ...scenario, request: (i) => scenario.request(count + i) });
+    endpoint.resetStats();
+    const { latencies, seconds } = await run(count, scenario);
+    const trips = endpoint.stats().pipelines / count;
+    latencies.sort((a, b) => a - b);
+    console.log(
+      [
+        scenario.name.padEnd(40),
+        String(count).padStart(8),
+        (count / seconds).toFixed(0).padStart(8),
+        percentile(latencies, 0.5).toFixed(1).padStart(8),
+        percentile(latencies, 0.99).toFixed(1).padStart(8),
+        trips.toFixed(2).padStart(16),
+      ].join("  "),
+    );
+  }
+} finally {
+  wrangler.kill("SIGINT");
+  await new Promise((resolve) => wrangler.once("exit", resolve));
+  await endpoint.close();
+  rmSync(dir, { recursive: true, force: true });
+}
+
+async function run(count: number, scenario: Scenario): Promise<{ latencies: number[]; seconds: number }> {
+  const latencies: number[] = [];
+  let next = 0;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      while (next < count) {
+        const i = next++;
+        const t0 = performance.now();
+        const response = await scenario.request(i);
+        const text = await response.text();
+        latencies.push(performance.now() - t0);
+        const code = text.startsWith("{") ? (JSON.parse(text) as { code: number }).code : undefined;
+        if (response.status !== 200 || code !== ("expect" in scenario ? scenario.expect : 200)) {
+          throw new Error(`${scenario.name}: unexpected reply ${response.status} ${text.slice(0, 200)}`);
+        }
+      }
+    }),
+  );
+  return { latencies, seconds: (performance.now() - started) / 1000 };
+}
+
+function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] ?? 0;
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+    server.on("error", reject);
+  });
+}

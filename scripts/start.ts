@@ -1,0 +1,69 @@
+// npm start: run Gatehouse locally.
+//   1. .dev.vars gets a random JWT_SECRET if it has none (kept across runs, so logins survive restarts).
+//   2. Database: TURSO_DATABASE_URL when set; otherwise the local libSQL endpoint on
+//      <DATA_DIR>/gatehouse.db (DATA_DIR defaults to .data/).
+//   3. Migrations and the idempotent seed; the admin's first password is printed once.
+//   4. wrangler dev on 127.0.0.1:<PORT> (8787), with /__scheduled for triggering the cron by hand.
+// Ctrl-C stops wrangler and the endpoint.
+import { randomBytes } from "node:crypto";
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { databaseTargetFromEnv, describeTarget, localDatabaseFile, migrateAndSeed, projectRoot, type DatabaseTarget } from "./db.ts";
+import { startLibsqlServer, type LibsqlServer } from "./libsql-server/server.ts";
+import { printSeedReport } from "./seed-report.ts";
+import { startWranglerDev } from "./wrangler-dev.ts";
+
+const port = Number(process.env.PORT || 8787);
+const dataDir = resolve(process.env.DATA_DIR || join(projectRoot, ".data"));
+mkdirSync(dataDir, { recursive: true });
+
+ensureJwtSecret(join(projectRoot, ".dev.vars"));
+
+let endpoint: LibsqlServer | undefined;
+let target: DatabaseTarget;
+if (process.env.TURSO_DATABASE_URL) {
+  target = databaseTargetFromEnv();
+} else {
+  const file = localDatabaseFile({ DATA_DIR: dataDir });
+  endpoint = await startLibsqlServer({ path: file, port: Number(process.env.LIBSQL_PORT || 0) });
+  target = { url: endpoint.url };
+  console.log(`libSQL endpoint ${endpoint.url} on ${file}`);
+}
+
+try {
+  printSeedReport(await migrateAndSeed(target, { adminPassword: process.env.ADMIN_PASSWORD }));
+} catch (error) {
+  console.error(`Could not migrate ${describeTarget(target)}: ${(error as Error).message}`);
+  await endpoint?.close();
+  process.exit(1);
+}
+
+const wrangler = startWranglerDev({
+  port,
+  dataDir,
+  database: target,
+  envFiles: [join(projectRoot, ".dev.vars")],
+  stdio: "inherit",
+});
+
+let stopping = false;
+for (const signal of ["SIGINT", "SIGTERM"] as const) {
+  process.on(signal, () => {
+    if (stopping) return;
+    stopping = true;
+    wrangler.kill(signal);
+  });
+}
+wrangler.on("exit", async (code, signal) => {
+  await endpoint?.close();
+  process.exit(code ?? (signal ? 0 : 1));
+});
+
+function ensureJwtSecret(path: string): void {
+  const current = existsSync(path) ? readFileSync(path, "utf8") : "";
+  if (/^JWT_SECRET=.+$/m.test(current)) return;
+  const line = `JWT_SECRET=${randomBytes(48).toString("base64url")}\n`;
+  writeFileSync(path, current && !current.endsWith("\n") ? `${current}\n${line}` : current + line, { mode: 0o600 });
+  chmodSync(path, 0o600);
+  console.log(`Wrote a random JWT_SECRET to ${path}`);
+}

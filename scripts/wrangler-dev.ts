@@ -1,0 +1,53 @@
+// Starts `wrangler dev` for this project: used by npm start and npm run bench.
+import { spawn, type ChildProcess } from "node:child_process";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { projectRoot, type DatabaseTarget } from "./db.ts";
+
+export interface WranglerDevOptions {
+  port: number;
+  /** Folder for this instance's bindings file and wrangler's local state. */
+  dataDir: string;
+  database: DatabaseTarget;
+  /** Files of further bindings (JWT_SECRET …), before this instance's own. */
+  envFiles: string[];
+  stdio: "inherit" | "ignore";
+}
+
+/**
+ * Per-instance bindings go in a file of their own, so a database token never appears on a
+ * command line and two instances with different data folders do not share a database.
+ */
+export function startWranglerDev(options: WranglerDevOptions): ChildProcess {
+  const instanceVars = join(options.dataDir, "wrangler.vars");
+  const { url, authToken } = options.database;
+  writeFileSync(instanceVars, `TURSO_DATABASE_URL=${url}\n${authToken ? `TURSO_AUTH_TOKEN=${authToken}\n` : ""}`, { mode: 0o600 });
+  return spawn(
+    process.execPath,
+    [
+      join(projectRoot, "node_modules/wrangler/bin/wrangler.js"),
+      "dev",
+      "--ip", "127.0.0.1",
+      "--port", String(options.port),
+      ...[...options.envFiles, instanceVars].flatMap((file) => ["--env-file", file]),
+      "--persist-to", join(options.dataDir, "wrangler"),
+      "--test-scheduled",
+      "--show-interactive-dev-session=false",
+    ],
+    { cwd: projectRoot, stdio: options.stdio, env: { ...process.env, WRANGLER_SEND_METRICS: "false" } },
+  );
+}
+
+/** Resolves once the Worker answers /ping, or fails after `timeoutMs`. */
+export async function waitForWorker(port: number, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    try {
+      if ((await (await fetch(`http://127.0.0.1:${port}/ping`)).text()) === "pong") return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  throw new Error(`wrangler dev did not answer on port ${port} within ${timeoutMs} ms`);
+}
