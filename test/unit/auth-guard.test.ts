@@ -137,7 +137,7 @@ describe("revocation", () => {
 
 describe("the permanent token", () => {
   it("authenticates as the admin without creating a device session, and survives logout", async () => {
-    const [{ value }] = (await fixture.db.select().from(settings).where(eq(settings.key, "token"))) as [{ value: string }];
+    const [{ value }] = (await fixture.db.select({ value: settings.value }).from(settings).where(eq(settings.key, "token"))) as [{ value: string }];
     const sessionsBefore = (await fixture.db.select().from(deviceSessions)).length;
     const me = await getAs(fixture, "/api/me", value);
     expect(me.data).toMatchObject({ id: 2, username: "admin", role_names: ["admin"] });
@@ -147,7 +147,7 @@ describe("the permanent token", () => {
   });
 
   it("stops working once the setting changes", async () => {
-    const [{ value }] = (await fixture.db.select().from(settings).where(eq(settings.key, "token"))) as [{ value: string }];
+    const [{ value }] = (await fixture.db.select({ value: settings.value }).from(settings).where(eq(settings.key, "token"))) as [{ value: string }];
     await fixture.db.update(settings).set({ value: "alist-rotated" }).where(eq(settings.key, "token"));
     expect((await getAs(fixture, "/api/me", value)).code).toBe(401);
     expect((await getAs(fixture, "/api/me", "alist-rotated")).code).toBe(200);
