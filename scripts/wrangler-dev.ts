@@ -34,7 +34,8 @@ export function startWranglerDev(options: WranglerDevOptions): ChildProcess {
       "--test-scheduled",
       "--show-interactive-dev-session=false",
     ],
-    { cwd: projectRoot, stdio: options.stdio, env: { ...process.env, WRANGLER_SEND_METRICS: "false" } },
+    // No telemetry, and a placeholder request.cf instead of fetching it from Cloudflare at startup.
+    { cwd: projectRoot, stdio: options.stdio, env: { ...process.env, WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false" } },
   );
 }
 
