@@ -1,0 +1,217 @@
+// SQLite connections of the local libSQL endpoint (development tooling), on the `libsql`
+// package. Every Hrana stream gets a connection of its own, as with sqld.
+
+import Database from "libsql";
+import { setTimeout as sleep } from "node:timers/promises";
+
+import {
+  type DescribeResult,
+  RequestError,
+  type SqliteValue,
+  type Stmt,
+  type StmtResult,
+  encodeValue,
+  errorCode,
+} from "./hrana.ts";
+import { type SqlInfo, inspectSql } from "./sql.ts";
+
+/** Opcodes besides a write `Transaction` that make sqlite3_stmt_readonly() false. */
+const WRITE_OPCODES = new Set(["Checkpoint", "JournalMode", "Vacuum", "VUpdate"]);
+
+/**
+ * Opens the file, switches it to WAL so that readers and a writer on separate connections do not
+ * block each other (the mode is stored in the file, later connections inherit it), and returns
+ * a connection to keep open for the server's lifetime: without one, SQLite checkpoints and
+ * deletes the WAL each time the last per-stream connection closes.
+ */
+export function openDatabaseFile(path: string): Database.Database {
+  const db = new Database(path);
+  db.exec("PRAGMA journal_mode = WAL");
+  return db;
+}
+
+export class Connection {
+  readonly #db: Database.Database;
+  readonly #busyTimeoutMs: number;
+  #changesProbe: Database.Statement | undefined;
+  #tainted = false;
+
+  constructor(path: string, busyTimeoutMs: number) {
+    // No busy timeout inside SQLite: see #retryWhileBusy() for how lock waits are done.
+    this.#db = new Database(path, { timeout: 0 });
+    this.#db.defaultSafeIntegers(true);
+    this.#busyTimeoutMs = busyTimeoutMs;
+  }
+
+  get isAutocommit(): boolean {
+    return !this.#db.inTransaction;
+  }
+
+  /**
+   * A statement failed to get a lock and was left active (see #retryWhileBusy()). The open
+   * transaction can still be rolled back, but nothing may commit on this connection any more:
+   * the stream replaces it as soon as it is back in autocommit mode.
+   */
+  get isTainted(): boolean {
+    return this.#tainted;
+  }
+
+  async execute(sql: string, stmt: Stmt): Promise<StmtResult> {
+    const info = inspectSingleStatement(sql);
+    const prepared = this.#db.prepare(sql);
+    const args = bindArguments(info, stmt);
+    const cols = prepared.columns().map((c) => ({ name: c.name, decltype: c.type }));
+    if (prepared.reader) prepared.raw(true);
+    const run = prepared.reader
+      ? () => prepared.all(args) as unknown[][]
+      : () => {
+          prepared.run(args);
+          return [];
+        };
+
+    let rows: unknown[][];
+    try {
+      rows = await this.#retryWhileBusy(run);
+    } catch (error) {
+      if (errorCode(error)?.startsWith("SQLITE_BUSY")) this.#tainted = true;
+      throw error;
+    }
+
+    // Like sqld: the row count only for INSERT/UPDATE/DELETE (sqlite3_changes() keeps the value
+    // of the last such statement) and the rowid only for INSERT.
+    const isInsert = info.verb === "INSERT" || info.verb === "REPLACE";
+    let affectedRowCount = 0;
+    let lastInsertRowid: string | null = null;
+    if (isInsert || info.verb === "UPDATE" || info.verb === "DELETE") {
+      // Both from SQLite rather than from run(), which returns the rowid as a lossy number.
+      this.#changesProbe ??= this.#db.prepare("SELECT changes(), last_insert_rowid()").raw(true);
+      const [changes, rowid] = this.#changesProbe.get() as [bigint, bigint];
+      affectedRowCount = Number(changes);
+      if (isInsert) lastInsertRowid = rowid.toString();
+    }
+    return {
+      cols,
+      rows: stmt.want_rows ? rows.map((row) => row.map(encodeValue)) : [],
+      affected_row_count: affectedRowCount,
+      last_insert_rowid: lastInsertRowid,
+    };
+  }
+
+  async sequence(sql: string): Promise<void> {
+    // exec() stops at the first failing statement, after the earlier ones have run, so it must
+    // not be retried. Wait for the write lock first with a transaction that changes nothing;
+    // nothing else in this process can take the lock between that and exec().
+    if (this.isAutocommit) {
+      await this.#retryWhileBusy(() => {
+        this.#db.exec("BEGIN IMMEDIATE");
+        this.#db.exec("ROLLBACK");
+      });
+    }
+    this.#db.exec(sql);
+  }
+
+  describe(sql: string): DescribeResult {
+    const info = inspectSingleStatement(sql);
+    const prepared = this.#db.prepare(sql);
+    const isExplain = info.verb === "EXPLAIN";
+    return {
+      params: info.paramNames.map((name) => ({ name })),
+      cols: prepared.columns().map((c) => ({ name: c.name, decltype: c.type })),
+      is_explain: isExplain,
+      is_readonly: isExplain || !this.#writes(sql),
+    };
+  }
+
+  close(): void {
+    if (!this.#db.open) return;
+    // While statements of `libsql` await garbage collection, close() only marks the connection
+    // for closing, and an open transaction would keep its locks until then: roll it back now.
+    try {
+      if (this.#db.inTransaction) this.#db.exec("ROLLBACK");
+    } finally {
+      this.#db.close();
+    }
+  }
+
+  /** sqlite3_stmt_readonly() is not exposed; it is derived from the program, which EXPLAIN lists. */
+  #writes(sql: string): boolean {
+    const program = this.#db.prepare(`EXPLAIN ${sql}`).all() as { opcode: string; p2: bigint }[];
+    return program.some(
+      (op) => WRITE_OPCODES.has(op.opcode) || (op.opcode === "Transaction" && Number(op.p2) !== 0),
+    );
+  }
+
+  /**
+   * Runs `step`, retrying while the database is locked by another connection, until the busy
+   * timeout. SQLite's own busy timeout cannot be used: every connection lives on this one
+   * thread, so while SQLite sleeps in its busy handler, the stream that holds the lock cannot
+   * run the statements that would release it. Waiting happens on the event loop instead.
+   *
+   * A statement that failed with SQLITE_BUSY is left active by `libsql` (it resets statements
+   * only before running them). An active write statement keeps every later autocommit statement
+   * on the connection from committing and makes COMMIT fail; running it again resets it, which
+   * a successful retry does. SQLITE_BUSY_SNAPSHOT is not retried: the transaction read data that
+   * another connection has since changed, so it can never write.
+   */
+  async #retryWhileBusy<T>(step: () => T): Promise<T> {
+    const deadline = Date.now() + this.#busyTimeoutMs;
+    for (let delay = 1; ; delay = Math.min(delay * 2, 50)) {
+      try {
+        return step();
+      } catch (error) {
+        // A tainted transaction can never commit, so waiting would only delay the error.
+        if (errorCode(error) !== "SQLITE_BUSY" || this.#tainted || Date.now() + delay > deadline) {
+          throw error;
+        }
+      }
+      await sleep(delay);
+    }
+  }
+}
+
+function inspectSingleStatement(sql: string): SqlInfo {
+  const info = inspectSql(sql);
+  if (info.statementCount === 0) {
+    throw new RequestError("SQL string does not contain any statement", "SQL_NO_STATEMENT");
+  }
+  if (info.statementCount > 1) {
+    throw new RequestError("SQL string contains more than one statement", "SQL_MANY_STATEMENTS");
+  }
+  return info;
+}
+
+/**
+ * Orders the arguments by parameter index, with sqld's rules: `?` and `?NNN` take positional
+ * arguments, `:name`/`@name`/`$name` take named ones (given with or without the prefix), and
+ * every parameter needs a value except in EXPLAIN. Binding by position also keeps named
+ * arguments away from `libsql`, which aborts the process if the statement has a nameless `?`.
+ */
+function bindArguments(info: SqlInfo, stmt: Stmt): SqliteValue[] {
+  const { args, named_args: namedArgs } = stmt;
+  if (args.length > 0 && namedArgs.length > 0) {
+    throw new RequestError(
+      "Specifying both positional and named arguments is not supported",
+      "ARGS_BOTH_POSITIONAL_AND_NAMED",
+    );
+  }
+  const params = info.paramNames;
+  const given = args.length + namedArgs.length;
+  if (given > params.length) {
+    throw argsInvalid(`the statement has ${params.length} parameters, but ${given} arguments were given`);
+  }
+  const named = new Map(namedArgs.map((arg) => [arg.name, arg.value]));
+  return params.map((name, i) => {
+    let value: SqliteValue | undefined;
+    if (name === null) value = args[i];
+    else if (name.startsWith("?")) value = args[Number(name.slice(1)) - 1];
+    else if (named.has(name)) value = named.get(name);
+    else value = named.get(name.slice(1));
+    if (value !== undefined) return value;
+    if (info.verb === "EXPLAIN") return null;
+    throw argsInvalid(`no value was given for parameter ${name ?? i + 1}`);
+  });
+}
+
+function argsInvalid(detail: string): RequestError {
+  return new RequestError(`Arguments do not match SQL parameters: ${detail}`, "ARGS_INVALID");
+}

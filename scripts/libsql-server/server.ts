@@ -1,0 +1,179 @@
+// Local libSQL endpoint: Hrana over HTTP (protocol versions 2 and 3, JSON encoding) on a SQLite
+// file, through the `libsql` npm package.
+//
+// DEVELOPMENT TOOLING ONLY. It serves `wrangler dev` and the test suites because sqld cannot be
+// installed everywhere; production uses Turso (or sqld). It implements what @libsql/client and
+// drizzle-orm use (execute, batch with conditions, interactive transactions over batons,
+// sequences, stored SQL, describe, cursors) and counts round trips for tests and benchmarks
+// (GET /__stats, POST /__stats/reset). It does not implement WebSockets or the Protobuf encoding.
+
+import { mkdirSync } from "node:fs";
+import { type IncomingMessage, type ServerResponse, createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { dirname, resolve } from "node:path";
+
+import { Connection, openDatabaseFile } from "./database.ts";
+import { ProtocolError, decodeCursorBody, decodePipelineBody } from "./hrana.ts";
+import { type Counters, runCursor, runPipeline } from "./pipeline.ts";
+import { BatonError, StreamRegistry } from "./streams.ts";
+
+export interface LibsqlServer {
+  /** Base URL for @libsql/client, e.g. `http://127.0.0.1:8080`. */
+  url: string;
+  port: number;
+  /** Pipeline (and cursor) HTTP requests, and SQL statements, since start or the last reset. */
+  stats(): { pipelines: number; statements: number };
+  resetStats(): void;
+  /** Stops the HTTP server (dropping keep-alive sockets) and closes every database connection. */
+  close(): Promise<void>;
+}
+
+export interface LibsqlServerOptions {
+  /** SQLite file; its directory is created if missing. */
+  path: string;
+  /** 0 picks a free port. Default 0. */
+  port?: number;
+  /** Default 127.0.0.1. */
+  host?: string;
+  /** If set, pipeline and stats requests need `Authorization: Bearer <authToken>`. */
+  authToken?: string;
+  log?: (line: string) => void;
+  /** A stream without requests for this long is closed, rolling back its transaction. Default 10 s. */
+  streamIdleTimeoutMs?: number;
+}
+
+export async function startLibsqlServer(options: LibsqlServerOptions): Promise<LibsqlServer> {
+  const { path, port = 0, host = "127.0.0.1", authToken, log = () => {}, streamIdleTimeoutMs = 10_000 } = options;
+
+  mkdirSync(dirname(resolve(path)), { recursive: true });
+  const anchor = openDatabaseFile(path);
+  // A stream holding a lock without requests expires within the idle timeout of anyone starting
+  // to wait for it, so a writer queued behind a transaction that a client abandoned gets the lock
+  // instead of failing first.
+  const busyTimeoutMs = streamIdleTimeoutMs + 1_000;
+  const registry = new StreamRegistry(() => new Connection(path, busyTimeoutMs), streamIdleTimeoutMs, log);
+  const counters: Counters = { pipelines: 0, statements: 0 };
+
+  async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const { pathname } = new URL(req.url ?? "/", "http://localhost");
+    const endpoint = `${req.method} ${pathname}`;
+    switch (endpoint) {
+      case "GET /health":
+        return sendText(res, 200, "ok\n");
+      // Version probes. `GET /v3-protobuf` gets a 404, so clients fall back to JSON.
+      case "GET /v2":
+      case "GET /v3":
+        return sendText(res, 200, "Hrana over HTTP (JSON), local libSQL endpoint for development\n");
+    }
+
+    if (authToken !== undefined && req.headers.authorization !== `Bearer ${authToken}`) {
+      return sendError(res, 401, "UNAUTHORIZED", "Missing or wrong `Authorization: Bearer <token>` header");
+    }
+    switch (endpoint) {
+      case "POST /v2/pipeline":
+      case "POST /v3/pipeline": {
+        counters.pipelines++;
+        const body = decodePipelineBody(await readJson(req));
+        return sendJson(res, 200, await runPipeline(registry, body, counters));
+      }
+      case "POST /v3/cursor": {
+        counters.pipelines++;
+        const body = decodeCursorBody(await readJson(req));
+        const { baton, entries } = await runCursor(registry, body, counters);
+        // One JSON value per line: the CursorRespBody, then the entries.
+        const lines = [{ baton, base_url: null }, ...entries].map((item) => `${JSON.stringify(item)}\n`);
+        res.writeHead(200, { "content-type": "text/plain; charset=utf-8" });
+        res.end(lines.join(""));
+        return;
+      }
+      case "GET /__stats":
+        return sendJson(res, 200, { ...counters });
+      case "POST /__stats/reset":
+        counters.pipelines = 0;
+        counters.statements = 0;
+        return sendJson(res, 200, { ...counters });
+      default:
+        return sendError(res, 404, "NOT_FOUND", `No endpoint ${endpoint}`);
+    }
+  }
+
+  const server = createServer((req, res) => {
+    route(req, res).catch((error: unknown) => {
+      if (error instanceof ProtocolError || error instanceof BatonError) {
+        sendError(res, 400, error.code, error.message);
+      } else {
+        log(`libSQL endpoint: internal error on ${req.method} ${req.url}: ${(error as Error)?.stack ?? error}`);
+        sendError(res, 500, "INTERNAL_ERROR", error instanceof Error ? error.message : String(error));
+      }
+    });
+  });
+
+  try {
+    await new Promise<void>((resolveListen, rejectListen) => {
+      server.once("error", rejectListen);
+      server.listen(port, host, () => {
+        server.off("error", rejectListen);
+        resolveListen();
+      });
+    });
+  } catch (error) {
+    anchor.close();
+    throw error;
+  }
+
+  const actualPort = (server.address() as AddressInfo).port;
+  let closing: Promise<void> | undefined;
+  return {
+    url: `http://${host.includes(":") ? `[${host}]` : host}:${actualPort}`,
+    port: actualPort,
+    stats: () => ({ ...counters }),
+    resetStats: () => {
+      counters.pipelines = 0;
+      counters.statements = 0;
+    },
+    close: () => {
+      closing ??= new Promise<void>((resolveClose) => {
+        server.close(() => {
+          registry.closeAll();
+          anchor.close();
+          resolveClose();
+        });
+        server.closeAllConnections();
+      });
+      return closing;
+    },
+  };
+}
+
+async function readJson(req: IncomingMessage): Promise<unknown> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  try {
+    return JSON.parse(Buffer.concat(chunks).toString("utf8"));
+  } catch (error) {
+    throw new ProtocolError(`Invalid request: the body is not valid JSON (${(error as Error).message})`);
+  }
+}
+
+function sendText(res: ServerResponse, status: number, text: string): void {
+  res.writeHead(status, { "content-type": "text/plain; charset=utf-8" });
+  res.end(text);
+}
+
+function sendJson(res: ServerResponse, status: number, body: unknown): void {
+  res.writeHead(status, { "content-type": "application/json" });
+  res.end(JSON.stringify(body));
+}
+
+/**
+ * `message` and `code` form the Hrana `Error` structure, which @libsql/client turns into a
+ * LibsqlError with that code (it reads the body only with exactly this content type); `error`
+ * repeats the message for people reading the response with curl.
+ */
+function sendError(res: ServerResponse, status: number, code: string, message: string): void {
+  if (res.headersSent) {
+    res.destroy();
+    return;
+  }
+  sendJson(res, status, { error: message, message, code });
+}
