@@ -5,6 +5,8 @@ import type { Env } from "./env.ts";
 import { registerAuthRoutes } from "./features/auth/routes.ts";
 import { registerMeRoutes } from "./features/me/routes.ts";
 import { registerPublicRoutes } from "./features/public/routes.ts";
+import { registerSessionRoutes } from "./features/sessions/routes.ts";
+import { registerSshKeyRoutes } from "./features/sshkeys/routes.ts";
 import { accessLog, corsForClients, limitBodySize } from "./http/middleware.ts";
 import { createNotFoundHandler } from "./http/not-found.ts";
 import { handleError } from "./http/on-error.ts";
@@ -31,6 +33,8 @@ export function createApp(dependencies: AppDependencies) {
   registerPublicRoutes(app);
   registerAuthRoutes(app);
   registerMeRoutes(app);
+  registerSessionRoutes(app);
+  registerSshKeyRoutes(app);
 
   app.openAPIRegistry.registerComponent("securitySchemes", "token", {
     type: "apiKey",

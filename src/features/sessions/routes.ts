@@ -1,0 +1,92 @@
+// Device sessions: the caller's own (/api/me/sessions) and everyone's for admins (reference §8).
+import { createRoute, z } from "@hono/zod-openapi";
+import { authenticate, requireAdmin } from "../../auth/guard.ts";
+import { ok } from "../../http/envelope.ts";
+import { ApiError } from "../../http/errors.ts";
+import { envelopeResponse, type Router } from "../../http/router.ts";
+import { evictSession, listActiveSessions } from "./store.ts";
+
+const security = [{ token: [] }];
+
+const OwnSession = z.object({
+  session_id: z.string().openapi({ description: "equals the device_key returned at sign-in" }),
+  last_active: z.number().int().openapi({ description: "unix seconds" }),
+  status: z.number().int().openapi({ description: "0 active (only active sessions are listed)" }),
+  ua: z.string(),
+  ip: z.string().openapi({ description: "masked, e.g. 192.*.*.23" }),
+});
+const AnySession = OwnSession.extend({ user_id: z.number().int() });
+const EvictBody = {
+  body: { content: { "application/json": { schema: z.object({ session_id: z.string().min(1).max(64) }) } }, required: true },
+};
+
+const listOwn = createRoute({
+  method: "get",
+  path: "/api/me/sessions",
+  tags: ["sessions"],
+  summary: "The caller's active device sessions, most recently used first",
+  middleware: [authenticate] as const,
+  security,
+  responses: envelopeResponse(z.array(OwnSession), "Sessions"),
+});
+
+const evictOwn = createRoute({
+  method: "post",
+  path: "/api/me/sessions/evict",
+  tags: ["sessions"],
+  summary: "End one of the caller's device sessions; its token is refused from the next request on",
+  middleware: [authenticate] as const,
+  security,
+  request: EvictBody,
+  responses: envelopeResponse(z.null(), "Evicted"),
+});
+
+const listAll = createRoute({
+  method: "get",
+  path: "/api/admin/session/list",
+  tags: ["sessions", "admin"],
+  summary: "Every user's active device sessions",
+  middleware: [authenticate, requireAdmin] as const,
+  security,
+  responses: envelopeResponse(z.array(AnySession), "Sessions"),
+});
+
+const evictAny = createRoute({
+  method: "post",
+  path: "/api/admin/session/evict",
+  tags: ["sessions", "admin"],
+  summary: "End anyone's device session",
+  middleware: [authenticate, requireAdmin] as const,
+  security,
+  request: EvictBody,
+  responses: envelopeResponse(z.null(), "Evicted"),
+});
+
+type Row = Awaited<ReturnType<typeof listActiveSessions>>[number];
+const ownView = (s: Row) => ({ session_id: s.sessionId, last_active: s.lastActive, status: s.status, ua: s.userAgent, ip: s.ip });
+
+export function registerSessionRoutes(app: Router) {
+  app.openapi(listOwn, async (c) => {
+    const { caller } = c.var;
+    // The guest and the permanent token have no device sessions (DECISIONS §4.6).
+    if (caller.via !== "session") return ok(c, []);
+    return ok(c, (await listActiveSessions(c.var.db, caller.user.id)).map(ownView));
+  });
+
+  app.openapi(evictOwn, async (c) => {
+    const { caller } = c.var;
+    const { session_id } = c.req.valid("json");
+    // Someone else's session and a missing one answer alike.
+    if (caller.via !== "session" || !(await evictSession(c.var.db, session_id, caller.user.id))) {
+      throw new ApiError(404, "failed find session: record not found");
+    }
+    return ok(c, null);
+  });
+
+  app.openapi(listAll, async (c) => ok(c, (await listActiveSessions(c.var.db, null)).map((s) => ({ ...ownView(s), user_id: s.userId }))));
+
+  app.openapi(evictAny, async (c) => {
+    if (!(await evictSession(c.var.db, c.req.valid("json").session_id, null))) throw new ApiError(404, "failed find session: record not found");
+    return ok(c, null);
+  });
+}

@@ -1,0 +1,36 @@
+// Every query of the device-session endpoints; each function is one round trip.
+import { and, desc, eq } from "drizzle-orm";
+import type { Database } from "../../db/client.ts";
+import { deviceSessions, DeviceSessionStatus } from "../../db/schema.ts";
+
+const listed = {
+  sessionId: deviceSessions.deviceKey,
+  userId: deviceSessions.userId,
+  lastActive: deviceSessions.lastActive,
+  status: deviceSessions.status,
+  userAgent: deviceSessions.userAgent,
+  ip: deviceSessions.ip,
+};
+
+/** Active sessions, most recently used first: one user's, or everyone's when `userId` is null. */
+export async function listActiveSessions(db: Database, userId: number | null) {
+  const active = eq(deviceSessions.status, DeviceSessionStatus.ACTIVE);
+  return db
+    .select(listed)
+    .from(deviceSessions)
+    .where(userId === null ? active : and(active, eq(deviceSessions.userId, userId)))
+    .orderBy(desc(deviceSessions.lastActive), deviceSessions.deviceKey);
+}
+
+/**
+ * Marks a session inactive, so its token is refused from the next request on. Limited to one
+ * user's sessions unless `userId` is null. False when no such session exists.
+ */
+export async function evictSession(db: Database, sessionId: string, userId: number | null): Promise<boolean> {
+  const evicted = await db
+    .update(deviceSessions)
+    .set({ status: DeviceSessionStatus.INACTIVE })
+    .where(userId === null ? eq(deviceSessions.deviceKey, sessionId) : and(eq(deviceSessions.deviceKey, sessionId), eq(deviceSessions.userId, userId)))
+    .returning({ sessionId: deviceSessions.deviceKey });
+  return evicted.length > 0;
+}

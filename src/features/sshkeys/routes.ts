@@ -1,0 +1,150 @@
+// SFTP public keys: a user's own (/api/me/sshkey/*) and an admin's view of anyone's (reference §9).
+import { createRoute, z } from "@hono/zod-openapi";
+import { authenticate, isGuest, requireAdmin, type Caller } from "../../auth/guard.ts";
+import { isUniqueViolation } from "../../db/errors.ts";
+import { ok } from "../../http/envelope.ts";
+import { ApiError } from "../../http/errors.ts";
+import { idParam, pageWindow, pagingParams } from "../../http/params.ts";
+import { envelopeResponse, type Router } from "../../http/router.ts";
+import { InvalidKeyError, MAX_KEY_TEXT, parsePublicKey } from "./parse.ts";
+import { addKey, deleteKey, listKeys, listKeysOfUser } from "./store.ts";
+
+/** Enough for any real person; stops one account from filling the table. */
+export const MAX_KEYS_PER_USER = 100;
+
+const security = [{ token: [] }];
+
+const SshKey = z.object({
+  id: z.number().int(),
+  title: z.string(),
+  fingerprint: z.string().openapi({ example: "SHA256:NmLCfiO0z3fX+xm9bHY/mv7o11XWrlXV0Ov/s9NqO9k" }),
+  added_time: z.string().openapi({ description: "RFC 3339" }),
+  last_used_time: z.string().openapi({ description: "RFC 3339" }),
+});
+const KeyPage = z.object({ content: z.array(SshKey), total: z.number().int() });
+
+const listOwn = createRoute({
+  method: "get",
+  path: "/api/me/sshkey/list",
+  tags: ["sshkeys"],
+  summary: "The caller's SSH public keys, by id (the key text is never returned)",
+  middleware: [authenticate] as const,
+  security,
+  request: { query: z.object(pagingParams) },
+  responses: envelopeResponse(KeyPage, "A page of keys"),
+});
+
+const addOwn = createRoute({
+  method: "post",
+  path: "/api/me/sshkey/add",
+  tags: ["sshkeys"],
+  summary: "Add an OpenSSH public key (ed25519, rsa, ecdsa, and their sk- variants)",
+  middleware: [authenticate] as const,
+  security,
+  request: {
+    body: {
+      content: {
+        "application/json": {
+          schema: z.object({ title: z.string().trim().min(1).max(255), key: z.string().min(1).max(MAX_KEY_TEXT + 1024) }),
+        },
+      },
+      required: true,
+    },
+  },
+  responses: envelopeResponse(z.null(), "Added"),
+});
+
+const deleteOwn = createRoute({
+  method: "post",
+  path: "/api/me/sshkey/delete",
+  tags: ["sshkeys"],
+  summary: "Delete one of the caller's keys",
+  middleware: [authenticate] as const,
+  security,
+  request: { query: z.object({ id: idParam }) },
+  responses: envelopeResponse(z.null(), "Deleted"),
+});
+
+const listOfUser = createRoute({
+  method: "get",
+  path: "/api/admin/user/sshkey/list",
+  tags: ["sshkeys", "admin"],
+  summary: "A user's SSH public keys",
+  middleware: [authenticate, requireAdmin] as const,
+  security,
+  request: { query: z.object({ uid: idParam, ...pagingParams }) },
+  responses: envelopeResponse(KeyPage, "A page of keys"),
+});
+
+const deleteOfUser = createRoute({
+  method: "post",
+  path: "/api/admin/user/sshkey/delete",
+  tags: ["sshkeys", "admin"],
+  summary: "Delete anyone's key",
+  middleware: [authenticate, requireAdmin] as const,
+  security,
+  request: { query: z.object({ id: idParam }) },
+  responses: envelopeResponse(z.null(), "Deleted"),
+});
+
+/** The guest has no keys; AList answers it 401 `user invalid`. */
+function keyOwner(caller: Caller): number {
+  if (isGuest(caller)) throw new ApiError(401, "user invalid");
+  return caller.user.id;
+}
+
+const rfc3339 = (seconds: number) => new Date(seconds * 1000).toISOString();
+const toWire = (key: { id: number; title: string; fingerprint: string; addedAt: number; lastUsedAt: number }) => ({
+  id: key.id,
+  title: key.title,
+  fingerprint: key.fingerprint,
+  added_time: rfc3339(key.addedAt),
+  last_used_time: rfc3339(key.lastUsedAt),
+});
+
+export function registerSshKeyRoutes(app: Router) {
+  app.openapi(listOwn, async (c) => {
+    const page = await listKeys(c.var.db, keyOwner(c.var.caller), pageWindow(c.req.valid("query")));
+    return ok(c, { content: page.content.map(toWire), total: page.total });
+  });
+
+  app.openapi(addOwn, async (c) => {
+    const userId = keyOwner(c.var.caller);
+    const { title, key } = c.req.valid("json");
+    let parsed;
+    try {
+      parsed = await parsePublicKey(key);
+    } catch (error) {
+      if (error instanceof InvalidKeyError) throw new ApiError(400, `provided key invalid: ${error.message}`);
+      throw error;
+    }
+    let added: boolean;
+    try {
+      added = await addKey(c.var.db, { userId, title, fingerprint: parsed.fingerprint, keyText: key.trim(), now: Math.floor(Date.now() / 1000) }, MAX_KEYS_PER_USER);
+    } catch (error) {
+      if (isUniqueViolation(error)) throw new ApiError(400, "key with the same title already exists");
+      throw error;
+    }
+    if (!added) throw new ApiError(400, `a user can have at most ${MAX_KEYS_PER_USER} keys`);
+    return ok(c, null);
+  });
+
+  app.openapi(deleteOwn, async (c) => {
+    const userId = keyOwner(c.var.caller);
+    // Someone else's key and a missing one answer alike: nothing tells them apart.
+    if (!(await deleteKey(c.var.db, c.req.valid("query").id, userId))) throw new ApiError(404, "failed to get public key");
+    return ok(c, null);
+  });
+
+  app.openapi(listOfUser, async (c) => {
+    const query = c.req.valid("query");
+    const page = await listKeysOfUser(c.var.db, query.uid, pageWindow(query));
+    if (!page.user) throw new ApiError(404, "user invalid");
+    return ok(c, { content: page.content.map(toWire), total: page.total });
+  });
+
+  app.openapi(deleteOfUser, async (c) => {
+    if (!(await deleteKey(c.var.db, c.req.valid("query").id, null))) throw new ApiError(404, "failed to get public key");
+    return ok(c, null);
+  });
+}

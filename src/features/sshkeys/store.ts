@@ -1,0 +1,52 @@
+// Every query of the SSH key endpoints; each function is one round trip.
+import { and, asc, count, eq, sql } from "drizzle-orm";
+import type { Database } from "../../db/client.ts";
+import { sshPublicKeys, users } from "../../db/schema.ts";
+
+const listed = {
+  id: sshPublicKeys.id,
+  title: sshPublicKeys.title,
+  fingerprint: sshPublicKeys.fingerprint,
+  addedAt: sshPublicKeys.addedAt,
+  lastUsedAt: sshPublicKeys.lastUsedAt,
+};
+
+/** One page of a user's keys (never the key text), and how many there are. */
+export async function listKeys(db: Database, userId: number, window: { limit: number; offset: number }) {
+  const [content, [total]] = await db.batch([
+    db.select(listed).from(sshPublicKeys).where(eq(sshPublicKeys.userId, userId)).orderBy(asc(sshPublicKeys.id)).limit(window.limit).offset(window.offset),
+    db.select({ total: count() }).from(sshPublicKeys).where(eq(sshPublicKeys.userId, userId)),
+  ]);
+  return { content, total: total?.total ?? 0 };
+}
+
+/** The same, for an admin looking at another user; `user` is undefined when there is no such user. */
+export async function listKeysOfUser(db: Database, userId: number, window: { limit: number; offset: number }) {
+  const [[user], content, [total]] = await db.batch([
+    db.select({ id: users.id }).from(users).where(eq(users.id, userId)),
+    db.select(listed).from(sshPublicKeys).where(eq(sshPublicKeys.userId, userId)).orderBy(asc(sshPublicKeys.id)).limit(window.limit).offset(window.offset),
+    db.select({ total: count() }).from(sshPublicKeys).where(eq(sshPublicKeys.userId, userId)),
+  ]);
+  return { user, content, total: total?.total ?? 0 };
+}
+
+/**
+ * Adds a key unless the user already has `limit` keys, in one statement; false when at the limit.
+ * A duplicate title fails with the unique index on (user_id, title).
+ */
+export async function addKey(db: Database, key: { userId: number; title: string; fingerprint: string; keyText: string; now: number }, limit: number) {
+  const result = await db.run(sql`
+    INSERT INTO ${sshPublicKeys} (user_id, title, fingerprint, key_str, added_time, last_used_time)
+    SELECT ${key.userId}, ${key.title}, ${key.fingerprint}, ${key.keyText}, ${key.now}, ${key.now}
+    WHERE (SELECT count(*) FROM ${sshPublicKeys} WHERE user_id = ${key.userId}) < ${limit}`);
+  return result.rowsAffected > 0;
+}
+
+/** Deletes a key if it belongs to `userId` (any owner when null); false when there was none to delete. */
+export async function deleteKey(db: Database, keyId: number, userId: number | null): Promise<boolean> {
+  const deleted = await db
+    .delete(sshPublicKeys)
+    .where(userId === null ? eq(sshPublicKeys.id, keyId) : and(eq(sshPublicKeys.id, keyId), eq(sshPublicKeys.userId, userId)))
+    .returning({ id: sshPublicKeys.id });
+  return deleted.length > 0;
+}
