@@ -36,6 +36,18 @@ export const requireAdmin: MiddlewareHandler<AppEnv> = async (c, next) => {
   await next();
 };
 
+/** Spread into `createRoute({...})`: the route needs a signed-in caller (the guest counts, when enabled). */
+export const signedIn = {
+  middleware: [authenticate] as [typeof authenticate],
+  security: [{ token: [] as string[] }],
+};
+
+/** Spread into `createRoute({...})`: the route is for admins only. */
+export const adminOnly = {
+  middleware: [authenticate, requireAdmin] as [typeof authenticate, typeof requireAdmin],
+  security: [{ token: [] as string[] }],
+};
+
 const JWT_SHAPE = /^[\w-]+\.[\w-]*\.[\w-]*$/;
 
 async function resolveCaller(c: Context<AppEnv>): Promise<Caller> {

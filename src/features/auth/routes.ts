@@ -1,6 +1,6 @@
 // The authentication group: sign-in (plain and hashed), sign-out, two-factor enrolment.
 import { createRoute, z } from "@hono/zod-openapi";
-import { authenticate, isGuest } from "../../auth/guard.ts";
+import { isGuest, signedIn } from "../../auth/guard.ts";
 import { staticHash } from "../../auth/password.ts";
 import { open, seal } from "../../auth/secret-box.ts";
 import { enrolmentQr, matchTotpStep, newTotpSecret, normaliseSecret } from "../../auth/totp.ts";
@@ -11,8 +11,6 @@ import { ApiError } from "../../http/errors.ts";
 import { envelopeResponse, type Router } from "../../http/router.ts";
 import { INVALID_OTP, signIn } from "./login.ts";
 import { deactivateSession, enableTwoFactor, readPendingEnrolment, savePendingEnrolment } from "./store.ts";
-
-const security = [{ token: [] }];
 
 const SignInBody = z.object({
   username: z.string().min(1).max(255),
@@ -41,8 +39,7 @@ const logout = createRoute({
   path: "/api/auth/logout",
   tags: ["auth"],
   summary: "Sign out: the device session becomes inactive and its token stops working",
-  middleware: [authenticate] as const,
-  security,
+  ...signedIn,
   responses: envelopeResponse(z.null(), "Signed out"),
 });
 
@@ -51,8 +48,7 @@ const generate2fa = createRoute({
   path: "/api/auth/2fa/generate",
   tags: ["auth"],
   summary: "Start two-factor enrolment: a new TOTP secret and its QR code, valid for 10 minutes",
-  middleware: [authenticate] as const,
-  security,
+  ...signedIn,
   responses: envelopeResponse(z.object({ qr: z.string(), secret: z.string() }), "The secret and an SVG QR code as a data URL"),
 });
 
@@ -61,8 +57,7 @@ const verify2fa = createRoute({
   path: "/api/auth/2fa/verify",
   tags: ["auth"],
   summary: "Finish two-factor enrolment with a code from the authenticator",
-  middleware: [authenticate] as const,
-  security,
+  ...signedIn,
   request: {
     body: { content: { "application/json": { schema: z.object({ code: z.string().min(1).max(32), secret: z.string().min(1).max(128) }) } }, required: true },
   },

@@ -1,6 +1,6 @@
 // The signed-in user: who they are, and changing their own name and password.
 import { createRoute, z } from "@hono/zod-openapi";
-import { authenticate, isGuest, type Caller } from "../../auth/guard.ts";
+import { type Caller, isGuest, signedIn } from "../../auth/guard.ts";
 import { hashStaticHash, staticHash } from "../../auth/password.ts";
 import { isUniqueViolation } from "../../db/errors.ts";
 import { ok } from "../../http/envelope.ts";
@@ -8,8 +8,6 @@ import { ApiError } from "../../http/errors.ts";
 import { envelopeResponse, type Router } from "../../http/router.ts";
 import { cleanPath } from "../../lib/path.ts";
 import { updateProfile } from "./store.ts";
-
-const security = [{ token: [] }];
 
 const PermissionEntry = z.object({ path: z.string(), permission: z.number().int() });
 const CurrentUser = z.object({
@@ -31,8 +29,7 @@ const me = createRoute({
   path: "/api/me",
   tags: ["me"],
   summary: "The current user, with role names and permissions merged by path",
-  middleware: [authenticate] as const,
-  security,
+  ...signedIn,
   responses: envelopeResponse(CurrentUser, "The current user"),
 });
 
@@ -41,8 +38,7 @@ const updateMe = createRoute({
   path: "/api/me/update",
   tags: ["me"],
   summary: "Change one's own username, password or SSO id; a new password ends every other sign-in",
-  middleware: [authenticate] as const,
-  security,
+  ...signedIn,
   request: {
     body: {
       content: {

@@ -1,12 +1,10 @@
 // Device sessions: the caller's own (/api/me/sessions) and everyone's for admins (reference §8).
 import { createRoute, z } from "@hono/zod-openapi";
-import { authenticate, requireAdmin } from "../../auth/guard.ts";
+import { adminOnly, signedIn } from "../../auth/guard.ts";
 import { ok } from "../../http/envelope.ts";
 import { ApiError } from "../../http/errors.ts";
 import { envelopeResponse, type Router } from "../../http/router.ts";
 import { evictSession, listActiveSessions } from "./store.ts";
-
-const security = [{ token: [] }];
 
 const OwnSession = z.object({
   session_id: z.string().openapi({ description: "equals the device_key returned at sign-in" }),
@@ -25,8 +23,7 @@ const listOwn = createRoute({
   path: "/api/me/sessions",
   tags: ["sessions"],
   summary: "The caller's active device sessions, most recently used first",
-  middleware: [authenticate] as const,
-  security,
+  ...signedIn,
   responses: envelopeResponse(z.array(OwnSession), "Sessions"),
 });
 
@@ -35,8 +32,7 @@ const evictOwn = createRoute({
   path: "/api/me/sessions/evict",
   tags: ["sessions"],
   summary: "End one of the caller's device sessions; its token is refused from the next request on",
-  middleware: [authenticate] as const,
-  security,
+  ...signedIn,
   request: EvictBody,
   responses: envelopeResponse(z.null(), "Evicted"),
 });
@@ -46,8 +42,7 @@ const listAll = createRoute({
   path: "/api/admin/session/list",
   tags: ["sessions", "admin"],
   summary: "Every user's active device sessions",
-  middleware: [authenticate, requireAdmin] as const,
-  security,
+  ...adminOnly,
   responses: envelopeResponse(z.array(AnySession), "Sessions"),
 });
 
@@ -56,8 +51,7 @@ const evictAny = createRoute({
   path: "/api/admin/session/evict",
   tags: ["sessions", "admin"],
   summary: "End anyone's device session",
-  middleware: [authenticate, requireAdmin] as const,
-  security,
+  ...adminOnly,
   request: EvictBody,
   responses: envelopeResponse(z.null(), "Evicted"),
 });

@@ -1,6 +1,6 @@
 // SFTP public keys: a user's own (/api/me/sshkey/*) and an admin's view of anyone's (reference §9).
 import { createRoute, z } from "@hono/zod-openapi";
-import { authenticate, isGuest, requireAdmin, type Caller } from "../../auth/guard.ts";
+import { adminOnly, type Caller, isGuest, signedIn } from "../../auth/guard.ts";
 import { isUniqueViolation } from "../../db/errors.ts";
 import { ok } from "../../http/envelope.ts";
 import { ApiError } from "../../http/errors.ts";
@@ -11,8 +11,6 @@ import { addKey, deleteKey, listKeys, listKeysOfUser } from "./store.ts";
 
 /** Enough for any real person; stops one account from filling the table. */
 export const MAX_KEYS_PER_USER = 100;
-
-const security = [{ token: [] }];
 
 const SshKey = z.object({
   id: z.number().int(),
@@ -28,8 +26,7 @@ const listOwn = createRoute({
   path: "/api/me/sshkey/list",
   tags: ["sshkeys"],
   summary: "The caller's SSH public keys, by id (the key text is never returned)",
-  middleware: [authenticate] as const,
-  security,
+  ...signedIn,
   request: { query: z.object(pagingParams) },
   responses: envelopeResponse(KeyPage, "A page of keys"),
 });
@@ -39,8 +36,7 @@ const addOwn = createRoute({
   path: "/api/me/sshkey/add",
   tags: ["sshkeys"],
   summary: "Add an OpenSSH public key (ed25519, rsa, ecdsa, and their sk- variants)",
-  middleware: [authenticate] as const,
-  security,
+  ...signedIn,
   request: {
     body: {
       content: {
@@ -59,8 +55,7 @@ const deleteOwn = createRoute({
   path: "/api/me/sshkey/delete",
   tags: ["sshkeys"],
   summary: "Delete one of the caller's keys",
-  middleware: [authenticate] as const,
-  security,
+  ...signedIn,
   request: { query: z.object({ id: idParam }) },
   responses: envelopeResponse(z.null(), "Deleted"),
 });
@@ -70,8 +65,7 @@ const listOfUser = createRoute({
   path: "/api/admin/user/sshkey/list",
   tags: ["sshkeys", "admin"],
   summary: "A user's SSH public keys",
-  middleware: [authenticate, requireAdmin] as const,
-  security,
+  ...adminOnly,
   request: { query: z.object({ uid: idParam, ...pagingParams }) },
   responses: envelopeResponse(KeyPage, "A page of keys"),
 });
@@ -81,8 +75,7 @@ const deleteOfUser = createRoute({
   path: "/api/admin/user/sshkey/delete",
   tags: ["sshkeys", "admin"],
   summary: "Delete anyone's key",
-  middleware: [authenticate, requireAdmin] as const,
-  security,
+  ...adminOnly,
   request: { query: z.object({ id: idParam }) },
   responses: envelopeResponse(z.null(), "Deleted"),
 });
