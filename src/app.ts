@@ -5,8 +5,10 @@ import type { Env } from "./env.ts";
 import { registerAuthRoutes } from "./features/auth/routes.ts";
 import { registerMeRoutes } from "./features/me/routes.ts";
 import { registerPublicRoutes } from "./features/public/routes.ts";
+import { registerRoleRoutes } from "./features/roles/routes.ts";
 import { registerSessionRoutes } from "./features/sessions/routes.ts";
 import { registerSshKeyRoutes } from "./features/sshkeys/routes.ts";
+import { registerUserRoutes } from "./features/users/routes.ts";
 import { accessLog, corsForClients, limitBodySize } from "./http/middleware.ts";
 import { createNotFoundHandler } from "./http/not-found.ts";
 import { handleError } from "./http/on-error.ts";
@@ -35,6 +37,8 @@ export function createApp(dependencies: AppDependencies) {
   registerMeRoutes(app);
   registerSessionRoutes(app);
   registerSshKeyRoutes(app);
+  registerUserRoutes(app);
+  registerRoleRoutes(app);
 
   app.openAPIRegistry.registerComponent("securitySchemes", "token", {
     type: "apiKey",

@@ -1,0 +1,242 @@
+// Administrative user management, as the AList web UI calls it (/api/admin/user/*).
+import { createRoute, z } from "@hono/zod-openapi";
+import { adminOnly } from "../../auth/guard.ts";
+import { hashStaticHash, staticHash } from "../../auth/password.ts";
+import { isUniqueViolation } from "../../db/errors.ts";
+import { ok } from "../../http/envelope.ts";
+import { ApiError } from "../../http/errors.ts";
+import { idParam, pageWindow, pagingParams } from "../../http/params.ts";
+import { envelopeResponse, type Router } from "../../http/router.ts";
+import { cleanPath } from "../../lib/path.ts";
+import { ACCOUNT_KINDS, ACCOUNT_NOT_DELETABLE, accountChangeProblem, accountKind, distinctIds, Permission, type AccountKind } from "./rules.ts";
+import { cancelTwoFactor, deleteUser, insertUser, readUser, readUserPage, updateUser, type UserChange, type UserRow, type WriteResult } from "./store.ts";
+
+const USER_NOT_FOUND = "user not found";
+
+const RoleIds = z.array(z.number().int().positive()).max(64).openapi({ description: "role ids, in order", example: [3] });
+
+const UserView = z.object({
+  id: z.number().int(),
+  username: z.string(),
+  password: z.literal("").openapi({ description: "always empty" }),
+  base_path: z.string(),
+  role: z.array(z.number().int()),
+  disabled: z.boolean(),
+  permission: z.number().int(),
+  otp: z.boolean().openapi({ description: "two-factor authentication is on" }),
+  sso_id: z.string(),
+});
+
+const UserFields = {
+  username: z.string().trim().min(1).max(255),
+  base_path: z.string().max(1024).openapi({ description: "cleaned like a mount path; empty means /" }),
+  role: RoleIds,
+  disabled: z.boolean(),
+  permission: Permission,
+  sso_id: z.string().max(255),
+};
+
+const CreateUserBody = z.object({
+  username: UserFields.username,
+  password: z.string().min(1).max(1024),
+  base_path: UserFields.base_path.optional(),
+  role: UserFields.role.optional().openapi({ description: "absent or empty: the role of the default_role setting, unless that is guest or admin" }),
+  disabled: UserFields.disabled.optional(),
+  permission: UserFields.permission.optional(),
+  sso_id: UserFields.sso_id.optional(),
+});
+
+const UpdateUserBody = z.object({
+  id: z.number().int().positive(),
+  username: UserFields.username.optional(),
+  password: z.string().max(1024).optional().openapi({ description: "empty or absent: unchanged; otherwise the user's tokens die" }),
+  base_path: UserFields.base_path.optional(),
+  role: UserFields.role.optional(),
+  disabled: UserFields.disabled.optional(),
+  permission: UserFields.permission.optional(),
+  sso_id: UserFields.sso_id.optional(),
+});
+
+const jsonBody = <T extends z.ZodType>(schema: T) => ({ body: { content: { "application/json": { schema } }, required: true } });
+
+const listUsers = createRoute({
+  method: "get",
+  path: "/api/admin/user/list",
+  tags: ["users"],
+  summary: "Users, by id",
+  ...adminOnly,
+  request: { query: z.object(pagingParams) },
+  responses: envelopeResponse(z.object({ content: z.array(UserView), total: z.number().int() }), "One page of users and the count of all"),
+});
+
+const getUser = createRoute({
+  method: "get",
+  path: "/api/admin/user/get",
+  tags: ["users"],
+  summary: "One user",
+  ...adminOnly,
+  request: { query: z.object({ id: idParam }) },
+  responses: envelopeResponse(UserView, "The user"),
+});
+
+const createUser = createRoute({
+  method: "post",
+  path: "/api/admin/user/create",
+  tags: ["users"],
+  summary: "Create a user; the admin and guest roles cannot be given",
+  ...adminOnly,
+  request: jsonBody(CreateUserBody),
+  responses: envelopeResponse(UserView, "The new user"),
+});
+
+const updateUserRoute = createRoute({
+  method: "post",
+  path: "/api/admin/user/update",
+  tags: ["users"],
+  summary: "Change a user; absent fields stay as they are",
+  description:
+    "The admin keeps its role, stays enabled and is forced to base path / and permission 65535. The guest keeps its role. " +
+    "A new password or disabling ends the user's tokens at once.",
+  ...adminOnly,
+  request: jsonBody(UpdateUserBody),
+  responses: envelopeResponse(UserView, "The user as saved"),
+});
+
+const deleteUserRoute = createRoute({
+  method: "post",
+  path: "/api/admin/user/delete",
+  tags: ["users"],
+  summary: "Delete a user with their device sessions, SSH keys and 2FA enrolment; not the admin or the guest",
+  ...adminOnly,
+  request: { query: z.object({ id: idParam }) },
+  responses: envelopeResponse(z.null(), "Deleted"),
+});
+
+const cancelTwoFactorRoute = createRoute({
+  method: "post",
+  path: "/api/admin/user/cancel_2fa",
+  tags: ["users"],
+  summary: "Turn a user's two-factor authentication off",
+  ...adminOnly,
+  request: { query: z.object({ id: idParam }) },
+  responses: envelopeResponse(z.null(), "Two-factor authentication is off"),
+});
+
+const deleteUserCache = createRoute({
+  method: "post",
+  path: "/api/admin/user/del_cache",
+  tags: ["users"],
+  summary: "Accepted for AList clients; Gatehouse keeps no user cache, so there is nothing to drop",
+  ...adminOnly,
+  request: { query: z.object({ username: z.string().optional() }) },
+  responses: envelopeResponse(z.null(), "Nothing to do"),
+});
+
+/** A user as replies show it: never the password hash, pwd_ts or the TOTP secret. */
+function userView(user: UserRow): z.infer<typeof UserView> {
+  return {
+    id: user.id,
+    username: user.username,
+    password: "",
+    base_path: user.basePath,
+    role: user.roleIds,
+    disabled: user.disabled,
+    permission: user.permission,
+    otp: user.otpSecret !== null,
+    sso_id: user.ssoId,
+  };
+}
+
+async function passwordHash(password: string) {
+  return hashStaticHash(await staticHash(password));
+}
+
+/** Runs a user write, turning a taken username into a 400 that names it; nothing is saved then. */
+async function savingUsername(username: string | undefined, write: Promise<WriteResult>): Promise<WriteResult> {
+  try {
+    return await write;
+  } catch (error) {
+    if (isUniqueViolation(error)) throw new ApiError(400, `username ${username} is already taken`);
+    throw error;
+  }
+}
+
+function missingRoles(requested: readonly number[], existing: readonly number[]): string | null {
+  const missing = requested.filter((id) => !existing.includes(id));
+  if (missing.length === 0) return null;
+  return `${missing.length === 1 ? "role" : "roles"} ${missing.join(", ")} not found`;
+}
+
+export function registerUserRoutes(app: Router) {
+  app.openapi(listUsers, async (c) => {
+    const { rows, total } = await readUserPage(c.var.db, pageWindow(c.req.valid("query")));
+    return ok(c, { content: rows.map(userView), total });
+  });
+
+  app.openapi(getUser, async (c) => {
+    const user = await readUser(c.var.db, c.req.valid("query").id);
+    if (!user) throw new ApiError(404, USER_NOT_FOUND);
+    return ok(c, userView(user));
+  });
+
+  app.openapi(createUser, async (c) => {
+    const body = c.req.valid("json");
+    const roleIds = distinctIds(body.role ?? []);
+    const problem = accountChangeProblem("user", { roleIds });
+    if (problem) throw new ApiError(400, problem);
+    const result = await savingUsername(
+      body.username,
+      insertUser(c.var.db, {
+        username: body.username,
+        passwordHash: await passwordHash(body.password),
+        passwordChangedAt: Math.floor(Date.now() / 1000),
+        basePath: cleanPath(body.base_path ?? "/"),
+        roleIds,
+        disabled: body.disabled ?? false,
+        permission: body.permission ?? 0,
+        ssoId: body.sso_id ?? "",
+      }),
+    );
+    if (result.written) return ok(c, userView(result.user));
+    // Only a missing role stops the insert; the batch read back which ones exist.
+    const refusal = missingRoles(roleIds, result.existingRoleIds);
+    if (refusal === null) throw new Error(`user ${body.username} not created for no reason the rules know`);
+    throw new ApiError(400, refusal);
+  });
+
+  app.openapi(updateUserRoute, async (c) => {
+    const body = c.req.valid("json");
+    const change: UserChange = {
+      username: body.username,
+      password: body.password ? { hash: await passwordHash(body.password), now: Math.floor(Date.now() / 1000) } : undefined,
+      basePath: body.base_path === undefined ? undefined : cleanPath(body.base_path),
+      roleIds: body.role && distinctIds(body.role),
+      disabled: body.disabled,
+      permission: body.permission,
+      ssoId: body.sso_id,
+    };
+    // The rules are decided here for each kind of account; the write picks by the row's kind.
+    const allowed = Object.fromEntries(ACCOUNT_KINDS.map((kind) => [kind, accountChangeProblem(kind, change) === null])) as Record<AccountKind, boolean>;
+    const result = await savingUsername(body.username, updateUser(c.var.db, body.id, change, allowed));
+    if (result.written) return ok(c, userView(result.user));
+    if (!result.user) throw new ApiError(404, USER_NOT_FOUND);
+    const refusal = accountChangeProblem(accountKind(result.user.roleIds), change) ?? missingRoles(change.roleIds ?? [], result.existingRoleIds);
+    // The batch is one transaction, so what it read back always explains a refusal.
+    if (refusal === null) throw new Error(`update of user ${body.id} refused for no reason the rules know`);
+    throw new ApiError(400, refusal);
+  });
+
+  app.openapi(deleteUserRoute, async (c) => {
+    const { user, deleted } = await deleteUser(c.var.db, c.req.valid("query").id);
+    if (!user) throw new ApiError(404, USER_NOT_FOUND);
+    if (!deleted) throw new ApiError(400, ACCOUNT_NOT_DELETABLE);
+    return ok(c, null);
+  });
+
+  app.openapi(cancelTwoFactorRoute, async (c) => {
+    if (!(await cancelTwoFactor(c.var.db, c.req.valid("query").id))) throw new ApiError(404, USER_NOT_FOUND);
+    return ok(c, null);
+  });
+
+  app.openapi(deleteUserCache, (c) => ok(c, null));
+}
