@@ -1,6 +1,6 @@
 // First-run data and metadata repair (DECISIONS §5). Idempotent: a second run on an unchanged
 // database writes nothing. Reads everything it compares in one batch, writes in one batch.
-import { eq, inArray } from "drizzle-orm";
+import { eq, inArray, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import { hashStaticHash, staticHash } from "../auth/password.ts";
 import { newPermanentToken, randomAlphanumeric } from "../auth/random.ts";
@@ -31,7 +31,11 @@ export interface SeedReport {
 export async function seed(db: Database, options: { adminPassword?: string | undefined } = {}): Promise<SeedReport> {
   const [existingRoles, existingUsers, existingSettings] = await db.batch([
     db.select({ id: roles.id }).from(roles).where(inArray(roles.id, [GUEST_ROLE_ID, ADMIN_ROLE_ID])),
-    db.select({ username: users.username }).from(users).where(inArray(users.username, ["guest", "admin"])),
+    // The admin and the guest are the accounts holding those roles, whatever they are called now.
+    db
+      .select({ roleIds: users.roleIds })
+      .from(users)
+      .where(sql`EXISTS (SELECT 1 FROM json_each(${users.roleIds}) WHERE value IN (${GUEST_ROLE_ID}, ${ADMIN_ROLE_ID}))`),
     db.select().from(settings),
   ]);
 
@@ -51,8 +55,8 @@ export async function seed(db: Database, options: { adminPassword?: string | und
     report.rolesAdded++;
   }
 
-  const usernames = new Set(existingUsers.map((u) => u.username));
-  if (!usernames.has("guest")) {
+  const heldRoles = new Set(existingUsers.flatMap((u) => u.roleIds));
+  if (!heldRoles.has(GUEST_ROLE_ID)) {
     // AList's guest: password "guest", disabled until an admin turns anonymous access on.
     const passwordHash = await hashStaticHash(await staticHash("guest"));
     writes.push(
@@ -60,9 +64,11 @@ export async function seed(db: Database, options: { adminPassword?: string | und
     );
     report.usersAdded++;
   }
-  if (!usernames.has("admin")) {
+  let adminInsert: number | null = null;
+  if (!heldRoles.has(ADMIN_ROLE_ID)) {
     const password = options.adminPassword || randomAlphanumeric(16);
     const passwordHash = await hashStaticHash(await staticHash(password));
+    adminInsert = writes.length;
     writes.push(
       db
         .insert(users)
@@ -99,6 +105,11 @@ export async function seed(db: Database, options: { adminPassword?: string | und
     }
   }
 
-  if (writes.length > 0) await db.batch(writes as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]);
+  if (writes.length === 0) return report;
+  const results = (await db.batch(writes as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]])) as { rowsAffected?: number }[];
+  if (adminInsert !== null && results[adminInsert]?.rowsAffected === 0) {
+    // Someone else holds the username "admin": no admin was made, so no password to print.
+    throw new Error('no user holds the admin role and the username "admin" is taken; give the admin role back to an account by hand');
+  }
   return report;
 }

@@ -61,3 +61,13 @@ describe("seeding again", () => {
     expect(byKey.get("legacy_switch")).toMatchObject({ value: "on", flag: 3 });
   });
 });
+
+describe("seeding after the built-in accounts were renamed", () => {
+  it("recognises the admin and the guest by their roles and creates no second admin", async () => {
+    await fixture.db.update(users).set({ username: "root" }).where(eq(users.username, "admin"));
+    await fixture.db.update(users).set({ username: "anonymous" }).where(eq(users.username, "guest"));
+    const report = await seed(fixture.db, { adminPassword: "would be printed" });
+    expect(report).toMatchObject({ adminPassword: null, usersAdded: 0 });
+    expect((await fixture.db.select().from(users)).map((u) => u.username).sort()).toEqual(["anonymous", "root"]);
+  });
+});
