@@ -7,6 +7,7 @@ import { registerMeRoutes } from "./features/me/routes.ts";
 import { registerPublicRoutes } from "./features/public/routes.ts";
 import { registerRoleRoutes } from "./features/roles/routes.ts";
 import { registerSessionRoutes } from "./features/sessions/routes.ts";
+import { registerSettingRoutes } from "./features/settings/routes.ts";
 import { registerSshKeyRoutes } from "./features/sshkeys/routes.ts";
 import { registerUserRoutes } from "./features/users/routes.ts";
 import { accessLog, corsForClients, limitBodySize } from "./http/middleware.ts";
@@ -37,6 +38,7 @@ export function createApp(dependencies: AppDependencies) {
   registerMeRoutes(app);
   registerSessionRoutes(app);
   registerSshKeyRoutes(app);
+  registerSettingRoutes(app);
   registerUserRoutes(app);
   registerRoleRoutes(app);
 

@@ -48,7 +48,8 @@ export const adminOnly = {
   security: [{ token: [] as string[] }],
 };
 
-const JWT_SHAPE = /^[\w-]+\.[\w-]*\.[\w-]*$/;
+/** How the guard tells a login token from the permanent token; a permanent token must not match. */
+export const JWT_SHAPE = /^[\w-]+\.[\w-]*\.[\w-]*$/;
 
 async function resolveCaller(c: Context<AppEnv>): Promise<Caller> {
   const token = tokenFromHeader(c.req.header("Authorization"));

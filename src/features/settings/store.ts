@@ -1,8 +1,13 @@
-// Data access for settings. Every query the settings endpoints run is here.
-import { asc, inArray } from "drizzle-orm";
+// Data access for settings. Every query the settings endpoints run is here; each function is one
+// round trip (one batch).
+import { and, asc, eq, inArray, sql } from "drizzle-orm";
+import type { BatchItem } from "drizzle-orm/batch";
 import type { Database } from "../../db/client.ts";
-import { settings } from "../../db/schema.ts";
-import { SettingFlag } from "../../db/settings.ts";
+import { roles, settings } from "../../db/schema.ts";
+import { settingDefinitionByKey, SettingFlag } from "../../db/settings.ts";
+import type { RoleName, SettingValue } from "./validate.ts";
+
+export type SettingRow = typeof settings.$inferSelect;
 
 /** Every public and read-only setting as `{key: value}`, keys in alphabetical order (AList's shape). One round trip. */
 export async function readPublicSettings(db: Database): Promise<Record<string, string>> {
@@ -12,4 +17,48 @@ export async function readPublicSettings(db: Database): Promise<Record<string, s
     .where(inArray(settings.flag, [SettingFlag.PUBLIC, SettingFlag.READONLY]))
     .orderBy(asc(settings.key));
   return Object.fromEntries(rows.map((row) => [row.key, row.value]));
+}
+
+const roleNames = (db: Database) => db.select({ id: roles.id, name: roles.name }).from(roles).orderBy(asc(roles.id));
+
+/** Settings of the given groups (all when null) by index, and the role names `default_role` is shown with. */
+export async function readSettingsInGroups(db: Database, groups: readonly number[] | null): Promise<{ rows: SettingRow[]; roles: RoleName[] }> {
+  const rows = db.select().from(settings);
+  const [found, roleRows] = await db.batch([
+    (groups ? rows.where(inArray(settings.group, [...groups])) : rows).orderBy(asc(settings.index), asc(settings.key)),
+    roleNames(db),
+  ]);
+  return { rows: found, roles: roleRows };
+}
+
+/** The stored rows of these keys (absent ones are missing), and the role names. */
+export async function readSettingsByKey(db: Database, keys: readonly string[]): Promise<{ rows: Map<string, SettingRow>; roles: RoleName[] }> {
+  const [found, roleRows] = await db.batch([db.select().from(settings).where(inArray(settings.key, [...keys])), roleNames(db)]);
+  return { rows: new Map(found.map((row) => [row.key, row])), roles: roleRows };
+}
+
+/**
+ * Writes values of known settings in one batch. A row that is missing is created with its
+ * definition's metadata; an existing row changes its value only. A new `default_role` also moves
+ * the roles' `default` flag, so the role list and the setting agree.
+ */
+export async function saveSettingValues(db: Database, values: readonly SettingValue[]): Promise<void> {
+  const writes: BatchItem<"sqlite">[] = values.map(({ key, value }) => {
+    const definition = settingDefinitionByKey.get(key);
+    if (!definition) throw new Error(`saveSettingValues: ${key} is not a known setting`);
+    const { help, type, options, group, flag, index } = definition;
+    return db.insert(settings).values({ key, value, help, type, options, group, flag, index }).onConflictDoUpdate({ target: settings.key, set: { value } });
+  });
+  const defaultRole = values.find(({ key }) => key === "default_role");
+  if (defaultRole) writes.push(db.update(roles).set({ isDefault: sql`${roles.id} = ${Number(defaultRole.value)}` }));
+  if (writes.length > 0) await db.batch(writes as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]);
+}
+
+/** Deletes a setting if it is deprecated; returns the row as it was (undefined when there was none). */
+export async function deleteDeprecatedSetting(db: Database, key: string): Promise<SettingRow | undefined> {
+  const [[row]] = await db.batch([
+    db.select().from(settings).where(eq(settings.key, key)),
+    db.delete(settings).where(and(eq(settings.key, key), eq(settings.flag, SettingFlag.DEPRECATED))),
+  ]);
+  return row;
 }

@@ -1,0 +1,119 @@
+// The offline-download services an admin points the gateway at: aria2 (JSON-RPC over HTTP) and
+// qBittorrent (its Web API). Gatehouse only checks that they answer (reference §13.7, §13.8), with
+// the Worker's fetch and a timeout, and reports why when they do not. Credentials never appear in
+// a message.
+import { ApiError } from "../../http/errors.ts";
+import { parseJson } from "./validate.ts";
+
+/** How long one check may wait for the service; AList uses 4 s for aria2's dial and reply. */
+export const SERVICE_TIMEOUT_MS = 5_000;
+
+/** aria2's RPC endpoint, e.g. `http://localhost:6800/jsonrpc`. Bad input is a 400, before anything is saved. */
+export function parseAria2Uri(raw: string): URL {
+  const url = parseUrl(raw);
+  if (url && (url.protocol === "ws:" || url.protocol === "wss:")) {
+    throw new ApiError(400, `uri: only HTTP JSON-RPC is supported; use ${url.protocol === "wss:" ? "https" : "http"}://${url.host}${url.pathname} instead`);
+  }
+  if (!url || (url.protocol !== "http:" && url.protocol !== "https:")) {
+    throw new ApiError(400, "uri: must be an http:// or https:// URL, e.g. http://localhost:6800/jsonrpc");
+  }
+  if (url.username || url.password) throw new ApiError(400, "uri: must not carry credentials; aria2 takes its secret in `secret`");
+  return url;
+}
+
+/** Where qBittorrent's Web API lives, and the credentials to sign in with. */
+export interface QbittorrentWebUi {
+  /** The URL without credentials, query or fragment, ending in `/`: the API paths join onto it (as AList's do). */
+  base: URL;
+  username: string;
+  password: string;
+}
+
+/** qBittorrent's Web UI, e.g. `http://admin:adminadmin@localhost:8080/`: the credentials ride in the URL. */
+export function parseQbittorrentUrl(raw: string): QbittorrentWebUi {
+  const url = parseUrl(raw);
+  if (!url || (url.protocol !== "http:" && url.protocol !== "https:")) {
+    throw new ApiError(400, "url: must be an http:// or https:// URL, e.g. http://admin:adminadmin@localhost:8080/");
+  }
+  let username: string;
+  let password: string;
+  try {
+    [username, password] = [decodeURIComponent(url.username), decodeURIComponent(url.password)];
+  } catch {
+    throw new ApiError(400, "url: the username and password must be percent-encoded correctly");
+  }
+  const base = new URL(url);
+  base.username = "";
+  base.password = "";
+  base.search = "";
+  base.hash = "";
+  if (!base.pathname.endsWith("/")) base.pathname += "/";
+  return { base, username, password };
+}
+
+/** `aria2.getVersion`, authorised with `token:<secret>` when a secret is set. Returns the version. */
+export async function aria2Version(uri: URL, secret: string, timeoutMs = SERVICE_TIMEOUT_MS): Promise<string> {
+  const failed = (cause: string) => new ApiError(500, `failed get aria2 version: ${cause}`);
+  let response: Response;
+  let text: string;
+  try {
+    response = await fetch(uri, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: "gatehouse", method: "aria2.getVersion", params: secret ? [`token:${secret}`] : [] }),
+      signal: AbortSignal.timeout(timeoutMs),
+    });
+    text = await response.text();
+  } catch (error) {
+    throw failed(describeFetchFailure(error, timeoutMs));
+  }
+  // aria2 answers a refused secret with HTTP 400 and a JSON-RPC error, so read the body whatever the status.
+  const reply = parseJson(text) as { result?: { version?: unknown }; error?: { code?: unknown; message?: unknown } } | undefined;
+  if (typeof reply?.error?.message === "string") throw failed(`${reply.error.message.slice(0, 200)} (JSON-RPC error ${String(reply.error.code).slice(0, 20)})`);
+  if (typeof reply?.result?.version === "string") return reply.result.version;
+  throw failed(`not an aria2 JSON-RPC reply (HTTP ${response.status})`);
+}
+
+/**
+ * What AList's client does: `app/version` without credentials; if that is refused, sign in with
+ * the URL's userinfo (the reply must start `Ok`), keep the session cookie and ask again.
+ */
+export async function checkQbittorrent({ base, username, password }: QbittorrentWebUi, timeoutMs = SERVICE_TIMEOUT_MS): Promise<void> {
+  const post = async (path: string, init: RequestInit = {}) => {
+    try {
+      const response = await fetch(new URL(path, base), { method: "POST", ...init, signal: AbortSignal.timeout(timeoutMs) });
+      return { response, body: await response.text() };
+    } catch (error) {
+      throw new ApiError(500, `failed to reach qBittorrent webui at ${base.href}: ${describeFetchFailure(error, timeoutMs)}`);
+    }
+  };
+
+  if ((await post("api/v2/app/version")).response.status === 200) return;
+
+  const login = await post("api/v2/auth/login", { body: new URLSearchParams({ username, password }) });
+  if (!login.body.startsWith("Ok")) throw new ApiError(500, `failed to login into qBittorrent webui with url: ${base.href}`);
+  const cookie = login.response.headers
+    .getSetCookie()
+    .map((line) => line.split(";")[0]!.trim())
+    .join("; ");
+
+  if ((await post("api/v2/app/version", { headers: { Cookie: cookie } })).response.status !== 200) {
+    throw new ApiError(500, "unauthorized qbittorrent url");
+  }
+}
+
+/** Why a fetch failed, in words: a timeout, or the runtime's message with its cause (Node puts ECONNREFUSED there). */
+function describeFetchFailure(error: unknown, timeoutMs: number): string {
+  if ((error as { name?: unknown } | null)?.name === "TimeoutError") return `no answer within ${timeoutMs / 1000} s`;
+  if (!(error instanceof Error)) return String(error);
+  const cause = error.cause instanceof Error ? error.cause.message : "";
+  return cause && cause !== error.message ? `${error.message}: ${cause}` : error.message;
+}
+
+function parseUrl(raw: string): URL | null {
+  try {
+    return new URL(raw.trim());
+  } catch {
+    return null;
+  }
+}

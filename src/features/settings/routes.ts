@@ -1,0 +1,270 @@
+// The setting group (admin only): list, get, save and delete settings, the permanent token, and
+// the offline-download services aria2 and qBittorrent (API.md "Setting group", reference §13).
+import { createRoute, z } from "@hono/zod-openapi";
+import { adminOnly } from "../../auth/guard.ts";
+import { newPermanentToken } from "../../auth/random.ts";
+import { SettingFlag } from "../../db/settings.ts";
+import { ok } from "../../http/envelope.ts";
+import { ApiError } from "../../http/errors.ts";
+import { envelopeResponse, type Router } from "../../http/router.ts";
+import { aria2Version, checkQbittorrent, parseAria2Uri, parseQbittorrentUrl } from "./offline-download.ts";
+import { deleteDeprecatedSetting, readSettingsByKey, readSettingsInGroups, saveSettingValues, type SettingRow } from "./store.ts";
+import { defaultRoleOptions, defaultRoleShown, permanentTokenProblem, settingChanges, type RoleName } from "./validate.ts";
+const tags = ["settings"];
+
+const SettingItem = z
+  .object({
+    key: z.string(),
+    value: z.string().openapi({ description: "always a string; `default_role` shows the role's name" }),
+    help: z.string(),
+    type: z.enum(["string", "number", "text", "select", "bool"]),
+    options: z.string().openapi({ description: "comma-separated choices of a `select`" }),
+    group: z.number().int(),
+    flag: z.number().int().openapi({ description: "0 public, 1 private, 2 read-only, 3 deprecated" }),
+    index: z.number().int(),
+  })
+  .openapi("SettingItem");
+
+const groupList = z
+  .string()
+  .regex(/^\s*(\d{1,4}\s*(,\s*\d{1,4}\s*)*)?$/, { error: "must be group numbers separated by commas, e.g. 5,0" })
+  .optional();
+
+const list = createRoute({
+  method: "get",
+  path: "/api/admin/setting/list",
+  summary: "Settings, all or of some groups (by index); the permanent token included",
+  tags,
+  ...adminOnly,
+  request: {
+    query: z.object({
+      groups: groupList.openapi({ description: "comma-separated group numbers; wins over `group`", example: "5,0" }),
+      group: groupList.openapi({ description: "one group number", example: "1" }),
+    }),
+  },
+  responses: envelopeResponse(z.array(SettingItem), "Setting items"),
+});
+
+const get = createRoute({
+  method: "get",
+  path: "/api/admin/setting/get",
+  summary: "One setting by `key`, or several by `keys` (an array in request order; `keys` wins when both are given)",
+  tags,
+  ...adminOnly,
+  request: {
+    query: z.object({
+      key: z.string().optional().openapi({ example: "site_title" }),
+      keys: z.string().optional().openapi({ description: "comma-separated keys", example: "aria2_uri,aria2_secret" }),
+    }),
+  },
+  responses: envelopeResponse(z.union([SettingItem, z.array(SettingItem)]), "The item, or the items in request order"),
+});
+
+const save = createRoute({
+  method: "post",
+  path: "/api/admin/setting/save",
+  summary: "Change setting values: known keys only, each checked against its type; all or nothing",
+  description:
+    "Only `key` and `value` are read; the other columns the web UI sends back are ignored, so a key's type, group, flag, options and help never change. " +
+    "An item whose value is unchanged (read-only `version` included) is accepted and left alone. `default_role` takes a role name.",
+  tags,
+  ...adminOnly,
+  request: {
+    body: {
+      content: {
+        "application/json": {
+          schema: z.array(
+            z.object({
+              key: z.string().min(1).max(255),
+              value: z.string(),
+              help: z.string().optional(),
+              type: z.string().optional(),
+              options: z.string().optional(),
+              group: z.number().optional(),
+              flag: z.number().optional(),
+              index: z.number().optional(),
+            }),
+          ),
+        },
+      },
+      required: true,
+    },
+  },
+  responses: envelopeResponse(z.null(), "Saved"),
+});
+
+const remove = createRoute({
+  method: "post",
+  path: "/api/admin/setting/delete",
+  summary: "Delete a deprecated setting (flag 3)",
+  tags,
+  ...adminOnly,
+  request: { query: z.object({ key: z.string({ error: "is required" }).min(1, { error: "is required" }) }) },
+  responses: envelopeResponse(z.object({}), "Deleted"),
+});
+
+const resetToken = createRoute({
+  method: "post",
+  path: "/api/admin/setting/reset_token",
+  summary: "Replace the permanent token with a new random one; the old one stops working at once",
+  tags,
+  ...adminOnly,
+  responses: envelopeResponse(z.string(), "The new token"),
+});
+
+const setToken = createRoute({
+  method: "post",
+  path: "/api/admin/setting/set_token",
+  summary: "Replace the permanent token with a chosen one; the old one stops working at once",
+  tags,
+  ...adminOnly,
+  request: {
+    body: {
+      content: {
+        "application/json": {
+          schema: z.object({
+            token: z.string().trim().max(4096).openapi({ description: "16 to 512 printable ASCII characters, no spaces, not shaped like a JWT" }),
+          }),
+        },
+      },
+      required: true,
+    },
+  },
+  responses: envelopeResponse(z.string(), "The saved token"),
+});
+
+const setAria2 = createRoute({
+  method: "post",
+  path: "/api/admin/setting/set_aria2",
+  summary: "Save aria2's JSON-RPC URI and secret, then ask it for its version",
+  description: "The settings stay saved when aria2 cannot be reached; the reply is then code 500 naming the cause.",
+  tags,
+  ...adminOnly,
+  request: {
+    body: {
+      content: {
+        "application/json": {
+          schema: z.object({
+            uri: z.string().trim().max(2048).openapi({ example: "http://localhost:6800/jsonrpc" }),
+            secret: z.string().max(1024),
+          }),
+        },
+      },
+      required: true,
+    },
+  },
+  responses: envelopeResponse(z.string().openapi({ example: "aria2 version: 1.36.0" }), "aria2's version"),
+});
+
+const setQbit = createRoute({
+  method: "post",
+  path: "/api/admin/setting/set_qbit",
+  summary: "Save qBittorrent's Web UI URL (credentials in the URL) and seed time, then sign in to check them",
+  description: "The settings stay saved when qBittorrent cannot be reached or refuses the credentials; the reply is then code 500 naming the cause.",
+  tags,
+  ...adminOnly,
+  request: {
+    body: {
+      content: {
+        "application/json": {
+          schema: z.object({
+            url: z.string().trim().max(2048).openapi({ example: "http://admin:adminadmin@localhost:8080/" }),
+            seedtime: z.string().trim().regex(/^\d{1,9}$/, { error: "must be a whole number, 0 or more" }).openapi({ example: "0" }),
+          }),
+        },
+      },
+      required: true,
+    },
+  },
+  responses: envelopeResponse(z.literal("ok"), "qBittorrent answered"),
+});
+
+/** A row as clients see it: `default_role` by name, with the names it may take (reference §13.1). */
+function settingItem(row: SettingRow, roles: readonly RoleName[]) {
+  const item = { ...row, type: row.type as z.infer<typeof SettingItem>["type"] };
+  return row.key === "default_role" ? { ...item, value: defaultRoleShown(row.value, roles), options: defaultRoleOptions(roles) } : item;
+}
+
+const groupNumbers = (raw: string | undefined) => (raw?.trim() ? raw.split(",").map((g) => Number(g.trim())) : null);
+
+/** The keys a get asks for: `keys` when given (even with `key`), else `key`. */
+function requestedKeys(query: { key?: string | undefined; keys?: string | undefined }): { keys: string[]; many: boolean } {
+  if (query.keys?.trim()) {
+    const keys = query.keys.split(",").map((k) => k.trim()).filter(Boolean);
+    if (keys.length === 0) throw new ApiError(400, "keys: must name at least one setting");
+    return { keys, many: true };
+  }
+  if (query.key?.trim()) return { keys: [query.key.trim()], many: false };
+  throw new ApiError(400, "key or keys is required");
+}
+
+export function registerSettingRoutes(app: Router) {
+  app.openapi(list, async (c) => {
+    const { groups, group } = c.req.valid("query");
+    const { rows, roles } = await readSettingsInGroups(c.var.db, groupNumbers(groups) ?? groupNumbers(group));
+    return ok(c, rows.map((row) => settingItem(row, roles)));
+  });
+
+  app.openapi(get, async (c) => {
+    const { keys, many } = requestedKeys(c.req.valid("query"));
+    const { rows, roles } = await readSettingsByKey(c.var.db, keys);
+    const items = keys.map((key) => {
+      const row = rows.get(key);
+      if (!row) throw new ApiError(404, `setting ${key} not found`);
+      return settingItem(row, roles);
+    });
+    return ok(c, many ? items : items[0]!);
+  });
+
+  app.openapi(save, async (c) => {
+    const items = c.req.valid("json");
+    if (items.length === 0) return ok(c, null);
+    const { rows, roles } = await readSettingsByKey(c.var.db, [...new Set(items.map((item) => item.key))]);
+    const stored = new Map([...rows].map(([key, row]) => [key, row.value]));
+    await saveSettingValues(c.var.db, settingChanges(items, stored, roles));
+    return ok(c, null);
+  });
+
+  app.openapi(remove, async (c) => {
+    const { key } = c.req.valid("query");
+    const row = await deleteDeprecatedSetting(c.var.db, key);
+    if (!row) throw new ApiError(404, `setting ${key} not found`);
+    if (row.flag !== SettingFlag.DEPRECATED) throw new ApiError(400, `setting [${key}] is not deprecated`);
+    return ok(c, {});
+  });
+
+  app.openapi(resetToken, async (c) => {
+    const token = newPermanentToken();
+    await saveSettingValues(c.var.db, [{ key: "token", value: token }]);
+    return ok(c, token);
+  });
+
+  app.openapi(setToken, async (c) => {
+    const { token } = c.req.valid("json");
+    const problem = permanentTokenProblem(token);
+    if (problem) throw new ApiError(400, `token: ${problem}`);
+    await saveSettingValues(c.var.db, [{ key: "token", value: token }]);
+    return ok(c, token);
+  });
+
+  app.openapi(setAria2, async (c) => {
+    const { uri, secret } = c.req.valid("json");
+    const endpoint = parseAria2Uri(uri);
+    await saveSettingValues(c.var.db, [
+      { key: "aria2_uri", value: uri },
+      { key: "aria2_secret", value: secret },
+    ]);
+    return ok(c, `aria2 version: ${await aria2Version(endpoint, secret)}`);
+  });
+
+  app.openapi(setQbit, async (c) => {
+    const { url, seedtime } = c.req.valid("json");
+    const webUi = parseQbittorrentUrl(url);
+    await saveSettingValues(c.var.db, [
+      { key: "qbittorrent_url", value: url },
+      { key: "qbittorrent_seedtime", value: seedtime },
+    ]);
+    await checkQbittorrent(webUi);
+    return ok(c, "ok" as const);
+  });
+}
