@@ -10,7 +10,7 @@ import { registerSessionRoutes } from "./features/sessions/routes.ts";
 import { registerSettingRoutes } from "./features/settings/routes.ts";
 import { registerSshKeyRoutes } from "./features/sshkeys/routes.ts";
 import { registerUserRoutes } from "./features/users/routes.ts";
-import { accessLog, corsForClients, limitBodySize } from "./http/middleware.ts";
+import { accessLog, corsForClients, limitBodySize, securityHeaders } from "./http/middleware.ts";
 import { createNotFoundHandler } from "./http/not-found.ts";
 import { handleError } from "./http/on-error.ts";
 import { createRouter } from "./http/router.ts";
@@ -24,7 +24,7 @@ export interface AppDependencies {
 export function createApp(dependencies: AppDependencies) {
   const app = createRouter();
 
-  app.use("*", requestId(), accessLog, corsForClients, limitBodySize);
+  app.use("*", requestId(), accessLog, securityHeaders, corsForClients, limitBodySize);
 
   // Plain text, outside the envelope and before any database work: a liveness probe.
   app.all("/ping", (c) => c.text("pong"));

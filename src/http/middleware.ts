@@ -1,6 +1,7 @@
 import type { MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { cors } from "hono/cors";
+import { secureHeaders } from "hono/secure-headers";
 import { readConfig, type AppEnv } from "../env.ts";
 import { GATEHOUSE_VERSION } from "../version.ts";
 import { payloadTooLarge } from "./on-error.ts";
@@ -12,6 +13,16 @@ export const corsForClients = cors({
   allowHeaders: ["Authorization", "Content-Type", "Client-Id"],
   exposeHeaders: ["X-Request-Id", "X-Gatehouse-Version"],
   maxAge: 86400,
+});
+
+/**
+ * Hardening headers on every reply. The API serves JSON to clients on other origins, so resources
+ * are cross-origin readable, and nothing may frame it or load anything through it.
+ */
+export const securityHeaders = secureHeaders({
+  crossOriginResourcePolicy: "cross-origin",
+  xFrameOptions: "DENY",
+  contentSecurityPolicy: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] },
 });
 
 /** One JSON line per request, keyed by the request id that is also sent back as X-Request-Id. */

@@ -67,6 +67,18 @@ describe("CORS", () => {
   });
 });
 
+describe("security headers", () => {
+  it.each(["/ping", "/api/public/settings", "/api/nope"])("are on every reply, %s included", async (path) => {
+    const response = await fixture.request(path);
+    expect(response.headers.get("x-content-type-options")).toBe("nosniff");
+    expect(response.headers.get("x-frame-options")).toBe("DENY");
+    expect(response.headers.get("content-security-policy")).toBe("default-src 'none'; frame-ancestors 'none'");
+    expect(response.headers.get("strict-transport-security")).toMatch(/^max-age=\d+/);
+    expect(response.headers.get("referrer-policy")).toBe("no-referrer");
+    expect(response.headers.get("cross-origin-resource-policy")).toBe("cross-origin");
+  });
+});
+
 describe("request id and version headers", () => {
   it("sends a request id and Gatehouse's own version; the wire version stays v3.58.0", async () => {
     const response = await fixture.request("/ping");
