@@ -11,6 +11,10 @@ export function handleError(error: Error, c: Context) {
     return envelope(c, 400, `malformed JSON body: ${error.message}`, null);
   }
   if (error instanceof HTTPException && error.status === 413) return payloadTooLarge(c);
+  if (error instanceof HTTPException && error.status === 415) {
+    // A route that takes JSON got another Content-Type, e.g. a form from a plain `curl -d`.
+    return envelope(c, 400, "the request body must be JSON, sent with Content-Type: application/json", null);
+  }
   console.error(JSON.stringify({ requestId: c.get("requestId"), error: error.message, stack: error.stack }));
   return envelope(c, 500, `internal error (request id ${c.get("requestId")})`, null);
 }

@@ -124,6 +124,14 @@ describe("input validation", () => {
     expect(body.message).toMatch(/^remember: .*expected boolean/);
   });
 
+  it.each(["text/plain", "application/x-www-form-urlencoded"])("answers a body sent as %s with code 400, not a crash", async (type) => {
+    expect(await readEnvelope(await post('{"username":"alice"}', type))).toEqual({
+      code: 400,
+      message: "the request body must be JSON, sent with Content-Type: application/json",
+      data: null,
+    });
+  });
+
   it("answers an empty JSON body with code 400", async () => {
     expect((await readEnvelope(await post(""))).code).toBe(400);
   });
