@@ -39,7 +39,7 @@ export default defineConfig({
         test: {
           name: "workerd",
           include: ["test/integration/**/*.test.ts"],
-          globalSetup: ["test/support/libsql-global-setup.ts"],
+          globalSetup: ["test/support/libsql-global-setup.ts", "test/support/storage-servers-global-setup.ts"],
           // Files share one endpoint; one at a time keeps round-trip counts exact.
           fileParallelism: false,
         },

@@ -10,13 +10,15 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { migrateAndSeed } from "./db.ts";
+import { storages } from "../src/db/schema.ts";
+import { migrateAndSeed, openNodeDatabase } from "./db.ts";
 import { startLibsqlServer } from "./libsql-server/server.ts";
 import { startWranglerDev, waitForWorker } from "./wrangler-dev.ts";
 
 const REQUESTS = Number(process.env.BENCH_REQUESTS || 200);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY || 8);
 const ADMIN_PASSWORD = "bench admin password";
+const STORAGES = 10_000;
 
 interface Scenario {
   name: string;
@@ -43,6 +45,8 @@ try {
   const login = await (await json("/api/auth/login", { username: "admin", password: ADMIN_PASSWORD }, { "Client-Id": "bench" })).json() as { data: { token: string } };
   const token = login.data.token;
 
+  await insertStorages(endpoint.url, STORAGES);
+
   const scenarios: Scenario[] = [
     { name: "GET /ping", request: () => fetch(`${base}/ping`), expect: undefined },
     { name: "GET /api/public/settings", request: () => fetch(`${base}/api/public/settings`) },
@@ -58,6 +62,11 @@ try {
       // A fresh address per request, so the lockout never kicks in and each one is a real check.
       request: (i) => json("/api/auth/login", { username: "admin", password: "wrong" }, { "CF-Connecting-IP": `10.1.${i >> 8}.${i & 255}` }),
       expect: 400,
+    },
+    {
+      name: `GET /api/admin/storage/list (${STORAGES / 1000}k, 50/page)`,
+      // A different page each time, across all of them.
+      request: (i) => fetch(`${base}/api/admin/storage/list?page=${(i % (STORAGES / 50)) + 1}&per_page=50`, { headers: { Authorization: token } }),
     },
   ];
 
@@ -87,6 +96,26 @@ try {
   await new Promise((resolve) => wrangler.once("exit", resolve));
   await endpoint.close();
   rmSync(dir, { recursive: true, force: true });
+}
+
+/** Mounts `count` Virtual storages through the libSQL endpoint, 500 rows per statement. */
+async function insertStorages(url: string, count: number) {
+  const { db, close } = openNodeDatabase({ url });
+  try {
+    for (let start = 0; start < count; start += 500) {
+      const rows = Array.from({ length: Math.min(500, count - start) }, (_, i) => ({
+        mountPath: `/bench/${start + i}`,
+        order: (start + i) % 7,
+        driver: "Virtual",
+        status: "work",
+        addition: '{"num_file":30,"num_folder":30}',
+        modifiedAtMs: Date.now(),
+      }));
+      await db.insert(storages).values(rows);
+    }
+  } finally {
+    close();
+  }
 }
 
 async function run(count: number, scenario: Scenario): Promise<{ latencies: number[]; seconds: number }> {

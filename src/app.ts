@@ -3,12 +3,14 @@ import { requestId } from "hono/request-id";
 import type { Database } from "./db/client.ts";
 import type { Env } from "./env.ts";
 import { registerAuthRoutes } from "./features/auth/routes.ts";
+import { registerDriverRoutes } from "./features/drivers/routes.ts";
 import { registerMeRoutes } from "./features/me/routes.ts";
 import { registerPublicRoutes } from "./features/public/routes.ts";
 import { registerRoleRoutes } from "./features/roles/routes.ts";
 import { registerSessionRoutes } from "./features/sessions/routes.ts";
 import { registerSettingRoutes } from "./features/settings/routes.ts";
 import { registerSshKeyRoutes } from "./features/sshkeys/routes.ts";
+import { registerStorageRoutes } from "./features/storages/routes.ts";
 import { registerUserRoutes } from "./features/users/routes.ts";
 import { accessLog, corsForClients, limitBodySize, securityHeaders } from "./http/middleware.ts";
 import { createNotFoundHandler } from "./http/not-found.ts";
@@ -37,10 +39,12 @@ export function createApp(dependencies: AppDependencies) {
   registerAuthRoutes(app);
   registerMeRoutes(app);
   registerSessionRoutes(app);
-  registerSshKeyRoutes(app);
   registerSettingRoutes(app);
+  registerSshKeyRoutes(app);
   registerUserRoutes(app);
   registerRoleRoutes(app);
+  registerDriverRoutes(app);
+  registerStorageRoutes(app);
 
   app.openAPIRegistry.registerComponent("securitySchemes", "token", {
     type: "apiKey",

@@ -1,0 +1,89 @@
+// S3 and S3-compatible services: the check lists at most one object under the root with a
+// SigV4-signed request, which proves the endpoint, the bucket and the key pair together.
+import { AwsClient } from "aws4fetch";
+import { cleanPath } from "../lib/path.ts";
+import { errorText, requireText, unreachable } from "./check.ts";
+import { driverConfig, items } from "./items.ts";
+import { CheckFailed, type Addition, type Driver } from "./types.ts";
+
+export const s3: Driver = {
+  config: driverConfig({ name: "S3", local_sort: true, default_root: "/" }),
+  additional: items([
+    { name: "root_folder_path", type: "string", default: "/", required: true },
+    { name: "bucket", type: "string", required: true },
+    { name: "endpoint", type: "string", required: true },
+    { name: "region", type: "string" },
+    { name: "access_key_id", type: "string", required: true },
+    { name: "secret_access_key", type: "string", required: true },
+    { name: "session_token", type: "string" },
+    { name: "custom_host", type: "string" },
+    { name: "enable_custom_host_presign", type: "bool" },
+    { name: "sign_url_expire", type: "number", default: "4" },
+    { name: "placeholder", type: "string" },
+    { name: "force_path_style", type: "bool" },
+    { name: "list_object_version", type: "select", default: "v1", options: "v1,v2" },
+    { name: "remove_bucket", type: "bool", help: "Remove bucket name from path when using custom host." },
+    { name: "add_filename_to_disposition", type: "bool", help: "Add filename to Content-Disposition header." },
+    {
+      name: "storage_class",
+      type: "select",
+      options: ",standard,standard_ia,onezone_ia,intelligent_tiering,glacier,glacier_ir,deep_archive,archive",
+      help: "Storage class for new objects. AWS and Tencent COS support different subsets (COS uses ARCHIVE/DEEP_ARCHIVE).",
+    },
+  ]),
+  async check(addition, context) {
+    const endpoint = requireText(addition, "endpoint");
+    const url = listUrl(addition, endpoint);
+    const client = new AwsClient({
+      accessKeyId: requireText(addition, "access_key_id"),
+      secretAccessKey: requireText(addition, "secret_access_key"),
+      sessionToken: addition.text("session_token") || undefined,
+      service: "s3",
+      region: addition.text("region") || "us-east-1",
+    });
+    // sign() then fetch(): AwsClient.fetch retries 5xx answers ten times, longer than a check may take.
+    const request = await client.sign(url.toString(), { method: "GET" });
+    let response: Response;
+    try {
+      response = await fetch(request, { signal: context.signal });
+    } catch (error) {
+      throw unreachable(endpoint, error, context);
+    }
+    const body = await response.text().catch((error: unknown) => {
+      throw unreachable(endpoint, error, context);
+    });
+    if (response.ok) return;
+    const code = xmlText(body, "Code");
+    throw new CheckFailed(code ? `${code}: ${xmlText(body, "Message") ?? ""}`.trim() : `${endpoint} answered HTTP ${response.status} ${response.statusText}`);
+  },
+};
+
+/** ListObjectsV2 of at most one key under the root; path-style for IPs, localhost and when asked. */
+function listUrl(addition: Addition, endpoint: string): URL {
+  const bucket = requireText(addition, "bucket");
+  let base: URL;
+  try {
+    base = new URL(/^[a-z][a-z0-9+.-]*:\/\//i.test(endpoint) ? endpoint : `https://${endpoint}`);
+  } catch (error) {
+    throw new CheckFailed(`endpoint "${endpoint}" is not a URL: ${errorText(error)}`);
+  }
+  const pathStyle = addition.flag("force_path_style") || isIpOrLocalhost(base.hostname);
+  const basePath = base.pathname.replace(/\/+$/, "");
+  const url = pathStyle
+    ? new URL(`${base.protocol}//${base.host}${basePath}/${encodeURIComponent(bucket)}`)
+    : new URL(`${base.protocol}//${bucket}.${base.host}${basePath}/`);
+  const root = cleanPath(addition.text("root_folder_path")).slice(1);
+  url.searchParams.set("list-type", "2");
+  url.searchParams.set("max-keys", "1");
+  url.searchParams.set("prefix", root === "" ? "" : `${root}/`);
+  return url;
+}
+
+function isIpOrLocalhost(hostname: string): boolean {
+  return hostname === "localhost" || /^\d{1,3}(\.\d{1,3}){3}$/.test(hostname) || hostname.startsWith("[");
+}
+
+function xmlText(xml: string, tag: string): string | undefined {
+  const raw = new RegExp(`<${tag}>([^<]*)</${tag}>`).exec(xml)?.[1];
+  return raw?.replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&quot;/g, '"').replace(/&apos;/g, "'").replace(/&amp;/g, "&");
+}

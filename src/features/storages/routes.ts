@@ -1,0 +1,232 @@
+// The storage group: mounts, their life cycle, and the driver check behind each status
+// (reference §12, DECISIONS §4.7-8).
+import { createRoute, z } from "@hono/zod-openapi";
+import { adminOnly } from "../../auth/guard.ts";
+import { isUniqueViolation } from "../../db/errors.ts";
+import { checkStorage, mountsToRead, WORKING } from "../../drivers/check.ts";
+import { driverNotFound, findDriver } from "../../drivers/index.ts";
+import type { Driver } from "../../drivers/types.ts";
+import { ok } from "../../http/envelope.ts";
+import { ApiError } from "../../http/errors.ts";
+import { idParam } from "../../http/params.ts";
+import { envelopeResponse, type Router } from "../../http/router.ts";
+import { cleanPath } from "../../lib/path.ts";
+import { checkRow, recheckAll } from "./checks.ts";
+import {
+  deleteStorage,
+  disableStorage,
+  enableStorage,
+  insertStorage,
+  listStorages,
+  readAllStorages,
+  readStorage,
+  readStorageUsage,
+  saveStatus,
+  updateStorage,
+} from "./store.ts";
+import { Storage, StorageBody, storageId, storageValues, toWire } from "./wire.ts";
+
+/** `?id=` as POSTs carry it: a positive integer; never "the first row" (DECISIONS §4.7). */
+const IdQuery = z.object({ id: idParam });
+
+const pageNumber = z
+  .string()
+  .regex(/^-?[0-9]{1,9}$/, { error: "must be an integer" })
+  .transform(Number)
+  .optional()
+  .openapi({ type: "integer" });
+
+const IdData = z.object({ id: z.number().int() });
+
+const jsonBody = { body: { content: { "application/json": { schema: StorageBody } }, required: true } };
+
+const list = createRoute({
+  method: "get",
+  path: "/api/admin/storage/list",
+  tags: ["storages"],
+  summary: "Storages in `order`, then `id` order; `per_page` absent or below 1 lists them all (as AList)",
+  ...adminOnly,
+  request: { query: z.object({ page: pageNumber, per_page: pageNumber }) },
+  responses: envelopeResponse(z.object({ content: z.array(Storage), total: z.number().int() }), "One page and the total"),
+});
+
+const get = createRoute({
+  method: "get",
+  path: "/api/admin/storage/get",
+  tags: ["storages"],
+  summary: "One storage",
+  ...adminOnly,
+  request: { query: IdQuery },
+  responses: envelopeResponse(Storage, "The storage"),
+});
+
+const create = createRoute({
+  method: "post",
+  path: "/api/admin/storage/create",
+  tags: ["storages"],
+  summary: "Mount a storage and check it; a failed check keeps the row and answers code 500 with its id",
+  ...adminOnly,
+  request: jsonBody,
+  responses: envelopeResponse(IdData, "The new storage's id"),
+});
+
+const update = createRoute({
+  method: "post",
+  path: "/api/admin/storage/update",
+  tags: ["storages"],
+  summary: "Save a storage (same driver) and check it again unless it is disabled",
+  ...adminOnly,
+  request: jsonBody,
+  responses: envelopeResponse(IdData, "The storage's id"),
+});
+
+const remove = createRoute({
+  method: "post",
+  path: "/api/admin/storage/delete",
+  tags: ["storages"],
+  summary: "Delete a storage, unless a role's scope or a user's base path still uses its first mount segment",
+  ...adminOnly,
+  request: { query: IdQuery },
+  responses: envelopeResponse(z.null(), "Deleted"),
+});
+
+const enable = createRoute({
+  method: "post",
+  path: "/api/admin/storage/enable",
+  tags: ["storages"],
+  summary: "Enable a disabled storage and check it",
+  ...adminOnly,
+  request: { query: IdQuery },
+  responses: envelopeResponse(z.null(), "Enabled and working"),
+});
+
+const disable = createRoute({
+  method: "post",
+  path: "/api/admin/storage/disable",
+  tags: ["storages"],
+  summary: "Disable a storage: status `disabled`",
+  ...adminOnly,
+  request: { query: IdQuery },
+  responses: envelopeResponse(z.null(), "Disabled"),
+});
+
+const loadAll = createRoute({
+  method: "post",
+  path: "/api/admin/storage/load_all",
+  tags: ["storages"],
+  summary: "Check every enabled storage again, in the background; answers at once",
+  ...adminOnly,
+  responses: envelopeResponse(z.null(), "Checks started"),
+});
+
+export function registerStorageRoutes(app: Router) {
+  app.openapi(list, async (c) => {
+    const query = c.req.valid("query");
+    const perPage = query.per_page ?? 0;
+    const limit = perPage < 1 ? null : perPage;
+    const offset = limit === null ? 0 : (Math.max(1, query.page ?? 1) - 1) * limit;
+    const { rows, total } = await listStorages(c.var.db, { limit, offset });
+    return ok(c, { content: rows.map(toWire), total });
+  });
+
+  app.openapi(get, async (c) => {
+    const row = await readStorage(c.var.db, c.req.valid("query").id);
+    if (!row) throw storageNotFound();
+    return ok(c, toWire(row));
+  });
+
+  app.openapi(create, async (c) => {
+    const body = c.req.valid("json");
+    const driver = knownDriver(body.driver);
+    const values = storageValues(body, driver, Date.now());
+    const disabled = body.disabled ?? false;
+    const { id, mounted } = await refuseDuplicate(values.mountPath, () =>
+      insertStorage(c.var.db, values, disabled, mountsToRead(driver, values.addition)),
+    );
+    if (disabled) return ok(c, { id });
+    const status = await checkStorage(driver, values.addition, mounted);
+    await saveStatus(c.var.db, id, status);
+    if (status !== WORKING) throw new ApiError(500, `failed init storage but storage is already created: ${status}`, { id });
+    return ok(c, { id });
+  });
+
+  app.openapi(update, async (c) => {
+    const body = c.req.valid("json");
+    const id = storageId(body.id);
+    const driver = knownDriver(body.driver);
+    const values = storageValues(body, driver, Date.now());
+    const { currentDriver, updated, mounted } = await refuseDuplicate(values.mountPath, () =>
+      updateStorage(c.var.db, id, values, body.disabled ?? undefined, mountsToRead(driver, values.addition)),
+    );
+    if (currentDriver === undefined) throw storageNotFound();
+    if (!updated) throw new ApiError(400, "driver cannot be changed");
+    if (updated.disabled) return ok(c, { id });
+    const status = await checkStorage(driver, values.addition, mounted);
+    await saveStatus(c.var.db, id, status);
+    if (status !== WORKING) throw new ApiError(500, `failed init storage: ${status}`, { id });
+    return ok(c, { id });
+  });
+
+  app.openapi(remove, async (c) => {
+    const { id } = c.req.valid("query");
+    const usage = await readStorageUsage(c.var.db, id);
+    if (!usage.storage) throw storageNotFound();
+    const segment = firstSegment(usage.storage.mountPath);
+    if (segment !== "") {
+      const usedBy = [
+        ...usage.roles.filter((role) => role.scopes.some((scope) => firstSegment(scope.path) === segment)).map((role) => `role:${role.name}`),
+        ...usage.users.filter((user) => firstSegment(user.basePath) === segment).map((user) => `user:${user.username}`),
+      ];
+      if (usedBy.length > 0) throw new ApiError(400, `storage is used by ${usedBy.join(", ")}, please cancel usage first`);
+    }
+    await deleteStorage(c.var.db, id);
+    return ok(c, null);
+  });
+
+  app.openapi(enable, async (c) => {
+    const { id } = c.req.valid("query");
+    const row = await readStorage(c.var.db, id);
+    if (!row) throw storageNotFound();
+    if (!row.disabled) throw new ApiError(400, "this storage have enabled");
+    const status = await checkRow(c.var.db, row);
+    await enableStorage(c.var.db, id, status);
+    if (status !== WORKING) throw new ApiError(500, `failed load storage: ${status}`);
+    return ok(c, null);
+  });
+
+  app.openapi(disable, async (c) => {
+    const { found, changed } = await disableStorage(c.var.db, c.req.valid("query").id);
+    if (!found) throw storageNotFound();
+    if (!changed) throw new ApiError(400, "this storage have disabled");
+    return ok(c, null);
+  });
+
+  app.openapi(loadAll, async (c) => {
+    const rows = await readAllStorages(c.var.db);
+    c.executionCtx.waitUntil(recheckAll(c.var.db, rows));
+    return ok(c, null);
+  });
+}
+
+const storageNotFound = () => new ApiError(404, "storage not found");
+
+function knownDriver(name: string): Driver {
+  const driver = findDriver(name);
+  if (!driver) throw new ApiError(400, driverNotFound(name));
+  return driver;
+}
+
+/** Runs a write; a mount path taken by another storage becomes 400 (the batch wrote nothing). */
+async function refuseDuplicate<T>(mountPath: string, write: () => Promise<T>): Promise<T> {
+  try {
+    return await write();
+  } catch (error) {
+    if (isUniqueViolation(error)) throw new ApiError(400, `mount path ${mountPath} is already used`);
+    throw error;
+  }
+}
+
+/** `a` for `/a/b`; empty for `/` (reference §12.6). */
+function firstSegment(path: string): string {
+  return cleanPath(path).split("/")[1] ?? "";
+}

@@ -1,0 +1,133 @@
+// Every query of the storage group. Each endpoint reads in one batch and writes in one more at most;
+// the status a driver check finds is written on its own, after the check.
+import { and, asc, count, eq, inArray, ne, sql } from "drizzle-orm";
+import type { Database } from "../../db/client.ts";
+import { roles, storages, users } from "../../db/schema.ts";
+import type { MountedStorage } from "../../drivers/types.ts";
+import type { StorageValues } from "./wire.ts";
+
+export const DISABLED_STATUS = "disabled";
+
+const mounted = { id: storages.id, mountPath: storages.mountPath, disabled: storages.disabled, status: storages.status };
+
+/** The storages mounted at these exact paths, for the checks of drivers that point into others. */
+const mountedAt = (db: Database, mountPaths: string[]) => db.select(mounted).from(storages).where(inArray(storages.mountPath, mountPaths));
+
+/** One page in `order`, then `id` order, and the total; `limit` null means every row (AList's per_page < 1). */
+export async function listStorages(db: Database, window: { limit: number | null; offset: number }) {
+  const [rows, [total]] = await db.batch([
+    db
+      .select()
+      .from(storages)
+      .orderBy(asc(storages.order), asc(storages.id))
+      .limit(window.limit ?? -1)
+      .offset(window.offset),
+    db.select({ total: count() }).from(storages),
+  ]);
+  return { rows, total: total?.total ?? 0 };
+}
+
+export async function readStorage(db: Database, id: number) {
+  const [row] = await db.select().from(storages).where(eq(storages.id, id));
+  return row;
+}
+
+export async function readMounted(db: Database, mountPaths: string[]): Promise<MountedStorage[]> {
+  return mountPaths.length === 0 ? [] : mountedAt(db, mountPaths);
+}
+
+/** Inserts the storage (a duplicate mount path throws the UNIQUE violation) and reads what its check needs. */
+export async function insertStorage(db: Database, values: StorageValues, disabled: boolean, mountPaths: string[]) {
+  const [[created], others] = await db.batch([
+    db
+      .insert(storages)
+      .values({ ...values, disabled, status: disabled ? DISABLED_STATUS : "" })
+      .returning({ id: storages.id }),
+    mountedAt(db, mountPaths),
+  ]);
+  return { id: created!.id, mounted: others.filter((s) => s.id !== created!.id) };
+}
+
+/**
+ * Saves the storage if it exists with the same driver (`driver cannot be changed`), and reads what
+ * its check needs. `disabled` undefined keeps the current value; a disabled storage's status reads
+ * `disabled`.
+ */
+export async function updateStorage(db: Database, id: number, values: StorageValues, disabled: boolean | undefined, mountPaths: string[]) {
+  const nowDisabled = disabled === undefined ? storages.disabled : sql`${disabled ? 1 : 0}`;
+  const [[current], [updated], others] = await db.batch([
+    db.select({ driver: storages.driver }).from(storages).where(eq(storages.id, id)),
+    db
+      .update(storages)
+      .set({
+        ...values,
+        ...(disabled === undefined ? {} : { disabled }),
+        status: sql`CASE WHEN ${nowDisabled} THEN ${DISABLED_STATUS} ELSE ${storages.status} END`,
+      })
+      .where(and(eq(storages.id, id), eq(storages.driver, values.driver)))
+      .returning({ disabled: storages.disabled }),
+    mountedAt(db, mountPaths),
+  ]);
+  return { currentDriver: current?.driver, updated, mounted: others.filter((s) => s.id !== id) };
+}
+
+/** The status a check found; a storage disabled meanwhile keeps `disabled`. */
+export async function saveStatus(db: Database, id: number, status: string) {
+  await db.update(storages).set({ status }).where(and(eq(storages.id, id), eq(storages.disabled, false)));
+}
+
+export async function enableStorage(db: Database, id: number, status: string) {
+  await db.update(storages).set({ disabled: false, status }).where(eq(storages.id, id));
+}
+
+/** Disables an enabled storage; `found` false for an unknown id, `changed` false when it was disabled already. */
+export async function disableStorage(db: Database, id: number) {
+  const [[row], changed] = await db.batch([
+    db.select({ id: storages.id }).from(storages).where(eq(storages.id, id)),
+    db
+      .update(storages)
+      .set({ disabled: true, status: DISABLED_STATUS })
+      .where(and(eq(storages.id, id), eq(storages.disabled, false)))
+      .returning({ id: storages.id }),
+  ]);
+  return { found: row !== undefined, changed: changed.length > 0 };
+}
+
+/** Every storage, for load_all. */
+export async function readAllStorages(db: Database) {
+  return db.select().from(storages).orderBy(asc(storages.order), asc(storages.id));
+}
+
+/**
+ * The storage and who may still use its first mount segment: roles with a scope path and users with
+ * a base path containing that segment. The caller compares segments exactly; SQL only narrows.
+ */
+export async function readStorageUsage(db: Database, id: number) {
+  const segment = sql`(SELECT CASE WHEN instr(substr(${storages.mountPath}, 2), '/') > 0
+      THEN substr(${storages.mountPath}, 2, instr(substr(${storages.mountPath}, 2), '/') - 1)
+      ELSE substr(${storages.mountPath}, 2) END
+    FROM ${storages} WHERE ${storages.id} = ${id})`;
+  const [[storage], roleRows, userRows] = await db.batch([
+    db.select({ mountPath: storages.mountPath }).from(storages).where(eq(storages.id, id)),
+    db
+      .select({ name: roles.name, scopes: roles.permissionScopes })
+      .from(roles)
+      .where(
+        and(
+          ne(segment, ""),
+          sql`EXISTS (SELECT 1 FROM json_each(${roles.permissionScopes}) WHERE instr(json_extract(json_each.value, '$.path'), ${segment}) > 0)`,
+        ),
+      )
+      .orderBy(asc(roles.id)),
+    db
+      .select({ username: users.username, basePath: users.basePath })
+      .from(users)
+      .where(and(ne(segment, ""), sql`instr(${users.basePath}, ${segment}) > 0`))
+      .orderBy(asc(users.id)),
+  ]);
+  return { storage, roles: roleRows, users: userRows };
+}
+
+export async function deleteStorage(db: Database, id: number) {
+  await db.delete(storages).where(eq(storages.id, id));
+}

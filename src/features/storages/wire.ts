@@ -1,0 +1,144 @@
+// The storage on the wire: the JSON AList clients read (snake_case, `addition` a JSON string), and
+// the create/update body turned into a row, with what the body leaves out taken from the driver's
+// template (DECISIONS §3: the web UI sends only the items its form shows).
+import { z } from "@hono/zod-openapi";
+import { parseAddition } from "../../drivers/check.ts";
+import { commonItems } from "../../drivers/items.ts";
+import type { Driver } from "../../drivers/types.ts";
+import type { storages } from "../../db/schema.ts";
+import { ApiError } from "../../http/errors.ts";
+import { cleanPath } from "../../lib/path.ts";
+
+export type StorageRow = typeof storages.$inferSelect;
+/** What create and update write: every column but the id and the status. */
+export type StorageValues = Omit<StorageRow, "id" | "status" | "disabled">;
+
+export const Storage = z
+  .object({
+    id: z.number().int(),
+    mount_path: z.string(),
+    order: z.number().int(),
+    driver: z.string(),
+    cache_expiration: z.number().int(),
+    status: z.string().openapi({ description: "`work`, `disabled`, or what the last check found wrong" }),
+    addition: z.string().openapi({ description: "driver settings: a JSON object encoded as a string" }),
+    remark: z.string(),
+    modified: z.string().openapi({ description: "RFC 3339" }),
+    disabled: z.boolean(),
+    disable_index: z.boolean(),
+    enable_sign: z.boolean(),
+    order_by: z.string(),
+    order_direction: z.string(),
+    extract_folder: z.string(),
+    web_proxy: z.boolean(),
+    webdav_policy: z.string(),
+    proxy_range: z.boolean(),
+    down_proxy_url: z.string(),
+    down_proxy_sign: z.boolean(),
+  })
+  .openapi("Storage");
+
+/** AList's field order (its Go struct), so replies read the same. */
+export function toWire(row: StorageRow): z.infer<typeof Storage> {
+  return {
+    id: row.id,
+    mount_path: row.mountPath,
+    order: row.order,
+    driver: row.driver,
+    cache_expiration: row.cacheExpiration,
+    status: row.status,
+    addition: row.addition,
+    remark: row.remark,
+    modified: new Date(row.modifiedAtMs).toISOString(),
+    disabled: row.disabled,
+    disable_index: row.disableIndex,
+    enable_sign: row.enableSign,
+    order_by: row.orderBy,
+    order_direction: row.orderDirection,
+    extract_folder: row.extractFolder,
+    web_proxy: row.webProxy,
+    webdav_policy: row.webdavPolicy,
+    proxy_range: row.proxyRange,
+    down_proxy_url: row.downProxyUrl,
+    down_proxy_sign: row.downProxySign,
+  };
+}
+
+/** An integer as JSON number or as a numeric string (forms and scripts send both). */
+const integerLike = z.union([z.number().int(), z.string().regex(/^-?[0-9]{1,15}$/).transform(Number)], { error: "must be an integer" });
+/** `enable_sign` is declared a string and sent as a boolean (API.md): both are fine. */
+const booleanLike = z.union([z.boolean(), z.enum(["true", "false"]).transform((v) => v === "true")], { error: "must be true or false" });
+
+/** A string that must be present and non-empty, with "is required" when it is not. */
+const requiredText = (max: number) =>
+  z.string({ error: (issue) => (issue.input === undefined ? "is required" : undefined) }).min(1, { error: "is required" }).max(max);
+
+export const StorageBody = z
+  .object({
+    id: z.unknown().optional().openapi({ type: "integer", description: "update only: the storage to change (a number or a numeric string)" }),
+    mount_path: requiredText(1024),
+    order: integerLike.nullish(),
+    driver: requiredText(64),
+    remark: z.string().max(4096).nullish(),
+    cache_expiration: integerLike.pipe(z.number().min(0, { error: "must not be negative" })).nullish(),
+    status: z.string().nullish().openapi({ description: "ignored: the server computes it" }),
+    web_proxy: z.boolean().nullish(),
+    webdav_policy: z.string().nullish(),
+    down_proxy_url: z.string().max(4096).nullish(),
+    down_proxy_sign: z.boolean().nullish(),
+    order_by: z.string().nullish(),
+    order_direction: z.string().nullish(),
+    extract_folder: z.string().nullish(),
+    addition: z.unknown().optional().openapi({ type: "string", description: "driver settings: a JSON object encoded as a string" }),
+    enable_sign: booleanLike.nullish(),
+    disable_index: z.boolean().nullish(),
+    proxy_range: z.boolean().nullish(),
+    disabled: z.boolean().nullish().openapi({ description: "absent: create enabled, update keeps the current value" }),
+  })
+  .openapi("StorageBody");
+
+export type StorageBodyInput = z.infer<typeof StorageBody>;
+
+/** The `id` of an update body: a positive integer, as a number or a numeric string. */
+export function storageId(id: unknown): number {
+  if (id === undefined || id === null) throw new ApiError(400, "id: is required");
+  const text = typeof id === "number" ? String(id) : typeof id === "string" ? id : "";
+  if (!/^[1-9][0-9]{0,14}$/.test(text)) throw new ApiError(400, "id: must be a positive integer");
+  return Number(text);
+}
+
+const ADDITION_NOT_AN_OBJECT = "addition must be a JSON object encoded as a string";
+
+/** The row a body describes for `driver`; 400 for an addition that is not an object or a choice outside its options. */
+export function storageValues(body: StorageBodyInput, driver: Driver, nowMs: number): StorageValues {
+  if (typeof body.addition !== "string" || parseAddition(body.addition) === null) throw new ApiError(400, ADDITION_NOT_AN_OBJECT);
+  const template = new Map(commonItems(driver).map((item) => [item.name, item]));
+  const flag = (name: string, value: boolean | null | undefined) => value ?? template.get(name)?.default === "true";
+  const choice = (name: string, value: string | null | undefined) => {
+    const item = template.get(name);
+    if (value === undefined || value === null) return item?.default ?? "";
+    if (value === "") return item?.required ? item.default : "";
+    if (item?.options.split(",").includes(value)) return value;
+    const allowed = item ? `one of ${item.options.split(",").join(", ")}${item.required ? "" : " or empty"}` : "empty";
+    throw new ApiError(400, `${name} must be ${allowed} for driver ${driver.config.name}`);
+  };
+  return {
+    mountPath: cleanPath(body.mount_path),
+    order: body.order ?? 0,
+    driver: driver.config.name,
+    cacheExpiration: body.cache_expiration ?? Number(template.get("cache_expiration")?.default ?? 0),
+    addition: body.addition,
+    remark: body.remark ?? "",
+    modifiedAtMs: nowMs,
+    disableIndex: flag("disable_index", body.disable_index),
+    enableSign: flag("enable_sign", body.enable_sign),
+    orderBy: choice("order_by", body.order_by),
+    orderDirection: choice("order_direction", body.order_direction),
+    extractFolder: choice("extract_folder", body.extract_folder),
+    webProxy: flag("web_proxy", body.web_proxy),
+    webdavPolicy: choice("webdav_policy", body.webdav_policy),
+    proxyRange: flag("proxy_range", body.proxy_range),
+    downProxyUrl: body.down_proxy_url ?? "",
+    downProxySign: flag("down_proxy_sign", body.down_proxy_sign),
+  };
+}

@@ -1,0 +1,34 @@
+// globalSetup of the workerd project: the storage servers the driver checks talk to, on 127.0.0.1,
+// their addresses handed to the tests inside workerd through vitest's provide/inject.
+import type { TestProject } from "vitest/node";
+import { startFtp, startS3, startSmbStandIn, startSshGreeter, startWebdav, unusedPort } from "./storage-servers.ts";
+
+declare module "vitest" {
+  export interface ProvidedContext {
+    storageServers: {
+      s3Endpoint: string;
+      webdavUrl: string;
+      ftpAddress: string;
+      sshAddress: string;
+      smbAddress: string;
+      /** A port where nothing listens. */
+      deadPort: number;
+    };
+  }
+}
+
+export default async function setup(project: TestProject) {
+  const servers = [await startS3(), await startWebdav(), await startFtp(), await startSshGreeter(), await startSmbStandIn()] as const;
+  const [s3, dav, ftp, ssh, smb] = servers;
+  project.provide("storageServers", {
+    s3Endpoint: s3.endpoint,
+    webdavUrl: dav.url,
+    ftpAddress: ftp.address,
+    sshAddress: ssh.address,
+    smbAddress: smb.address,
+    deadPort: await unusedPort(),
+  });
+  return async () => {
+    await Promise.all(servers.map((server) => server.close()));
+  };
+}

@@ -1,0 +1,234 @@
+// Real storage servers on 127.0.0.1 (port 0) for the driver checks: S3 (s3rver), WebDAV
+// (webdav-server), FTP (ftp-srv), an SSH identification greeter for SFTP, and a plain TCP listener
+// for SMB. Each start function returns what a storage's `addition` needs, and `close()`.
+import { createHash, createHmac } from "node:crypto";
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { createServer as createHttpServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from "node:http";
+import { createRequire } from "node:module";
+import { createServer as createTcpServer, type AddressInfo, type Server as TcpServer, type Socket } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { FtpSrv } from "ftp-srv";
+import { v2 as webdav } from "webdav-server";
+
+const require = createRequire(import.meta.url);
+
+export const S3_BUCKET = "gatehouse-bucket";
+export const S3_ACCESS_KEY_ID = "GATEHOUSEKEY";
+export const S3_SECRET_ACCESS_KEY = "gatehouse-secret-key";
+export const DAV_USER = { username: "davuser", password: "dav password" };
+export const DAV_ROOT = "/library";
+export const FTP_USER = { username: "ftpuser", password: "ftp password" };
+export const FTP_ROOT = "/exports";
+export const SSH_IDENTIFICATION = "SSH-2.0-OpenSSH_9.6 Gatehouse-test";
+
+export interface RunningServer {
+  /** `127.0.0.1:<port>` */
+  address: string;
+  port: number;
+  close(): Promise<void>;
+}
+
+/**
+ * s3rver with a bucket and one known key pair. s3rver checks that the access key exists but does
+ * not verify SigV4 signatures (its source says the V4 calculation is unimplemented), so a front
+ * verifies them with the known secret and answers S3's `SignatureDoesNotMatch` error, as AWS does.
+ */
+export async function startS3(): Promise<RunningServer & { endpoint: string }> {
+  const S3rver = require("s3rver");
+  const AWSAccount = require("s3rver/lib/models/account");
+  const directory = mkdtempSync(join(tmpdir(), "gatehouse-s3-"));
+  const s3rver = new S3rver({ directory, silent: true, configureBuckets: [{ name: S3_BUCKET, configs: [] }] });
+  await s3rver.configureBuckets();
+  AWSAccount.DUMMY_ACCOUNT.createKeyPair(S3_ACCESS_KEY_ID, S3_SECRET_ACCESS_KEY);
+  const handle = s3rver.callback() as (req: IncomingMessage, res: ServerResponse) => void;
+  const server = createHttpServer((req, res) => {
+    if (signatureMismatch(req)) {
+      res.writeHead(403, { "Content-Type": "application/xml" });
+      res.end(
+        '<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>SignatureDoesNotMatch</Code>' +
+          "<Message>The request signature we calculated does not match the signature you provided. Check your key and signing method.</Message></Error>",
+      );
+      return;
+    }
+    handle(req, res);
+  });
+  const port = await listen(server);
+  return {
+    address: `127.0.0.1:${port}`,
+    port,
+    endpoint: `http://127.0.0.1:${port}`,
+    close: async () => {
+      await closeServer(server);
+      rmSync(directory, { recursive: true, force: true });
+    },
+  };
+}
+
+/** True when a request signed with our access key carries a SigV4 signature that our secret does not produce. */
+function signatureMismatch(req: IncomingMessage): boolean {
+  const authorization = req.headers.authorization ?? "";
+  const match = /^AWS4-HMAC-SHA256 Credential=([^/]+)\/(\d{8})\/([^/]+)\/([^/]+)\/aws4_request, ?SignedHeaders=([^,]+), ?Signature=([0-9a-f]+)$/.exec(authorization);
+  if (!match) return false;
+  const [, accessKeyId, day, region, service, signedHeaders, signature] = match as unknown as string[];
+  if (accessKeyId !== S3_ACCESS_KEY_ID) return false; // s3rver itself answers InvalidAccessKeyId
+  const url = new URL(req.url ?? "/", "http://s3.test");
+  const encode = (value: string) => encodeURIComponent(value).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+  const query = [...url.searchParams].map(([k, v]) => [encode(k), encode(v)] as const).sort(([a, x], [b, y]) => (a === b ? (x < y ? -1 : 1) : a < b ? -1 : 1));
+  const headerNames = signedHeaders!.split(";");
+  const canonicalRequest = [
+    req.method,
+    url.pathname,
+    query.map(([k, v]) => `${k}=${v}`).join("&"),
+    ...headerNames.map((name) => `${name}:${String(req.headers[name] ?? "").trim().replace(/\s+/g, " ")}`),
+    "",
+    signedHeaders,
+    String(req.headers["x-amz-content-sha256"] ?? "UNSIGNED-PAYLOAD"),
+  ].join("\n");
+  const scope = `${day}/${region}/${service}/aws4_request`;
+  const stringToSign = ["AWS4-HMAC-SHA256", String(req.headers["x-amz-date"]), scope, createHash("sha256").update(canonicalRequest).digest("hex")].join("\n");
+  const key = [day!, region!, service!, "aws4_request"].reduce<Buffer | string>(
+    (k, part) => createHmac("sha256", k).update(part).digest(),
+    `AWS4${S3_SECRET_ACCESS_KEY}`,
+  );
+  return createHmac("sha256", key).update(stringToSign).digest("hex") !== signature;
+}
+
+/** webdav-server (v2) with HTTP basic auth, one user, and the folder DAV_ROOT. */
+export async function startWebdav(): Promise<RunningServer & { url: string }> {
+  const users = new webdav.SimpleUserManager();
+  const user = users.addUser(DAV_USER.username, DAV_USER.password, false);
+  const privileges = new webdav.SimplePathPrivilegeManager();
+  privileges.setRights(user, "/", ["all"]);
+  const dav = new webdav.WebDAVServer({ httpAuthentication: new webdav.HTTPBasicAuthentication(users, "Gatehouse test"), privilegeManager: privileges });
+  await new Promise<void>((resolve, reject) =>
+    dav.rootFileSystem().addSubTree(dav.createExternalContext(), { [DAV_ROOT.slice(1)]: { "readme.txt": webdav.ResourceType.File } }, (error) =>
+      error ? reject(error) : resolve(),
+    ),
+  );
+  const server = createHttpServer((req, res) => dav.executeRequest(req, res));
+  const port = await listen(server);
+  return { address: `127.0.0.1:${port}`, port, url: `http://127.0.0.1:${port}`, close: () => closeServer(server) };
+}
+
+/**
+ * A WebDAV stand-in that answers every PROPFIND with a folder after `delayMs`, and records the most
+ * requests it had in flight at once: for checks that must run in the background, a few at a time.
+ */
+export async function startSlowWebdav(delayMs: number): Promise<RunningServer & { url: string; maxInFlight(): number }> {
+  let inFlight = 0;
+  let maxInFlight = 0;
+  const server = createHttpServer((req, res) => {
+    inFlight++;
+    maxInFlight = Math.max(maxInFlight, inFlight);
+    req.resume();
+    setTimeout(() => {
+      inFlight--;
+      res.writeHead(207, { "Content-Type": "application/xml" });
+      res.end('<?xml version="1.0"?><D:multistatus xmlns:D="DAV:"><D:response><D:href>/</D:href><D:propstat><D:prop><D:resourcetype><D:collection/></D:resourcetype></D:prop><D:status>HTTP/1.1 200 OK</D:status></D:propstat></D:response></D:multistatus>');
+    }, delayMs);
+  });
+  const port = await listen(server);
+  return { address: `127.0.0.1:${port}`, port, url: `http://127.0.0.1:${port}`, maxInFlight: () => maxInFlight, close: () => closeServer(server) };
+}
+
+/** ftp-srv with one user whose root is a temp folder holding FTP_ROOT. No passive mode: the check only changes directory. */
+export async function startFtp(): Promise<RunningServer> {
+  const root = mkdtempSync(join(tmpdir(), "gatehouse-ftp-"));
+  mkdirSync(join(root, FTP_ROOT));
+  const bunyan = require("bunyan");
+  const ftp = new FtpSrv({ url: "ftp://127.0.0.1:0", log: bunyan.createLogger({ name: "ftp-srv", level: "fatal" }) });
+  ftp.on("login", ({ username, password }, resolve, reject) => {
+    if (username === FTP_USER.username && password === FTP_USER.password) resolve({ root });
+    else reject(new Error("Invalid username or password")); // ftp-srv answers PASS with 530 and this text
+  });
+  await ftp.listen();
+  const server = (ftp as unknown as { server: TcpServer }).server;
+  const port = (server.address() as AddressInfo).port;
+  return {
+    address: `127.0.0.1:${port}`,
+    port,
+    close: async () => {
+      await ftp.close();
+      rmSync(root, { recursive: true, force: true });
+    },
+  };
+}
+
+/** A TCP peer that sends `greeting` (if any) on connect and then keeps the connection open, silent. */
+export async function startTcpGreeter(greeting?: string): Promise<RunningServer> {
+  const sockets = new Set<Socket>();
+  const server = createTcpServer((socket) => {
+    sockets.add(socket);
+    socket.on("close", () => sockets.delete(socket));
+    socket.on("error", () => socket.destroy());
+    if (greeting !== undefined) socket.write(greeting);
+  });
+  const port = await listen(server);
+  return {
+    address: `127.0.0.1:${port}`,
+    port,
+    close: async () => {
+      for (const socket of sockets) socket.destroy();
+      await closeServer(server);
+    },
+  };
+}
+
+/**
+ * An SMB stand-in (no SMB server is installable here): it reads one NetBIOS-framed message and, if it
+ * is a well-formed SMB2 NEGOTIATE request (MS-SMB2 §2.2.3), answers with an SMB2 NEGOTIATE response
+ * header choosing dialect 3.0.2; anything else gets the connection closed.
+ */
+export async function startSmbStandIn(): Promise<RunningServer> {
+  const server = createTcpServer((socket) => {
+    let received = Buffer.alloc(0);
+    socket.on("error", () => socket.destroy());
+    socket.on("data", (chunk) => {
+      received = Buffer.concat([received, chunk]);
+      if (received.length < 4 || received.length < 4 + received.readUInt32BE(0)) return;
+      const smb = received.subarray(4);
+      const dialects = smb.readUInt16LE(64 + 2);
+      const wellFormed =
+        smb.subarray(0, 4).equals(Buffer.from([0xfe, 0x53, 0x4d, 0x42])) &&
+        smb.readUInt16LE(4) === 64 &&
+        smb.readUInt16LE(12) === 0 &&
+        smb.readUInt16LE(64) === 36 &&
+        smb.length === 64 + 36 + dialects * 2;
+      if (!wellFormed) return void socket.destroy();
+      const reply = Buffer.alloc(4 + 64 + 65);
+      reply.writeUInt32BE(64 + 65, 0);
+      Buffer.from([0xfe, 0x53, 0x4d, 0x42]).copy(reply, 4);
+      reply.writeUInt16LE(64, 4 + 4); // StructureSize
+      reply.writeUInt32LE(1, 4 + 16); // Flags: SERVER_TO_REDIR
+      reply.writeUInt16LE(65, 4 + 64); // NEGOTIATE response StructureSize
+      reply.writeUInt16LE(0x0302, 4 + 64 + 4); // DialectRevision
+      socket.end(reply);
+    });
+  });
+  const port = await listen(server);
+  return { address: `127.0.0.1:${port}`, port, close: () => closeServer(server) };
+}
+
+/** An SFTP-like peer: the SSH identification line, as an OpenSSH server sends it. */
+export const startSshGreeter = () => startTcpGreeter(`${SSH_IDENTIFICATION}\r\n`);
+
+/** A port on 127.0.0.1 where nothing listens (bound, then released). */
+export async function unusedPort(): Promise<number> {
+  const server = createTcpServer();
+  const port = await listen(server);
+  await closeServer(server);
+  return port;
+}
+
+function listen(server: HttpServer | TcpServer): Promise<number> {
+  return new Promise((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => resolve((server.address() as AddressInfo).port));
+  });
+}
+
+function closeServer(server: HttpServer | TcpServer): Promise<void> {
+  if ("closeAllConnections" in server) server.closeAllConnections();
+  return new Promise((resolve) => server.close(() => resolve()));
+}
