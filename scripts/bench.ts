@@ -33,7 +33,7 @@ const dir = mkdtempSync(join(tmpdir(), "gatehouse-bench-"));
 const endpoint = await startLibsqlServer({ path: join(dir, "gatehouse.db"), port: 0 });
 await migrateAndSeed({ url: endpoint.url }, { adminPassword: ADMIN_PASSWORD });
 const secrets = join(dir, "secrets.vars");
-writeFileSync(secrets, `JWT_SECRET=${randomBytes(48).toString("base64url")}\n`, { mode: 0o600 });
+writeFileSync(secrets, `JWT_SECRET=${randomBytes(48).toString("base64url")}\nOTP_ENCRYPTION_KEY=${randomBytes(48).toString("base64url")}\n`, { mode: 0o600 });
 const port = await freePort();
 const wrangler = startWranglerDev({ port, dataDir: dir, database: { url: endpoint.url }, envFiles: [secrets], stdio: "ignore" });
 

@@ -1,5 +1,6 @@
 // npm start: run Gatehouse locally.
-//   1. .dev.vars gets a random JWT_SECRET if it has none (kept across runs, so logins survive restarts).
+//   1. .dev.vars gets a random JWT_SECRET and OTP_ENCRYPTION_KEY if it lacks them (kept across runs,
+//      so logins and two-factor enrolments survive restarts).
 //   2. Database: TURSO_DATABASE_URL when set; otherwise the local libSQL endpoint on
 //      <DATA_DIR>/gatehouse.db (DATA_DIR defaults to .data/).
 //   3. Migrations and the idempotent seed; the admin's first password is printed once.
@@ -17,7 +18,7 @@ const port = Number(process.env.PORT || 8787);
 const dataDir = resolve(process.env.DATA_DIR || join(projectRoot, ".data"));
 mkdirSync(dataDir, { recursive: true });
 
-ensureJwtSecret(join(projectRoot, ".dev.vars"));
+ensureDevSecrets(join(projectRoot, ".dev.vars"), ["JWT_SECRET", "OTP_ENCRYPTION_KEY"]);
 
 let endpoint: LibsqlServer | undefined;
 let target: DatabaseTarget;
@@ -59,11 +60,13 @@ wrangler.on("exit", async (code, signal) => {
   process.exit(code ?? (signal ? 0 : 1));
 });
 
-function ensureJwtSecret(path: string): void {
-  const current = existsSync(path) ? readFileSync(path, "utf8") : "";
-  if (/^JWT_SECRET=.+$/m.test(current)) return;
-  const line = `JWT_SECRET=${randomBytes(48).toString("base64url")}\n`;
-  writeFileSync(path, current && !current.endsWith("\n") ? `${current}\n${line}` : current + line, { mode: 0o600 });
+function ensureDevSecrets(path: string, names: string[]): void {
+  let current = existsSync(path) ? readFileSync(path, "utf8") : "";
+  const missing = names.filter((name) => !new RegExp(`^${name}=.+$`, "m").test(current));
+  if (missing.length === 0) return;
+  if (current && !current.endsWith("\n")) current += "\n";
+  for (const name of missing) current += `${name}=${randomBytes(48).toString("base64url")}\n`;
+  writeFileSync(path, current, { mode: 0o600 });
   chmodSync(path, 0o600);
-  console.log(`Wrote a random JWT_SECRET to ${path}`);
+  console.log(`Wrote a random ${missing.join(" and ")} to ${path}`);
 }

@@ -6,6 +6,11 @@ import { ApiError } from "./http/errors.ts";
 export interface Env {
   /** Secret. Signs login tokens (HS256); at least 32 characters. */
   JWT_SECRET?: string;
+  /**
+   * Secret, recommended. Seals TOTP secrets at rest; independent of JWT_SECRET so that rotating
+   * the JWT key does not make two-factor secrets unreadable. At least 32 characters.
+   */
+  OTP_ENCRYPTION_KEY?: string;
   /** Secret. libsql://… (Turso), https://… (sqld) or the local endpoint's http://127.0.0.1:… */
   TURSO_DATABASE_URL?: string;
   /** Secret. Turso database token; empty for the local endpoint. */
@@ -47,6 +52,19 @@ export function jwtSecret(env: Env): Uint8Array {
     throw misconfigured(`JWT_SECRET must be set to at least ${MIN_JWT_SECRET_LENGTH} characters (wrangler secret put JWT_SECRET)`);
   }
   return new TextEncoder().encode(secret);
+}
+
+/**
+ * Keys that seal TOTP secrets, the one to seal with first: OTP_ENCRYPTION_KEY when set, then
+ * JWT_SECRET, which sealed them before OTP_ENCRYPTION_KEY existed (and still does without it).
+ */
+export function otpSealingKeys(env: Env): Uint8Array[] {
+  const fallback = jwtSecret(env);
+  if (!env.OTP_ENCRYPTION_KEY) return [fallback];
+  if (env.OTP_ENCRYPTION_KEY.length < MIN_JWT_SECRET_LENGTH) {
+    throw misconfigured(`OTP_ENCRYPTION_KEY must be at least ${MIN_JWT_SECRET_LENGTH} characters`);
+  }
+  return [new TextEncoder().encode(env.OTP_ENCRYPTION_KEY), fallback];
 }
 
 export function databaseUrl(env: Env): { url: string; authToken?: string | undefined } {

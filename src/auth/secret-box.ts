@@ -1,6 +1,6 @@
-// Encryption at rest for TOTP secrets (DECISIONS §4.5): AES-256-GCM under a key derived from
-// JWT_SECRET with HKDF, so a copy of the database alone does not yield anyone's second factor.
-// Stored form: `v1.<iv base64url>.<ciphertext base64url>`.
+// Encryption at rest for TOTP secrets (DECISIONS §4.5): AES-256-GCM under a key derived with HKDF
+// from a Worker secret (env.ts `otpSealingKeys`), so a copy of the database alone does not yield
+// anyone's second factor. Stored form: `v1.<iv base64url>.<ciphertext base64url>`.
 import { fromBase64Url, toBase64Url } from "./encoding.ts";
 
 const encoder = new TextEncoder();
@@ -26,24 +26,28 @@ function keyFor(secret: Uint8Array): Promise<CryptoKey> {
   return key;
 }
 
-export async function seal(secret: Uint8Array, plaintext: string): Promise<string> {
+/** Seals under the first of `secrets`. */
+export async function seal(secrets: Uint8Array[], plaintext: string): Promise<string> {
   const iv = crypto.getRandomValues(new Uint8Array(12));
-  const ciphertext = await crypto.subtle.encrypt({ name: "AES-GCM", iv }, await keyFor(secret), encoder.encode(plaintext));
+  const ciphertext = await crypto.subtle.encrypt({ name: "AES-GCM", iv }, await keyFor(secrets[0]!), encoder.encode(plaintext));
   return `v1.${toBase64Url(iv)}.${toBase64Url(new Uint8Array(ciphertext))}`;
 }
 
-/** The plaintext, or null when the value was sealed under another key or is damaged. */
-export async function open(secret: Uint8Array, sealed: string): Promise<string | null> {
+/** The plaintext, trying each of `secrets` in turn; null when none of them sealed it or it is damaged. */
+export async function open(secrets: Uint8Array[], sealed: string): Promise<string | null> {
   const [version, iv, ciphertext] = sealed.split(".");
   if (version !== "v1" || !iv || !ciphertext) return null;
-  try {
-    const plaintext = await crypto.subtle.decrypt(
-      { name: "AES-GCM", iv: fromBase64Url(iv) as BufferSource },
-      await keyFor(secret),
-      fromBase64Url(ciphertext) as BufferSource,
-    );
-    return new TextDecoder().decode(plaintext);
-  } catch {
-    return null;
+  for (const secret of secrets) {
+    try {
+      const plaintext = await crypto.subtle.decrypt(
+        { name: "AES-GCM", iv: fromBase64Url(iv) as BufferSource },
+        await keyFor(secret),
+        fromBase64Url(ciphertext) as BufferSource,
+      );
+      return new TextDecoder().decode(plaintext);
+    } catch {
+      // sealed under another key: try the next one
+    }
   }
+  return null;
 }

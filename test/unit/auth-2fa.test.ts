@@ -158,3 +158,62 @@ describe("secrets never leave the server", () => {
     }
   });
 });
+
+describe("rotating keys with two-factor on", () => {
+  const OTP_KEY = "otp-encryption-key-otp-encryption-key-0123";
+  const NEW_JWT_SECRET = "a-brand-new-jwt-secret-a-brand-new-jwt-0123";
+  let secret: string;
+
+  const signInWith = async (env: Record<string, string | undefined>, otp_code?: string) =>
+    readEnvelope(
+      await fixture.request(
+        "/api/auth/login",
+        { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ username: "olga", password: "olga pw", otp_code }) },
+        env,
+      ),
+    );
+
+  beforeAll(async () => {
+    await fixture.db.insert(users).values({ username: "olga", passwordHash: await hashStaticHash(await staticHash("olga pw")), roleIds: [] });
+    // Enrolled while only JWT_SECRET existed: sealed under it.
+    secret = await enrol((await login(fixture, { username: "olga", password: "olga pw" })).data!.token);
+  });
+  beforeEach(async () => {
+    await fixture.db.update(users).set({ otpLastStep: 0 }).where(eq(users.username, "olga"));
+  });
+
+  it("still opens secrets sealed under JWT_SECRET once OTP_ENCRYPTION_KEY is set", async () => {
+    expect((await signInWith({ OTP_ENCRYPTION_KEY: OTP_KEY }, totpCode(secret))).code).toBe(200);
+  });
+
+  it("seals new enrolments under OTP_ENCRYPTION_KEY, so JWT_SECRET can rotate without losing them", async () => {
+    const token = ((await signInWith({ OTP_ENCRYPTION_KEY: OTP_KEY }, totpCode(secret))).data as { token: string }).token;
+    const generated = await readEnvelope(await fixture.request("/api/auth/2fa/generate", { method: "POST", headers: { Authorization: token } }, { OTP_ENCRYPTION_KEY: OTP_KEY }));
+    const fresh = (generated.data as { secret: string }).secret;
+    const verified = await readEnvelope(
+      await fixture.request(
+        "/api/auth/2fa/verify",
+        { method: "POST", headers: { Authorization: token, "Content-Type": "application/json" }, body: JSON.stringify({ code: totpCode(fresh), secret: fresh }) },
+        { OTP_ENCRYPTION_KEY: OTP_KEY },
+      ),
+    );
+    expect(verified.code).toBe(200);
+    await fixture.db.update(users).set({ otpLastStep: 0 }).where(eq(users.username, "olga"));
+
+    // JWT_SECRET rotates: the old login token dies, the second factor survives.
+    const rotated = { OTP_ENCRYPTION_KEY: OTP_KEY, JWT_SECRET: NEW_JWT_SECRET };
+    expect((await readEnvelope(await fixture.request("/api/me", { headers: { Authorization: token } }, rotated))).message).toBe("token is invalidated");
+    expect((await signInWith(rotated, totpCode(fresh))).code).toBe(200);
+  });
+
+  it("answers a clear error, not a wrong-code loop, when no key opens the secret", async () => {
+    const body = await signInWith({ JWT_SECRET: NEW_JWT_SECRET, OTP_ENCRYPTION_KEY: undefined }, totpCode(secret));
+    expect(body.code).toBe(500);
+    expect(body.message).toMatch(/^the 2FA secret of this user cannot be decrypted \(was OTP_ENCRYPTION_KEY or JWT_SECRET changed\?\)/);
+  });
+
+  it("refuses a short OTP_ENCRYPTION_KEY as a configuration error", async () => {
+    const body = await signInWith({ OTP_ENCRYPTION_KEY: "short" }, totpCode(secret));
+    expect(body).toMatchObject({ code: 500, message: "server misconfigured: OTP_ENCRYPTION_KEY must be at least 32 characters" });
+  });
+});

@@ -8,7 +8,7 @@ import { open } from "../../auth/secret-box.ts";
 import { signToken } from "../../auth/tokens.ts";
 import { matchTotpStep } from "../../auth/totp.ts";
 import { GUEST_ROLE_ID } from "../../db/seed.ts";
-import { jwtSecret, readConfig, type AppEnv } from "../../env.ts";
+import { jwtSecret, otpSealingKeys, readConfig, type AppEnv } from "../../env.ts";
 import { ApiError } from "../../http/errors.ts";
 import { grantSession, readSignInState, recordFailure } from "./store.ts";
 
@@ -44,8 +44,10 @@ export async function signIn(c: Context<AppEnv>, request: SignInRequest): Promis
 
   let otpStep: number | null = null;
   if (user.otpSecret !== null) {
-    const secret = await open(key, user.otpSecret);
-    if (secret === null) throw new ApiError(500, "the 2FA secret of this user cannot be decrypted (was JWT_SECRET changed?); an admin can cancel the user's 2FA");
+    const secret = await open(otpSealingKeys(c.env), user.otpSecret);
+    if (secret === null) {
+      throw new ApiError(500, "the 2FA secret of this user cannot be decrypted (was OTP_ENCRYPTION_KEY or JWT_SECRET changed?); an admin can cancel the user's 2FA");
+    }
     otpStep = matchTotpStep(secret, request.otpCode ?? "");
     if (otpStep === null || otpStep <= user.otpLastStep) {
       await recordFailure(db, attempt);

@@ -5,7 +5,7 @@ import { staticHash } from "../../auth/password.ts";
 import { open, seal } from "../../auth/secret-box.ts";
 import { enrolmentQr, matchTotpStep, newTotpSecret, normaliseSecret } from "../../auth/totp.ts";
 import { OTP_ENROLMENT_TTL_SECONDS } from "../../cron/cleanup.ts";
-import { jwtSecret } from "../../env.ts";
+import { otpSealingKeys } from "../../env.ts";
 import { ok } from "../../http/envelope.ts";
 import { ApiError } from "../../http/errors.ts";
 import { envelopeResponse, type Router } from "../../http/router.ts";
@@ -85,7 +85,7 @@ export function registerAuthRoutes(app: Router) {
     const { user } = c.var.caller;
     if (isGuest(c.var.caller)) throw new ApiError(403, "Guest user can not generate 2FA code");
     const secret = newTotpSecret();
-    await savePendingEnrolment(c.var.db, user.id, await seal(jwtSecret(c.env), secret), Math.floor(Date.now() / 1000));
+    await savePendingEnrolment(c.var.db, user.id, await seal(otpSealingKeys(c.env), secret), Math.floor(Date.now() / 1000));
     return ok(c, { qr: enrolmentQr(secret, user.username), secret });
   });
 
@@ -93,16 +93,16 @@ export function registerAuthRoutes(app: Router) {
     const { user } = c.var.caller;
     if (isGuest(c.var.caller)) throw new ApiError(403, "Guest user can not generate 2FA code");
     const { code, secret } = c.req.valid("json");
-    const key = jwtSecret(c.env);
+    const keys = otpSealingKeys(c.env);
     const pending = await readPendingEnrolment(c.var.db, user.id);
-    const issued = pending && pending.createdAt > Math.floor(Date.now() / 1000) - OTP_ENROLMENT_TTL_SECONDS ? await open(key, pending.secret) : null;
+    const issued = pending && pending.createdAt > Math.floor(Date.now() / 1000) - OTP_ENROLMENT_TTL_SECONDS ? await open(keys, pending.secret) : null;
     // Only the secret this server issued to this user, recently, can be enrolled.
     if (issued === null || normaliseSecret(issued) !== normaliseSecret(secret)) {
       throw new ApiError(400, "this 2FA secret was not issued to you or has expired; generate a new one");
     }
     const step = matchTotpStep(issued, code);
     if (step === null) throw new ApiError(400, INVALID_OTP);
-    await enableTwoFactor(c.var.db, user.id, await seal(key, issued), step);
+    await enableTwoFactor(c.var.db, user.id, await seal(keys, issued), step);
     return ok(c, null);
   });
 }
