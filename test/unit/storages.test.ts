@@ -432,3 +432,36 @@ describe("the storage group is for admins only", () => {
     }
   });
 });
+
+describe("moving a storage's mount path", () => {
+  const scopesOf = async (name: string) => (await fixture.db.select().from(roles).where(eq(roles.name, name)))[0]!.permissionScopes;
+
+  it("carries role scopes at or inside the old path along, and leaves the rest alone", async () => {
+    const { data } = await create(virtual("/media"));
+    await fixture.db.insert(roles).values({
+      name: "movers",
+      permissionScopes: [
+        { path: "/media", permission: 1 },
+        { path: "/media/tv", permission: 8 },
+        { path: "/mediaeval", permission: 2 },
+        { path: "/", permission: 4 },
+      ],
+    });
+    expect((await update({ ...virtual("/films"), id: data.id })).code).toBe(200);
+    expect(await scopesOf("movers")).toEqual([
+      { path: "/films", permission: 1 },
+      { path: "/films/tv", permission: 8 },
+      { path: "/mediaeval", permission: 2 },
+      { path: "/", permission: 4 },
+    ]);
+    expect(await scopesOf("admin")).toEqual([{ path: "/", permission: 65535 }]);
+  });
+
+  it("changes no role when the move is refused", async () => {
+    const { data } = await create(virtual("/music"));
+    await create(virtual("/taken"));
+    await fixture.db.insert(roles).values({ name: "listeners", permissionScopes: [{ path: "/music/jazz", permission: 1 }] });
+    expect((await update({ ...virtual("/taken"), id: data.id })).code).toBe(400);
+    expect(await scopesOf("listeners")).toEqual([{ path: "/music/jazz", permission: 1 }]);
+  });
+});

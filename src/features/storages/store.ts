@@ -3,6 +3,7 @@
 import { and, asc, count, eq, inArray, ne, sql } from "drizzle-orm";
 import type { Database } from "../../db/client.ts";
 import { roles, storages, users } from "../../db/schema.ts";
+import { ADMIN_ROLE_ID, GUEST_ROLE_ID } from "../../db/seed.ts";
 import type { MountedStorage } from "../../drivers/types.ts";
 import type { StorageValues } from "./wire.ts";
 
@@ -55,8 +56,9 @@ export async function insertStorage(db: Database, values: StorageValues, disable
  */
 export async function updateStorage(db: Database, id: number, values: StorageValues, disabled: boolean | undefined, mountPaths: string[]) {
   const nowDisabled = disabled === undefined ? storages.disabled : sql`${disabled ? 1 : 0}`;
-  const [[current], [updated], others] = await db.batch([
+  const [[current], , [updated], others] = await db.batch([
     db.select({ driver: storages.driver }).from(storages).where(eq(storages.id, id)),
+    moveRoleScopes(db, id, values.driver, values.mountPath),
     db
       .update(storages)
       .set({
@@ -69,6 +71,26 @@ export async function updateStorage(db: Database, id: number, values: StorageVal
     mountedAt(db, mountPaths),
   ]);
   return { currentDriver: current?.driver, updated, mounted: others.filter((s) => s.id !== id) };
+}
+
+/**
+ * When a storage moves, role scopes that pointed at its old mount path (or inside it) follow it,
+ * as AList does. Runs before the storage's own update, in the same batch: if that update fails
+ * (a taken mount path), the batch rolls back and the roles stay as they were. The admin and guest
+ * roles are left alone, and so is a storage at `/`, whose scope `/` means the whole tree.
+ */
+function moveRoleScopes(db: Database, id: number, driver: string, newPath: string) {
+  const old = sql`(SELECT ${storages.mountPath} FROM ${storages} WHERE ${storages.id} = ${id} AND ${storages.driver} = ${driver} AND ${storages.mountPath} NOT IN ('/', ${newPath}))`;
+  const path = sql`json_extract(scope.value, '$.path')`;
+  const inside = sql`(${path} = ${old} OR substr(${path}, 1, length(${old}) + 1) = ${old} || '/')`;
+  return db.run(sql`
+    UPDATE ${roles} SET permission_scopes = (
+      SELECT json_group_array(json_object(
+        'path', CASE WHEN ${inside} THEN ${newPath} || substr(${path}, length(${old}) + 1) ELSE ${path} END,
+        'permission', json_extract(scope.value, '$.permission')))
+      FROM json_each(${roles.permissionScopes}) AS scope)
+    WHERE ${roles.id} NOT IN (${GUEST_ROLE_ID}, ${ADMIN_ROLE_ID})
+      AND EXISTS (SELECT 1 FROM json_each(${roles.permissionScopes}) AS scope WHERE ${inside})`);
 }
 
 /** The status a check found; a storage disabled meanwhile keeps `disabled`. */
