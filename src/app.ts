@@ -28,8 +28,16 @@ export function createApp(dependencies: AppDependencies) {
 
   app.use("*", requestId(), accessLog, securityHeaders, corsForClients, limitBodySize);
 
-  // Plain text, outside the envelope and before any database work: a liveness probe.
+  // Plain text, outside the envelope and before any database work: a liveness probe. Any method
+  // answers, as in AList; the document shows the GET clients use.
   app.all("/ping", (c) => c.text("pong"));
+  app.openAPIRegistry.registerPath({
+    method: "get",
+    path: "/ping",
+    tags: ["public"],
+    summary: "Liveness probe (any method): plain text `pong`, no database work",
+    responses: { 200: { description: "pong", content: { "text/plain": { schema: { type: "string", example: "pong" } } } } },
+  });
 
   app.use("/api/*", async (c, next) => {
     c.set("db", dependencies.database(c.env));
@@ -46,11 +54,18 @@ export function createApp(dependencies: AppDependencies) {
   registerDriverRoutes(app);
   registerStorageRoutes(app);
 
+  // Both travel in one header; the guard tells them apart by shape (a JWT or not).
   app.openAPIRegistry.registerComponent("securitySchemes", "token", {
     type: "apiKey",
     in: "header",
     name: "Authorization",
-    description: "A login token (raw, as AList clients send it, or `Bearer <token>`) or the permanent token (setting `token`)",
+    description: "A login token from /api/auth/login, raw as AList clients send it, or `Bearer <token>`. Ends at logout, eviction, a password change or expiry.",
+  });
+  app.openAPIRegistry.registerComponent("securitySchemes", "permanentToken", {
+    type: "apiKey",
+    in: "header",
+    name: "Authorization",
+    description: "The permanent token (private setting `token`): acts as the admin, until reset_token or set_token replaces it.",
   });
   app.doc31("/api/openapi.json", {
     openapi: "3.1.0",

@@ -36,16 +36,19 @@ export const requireAdmin: MiddlewareHandler<AppEnv> = async (c, next) => {
   await next();
 };
 
+/** OpenAPI: a login token or the permanent token, either one (schemes registered in app.ts). */
+const eitherToken = (): Record<string, string[]>[] => [{ token: [] }, { permanentToken: [] }];
+
 /** Spread into `createRoute({...})`: the route needs a signed-in caller (the guest counts, when enabled). */
 export const signedIn = {
   middleware: [authenticate] as [typeof authenticate],
-  security: [{ token: [] as string[] }],
+  security: eitherToken(),
 };
 
 /** Spread into `createRoute({...})`: the route is for admins only. */
 export const adminOnly = {
   middleware: [authenticate, requireAdmin] as [typeof authenticate, typeof requireAdmin],
-  security: [{ token: [] as string[] }],
+  security: eitherToken(),
 };
 
 /** How the guard tells a login token from the permanent token; a permanent token must not match. */

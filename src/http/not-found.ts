@@ -27,5 +27,6 @@ function pathPattern(path: string): RegExp {
     .split("/")
     .map((segment) => (segment.startsWith(":") ? "[^/]+" : segment === "*" ? ".*" : segment.replace(/[.+?^${}()|[\]\\]/g, "\\$&")))
     .join("/");
-  return new RegExp(`^${source}/?$`);
+  // Exact, as Hono's router is: `/api/me/` is no route at all, not `/api/me` under another method.
+  return new RegExp(`^${source}$`);
 }

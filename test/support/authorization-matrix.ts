@@ -1,0 +1,187 @@
+// The authorization matrix as data: every route Gatehouse serves, who may call it, and every kind of
+// caller a request can come from. The expected reply of each cell is derived from the two tables, so
+// a route's row says only what kind of route it is (public, signed-in, user-only or admin-only).
+import type { RouterRoute } from "hono/types";
+
+export interface Refusal {
+  code: 401 | 403;
+  message: string;
+}
+
+export type Access =
+  | { kind: "public" }
+  | { kind: "signed-in" }
+  /** Signed-in, but the guest (when enabled) gets a refusal of the route's own. */
+  | { kind: "user-only"; guest: Refusal }
+  | { kind: "admin-only" };
+
+const PUBLIC: Access = { kind: "public" };
+const SIGNED_IN: Access = { kind: "signed-in" };
+const ADMIN_ONLY: Access = { kind: "admin-only" };
+const userOnly = (code: 401 | 403, message: string): Access => ({ kind: "user-only", guest: { code, message } });
+
+export interface RouteRow {
+  /** As the router lists it; `ALL` routes are called with GET. */
+  method: "GET" | "POST" | "ALL";
+  path: string;
+  access: Access;
+  /**
+   * A cheap request that gets past the guard without changing anything later cells depend on:
+   * unknown ids (404) or bodies the route refuses (400) for everything that writes.
+   */
+  query?: string;
+  body?: unknown;
+  /** The route ends the session it is called with; session callers sign in afresh for it. */
+  endsSession?: true;
+  /** Not the envelope: /ping's plain text and the OpenAPI document. */
+  reply?: "text" | "document";
+}
+
+const NO_SUCH_ID = "id=999999";
+
+export const ROUTES: RouteRow[] = [
+  { method: "ALL", path: "/ping", access: PUBLIC, reply: "text" },
+  { method: "GET", path: "/api/openapi.json", access: PUBLIC, reply: "document" },
+  { method: "GET", path: "/api/public/settings", access: PUBLIC },
+  { method: "GET", path: "/api/public/archive_extensions", access: PUBLIC },
+  { method: "GET", path: "/api/public/offline_download_tools", access: PUBLIC },
+  // An empty object fails validation before any credential check, so no failure is counted for lockout.
+  { method: "POST", path: "/api/auth/login", access: PUBLIC, body: {} },
+  { method: "POST", path: "/api/auth/login/hash", access: PUBLIC, body: {} },
+
+  { method: "GET", path: "/api/auth/logout", access: SIGNED_IN, endsSession: true },
+  { method: "GET", path: "/api/me", access: SIGNED_IN },
+  { method: "GET", path: "/api/me/sessions", access: SIGNED_IN },
+  { method: "POST", path: "/api/me/sessions/evict", access: SIGNED_IN, body: { session_id: "no-such-session" } },
+
+  { method: "POST", path: "/api/auth/2fa/generate", access: userOnly(403, "Guest user can not generate 2FA code") },
+  { method: "POST", path: "/api/auth/2fa/verify", access: userOnly(403, "Guest user can not generate 2FA code"), body: { code: "000000", secret: "JBSWY3DPEHPK3PXP" } },
+  // No field: a valid request that changes nothing.
+  { method: "POST", path: "/api/me/update", access: userOnly(403, "Guest user can not update profile"), body: {} },
+  { method: "GET", path: "/api/me/sshkey/list", access: userOnly(401, "user invalid") },
+  { method: "POST", path: "/api/me/sshkey/add", access: userOnly(401, "user invalid"), body: { title: "matrix", key: "ssh-ed25519 AAAA" } },
+  { method: "POST", path: "/api/me/sshkey/delete", access: userOnly(401, "user invalid"), query: NO_SUCH_ID },
+
+  { method: "GET", path: "/api/admin/session/list", access: ADMIN_ONLY },
+  { method: "POST", path: "/api/admin/session/evict", access: ADMIN_ONLY, body: { session_id: "no-such-session" } },
+
+  { method: "GET", path: "/api/admin/setting/list", access: ADMIN_ONLY },
+  { method: "GET", path: "/api/admin/setting/get", access: ADMIN_ONLY, query: "key=site_title" },
+  { method: "POST", path: "/api/admin/setting/save", access: ADMIN_ONLY, body: [] },
+  { method: "POST", path: "/api/admin/setting/delete", access: ADMIN_ONLY, query: "key=no_such_setting" },
+  // Replaces the permanent token: the permanent-token caller reads the current one for every request.
+  { method: "POST", path: "/api/admin/setting/reset_token", access: ADMIN_ONLY },
+  { method: "POST", path: "/api/admin/setting/set_token", access: ADMIN_ONLY, body: { token: "short" } },
+  { method: "POST", path: "/api/admin/setting/set_aria2", access: ADMIN_ONLY, body: { uri: "ws://127.0.0.1:6800/jsonrpc", secret: "" } },
+  { method: "POST", path: "/api/admin/setting/set_qbit", access: ADMIN_ONLY, body: { url: "http://127.0.0.1:8080/", seedtime: "soon" } },
+
+  { method: "GET", path: "/api/admin/user/sshkey/list", access: ADMIN_ONLY, query: "uid=999999" },
+  { method: "POST", path: "/api/admin/user/sshkey/delete", access: ADMIN_ONLY, query: NO_SUCH_ID },
+
+  { method: "GET", path: "/api/admin/user/list", access: ADMIN_ONLY },
+  { method: "GET", path: "/api/admin/user/get", access: ADMIN_ONLY, query: "id=1" },
+  { method: "POST", path: "/api/admin/user/create", access: ADMIN_ONLY, body: {} },
+  { method: "POST", path: "/api/admin/user/update", access: ADMIN_ONLY, body: { id: 999999 } },
+  { method: "POST", path: "/api/admin/user/delete", access: ADMIN_ONLY, query: NO_SUCH_ID },
+  { method: "POST", path: "/api/admin/user/cancel_2fa", access: ADMIN_ONLY, query: NO_SUCH_ID },
+  { method: "POST", path: "/api/admin/user/del_cache", access: ADMIN_ONLY, query: "username=nobody" },
+
+  { method: "GET", path: "/api/admin/role/list", access: ADMIN_ONLY },
+  { method: "GET", path: "/api/admin/role/get", access: ADMIN_ONLY, query: "id=1" },
+  { method: "POST", path: "/api/admin/role/create", access: ADMIN_ONLY, body: {} },
+  { method: "POST", path: "/api/admin/role/update", access: ADMIN_ONLY, body: { id: 999999 } },
+  { method: "POST", path: "/api/admin/role/delete", access: ADMIN_ONLY, query: NO_SUCH_ID },
+
+  { method: "GET", path: "/api/admin/driver/list", access: ADMIN_ONLY },
+  { method: "GET", path: "/api/admin/driver/names", access: ADMIN_ONLY },
+  { method: "GET", path: "/api/admin/driver/info", access: ADMIN_ONLY, query: "driver=Virtual" },
+
+  { method: "GET", path: "/api/admin/storage/list", access: ADMIN_ONLY },
+  { method: "GET", path: "/api/admin/storage/get", access: ADMIN_ONLY, query: NO_SUCH_ID },
+  { method: "POST", path: "/api/admin/storage/create", access: ADMIN_ONLY, body: {} },
+  { method: "POST", path: "/api/admin/storage/update", access: ADMIN_ONLY, body: {} },
+  { method: "POST", path: "/api/admin/storage/delete", access: ADMIN_ONLY, query: NO_SUCH_ID },
+  { method: "POST", path: "/api/admin/storage/enable", access: ADMIN_ONLY, query: NO_SUCH_ID },
+  { method: "POST", path: "/api/admin/storage/disable", access: ADMIN_ONLY, query: NO_SUCH_ID },
+  // With no storages mounted there is nothing to re-check in the background.
+  { method: "POST", path: "/api/admin/storage/load_all", access: ADMIN_ONLY },
+];
+
+/** Who a caller turns out to be once the guard has accepted it. */
+export type Identity = "guest" | "user" | "admin";
+
+export type CallerKind =
+  | "no header"
+  | "empty header"
+  | "guest, no header"
+  | "guest, empty header"
+  | "ordinary user"
+  | "admin by login token"
+  | "admin by permanent token"
+  | "expired token"
+  | "token after logout"
+  | "token after eviction"
+  | "token after password change"
+  | "token of a disabled user"
+  | "token of a deleted user"
+  | "token signed with another key"
+  | "alg: none"
+  | "garbage in JWT shape"
+  | "garbage";
+
+export interface CallerRow {
+  name: CallerKind;
+  /** The state of the guest account (users.disabled of the guest row) while this caller runs. */
+  guest: "enabled" | "disabled";
+  /** Accepted by the guard as this identity, or refused by it on every protected route. */
+  outcome: { identity: Identity } | { refused: Refusal };
+}
+
+const refused = (message: string) => ({ refused: { code: 401, message } as Refusal });
+
+// Bad tokens run with the guest enabled: a refused token must never fall back to the guest.
+export const CALLERS: CallerRow[] = [
+  { name: "no header", guest: "disabled", outcome: refused("Guest user is disabled, login please") },
+  { name: "empty header", guest: "disabled", outcome: refused("Guest user is disabled, login please") },
+  { name: "guest, no header", guest: "enabled", outcome: { identity: "guest" } },
+  { name: "guest, empty header", guest: "enabled", outcome: { identity: "guest" } },
+  { name: "ordinary user", guest: "enabled", outcome: { identity: "user" } },
+  { name: "admin by login token", guest: "disabled", outcome: { identity: "admin" } },
+  { name: "admin by permanent token", guest: "disabled", outcome: { identity: "admin" } },
+  { name: "expired token", guest: "enabled", outcome: refused("token is expired") },
+  { name: "token after logout", guest: "enabled", outcome: refused("session inactive") },
+  { name: "token after eviction", guest: "enabled", outcome: refused("session inactive") },
+  { name: "token after password change", guest: "enabled", outcome: refused("Password has been changed, login please") },
+  { name: "token of a disabled user", guest: "enabled", outcome: refused("Current user is disabled, replace please") },
+  { name: "token of a deleted user", guest: "enabled", outcome: refused("failed find user: record not found") },
+  { name: "token signed with another key", guest: "enabled", outcome: refused("token is invalidated") },
+  { name: "alg: none", guest: "enabled", outcome: refused("token is invalidated") },
+  { name: "garbage in JWT shape", guest: "enabled", outcome: refused("that's not even a token") },
+  // Not shaped like a JWT, so the guard compares it with the permanent token.
+  { name: "garbage", guest: "enabled", outcome: refused("token is invalidated") },
+];
+
+/** What a cell must answer: a refusal with its exact code and message, or anything that got past the guard. */
+export type Expectation = { passes: true } | Refusal;
+
+export function expectedReply(route: RouteRow, caller: CallerRow): Expectation {
+  if (route.access.kind === "public") return { passes: true };
+  if ("refused" in caller.outcome) return caller.outcome.refused;
+  const { identity } = caller.outcome;
+  if (identity === "admin") return { passes: true };
+  if (route.access.kind === "admin-only") return { code: 403, message: "You are not an admin" };
+  if (identity === "guest" && route.access.kind === "user-only") return route.access.guest;
+  return { passes: true };
+}
+
+export const routeKey = (route: { method: string; path: string }) => `${route.method} ${route.path}`;
+
+/**
+ * The routes the router serves, as `METHOD path`. Middleware is mounted with `use` on wildcard
+ * paths (method ALL, path ending in `*`); everything else, `ALL /ping` included, is a route.
+ */
+export function servedRoutes(routes: readonly RouterRoute[]): { method: string; path: string }[] {
+  const served = new Map<string, { method: string; path: string }>();
+  for (const { method, path } of routes) if (!(method === "ALL" && path.endsWith("*"))) served.set(routeKey({ method, path }), { method, path });
+  return [...served.values()];
+}
