@@ -33,9 +33,13 @@ export function matchTotpStep(secret: string, code: string, nowMs = Date.now()):
   return delta === null ? null : Math.floor(nowMs / 1000 / PERIOD) + delta;
 }
 
-/** The enrolment a person scans: `otpauth://` URI rendered as an SVG QR code in a data URL. */
+/**
+ * The enrolment a person scans: `otpauth://` URI rendered as an SVG QR code in a data URL. Error
+ * correction L holds 2,953 bytes, enough for the longest username (255 characters, each up to 9
+ * once percent-encoded); M holds 2,331, which 255 CJK characters exceed.
+ */
 export function enrolmentQr(secret: string, username: string): string {
   const uri = totp(secret, username).toString();
-  const svg = new QRCode({ content: uri, ecl: "M", width: 256, height: 256, padding: 2, join: true }).svg({ container: "svg-viewbox" });
+  const svg = new QRCode({ content: uri, ecl: "L", width: 256, height: 256, padding: 2, join: true }).svg({ container: "svg-viewbox" });
   return `data:image/svg+xml;base64,${btoa(svg)}`;
 }

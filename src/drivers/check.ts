@@ -43,16 +43,25 @@ export function readAddition(driver: Driver, additionJson: string): Addition {
   return { text, flag: (name) => text(name) === "true" };
 }
 
+/** No mount path is longer: `mount_path` takes at most 1024 characters, and cleaning may add a leading slash. */
+const LONGEST_MOUNT_PATH = 1025;
+
 /**
  * The mount paths a check must see for a storage of `driver` (every prefix of each path it points
- * into), so callers read just those rows; empty for drivers that point nowhere.
+ * into, up to the longest a mount path can be), so callers read just those rows; empty for drivers
+ * that point nowhere. Built segment by segment: a path of many thousand segments costs linear time.
  */
 export function mountsToRead(driver: Driver, additionJson: string): string[] {
   if (!driver.pointsInto || parseAddition(additionJson) === null) return [];
   const prefixes = new Set<string>();
   for (const path of driver.pointsInto(readAddition(driver, additionJson))) {
-    const segments = cleanPath(path).split("/").filter(Boolean);
-    for (let i = 0; i <= segments.length; i++) prefixes.add(`/${segments.slice(0, i).join("/")}`);
+    prefixes.add("/");
+    let prefix = "";
+    for (const segment of cleanPath(path).split("/").filter(Boolean)) {
+      prefix += `/${segment}`;
+      if (prefix.length > LONGEST_MOUNT_PATH) break;
+      prefixes.add(prefix);
+    }
   }
   return [...prefixes];
 }

@@ -85,8 +85,9 @@ export function registerAuthRoutes(app: Router) {
     const { user } = c.var.caller;
     if (isGuest(c.var.caller)) throw new ApiError(403, "Guest user can not generate 2FA code");
     const secret = newTotpSecret();
+    const qr = enrolmentQr(secret, user.username); // before saving: a failure leaves no enrolment behind
     await savePendingEnrolment(c.var.db, user.id, await seal(otpSealingKeys(c.env), secret), Math.floor(Date.now() / 1000));
-    return ok(c, { qr: enrolmentQr(secret, user.username), secret });
+    return ok(c, { qr, secret });
   });
 
   app.openapi(verify2fa, async (c) => {

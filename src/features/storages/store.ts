@@ -11,8 +11,18 @@ export const DISABLED_STATUS = "disabled";
 
 const mounted = { id: storages.id, mountPath: storages.mountPath, disabled: storages.disabled, status: storages.status };
 
-/** The storages mounted at these exact paths, for the checks of drivers that point into others. */
-const mountedAt = (db: Database, mountPaths: string[]) => db.select(mounted).from(storages).where(inArray(storages.mountPath, mountPaths));
+/** More paths than one statement should bind (SQLite's limit is 32,766 parameters). */
+const MAX_LISTED_MOUNT_PATHS = 1_000;
+
+/**
+ * The storages mounted at these exact paths, for the checks of drivers that point into others.
+ * Past MAX_LISTED_MOUNT_PATHS it reads every storage instead: the checks pick by path themselves.
+ */
+const mountedAt = (db: Database, mountPaths: string[]) =>
+  db
+    .select(mounted)
+    .from(storages)
+    .where(mountPaths.length > MAX_LISTED_MOUNT_PATHS ? undefined : inArray(storages.mountPath, mountPaths));
 
 /** One page in `order`, then `id` order, and the total; `limit` null means every row (AList's per_page < 1). */
 export async function listStorages(db: Database, window: { limit: number | null; offset: number }) {

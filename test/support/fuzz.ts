@@ -1,0 +1,1375 @@
+// Property-based input fuzzing (issue 8) for every route that takes input: a JSON body, a query
+// string, or (for the few POSTs that take nothing) a body they must ignore. The route table below
+// says, for each route, what its fields accept and how to build a request it must refuse whatever
+// else it holds; fuzz-*.test.ts run the properties group by group, fuzz-coverage.test.ts checks the
+// table against the router and the OpenAPI document.
+//
+// Inputs are invalid by construction: every request is refused by validation, or carries an
+// "anchor" that keeps it refused (a taken name, an id that does not exist, a URL that is not
+// http), so the database must not change. Where a random input can be valid (an empty update, a
+// read), it is only on routes where that is harmless.
+//
+// FUZZ_SEED=<n> replays a run (a failure prints its seed); FUZZ_RUNS=<x> scales
+// every property's number of runs; FUZZ_SLOW_MS (default 2000) is the longest a reply may take.
+import { generateKeyPairSync, randomUUID } from "node:crypto";
+import { getTableColumns, getTableName, sql } from "drizzle-orm";
+import type { SQLiteTable } from "drizzle-orm/sqlite-core";
+import fc from "fast-check";
+import { afterAll, beforeAll, describe, it } from "vitest";
+import type { Database } from "../../src/db/client.ts";
+import { deviceSessions, pendingOtpEnrolments, roles, settings, sshPublicKeys, storages, users } from "../../src/db/schema.ts";
+import { SETTING_DEFINITIONS } from "../../src/db/settings.ts";
+import { allDrivers } from "../../src/drivers/index.ts";
+import { aListStaticHash, login, postJson } from "./auth.ts";
+import { createUnitFixture, TEST_ADMIN_PASSWORD, testEnv, type UnitFixture } from "./unit.ts";
+
+// ---------------------------------------------------------------------------------------------
+// Run parameters
+
+function seedFromEnvironment(): number {
+  const raw = process.env.FUZZ_SEED;
+  if (raw === undefined || raw.trim() === "") return Math.floor(Math.random() * 2 ** 31);
+  const seed = Number(raw);
+  if (!Number.isSafeInteger(seed)) throw new Error(`FUZZ_SEED must be an integer, got ${raw}`);
+  return seed;
+}
+
+export const FUZZ_SEED = seedFromEnvironment();
+const RUN_SCALE = Math.max(0.01, Number(process.env.FUZZ_RUNS) || 1);
+const runs = (n: number) => Math.max(1, Math.round(n * RUN_SCALE));
+
+const MAX_BODY_BYTES = Number(testEnv.MAX_BODY_BYTES);
+/**
+ * The longest a refusal may take. A Worker has little CPU time per request, and nothing here
+ * calls out; the slowest honest case is a 1 MiB body or a PBKDF2 sign-in on a busy machine.
+ */
+const SLOW_MS = Number(process.env.FUZZ_SLOW_MS) || 2_000;
+
+// ---------------------------------------------------------------------------------------------
+// JSON text beyond what JSON.stringify writes: number literals it cannot (2^53+1, -0, 1e309) and
+// objects with a key twice.
+
+/** A JSON fragment sent verbatim. */
+class Raw {
+  constructor(readonly json: string) {}
+}
+
+/** An object as key/value pairs, so a key may appear more than once. */
+class Entries {
+  constructor(readonly entries: readonly (readonly [string, unknown])[]) {}
+}
+
+function toJson(value: unknown): string {
+  if (value instanceof Raw) return value.json;
+  if (value instanceof Entries) {
+    return `{${value.entries
+      .filter(([, v]) => v !== undefined)
+      .map(([k, v]) => `${JSON.stringify(k)}:${toJson(v)}`)
+      .join(",")}}`;
+  }
+  if (Array.isArray(value)) return `[${value.map((v) => (v === undefined ? "null" : toJson(v))).join(",")}]`;
+  if (value !== null && typeof value === "object") return toJson(new Entries(Object.entries(value)));
+  return JSON.stringify(value) ?? "null";
+}
+
+// ---------------------------------------------------------------------------------------------
+// Value generators
+
+/** Text that breaks naive code: controls, NUL, bidi overrides, lone and reversed surrogates, emoji sequences, injection-looking strings. */
+const SPECIAL_TEXT = [
+  "\u0000", "\u0001", "\u001f", "\u007f", "\u0085", "\u00a0", "\u2028", "\u2029", "\ufeff", "\ufffe", "\uffff", "\ufffd",
+  "\u202e", "\u202d", "\u200f", "\u200e", "\u061c", "\u2066", "مرحبا", "שלום", "\u0301", "e\u0301", "ﬃ", "İ", "ß", "Ω",
+  "😀", "👩‍👩‍👧‍👦", "🏳️‍🌈", "\ud83d", "\ude00", "\udc00\ud800", "𝕏", "\t", "\n", "\r\n", " ",
+  "\\", '"', "'", "`", "%", "%00", "%s", "${x}", "{{x}}", "../", "//", "<script>", "' OR '1'='1", "; DROP TABLE users; --",
+  "null", "true", "[]", "{}", "__proto__", "constructor",
+];
+
+const loneSurrogate = fc.integer({ min: 0xd800, max: 0xdfff }).map((code) => String.fromCharCode(code));
+
+/** Any text: all code points, grapheme clusters, and the special pieces above mixed together. */
+export const unicodeText = (maxLength = 48): fc.Arbitrary<string> =>
+  fc.oneof(
+    fc.string({ unit: "binary", maxLength }),
+    fc.string({ unit: "grapheme", maxLength }),
+    fc
+      .array(fc.oneof(fc.constantFrom(...SPECIAL_TEXT), loneSurrogate, fc.string({ unit: "binary", maxLength: 3 })), { maxLength: 10 })
+      .map((parts) => parts.join("")),
+  );
+
+/** Number literals at the edges: unsafe integers, -0, overflow to Infinity, underflow, 32/64-bit limits. */
+const EDGE_NUMBER_LITERALS = [
+  "0", "-0", "-1", "1.5", "-1.5", "0.1", "1.0", "1e308", "-1e308", "1e309", "-1e309", "1E400", "5e-324", "-5e-324", "1e-400",
+  "9007199254740991", "9007199254740992", "9007199254740993", "-9007199254740993", "18446744073709551616",
+  "65535", "65536", "-65536", "2147483647", "2147483648", "4294967296", "1e21", "100000000000000000000000",
+];
+/** Strings that look like numbers to someone. */
+const NUMERIC_STRINGS = [
+  "NaN", "Infinity", "-Infinity", "1e3", "0x10", "0b1", "0o7", "1_000", " 1", "1 ", "+1", "1.", ".5", "١٢٣", "１２３", "",
+  "-", "00", "007", "0", "-0", "-1", "1e309", "9007199254740993", "99999999999999999999",
+];
+
+const rawNumber = fc.constantFrom(...EDGE_NUMBER_LITERALS).map((json) => new Raw(json));
+const edgeNumber: fc.Arbitrary<unknown> = fc.oneof(rawNumber, fc.constantFrom(...NUMERIC_STRINGS), fc.double(), fc.integer());
+
+const finiteNumber = fc.oneof(fc.integer(), fc.double({ noNaN: true, noDefaultInfinity: true }));
+const smallJson = fc.jsonValue({ maxDepth: 2 });
+const anyArray = fc.array(smallJson, { maxLength: 4 });
+const anyObject = fc.dictionary(fc.string({ maxLength: 6 }), smallJson, { maxKeys: 4 });
+
+type Kind = "string" | "number" | "boolean" | "array" | "object";
+
+/** Values of any type but `kind`; null too unless the field takes null. */
+function wrongType(kind: Kind, nullable: boolean): fc.Arbitrary<unknown> {
+  const others: Record<Kind, fc.Arbitrary<unknown>[]> = {
+    string: [finiteNumber, rawNumber, fc.boolean(), anyArray, anyObject],
+    number: [unicodeText(12), fc.constantFrom(...NUMERIC_STRINGS), fc.boolean(), anyArray, anyObject],
+    boolean: [fc.constantFrom("true", "false", "1", "0", "yes", ""), fc.constantFrom(0, 1), finiteNumber, anyArray, anyObject],
+    array: [unicodeText(12), finiteNumber, fc.boolean(), anyObject],
+    object: [unicodeText(12), finiteNumber, fc.boolean(), anyArray],
+  };
+  return fc.oneof(...others[kind], ...(nullable ? [] : [fc.constant(null)]));
+}
+
+const tooLong = (max: number) => fc.integer({ min: max + 1, max: max + 40 }).map((n) => "x".repeat(n));
+
+// ---------------------------------------------------------------------------------------------
+// Fields: what a request schema field refuses, and what it may hold
+
+export interface Field {
+  kind: Kind | "unknown";
+  required: boolean;
+  /** Values the route refuses for this field alone (wrong type, out of range, not an allowed value); null when every value is accepted. */
+  invalid: fc.Arbitrary<unknown> | null;
+  /** Values of the right type and any content; some are valid. */
+  free: fc.Arbitrary<unknown>;
+}
+
+interface FieldOptions {
+  required?: boolean;
+  nullable?: boolean;
+  /** Replaces the default free values. */
+  free?: fc.Arbitrary<unknown>;
+  /** More values the route refuses, beyond the type and range checks. */
+  invalid?: fc.Arbitrary<unknown>;
+}
+
+function text(options: FieldOptions & { max?: number; min?: number; trim?: boolean }): Field {
+  const { max, min = 0, trim = false, nullable = false } = options;
+  const empty = min > 0 ? [fc.constant(""), ...(trim ? [fc.constantFrom(" ", "\t\n", "\u00a0 \u2028")] : [])] : [];
+  return {
+    kind: "string",
+    required: options.required ?? false,
+    invalid: fc.oneof(wrongType("string", nullable), ...(max === undefined ? [] : [tooLong(max)]), ...empty, ...(options.invalid ? [options.invalid] : [])),
+    free: options.free ?? unicodeText(max === undefined ? 64 : Math.min(max + 8, 300)),
+  };
+}
+
+function integer(options: FieldOptions & { min: number; max: number }): Field {
+  const { min, max, nullable = false } = options;
+  const below = min > Number.MIN_SAFE_INTEGER ? [fc.integer({ min: Math.max(min - 1_000_000, Number.MIN_SAFE_INTEGER), max: min - 1 })] : [];
+  const above = max < Number.MAX_SAFE_INTEGER ? [fc.integer({ min: max + 1, max: Math.min(max + 1_000_000, Number.MAX_SAFE_INTEGER) })] : [];
+  const unsafe = ["9007199254740993", "-9007199254740993", "1e308", "-1e308", "1e309", "-1e309", ...(min > 0 ? ["0", "-0"] : [])];
+  return {
+    kind: "number",
+    required: options.required ?? false,
+    invalid: fc.oneof(
+      wrongType("number", nullable),
+      fc.double({ min: -1e6, max: 1e6, noInteger: true, noNaN: true }),
+      fc.constantFrom(...unsafe).map((json) => new Raw(json)),
+      ...below,
+      ...above,
+    ),
+    free: options.free ?? fc.oneof(fc.integer({ min, max }), fc.constantFrom(min, max)),
+  };
+}
+
+function number(options: FieldOptions): Field {
+  return {
+    kind: "number",
+    required: options.required ?? false,
+    invalid: fc.oneof(wrongType("number", options.nullable ?? false), fc.constantFrom("1e309", "-1e309").map((json) => new Raw(json))),
+    free: fc.oneof(finiteNumber, rawNumber.filter((raw) => Number.isFinite(Number(raw.json)))),
+  };
+}
+
+function boolean(options: FieldOptions = {}): Field {
+  return { kind: "boolean", required: options.required ?? false, invalid: wrongType("boolean", options.nullable ?? false), free: fc.boolean() };
+}
+
+function list(item: Field, options: FieldOptions & { max: number; example: unknown }): Field {
+  const withBadItem = item.invalid ? [fc.tuple(fc.array(item.free, { maxLength: 2 }), item.invalid).map(([good, bad]) => [...good, bad])] : [];
+  return {
+    kind: "array",
+    required: options.required ?? false,
+    invalid: fc.oneof(wrongType("array", options.nullable ?? false), fc.constant(Array.from({ length: options.max + 1 }, () => options.example)), ...withBadItem),
+    free: options.free ?? fc.array(item.free, { maxLength: 4 }),
+  };
+}
+
+function record(fields: Record<string, Field>): Field {
+  const names = Object.keys(fields);
+  const free = fc.record(Object.fromEntries(Object.entries(fields).map(([name, field]) => [name, field.free])));
+  const oneBad = fc
+    .constantFrom(...names.filter((name) => fields[name]!.invalid))
+    .chain((name) => fc.tuple(free, fc.constant(name), fields[name]!.invalid!))
+    .map(([values, name, bad]) => ({ ...values, [name]: bad }));
+  const oneMissing = fc
+    .constantFrom(...names.filter((name) => fields[name]!.required))
+    .chain((name) => free.map((values) => Object.fromEntries(Object.entries(values).filter(([key]) => key !== name))));
+  return { kind: "object", required: false, invalid: fc.oneof(wrongType("object", false), oneBad, oneMissing), free };
+}
+
+// ---------------------------------------------------------------------------------------------
+// The fixture every group starts from
+
+export type Caller = "admin" | "user" | "anonymous";
+
+export const FUZZ_USER = "fuzzer";
+/** A mount path that is taken: creating a storage there is refused. */
+export const EXISTING_MOUNT = "/fuzz-existing";
+/** The title of the fuzz user's one SSH key: adding another with it is refused. */
+const EXISTING_KEY_TITLE = "fuzz-existing";
+/** An id no row has. */
+export const MISSING_ID = 99_999;
+/** The accounts the seed makes and startFuzzing adds, by username, in id order; checked at start. */
+const USER_IDS = { guest: 1, admin: 2, [FUZZ_USER]: 3 } as const;
+/** The seeded roles. */
+const ROLE_IDS = { guest: 1, admin: 2 } as const;
+
+export interface FuzzContext {
+  fixture: UnitFixture;
+  tokens: Record<Caller, string>;
+}
+
+async function startFuzzing(): Promise<FuzzContext> {
+  const fixture = await createUnitFixture();
+  const admin = (await login(fixture, { username: "admin", password: TEST_ADMIN_PASSWORD })).data!.token;
+  // Nobody's password can be guessed by the generators: a random UUID.
+  const password = randomUUID();
+  await postJson(fixture, "/api/admin/user/create", { username: FUZZ_USER, password }, { Authorization: admin });
+  const user = (await login(fixture, { username: FUZZ_USER, password })).data!.token;
+  await fixture.db.insert(storages).values({ mountPath: EXISTING_MOUNT, driver: "Virtual", status: "work", modifiedAtMs: Date.now() });
+  await fixture.db.insert(sshPublicKeys).values({
+    userId: USER_IDS[FUZZ_USER],
+    title: EXISTING_KEY_TITLE,
+    fingerprint: "SHA256:fuzz",
+    keyText: VALID_SSH_KEY,
+    addedAt: 0,
+    lastUsedAt: 0,
+  });
+  // Preconditions the anchors rely on: the account ids, no deprecated setting a random key could
+  // delete, no 2FA enrolment a random code could complete.
+  const accounts = await fixture.db.select({ id: users.id, username: users.username }).from(users).orderBy(users.id);
+  const expected = Object.entries(USER_IDS).map(([username, id]) => ({ id, username }));
+  if (JSON.stringify(accounts) !== JSON.stringify(expected)) throw new Error(`unexpected accounts ${JSON.stringify(accounts)}`);
+  const state = await snapshot(fixture.db);
+  if (JSON.parse(state.get("settings")!).some((row: unknown[]) => row[6] === 3)) throw new Error("a deprecated setting exists");
+  if (state.get("pending_otp_enrolments") !== "[]") throw new Error("a 2FA enrolment is pending");
+  return { fixture, tokens: { admin, user, anonymous: "" } };
+}
+
+/** A real ed25519 public key line, so a request with it gets past the key check to the title check. */
+const VALID_SSH_KEY = (() => {
+  const raw = generateKeyPairSync("ed25519").publicKey.export({ format: "der", type: "spki" }).subarray(-32);
+  const field = (bytes: Buffer) => Buffer.concat([Buffer.from([0, 0, 0, bytes.length]), bytes]);
+  return `ssh-ed25519 ${Buffer.concat([field(Buffer.from("ssh-ed25519")), field(raw)]).toString("base64")} fuzz@gatehouse`;
+})();
+
+// ---------------------------------------------------------------------------------------------
+// The database, watched: every table a request could write, except what requests legitimately
+// touch: login_failures (each refused sign-in counts) and device_sessions.last_active (the
+// guard's once-a-second touch).
+
+const WATCHED: { table: SQLiteTable; ignore?: string[] }[] = [
+  { table: users },
+  { table: roles },
+  { table: settings },
+  { table: storages },
+  { table: sshPublicKeys },
+  { table: deviceSessions, ignore: ["last_active"] },
+  { table: pendingOtpEnrolments },
+];
+
+const SNAPSHOT_SQL = WATCHED.map(({ table, ignore = [] }) => {
+  const name = getTableName(table);
+  const columns = Object.values(getTableColumns(table))
+    .map((column) => column.name)
+    .filter((column) => !ignore.includes(column))
+    .map((column) => `"${column}"`);
+  return `SELECT '${name}' AS name, (SELECT json_group_array(json_array(${columns.join(", ")})) FROM (SELECT * FROM "${name}" ORDER BY rowid)) AS rows`;
+}).join(" UNION ALL ");
+
+/** Every watched table as JSON text, by table name. */
+export async function snapshot(db: Database): Promise<Map<string, string>> {
+  const rows = await db.all<{ name: string; rows: string }>(sql.raw(SNAPSHOT_SQL));
+  return new Map(rows.map((row) => [row.name, row.rows]));
+}
+
+function changedTables(before: Map<string, string>, after: Map<string, string>): string[] {
+  return [...before.keys()].filter((name) => before.get(name) !== after.get(name));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Requests and what every reply must look like
+
+interface FuzzRequest {
+  method: string;
+  path: string;
+  caller: Caller;
+  /** null: no Content-Type header. */
+  contentType?: string | null;
+  body?: string | Uint8Array;
+  /** Send the body as a stream, without Content-Length. */
+  chunked?: boolean;
+  headers?: Record<string, string>;
+}
+
+async function send(context: FuzzContext, request: FuzzRequest): Promise<Response> {
+  const headers: Record<string, string> = { ...request.headers };
+  if (request.caller !== "anonymous") headers.Authorization = context.tokens[request.caller];
+  if (request.contentType) headers["Content-Type"] = request.contentType;
+  let body: BodyInit | undefined = request.body;
+  if (request.chunked && request.body !== undefined) {
+    const bytes = typeof request.body === "string" ? new TextEncoder().encode(request.body) : request.body;
+    body = new ReadableStream({
+      start(controller) {
+        for (let i = 0; i < bytes.length; i += 65_536) controller.enqueue(bytes.subarray(i, i + 65_536));
+        controller.close();
+      },
+    });
+  }
+  // Background work (load_all's re-checks) is awaited, so it cannot outlive its case.
+  const pending: Promise<unknown>[] = [];
+  const executionContext = { waitUntil: (promise: Promise<unknown>) => void pending.push(promise), passThroughOnException() {}, props: {} };
+  const init = { method: request.method, headers, body, ...(request.chunked ? { duplex: "half" } : {}) } as RequestInit;
+  const response = await context.fixture.app.request(request.path, init, testEnv, executionContext as unknown as ExecutionContext);
+  await Promise.allSettled(pending);
+  return response;
+}
+
+function describeRequest(request: FuzzRequest): string {
+  const body = request.body === undefined ? "" : typeof request.body === "string" ? request.body : new TextDecoder().decode(request.body);
+  const shown = body.length > 300 ? `${body.slice(0, 300)}… (${body.length} chars)` : body;
+  return `${request.method} ${request.path.slice(0, 300)} as ${request.caller}, Content-Type ${JSON.stringify(request.contentType ?? null)}${request.chunked ? ", chunked" : ""}, body ${JSON.stringify(shown)}`;
+}
+
+/** A stack trace or a source location in a message. */
+const STACK_TRACE = [/\n\s*at\s/, /\bat\s+\S+\s+\(\S+:\d+:\d+\)/, /(file:\/\/|\/)\S+\.(ts|js|mjs|cjs):\d+/, /node_modules/, /^\w*Error: /, /\b\w+Error: .*\n/];
+
+/**
+ * The property every reply holds: HTTP 200, a JSON envelope `{code, message, data}` with one of
+ * `answers` as code, a message that is words (no stack trace), data null on failure, no secret.
+ */
+async function expectEnvelope(response: Response, answers: readonly number[], request: FuzzRequest): Promise<void> {
+  const where = describeRequest(request);
+  const text = await response.text();
+  if (response.status !== 200) throw new Error(`HTTP ${response.status} (expected 200) for ${where}: ${text.slice(0, 300)}`);
+  if (text === "") throw new Error(`empty body for ${where}`);
+  let reply: { code?: unknown; message?: unknown; data?: unknown };
+  try {
+    reply = JSON.parse(text);
+  } catch {
+    throw new Error(`reply is not JSON for ${where}: ${text.slice(0, 300)}`);
+  }
+  if (reply === null || typeof reply !== "object" || Object.keys(reply).sort().join(",") !== "code,data,message") {
+    throw new Error(`reply is not an envelope for ${where}: ${text.slice(0, 300)}`);
+  }
+  const { code, message, data } = reply;
+  if (typeof code !== "number" || !answers.includes(code)) {
+    throw new Error(`code ${String(code)} "${String(message).slice(0, 300)}" (expected ${answers.join(" or ")}) for ${where}`);
+  }
+  if (typeof message !== "string" || message.trim() === "") throw new Error(`empty message for ${where}`);
+  if (STACK_TRACE.some((pattern) => pattern.test(message))) throw new Error(`stack trace in message "${message.slice(0, 500)}" for ${where}`);
+  if (code !== 200 && data !== null) throw new Error(`failure with data ${JSON.stringify(data).slice(0, 200)} for ${where}`);
+  if (text.includes(testEnv.JWT_SECRET!) || text.includes("pbkdf2-sha256$")) throw new Error(`a secret in the reply for ${where}`);
+}
+
+interface Case {
+  request: FuzzRequest;
+  answers: readonly number[];
+}
+
+/**
+ * Runs one property: for every generated input, the reply holds expectEnvelope, and afterwards
+ * the watched tables are as they were before the case (after `restore`, where a valid request
+ * had to be allowed).
+ */
+async function checkProperty<T>(
+  context: FuzzContext,
+  inputs: fc.Arbitrary<T>,
+  toCase: (input: T) => Case,
+  numRuns: number,
+  restore?: () => Promise<void>,
+): Promise<void> {
+  const db = context.fixture.db;
+  let state = await snapshot(db);
+  const property = fc.asyncProperty(inputs, async (input) => {
+    const { request, answers } = toCase(input);
+    const started = performance.now();
+    const response = await send(context, request);
+    const elapsed = performance.now() - started;
+    await expectEnvelope(response, answers, request);
+    if (elapsed > SLOW_MS) throw new Error(`${Math.round(elapsed)} ms (more than ${SLOW_MS}) for ${describeRequest(request)}`);
+    await restore?.();
+    const now = await snapshot(db);
+    const changed = changedTables(state, now);
+    state = now;
+    if (changed.length > 0) throw new Error(`the database changed (${changed.join(", ")}) after ${describeRequest(request)}`);
+  });
+  // No shrinking: the database and the clock make later runs of a shrink unlike the failing one.
+  const details = await fc.check(property, { seed: FUZZ_SEED, numRuns: runs(numRuns), endOnFailure: true });
+  if (!details.failed) return;
+  // fast-check's own report prints the whole counterexample, which may be a megabyte.
+  const counterexample = details.counterexample === null ? "none" : fc.stringify(details.counterexample);
+  const cause = details.errorInstance instanceof Error ? details.errorInstance.message : String(details.errorInstance ?? "interrupted");
+  throw new Error(
+    `Property failed after ${details.numRuns} cases; replay with FUZZ_SEED=${FUZZ_SEED}\n` +
+      `Counterexample: ${counterexample.length > 2_000 ? `${counterexample.slice(0, 2_000)}… (${counterexample.length} chars)` : counterexample}\n` +
+      `Failure: ${cause}`,
+  );
+}
+
+// ---------------------------------------------------------------------------------------------
+// The route table
+
+export type Group = "auth-me" | "sessions-sshkeys" | "storages-drivers" | "settings" | "users-roles";
+
+/** A body of the right shape the route refuses, and the fields (`anchor`) that keep it refused. */
+export interface Variant {
+  body: Record<string, unknown>;
+  /** Fields that only ever get this value or an invalid one; every other field may hold anything. */
+  anchor: string[];
+}
+
+export interface JsonRoute {
+  path: string;
+  group: Group;
+  caller: Caller;
+  /** Every field of the request schema. */
+  fields: Record<string, Field>;
+  variants: Variant[];
+  /** The body is an array of such objects (settings/save); `wrap` turns one into a refused array. */
+  wrap?: (item: unknown, choice: number) => unknown;
+  /** Every field is optional: a body naming none of them is valid, and changes nothing. */
+  emptyIsValid?: boolean;
+  /** Headers each request gets (sign-ins: a fresh client address, so lockout never answers). */
+  headers?: () => Record<string, string>;
+}
+
+export type QueryKind = "id" | "page" | "text";
+
+export interface QueryRoute {
+  method: "GET" | "POST";
+  path: string;
+  group: Group;
+  caller: Caller;
+  params: Record<string, { kind: QueryKind; words?: readonly string[] }>;
+  /** The codes a random query may get: reads may succeed; a write must be refused. */
+  answers: readonly number[];
+  /**
+   * Query parameters whose small positive values could name a real row: never generated, except
+   * the listed ones the route refuses anyway (the admin and the guest cannot be deleted).
+   */
+  refusedIds?: Record<string, readonly string[]>;
+  /** A JSON body sent along (sign-in: wrong credentials). */
+  jsonBody?: unknown;
+  headers?: () => Record<string, string>;
+}
+
+/** A POST that takes no input: whatever body it gets is ignored. `keep` saves the state a call changes and returns its restorer. */
+export interface BodylessRoute {
+  path: string;
+  group: Group;
+  caller: Caller;
+  keep: (db: Database) => Promise<() => Promise<void>>;
+}
+
+let clientAddress = 0;
+/** A sign-in from an address with a clean record: lockout (429) never applies. */
+const freshAddress = () => {
+  clientAddress += 1;
+  return { "CF-Connecting-IP": `10.${(clientAddress >> 16) & 255}.${(clientAddress >> 8) & 255}.${clientAddress & 255}` };
+};
+
+const KNOWN_PASSWORDS = new Set([TEST_ADMIN_PASSWORD, aListStaticHash(TEST_ADMIN_PASSWORD)]);
+const signInFields = {
+  username: text({ max: 255, min: 1, required: true }),
+  // Nobody's password: the fuzz user's is a random UUID, the admin's is excluded.
+  password: text({ max: 1024, required: true, free: unicodeText(64).filter((p) => !KNOWN_PASSWORDS.has(p)) }),
+  otp_code: text({ max: 32 }),
+};
+const wrongCredentials = { username: "fuzz-nobody", password: "not the password" };
+
+const sessionId = text({ max: 64, min: 1, required: true, free: unicodeText(64).filter((id) => !/^[0-9a-f]{32}$/.test(id)) });
+
+const KEY_TYPES = [
+  "ssh-ed25519", "ssh-rsa", "ecdsa-sha2-nistp256", "ecdsa-sha2-nistp384", "ecdsa-sha2-nistp521", "sk-ssh-ed25519@openssh.com",
+  "sk-ecdsa-sha2-nistp256@openssh.com", "ssh-ed25519-cert-v01@openssh.com",
+];
+/** A real key line, damaged: cut, bytes changed, type swapped, options in front, random blobs after a real type. */
+const mangledKey: fc.Arbitrary<string> = fc.oneof(
+  fc.nat(VALID_SSH_KEY.length).map((n) => VALID_SSH_KEY.slice(0, n)),
+  fc.tuple(fc.nat(VALID_SSH_KEY.length - 1), fc.constantFrom(..."A/+=0aZ \n\u0000é")).map(([at, c]) => VALID_SSH_KEY.slice(0, at) + c + VALID_SSH_KEY.slice(at + 1)),
+  fc.constantFrom(...KEY_TYPES).map((type) => `${type} ${VALID_SSH_KEY.split(" ")[1]}`),
+  fc.tuple(fc.constantFrom('command="echo hi" ', 'from="*.x",no-pty ', '"unterminated ', "environment=\"A=\\\"b\" "), fc.boolean()).map(([options, real]) => options + (real ? VALID_SSH_KEY : "ssh-ed25519 AAAA")),
+  fc.tuple(fc.constantFrom(...KEY_TYPES), fc.uint8Array({ maxLength: 600 })).map(([type, bytes]) => {
+    const name = Buffer.from(type);
+    return `${type} ${Buffer.concat([Buffer.from([0, 0, 0, name.length]), name, bytes]).toString("base64")}`;
+  }),
+);
+
+const SETTING_KEYS = SETTING_DEFINITIONS.map((definition) => definition.key);
+const UNKNOWN_SETTING = { key: "fuzz_unknown_key", value: "" };
+
+const JWT_PART = fc.string({ unit: fc.constantFrom(..."abcXYZ019-_"), minLength: 5, maxLength: 60 });
+/** Permanent tokens set_token refuses: too short, too long, not printable ASCII, with spaces, shaped like a JWT. */
+const refusedToken = fc.oneof(
+  fc.string({ maxLength: 15 }),
+  unicodeText(40).map((s) => `fuzz-token-${s}é`),
+  fc.tuple(fc.string({ unit: "grapheme-ascii", minLength: 8, maxLength: 20 }), fc.string({ unit: "grapheme-ascii", minLength: 8, maxLength: 20 })).map(([a, b]) => `${a.trim() || "a"} \t${b.trim() || "b"}`),
+  fc.tuple(JWT_PART, JWT_PART, JWT_PART).map((parts) => parts.join(".")),
+  fc.integer({ min: 513, max: 600 }).map((n) => "t".repeat(n)),
+);
+
+/** Is `raw` a URL the service checks would fetch (http or https; for aria2, without credentials)? */
+function fetchableUrl(raw: string, credentialsAllowed: boolean): boolean {
+  try {
+    const url = new URL(raw.trim());
+    return (url.protocol === "http:" || url.protocol === "https:") && (credentialsAllowed || (url.username === "" && url.password === ""));
+  } catch {
+    return false;
+  }
+}
+
+const NOT_HTTP = [
+  "ws://127.0.0.1:1/jsonrpc", "wss://127.0.0.1:1/jsonrpc", "ftp://127.0.0.1:1/", "javascript:alert(1)", "file:///etc/passwd",
+  "data:text/plain,x", "127.0.0.1:6800/jsonrpc", "localhost:6800", "http://", "//127.0.0.1:1/", "",
+];
+const unfetchableUrl = (credentialsAllowed: boolean) =>
+  fc.oneof(fc.constantFrom(...NOT_HTTP, "http://user:pass@127.0.0.1:1/jsonrpc"), unicodeText(40)).filter((url) => !fetchableUrl(url, credentialsAllowed));
+
+const userFields = {
+  username: text({ max: 255, min: 1, trim: true }),
+  base_path: text({ max: 1024 }),
+  role: list(integer({ min: 1, max: Number.MAX_SAFE_INTEGER }), { max: 64, example: 3, free: fc.array(fc.constantFrom(1, 2, 3, MISSING_ID), { maxLength: 3 }) }),
+  disabled: boolean(),
+  permission: integer({ min: 0, max: 65535 }),
+  sso_id: text({ max: 255 }),
+};
+
+const scope = record({ path: text({ max: 1024, required: true }), permission: integer({ min: 0, max: 65535, required: true }) });
+const roleFields = {
+  name: text({ max: 255, min: 1, trim: true }),
+  description: text({ max: 1024 }),
+  default: boolean(),
+  permission_scopes: list(scope, { max: 256, nullable: true, example: { path: "/", permission: 0 } }),
+};
+
+/** An integer as a JSON number or a numeric string, as storage bodies take `order` and `cache_expiration`. */
+function integerLike(options: { min?: number } = {}): Field {
+  const negative = options.min === 0 ? [fc.constantFrom(-1, "-1", -65536)] : [];
+  return {
+    kind: "number",
+    required: false,
+    invalid: fc.oneof(
+      fc.constantFrom(1.5, "1.5", "abc", "", " 1", "1e3", "0x10", "1234567890123456", true, false, [], {}, [1]),
+      fc.constantFrom("1e308", "9007199254740993", "1e309").map((json) => new Raw(json)),
+      ...negative,
+    ),
+    free: fc.oneof(fc.integer({ min: options.min ?? -1_000_000, max: 1_000_000 }), fc.integer({ min: 0, max: 99_999 }).map(String)),
+  };
+}
+
+/** Choices of the storage form: mostly one a template offers (so requests get past them), now and then anything. */
+const TEMPLATE_OPTIONS = ["", "302_redirect", "use_proxy_url", "native_proxy", "name", "size", "modified", "asc", "desc", "front", "back"];
+const storageChoice = text({
+  nullable: true,
+  invalid: fc.constant("fuzz-no-such-option"),
+  free: fc.oneof({ weight: 4, arbitrary: fc.constantFrom(null, ...TEMPLATE_OPTIONS) }, { weight: 1, arbitrary: unicodeText(20) }),
+});
+const DRIVERS = ["Alias", "Crypt", "FTP", "Local", "S3", "SFTP", "SMB", "Virtual", "WebDav"];
+const isJsonObjectText = (s: string) => {
+  try {
+    const value = JSON.parse(s);
+    return typeof value === "object" && value !== null && !Array.isArray(value);
+  } catch {
+    return false;
+  }
+};
+/** Paths Alias and Crypt point into: very deep, very many, or odd. */
+const pointedPaths = fc.oneof(
+  fc.oneof(fc.integer({ min: 1, max: 60_000 }), fc.constantFrom(20_000, 60_000)).map((n) => "/a".repeat(n)),
+  fc.oneof(fc.integer({ min: 1, max: 50_000 }), fc.constantFrom(33_000, 50_000)).map((n) => Array.from({ length: n }, (_, i) => `/p${i}`).join("\n")),
+  fc.array(fc.oneof(unicodeText(16), fc.constantFrom("/", "..", "//", "name:/x", ":", "\\a\\b")), { maxLength: 6 }).map((lines) => lines.join("\n")),
+);
+/** An addition with the items drivers read (Alias paths, Crypt remote_path, addresses, roots), holding anything. */
+const driverAddition = fc
+  .record({
+    paths: pointedPaths,
+    remote_path: pointedPaths,
+    other: fc.dictionary(fc.constantFrom(...new Set(allDrivers().flatMap((driver) => driver.additional.map((item) => item.name)))), fc.oneof(unicodeText(16), smallJson), { maxKeys: 5 }),
+  })
+  .map(({ paths, remote_path, other }) => JSON.stringify({ ...other, paths, remote_path }));
+
+const storageFields = (idField: Field) => ({
+  id: idField,
+  mount_path: text({ max: 1024, min: 1, required: true }),
+  order: integerLike(),
+  driver: text({ max: 64, min: 1, required: true, free: fc.oneof(fc.constantFrom(...DRIVERS), unicodeText(20)), invalid: fc.constantFrom("virtual", "NoSuchDriver", "Virtual ") }),
+  remark: text({ max: 4096, nullable: true }),
+  cache_expiration: integerLike({ min: 0 }),
+  status: text({ nullable: true }),
+  web_proxy: boolean({ nullable: true }),
+  webdav_policy: storageChoice,
+  down_proxy_url: text({ max: 4096, nullable: true }),
+  down_proxy_sign: boolean({ nullable: true }),
+  order_by: storageChoice,
+  order_direction: storageChoice,
+  extract_folder: storageChoice,
+  addition: {
+    kind: "unknown",
+    required: true,
+    invalid: fc.oneof(fc.constantFrom(null, 1, true, {}, [], "", "[]", "1", "null", "{", '"{}"', "{'a':1}"), unicodeText(20).filter((s) => !isJsonObjectText(s))),
+    free: fc.oneof(fc.dictionary(unicodeText(8), smallJson, { maxKeys: 4 }).map((o) => JSON.stringify(o)), unicodeText(20), driverAddition, driverAddition),
+  } satisfies Field,
+  enable_sign: {
+    kind: "boolean",
+    required: false,
+    invalid: fc.constantFrom("yes", "TRUE", "1", 1, 0, "", [], {}),
+    free: fc.oneof(fc.boolean(), fc.constantFrom("true", "false")),
+  } satisfies Field,
+  disable_index: boolean({ nullable: true }),
+  proxy_range: boolean({ nullable: true }),
+  disabled: boolean({ nullable: true }),
+});
+
+export const JSON_ROUTES: JsonRoute[] = [
+  // auth and me
+  ...["/api/auth/login", "/api/auth/login/hash"].map(
+    (path): JsonRoute => ({ path, group: "auth-me", caller: "anonymous", fields: signInFields, variants: [{ body: wrongCredentials, anchor: [] }], headers: freshAddress }),
+  ),
+  {
+    // No 2FA enrolment is pending (checked at start), so no code and secret can be right.
+    path: "/api/auth/2fa/verify",
+    group: "auth-me",
+    caller: "user",
+    fields: { code: text({ max: 32, min: 1, required: true }), secret: text({ max: 128, min: 1, required: true }) },
+    variants: [{ body: { code: "000000", secret: "JBSWY3DPEHPK3PXP" }, anchor: [] }],
+  },
+  {
+    path: "/api/me/update",
+    group: "auth-me",
+    caller: "user",
+    fields: { username: text({ max: 255, min: 1, trim: true }), password: text({ max: 1024 }), sso_id: text({ max: 255 }) },
+    variants: [{ body: { username: "admin" }, anchor: ["username"] }],
+    emptyIsValid: true,
+  },
+  // sessions and SSH keys
+  ...(["user", "admin"] as const).map(
+    (caller): JsonRoute => ({
+      path: caller === "user" ? "/api/me/sessions/evict" : "/api/admin/session/evict",
+      group: "sessions-sshkeys",
+      caller,
+      // Session ids are 32 hex digits; the free ids never are.
+      fields: { session_id: sessionId },
+      variants: [{ body: { session_id: "fuzz-no-such-session" }, anchor: [] }],
+    }),
+  ),
+  {
+    path: "/api/me/sshkey/add",
+    group: "sessions-sshkeys",
+    caller: "user",
+    fields: {
+      title: text({ max: 255, min: 1, trim: true, required: true }),
+      // DSA keys are refused whatever follows the type.
+      key: text({
+        max: 16_384 + 1024,
+        min: 1,
+        required: true,
+        invalid: unicodeText(64).map((s) => `ssh-dss AAAAB3NzaC1kc3M${s}`),
+        free: fc.oneof(unicodeText(64), mangledKey),
+      }),
+    },
+    variants: [
+      { body: { title: EXISTING_KEY_TITLE, key: VALID_SSH_KEY }, anchor: ["title"] },
+      { body: { title: "fuzz-new", key: "ssh-dss AAAAB3NzaC1kc3M" }, anchor: ["key"] },
+    ],
+  },
+  // settings
+  {
+    path: "/api/admin/setting/save",
+    group: "settings",
+    caller: "admin",
+    fields: {
+      key: text({ max: 255, min: 1, required: true, free: fc.oneof(fc.constantFrom(...SETTING_KEYS), unicodeText(32)) }),
+      value: text({ required: true, free: fc.oneof(unicodeText(64), fc.constantFrom("true", "false", "{}", "[]", '{"a":1}', ...NUMERIC_STRINGS)) }),
+      help: text({}),
+      type: text({}),
+      options: text({}),
+      group: number({}),
+      flag: number({}),
+      index: number({}),
+    },
+    variants: [{ body: { key: "site_title", value: "AList" }, anchor: [] }],
+    // Saved with an unknown key, or twice in one request: refused as a whole.
+    wrap: (item, choice) => [[item, UNKNOWN_SETTING], [UNKNOWN_SETTING, item], [item, item]][choice % 3],
+    emptyIsValid: true,
+  },
+  {
+    path: "/api/admin/setting/set_token",
+    group: "settings",
+    caller: "admin",
+    fields: { token: text({ max: 4096, trim: true, required: true, invalid: refusedToken }) },
+    variants: [{ body: { token: "short" }, anchor: ["token"] }],
+  },
+  {
+    path: "/api/admin/setting/set_aria2",
+    group: "settings",
+    caller: "admin",
+    fields: { uri: text({ max: 2048, trim: true, required: true, invalid: unfetchableUrl(false) }), secret: text({ max: 1024, required: true }) },
+    variants: [{ body: { uri: "ws://127.0.0.1:1/jsonrpc", secret: "" }, anchor: ["uri"] }],
+  },
+  {
+    path: "/api/admin/setting/set_qbit",
+    group: "settings",
+    caller: "admin",
+    fields: {
+      url: text({
+        max: 2048,
+        trim: true,
+        required: true,
+        invalid: unfetchableUrl(true),
+        free: fc.oneof(unicodeText(40), fc.constantFrom("http://127.0.0.1:1/", "http://admin:x@127.0.0.1:1/", "https://127.0.0.1:1/")),
+      }),
+      seedtime: text({
+        trim: true,
+        required: true,
+        invalid: fc.oneof(fc.constantFrom("", " ", "-1", "1.5", "1e3", "0x10", "1234567890", "١", "１", "NaN"), unicodeText(8).filter((s) => !/^\d{1,9}$/.test(s.trim()))),
+        free: fc.oneof(fc.nat(999_999_999).map(String), unicodeText(8)),
+      }),
+    },
+    // Never a request that passes validation with a fetchable URL: the Worker would call out.
+    variants: [
+      { body: { url: "http://127.0.0.1:1/", seedtime: "soon" }, anchor: ["seedtime"] },
+      { body: { url: "ftp://127.0.0.1:1/", seedtime: "0" }, anchor: ["url"] },
+    ],
+  },
+  // users and roles
+  {
+    path: "/api/admin/user/create",
+    group: "users-roles",
+    caller: "admin",
+    fields: { ...userFields, username: { ...userFields.username, required: true }, password: text({ max: 1024, min: 1, required: true }) },
+    variants: [
+      { body: { username: "admin", password: "x" }, anchor: ["username"] },
+      { body: { username: "fuzz-new", password: "x", role: [MISSING_ID] }, anchor: ["role"] },
+      { body: { username: "fuzz-new", password: "x", role: [ROLE_IDS.admin] }, anchor: ["role"] },
+    ],
+  },
+  {
+    path: "/api/admin/user/update",
+    group: "users-roles",
+    caller: "admin",
+    fields: { id: integer({ min: 1, max: Number.MAX_SAFE_INTEGER, required: true, free: fc.constantFrom(1, 2, 3) }), ...userFields, password: text({ max: 1024 }) },
+    // Besides an id that does not exist, the rules' refusals: each must save none of the other fields.
+    variants: [
+      { body: { id: MISSING_ID }, anchor: ["id"] },
+      { body: { id: USER_IDS.admin, disabled: true }, anchor: ["id", "disabled"] },
+      { body: { id: USER_IDS.guest, role: [MISSING_ID] }, anchor: ["id", "role"] },
+      { body: { id: USER_IDS[FUZZ_USER], role: [ROLE_IDS.guest] }, anchor: ["id", "role"] },
+    ],
+  },
+  {
+    path: "/api/admin/role/create",
+    group: "users-roles",
+    caller: "admin",
+    fields: { ...roleFields, name: { ...roleFields.name, required: true } },
+    variants: [{ body: { name: "admin" }, anchor: ["name"] }],
+  },
+  {
+    path: "/api/admin/role/update",
+    group: "users-roles",
+    caller: "admin",
+    fields: { id: integer({ min: 1, max: Number.MAX_SAFE_INTEGER, required: true, free: fc.constantFrom(1, 2, 3) }), ...roleFields },
+    variants: [
+      { body: { id: MISSING_ID }, anchor: ["id"] },
+      { body: { id: ROLE_IDS.admin }, anchor: ["id"] },
+      { body: { id: ROLE_IDS.guest, name: "fuzz-renamed" }, anchor: ["id", "name"] },
+    ],
+  },
+  // storages: the insert or update is refused before any driver check, so nothing calls out
+  {
+    path: "/api/admin/storage/create",
+    group: "storages-drivers",
+    caller: "admin",
+    fields: storageFields({ kind: "unknown", required: false, invalid: null, free: smallJson }),
+    variants: [
+      { body: { mount_path: EXISTING_MOUNT, driver: "Virtual", addition: "{}" }, anchor: ["mount_path"] },
+      { body: { mount_path: "/fuzz-new", driver: "NoSuchDriver", addition: "{}" }, anchor: ["driver"] },
+      { body: { mount_path: EXISTING_MOUNT, driver: "Alias", addition: '{"paths":"/fuzz-existing"}' }, anchor: ["mount_path", "driver"] },
+    ],
+  },
+  {
+    path: "/api/admin/storage/update",
+    group: "storages-drivers",
+    caller: "admin",
+    fields: storageFields({
+      kind: "unknown",
+      required: true,
+      invalid: fc.oneof(
+        fc.constantFrom(null, 0, -1, "0", "-1", "abc", "", " 1", "01", "1.5", 1.5, true, "1e3", 1e21, "9999999999999999", [], {}, [1]),
+        fc.constantFrom("-0", "1e309").map((json) => new Raw(json)),
+      ),
+      free: fc.constantFrom(1, 2, "1", MISSING_ID),
+    }),
+    variants: [
+      { body: { id: MISSING_ID, mount_path: "/fuzz-new", driver: "Virtual", addition: "{}" }, anchor: ["id"] },
+      { body: { id: MISSING_ID, mount_path: "/fuzz-new", driver: "Crypt", addition: '{"remote_path":"/fuzz-existing","password":"x"}' }, anchor: ["id", "driver"] },
+      { body: { id: MISSING_ID, mount_path: "/fuzz-new", driver: "Alias", addition: '{"paths":"/fuzz-existing"}' }, anchor: ["id", "driver"] },
+    ],
+  },
+];
+
+const paging = { page: { kind: "page" }, per_page: { kind: "page" } } as const;
+const READS = [200, 400, 404] as const;
+const WRITES = [400, 404] as const;
+
+export const QUERY_ROUTES: QueryRoute[] = [
+  ...["/api/auth/login", "/api/auth/login/hash"].map(
+    (path): QueryRoute => ({
+      method: "POST",
+      path,
+      group: "auth-me",
+      caller: "anonymous",
+      params: { client_id: { kind: "text" } },
+      answers: [400],
+      jsonBody: wrongCredentials,
+      headers: freshAddress,
+    }),
+  ),
+  { method: "GET", path: "/api/me/sshkey/list", group: "sessions-sshkeys", caller: "user", params: paging, answers: READS },
+  { method: "POST", path: "/api/me/sshkey/delete", group: "sessions-sshkeys", caller: "user", params: { id: { kind: "id" } }, answers: WRITES, refusedIds: { id: [] } },
+  { method: "GET", path: "/api/admin/user/sshkey/list", group: "sessions-sshkeys", caller: "admin", params: { uid: { kind: "id" }, ...paging }, answers: READS },
+  { method: "POST", path: "/api/admin/user/sshkey/delete", group: "sessions-sshkeys", caller: "admin", params: { id: { kind: "id" } }, answers: WRITES, refusedIds: { id: [] } },
+  { method: "GET", path: "/api/admin/setting/list", group: "settings", caller: "admin", params: { groups: { kind: "text", words: ["0", "1", "5,0", " 1 , 2 ", ",", "1,,2"] }, group: { kind: "text", words: ["0", "1", "99"] } }, answers: READS },
+  { method: "GET", path: "/api/admin/setting/get", group: "settings", caller: "admin", params: { key: { kind: "text", words: SETTING_KEYS }, keys: { kind: "text", words: [...SETTING_KEYS, ",", "token,version", " , "] } }, answers: READS },
+  // No setting is deprecated (checked at start), so no key can be deleted.
+  { method: "POST", path: "/api/admin/setting/delete", group: "settings", caller: "admin", params: { key: { kind: "text", words: SETTING_KEYS } }, answers: WRITES },
+  { method: "GET", path: "/api/admin/user/list", group: "users-roles", caller: "admin", params: paging, answers: READS },
+  { method: "GET", path: "/api/admin/user/get", group: "users-roles", caller: "admin", params: { id: { kind: "id" } }, answers: READS },
+  {
+    method: "POST",
+    path: "/api/admin/user/delete",
+    group: "users-roles",
+    caller: "admin",
+    params: { id: { kind: "id", words: [`${USER_IDS.admin}`, `${USER_IDS.guest}`] } },
+    answers: WRITES,
+    refusedIds: { id: [`${USER_IDS.admin}`, `${USER_IDS.guest}`] },
+  },
+  { method: "POST", path: "/api/admin/user/cancel_2fa", group: "users-roles", caller: "admin", params: { id: { kind: "id" } }, answers: WRITES, refusedIds: { id: [] } },
+  // Does nothing whatever it gets.
+  { method: "POST", path: "/api/admin/user/del_cache", group: "users-roles", caller: "admin", params: { username: { kind: "text", words: ["admin", FUZZ_USER] } }, answers: [200, 400] },
+  { method: "GET", path: "/api/admin/role/list", group: "users-roles", caller: "admin", params: paging, answers: READS },
+  { method: "GET", path: "/api/admin/role/get", group: "users-roles", caller: "admin", params: { id: { kind: "id" } }, answers: READS },
+  {
+    method: "POST",
+    path: "/api/admin/role/delete",
+    group: "users-roles",
+    caller: "admin",
+    params: { id: { kind: "id", words: [`${ROLE_IDS.admin}`, `${ROLE_IDS.guest}`] } },
+    answers: WRITES,
+    refusedIds: { id: [`${ROLE_IDS.admin}`, `${ROLE_IDS.guest}`] },
+  },
+  { method: "GET", path: "/api/admin/driver/info", group: "storages-drivers", caller: "admin", params: { driver: { kind: "text", words: DRIVERS } }, answers: READS },
+  { method: "GET", path: "/api/admin/storage/list", group: "storages-drivers", caller: "admin", params: paging, answers: READS },
+  { method: "GET", path: "/api/admin/storage/get", group: "storages-drivers", caller: "admin", params: { id: { kind: "id" } }, answers: READS },
+  ...["delete", "enable", "disable"].map(
+    (action): QueryRoute => ({
+      method: "POST",
+      path: `/api/admin/storage/${action}`,
+      group: "storages-drivers",
+      caller: "admin",
+      params: { id: { kind: "id" } },
+      answers: WRITES,
+      refusedIds: { id: [] },
+    }),
+  ),
+];
+
+export const BODYLESS_ROUTES: BodylessRoute[] = [
+  {
+    path: "/api/auth/2fa/generate",
+    group: "auth-me",
+    caller: "user",
+    keep: async (db) => async () => {
+      await db.delete(pendingOtpEnrolments);
+    },
+  },
+  {
+    path: "/api/admin/setting/reset_token",
+    group: "settings",
+    caller: "admin",
+    keep: async (db) => {
+      const [token] = await db.select().from(settings).where(sql`${settings.key} = 'token'`);
+      return async () => {
+        await db.update(settings).set({ value: token!.value }).where(sql`${settings.key} = 'token'`);
+      };
+    },
+  },
+  { path: "/api/admin/storage/load_all", group: "storages-drivers", caller: "admin", keep: async () => async () => {} },
+];
+
+// ---------------------------------------------------------------------------------------------
+// Request builders
+
+const JSON_TYPE = "application/json;charset=UTF-8";
+const NON_JSON_TYPES = [
+  null, "text/plain", "text/plain;charset=UTF-8", "application/x-www-form-urlencoded", "multipart/form-data; boundary=fuzz",
+  "application/xml", "application/octet-stream", "text/html", "image/png",
+];
+const JSONISH_TYPES = [
+  "application/json", "APPLICATION/JSON", "application/json; charset=utf-16", "application/json;charset=latin1", "application/vnd.api+json",
+  "application/json-patch+json", "text/json", "application/jsonx", "application/json ; charset=UTF-8", " application/json",
+];
+const headerText = fc.string({ unit: fc.integer({ min: 0x20, max: 0x7e }).map((c) => String.fromCharCode(c)), maxLength: 60 });
+
+/** Bytes that are not UTF-8: stray continuation bytes, overlong NUL, encoded surrogates, cut sequences, and raw controls. */
+const BAD_BYTES = [[0xff], [0xfe], [0x80], [0xc0, 0x80], [0xed, 0xa0, 0x80], [0xf4, 0x90, 0x80, 0x80], [0xe2, 0x82], [0x00], [0x1b], [0xf0, 0x9f]];
+
+const REFUSED = [400, 404] as const;
+
+function fieldNames(route: JsonRoute): string[] {
+  return Object.keys(route.fields);
+}
+
+/** The body of a variant with every other field free: absent, or any value of its type. */
+function freeBody(route: JsonRoute, variant: Variant): fc.Arbitrary<Record<string, unknown>> {
+  const free = Object.fromEntries(
+    fieldNames(route)
+      .filter((name) => !variant.anchor.includes(name))
+      .map((name) => [name, fc.option(route.fields[name]!.free, { nil: undefined, freq: 3 })]),
+  );
+  return fc.record(free).map((values) => ({ ...variant.body, ...Object.fromEntries(Object.entries(values).filter(([, v]) => v !== undefined)) }));
+}
+
+const variantOf = (route: JsonRoute) => fc.constantFrom(...route.variants);
+const withChoice = <T>(arbitrary: fc.Arbitrary<T>) => fc.tuple(arbitrary, fc.nat(2));
+const wrapped = (route: JsonRoute, item: unknown, choice: number) => (route.wrap ? route.wrap(item, choice) : item);
+
+function jsonRequest(route: JsonRoute, body: string | Uint8Array, contentType: string | null = JSON_TYPE): FuzzRequest {
+  return { method: "POST", path: route.path, caller: route.caller, contentType, body, ...(route.headers ? { headers: route.headers() } : {}) };
+}
+
+/** A request with its expected codes; a body the generators made larger than the limit can only get 413. */
+function jsonCase(route: JsonRoute, body: string | Uint8Array, answers: readonly number[], contentType: string | null = JSON_TYPE): Case {
+  const size = typeof body === "string" ? Buffer.byteLength(body) : body.length;
+  return { request: jsonRequest(route, body, contentType), answers: size > MAX_BODY_BYTES ? [413] : answers };
+}
+
+/** Does a random JSON value name a field of the route (and so might be partly valid)? */
+function namesAField(route: JsonRoute, value: unknown): boolean {
+  const objects = route.wrap ? (Array.isArray(value) ? value : []) : [value];
+  return objects.some((o) => o !== null && typeof o === "object" && !Array.isArray(o) && Object.keys(o).some((key) => Object.hasOwn(route.fields, key)));
+}
+
+/** A body that names no field: valid only on routes whose fields are all optional (an empty object, or an empty array of items). */
+function emptyBody(route: JsonRoute, value: unknown): boolean {
+  if (!route.emptyIsValid) return false;
+  if (route.wrap) return Array.isArray(value) && value.length === 0;
+  return value !== null && typeof value === "object" && !Array.isArray(value);
+}
+
+const DEEP = 100_000;
+/** JSON a parser or a validator may choke on. */
+const NASTY_JSON = [
+  '{"__proto__":{"isAdmin":true,"username":"admin"}}',
+  '{"constructor":{"prototype":{"isAdmin":true}}}',
+  "[".repeat(DEEP) + "]".repeat(DEEP),
+  '{"a":'.repeat(10_000) + "1" + "}".repeat(10_000),
+  "1e999999",
+  '""',
+  "  null  ",
+  JSON.stringify(JSON.stringify({ username: "admin" })),
+  `[${"0,".repeat(50_000)}0]`,
+];
+
+interface FuzzProperty {
+  name: string;
+  run: (context: FuzzContext) => Promise<void>;
+}
+
+/** The properties of one JSON route. */
+function jsonRouteProperties(route: JsonRoute): FuzzProperty[] {
+  const names = fieldNames(route);
+  const stringFields = (variant: Variant) => names.filter((name) => route.fields[name]!.kind === "string" && !variant.anchor.includes(name));
+  return [
+    {
+      name: "random JSON of the wrong shape",
+      run: (context) =>
+        checkProperty(
+          context,
+          fc
+            .oneof(
+              { weight: 3, arbitrary: fc.jsonValue().map((v) => JSON.stringify(v)) },
+              { weight: 3, arbitrary: fc.anything({ maxDepth: 3, withBoxedValues: true, withMap: true, withSet: true, withNullPrototype: true, withDate: true, withTypedArray: true, withSparseArray: true }).map((v) => JSON.stringify(v) ?? "") },
+              { weight: 1, arbitrary: fc.constantFrom(...NASTY_JSON) },
+            )
+            .filter((text) => !namesAField(route, parseOrUndefined(text))),
+          (body) => jsonCase(route, body, emptyBody(route, parseOrUndefined(body)) ? [200] : [400]),
+          25,
+        ),
+    },
+    {
+      name: "the right keys with a wrong type or a value out of range",
+      run: (context) =>
+        checkProperty(
+          context,
+          withChoice(
+            variantOf(route).chain((variant) =>
+              fc.tuple(
+                freeBody(route, variant),
+                fc.constantFrom(...names.filter((name) => route.fields[name]!.invalid)).chain((name) => fc.tuple(fc.constant(name), route.fields[name]!.invalid!, fc.boolean())),
+              ),
+            ),
+          ),
+          ([[body, [name, bad, drop]], choice]) => {
+            const required = route.fields[name]!.required;
+            const broken = drop && required ? Object.fromEntries(Object.entries(body).filter(([key]) => key !== name)) : { ...body, [name]: bad };
+            return jsonCase(route, toJson(wrapped(route, broken, choice)), [400]);
+          },
+          30,
+        ),
+    },
+    {
+      name: "unicode and any other value in the free fields",
+      run: (context) =>
+        checkProperty(
+          context,
+          withChoice(variantOf(route).chain((variant) => freeBody(route, variant))),
+          ([body, choice]) => jsonCase(route, toJson(wrapped(route, body, choice)), REFUSED),
+          25,
+        ),
+    },
+    {
+      name: "numbers out of range and number-like strings",
+      run: (context) =>
+        checkProperty(
+          context,
+          withChoice(
+            variantOf(route).chain((variant) =>
+              fc.constantFrom(...names).chain((name) => {
+                const value = variant.anchor.includes(name) ? route.fields[name]!.invalid! : edgeNumber;
+                return value.map((v) => ({ ...variant.body, [name]: v }));
+              }),
+            ),
+          ),
+          ([body, choice]) => jsonCase(route, toJson(wrapped(route, body, choice)), REFUSED),
+          20,
+        ),
+    },
+    {
+      name: "duplicate keys (the anchor's value last)",
+      run: (context) =>
+        checkProperty(
+          context,
+          withChoice(
+            variantOf(route).chain((variant) =>
+              fc.tuple(
+                fc.constant(variant),
+                freeBody(route, variant),
+                fc.uniqueArray(
+                  fc.constantFrom(...names).chain((name) => {
+                    const field = route.fields[name]!;
+                    const value = field.invalid ? fc.oneof(field.free, field.invalid) : field.free;
+                    return fc.tuple(fc.constant(name), value, value, fc.nat());
+                  }),
+                  { minLength: 1, maxLength: 3, selector: ([name]) => name },
+                ),
+              ),
+            ),
+          ),
+          ([[variant, body, duplicates], choice]) => {
+            const entries: (readonly [string, unknown])[] = Object.entries(body);
+            for (const [name, first, second, position] of duplicates) {
+              const anchorAt = entries.findIndex(([key]) => key === name);
+              // An anchor keeps its value by coming last; JSON.parse keeps the last of a key.
+              const at = variant.anchor.includes(name) ? anchorAt : position % (entries.length + 1);
+              entries.splice(at, 0, [name, first], [name, second]);
+            }
+            return jsonCase(route, toJson(wrapped(route, new Entries(entries), choice)), REFUSED);
+          },
+          15,
+        ),
+    },
+    {
+      name: "a wrong Content-Type, or none",
+      run: (context) =>
+        checkProperty(
+          context,
+          fc.tuple(
+            withChoice(variantOf(route).chain((variant) => freeBody(route, variant))),
+            fc.oneof(
+              fc.constantFrom(...NON_JSON_TYPES).map((type) => ({ type, json: false })),
+              fc.constantFrom(...JSONISH_TYPES).map((type) => ({ type, json: true })),
+              headerText.map((type) => ({ type, json: true })),
+            ),
+            fc.constantFrom("json", "form", "empty"),
+          ),
+          ([[body, choice], { type, json }, encoding]) => {
+            const payload = wrapped(route, body, choice);
+            const text =
+              encoding === "json"
+                ? toJson(payload)
+                : encoding === "form"
+                  ? Object.entries(body)
+                      .map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(wellFormed(typeof v === "string" ? v : toJson(v)))}`)
+                      .join("&")
+                  : "";
+            // A type that is not JSON is refused before the body is read; one that may be is read, and the body is refused.
+            return jsonCase(route, text, json ? REFUSED : [400], type);
+          },
+          12,
+        ),
+    },
+    {
+      name: "a valid-looking body cut at a random byte",
+      run: (context) =>
+        checkProperty(
+          context,
+          fc.tuple(withChoice(variantOf(route).chain((variant) => freeBody(route, variant))), fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true })),
+          ([[body, choice], cut]) => {
+            const bytes = new TextEncoder().encode(toJson(wrapped(route, body, choice)));
+            return jsonCase(route, bytes.subarray(0, Math.floor(cut * bytes.length)), [400]);
+          },
+          12,
+        ),
+    },
+    {
+      name: "bytes that are not UTF-8 inside a string, or a byte-order mark",
+      run: (context) =>
+        checkProperty(
+          context,
+          withChoice(
+            variantOf(route).chain((variant) =>
+              fc.tuple(
+                freeBody(route, variant),
+                stringFields(variant).length > 0 ? fc.constantFrom(...stringFields(variant)) : fc.constant(null),
+                fc.array(fc.constantFrom(...BAD_BYTES), { minLength: 1, maxLength: 4 }),
+                fc.boolean(),
+              ),
+            ),
+          ),
+          ([[body, name, damage, bom], choice]) => {
+            const marker = "\u0001FUZZ\u0001";
+            const text = toJson(wrapped(route, name === null ? body : { ...body, [name]: marker }, choice));
+            const encoded = new TextEncoder().encode(text);
+            const bad = damage.flat();
+            // Where the marker was (inside a string), or in front of the whole body.
+            const markerJson = new TextEncoder().encode(JSON.stringify(marker).slice(1, -1));
+            const at = name === null ? 0 : indexOfBytes(encoded, markerJson);
+            const bytes = new Uint8Array([...(bom ? [0xef, 0xbb, 0xbf] : []), ...encoded.subarray(0, at), ...bad, ...encoded.subarray(at + (name === null ? 0 : markerJson.length))]);
+            return jsonCase(route, bytes, REFUSED);
+          },
+          12,
+        ),
+    },
+    {
+      name: `a huge string: up to the body limit (${MAX_BODY_BYTES} bytes) refused as input, just over it 413`,
+      run: (context) =>
+        checkProperty(
+          context,
+          fc.record({
+            body: withChoice(variantOf(route).chain((variant) => freeBody(route, variant))),
+            name: fc.constantFrom(...names),
+            over: fc.boolean(),
+            slack: fc.nat(64),
+            pad: fc.constantFrom("a", "é", "€", "😀"),
+            chunked: fc.boolean(),
+          }),
+          ({ body: [body, choice], name, over, slack, pad, chunked }) => {
+            const target = over ? MAX_BODY_BYTES + 1 + slack : MAX_BODY_BYTES - slack;
+            const size = (filler: string) => Buffer.byteLength(toJson(wrapped(route, { ...body, [name]: filler }, choice)));
+            // The field may appear more than once in the body (settings/save sends an item twice).
+            const copies = size("a") - size("");
+            const padCount = Math.floor((target - size("")) / (Buffer.byteLength(pad) * copies));
+            const rest = (target - size(pad.repeat(padCount))) / copies;
+            const filler = pad.repeat(padCount) + "a".repeat(over ? Math.ceil(rest) : Math.floor(rest));
+            const text = toJson(wrapped(route, { ...body, [name]: filler }, choice));
+            return { request: { ...jsonRequest(route, text), chunked }, answers: over ? [413] : REFUSED };
+          },
+          4,
+        ),
+    },
+  ];
+}
+
+function parseOrUndefined(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+function indexOfBytes(haystack: Uint8Array, needle: Uint8Array): number {
+  outer: for (let i = 0; i + needle.length <= haystack.length; i++) {
+    for (let j = 0; j < needle.length; j++) if (haystack[i + j] !== needle[j]) continue outer;
+    return i;
+  }
+  throw new Error("marker not found in the body");
+}
+
+/** Lone surrogates replaced, as encodeURIComponent needs. */
+function wellFormed(text: string): string {
+  return text.replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, "\ufffd");
+}
+
+/** Raw query text: stray percent signs, encoded surrogates and overlong bytes, separators, a fragment. */
+const QUERY_JUNK = [
+  "%", "%2", "%zz", "%FF", "%ED%A0%80", "%C0%80", "%00", "%0A", "+", "%2B", "&", "=", ";", "#", "?", "/", "..", "\\", " ", "%20",
+  "é", "\ud800", "😀", "a", "0", "-", "[]", "[0]", "%5B%5D", "\u0000",
+];
+const rawJunk = fc.array(fc.constantFrom(...QUERY_JUNK), { minLength: 1, maxLength: 6 }).map((parts) => parts.join(""));
+const encoded = (values: fc.Arbitrary<string>) => values.map((v) => encodeURIComponent(wellFormed(v)));
+
+const ID_STRINGS = ["", "0", "-1", "00", "01", "1.0", "1e3", "0x1", " 1", "1 ", "+1", "NaN", "Infinity", "-0", "9007199254740993", "99999999999999999", "1".repeat(20), "１", "١"];
+const PAGE_STRINGS = ["", "0", "-1", "1", "1000", "1001", "999999999", "1000000000", "-999999999", "1.5", "1e3", "abc", " 2", "99999999999999999999"];
+
+function queryValue(param: QueryRoute["params"][string], refused: boolean): fc.Arbitrary<string> {
+  const words = param.words ? [fc.constantFrom(...param.words)] : [];
+  const values: Record<QueryKind, fc.Arbitrary<string>[]> = {
+    // Ids of a million and more exist nowhere: they reach the "not found" path.
+    id: [...words, fc.constantFrom(...ID_STRINGS), fc.integer({ min: 1_000_000, max: Number.MAX_SAFE_INTEGER }).map(String), ...(refused ? [] : [fc.integer({ min: 1, max: 5 }).map(String)])],
+    page: [fc.constantFrom(...PAGE_STRINGS), fc.integer().map(String)],
+    text: [...words, fc.string({ maxLength: 12 })],
+  };
+  return fc.oneof(encoded(fc.oneof(...values[param.kind])), encoded(unicodeText(24)), rawJunk);
+}
+
+/** Could this query name a real row in a parameter whose small ids must never be sent? As the URL parser reads it. */
+function namesSmallId(query: string, refusedIds: Record<string, readonly string[]>): boolean {
+  const params = new URL(`http://fuzz.test/?${query}`).searchParams;
+  return Object.entries(refusedIds).some(([name, refusedAnyway]) =>
+    params.getAll(name).some((value) => /^\s*\+?[1-9]\d{0,5}\s*$/.test(value) && !refusedAnyway.includes(value)),
+  );
+}
+
+function queryRouteProperty(route: QueryRoute): FuzzProperty {
+  const names = Object.keys(route.params);
+  const entry = fc.oneof(
+    { weight: 6, arbitrary: fc.constantFrom(...names).chain((name) => queryValue(route.params[name]!, route.refusedIds?.[name] !== undefined).map((value) => `${name}=${value}`)) },
+    { weight: 1, arbitrary: fc.constantFrom(...names) },
+    { weight: 1, arbitrary: fc.tuple(encoded(unicodeText(6)), rawJunk).map(([name, value]) => `${name}=${value}`) },
+    { weight: 1, arbitrary: rawJunk },
+  );
+  const query = fc.array(entry, { maxLength: 5 }).map((entries) => entries.join("&"));
+  const safeQuery = route.refusedIds ? query.filter((q) => !namesSmallId(q, route.refusedIds!)) : query;
+  // POSTs that take their argument in the query get a junk body now and then; they must ignore it.
+  const junkBody = route.method === "POST" && route.jsonBody === undefined ? fc.option(fc.tuple(unicodeText(200), fc.constantFrom(...NON_JSON_TYPES, JSON_TYPE))) : fc.constant(null);
+  return {
+    name: "random query strings: ids, pages, keys, broken percent-encoding, repeated and unknown parameters",
+    run: (context) =>
+      checkProperty(
+        context,
+        fc.tuple(safeQuery, junkBody),
+        ([q, junk]) => {
+          const request: FuzzRequest = { method: route.method, path: `${route.path}?${q}`, caller: route.caller, ...(route.headers ? { headers: route.headers() } : {}) };
+          if (route.jsonBody !== undefined) Object.assign(request, { contentType: JSON_TYPE, body: toJson(route.jsonBody) });
+          else if (junk) Object.assign(request, { body: junk[0], contentType: junk[1] });
+          return { request, answers: route.answers };
+        },
+        50,
+      ),
+  };
+}
+
+/** A body over the limit, to any POST: 413 before anything runs. */
+function oversizeProperty(route: { path: string; caller: Caller }): FuzzProperty {
+  return {
+    name: "a body just over the limit: 413",
+    run: (context) =>
+      checkProperty(
+        context,
+        fc.record({ slack: fc.nat(64), chunked: fc.boolean(), type: fc.constantFrom(...NON_JSON_TYPES, JSON_TYPE) }),
+        ({ slack, chunked, type }) => ({
+          request: { method: "POST", path: route.path, caller: route.caller, contentType: type, body: "x".repeat(MAX_BODY_BYTES + 1 + slack), chunked },
+          answers: [413],
+        }),
+        3,
+      ),
+  };
+}
+
+function bodylessRouteProperty(route: BodylessRoute): FuzzProperty {
+  return {
+    name: "any body is ignored (the route takes no input; its effect is undone after each case)",
+    run: async (context) => {
+      const restore = await route.keep(context.fixture.db);
+      await checkProperty(
+        context,
+        fc.tuple(
+          fc.oneof(fc.jsonValue().map((v) => JSON.stringify(v)), unicodeText(200), fc.uint8Array({ maxLength: 256 })),
+          fc.oneof(fc.constantFrom(...NON_JSON_TYPES, ...JSONISH_TYPES), headerText),
+        ),
+        ([body, type]) => ({ request: { method: "POST", path: route.path, caller: route.caller, contentType: type, body }, answers: [200] }),
+        10,
+        restore,
+      );
+    },
+  };
+}
+
+/** Any input route under another method: 405 with an Allow header naming the right one. */
+function wrongMethodProperty(routes: { method: string; path: string; caller: Caller }[]): FuzzProperty {
+  return {
+    name: "another method on an input route: 405",
+    run: (context) =>
+      checkProperty(
+        context,
+        fc.constantFrom(...routes).chain((route) => fc.tuple(fc.constant(route), fc.constantFrom(...["GET", "POST", "PUT", "DELETE", "PATCH"].filter((m) => m !== route.method)))),
+        ([route, method]) => ({
+          request: { method, path: route.path, caller: route.caller, ...(method === "GET" ? {} : { contentType: JSON_TYPE, body: "{}" }) },
+          answers: [405],
+        }),
+        20,
+      ),
+  };
+}
+
+/** Registers every property of one group's routes, on a fixture of its own; returns that fixture's context for the group's own tests. */
+export function registerFuzzSuite(group: Group): () => FuzzContext {
+  let context: FuzzContext;
+  beforeAll(async () => {
+    context = await startFuzzing();
+  });
+  afterAll(() => context?.fixture.close());
+
+  const timeout = 120_000;
+  for (const route of JSON_ROUTES.filter((r) => r.group === group)) {
+    describe(`POST ${route.path} (JSON body, as ${route.caller})`, () => {
+      for (const property of jsonRouteProperties(route)) it(property.name, () => property.run(context), timeout);
+    });
+  }
+  for (const route of QUERY_ROUTES.filter((r) => r.group === group)) {
+    describe(`${route.method} ${route.path} (query, as ${route.caller})`, () => {
+      const property = queryRouteProperty(route);
+      it(property.name, () => property.run(context), timeout);
+      if (route.method === "POST" && route.jsonBody === undefined) {
+        const oversize = oversizeProperty(route);
+        it(oversize.name, () => oversize.run(context), timeout);
+      }
+    });
+  }
+  for (const route of BODYLESS_ROUTES.filter((r) => r.group === group)) {
+    describe(`POST ${route.path} (no input, as ${route.caller})`, () => {
+      for (const property of [bodylessRouteProperty(route), oversizeProperty(route)]) it(property.name, () => property.run(context), timeout);
+    });
+  }
+  const inputRoutes = [
+    ...JSON_ROUTES.filter((r) => r.group === group).map((r) => ({ method: "POST", path: r.path, caller: r.caller })),
+    ...QUERY_ROUTES.filter((r) => r.group === group),
+  ];
+  const methods = wrongMethodProperty(inputRoutes);
+  it(methods.name, () => methods.run(context), timeout);
+  return () => context;
+}
