@@ -6,6 +6,7 @@ import { open, seal } from "../../auth/secret-box.ts";
 import { enrolmentQr, matchTotpStep, newTotpSecret, normaliseSecret } from "../../auth/totp.ts";
 import { OTP_ENROLMENT_TTL_SECONDS } from "../../cron/cleanup.ts";
 import { otpSealingKeys } from "../../env.ts";
+import { wellFormed } from "../../http/text.ts";
 import { ok } from "../../http/envelope.ts";
 import { ApiError } from "../../http/errors.ts";
 import { envelopeResponse, type Router } from "../../http/router.ts";
@@ -13,7 +14,7 @@ import { INVALID_OTP, signIn } from "./login.ts";
 import { deactivateSession, enableTwoFactor, readPendingEnrolment, savePendingEnrolment } from "./store.ts";
 
 const SignInBody = z.object({
-  username: z.string().min(1).max(255),
+  username: wellFormed(z.string().min(1).max(255)),
   password: z.string().max(1024),
   otp_code: z.string().max(32).optional(),
 });

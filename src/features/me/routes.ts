@@ -3,6 +3,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { type Caller, isGuest, signedIn } from "../../auth/guard.ts";
 import { hashStaticHash, staticHash } from "../../auth/password.ts";
 import { isUniqueViolation } from "../../db/errors.ts";
+import { wellFormed } from "../../http/text.ts";
 import { ok } from "../../http/envelope.ts";
 import { ApiError } from "../../http/errors.ts";
 import { envelopeResponse, type Router } from "../../http/router.ts";
@@ -44,7 +45,7 @@ const updateMe = createRoute({
       content: {
         "application/json": {
           schema: z.object({
-            username: z.string().trim().min(1).max(255).optional(),
+            username: wellFormed(z.string().trim().min(1).max(255)).optional(),
             password: z.string().max(1024).optional().openapi({ description: "empty or absent: unchanged" }),
             sso_id: z.string().max(255).optional(),
           }),

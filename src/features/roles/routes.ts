@@ -4,6 +4,7 @@ import { adminOnly } from "../../auth/guard.ts";
 import { isUniqueViolation } from "../../db/errors.ts";
 import type { PermissionScope } from "../../db/schema.ts";
 import { ADMIN_ROLE_ID, GUEST_ROLE_ID } from "../../db/seed.ts";
+import { wellFormed } from "../../http/text.ts";
 import { ok } from "../../http/envelope.ts";
 import { ApiError } from "../../http/errors.ts";
 import { idParam, pageWindow, pagingParams } from "../../http/params.ts";
@@ -15,7 +16,7 @@ import { deleteRole, insertRole, readRole, readRolePage, updateRole, type RoleRo
 const ROLE_NOT_FOUND = "role not found";
 
 const Scope = z.object({
-  path: z.string().max(1024).openapi({ description: "cleaned like a mount path", example: "/media" }),
+  path: wellFormed(z.string().max(1024)).openapi({ description: "cleaned like a mount path", example: "/media" }),
   permission: Permission,
 });
 
@@ -28,7 +29,7 @@ const RoleView = z.object({
 });
 
 const RoleFields = {
-  name: z.string().trim().min(1).max(255),
+  name: wellFormed(z.string().trim().min(1).max(255)),
   description: z.string().max(1024),
   default: z.boolean(),
   permission_scopes: z.array(Scope).max(256).nullable().openapi({ description: "null is an empty list" }),

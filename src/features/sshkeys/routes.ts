@@ -2,6 +2,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { adminOnly, type Caller, isGuest, signedIn } from "../../auth/guard.ts";
 import { isUniqueViolation } from "../../db/errors.ts";
+import { wellFormed } from "../../http/text.ts";
 import { ok } from "../../http/envelope.ts";
 import { ApiError } from "../../http/errors.ts";
 import { idParam, pageWindow, pagingParams } from "../../http/params.ts";
@@ -41,7 +42,7 @@ const addOwn = createRoute({
     body: {
       content: {
         "application/json": {
-          schema: z.object({ title: z.string().trim().min(1).max(255), key: z.string().min(1).max(MAX_KEY_TEXT + 1024) }),
+          schema: z.object({ title: wellFormed(z.string().trim().min(1).max(255)), key: z.string().min(1).max(MAX_KEY_TEXT + 1024) }),
         },
       },
       required: true,

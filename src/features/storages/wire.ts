@@ -6,6 +6,7 @@ import { parseAddition } from "../../drivers/check.ts";
 import { commonItems } from "../../drivers/items.ts";
 import type { Driver } from "../../drivers/types.ts";
 import type { storages } from "../../db/schema.ts";
+import { wellFormed } from "../../http/text.ts";
 import { ApiError } from "../../http/errors.ts";
 import { cleanPath } from "../../lib/path.ts";
 
@@ -76,7 +77,7 @@ const requiredText = (max: number) =>
 export const StorageBody = z
   .object({
     id: z.unknown().optional().openapi({ type: "integer", description: "update only: the storage to change (a number or a numeric string)" }),
-    mount_path: requiredText(1024),
+    mount_path: wellFormed(requiredText(1024)),
     order: integerLike.nullish(),
     driver: requiredText(64),
     remark: z.string().max(4096).nullish(),

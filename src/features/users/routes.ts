@@ -3,6 +3,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { adminOnly } from "../../auth/guard.ts";
 import { hashStaticHash, staticHash } from "../../auth/password.ts";
 import { isUniqueViolation } from "../../db/errors.ts";
+import { wellFormed } from "../../http/text.ts";
 import { ok } from "../../http/envelope.ts";
 import { ApiError } from "../../http/errors.ts";
 import { idParam, pageWindow, pagingParams } from "../../http/params.ts";
@@ -28,8 +29,8 @@ const UserView = z.object({
 });
 
 const UserFields = {
-  username: z.string().trim().min(1).max(255),
-  base_path: z.string().max(1024).openapi({ description: "cleaned like a mount path; empty means /" }),
+  username: wellFormed(z.string().trim().min(1).max(255)),
+  base_path: wellFormed(z.string().max(1024)).openapi({ description: "cleaned like a mount path; empty means /" }),
   role: RoleIds,
   disabled: z.boolean(),
   permission: Permission,
