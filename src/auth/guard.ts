@@ -51,6 +51,18 @@ export const adminOnly = {
   security: eitherToken(),
 };
 
+/**
+ * Spread into `createRoute({...})`: a signed-in account, not the guest. The guest is refused with
+ * AList's code and message for the route, before the request body is even read.
+ */
+export function accountOnly(code: 401 | 403, guestMessage: string) {
+  const refuseGuest: MiddlewareHandler<AppEnv> = async (c, next) => {
+    if (isGuest(c.var.caller)) throw new ApiError(code, guestMessage);
+    await next();
+  };
+  return { middleware: [authenticate, refuseGuest] as [typeof authenticate, typeof refuseGuest], security: eitherToken() };
+}
+
 /** How the guard tells a login token from the permanent token; a permanent token must not match. */
 export const JWT_SHAPE = /^[\w-]+\.[\w-]*\.[\w-]*$/;
 

@@ -149,9 +149,16 @@ describe("who may use the key routes", () => {
     await fixture.db.update(users).set({ disabled: false }).where(eq(users.username, "guest"));
     const list = await getAs(fixture, "/api/me/sshkey/list", "");
     const added = await addKey("", "guest key", keys[0]!.line);
+    // Refused before its body is read: an invalid body gets the same answer.
+    const invalid = await readEnvelope(await postJson(fixture, "/api/me/sshkey/add", {}, {}));
+    const profile = await readEnvelope(await postJson(fixture, "/api/me/update", { username: 5 }, {}));
+    const verify = await readEnvelope(await postJson(fixture, "/api/auth/2fa/verify", {}, {}));
     await fixture.db.update(users).set({ disabled: true }).where(eq(users.username, "guest"));
     expect(list).toEqual({ code: 401, message: "user invalid", data: null });
     expect(added).toEqual({ code: 401, message: "user invalid", data: null });
+    expect(invalid).toEqual({ code: 401, message: "user invalid", data: null });
+    expect(profile).toEqual({ code: 403, message: "Guest user can not update profile", data: null });
+    expect(verify).toEqual({ code: 403, message: "Guest user can not generate 2FA code", data: null });
   });
 
   it("lets the permanent token manage the admin's keys", async () => {

@@ -1,6 +1,6 @@
 // The authentication group: sign-in (plain and hashed), sign-out, two-factor enrolment.
 import { createRoute, z } from "@hono/zod-openapi";
-import { isGuest, signedIn } from "../../auth/guard.ts";
+import { accountOnly, signedIn } from "../../auth/guard.ts";
 import { staticHash } from "../../auth/password.ts";
 import { open, seal } from "../../auth/secret-box.ts";
 import { enrolmentQr, matchTotpStep, newTotpSecret, normaliseSecret } from "../../auth/totp.ts";
@@ -12,6 +12,8 @@ import { ApiError } from "../../http/errors.ts";
 import { envelopeResponse, type Router } from "../../http/router.ts";
 import { INVALID_OTP, signIn } from "./login.ts";
 import { deactivateSession, enableTwoFactor, readPendingEnrolment, savePendingEnrolment } from "./store.ts";
+
+const GUEST_2FA = "Guest user can not generate 2FA code";
 
 const SignInBody = z.object({
   username: wellFormed(z.string().min(1).max(255)),
@@ -49,7 +51,7 @@ const generate2fa = createRoute({
   path: "/api/auth/2fa/generate",
   tags: ["auth"],
   summary: "Start two-factor enrolment: a new TOTP secret and its QR code, valid for 10 minutes",
-  ...signedIn,
+  ...accountOnly(403, GUEST_2FA),
   responses: envelopeResponse(z.object({ qr: z.string(), secret: z.string() }), "The secret and an SVG QR code as a data URL"),
 });
 
@@ -58,7 +60,7 @@ const verify2fa = createRoute({
   path: "/api/auth/2fa/verify",
   tags: ["auth"],
   summary: "Finish two-factor enrolment with a code from the authenticator",
-  ...signedIn,
+  ...accountOnly(403, GUEST_2FA),
   request: {
     body: { content: { "application/json": { schema: z.object({ code: z.string().min(1).max(32), secret: z.string().min(1).max(128) }) } }, required: true },
   },
@@ -84,7 +86,6 @@ export function registerAuthRoutes(app: Router) {
 
   app.openapi(generate2fa, async (c) => {
     const { user } = c.var.caller;
-    if (isGuest(c.var.caller)) throw new ApiError(403, "Guest user can not generate 2FA code");
     const secret = newTotpSecret();
     const qr = enrolmentQr(secret, user.username); // before saving: a failure leaves no enrolment behind
     await savePendingEnrolment(c.var.db, user.id, await seal(otpSealingKeys(c.env), secret), Math.floor(Date.now() / 1000));
@@ -93,7 +94,6 @@ export function registerAuthRoutes(app: Router) {
 
   app.openapi(verify2fa, async (c) => {
     const { user } = c.var.caller;
-    if (isGuest(c.var.caller)) throw new ApiError(403, "Guest user can not generate 2FA code");
     const { code, secret } = c.req.valid("json");
     const keys = otpSealingKeys(c.env);
     const pending = await readPendingEnrolment(c.var.db, user.id);

@@ -1,6 +1,6 @@
 // The signed-in user: who they are, and changing their own name and password.
 import { createRoute, z } from "@hono/zod-openapi";
-import { type Caller, isGuest, signedIn } from "../../auth/guard.ts";
+import { accountOnly, type Caller, signedIn } from "../../auth/guard.ts";
 import { hashStaticHash, staticHash } from "../../auth/password.ts";
 import { isUniqueViolation } from "../../db/errors.ts";
 import { wellFormed } from "../../http/text.ts";
@@ -39,7 +39,7 @@ const updateMe = createRoute({
   path: "/api/me/update",
   tags: ["me"],
   summary: "Change one's own username, password or SSO id; a new password ends every other sign-in",
-  ...signedIn,
+  ...accountOnly(403, "Guest user can not update profile"),
   request: {
     body: {
       content: {
@@ -94,7 +94,6 @@ export function registerMeRoutes(app: Router) {
 
   app.openapi(updateMe, async (c) => {
     const caller = c.var.caller;
-    if (isGuest(caller)) throw new ApiError(403, "Guest user can not update profile");
     const body = c.req.valid("json");
     const { user } = caller;
     const now = Math.floor(Date.now() / 1000);

@@ -1,6 +1,6 @@
 // SFTP public keys: a user's own (/api/me/sshkey/*) and an admin's view of anyone's (reference §9).
 import { createRoute, z } from "@hono/zod-openapi";
-import { adminOnly, type Caller, isGuest, signedIn } from "../../auth/guard.ts";
+import { accountOnly, adminOnly } from "../../auth/guard.ts";
 import { isUniqueViolation } from "../../db/errors.ts";
 import { wellFormed } from "../../http/text.ts";
 import { ok } from "../../http/envelope.ts";
@@ -12,6 +12,9 @@ import { addKey, deleteKey, listKeys, listKeysOfUser } from "./store.ts";
 
 /** Enough for any real person; stops one account from filling the table. */
 export const MAX_KEYS_PER_USER = 100;
+
+/** The guest has no keys; AList answers it 401 `user invalid`. */
+const ownKeys = accountOnly(401, "user invalid");
 
 const SshKey = z.object({
   id: z.number().int(),
@@ -27,7 +30,7 @@ const listOwn = createRoute({
   path: "/api/me/sshkey/list",
   tags: ["sshkeys"],
   summary: "The caller's SSH public keys, by id (the key text is never returned)",
-  ...signedIn,
+  ...ownKeys,
   request: { query: z.object(pagingParams) },
   responses: envelopeResponse(KeyPage, "A page of keys"),
 });
@@ -37,7 +40,7 @@ const addOwn = createRoute({
   path: "/api/me/sshkey/add",
   tags: ["sshkeys"],
   summary: "Add an OpenSSH public key (ed25519, rsa, ecdsa, and their sk- variants)",
-  ...signedIn,
+  ...ownKeys,
   request: {
     body: {
       content: {
@@ -56,7 +59,7 @@ const deleteOwn = createRoute({
   path: "/api/me/sshkey/delete",
   tags: ["sshkeys"],
   summary: "Delete one of the caller's keys",
-  ...signedIn,
+  ...ownKeys,
   request: { query: z.object({ id: idParam }) },
   responses: envelopeResponse(z.null(), "Deleted"),
 });
@@ -81,12 +84,6 @@ const deleteOfUser = createRoute({
   responses: envelopeResponse(z.null(), "Deleted"),
 });
 
-/** The guest has no keys; AList answers it 401 `user invalid`. */
-function keyOwner(caller: Caller): number {
-  if (isGuest(caller)) throw new ApiError(401, "user invalid");
-  return caller.user.id;
-}
-
 const rfc3339 = (seconds: number) => new Date(seconds * 1000).toISOString();
 const toWire = (key: { id: number; title: string; fingerprint: string; addedAt: number; lastUsedAt: number }) => ({
   id: key.id,
@@ -98,12 +95,12 @@ const toWire = (key: { id: number; title: string; fingerprint: string; addedAt: 
 
 export function registerSshKeyRoutes(app: Router) {
   app.openapi(listOwn, async (c) => {
-    const page = await listKeys(c.var.db, keyOwner(c.var.caller), pageWindow(c.req.valid("query")));
+    const page = await listKeys(c.var.db, c.var.caller.user.id, pageWindow(c.req.valid("query")));
     return ok(c, { content: page.content.map(toWire), total: page.total });
   });
 
   app.openapi(addOwn, async (c) => {
-    const userId = keyOwner(c.var.caller);
+    const userId = c.var.caller.user.id;
     const { title, key } = c.req.valid("json");
     let parsed;
     try {
@@ -124,7 +121,7 @@ export function registerSshKeyRoutes(app: Router) {
   });
 
   app.openapi(deleteOwn, async (c) => {
-    const userId = keyOwner(c.var.caller);
+    const userId = c.var.caller.user.id;
     // Someone else's key and a missing one answer alike: nothing tells them apart.
     if (!(await deleteKey(c.var.db, c.req.valid("query").id, userId))) throw new ApiError(404, "failed to get public key");
     return ok(c, null);
