@@ -23,6 +23,11 @@ export function describeIssues(error: ZodError, target: string): string {
     .join("; ");
 }
 
+/** A route's required JSON body: `request: { body: jsonBody(schema) }`. */
+export function jsonBody<T extends z.ZodType>(schema: T) {
+  return { content: { "application/json": { schema } }, required: true } as const;
+}
+
 /** The `{code, message, data}` envelope around a payload schema. */
 export function envelopeOf<T extends z.ZodType>(data: T) {
   return z.object({ code: z.number().int().openapi({ example: 200 }), message: z.string().openapi({ example: "success" }), data });

@@ -9,7 +9,7 @@ import { otpSealingKeys } from "../../env.ts";
 import { wellFormed } from "../../http/text.ts";
 import { ok } from "../../http/envelope.ts";
 import { ApiError } from "../../http/errors.ts";
-import { envelopeResponse, type Router } from "../../http/router.ts";
+import { envelopeResponse, jsonBody, type Router } from "../../http/router.ts";
 import { INVALID_OTP, signIn } from "./login.ts";
 import { deactivateSession, enableTwoFactor, readPendingEnrolment, savePendingEnrolment } from "./store.ts";
 
@@ -30,7 +30,7 @@ const signInRoute = (path: string, summary: string) =>
     tags: ["auth"],
     summary,
     description: "A `Client-Id` header (or `client_id` query) keeps one device session across sign-ins.",
-    request: { query: SignInQuery, body: { content: { "application/json": { schema: SignInBody } }, required: true } },
+    request: { query: SignInQuery, body: jsonBody(SignInBody) },
     responses: envelopeResponse(SignInResult, "A token valid for TOKEN_EXPIRES_IN_HOURS, and the device session key"),
   });
 
@@ -62,7 +62,7 @@ const verify2fa = createRoute({
   summary: "Finish two-factor enrolment with a code from the authenticator",
   ...accountOnly(403, GUEST_2FA),
   request: {
-    body: { content: { "application/json": { schema: z.object({ code: z.string().min(1).max(32), secret: z.string().min(1).max(128) }) } }, required: true },
+    body: jsonBody(z.object({ code: z.string().min(1).max(32), secret: z.string().min(1).max(128) })),
   },
   responses: envelopeResponse(z.null(), "Two-factor authentication is on"),
 });

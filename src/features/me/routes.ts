@@ -6,7 +6,7 @@ import { isUniqueViolation } from "../../db/errors.ts";
 import { wellFormed } from "../../http/text.ts";
 import { ok } from "../../http/envelope.ts";
 import { ApiError } from "../../http/errors.ts";
-import { envelopeResponse, type Router } from "../../http/router.ts";
+import { envelopeResponse, jsonBody, type Router } from "../../http/router.ts";
 import { cleanPath } from "../../lib/path.ts";
 import { updateProfile } from "./store.ts";
 
@@ -41,18 +41,11 @@ const updateMe = createRoute({
   summary: "Change one's own username, password or SSO id; a new password ends every other sign-in",
   ...accountOnly(403, "Guest user can not update profile"),
   request: {
-    body: {
-      content: {
-        "application/json": {
-          schema: z.object({
-            username: wellFormed(z.string().trim().min(1).max(255)).optional(),
-            password: z.string().max(1024).optional().openapi({ description: "empty or absent: unchanged" }),
-            sso_id: z.string().max(255).optional(),
-          }),
-        },
-      },
-      required: true,
-    },
+    body: jsonBody(z.object({
+      username: wellFormed(z.string().trim().min(1).max(255)).optional(),
+      password: z.string().max(1024).optional().openapi({ description: "empty or absent: unchanged" }),
+      sso_id: z.string().max(255).optional(),
+    })),
   },
   responses: envelopeResponse(z.null(), "Saved"),
 });

@@ -8,7 +8,7 @@ import { wellFormed } from "../../http/text.ts";
 import { ok } from "../../http/envelope.ts";
 import { ApiError } from "../../http/errors.ts";
 import { idParam, pageWindow, pagingParams } from "../../http/params.ts";
-import { envelopeResponse, type Router } from "../../http/router.ts";
+import { envelopeResponse, jsonBody, type Router } from "../../http/router.ts";
 import { cleanPath } from "../../lib/path.ts";
 import { Permission } from "../users/rules.ts";
 import { deleteRole, insertRole, readRole, readRolePage, updateRole, type RoleRow } from "./store.ts";
@@ -50,8 +50,6 @@ const UpdateRoleBody = z.object({
   permission_scopes: RoleFields.permission_scopes.optional(),
 });
 
-const jsonBody = <T extends z.ZodType>(schema: T) => ({ body: { content: { "application/json": { schema } }, required: true } });
-
 const listRoles = createRoute({
   method: "get",
   path: "/api/admin/role/list",
@@ -78,7 +76,7 @@ const createRole = createRoute({
   tags: ["roles"],
   summary: "Create a role; `default: true` makes it the role of new users",
   ...adminOnly,
-  request: jsonBody(CreateRoleBody),
+  request: { body: jsonBody(CreateRoleBody) },
   responses: envelopeResponse(RoleView, "The new role"),
 });
 
@@ -88,7 +86,7 @@ const updateRoleRoute = createRoute({
   tags: ["roles"],
   summary: "Change a role; absent fields stay as they are. Not the admin role; the guest role keeps its name",
   ...adminOnly,
-  request: jsonBody(UpdateRoleBody),
+  request: { body: jsonBody(UpdateRoleBody) },
   responses: envelopeResponse(RoleView, "The role as saved"),
 });
 

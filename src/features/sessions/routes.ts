@@ -3,7 +3,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { adminOnly, signedIn } from "../../auth/guard.ts";
 import { ok } from "../../http/envelope.ts";
 import { ApiError } from "../../http/errors.ts";
-import { envelopeResponse, type Router } from "../../http/router.ts";
+import { envelopeResponse, jsonBody, type Router } from "../../http/router.ts";
 import { evictSession, listActiveSessions } from "./store.ts";
 
 const OwnSession = z.object({
@@ -15,7 +15,7 @@ const OwnSession = z.object({
 });
 const AnySession = OwnSession.extend({ user_id: z.number().int() });
 const EvictBody = {
-  body: { content: { "application/json": { schema: z.object({ session_id: z.string().min(1).max(64) }) } }, required: true },
+  body: jsonBody(z.object({ session_id: z.string().min(1).max(64) })),
 };
 
 const listOwn = createRoute({

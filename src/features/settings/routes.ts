@@ -6,7 +6,7 @@ import { newPermanentToken } from "../../auth/random.ts";
 import { SettingFlag } from "../../db/settings.ts";
 import { ok } from "../../http/envelope.ts";
 import { ApiError } from "../../http/errors.ts";
-import { envelopeResponse, type Router } from "../../http/router.ts";
+import { envelopeResponse, jsonBody, type Router } from "../../http/router.ts";
 import { aria2Version, checkQbittorrent, parseAria2Uri, parseQbittorrentUrl } from "./offline-download.ts";
 import { deleteDeprecatedSetting, readSettingsByKey, readSettingsInGroups, saveSettingValues, type SettingRow } from "./store.ts";
 import { defaultRoleOptions, defaultRoleShown, permanentTokenProblem, settingChanges, type RoleName } from "./validate.ts";
@@ -70,25 +70,18 @@ const save = createRoute({
   tags,
   ...adminOnly,
   request: {
-    body: {
-      content: {
-        "application/json": {
-          schema: z.array(
-            z.object({
-              key: z.string().min(1).max(255),
-              value: z.string(),
-              help: z.string().optional(),
-              type: z.string().optional(),
-              options: z.string().optional(),
-              group: z.number().optional(),
-              flag: z.number().optional(),
-              index: z.number().optional(),
-            }),
-          ),
-        },
-      },
-      required: true,
-    },
+    body: jsonBody(z.array(
+      z.object({
+        key: z.string().min(1).max(255),
+        value: z.string(),
+        help: z.string().optional(),
+        type: z.string().optional(),
+        options: z.string().optional(),
+        group: z.number().optional(),
+        flag: z.number().optional(),
+        index: z.number().optional(),
+      }),
+    )),
   },
   responses: envelopeResponse(z.null(), "Saved"),
 });
@@ -119,16 +112,9 @@ const setToken = createRoute({
   tags,
   ...adminOnly,
   request: {
-    body: {
-      content: {
-        "application/json": {
-          schema: z.object({
-            token: z.string().trim().max(4096).openapi({ description: "16 to 512 printable ASCII characters, no spaces, not shaped like a JWT" }),
-          }),
-        },
-      },
-      required: true,
-    },
+    body: jsonBody(z.object({
+      token: z.string().trim().max(4096).openapi({ description: "16 to 512 printable ASCII characters, no spaces, not shaped like a JWT" }),
+    })),
   },
   responses: envelopeResponse(z.string(), "The saved token"),
 });
@@ -141,17 +127,10 @@ const setAria2 = createRoute({
   tags,
   ...adminOnly,
   request: {
-    body: {
-      content: {
-        "application/json": {
-          schema: z.object({
-            uri: z.string().trim().max(2048).openapi({ example: "http://localhost:6800/jsonrpc" }),
-            secret: z.string().max(1024),
-          }),
-        },
-      },
-      required: true,
-    },
+    body: jsonBody(z.object({
+      uri: z.string().trim().max(2048).openapi({ example: "http://localhost:6800/jsonrpc" }),
+      secret: z.string().max(1024),
+    })),
   },
   responses: envelopeResponse(z.string().openapi({ example: "aria2 version: 1.36.0" }), "aria2's version"),
 });
@@ -164,17 +143,10 @@ const setQbit = createRoute({
   tags,
   ...adminOnly,
   request: {
-    body: {
-      content: {
-        "application/json": {
-          schema: z.object({
-            url: z.string().trim().max(2048).openapi({ example: "http://admin:adminadmin@localhost:8080/" }),
-            seedtime: z.string().trim().regex(/^\d{1,9}$/, { error: "must be a whole number, 0 or more" }).openapi({ example: "0" }),
-          }),
-        },
-      },
-      required: true,
-    },
+    body: jsonBody(z.object({
+      url: z.string().trim().max(2048).openapi({ example: "http://admin:adminadmin@localhost:8080/" }),
+      seedtime: z.string().trim().regex(/^\d{1,9}$/, { error: "must be a whole number, 0 or more" }).openapi({ example: "0" }),
+    })),
   },
   responses: envelopeResponse(z.literal("ok"), "qBittorrent answered"),
 });

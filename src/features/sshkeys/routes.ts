@@ -6,7 +6,7 @@ import { wellFormed } from "../../http/text.ts";
 import { ok } from "../../http/envelope.ts";
 import { ApiError } from "../../http/errors.ts";
 import { idParam, pageWindow, pagingParams } from "../../http/params.ts";
-import { envelopeResponse, type Router } from "../../http/router.ts";
+import { envelopeResponse, jsonBody, type Router } from "../../http/router.ts";
 import { InvalidKeyError, MAX_KEY_TEXT, parsePublicKey } from "./parse.ts";
 import { addKey, deleteKey, listKeys, listKeysOfUser } from "./store.ts";
 
@@ -42,14 +42,7 @@ const addOwn = createRoute({
   summary: "Add an OpenSSH public key (ed25519, rsa, ecdsa, and their sk- variants)",
   ...ownKeys,
   request: {
-    body: {
-      content: {
-        "application/json": {
-          schema: z.object({ title: wellFormed(z.string().trim().min(1).max(255)), key: z.string().min(1).max(MAX_KEY_TEXT + 1024) }),
-        },
-      },
-      required: true,
-    },
+    body: jsonBody(z.object({ title: wellFormed(z.string().trim().min(1).max(255)), key: z.string().min(1).max(MAX_KEY_TEXT + 1024) })),
   },
   responses: envelopeResponse(z.null(), "Added"),
 });

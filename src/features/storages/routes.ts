@@ -9,7 +9,7 @@ import type { Driver } from "../../drivers/types.ts";
 import { ok } from "../../http/envelope.ts";
 import { ApiError } from "../../http/errors.ts";
 import { idParam } from "../../http/params.ts";
-import { envelopeResponse, type Router } from "../../http/router.ts";
+import { envelopeResponse, jsonBody, type Router } from "../../http/router.ts";
 import { cleanPath } from "../../lib/path.ts";
 import { checkRow, recheckAll } from "./checks.ts";
 import {
@@ -38,7 +38,7 @@ const pageNumber = z
 
 const IdData = z.object({ id: z.number().int() });
 
-const jsonBody = { body: { content: { "application/json": { schema: StorageBody } }, required: true } };
+const storageBody = { body: jsonBody(StorageBody) };
 
 const list = createRoute({
   method: "get",
@@ -66,7 +66,7 @@ const create = createRoute({
   tags: ["storages"],
   summary: "Mount a storage and check it; a failed check keeps the row and answers code 500 with its id",
   ...adminOnly,
-  request: jsonBody,
+  request: storageBody,
   responses: envelopeResponse(IdData, "The new storage's id"),
 });
 
@@ -76,7 +76,7 @@ const update = createRoute({
   tags: ["storages"],
   summary: "Save a storage (same driver) and check it again unless it is disabled",
   ...adminOnly,
-  request: jsonBody,
+  request: storageBody,
   responses: envelopeResponse(IdData, "The storage's id"),
 });
 

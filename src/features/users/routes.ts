@@ -7,7 +7,7 @@ import { wellFormed } from "../../http/text.ts";
 import { ok } from "../../http/envelope.ts";
 import { ApiError } from "../../http/errors.ts";
 import { idParam, pageWindow, pagingParams } from "../../http/params.ts";
-import { envelopeResponse, type Router } from "../../http/router.ts";
+import { envelopeResponse, jsonBody, type Router } from "../../http/router.ts";
 import { cleanPath } from "../../lib/path.ts";
 import { ACCOUNT_KINDS, ACCOUNT_NOT_DELETABLE, accountChangeProblem, accountKind, distinctIds, Permission, type AccountKind } from "./rules.ts";
 import { cancelTwoFactor, deleteUser, insertUser, readUser, readUserPage, updateUser, type UserChange, type UserRow, type WriteResult } from "./store.ts";
@@ -58,8 +58,6 @@ const UpdateUserBody = z.object({
   sso_id: UserFields.sso_id.optional(),
 });
 
-const jsonBody = <T extends z.ZodType>(schema: T) => ({ body: { content: { "application/json": { schema } }, required: true } });
-
 const listUsers = createRoute({
   method: "get",
   path: "/api/admin/user/list",
@@ -86,7 +84,7 @@ const createUser = createRoute({
   tags: ["users"],
   summary: "Create a user; the admin and guest roles cannot be given",
   ...adminOnly,
-  request: jsonBody(CreateUserBody),
+  request: { body: jsonBody(CreateUserBody) },
   responses: envelopeResponse(UserView, "The new user"),
 });
 
@@ -99,7 +97,7 @@ const updateUserRoute = createRoute({
     "The admin keeps its role, stays enabled and is forced to base path / and permission 65535. The guest keeps its role. " +
     "A new password or disabling ends the user's tokens at once.",
   ...adminOnly,
-  request: jsonBody(UpdateUserBody),
+  request: { body: jsonBody(UpdateUserBody) },
   responses: envelopeResponse(UserView, "The user as saved"),
 });
 
