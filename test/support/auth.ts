@@ -1,7 +1,7 @@
 // What a client does to sign in, written from the spec rather than from src/: JSON requests,
 // AList's static hash, and TOTP codes computed with Node's HMAC (RFC 6238), not with otpauth.
 import { createHash, createHmac } from "node:crypto";
-import type { UnitFixture } from "./unit.ts";
+import { TEST_ADMIN_PASSWORD, type UnitFixture } from "./unit.ts";
 
 export function aListStaticHash(password: string): string {
   return createHash("sha256").update(`${password}-https://github.com/alist-org/alist`).digest("hex");
@@ -20,12 +20,22 @@ export function totpCode(secret: string, timeMs = Date.now(), stepOffset = 0): s
   return ((mac.readUInt32BE(offset) & 0x7fffffff) % 1_000_000).toString().padStart(6, "0");
 }
 
-export function postJson(fixture: UnitFixture, path: string, body: unknown, headers: Record<string, string> = {}) {
+/** A request as a client makes it: any method, a JSON body when one is given, any headers. */
+export function send(fixture: UnitFixture, method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
   return fixture.request(path, {
-    method: "POST",
-    headers: { "Content-Type": "application/json;charset=UTF-8", ...headers },
-    body: typeof body === "string" ? body : JSON.stringify(body),
+    method,
+    headers: body === undefined ? headers : { "Content-Type": "application/json;charset=UTF-8", ...headers },
+    ...(body === undefined ? {} : { body: typeof body === "string" ? body : JSON.stringify(body) }),
   });
+}
+
+export function postJson(fixture: UnitFixture, path: string, body: unknown, headers: Record<string, string> = {}) {
+  return send(fixture, "POST", path, body, headers);
+}
+
+/** A login token of the seeded admin. */
+export async function signInAdmin(fixture: UnitFixture): Promise<string> {
+  return (await login(fixture, { username: "admin", password: TEST_ADMIN_PASSWORD })).data!.token;
 }
 
 export async function login(

@@ -3,14 +3,14 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { hashStaticHash, staticHash } from "../../src/auth/password.ts";
 import { users } from "../../src/db/schema.ts";
-import { getAs, login } from "../support/auth.ts";
-import { createUnitFixture, TEST_ADMIN_PASSWORD, type UnitFixture } from "../support/unit.ts";
+import { getAs, login, signInAdmin } from "../support/auth.ts";
+import { createUnitFixture, type UnitFixture } from "../support/unit.ts";
 
 let fixture: UnitFixture;
 let admin: string;
 beforeAll(async () => {
   fixture = await createUnitFixture();
-  admin = (await login(fixture, { username: "admin", password: TEST_ADMIN_PASSWORD })).data!.token;
+  admin = await signInAdmin(fixture);
 });
 afterAll(() => fixture.close());
 

@@ -3,7 +3,7 @@ import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { hashStaticHash, staticHash } from "../../src/auth/password.ts";
 import { roles, settings, users } from "../../src/db/schema.ts";
-import { getAs, login, postJson } from "../support/auth.ts";
+import { getAs, login, postJson, send } from "../support/auth.ts";
 import { createUnitFixture, readEnvelope, TEST_ADMIN_PASSWORD, type UnitFixture } from "../support/unit.ts";
 
 type Envelope = { code: number; message: string; data: any };
@@ -249,26 +249,19 @@ describe("access", () => {
     ["POST", "/api/admin/role/update", { id: 1, description: "sneaky" }],
     ["POST", "/api/admin/role/delete?id=3"],
   ];
-  const call = (method: string, path: string, body: unknown, headers: Record<string, string>) =>
-    fixture.request(path, {
-      method,
-      headers: body === undefined ? headers : { ...headers, "Content-Type": "application/json;charset=UTF-8" },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-
   it("a signed-in user who is not an admin gets 403, and nothing changes", async () => {
     await insertUsers(["walt"], []);
     const token = (await login(fixture, { username: "walt", password: "pw" })).data!.token;
     const before = await fixture.db.select().from(roles);
     for (const [method, path, body] of routes) {
-      expect(await readEnvelope(await call(method, path, body, { Authorization: token })), path).toEqual({ code: 403, message: "You are not an admin", data: null });
+      expect(await readEnvelope(await send(fixture, method, path, body, { Authorization: token })), path).toEqual({ code: 403, message: "You are not an admin", data: null });
     }
     expect(await fixture.db.select().from(roles)).toEqual(before);
   });
 
   it("no token while the guest is disabled gets 401", async () => {
     for (const [method, path, body] of routes) {
-      expect(await readEnvelope(await call(method, path, body, {})), path).toEqual({ code: 401, message: "Guest user is disabled, login please", data: null });
+      expect(await readEnvelope(await send(fixture, method, path, body, {})), path).toEqual({ code: 401, message: "Guest user is disabled, login please", data: null });
     }
   });
 });

@@ -4,8 +4,8 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { hashStaticHash, staticHash } from "../../src/auth/password.ts";
 import { roles, settings, users } from "../../src/db/schema.ts";
 import { SETTING_DEFINITIONS } from "../../src/db/settings.ts";
-import { getAs, login, postJson } from "../support/auth.ts";
-import { createUnitFixture, TEST_ADMIN_PASSWORD, type UnitFixture } from "../support/unit.ts";
+import { getAs, login, postJson, send, signInAdmin } from "../support/auth.ts";
+import { createUnitFixture, readEnvelope, type UnitFixture } from "../support/unit.ts";
 
 type Item = { key: string; value: string; help: string; type: string; options: string; group: number; flag: number; index: number };
 
@@ -20,7 +20,7 @@ beforeAll(async () => {
     { id: 4, name: "viewer" },
   ]);
   await fixture.db.insert(users).values({ username: "mia", passwordHash: await hashStaticHash(await staticHash("mia pw")), roleIds: [3] });
-  admin = (await login(fixture, { username: "admin", password: TEST_ADMIN_PASSWORD })).data!.token;
+  admin = await signInAdmin(fixture);
   member = (await login(fixture, { username: "mia", password: "mia pw" })).data!.token;
 });
 afterAll(() => fixture.close());
@@ -50,13 +50,7 @@ const ROUTES: [method: "GET" | "POST", path: string, body?: unknown][] = [
 
 describe("every setting route is for admins only", () => {
   const call = async (method: string, path: string, body: unknown, authorization?: string) =>
-    (
-      await fixture.request(path, {
-        method,
-        headers: { ...(body === undefined ? {} : { "Content-Type": "application/json;charset=UTF-8" }), ...(authorization ? { Authorization: authorization } : {}) },
-        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-      })
-    ).json();
+    readEnvelope(await send(fixture, method, path, body, authorization ? { Authorization: authorization } : {}));
 
   it.each(ROUTES)("%s %s: no token 401, a non-admin 403, and nothing changes", async (method, path, body) => {
     const before = await fixture.db.select().from(settings);

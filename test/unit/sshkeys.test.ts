@@ -3,9 +3,9 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { hashStaticHash, staticHash } from "../../src/auth/password.ts";
 import { settings, sshPublicKeys, users } from "../../src/db/schema.ts";
 import { MAX_KEYS_PER_USER } from "../../src/features/sshkeys/routes.ts";
-import { getAs, login, postJson } from "../support/auth.ts";
+import { getAs, login, postJson, signInAdmin } from "../support/auth.ts";
 import { encode, generateTestKeys, wireFields, type TestKey } from "../support/ssh-keys.ts";
-import { createUnitFixture, readEnvelope, TEST_ADMIN_PASSWORD, type UnitFixture } from "../support/unit.ts";
+import { createUnitFixture, readEnvelope, type UnitFixture } from "../support/unit.ts";
 
 let fixture: UnitFixture;
 let keys: TestKey[];
@@ -171,7 +171,7 @@ describe("who may use the key routes", () => {
 describe("admin key routes", () => {
   let admin: string;
   beforeAll(async () => {
-    admin = (await login(fixture, { username: "admin", password: TEST_ADMIN_PASSWORD })).data!.token;
+    admin = await signInAdmin(fixture);
   });
 
   it("lists and deletes any user's keys", async () => {

@@ -4,7 +4,7 @@
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { storages } from "../../src/db/schema.ts";
-import { login, postJson } from "../support/auth.ts";
+import { postJson, signInAdmin } from "../support/auth.ts";
 import {
   DAV_ROOT,
   DAV_USER,
@@ -18,7 +18,7 @@ import {
   startWebdav,
   type RunningServer,
 } from "../support/storage-servers.ts";
-import { createUnitFixture, TEST_ADMIN_PASSWORD, type UnitFixture } from "../support/unit.ts";
+import { createUnitFixture, type UnitFixture } from "../support/unit.ts";
 
 vi.mock("cloudflare:sockets", () => import("../support/storage-servers-node-sockets.ts"));
 
@@ -31,7 +31,7 @@ let dav: Awaited<ReturnType<typeof startWebdav>>;
 let ftp: RunningServer;
 beforeAll(async () => {
   fixture = await createUnitFixture();
-  admin = (await login(fixture, { username: "admin", password: TEST_ADMIN_PASSWORD })).data!.token;
+  admin = await signInAdmin(fixture);
   [s3, dav, ftp] = await Promise.all([startS3(), startWebdav(), startFtp()]);
 });
 afterAll(async () => {

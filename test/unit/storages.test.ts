@@ -5,9 +5,9 @@ import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { hashStaticHash, staticHash } from "../../src/auth/password.ts";
 import { roles, storages, users } from "../../src/db/schema.ts";
-import { login, postJson } from "../support/auth.ts";
+import { login, postJson, signInAdmin } from "../support/auth.ts";
 import { startSlowWebdav } from "../support/storage-servers.ts";
-import { createUnitFixture, TEST_ADMIN_PASSWORD, testEnv, type UnitFixture } from "../support/unit.ts";
+import { createUnitFixture, testEnv, type UnitFixture } from "../support/unit.ts";
 
 type Envelope = { code: number; message: string; data: any };
 
@@ -15,7 +15,7 @@ let fixture: UnitFixture;
 let admin: string;
 beforeAll(async () => {
   fixture = await createUnitFixture();
-  admin = (await login(fixture, { username: "admin", password: TEST_ADMIN_PASSWORD })).data!.token;
+  admin = await signInAdmin(fixture);
 });
 afterAll(() => fixture.close());
 beforeEach(async () => {

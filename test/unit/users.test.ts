@@ -2,7 +2,7 @@
 import { eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { deviceSessions, loginFailures, pendingOtpEnrolments, settings, sshPublicKeys, users } from "../../src/db/schema.ts";
-import { getAs, login, postJson, totpCode } from "../support/auth.ts";
+import { getAs, login, postJson, send, totpCode } from "../support/auth.ts";
 import { createUnitFixture, readEnvelope, TEST_ADMIN_PASSWORD, type UnitFixture } from "../support/unit.ts";
 
 type Envelope = { code: number; message: string; data: any };
@@ -339,26 +339,19 @@ describe("access", () => {
     ["POST", "/api/admin/user/cancel_2fa?id=2"],
     ["POST", "/api/admin/user/del_cache?username=admin"],
   ];
-  const call = (method: string, path: string, body: unknown, headers: Record<string, string>) =>
-    fixture.request(path, {
-      method,
-      headers: body === undefined ? headers : { ...headers, "Content-Type": "application/json;charset=UTF-8" },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-
   it("a signed-in user who is not an admin gets 403, and nothing changes", async () => {
     await createUser({ username: "tom", password: "tom pw" });
     const token = await signIn("tom", "tom pw");
     const count = await userCount();
     for (const [method, path, body] of routes) {
-      expect(await readEnvelope(await call(method, path, body, { Authorization: token })), path).toEqual({ code: 403, message: "You are not an admin", data: null });
+      expect(await readEnvelope(await send(fixture, method, path, body, { Authorization: token })), path).toEqual({ code: 403, message: "You are not an admin", data: null });
     }
     expect(await userCount()).toBe(count);
   });
 
   it("no token while the guest is disabled gets 401", async () => {
     for (const [method, path, body] of routes) {
-      expect(await readEnvelope(await call(method, path, body, {})), path).toEqual({ code: 401, message: "Guest user is disabled, login please", data: null });
+      expect(await readEnvelope(await send(fixture, method, path, body, {})), path).toEqual({ code: 401, message: "Guest user is disabled, login please", data: null });
     }
   });
 

@@ -2,14 +2,14 @@
 // stored: a NUL cuts text short in the local driver, and sqld refuses broken UTF-16.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { roles, sshPublicKeys, storages, users } from "../../src/db/schema.ts";
-import { login, postJson } from "../support/auth.ts";
+import { login, postJson, signInAdmin } from "../support/auth.ts";
 import { createUnitFixture, readEnvelope, TEST_ADMIN_PASSWORD, type UnitFixture } from "../support/unit.ts";
 
 let fixture: UnitFixture;
 let admin: string;
 beforeAll(async () => {
   fixture = await createUnitFixture();
-  admin = (await login(fixture, { username: "admin", password: TEST_ADMIN_PASSWORD })).data!.token;
+  admin = await signInAdmin(fixture);
 });
 afterAll(() => fixture.close());
 
