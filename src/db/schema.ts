@@ -155,3 +155,26 @@ export const pendingOtpEnrolments = sqliteTable(
   },
   (table) => [index("pending_otp_enrolments_created_at_idx").on(table.createdAt)],
 );
+
+/**
+ * Per-folder rules of the file side (AList's `x_metas`): a password, hide patterns, readme and
+ * header, and a write grant, each optionally applying below `path` too. The nearest meta of a path
+ * (the path itself, else its closest ancestor) is used alone; settings are not merged.
+ */
+export const metas = sqliteTable("metas", {
+  id: integer("id").primaryKey({ autoIncrement: true }),
+  /** Cleaned full path in the mount tree. */
+  path: text("path").notNull().unique(),
+  /** Plain text, as AList stores it: the admin API shows it back. */
+  password: text("password").notNull().default(""),
+  passwordSub: integer("p_sub", { mode: "boolean" }).notNull().default(false),
+  write: integer("write", { mode: "boolean" }).notNull().default(false),
+  writeSub: integer("w_sub", { mode: "boolean" }).notNull().default(false),
+  /** Newline-separated regular expressions matched against entry names. */
+  hide: text("hide").notNull().default(""),
+  hideSub: integer("h_sub", { mode: "boolean" }).notNull().default(false),
+  readme: text("readme").notNull().default(""),
+  readmeSub: integer("r_sub", { mode: "boolean" }).notNull().default(false),
+  header: text("header").notNull().default(""),
+  headerSub: integer("header_sub", { mode: "boolean" }).notNull().default(false),
+});
