@@ -9,7 +9,7 @@
 //                         outside the API with the JSON 404 envelope, as an API-only deploy should.
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -38,12 +38,21 @@ interface Stamp {
   package: string;
   version: string;
   integrity: string;
+  /** Of the default logo shipped with the UI (scripts/webui-logo.svg), so an edit re-runs the copy. */
+  logo: string;
 }
+
+// The default `logo` and `favicon` settings point here, so a fresh install needs no other host.
+const LOGO_SOURCE = join(root, "scripts/webui-logo.svg");
+const LOGO_TARGET = "images/logo.svg";
 
 /** Makes webui/ match the pinned version (or the API-only switch); returns what it did. */
 export function ensureWebUi(env: NodeJS.ProcessEnv = process.env): "present" | "installed" | "off" {
   const off = env.GATEHOUSE_WEB_UI === "off";
-  const wanted: Stamp = off ? { package: "none", version: "off", integrity: "" } : { package: WEB_UI_PACKAGE, version: WEB_UI_VERSION, integrity: WEB_UI_INTEGRITY };
+  const logo = createHash("sha256").update(readFileSync(LOGO_SOURCE)).digest("hex");
+  const wanted: Stamp = off
+    ? { package: "none", version: "off", integrity: "", logo: "" }
+    : { package: WEB_UI_PACKAGE, version: WEB_UI_VERSION, integrity: WEB_UI_INTEGRITY, logo };
   if (sameStamp(readStamp(), wanted)) return off ? "off" : "present";
 
   // Everything goes into a sibling folder that replaces webui/ in one rename: an interrupted or
@@ -90,6 +99,7 @@ function unpackInto(assets: string, staging: string): void {
   if (!existsSync(join(assets, "index.html"))) fail(`${spec} has no dist/index.html`);
   // The MIT notice travels with the files it covers.
   renameSync(join(staging, "package/LICENSE"), join(assets, "LICENSE"));
+  copyFileSync(LOGO_SOURCE, join(assets, LOGO_TARGET));
   writeFileSync(join(assets, "_headers"), HEADERS);
 }
 
@@ -102,7 +112,7 @@ function readStamp(): Stamp | undefined {
 }
 
 function sameStamp(a: Stamp | undefined, b: Stamp): boolean {
-  return a?.package === b.package && a.version === b.version && a.integrity === b.integrity;
+  return a?.package === b.package && a.version === b.version && a.integrity === b.integrity && a.logo === b.logo;
 }
 
 function lastLines(text: string | null | undefined): string {
