@@ -10,7 +10,7 @@
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 export const WEB_UI_PACKAGE = "@openlist-frontend/openlist-frontend";
@@ -46,36 +46,45 @@ interface Stamp {
 const LOGO_SOURCE = join(root, "scripts/webui-logo.svg");
 const LOGO_TARGET = "images/logo.svg";
 
+export interface WebUiOptions {
+  env?: NodeJS.ProcessEnv;
+  /** Tests point these elsewhere; everything else uses the pinned values and webui/. */
+  dir?: string;
+  version?: string;
+  integrity?: string;
+}
+
 /** Makes webui/ match the pinned version (or the API-only switch); returns what it did. */
-export function ensureWebUi(env: NodeJS.ProcessEnv = process.env): "present" | "installed" | "off" {
+export function ensureWebUi(options: WebUiOptions = {}): "present" | "installed" | "off" {
+  const { env = process.env, dir = webUiDir, version = WEB_UI_VERSION, integrity = WEB_UI_INTEGRITY } = options;
   const off = env.GATEHOUSE_WEB_UI === "off";
   const logo = createHash("sha256").update(readFileSync(LOGO_SOURCE)).digest("hex");
   const wanted: Stamp = off
     ? { package: "none", version: "off", integrity: "", logo: "" }
-    : { package: WEB_UI_PACKAGE, version: WEB_UI_VERSION, integrity: WEB_UI_INTEGRITY, logo };
-  if (sameStamp(readStamp(), wanted)) return off ? "off" : "present";
+    : { package: WEB_UI_PACKAGE, version, integrity, logo };
+  if (sameStamp(readStamp(dir), wanted)) return off ? "off" : "present";
 
   // Everything goes into a sibling folder that replaces webui/ in one rename: an interrupted or
   // failed run leaves the previous folder (or none), never half of one.
-  const staging = mkdtempSync(join(root, ".webui-staging-"));
+  const staging = mkdtempSync(join(dirname(dir), ".webui-staging-"));
   try {
     const assets = join(staging, "webui");
     mkdirSync(assets);
-    if (!off) unpackInto(assets, staging);
+    if (!off) unpackInto(assets, staging, version, integrity);
     // Not uploaded as assets: the stamp is bookkeeping. (.assetsignore itself is skipped by wrangler.)
     writeFileSync(join(assets, ".assetsignore"), `${STAMP}\n`);
     writeFileSync(join(assets, STAMP), `${JSON.stringify(wanted, null, 2)}\n`);
     const previous = join(staging, "previous");
-    if (existsSync(webUiDir)) renameSync(webUiDir, previous);
-    renameSync(assets, webUiDir);
+    if (existsSync(dir)) renameSync(dir, previous);
+    renameSync(assets, dir);
     return off ? "off" : "installed";
   } finally {
     rmSync(staging, { recursive: true, force: true });
   }
 }
 
-function unpackInto(assets: string, staging: string): void {
-  const spec = `${WEB_UI_PACKAGE}@${WEB_UI_VERSION}`;
+function unpackInto(assets: string, staging: string, version: string, pinned: string): void {
+  const spec = `${WEB_UI_PACKAGE}@${version}`;
   const npm = process.env.npm_execpath ? [process.execPath, process.env.npm_execpath] : ["npm"];
   const packed = spawnSync(npm[0]!, [...npm.slice(1), "pack", spec, "--pack-destination", staging, "--json", "--loglevel=error"], {
     encoding: "utf8",
@@ -87,8 +96,8 @@ function unpackInto(assets: string, staging: string): void {
   const tarball = join(staging, tarballs[0]!);
 
   const integrity = `sha512-${createHash("sha512").update(readFileSync(tarball)).digest("base64")}`;
-  if (integrity !== WEB_UI_INTEGRITY) {
-    fail(`${spec} does not match its pinned integrity.\n  expected ${WEB_UI_INTEGRITY}\n  got      ${integrity}\nNothing was unpacked.`);
+  if (integrity !== pinned) {
+    fail(`${spec} does not match its pinned integrity.\n  expected ${pinned}\n  got      ${integrity}\nNothing was unpacked.`);
   }
 
   // dist/ only; dist/lite is a second, smaller build the Worker never serves.
@@ -103,9 +112,9 @@ function unpackInto(assets: string, staging: string): void {
   writeFileSync(join(assets, "_headers"), HEADERS);
 }
 
-function readStamp(): Stamp | undefined {
+function readStamp(dir: string): Stamp | undefined {
   try {
-    return JSON.parse(readFileSync(join(webUiDir, STAMP), "utf8")) as Stamp;
+    return JSON.parse(readFileSync(join(dir, STAMP), "utf8")) as Stamp;
   } catch {
     return undefined;
   }
@@ -119,7 +128,7 @@ function lastLines(text: string | null | undefined): string {
   return (text ?? "").trim().split("\n").slice(-5).join("\n") || "(no output)";
 }
 
-class WebUiError extends Error {}
+export class WebUiError extends Error {}
 function fail(message: string): never {
   throw new WebUiError(message);
 }
