@@ -5,6 +5,7 @@ import { defineConfig } from "vitest/config";
 //   unit     - the Hono app through app.request() in Node, on a libSQL file per test file
 //   libsql   - the local libSQL endpoint (scripts/libsql-server) driven by @libsql/client
 //   workerd  - the Worker inside workerd, talking to the local endpoint over Hrana/HTTP
+//   browser  - `npm start` driven by Debian's Chromium (playwright-core): the web UI end to end
 export default defineConfig({
   test: {
     // The access log prints a line per request; show it only for tests that fail.
@@ -42,6 +43,16 @@ export default defineConfig({
           globalSetup: ["test/support/libsql-global-setup.ts", "test/support/storage-servers-global-setup.ts"],
           // Files share one endpoint; one at a time keeps round-trip counts exact.
           fileParallelism: false,
+        },
+      },
+      {
+        test: {
+          name: "browser",
+          include: ["test/browser/**/*.test.ts"],
+          environment: "node",
+          // wrangler dev's first start compiles the Worker; the UI's pages load real bundles.
+          testTimeout: 60_000,
+          hookTimeout: 120_000,
         },
       },
     ],

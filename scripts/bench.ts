@@ -4,6 +4,11 @@
 // (Hrana pipelines counted at the endpoint). Local latency is not Turso latency: the round-trip
 // column is the figure that carries over, each round trip to Turso costing tens of milliseconds.
 //
+// The web UI rows show the rendered index against /ping, and the front end's files: the "worker
+// runs/req" column counts the Worker's access-log lines, so files the assets layer serves read 0.
+// With Chromium installed (see scripts/browser.ts) it also counts the requests and bytes of a
+// first load of the sign-in page.
+//
 //   BENCH_REQUESTS (default 200) and BENCH_CONCURRENCY (default 8) change the load.
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -11,6 +16,7 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { storages } from "../src/db/schema.ts";
+import { chromiumAvailable, launchChromium, measureLoad, sameOriginContext } from "./browser.ts";
 import { migrateAndSeed, openNodeDatabase } from "./db.ts";
 import { startLibsqlServer } from "./libsql-server/server.ts";
 import { startWranglerDev, waitForWorker } from "./wrangler-dev.ts";
@@ -35,7 +41,13 @@ await migrateAndSeed({ url: endpoint.url }, { adminPassword: ADMIN_PASSWORD });
 const secrets = join(dir, "secrets.vars");
 writeFileSync(secrets, `JWT_SECRET=${randomBytes(48).toString("base64url")}\nOTP_ENCRYPTION_KEY=${randomBytes(48).toString("base64url")}\n`, { mode: 0o600 });
 const port = await freePort();
-const wrangler = startWranglerDev({ port, dataDir: dir, database: { url: endpoint.url }, envFiles: [secrets], stdio: "ignore" });
+const wrangler = startWranglerDev({ port, dataDir: dir, database: { url: endpoint.url }, envFiles: [secrets], stdio: "pipe" });
+// Every request the Worker runs for prints one access-log line with its request id.
+let workerRuns = 0;
+for (const stream of [wrangler.stdout!, wrangler.stderr!]) {
+  stream.setEncoding("utf8");
+  stream.on("data", (chunk: string) => (workerRuns += chunk.match(/"requestId":/g)?.length ?? 0));
+}
 
 try {
   await waitForWorker(port);
@@ -46,9 +58,17 @@ try {
   const token = login.data.token;
 
   await insertStorages(endpoint.url, STORAGES);
+  const index = await (await fetch(`${base}/`)).text();
+  const script = /"src":"(\/assets\/index-[\w-]+\.js)"/.exec(index)?.[1];
+  const stylesheet = /\/assets\/index-[\w-]+\.css/.exec(index)?.[0];
+  if (!script || !stylesheet) throw new Error(`GET / is not the web UI's index (is webui/ unpacked? npm run webui):\n${index.slice(0, 300)}`);
 
   const scenarios: Scenario[] = [
     { name: "GET /ping", request: () => fetch(`${base}/ping`), expect: undefined },
+    { name: "GET / (web UI index, rendered)", request: () => fetch(`${base}/`), expect: undefined },
+    { name: "GET /@manage/storages (deep link)", request: () => fetch(`${base}/@manage/storages`), expect: undefined },
+    { name: "GET /assets/index-….js (asset, 440 KiB)", request: () => fetch(base + script), expect: undefined },
+    { name: "GET /assets/index-….css (asset)", request: () => fetch(base + stylesheet), expect: undefined },
     { name: "GET /api/public/settings", request: () => fetch(`${base}/api/public/settings`) },
     { name: "GET /api/me (JWT)", request: () => fetch(`${base}/api/me`, { headers: { Authorization: token } }) },
     {
@@ -71,14 +91,21 @@ try {
   ];
 
   console.log(`Gatehouse bench: ${CONCURRENCY} concurrent, wrangler dev on 127.0.0.1:${port}, libSQL endpoint ${endpoint.url}\n`);
-  console.log(["endpoint".padEnd(40), "requests", "req/s".padStart(8), "p50 ms".padStart(8), "p99 ms".padStart(8), "round trips/req".padStart(16)].join("  "));
+  console.log(["endpoint".padEnd(40), "requests", "req/s".padStart(8), "p50 ms".padStart(8), "p99 ms".padStart(8), "round trips/req".padStart(16), "worker runs/req".padStart(16)].join("  "));
+  const rates = new Map<string, number>();
   for (const scenario of scenarios) {
     const count = scenario.requests ?? REQUESTS;
     // Unmeasured warm-up: the first requests after startup pay for compiling the Worker's code.
     await run(Math.min(10, count), { ...scenario, request: (i) => scenario.request(count + i) });
+    // Log lines of the warm-up may still be in flight; let them land before counting.
+    await new Promise((resolve) => setTimeout(resolve, 300));
     endpoint.resetStats();
+    const runsBefore = workerRuns;
     const { latencies, seconds } = await run(count, scenario);
     const trips = endpoint.stats().pipelines / count;
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const runs = (workerRuns - runsBefore) / count;
+    rates.set(scenario.name, count / seconds);
     latencies.sort((a, b) => a - b);
     console.log(
       [
@@ -88,8 +115,31 @@ try {
         percentile(latencies, 0.5).toFixed(1).padStart(8),
         percentile(latencies, 0.99).toFixed(1).padStart(8),
         trips.toFixed(2).padStart(16),
+        runs.toFixed(2).padStart(16),
       ].join("  "),
     );
+  }
+  const ratio = rates.get("GET / (web UI index, rendered)")! / rates.get("GET /ping")!;
+  console.log(`\nGET / serves ${(ratio * 100).toFixed(0)}% of the requests per second of /ping (target: at least 80%).`);
+
+  if (chromiumAvailable()) {
+    const browser = await launchChromium();
+    try {
+      const { context, blocked } = await sameOriginContext(browser, base);
+      const runsBefore = workerRuns;
+      const load = await measureLoad(context, base, "/", 'input[name="username"]');
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const fromWorker = load.byPath.filter((entry) => !/^\/(assets|static|images|streamer)\//.test(entry.path));
+      console.log(
+        `First load of the sign-in page (cold cache): ${load.requests} requests, ${(load.bytes / 1024).toFixed(0)} KiB ` +
+          `(headers and encoded bodies); ${fromWorker.length} of them reach the Worker (${fromWorker.map((entry) => entry.path).join(", ")}), ` +
+          `which logged ${workerRuns - runsBefore}; other hosts asked for: ${blocked.length === 0 ? "none" : blocked.join(", ")}.`,
+      );
+    } finally {
+      await browser.close();
+    }
+  } else {
+    console.log("\nNo Chromium (apt-get install chromium, or CHROMIUM_PATH): first-load figures skipped.");
   }
 } finally {
   wrangler.kill("SIGINT");

@@ -4,7 +4,8 @@
 //   2. Database: TURSO_DATABASE_URL when set; otherwise the local libSQL endpoint on
 //      <DATA_DIR>/gatehouse.db (DATA_DIR defaults to .data/).
 //   3. Migrations and the idempotent seed; the admin's first password is printed once.
-//   4. wrangler dev on 127.0.0.1:<PORT> (8787), with /__scheduled for triggering the cron by hand.
+//   4. The web UI in webui/ (normally unpacked by `npm ci` already; see scripts/webui.ts).
+//   5. wrangler dev on 127.0.0.1:<PORT> (8787), with /__scheduled for triggering the cron by hand.
 // Ctrl-C stops wrangler and the endpoint.
 import { randomBytes } from "node:crypto";
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -12,6 +13,7 @@ import { join, resolve } from "node:path";
 import { databaseTargetFromEnv, describeTarget, localDatabaseFile, migrateAndSeed, projectRoot, type DatabaseTarget } from "./db.ts";
 import { startLibsqlServer, type LibsqlServer } from "./libsql-server/server.ts";
 import { printSeedReport } from "./seed-report.ts";
+import { ensureWebUi } from "./webui.ts";
 import { startWranglerDev } from "./wrangler-dev.ts";
 
 const port = Number(process.env.PORT || 8787);
@@ -19,6 +21,12 @@ const dataDir = resolve(process.env.DATA_DIR || join(projectRoot, ".data"));
 mkdirSync(dataDir, { recursive: true });
 
 ensureDevSecrets(join(projectRoot, ".dev.vars"), ["JWT_SECRET", "OTP_ENCRYPTION_KEY"]);
+try {
+  if (ensureWebUi() === "installed") console.log("Web UI unpacked into webui/");
+} catch (error) {
+  console.error(`Web UI: ${(error as Error).message}`);
+  process.exit(1);
+}
 
 let endpoint: LibsqlServer | undefined;
 let target: DatabaseTarget;

@@ -11,7 +11,8 @@ export interface WranglerDevOptions {
   database: DatabaseTarget;
   /** Files of further bindings (JWT_SECRET …), before this instance's own. */
   envFiles: string[];
-  stdio: "inherit" | "ignore";
+  /** "pipe": the caller reads wrangler's output (the bench counts the Worker's access-log lines). */
+  stdio: "inherit" | "ignore" | "pipe";
 }
 
 /**
@@ -35,7 +36,7 @@ export function startWranglerDev(options: WranglerDevOptions): ChildProcess {
       "--show-interactive-dev-session=false",
     ],
     // No telemetry, and a placeholder request.cf instead of fetching it from Cloudflare at startup.
-    { cwd: projectRoot, stdio: options.stdio, env: { ...process.env, WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false" } },
+    { cwd: projectRoot, stdio: options.stdio === "pipe" ? ["ignore", "pipe", "pipe"] : options.stdio, env: { ...process.env, WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false" } },
   );
 }
 

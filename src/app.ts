@@ -12,8 +12,10 @@ import { registerSettingRoutes } from "./features/settings/routes.ts";
 import { registerSshKeyRoutes } from "./features/sshkeys/routes.ts";
 import { registerStorageRoutes } from "./features/storages/routes.ts";
 import { registerUserRoutes } from "./features/users/routes.ts";
+import { serveWebUi } from "./features/webui/page.ts";
 import { accessLog, corsForClients, limitBodySize, securityHeaders } from "./http/middleware.ts";
 import { createNotFoundHandler } from "./http/not-found.ts";
+import { isApiPath } from "./http/paths.ts";
 import { handleError } from "./http/on-error.ts";
 import { createRouter } from "./http/router.ts";
 import { GATEHOUSE_VERSION } from "./version.ts";
@@ -73,7 +75,10 @@ export function createApp(dependencies: AppDependencies) {
   });
 
   app.onError(handleError);
-  app.notFound(createNotFoundHandler(() => app.routes));
+  // Outside the API, what no route answers is the web UI's page (AList's NoRoute); in the API, or
+  // on a deploy without the UI, an envelope.
+  const apiNotFound = createNotFoundHandler(() => app.routes);
+  app.notFound(async (c) => (isApiPath(c.req.path) ? undefined : await serveWebUi(c, () => dependencies.database(c.env))) ?? apiNotFound(c));
   return app;
 }
 

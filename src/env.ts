@@ -15,6 +15,8 @@ export interface Env {
   TURSO_DATABASE_URL?: string;
   /** Secret. Turso database token; empty for the local endpoint. */
   TURSO_AUTH_TOKEN?: string;
+  /** The web UI's files (wrangler.toml [assets]); absent in Node unit tests. */
+  ASSETS?: Fetcher;
   TOKEN_EXPIRES_IN_HOURS?: string;
   MAX_BODY_BYTES?: string;
 }

@@ -68,8 +68,9 @@ export const SETTING_DEFINITIONS: readonly SettingDefinition[] = [
   { key: "allow_register", value: "false", type: "bool", options: "", group: 1, flag: 0, help: "" },
   { key: "default_role", value: "1", type: "select", options: "", group: 1, flag: 0, help: "" },
   { key: "use_newui", value: "false", type: "bool", options: "", group: 1, flag: 0, help: "" },
-  { key: "logo", value: "https://cdn.jsdelivr.net/gh/alist-org/logo@main/logo.svg", type: "text", options: "", group: 2, flag: 0, help: "" },
-  { key: "favicon", value: "https://cdn.jsdelivr.net/gh/alist-org/logo@main/logo.svg", type: "string", options: "", group: 2, flag: 0, help: "" },
+  // AList's defaults load from cdn.jsdelivr.net; ours ship with the web UI (scripts/webui-logo.svg).
+  { key: "logo", value: "/images/logo.svg", type: "text", options: "", group: 2, flag: 0, help: "" },
+  { key: "favicon", value: "/images/logo.svg", type: "string", options: "", group: 2, flag: 0, help: "" },
   { key: "main_color", value: "#1890ff", type: "string", options: "", group: 2, flag: 0, help: "" },
   { key: "home_icon", value: "🏠", type: "string", options: "", group: 2, flag: 0, help: "" },
   { key: "home_container", value: "max_980px", type: "select", options: "max_980px,hope_container", group: 2, flag: 0, help: "" },

@@ -5,6 +5,7 @@ import { secureHeaders } from "hono/secure-headers";
 import { readConfig, type AppEnv } from "../env.ts";
 import { GATEHOUSE_VERSION } from "../version.ts";
 import { payloadTooLarge } from "./on-error.ts";
+import { isApiPath } from "./paths.ts";
 
 /** Any origin; the headers AList clients send. No cookies: the token travels in a header. */
 export const corsForClients = cors({
@@ -19,11 +20,23 @@ export const corsForClients = cors({
  * Hardening headers on every reply. The API serves JSON to clients on other origins, so resources
  * are cross-origin readable, and nothing may frame it or load anything through it.
  */
-export const securityHeaders = secureHeaders({
+const apiSecurityHeaders = secureHeaders({
   crossOriginResourcePolicy: "cross-origin",
   xFrameOptions: "DENY",
   contentSecurityPolicy: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] },
 });
+
+/**
+ * The web UI's page runs scripts, and customize_head may load anything an admin chooses (AList
+ * sets no policy), so outside the API only framing is forbidden.
+ */
+const pageSecurityHeaders = secureHeaders({
+  xFrameOptions: "DENY",
+  contentSecurityPolicy: { frameAncestors: ["'none'"] },
+  referrerPolicy: "same-origin",
+});
+
+export const securityHeaders: MiddlewareHandler<AppEnv> = (c, next) => (isApiPath(c.req.path) ? apiSecurityHeaders : pageSecurityHeaders)(c, next);
 
 /** One JSON line per request, keyed by the request id that is also sent back as X-Request-Id. */
 export const accessLog: MiddlewareHandler<AppEnv> = async (c, next) => {

@@ -1,6 +1,6 @@
 // Data access for settings. Every query the settings endpoints run is here; each function is one
 // round trip (one batch).
-import { and, asc, eq, inArray, sql } from "drizzle-orm";
+import { and, asc, eq, inArray, or, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { Database } from "../../db/client.ts";
 import { roles, settings } from "../../db/schema.ts";
@@ -9,12 +9,17 @@ import type { RoleName, SettingValue } from "./validate.ts";
 
 export type SettingRow = typeof settings.$inferSelect;
 
-/** Every public and read-only setting as `{key: value}`, keys in alphabetical order (AList's shape). One round trip. */
-export async function readPublicSettings(db: Database): Promise<Record<string, string>> {
+/**
+ * Every public and read-only setting as `{key: value}`, keys in alphabetical order (AList's shape),
+ * plus the named private ones (the web UI's page needs customize_head and customize_body; the
+ * public-settings endpoint names none). One round trip.
+ */
+export async function readPublicSettings(db: Database, alsoPrivate: readonly string[] = []): Promise<Record<string, string>> {
+  const visible = inArray(settings.flag, [SettingFlag.PUBLIC, SettingFlag.READONLY]);
   const rows = await db
     .select({ key: settings.key, value: settings.value })
     .from(settings)
-    .where(inArray(settings.flag, [SettingFlag.PUBLIC, SettingFlag.READONLY]))
+    .where(alsoPrivate.length > 0 ? or(visible, inArray(settings.key, [...alsoPrivate])) : visible)
     .orderBy(asc(settings.key));
   return Object.fromEntries(rows.map((row) => [row.key, row.value]));
 }

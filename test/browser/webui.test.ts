@@ -1,0 +1,155 @@
+// The web UI in a real browser (Debian's Chromium through playwright-core) against `npm start`, as
+// a new user meets it: open the URL, sign in, use the management pages. Requests to any other host
+// are blocked and fail the test, so a missing local asset shows up.
+import type { Browser, BrowserContext, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { chromiumAvailable, chromiumPath, launchChromium, measureLoad, sameOriginContext } from "../../scripts/browser.ts";
+import { npmStart, type NpmStart } from "../support/npm-start.ts";
+import { DAV_ROOT, DAV_USER, startWebdav, type RunningServer } from "../support/storage-servers.ts";
+
+const ADMIN_PASSWORD = "browser test admin password";
+
+let server: NpmStart;
+let browser: Browser;
+let context: BrowserContext;
+let blocked: string[];
+let page: Page;
+
+beforeAll(async () => {
+  if (!chromiumAvailable()) throw new Error(`no Chromium at ${chromiumPath}: apt-get install chromium (see .ci/run), or set CHROMIUM_PATH`);
+  server = await npmStart(ADMIN_PASSWORD);
+  browser = await launchChromium();
+  ({ context, blocked } = await sameOriginContext(browser, server.origin));
+  page = await context.newPage();
+}, 120_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.stop();
+});
+
+const api = async (path: string, init: RequestInit = {}) => (await fetch(server.origin + path, init)).json() as Promise<{ code: number; message: string; data: any }>;
+async function adminToken(): Promise<string> {
+  const reply = await api("/api/auth/login", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ username: "admin", password: ADMIN_PASSWORD }) });
+  expect(reply.code).toBe(200);
+  return reply.data.token as string;
+}
+
+describe("the web UI on a fresh npm start", () => {
+  it("renders the sign-in page from this origin alone", async () => {
+    const load = await measureLoad(context, server.origin, "/", 'input[name="username"]');
+    expect(blocked).toEqual([]);
+    expect(load.byPath.every((entry) => entry.status === 200), JSON.stringify(load.byPath)).toBe(true);
+    expect(load.byPath.map((entry) => entry.path)).toEqual(expect.arrayContaining(["/", "/api/public/settings", "/images/logo.svg"]));
+    console.log(`first load of the sign-in page: ${load.requests} requests, ${load.bytes} bytes`);
+
+    const index = await page.goto(server.origin + "/");
+    expect(await index!.text()).toContain("<title>AList</title>");
+    await page.waitForURL(/\/@login/);
+    await expect.poll(() => page.title()).toContain("AList");
+    await page.locator('input[name="username"]').waitFor();
+  });
+
+  it("sends the index uncached with an ETag, and hashed assets as immutable", async () => {
+    const index = await fetch(server.origin + "/");
+    await index.arrayBuffer();
+    expect(index.headers.get("Cache-Control")).toBe("no-cache");
+    const etag = index.headers.get("ETag")!;
+    expect((await fetch(server.origin + "/", { headers: { "If-None-Match": etag } })).status).toBe(304);
+
+    const script = /\/assets\/index-[\w-]+\.js/.exec(await (await fetch(server.origin + "/")).text())![0];
+    const asset = await fetch(server.origin + script);
+    await asset.arrayBuffer();
+    expect(asset.status).toBe(200);
+    expect(asset.headers.get("Cache-Control")).toBe("public, max-age=31536000, immutable");
+    const image = await fetch(server.origin + "/images/logo.svg");
+    expect(image.headers.get("Content-Type")).toMatch(/^image\/svg\+xml/);
+    expect(image.headers.get("Cache-Control")).toBe("public, max-age=86400");
+    expect(await image.text()).toContain("<svg");
+  });
+
+  it("leaves the API and the file paths alone", async () => {
+    expect(await (await fetch(server.origin + "/ping", { headers: { Accept: "text/html" } })).text()).toBe("pong");
+    expect((await api("/api/public/settings")).data.site_title).toBe("AList");
+    for (const path of ["/api/nowhere", "/d/a.txt", "/p/a.txt", "/dav", "/dav/a"]) {
+      const response = await fetch(server.origin + path, { headers: { Accept: "text/html" } });
+      expect(response.headers.get("Content-Type") ?? "", path).not.toContain("text/html");
+      expect(await response.text(), path).not.toContain("<html");
+    }
+  });
+
+  it("signs in as the admin and opens the management pages", async () => {
+    await page.goto(server.origin + "/@login");
+    await page.locator('input[name="username"]').fill("admin");
+    await page.locator('input[name="password"]').fill(ADMIN_PASSWORD);
+    await page.getByRole("button", { name: "Login" }).click();
+    await page.waitForURL((url) => !url.pathname.startsWith("/@login"));
+
+    await page.goto(server.origin + "/@manage/storages");
+    await page.getByRole("button", { name: "Add" }).waitFor();
+    await page.goto(server.origin + "/@manage/users");
+    await page.getByRole("cell", { name: "admin", exact: true }).first().waitFor();
+    await page.goto(server.origin + "/@manage/settings/site");
+    await expect.poll(() => page.locator("#site_title").inputValue()).toBe("AList");
+    expect(blocked).toEqual([]);
+  });
+
+  it("shows a site title saved in the settings page on the next load", async () => {
+    await page.goto(server.origin + "/@manage/settings/site");
+    await expect.poll(() => page.locator("#site_title").inputValue()).toBe("AList");
+    await page.locator("#site_title").fill("Gatehouse in a browser");
+    const saved = page.waitForResponse((response) => response.url().endsWith("/api/admin/setting/save"));
+    await page.getByRole("button", { name: "Save", exact: true }).click();
+    expect(await (await saved).json()).toMatchObject({ code: 200 });
+
+    const reload = await page.reload();
+    expect(await reload!.text()).toContain("<title>Gatehouse in a browser</title>");
+    await expect.poll(() => page.title()).toContain("Gatehouse in a browser");
+    expect(blocked).toEqual([]);
+  });
+
+  it("opens a deep link straight into its page", async () => {
+    const deep = await context.newPage();
+    const response = await deep.goto(server.origin + "/@manage/users");
+    expect(response!.headers()["content-type"]).toBe("text/html; charset=utf-8");
+    await deep.getByRole("cell", { name: "admin", exact: true }).first().waitFor();
+    await deep.close();
+    expect(blocked).toEqual([]);
+  });
+
+  it("browses a mounted storage and opens a text file", async (test) => {
+    const token = await adminToken();
+    const probe = await api("/api/fs/list", { method: "POST", headers: { Authorization: token, "Content-Type": "application/json" }, body: JSON.stringify({ path: "/" }) });
+    // The file API is being built separately: until /api/fs/list is served, this step waits for it.
+    if (probe.code === 404 && probe.message.startsWith("no route for")) {
+      test.skip("/api/fs/list is not served yet (no route): browsing turns on once the file API lands");
+      return;
+    }
+
+    let dav: RunningServer & { url: string } | undefined;
+    try {
+      dav = await startWebdav();
+      const basic = `Basic ${Buffer.from(`${DAV_USER.username}:${DAV_USER.password}`).toString("base64")}`;
+      const put = await fetch(`${dav.url}${DAV_ROOT}/hello.txt`, { method: "PUT", headers: { Authorization: basic }, body: "Hello from the mounted storage\n" });
+      expect(put.ok).toBe(true);
+      const created = await api("/api/admin/storage/create", {
+        method: "POST",
+        headers: { Authorization: token, "Content-Type": "application/json" },
+        body: JSON.stringify({
+          mount_path: "/library",
+          driver: "WebDav",
+          addition: JSON.stringify({ address: dav.url, username: DAV_USER.username, password: DAV_USER.password, root_folder_path: DAV_ROOT }),
+        }),
+      });
+      expect(created.code, created.message).toBe(200);
+
+      await page.goto(server.origin + "/library");
+      await page.getByText("hello.txt", { exact: true }).click();
+      await page.waitForURL(/\/library\/hello\.txt$/);
+      await page.getByText("Hello from the mounted storage").waitFor();
+      expect(blocked).toEqual([]);
+    } finally {
+      await dav?.close();
+    }
+  });
+});

@@ -1,0 +1,58 @@
+// Gatehouse started the README way, `npm start`, on a free port and a fresh DATA_DIR: for tests
+// that need the whole thing (wrangler dev, the assets layer, the local database) from outside.
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { unusedPort } from "./storage-servers.ts";
+
+const projectRoot = fileURLToPath(new URL("../..", import.meta.url));
+
+export interface NpmStart {
+  origin: string;
+  adminPassword: string;
+  /** What npm start printed so far (for failure messages). */
+  output(): string;
+  stop(): Promise<void>;
+}
+
+export async function npmStart(adminPassword: string, timeoutMs = 90_000): Promise<NpmStart> {
+  const port = await unusedPort();
+  const dataDir = mkdtempSync(join(tmpdir(), "gatehouse-npm-start-"));
+  let output = "";
+  // Its own process group, so stopping it reaches wrangler and workerd too.
+  const child: ChildProcess = spawn("npm", ["start"], {
+    cwd: projectRoot,
+    detached: true,
+    stdio: ["ignore", "pipe", "pipe"],
+    env: { ...process.env, PORT: String(port), DATA_DIR: dataDir, ADMIN_PASSWORD: adminPassword, LIBSQL_PORT: "" },
+  });
+  child.stdout!.on("data", (chunk) => (output += chunk));
+  child.stderr!.on("data", (chunk) => (output += chunk));
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  const origin = `http://127.0.0.1:${port}`;
+
+  const stop = async () => {
+    if (child.exitCode === null && child.signalCode === null) {
+      process.kill(-child.pid!, "SIGTERM");
+      const timer = setTimeout(() => child.exitCode === null && process.kill(-child.pid!, "SIGKILL"), 10_000);
+      await exited;
+      clearTimeout(timer);
+    }
+    rmSync(dataDir, { recursive: true, force: true });
+  };
+
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) break;
+    try {
+      if ((await (await fetch(`${origin}/ping`)).text()) === "pong") return { origin, adminPassword, output: () => output, stop };
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 300));
+  }
+  await stop();
+  throw new Error(`npm start did not answer /ping on ${origin}:\n${output}`);
+}
