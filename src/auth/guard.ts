@@ -10,7 +10,7 @@ import { DeviceSessionStatus } from "../db/schema.ts";
 import { ApiError } from "../http/errors.ts";
 import { clientIp, maskIp, userAgent } from "./client.ts";
 import { constantTimeEqual } from "./password.ts";
-import { readGuest, readPermanentTokenAdmin, readTokenSession, type RoleRow, type UserRow } from "./store.ts";
+import { readGuest, readPermanentTokenAdmin, readTokenSession, type ExtraReads, type RoleRow, type UserRow } from "./store.ts";
 import { tokenFromHeader, verifyToken } from "./tokens.ts";
 
 export interface Caller {
@@ -66,23 +66,39 @@ export function accountOnly(code: 401 | 403, guestMessage: string) {
 /** How the guard tells a login token from the permanent token; a permanent token must not match. */
 export const JWT_SHAPE = /^[\w-]+\.[\w-]*\.[\w-]*$/;
 
+/**
+ * The caller, with the results of `extra` read in the same round trip (a route's own reads: one
+ * batch for the guard and the route). Throws the guard's refusals like `authenticate`.
+ */
+export async function authenticateWith(c: Context<AppEnv>, extra: ExtraReads): Promise<{ caller: Caller; reads: unknown[] }> {
+  const { caller, reads } = await resolve(c, extra);
+  c.set("caller", caller);
+  return { caller, reads };
+}
+
 async function resolveCaller(c: Context<AppEnv>): Promise<Caller> {
+  return (await resolve(c, [])).caller;
+}
+
+type Resolution = { caller: Caller; reads: unknown[] };
+
+function resolve(c: Context<AppEnv>, extra: ExtraReads): Promise<Resolution> {
   const token = tokenFromHeader(c.req.header("Authorization"));
-  if (token === "") return guest(c);
-  if (JWT_SHAPE.test(token)) return sessionCaller(c, token);
-  return permanentTokenCaller(c, token);
+  if (token === "") return guest(c, extra);
+  if (JWT_SHAPE.test(token)) return sessionCaller(c, token, extra);
+  return permanentTokenCaller(c, token, extra);
 }
 
-async function guest(c: Context<AppEnv>): Promise<Caller> {
-  const { guest, roles } = await readGuest(c.var.db);
+async function guest(c: Context<AppEnv>, extra: ExtraReads): Promise<Resolution> {
+  const { guest, roles, extra: reads } = await readGuest(c.var.db, extra);
   if (!guest || guest.disabled) throw new ApiError(401, "Guest user is disabled, login please");
-  return { user: guest, roles, via: "guest", deviceKey: null };
+  return { caller: { user: guest, roles, via: "guest", deviceKey: null }, reads };
 }
 
-async function sessionCaller(c: Context<AppEnv>, token: string): Promise<Caller> {
+async function sessionCaller(c: Context<AppEnv>, token: string, extra: ExtraReads): Promise<Resolution> {
   const claims = await verifyToken(jwtSecret(c.env), token);
   const now = Math.floor(Date.now() / 1000);
-  const { session, user, roles } = await readTokenSession(c.var.db, claims, { now, userAgent: userAgent(c), ip: maskIp(clientIp(c)) });
+  const { session, user, roles, extra: reads } = await readTokenSession(c.var.db, claims, { now, userAgent: userAgent(c), ip: maskIp(clientIp(c)) }, extra);
   // AList's checks and messages, in its order: user, password change, disabled, session.
   if (!user || user.username !== claims.username) throw new ApiError(401, "failed find user: record not found");
   if (user.passwordChangedAt !== claims.pwd_ts) throw new ApiError(401, "Password has been changed, login please");
@@ -90,14 +106,14 @@ async function sessionCaller(c: Context<AppEnv>, token: string): Promise<Caller>
   if (!session || session.status !== DeviceSessionStatus.ACTIVE || session.tokenId !== claims.jti) {
     throw new ApiError(401, "session inactive");
   }
-  return { user, roles, via: "session", deviceKey: session.deviceKey };
+  return { caller: { user, roles, via: "session", deviceKey: session.deviceKey }, reads };
 }
 
-async function permanentTokenCaller(c: Context<AppEnv>, presented: string): Promise<Caller> {
-  const { token, admin, roles } = await readPermanentTokenAdmin(c.var.db);
+async function permanentTokenCaller(c: Context<AppEnv>, presented: string, extra: ExtraReads): Promise<Resolution> {
+  const { token, admin, roles, extra: reads } = await readPermanentTokenAdmin(c.var.db, extra);
   const encoder = new TextEncoder();
   if (token === "" || !admin || !constantTimeEqual(encoder.encode(presented), encoder.encode(token))) {
     throw new ApiError(401, "token is invalidated");
   }
-  return { user: admin, roles, via: "permanent_token", deviceKey: null };
+  return { caller: { user: admin, roles, via: "permanent_token", deviceKey: null }, reads };
 }

@@ -1,5 +1,6 @@
 // Every query the auth guard runs. Each function is one round trip (one batch).
 import { and, asc, eq, inArray, lt, sql } from "drizzle-orm";
+import type { BatchItem } from "drizzle-orm/batch";
 import type { Database } from "../db/client.ts";
 import { deviceSessions, DeviceSessionStatus, roles, settings, users } from "../db/schema.ts";
 import { ADMIN_ROLE_ID, GUEST_ROLE_ID } from "../db/seed.ts";
@@ -8,6 +9,14 @@ import type { TokenClaims } from "./tokens.ts";
 export type UserRow = typeof users.$inferSelect;
 export type RoleRow = typeof roles.$inferSelect;
 export type DeviceSessionRow = typeof deviceSessions.$inferSelect;
+
+/**
+ * Reads a route hands to the guard so they travel in the guard's own batch: one round trip for
+ * the caller and the route's data. Their results come back in the same order.
+ */
+export type ExtraReads = readonly BatchItem<"sqlite">[];
+
+type Batch = [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]];
 
 /** The roles of the user selected by `userId` (a scalar subquery), in role-id order. */
 function rolesOf(db: Database, userId: ReturnType<typeof sql>) {
@@ -23,9 +32,9 @@ function rolesOf(db: Database, userId: ReturnType<typeof sql>) {
  * lands when the token is still good (session active and holding this token id, user enabled
  * with the same password timestamp) and at most once a second per session.
  */
-export async function readTokenSession(db: Database, claims: TokenClaims, seen: { now: number; userAgent: string; ip: string }) {
+export async function readTokenSession(db: Database, claims: TokenClaims, seen: { now: number; userAgent: string; ip: string }, extra: ExtraReads = []) {
   const sessionUser = sql`(SELECT ${deviceSessions.userId} FROM ${deviceSessions} WHERE ${deviceSessions.deviceKey} = ${claims.sid})`;
-  const [, [session], [user], userRoles] = await db.batch([
+  const [, [session], [user], userRoles, ...extraResults] = (await db.batch([
     db
       .update(deviceSessions)
       .set({ lastActive: seen.now, userAgent: seen.userAgent, ip: seen.ip })
@@ -47,24 +56,30 @@ export async function readTokenSession(db: Database, claims: TokenClaims, seen: 
     db.select().from(deviceSessions).where(eq(deviceSessions.deviceKey, claims.sid)),
     db.select().from(users).where(eq(users.id, sessionUser)),
     rolesOf(db, sessionUser),
-  ]);
-  return { session, user, roles: userRoles };
+    ...extra,
+  ] as unknown as Batch)) as unknown as [unknown, DeviceSessionRow[], UserRow[], RoleRow[], ...unknown[]];
+  return { session, user, roles: userRoles, extra: extraResults };
 }
 
 /** The permanent token, and the admin it stands for (the first user holding the admin role). */
-export async function readPermanentTokenAdmin(db: Database) {
+export async function readPermanentTokenAdmin(db: Database, extra: ExtraReads = []) {
   const adminId = sql`(SELECT ${users.id} FROM ${users} WHERE EXISTS (SELECT 1 FROM json_each(${users.roleIds}) WHERE value = ${ADMIN_ROLE_ID}) ORDER BY ${users.id} LIMIT 1)`;
-  const [[token], [admin], adminRoles] = await db.batch([
+  const [[token], [admin], adminRoles, ...extraResults] = (await db.batch([
     db.select({ value: settings.value }).from(settings).where(eq(settings.key, "token")),
     db.select().from(users).where(eq(users.id, adminId)),
     rolesOf(db, adminId),
-  ]);
-  return { token: token?.value ?? "", admin, roles: adminRoles };
+    ...extra,
+  ] as unknown as Batch)) as unknown as [{ value: string }[], UserRow[], RoleRow[], ...unknown[]];
+  return { token: token?.value ?? "", admin, roles: adminRoles, extra: extraResults };
 }
 
 /** The guest account (the first user holding the guest role) and its roles. */
-export async function readGuest(db: Database) {
+export async function readGuest(db: Database, extra: ExtraReads = []) {
   const guestId = sql`(SELECT ${users.id} FROM ${users} WHERE EXISTS (SELECT 1 FROM json_each(${users.roleIds}) WHERE value = ${GUEST_ROLE_ID}) ORDER BY ${users.id} LIMIT 1)`;
-  const [[guest], guestRoles] = await db.batch([db.select().from(users).where(eq(users.id, guestId)), rolesOf(db, guestId)]);
-  return { guest, roles: guestRoles };
+  const [[guest], guestRoles, ...extraResults] = (await db.batch([
+    db.select().from(users).where(eq(users.id, guestId)),
+    rolesOf(db, guestId),
+    ...extra,
+  ] as unknown as Batch)) as unknown as [UserRow[], RoleRow[], ...unknown[]];
+  return { guest, roles: guestRoles, extra: extraResults };
 }
