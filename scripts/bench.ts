@@ -11,7 +11,7 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { storages } from "../src/db/schema.ts";
-import { migrateAndSeed, openNodeDatabase } from "./db.ts";
+import { migrateAndSeed, openNodeDatabase, type DatabaseTarget } from "./db.ts";
 import { startLibsqlServer } from "./libsql-server/server.ts";
 import { startWranglerDev, waitForWorker } from "./wrangler-dev.ts";
 
@@ -31,11 +31,12 @@ interface Scenario {
 
 const dir = mkdtempSync(join(tmpdir(), "gatehouse-bench-"));
 const endpoint = await startLibsqlServer({ path: join(dir, "gatehouse.db"), port: 0 });
-await migrateAndSeed({ url: endpoint.url }, { adminPassword: ADMIN_PASSWORD });
+const database = { url: endpoint.url, authToken: endpoint.authToken };
+await migrateAndSeed(database, { adminPassword: ADMIN_PASSWORD });
 const secrets = join(dir, "secrets.vars");
 writeFileSync(secrets, `JWT_SECRET=${randomBytes(48).toString("base64url")}\nOTP_ENCRYPTION_KEY=${randomBytes(48).toString("base64url")}\n`, { mode: 0o600 });
 const port = await freePort();
-const wrangler = startWranglerDev({ port, dataDir: dir, database: { url: endpoint.url }, envFiles: [secrets], stdio: "ignore" });
+const wrangler = startWranglerDev({ port, dataDir: dir, database, envFiles: [secrets], stdio: "ignore" });
 
 try {
   await waitForWorker(port);
@@ -45,7 +46,7 @@ try {
   const login = await (await json("/api/auth/login", { username: "admin", password: ADMIN_PASSWORD }, { "Client-Id": "bench" })).json() as { data: { token: string } };
   const token = login.data.token;
 
-  await insertStorages(endpoint.url, STORAGES);
+  await insertStorages(database, STORAGES);
 
   const scenarios: Scenario[] = [
     { name: "GET /ping", request: () => fetch(`${base}/ping`), expect: undefined },
@@ -99,8 +100,8 @@ try {
 }
 
 /** Mounts `count` Virtual storages through the libSQL endpoint, 500 rows per statement. */
-async function insertStorages(url: string, count: number) {
-  const { db, close } = openNodeDatabase({ url });
+async function insertStorages(target: DatabaseTarget, count: number) {
+  const { db, close } = openNodeDatabase(target);
   try {
     for (let start = 0; start < count; start += 500) {
       const rows = Array.from({ length: Math.min(500, count - start) }, (_, i) => ({
