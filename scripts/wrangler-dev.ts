@@ -12,6 +12,8 @@ export interface WranglerDevOptions {
   /** Files of further bindings (JWT_SECRET …), before this instance's own. */
   envFiles: string[];
   stdio: "inherit" | "ignore";
+  /** Believe the client's CF-Connecting-IP (bench only: it picks addresses to stay clear of the lockout). Default false. */
+  trustClientAddress?: boolean;
 }
 
 /**
@@ -23,7 +25,8 @@ export function startWranglerDev(options: WranglerDevOptions): ChildProcess {
   const { url, authToken } = options.database;
   // Locally nothing sets CF-Connecting-IP but the client itself: believing it would let anyone
   // pick the address the sign-in lockout counts against.
-  const vars = `TURSO_DATABASE_URL=${url}\n${authToken ? `TURSO_AUTH_TOKEN=${authToken}\n` : ""}TRUST_CF_CONNECTING_IP=false\n`;
+  const trust = options.trustClientAddress === true;
+  const vars = `TURSO_DATABASE_URL=${url}\n${authToken ? `TURSO_AUTH_TOKEN=${authToken}\n` : ""}TRUST_CF_CONNECTING_IP=${trust}\n`;
   writeFileSync(instanceVars, vars, { mode: 0o600 });
   chmodSync(instanceVars, 0o600); // writeFileSync's mode only applies to a new file
   return spawn(

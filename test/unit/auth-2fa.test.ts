@@ -217,3 +217,24 @@ describe("rotating keys with two-factor on", () => {
     expect(body).toMatchObject({ code: 500, message: "server misconfigured: OTP_ENCRYPTION_KEY must be at least 32 characters" });
   });
 });
+
+describe("one code, two sign-ins at once", () => {
+  it("lets exactly one of two parallel sign-ins with the same valid code in; the other is a replay", async () => {
+    const [rita] = await fixture.db
+      .insert(users)
+      .values({ username: "rita", passwordHash: await hashStaticHash(await staticHash("rita pw")), roleIds: [] })
+      .returning();
+    const token = (await login(fixture, { username: "rita", password: "rita pw" })).data!.token;
+    const secret = await enrol(token);
+    // The enrolment used the current step; the next one is still accepted (window of one step).
+    const code = totpCode(secret, Date.now(), 1);
+    const replies = await Promise.all(
+      ["a", "b"].map((device) => login(fixture, { username: "rita", password: "rita pw", otp_code: code }, { "Client-Id": `race-${device}` })),
+    );
+    expect(replies.map((reply) => reply.code).sort()).toEqual([200, 402]);
+    expect(replies.find((reply) => reply.code === 402)).toEqual({ code: 402, message: "Invalid 2FA code", data: null });
+    const sessions = await fixture.db.select().from(deviceSessions).where(eq(deviceSessions.userId, rita!.id));
+    // The enrolling sign-in's session and the winner's, not the loser's.
+    expect(sessions).toHaveLength(2);
+  });
+});
