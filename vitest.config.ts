@@ -32,6 +32,7 @@ export default defineConfig({
             miniflare: {
               bindings: {
                 TURSO_DATABASE_URL: inject("libsqlUrl"),
+                TURSO_AUTH_TOKEN: inject("libsqlAuthToken"),
                 JWT_SECRET: "workerd-test-secret-workerd-test-secret-0123",
               },
             },

@@ -17,7 +17,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { storages } from "../src/db/schema.ts";
 import { chromiumAvailable, launchChromium, measureLoad, sameOriginContext } from "./browser.ts";
-import { migrateAndSeed, openNodeDatabase } from "./db.ts";
+import { migrateAndSeed, openNodeDatabase, type DatabaseTarget } from "./db.ts";
 import { startLibsqlServer } from "./libsql-server/server.ts";
 import { startWranglerDev, waitForWorker } from "./wrangler-dev.ts";
 
@@ -37,11 +37,12 @@ interface Scenario {
 
 const dir = mkdtempSync(join(tmpdir(), "gatehouse-bench-"));
 const endpoint = await startLibsqlServer({ path: join(dir, "gatehouse.db"), port: 0 });
-await migrateAndSeed({ url: endpoint.url }, { adminPassword: ADMIN_PASSWORD });
+const database = { url: endpoint.url, authToken: endpoint.authToken };
+await migrateAndSeed(database, { adminPassword: ADMIN_PASSWORD });
 const secrets = join(dir, "secrets.vars");
 writeFileSync(secrets, `JWT_SECRET=${randomBytes(48).toString("base64url")}\nOTP_ENCRYPTION_KEY=${randomBytes(48).toString("base64url")}\n`, { mode: 0o600 });
 const port = await freePort();
-const wrangler = startWranglerDev({ port, dataDir: dir, database: { url: endpoint.url }, envFiles: [secrets], stdio: "pipe" });
+const wrangler = startWranglerDev({ port, dataDir: dir, database, envFiles: [secrets], stdio: "pipe", trustClientAddress: true });
 // Every request the Worker runs for prints one access-log line with its request id.
 let workerRuns = 0;
 for (const stream of [wrangler.stdout!, wrangler.stderr!]) {
@@ -57,7 +58,7 @@ try {
   const login = await (await json("/api/auth/login", { username: "admin", password: ADMIN_PASSWORD }, { "Client-Id": "bench" })).json() as { data: { token: string } };
   const token = login.data.token;
 
-  await insertStorages(endpoint.url, STORAGES);
+  await insertStorages(database, STORAGES);
   const index = await (await fetch(`${base}/`)).text();
   const script = /"src":"(\/assets\/index-[\w-]+\.js)"/.exec(index)?.[1];
   const stylesheet = /\/assets\/index-[\w-]+\.css/.exec(index)?.[0];
@@ -74,7 +75,9 @@ try {
     {
       name: "POST /api/auth/login",
       requests: Math.min(REQUESTS, 60),
-      request: (i) => json("/api/auth/login", { username: "admin", password: ADMIN_PASSWORD }, { "Client-Id": `bench-${i}` }),
+      // An address per request too: more than 5 sign-ins at once from one address are refused
+      // while the first 5 are being checked (the lockout counts each attempt before its check).
+      request: (i) => json("/api/auth/login", { username: "admin", password: ADMIN_PASSWORD }, { "Client-Id": `bench-${i}`, "CF-Connecting-IP": `10.2.${i >> 8}.${i & 255}` }),
     },
     {
       name: "POST /api/auth/login (wrong password)",
@@ -149,8 +152,8 @@ try {
 }
 
 /** Mounts `count` Virtual storages through the libSQL endpoint, 500 rows per statement. */
-async function insertStorages(url: string, count: number) {
-  const { db, close } = openNodeDatabase({ url });
+async function insertStorages(target: DatabaseTarget, count: number) {
+  const { db, close } = openNodeDatabase(target);
   try {
     for (let start = 0; start < count; start += 500) {
       const rows = Array.from({ length: Math.min(500, count - start) }, (_, i) => ({

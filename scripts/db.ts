@@ -1,7 +1,6 @@
 // Node-side database access for the scripts and the test setup. Migrations read files, so they
 // run here, never inside the Worker. @libsql/client/node is named explicitly: under vitest's
 // worker conditions the bare import resolves to the web build, which rejects `file:` URLs.
-import { mkdirSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { createClient } from "@libsql/client/node";
@@ -10,6 +9,7 @@ import { migrate } from "drizzle-orm/libsql/migrator";
 import type { Database } from "../src/db/client.ts";
 import * as schema from "../src/db/schema.ts";
 import { seed, type SeedReport } from "../src/db/seed.ts";
+import { preparePrivateDatabaseFile } from "./libsql-server/database.ts";
 
 export const projectRoot = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const migrationsFolder = join(projectRoot, "drizzle");
@@ -30,7 +30,7 @@ export function localDatabaseFile(env: NodeJS.ProcessEnv = process.env): string 
 }
 
 export function openNodeDatabase(target: DatabaseTarget): { db: Database; close(): void } {
-  if (target.url.startsWith("file:")) mkdirSync(dirname(target.url.slice("file:".length)), { recursive: true });
+  if (target.url.startsWith("file:")) preparePrivateDatabaseFile(target.url.slice("file:".length));
   const client = createClient({ url: target.url, ...(target.authToken ? { authToken: target.authToken } : {}) });
   return { db: drizzle(client, { schema }) as unknown as Database, close: () => client.close() };
 }

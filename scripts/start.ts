@@ -2,7 +2,8 @@
 //   1. .dev.vars gets a random JWT_SECRET and OTP_ENCRYPTION_KEY if it lacks them (kept across runs,
 //      so logins and two-factor enrolments survive restarts).
 //   2. Database: TURSO_DATABASE_URL when set; otherwise the local libSQL endpoint on
-//      <DATA_DIR>/gatehouse.db (DATA_DIR defaults to .data/).
+//      <DATA_DIR>/gatehouse.db (DATA_DIR defaults to .data/), with a fresh random bearer token
+//      that the Worker gets as TURSO_AUTH_TOKEN. The folder is 0700 and the files in it 0600.
 //   3. Migrations and the idempotent seed; the admin's first password is printed once.
 //   4. The web UI in webui/ (normally unpacked by `npm ci` already; see scripts/webui.ts).
 //   5. wrangler dev on 127.0.0.1:<PORT> (8787), with /__scheduled for triggering the cron by hand.
@@ -18,7 +19,10 @@ import { startWranglerDev } from "./wrangler-dev.ts";
 
 const port = Number(process.env.PORT || 8787);
 const dataDir = resolve(process.env.DATA_DIR || join(projectRoot, ".data"));
-mkdirSync(dataDir, { recursive: true });
+// Private: it holds the database, its bearer token (wrangler.vars) and wrangler's state. A chosen
+// DATA_DIR is created 0700 but left as it is if it exists; the default one is narrowed to 0700.
+mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+if (!process.env.DATA_DIR) chmodSync(dataDir, 0o700);
 
 ensureDevSecrets(join(projectRoot, ".dev.vars"), ["JWT_SECRET", "OTP_ENCRYPTION_KEY"]);
 try {
@@ -35,7 +39,7 @@ if (process.env.TURSO_DATABASE_URL) {
 } else {
   const file = localDatabaseFile({ DATA_DIR: dataDir });
   endpoint = await startLibsqlServer({ path: file, port: Number(process.env.LIBSQL_PORT || 0) });
-  target = { url: endpoint.url };
+  target = { url: endpoint.url, authToken: endpoint.authToken };
   console.log(`libSQL endpoint ${endpoint.url} on ${file}`);
 }
 

@@ -1,6 +1,6 @@
 // Starts `wrangler dev` for this project: used by npm start and npm run bench.
 import { spawn, type ChildProcess } from "node:child_process";
-import { writeFileSync } from "node:fs";
+import { chmodSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { projectRoot, type DatabaseTarget } from "./db.ts";
 
@@ -13,6 +13,8 @@ export interface WranglerDevOptions {
   envFiles: string[];
   /** "pipe": the caller reads wrangler's output (the bench counts the Worker's access-log lines). */
   stdio: "inherit" | "ignore" | "pipe";
+  /** Believe the client's CF-Connecting-IP (bench only: it picks addresses to stay clear of the lockout). Default false. */
+  trustClientAddress?: boolean;
 }
 
 /**
@@ -22,7 +24,12 @@ export interface WranglerDevOptions {
 export function startWranglerDev(options: WranglerDevOptions): ChildProcess {
   const instanceVars = join(options.dataDir, "wrangler.vars");
   const { url, authToken } = options.database;
-  writeFileSync(instanceVars, `TURSO_DATABASE_URL=${url}\n${authToken ? `TURSO_AUTH_TOKEN=${authToken}\n` : ""}`, { mode: 0o600 });
+  // Locally nothing sets CF-Connecting-IP but the client itself: believing it would let anyone
+  // pick the address the sign-in lockout counts against.
+  const trust = options.trustClientAddress === true;
+  const vars = `TURSO_DATABASE_URL=${url}\n${authToken ? `TURSO_AUTH_TOKEN=${authToken}\n` : ""}TRUST_CF_CONNECTING_IP=${trust}\n`;
+  writeFileSync(instanceVars, vars, { mode: 0o600 });
+  chmodSync(instanceVars, 0o600); // writeFileSync's mode only applies to a new file
   return spawn(
     process.execPath,
     [

@@ -19,6 +19,11 @@ export interface Env {
   ASSETS?: Fetcher;
   TOKEN_EXPIRES_IN_HOURS?: string;
   MAX_BODY_BYTES?: string;
+  /**
+   * "true" only where Cloudflare sets CF-Connecting-IP (production, wrangler.toml). Otherwise the
+   * client's address is unknown and every caller counts as one address for the sign-in lockout.
+   */
+  TRUST_CF_CONNECTING_IP?: string;
 }
 
 export interface AppVariables {

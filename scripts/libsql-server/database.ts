@@ -2,6 +2,8 @@
 // package. Every Hrana stream gets a connection of its own, as with sqld.
 
 import Database from "libsql";
+import { chmodSync, closeSync, mkdirSync, openSync } from "node:fs";
+import { dirname, resolve } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 
 import {
@@ -24,6 +26,17 @@ const WRITE_OPCODES = new Set(["Checkpoint", "JournalMode", "Vacuum", "VUpdate"]
  * a connection to keep open for the server's lifetime: without one, SQLite checkpoints and
  * deletes the WAL each time the last per-stream connection closes.
  */
+/**
+ * Creates the database's folder (0700, if missing) and the file itself (0600): the database holds
+ * password hashes and the permanent token, so no other local user may read it. SQLite gives its
+ * -wal and -shm files the mode of the database file. An existing file is narrowed to 0600.
+ */
+export function preparePrivateDatabaseFile(path: string): void {
+  mkdirSync(dirname(resolve(path)), { recursive: true, mode: 0o700 });
+  closeSync(openSync(path, "a", 0o600));
+  chmodSync(path, 0o600);
+}
+
 export function openDatabaseFile(path: string): Database.Database {
   const db = new Database(path);
   db.exec("PRAGMA journal_mode = WAL");

@@ -3,7 +3,8 @@
 //   tsx scripts/libsql-server/main.ts [--file .data/gatehouse.db] [--port 8080] [--host 127.0.0.1]
 //                                     [--auth-token TOKEN]
 //
-// Serves Hrana over HTTP on the given SQLite file until SIGINT or SIGTERM.
+// Serves Hrana over HTTP on the given SQLite file until SIGINT or SIGTERM. Clients need the bearer
+// token: --auth-token, else LIBSQL_AUTH_TOKEN, else a random one printed on the second line.
 
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
@@ -39,10 +40,11 @@ const server = await startLibsqlServer({
   path: file,
   port,
   host: values.host,
-  authToken: values["auth-token"],
+  authToken: values["auth-token"] || process.env.LIBSQL_AUTH_TOKEN,
   log: (line) => console.log(line),
 });
 console.log(`libSQL endpoint listening on ${server.url} (file: ${file})`);
+console.log(`auth token: ${server.authToken}`);
 
 for (const signal of ["SIGINT", "SIGTERM"] as const) {
   process.once(signal, () => {

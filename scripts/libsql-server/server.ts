@@ -6,13 +6,17 @@
 // drizzle-orm use (execute, batch with conditions, interactive transactions over batons,
 // sequences, stored SQL, describe, cursors) and counts round trips for tests and benchmarks
 // (GET /__stats, POST /__stats/reset). It does not implement WebSockets or the Protobuf encoding.
+//
+// It runs any SQL for whoever gets in, so every request needs the bearer token (random unless one
+// is given), a Host naming this loopback address and port (DNS rebinding) and no Origin header
+// (browsers send one; libSQL clients do not), so neither other local users nor a web page open in
+// the developer's browser can read the database.
 
-import { mkdirSync } from "node:fs";
+import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import { type IncomingMessage, type ServerResponse, createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { dirname, resolve } from "node:path";
 
-import { Connection, openDatabaseFile } from "./database.ts";
+import { Connection, openDatabaseFile, preparePrivateDatabaseFile } from "./database.ts";
 import { ProtocolError, decodeCursorBody, decodePipelineBody } from "./hrana.ts";
 import { type Counters, runCursor, runPipeline } from "./pipeline.ts";
 import { BatonError, StreamRegistry } from "./streams.ts";
@@ -21,6 +25,8 @@ export interface LibsqlServer {
   /** Base URL for @libsql/client, e.g. `http://127.0.0.1:8080`. */
   url: string;
   port: number;
+  /** The bearer token every request needs (clients: `authToken`). */
+  authToken: string;
   /** Pipeline (and cursor) HTTP requests, and SQL statements, since start or the last reset. */
   stats(): { pipelines: number; statements: number };
   resetStats(): void;
@@ -29,13 +35,13 @@ export interface LibsqlServer {
 }
 
 export interface LibsqlServerOptions {
-  /** SQLite file; its directory is created if missing. */
+  /** SQLite file; it and its directory are created if missing, private to this user. */
   path: string;
   /** 0 picks a free port. Default 0. */
   port?: number;
   /** Default 127.0.0.1. */
   host?: string;
-  /** If set, pipeline and stats requests need `Authorization: Bearer <authToken>`. */
+  /** Requests need `Authorization: Bearer <authToken>`. Default: a random token (see `LibsqlServer.authToken`). */
   authToken?: string;
   log?: (line: string) => void;
   /** A stream without requests for this long is closed, rolling back its transaction. Default 10 s. */
@@ -43,9 +49,12 @@ export interface LibsqlServerOptions {
 }
 
 export async function startLibsqlServer(options: LibsqlServerOptions): Promise<LibsqlServer> {
-  const { path, port = 0, host = "127.0.0.1", authToken, log = () => {}, streamIdleTimeoutMs = 10_000 } = options;
+  const { path, port = 0, host = "127.0.0.1", log = () => {}, streamIdleTimeoutMs = 10_000 } = options;
+  const authToken = options.authToken || randomBytes(32).toString("base64url");
+  const expectedAuthorization = digest(`Bearer ${authToken}`);
+  let allowedHosts = new Set<string>();
 
-  mkdirSync(dirname(resolve(path)), { recursive: true });
+  preparePrivateDatabaseFile(path);
   const anchor = openDatabaseFile(path);
   // A stream holding a lock without requests expires within the idle timeout of anyone starting
   // to wait for it, so a writer queued behind a transaction that a client abandoned gets the lock
@@ -57,6 +66,12 @@ export async function startLibsqlServer(options: LibsqlServerOptions): Promise<L
   async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const { pathname } = new URL(req.url ?? "/", "http://localhost");
     const endpoint = `${req.method} ${pathname}`;
+    if (!allowedHosts.has((req.headers.host ?? "").toLowerCase())) {
+      return sendError(res, 403, "FORBIDDEN_HOST", "The Host header must name this endpoint's loopback address and port");
+    }
+    if (req.headers.origin !== undefined) {
+      return sendError(res, 403, "FORBIDDEN_ORIGIN", "Requests from web pages (with an Origin header) are refused");
+    }
     switch (endpoint) {
       case "GET /health":
         return sendText(res, 200, "ok\n");
@@ -66,7 +81,7 @@ export async function startLibsqlServer(options: LibsqlServerOptions): Promise<L
         return sendText(res, 200, "Hrana over HTTP (JSON), local libSQL endpoint for development\n");
     }
 
-    if (authToken !== undefined && req.headers.authorization !== `Bearer ${authToken}`) {
+    if (!timingSafeEqual(digest(req.headers.authorization ?? ""), expectedAuthorization)) {
       return sendError(res, 401, "UNAUTHORIZED", "Missing or wrong `Authorization: Bearer <token>` header");
     }
     switch (endpoint) {
@@ -122,10 +137,13 @@ export async function startLibsqlServer(options: LibsqlServerOptions): Promise<L
   }
 
   const actualPort = (server.address() as AddressInfo).port;
+  const hostNames = new Set(["127.0.0.1", "localhost", "[::1]", host.includes(":") ? `[${host}]` : host]);
+  allowedHosts = new Set([...hostNames].flatMap((name) => [`${name}:${actualPort}`, ...(actualPort === 80 ? [name] : [])]));
   let closing: Promise<void> | undefined;
   return {
     url: `http://${host.includes(":") ? `[${host}]` : host}:${actualPort}`,
     port: actualPort,
+    authToken,
     stats: () => ({ ...counters }),
     resetStats: () => {
       counters.pipelines = 0;
@@ -143,6 +161,11 @@ export async function startLibsqlServer(options: LibsqlServerOptions): Promise<L
       return closing;
     },
   };
+}
+
+/** Fixed-length digests, so that comparing them takes the same time whatever the input. */
+function digest(text: string): Buffer {
+  return createHash("sha256").update(text).digest();
 }
 
 async function readJson(req: IncomingMessage): Promise<unknown> {

@@ -1,11 +1,22 @@
 // Who is calling, as far as the request tells: address, user agent, device.
 import type { Context } from "hono";
+import type { AppEnv } from "../env.ts";
 import { sha256Hex } from "./encoding.ts";
 
-/** CF-Connecting-IP is set by Cloudflare and cannot be forged; the others matter only off Cloudflare. */
-export function clientIp(c: Context): string {
-  const forwarded = c.req.header("X-Forwarded-For")?.split(",")[0]?.trim();
-  return c.req.header("CF-Connecting-IP") || forwarded || c.req.header("X-Real-IP") || "unknown";
+/** Longer than any IPv6 address in text form (45): anything longer is not an address. */
+const MAX_IP_LENGTH = 45;
+/** The one address every caller has when the client's own headers cannot be believed. */
+export const UNTRUSTED_IP = "local";
+
+/**
+ * The caller's address. On Cloudflare, CF-Connecting-IP is set by the edge and cannot be forged;
+ * anywhere else (wrangler dev) the client sends it, so it is believed only with
+ * TRUST_CF_CONNECTING_IP = "true" (wrangler.toml, for production). X-Forwarded-For and X-Real-IP
+ * are never believed: every client can send them, on Cloudflare too.
+ */
+export function clientIp(c: Context<AppEnv>): string {
+  if (c.env?.TRUST_CF_CONNECTING_IP !== "true") return UNTRUSTED_IP;
+  return (c.req.header("CF-Connecting-IP") || "unknown").trim().slice(0, MAX_IP_LENGTH);
 }
 
 export function userAgent(c: Context): string {

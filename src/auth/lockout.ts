@@ -4,7 +4,9 @@
 //   - a username with 5 failures is locked out from every address that has failed itself,
 //     so spreading guesses over many addresses buys one guess per address, while the owner
 //     signing in from a clean address is never locked out.
-// A successful sign-in clears both counters; nothing outlives its window.
+// Every attempt is counted before its password is checked, in the statement that reads the count,
+// so N parallel guesses get N different counts and at most 5 are checked; a successful sign-in
+// clears both counters. Nothing outlives its window.
 
 export const MAX_FAILURES = 5;
 export const FAILURE_WINDOW_SECONDS = 300;

@@ -88,14 +88,22 @@ export function unreachable(target: string, error: unknown, context: Pick<CheckC
   return new CheckFailed(`cannot reach ${target}: ${why}`);
 }
 
-/** An error's message with its causes (`fetch failed: connect ECONNREFUSED …`). */
+/**
+ * An error's message with its causes (`fetch failed: connect ECONNREFUSED …`), with the credentials
+ * of any URL in it (`//user:password@`) blanked: it becomes a storage's status and the reply.
+ */
 export function errorText(error: unknown): string {
   const parts: string[] = [];
   for (let e: unknown = error; e !== undefined && e !== null && parts.length < 4; e = e instanceof Error ? e.cause : undefined) {
     const text = e instanceof Error ? e.message : String(e);
     if (text && !parts.includes(text)) parts.push(text);
   }
-  return parts.join(": ") || "unknown error";
+  return redactUserinfo(parts.join(": ") || "unknown error");
+}
+
+/** `http://user:secret@host/` → `http://***@host/`, wherever a URL's userinfo appears in the text. */
+export function redactUserinfo(text: string): string {
+  return text.replace(/([a-z][a-z0-9+.-]*:\/\/)[^\s/?#@]*@/gi, "$1***@");
 }
 
 /** `5 s`, for messages about the time a check had. */

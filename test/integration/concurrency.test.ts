@@ -52,7 +52,8 @@ describe("racing requests", () => {
   });
 
   it("leaves one session and one live token when one device signs in many times at once", async () => {
-    const replies = await Promise.all(Array.from({ length: PARALLEL }, () => signIn({ "Client-Id": "one-device" })));
+    // Each from an address of its own: more than 5 at once from one address are refused (lockout).
+    const replies = await Promise.all(Array.from({ length: PARALLEL }, (_, i) => signIn({ "Client-Id": "one-device", "CF-Connecting-IP": `192.0.2.${i}` })));
     expect(replies.map((reply) => reply.code)).toEqual(Array(PARALLEL).fill(200));
     const keys = new Set(replies.map((reply) => reply.data.device_key));
     expect(keys.size).toBe(1);
@@ -80,7 +81,7 @@ describe("racing requests", () => {
   });
 
   it("ends every session when many are evicted at once, and the same one twice does no harm", async () => {
-    const devices = await Promise.all(Array.from({ length: PARALLEL }, (_, i) => signIn({ "Client-Id": `evict-${i}` })));
+    const devices = await Promise.all(Array.from({ length: PARALLEL }, (_, i) => signIn({ "Client-Id": `evict-${i}`, "CF-Connecting-IP": `192.0.2.${i}` })));
     const targets = [...devices, devices[0]!].map((device) => device.data.device_key as string);
     const replies = await Promise.all(targets.map((key) => postJson("/api/admin/session/evict", { session_id: key }, { Authorization: admin })));
     expect(replies.map((reply) => reply.code)).toEqual(Array(targets.length).fill(200));
@@ -96,14 +97,56 @@ describe("brute force", () => {
 
   it("locks a flood from one address out, not the same user elsewhere, and the lockout ends", async () => {
     const flood = await Promise.all(Array.from({ length: 20 }, () => signIn({ "CF-Connecting-IP": "203.0.113.66" }, "guess")));
-    // Failures race each other; once five are counted, the rest are refused outright.
-    expect(flood.every((reply) => reply.code === 400 || reply.code === 429)).toBe(true);
-    expect(await sql("SELECT count FROM login_failures WHERE scope = 'ip' AND subject = '203.0.113.66'")).toEqual([[expect.any(Number)]]);
+    // Each attempt is counted before its password is checked: exactly five are checked, however they race.
+    expect(flood.filter((reply) => reply.code === 400)).toHaveLength(5);
+    expect(flood.filter((reply) => reply.code === 429)).toHaveLength(15);
+    expect(await sql("SELECT count FROM login_failures WHERE scope = 'ip' AND subject = '203.0.113.66'")).toEqual([[6]]);
     expect(await signIn({ "CF-Connecting-IP": "203.0.113.66" })).toEqual({ code: 429, message: LOCKED, data: null });
 
     expect((await signIn({ "CF-Connecting-IP": "198.51.100.77" })).code).toBe(200);
 
     await sql("UPDATE login_failures SET expires_at = 0");
     expect((await signIn({ "CF-Connecting-IP": "203.0.113.66" })).code).toBe(200);
+  });
+});
+
+describe("sign-ins racing other writes", () => {
+  const createUser = async (username: string) => {
+    const created = await postJson("/api/admin/user/create", { username, password: `${username} pw` }, { Authorization: admin });
+    expect(created.code, created.message).toBe(200);
+    return ((await sql("SELECT id FROM users WHERE username = ?", [username])) as [number][])[0]![0];
+  };
+  const signInAs = (username: string, i: number) =>
+    postJson("/api/auth/login", { username, password: `${username} pw` }, { "Client-Id": `${username}-${i}`, "CF-Connecting-IP": `198.18.0.${i}` });
+
+  it("holds max_devices with evict_oldest when many new devices sign in at once", async () => {
+    const saved = await sql("SELECT key, value FROM settings WHERE key IN ('max_devices', 'device_evict_policy')");
+    const id = await createUser("crowd");
+    try {
+      await sql("UPDATE settings SET value = '2' WHERE key = 'max_devices'");
+      await sql("UPDATE settings SET value = 'evict_oldest' WHERE key = 'device_evict_policy'");
+      const replies = await Promise.all(Array.from({ length: 10 }, (_, i) => signInAs("crowd", i)));
+      expect(replies.map((reply) => reply.code)).toEqual(Array(10).fill(200));
+      expect(await sql("SELECT count(*) FROM device_sessions WHERE user_id = ? AND status = 0", [id])).toEqual([[2]]);
+      const checks = await Promise.all(replies.map((reply) => call("/api/me", { headers: { Authorization: reply.data.token } })));
+      expect(checks.filter((check) => check.code === 200)).toHaveLength(2);
+    } finally {
+      for (const [key, value] of saved) await sql("UPDATE settings SET value = ? WHERE key = ?", [value as string, key as string]);
+      await postJson(`/api/admin/user/delete?id=${id}`, undefined, { Authorization: admin });
+    }
+  });
+
+  it("answers sign-ins racing the user's deletion cleanly: signed in or unknown, never a 500", async () => {
+    const id = await createUser("doomed");
+    const [deleted, ...replies] = await Promise.all([
+      new Promise<Envelope>((resolve) => setTimeout(resolve, 20)).then(() => postJson(`/api/admin/user/delete?id=${id}`, undefined, { Authorization: admin })),
+      ...Array.from({ length: 8 }, (_, i) => signInAs("doomed", i)),
+    ]);
+    expect(deleted!.code).toBe(200);
+    for (const reply of replies) {
+      expect([200, 400], JSON.stringify(reply)).toContain(reply.code);
+      if (reply.code === 400) expect(reply).toEqual({ code: 400, message: "username or password is incorrect", data: null });
+    }
+    expect(await sql("SELECT count(*) FROM device_sessions WHERE user_id = ?", [id])).toEqual([[0]]);
   });
 });

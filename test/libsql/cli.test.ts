@@ -12,6 +12,7 @@ const root = resolve(import.meta.dirname, "../..");
 let dir: string;
 let child: ChildProcess;
 let firstLine: string;
+let secondLine: string;
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "gatehouse-libsql-cli-"));
@@ -23,8 +24,9 @@ beforeAll(async () => {
     ],
     { cwd: root, stdio: ["ignore", "pipe", "inherit"] },
   );
-  const [line] = (await once(createInterface({ input: child.stdout! }), "line")) as [string];
-  firstLine = line;
+  const lines = createInterface({ input: child.stdout! })[Symbol.asyncIterator]();
+  firstLine = (await lines.next()).value as string;
+  secondLine = (await lines.next()).value as string;
 }, 30_000);
 
 afterAll(() => {
@@ -37,8 +39,14 @@ it("serves the file until SIGTERM", async () => {
   expect(match, firstLine).not.toBeNull();
   expect(match![2]).toBe(join(dir, "cli.db"));
 
+  const token = /^auth token: ([\w-]{40,})$/.exec(secondLine)?.[1];
+  expect(token, secondLine).toBeDefined();
+  const refused = await fetch(`${match![1]}/v2/pipeline`, { method: "POST", body: "{}" });
+  expect(refused.status).toBe(401);
+
   const response = await fetch(`${match![1]}/v2/pipeline`, {
     method: "POST",
+    headers: { authorization: `Bearer ${token}` },
     body: JSON.stringify({ requests: [{ type: "execute", stmt: { sql: "SELECT 40 + 2" } }, { type: "close" }] }),
   });
   const body = (await response.json()) as { results: { response: { result: { rows: unknown[][] } } }[] };

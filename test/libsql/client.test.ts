@@ -14,7 +14,7 @@ let client: Client;
 
 beforeAll(async () => {
   test = await startTestServer();
-  client = createClient({ url: test.server.url, intMode: "bigint" });
+  client = createClient({ url: test.server.url, authToken: test.server.authToken, intMode: "bigint" });
 });
 
 afterAll(async () => {
@@ -302,7 +302,7 @@ describe("executeMultiple and migrate", () => {
 
 describe("@libsql/client/web", () => {
   it("executes, batches and runs transactions", async () => {
-    const web = createWebClient({ url: test.server.url });
+    const web = createWebClient({ url: test.server.url, authToken: test.server.authToken });
     try {
       await web.execute({ sql: "INSERT INTO items (name, qty) VALUES (?, ?)", args: ["web", 5] });
       const [, rs] = await web.batch(["INSERT INTO items (name) VALUES ('web2')", "SELECT count(*) AS n FROM items"]);
@@ -327,7 +327,7 @@ describe("drizzle-orm/libsql", () => {
   });
 
   it("inserts, selects and runs transactions", async () => {
-    const db = drizzle({ client: createClient({ url: test.server.url }) });
+    const db = drizzle({ client: createClient({ url: test.server.url, authToken: test.server.authToken }) });
     try {
       const [row] = await db.insert(items).values({ name: "drizzle", qty: 3 }).returning();
       expect(row).toEqual({ id: 1, name: "drizzle", qty: 3 });

@@ -1,6 +1,6 @@
 // The local libSQL endpoint writes to its SQLite file: the data is there for `libsql` itself once
 // the server is closed, and for the next server on the same file.
-import { mkdtempSync, rmSync } from "node:fs";
+import { chmodSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
@@ -8,7 +8,10 @@ import { createClient } from "@libsql/client/node";
 import Database from "libsql";
 import { afterAll, beforeAll, expect, it } from "vitest";
 
+import { openNodeDatabase } from "../../scripts/db.ts";
 import { type LibsqlServer, startLibsqlServer } from "../../scripts/libsql-server/server.ts";
+
+const mode = (file: string) => statSync(file).mode & 0o777;
 
 let dir: string;
 let path: string;
@@ -27,7 +30,7 @@ afterAll(async () => {
 });
 
 it("persists committed data to the file", async () => {
-  const client = createClient({ url: server.url });
+  const client = createClient({ url: server.url, authToken: server.authToken });
   await client.execute("CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT)");
   await client.execute({ sql: "INSERT INTO notes (body) VALUES (?)", args: ["kept"] });
   const tx = await client.transaction("write");
@@ -48,10 +51,38 @@ it("persists committed data to the file", async () => {
   }
 
   server = await startLibsqlServer({ path, port: 0 });
-  const again = createClient({ url: server.url });
+  const again = createClient({ url: server.url, authToken: server.authToken });
   try {
     expect((await again.execute("SELECT count(*) AS n FROM notes")).rows[0]!.n).toBe(2);
   } finally {
     again.close();
   }
+});
+
+it("keeps the database private: folders it creates 0700, the file and its WAL 0600", async () => {
+  expect(mode(join(dir, "nested"))).toBe(0o700);
+  expect(mode(join(dir, "nested", "deeper"))).toBe(0o700);
+  expect(mode(path)).toBe(0o600);
+  const client = createClient({ url: server.url, authToken: server.authToken });
+  try {
+    await client.execute("INSERT INTO notes (body) VALUES ('wal')");
+  } finally {
+    client.close();
+  }
+  expect(mode(`${path}-wal`)).toBe(0o600);
+});
+
+it("narrows an existing world-readable database file to 0600, through the endpoint and the scripts alike", async () => {
+  const viaServer = join(dir, "old-server.db");
+  const viaScripts = join(dir, "fresh", "old-scripts.db");
+  writeFileSync(viaServer, "");
+  chmodSync(viaServer, 0o644);
+  const other = await startLibsqlServer({ path: viaServer, port: 0 });
+  await other.close();
+  expect(mode(viaServer)).toBe(0o600);
+
+  const { close } = openNodeDatabase({ url: `file:${viaScripts}` });
+  close();
+  expect(mode(join(dir, "fresh"))).toBe(0o700);
+  expect(mode(viaScripts)).toBe(0o600);
 });

@@ -3,7 +3,7 @@
 import Database from "libsql";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 
-import { type TestServer, execute, int, pipeline, post, startTestServer, text } from "./support.ts";
+import { type TestServer, authorized, execute, int, pipeline, post, startTestServer, text } from "./support.ts";
 
 let test: TestServer;
 
@@ -28,7 +28,7 @@ describe("endpoints", () => {
       expect((await fetch(`${test.server.url}${path}`)).status).toBe(200);
     }
     // No Protobuf: clients that probe for it fall back to JSON.
-    expect((await fetch(`${test.server.url}/v3-protobuf`)).status).toBe(404);
+    expect((await fetch(`${test.server.url}/v3-protobuf`, { headers: authorized })).status).toBe(404);
   });
 
   it("serves /v3/pipeline like /v2/pipeline", async () => {
@@ -346,6 +346,7 @@ describe("cursor", () => {
   it("streams a batch result as lines of JSON", async () => {
     const response = await fetch(`${test.server.url}/v3/cursor`, {
       method: "POST",
+      headers: authorized,
       body: JSON.stringify({
         baton: null,
         batch: {

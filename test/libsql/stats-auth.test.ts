@@ -1,9 +1,24 @@
-// Round-trip counting (GET /__stats, POST /__stats/reset, server.stats()) and the optional bearer
-// token of the local libSQL endpoint.
+// Round-trip counting (GET /__stats, POST /__stats/reset, server.stats()), and who may use the
+// local libSQL endpoint: the bearer token, the Host header and no browser Origin.
+import { request } from "node:http";
 import { type Client, createClient } from "@libsql/client/node";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 
-import { type TestServer, execute, pipeline, post, startTestServer } from "./support.ts";
+import { type TestServer, authorized, execute, pipeline, post, startTestServer } from "./support.ts";
+
+/** A request with exactly these headers (fetch will not send a Host of our choosing). */
+function raw(url: string, method: string, headers: Record<string, string>, body = ""): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { method, headers, setHost: false }, (res) => {
+      let text = "";
+      res.setEncoding("utf8");
+      res.on("data", (chunk: string) => (text += chunk));
+      res.on("end", () => resolve({ status: res.statusCode!, body: text }));
+    });
+    req.on("error", reject);
+    req.end(body);
+  });
+}
 
 describe("stats", () => {
   let test: TestServer;
@@ -11,7 +26,7 @@ describe("stats", () => {
 
   beforeAll(async () => {
     test = await startTestServer();
-    client = createClient({ url: test.server.url });
+    client = createClient({ url: test.server.url, authToken: test.server.authToken });
     await client.execute("CREATE TABLE t (x INTEGER)");
   });
 
@@ -25,7 +40,7 @@ describe("stats", () => {
   });
 
   async function httpStats(): Promise<unknown> {
-    const response = await fetch(`${test.server.url}/__stats`);
+    const response = await fetch(`${test.server.url}/__stats`, { headers: authorized });
     expect(response.status).toBe(200);
     return response.json();
   }
@@ -117,5 +132,79 @@ describe("auth token", () => {
     });
     expect(reply.status).toBe(200);
     await expect(pipeline(test.server, null, [{ type: "close" }])).rejects.toThrow("401");
+  });
+});
+
+describe("who may connect", () => {
+  let test: TestServer;
+  const selectPasswords = JSON.stringify({ requests: [execute("SELECT 'secret' AS password_hash")] });
+
+  beforeAll(async () => {
+    test = await startTestServer({ authToken: "s3cret" });
+  });
+
+  afterAll(async () => {
+    await test.stop();
+  });
+
+  const host = () => `127.0.0.1:${test.server.port}`;
+  const pipelineUrl = () => `${test.server.url}/v2/pipeline`;
+
+  it("answers a loopback Host with the port and the token", async () => {
+    for (const name of ["127.0.0.1", "localhost", "LOCALHOST", "[::1]"]) {
+      const reply = await raw(pipelineUrl(), "POST", { host: `${name}:${test.server.port}`, authorization: "Bearer s3cret" }, selectPasswords);
+      expect(reply.status, name).toBe(200);
+      expect(reply.body).toContain("secret");
+    }
+  });
+
+  it("refuses a foreign Host header (DNS rebinding), even with the token", async () => {
+    test.server.resetStats();
+    for (const foreign of ["evil.example", `evil.example:${test.server.port}`, "127.0.0.1", "127.0.0.1:1", `127.0.0.1.nip.io:${test.server.port}`]) {
+      const headers: Record<string, string> = { authorization: "Bearer s3cret", "content-type": "application/json" };
+      if (foreign) headers.host = foreign;
+      const reply = await raw(pipelineUrl(), "POST", headers, selectPasswords);
+      expect(reply.status, foreign).toBe(403);
+      expect(JSON.parse(reply.body)).toMatchObject({ code: "FORBIDDEN_HOST" });
+    }
+    expect((await raw(`${test.server.url}/health`, "GET", { host: "evil.example" })).status).toBe(403);
+    expect(test.server.stats()).toEqual({ pipelines: 0, statements: 0 });
+  });
+
+  it("refuses any request with an Origin header: a web page cannot use it, simple text/plain POSTs included", async () => {
+    test.server.resetStats();
+    for (const origin of ["http://evil.example", `http://${host()}`, "null"]) {
+      const reply = await raw(pipelineUrl(), "POST", { host: host(), origin, authorization: "Bearer s3cret", "content-type": "text/plain" }, selectPasswords);
+      expect(reply.status, origin).toBe(403);
+      expect(JSON.parse(reply.body)).toMatchObject({ code: "FORBIDDEN_ORIGIN" });
+    }
+    expect(test.server.stats()).toEqual({ pipelines: 0, statements: 0 });
+  });
+
+  it("refuses a missing, wrong or differently cased token with 401, and runs nothing", async () => {
+    test.server.resetStats();
+    for (const authorization of [undefined, "", "Bearer", "Bearer ", "Bearer s3cre", "Bearer s3cret2", "bearer s3cret", "Basic s3cret", "s3cret"]) {
+      const headers: Record<string, string> = { host: host(), "content-type": "text/plain" };
+      if (authorization !== undefined) headers.authorization = authorization;
+      const reply = await raw(pipelineUrl(), "POST", headers, selectPasswords);
+      expect(reply.status, String(authorization)).toBe(401);
+      expect(reply.body).not.toContain("secret\"");
+    }
+    expect((await raw(`${test.server.url}/v3/cursor`, "POST", { host: host() }, "{}")).status).toBe(401);
+    expect(test.server.stats()).toEqual({ pipelines: 0, statements: 0 });
+  });
+
+  it("makes up a random token when none is given: never open", async () => {
+    const [a, b] = await Promise.all([startTestServer({ authToken: undefined }), startTestServer({ authToken: "" })]);
+    try {
+      expect(a.server.authToken).toMatch(/^[\w-]{40,}$/);
+      expect(b.server.authToken).toMatch(/^[\w-]{40,}$/);
+      expect(a.server.authToken).not.toBe(b.server.authToken);
+      expect((await post(`${a.server.url}/v2/pipeline`, { requests: [execute("SELECT 1")] }, { authorization: "" })).status).toBe(401);
+      const ok = await post(`${a.server.url}/v2/pipeline`, { requests: [execute("SELECT 1")] }, { authorization: `Bearer ${a.server.authToken}` });
+      expect(ok.status).toBe(200);
+    } finally {
+      await Promise.all([a.stop(), b.stop()]);
+    }
   });
 });

@@ -14,10 +14,14 @@ export interface TestServer {
   stop(): Promise<void>;
 }
 
+/** The bearer token of test servers unless a test picks its own; `post()` sends it by default. */
+export const TEST_AUTH_TOKEN = "libsql-test-token";
+export const authorized = { authorization: `Bearer ${TEST_AUTH_TOKEN}` };
+
 export async function startTestServer(options: Omit<LibsqlServerOptions, "path"> = {}): Promise<TestServer> {
   const dir = mkdtempSync(join(tmpdir(), "gatehouse-libsql-"));
   const path = join(dir, "test.db");
-  const server = await startLibsqlServer({ path, port: 0, ...options });
+  const server = await startLibsqlServer({ path, port: 0, authToken: TEST_AUTH_TOKEN, ...options });
   return {
     server,
     path,
@@ -35,7 +39,7 @@ export interface HttpReply {
   body: any;
 }
 
-/** POSTs `body` (JSON-encoded unless already a string) and parses a JSON reply. */
+/** POSTs `body` (JSON-encoded unless already a string) with TEST_AUTH_TOKEN, and parses a JSON reply. */
 export async function post(
   url: string,
   body: unknown,
@@ -43,7 +47,7 @@ export async function post(
 ): Promise<HttpReply> {
   const response = await fetch(url, {
     method: "POST",
-    headers: { "content-type": "application/json", ...headers },
+    headers: { "content-type": "application/json", ...authorized, ...headers },
     body: typeof body === "string" ? body : JSON.stringify(body),
   });
   const text = await response.text();

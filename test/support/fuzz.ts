@@ -848,6 +848,8 @@ export const QUERY_ROUTES: QueryRoute[] = [
     }),
   ),
   { method: "GET", path: "/api/me/sshkey/list", group: "sessions-sshkeys", caller: "user", params: paging, answers: READS },
+  { method: "GET", path: "/api/me/sessions", group: "sessions-sshkeys", caller: "user", params: paging, answers: READS },
+  { method: "GET", path: "/api/admin/session/list", group: "sessions-sshkeys", caller: "admin", params: paging, answers: READS },
   { method: "POST", path: "/api/me/sshkey/delete", group: "sessions-sshkeys", caller: "user", params: { id: { kind: "id" } }, answers: WRITES, refusedIds: { id: [] } },
   { method: "GET", path: "/api/admin/user/sshkey/list", group: "sessions-sshkeys", caller: "admin", params: { uid: { kind: "id" }, ...paging }, answers: READS },
   { method: "POST", path: "/api/admin/user/sshkey/delete", group: "sessions-sshkeys", caller: "admin", params: { id: { kind: "id" } }, answers: WRITES, refusedIds: { id: [] } },

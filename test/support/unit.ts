@@ -14,6 +14,8 @@ export const testEnv: Env = {
   JWT_SECRET: "unit-test-secret-unit-test-secret-0123456789",
   TOKEN_EXPIRES_IN_HOURS: "48",
   MAX_BODY_BYTES: "1048576",
+  // As in production (wrangler.toml): tests pick their address with CF-Connecting-IP.
+  TRUST_CF_CONNECTING_IP: "true",
 };
 
 export interface UnitFixture {

@@ -1,5 +1,5 @@
 import { eq } from "drizzle-orm";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { hashStaticHash, staticHash } from "../../src/auth/password.ts";
 import { deviceSessions, loginFailures, pendingOtpEnrolments, users } from "../../src/db/schema.ts";
 import { aListStaticHash, getAs, login, postJson, totpCode } from "../support/auth.ts";
@@ -132,6 +132,38 @@ describe("POST /api/me/update", () => {
     expect((await login(fixture, { username: "francis", password: "frank pw" })).code).toBe(200);
   });
 
+  it("ends the user's tokens for good when renaming: naming oneself back does not revive them", async () => {
+    await fixture.db.insert(users).values({ username: "gina", passwordHash: await hashStaticHash(await staticHash("gina pw")), roleIds: [] });
+    const token = (await login(fixture, { username: "gina", password: "gina pw" }, { "Client-Id": "a" })).data!.token;
+    const other = (await login(fixture, { username: "gina", password: "gina pw" }, { "Client-Id": "b" })).data!.token;
+    // Sending back one's own name changes nothing.
+    expect((await readEnvelope(await postJson(fixture, "/api/me/update", { username: "gina", sso_id: "x" }, authed(token)))).code).toBe(200);
+    expect((await getAs(fixture, "/api/me", other)).code).toBe(200);
+
+    expect((await readEnvelope(await postJson(fixture, "/api/me/update", { username: "gina2" }, authed(token)))).code).toBe(200);
+    const renamedBack = (await login(fixture, { username: "gina2", password: "gina pw" }, { "Client-Id": "c" })).data!.token;
+    expect((await readEnvelope(await postJson(fixture, "/api/me/update", { username: "gina" }, authed(renamedBack)))).code).toBe(200);
+    for (const dead of [token, other]) expect(await getAs(fixture, "/api/me", dead)).toEqual({ code: 401, message: "session inactive", data: null });
+    expect((await getAs(fixture, "/api/me", renamedBack)).code).toBe(401);
+    expect((await login(fixture, { username: "gina", password: "gina pw" })).code).toBe(200);
+  });
+
+  it("ends the old token even when the password changes within the same second as the last change", async () => {
+    const now = new Date("2030-01-01T00:00:10Z");
+    vi.useFakeTimers({ now, toFake: ["Date"] });
+    try {
+      const second = Math.floor(now.getTime() / 1000);
+      await fixture.db.insert(users).values({ username: "hugo", passwordHash: await hashStaticHash(await staticHash("hugo pw")), passwordChangedAt: second, roleIds: [] });
+      const token = (await login(fixture, { username: "hugo", password: "hugo pw" })).data!.token;
+      expect((await readEnvelope(await postJson(fixture, "/api/me/update", { password: "hugo new pw" }, authed(token)))).code).toBe(200);
+      expect(await getAs(fixture, "/api/me", token)).toEqual({ code: 401, message: "Password has been changed, login please", data: null });
+      const [row] = await fixture.db.select().from(users).where(eq(users.username, "hugo"));
+      expect(row!.passwordChangedAt).toBe(second + 1);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
   it("answers bad input with 400 naming the field", async () => {
     const token = (await login(fixture, { username: "francis", password: "frank pw" })).data!.token;
     const body = await readEnvelope(await postJson(fixture, "/api/me/update", { username: 12 }, authed(token)));
@@ -215,5 +247,26 @@ describe("rotating keys with two-factor on", () => {
   it("refuses a short OTP_ENCRYPTION_KEY as a configuration error", async () => {
     const body = await signInWith({ OTP_ENCRYPTION_KEY: "short" }, totpCode(secret));
     expect(body).toMatchObject({ code: 500, message: "server misconfigured: OTP_ENCRYPTION_KEY must be at least 32 characters" });
+  });
+});
+
+describe("one code, two sign-ins at once", () => {
+  it("lets exactly one of two parallel sign-ins with the same valid code in; the other is a replay", async () => {
+    const [rita] = await fixture.db
+      .insert(users)
+      .values({ username: "rita", passwordHash: await hashStaticHash(await staticHash("rita pw")), roleIds: [] })
+      .returning();
+    const token = (await login(fixture, { username: "rita", password: "rita pw" })).data!.token;
+    const secret = await enrol(token);
+    // The enrolment used the current step; the next one is still accepted (window of one step).
+    const code = totpCode(secret, Date.now(), 1);
+    const replies = await Promise.all(
+      ["a", "b"].map((device) => login(fixture, { username: "rita", password: "rita pw", otp_code: code }, { "Client-Id": `race-${device}` })),
+    );
+    expect(replies.map((reply) => reply.code).sort()).toEqual([200, 402]);
+    expect(replies.find((reply) => reply.code === 402)).toEqual({ code: 402, message: "Invalid 2FA code", data: null });
+    const sessions = await fixture.db.select().from(deviceSessions).where(eq(deviceSessions.userId, rita!.id));
+    // The enrolling sign-in's session and the winner's, not the loser's.
+    expect(sessions).toHaveLength(2);
   });
 });

@@ -2,6 +2,7 @@ import { and, eq } from "drizzle-orm";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { hashStaticHash, staticHash } from "../../src/auth/password.ts";
 import { deviceSessions, loginFailures, users } from "../../src/db/schema.ts";
+import { grantSession, MAX_SESSIONS_PER_USER } from "../../src/features/auth/store.ts";
 import { aListStaticHash, getAs, login, postJson } from "../support/auth.ts";
 import { createUnitFixture, readEnvelope, TEST_ADMIN_PASSWORD, type UnitFixture } from "../support/unit.ts";
 
@@ -44,11 +45,22 @@ describe("POST /api/auth/login", () => {
     expect(await login(fixture, { username: "guest", password: "guest" })).toEqual({ code: 400, message: "username or password is incorrect", data: null });
   });
 
-  it("refuses a disabled user with the right password", async () => {
+  it("refuses a disabled user with the right password, and does not count it as a failure", async () => {
     await fixture.db.update(users).set({ disabled: true }).where(eq(users.username, "bob"));
-    const body = await login(fixture, { username: "bob", password: "bob's password" });
+    const body = await login(fixture, { username: "bob", password: "bob's password" }, from("198.51.100.40"));
     await fixture.db.update(users).set({ disabled: false }).where(eq(users.username, "bob"));
     expect(body).toEqual({ code: 403, message: "Current user is disabled, replace please", data: null });
+    expect((await fixture.db.select().from(loginFailures)).filter((r) => r.count > 0)).toEqual([]);
+  });
+
+  it("answers a user deleted while signing in like an unknown one, not with a foreign-key error", async () => {
+    const [gone] = await fixture.db.insert(users).values({ username: "gone", passwordHash: "x", roleIds: [] }).returning();
+    await fixture.db.delete(users).where(eq(users.id, gone!.id));
+    const grant = { userId: gone!.id, username: "gone", deviceKey: "k".repeat(32), tokenId: "t", userAgent: "", maskedIp: "", clientIp: "203.0.113.1", now: 1, otpStep: null, maxOtherActive: null, maxActive: null };
+    expect(await grantSession(fixture.db, grant)).toBe("user_gone");
+    expect(await grantSession(fixture.db, { ...grant, otpStep: 5, maxOtherActive: 2 })).toBe("user_gone");
+    expect(await grantSession(fixture.db, { ...grant, maxActive: 1 })).toBe("user_gone");
+    expect(await fixture.db.select().from(deviceSessions)).toEqual([]);
   });
 
   it("sets the token lifetime from TOKEN_EXPIRES_IN_HOURS", async () => {
@@ -142,6 +154,22 @@ describe("lockout", () => {
     expect(await fixture.db.select().from(loginFailures).where(and(eq(loginFailures.scope, "ip"), eq(loginFailures.subject, "198.51.100.9")))).toEqual([]);
   });
 
+  it("locks an address out after 5 failures spread over 5 usernames; 4 are not enough", async () => {
+    for (const name of ["u1", "u2", "u3", "u4"]) expect((await failFrom("198.51.100.30", name)).code).toBe(400);
+    expect((await login(fixture, admin, from("198.51.100.30"))).code).toBe(200);
+    for (const name of ["u1", "u2", "u3", "u4", "u5"]) expect((await failFrom("198.51.100.31", name)).code).toBe(400);
+    expect(await login(fixture, admin, from("198.51.100.31"))).toEqual({ code: 429, message: LOCKED, data: null });
+  });
+
+  it("checks at most 5 of many parallel guesses from one address; the rest are refused unchecked", async () => {
+    const replies = await Promise.all(Array.from({ length: 12 }, () => failFrom("198.51.100.32")));
+    expect(replies.filter((r) => r.code === 400)).toHaveLength(5);
+    expect(replies.filter((r) => r.code === 429)).toHaveLength(7);
+    // Refused attempts neither count further nor keep the window moving.
+    const [row] = await fixture.db.select().from(loginFailures).where(and(eq(loginFailures.scope, "ip"), eq(loginFailures.subject, "198.51.100.32")));
+    expect(row!.count).toBe(6);
+  });
+
   it("counts failures per address in the database", async () => {
     await failFrom("198.51.100.20");
     await failFrom("198.51.100.20", "nobody");
@@ -154,7 +182,83 @@ describe("lockout", () => {
   });
 });
 
+describe("the caller's address", () => {
+  const signInAs = (headers: Record<string, string>, password: string, trust: string | undefined) =>
+    fixture
+      .request(
+        "/api/auth/login",
+        { method: "POST", headers: { "Content-Type": "application/json", ...headers }, body: JSON.stringify({ username: "admin", password }) },
+        { TRUST_CF_CONNECTING_IP: trust },
+      )
+      .then(readEnvelope);
+
+  for (const trust of [undefined, "false", "1"]) {
+    it(`ignores CF-Connecting-IP unless TRUST_CF_CONNECTING_IP is "true" (here ${trust}): rotating it buys no guesses`, async () => {
+      for (let i = 0; i < 5; i++) expect((await signInAs({ "CF-Connecting-IP": `203.0.113.${i}` }, "wrong", trust)).code).toBe(400);
+      expect((await signInAs({ "CF-Connecting-IP": "203.0.113.99" }, TEST_ADMIN_PASSWORD, trust)).code).toBe(429);
+      expect(await fixture.db.select({ scope: loginFailures.scope, subject: loginFailures.subject }).from(loginFailures).where(eq(loginFailures.scope, "ip"))).toEqual([
+        { scope: "ip", subject: "local" },
+      ]);
+    });
+  }
+
+  it("never believes X-Forwarded-For or X-Real-IP, which any client sends", async () => {
+    for (let i = 0; i < 5; i++) {
+      expect((await signInAs({ "CF-Connecting-IP": "198.51.100.60", "X-Forwarded-For": `10.0.0.${i}`, "X-Real-IP": `10.1.0.${i}` }, "wrong", "true")).code).toBe(400);
+    }
+    expect((await signInAs({ "CF-Connecting-IP": "198.51.100.60", "X-Forwarded-For": "10.9.9.9" }, TEST_ADMIN_PASSWORD, "true")).code).toBe(429);
+    // Untrusted, they do not stand in for the missing address either.
+    await fixture.db.delete(loginFailures);
+    for (let i = 0; i < 5; i++) expect((await signInAs({ "X-Forwarded-For": `10.2.0.${i}` }, "wrong", "false")).code).toBe(400);
+    expect((await signInAs({ "X-Forwarded-For": "10.2.0.99" }, TEST_ADMIN_PASSWORD, "false")).code).toBe(429);
+  });
+
+  it("cannot lock a victim's address out by naming it while untrusted", async () => {
+    for (let i = 0; i < 6; i++) await signInAs({ "CF-Connecting-IP": "192.0.2.77" }, "wrong", "false");
+    expect((await signInAs({ "CF-Connecting-IP": "192.0.2.77" }, TEST_ADMIN_PASSWORD, "true")).code).toBe(200);
+  });
+
+  it("stores at most 45 characters of a trusted CF-Connecting-IP", async () => {
+    const long = `${"1".repeat(5000)}`;
+    expect((await signInAs({ "CF-Connecting-IP": long }, "wrong", "true")).code).toBe(400);
+    const [row] = await fixture.db.select().from(loginFailures).where(eq(loginFailures.scope, "ip"));
+    expect(row!.subject).toBe("1".repeat(45));
+    const ok = await signInAs({ "CF-Connecting-IP": long, "Client-Id": "long-ip" }, TEST_ADMIN_PASSWORD, "true");
+    const [session] = await fixture.db.select().from(deviceSessions).where(eq(deviceSessions.deviceKey, (ok.data as { device_key: string }).device_key));
+    expect(session!.ip).toBe("1".repeat(45));
+  });
+});
+
 describe("device sessions at sign-in", () => {
+  it(`keeps at most ${MAX_SESSIONS_PER_USER} sessions per user: the oldest inactive go first, then the oldest active`, async () => {
+    const [bob] = await fixture.db.select().from(users).where(eq(users.username, "bob"));
+    const row = (i: number, status: number) => ({ deviceKey: `old-${String(i).padStart(3, "0")}`, userId: bob!.id, tokenId: "t", lastActive: 1000 + i, status });
+    // 60 inactive and 60 active, interleaved in age; and another user's session, which stays.
+    await fixture.db.insert(deviceSessions).values(Array.from({ length: 120 }, (_, i) => row(i, i % 2)));
+    const adminSession = (await login(fixture, admin, { "Client-Id": "admin-desk" })).data!.device_key;
+
+    const fresh = (await login(fixture, { username: "bob", password: "bob's password" })).data!;
+    const kept = await fixture.db.select().from(deviceSessions).where(eq(deviceSessions.userId, bob!.id));
+    expect(kept).toHaveLength(MAX_SESSIONS_PER_USER);
+    // The new one, the 60 active, and the 39 newest inactive (odd i is inactive: 41..119).
+    const keys = new Set(kept.map((s) => s.deviceKey));
+    expect(keys.has(fresh.device_key)).toBe(true);
+    for (let i = 0; i < 120; i += 2) expect(keys.has(row(i, 0).deviceKey)).toBe(true);
+    for (let i = 1; i < 120; i += 2) expect(keys.has(row(i, 1).deviceKey), String(i)).toBe(i >= 43);
+    expect((await getAs(fixture, "/api/me", fresh.token)).code).toBe(200);
+    expect(await fixture.db.select().from(deviceSessions).where(eq(deviceSessions.deviceKey, adminSession))).toHaveLength(1);
+
+    // All active and over the cap: the oldest active go, the new one stays.
+    await fixture.db.update(deviceSessions).set({ status: 0 }).where(eq(deviceSessions.userId, bob!.id));
+    await fixture.db.insert(deviceSessions).values(Array.from({ length: 10 }, (_, i) => ({ ...row(200 + i, 0), lastActive: 5000 + i })));
+    const last = (await login(fixture, { username: "bob", password: "bob's password" })).data!;
+    const after = await fixture.db.select().from(deviceSessions).where(eq(deviceSessions.userId, bob!.id));
+    expect(after).toHaveLength(MAX_SESSIONS_PER_USER);
+    expect(after.some((s) => s.deviceKey === last.device_key)).toBe(true);
+    expect(after.some((s) => s.deviceKey === "old-000")).toBe(false);
+    expect(after.some((s) => s.deviceKey === "old-209")).toBe(true);
+  });
+
   it("keeps one session per Client-Id, header or query, and a new one without", async () => {
     const a = await login(fixture, admin, { "Client-Id": "phone" });
     const b = await login(fixture, admin, { "Client-Id": "phone" });

@@ -127,6 +127,20 @@ describe("WebDav check (PROPFIND depth 0 against webdav-server)", () => {
     expect(await check("WebDav", { ...good(), address: `http://127.0.0.1:${deadPort}` })).toMatch(/^cannot reach http:\/\/127\.0\.0\.1:\d+: fetch failed/);
     expect(await check("WebDav", { ...good(), address: "not a url" })).toMatch(/^address "not a url" is not a URL/);
   });
+
+  it("never puts the user:password@ of an address into the status", async () => {
+    const statuses = [
+      await check("WebDav", { ...good(), address: dav.url.replace("//", "//someone:hunter2@") }),
+      await check("WebDav", { ...good(), address: `http://someone:hunter2@127.0.0.1:${deadPort}` }),
+      await check("WebDav", { ...good(), address: "http://someone:hunter2@[not-a-host" }),
+      await check("WebDav", { ...good(), address: "http://only-a-token@[not-a-host" }),
+    ];
+    for (const status of statuses) {
+      expect(status).not.toMatch(/hunter2|someone|only-a-token/);
+      expect(status).toContain("http://***@");
+    }
+    expect(statuses[2]).toMatch(/^address "http:\/\/\*\*\*@\[not-a-host" is not a URL/);
+  });
 });
 
 describe("FTP check (greeting, USER/PASS, CWD against ftp-srv)", () => {

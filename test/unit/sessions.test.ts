@@ -1,4 +1,4 @@
-import { eq } from "drizzle-orm";
+import { and, eq } from "drizzle-orm";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { hashStaticHash, staticHash } from "../../src/auth/password.ts";
 import { deviceSessions, settings, users } from "../../src/db/schema.ts";
@@ -118,6 +118,46 @@ describe("administrative sessions", () => {
   });
 });
 
+describe("paging the session lists", () => {
+  // Rows straight into the table: sign-ins would take a PBKDF2 each.
+  const seed = async (userId: number, count: number) =>
+    fixture.db.insert(deviceSessions).values(
+      Array.from({ length: count }, (_, i) => ({ deviceKey: `paged-${userId}-${String(i).padStart(4, "0")}`, userId, tokenId: "t", lastActive: 10_000 - i, status: 0 })),
+    );
+  const keys = (body: { data: { session_id: string }[] }) => body.data.map((s) => s.session_id);
+
+  it("pages /api/me/sessions with page and per_page, most recent first, and stays a bare array", async () => {
+    const heidi = await signIn("heidi", "pager");
+    await seed(heidiId, 30);
+    const first = await getAs(fixture, "/api/me/sessions?page=1&per_page=10", heidi.token);
+    expect(first.code).toBe(200);
+    expect(Array.isArray(first.data)).toBe(true);
+    expect(keys(first)).toEqual([heidi.device_key, ...Array.from({ length: 9 }, (_, i) => `paged-${heidiId}-${String(i).padStart(4, "0")}`)]);
+    const fourth = await getAs(fixture, "/api/me/sessions?page=4&per_page=10", heidi.token);
+    expect(keys(fourth)).toEqual([`paged-${heidiId}-0029`]);
+    expect((await getAs(fixture, "/api/me/sessions?page=5&per_page=10", heidi.token)).data).toEqual([]);
+    // AList's defaults: page below 1 is the first page; per_page 0 or absent is "all" (here: the whole list).
+    expect(keys(await getAs(fixture, "/api/me/sessions?page=0&per_page=10", heidi.token))).toEqual(keys(first));
+    expect((await getAs(fixture, "/api/me/sessions?per_page=0", heidi.token)).data).toHaveLength(31);
+    expect((await getAs(fixture, "/api/me/sessions", heidi.token)).data).toHaveLength(31);
+    expect((await getAs(fixture, "/api/me/sessions?per_page=x", heidi.token)).code).toBe(400);
+  });
+
+  it("pages /api/admin/session/list, and never answers more than 1000 rows at once", async () => {
+    const admin = await signIn("admin", "pager");
+    const [ivan] = await fixture.db.select().from(users).where(eq(users.username, "ivan"));
+    await seed(heidiId, 700);
+    await seed(ivan!.id, 700);
+    const all = await getAs(fixture, "/api/admin/session/list", admin.token);
+    expect(all.data).toHaveLength(1000);
+    expect(all.data[0]).toMatchObject({ session_id: admin.device_key, user_id: 1 + 1 });
+    expect((await getAs(fixture, "/api/admin/session/list?page=2", admin.token)).data).toHaveLength(401);
+    expect((await getAs(fixture, "/api/admin/session/list?per_page=5000", admin.token)).data).toHaveLength(1000);
+    const page = await getAs(fixture, "/api/admin/session/list?page=3&per_page=2", admin.token);
+    expect(page.data).toEqual([all.data[4], all.data[5]]);
+  });
+});
+
 describe("max_devices", () => {
   it("with the deny policy refuses a new device over the limit, but lets a known device sign in again", async () => {
     await setting("max_devices", "2");
@@ -138,6 +178,19 @@ describe("max_devices", () => {
     expect(await getAs(fixture, "/api/me", one.token)).toEqual({ code: 401, message: "session inactive", data: null });
     const listed = await getAs(fixture, "/api/me/sessions", three.token);
     expect(listed.data.map((s: { session_id: string }) => s.session_id).sort()).toEqual([two.device_key, three.device_key].sort());
+  });
+
+  it("with evict_oldest holds the limit when many new devices sign in at once", async () => {
+    await setting("max_devices", "2");
+    await setting("device_evict_policy", "evict_oldest");
+    const replies = await Promise.all(
+      Array.from({ length: 8 }, (_, i) => login(fixture, { username: "heidi", password: "heidi pw" }, { "Client-Id": `crowd-${i}`, "CF-Connecting-IP": `198.51.100.${i}` })),
+    );
+    expect(replies.map((r) => r.code)).toEqual(Array(8).fill(200));
+    const active = await fixture.db.select().from(deviceSessions).where(and(eq(deviceSessions.userId, heidiId), eq(deviceSessions.status, 0)));
+    expect(active).toHaveLength(2);
+    const live = await Promise.all(replies.map((r) => getAs(fixture, "/api/me", r.data!.token)));
+    expect(live.filter((r) => r.code === 200)).toHaveLength(2);
   });
 
   it("counts only the user's own active sessions", async () => {

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { hashStaticHash, staticHash } from "../../src/auth/password.ts";
 import { roles, settings, users } from "../../src/db/schema.ts";
 import { SETTING_DEFINITIONS } from "../../src/db/settings.ts";
+import { REFERENCE_SETTINGS } from "../fixtures/alist-settings.ts";
 import { getAs, login, postJson, send, signInAdmin } from "../support/auth.ts";
 import { createUnitFixture, readEnvelope, type UnitFixture } from "../support/unit.ts";
 
@@ -65,17 +66,39 @@ describe("every setting route is for admins only", () => {
 });
 
 describe("GET /api/admin/setting/list", () => {
-  it("lists every setting with its default, type, options, group, flag, help and index, by index", async () => {
+  it("lists every setting with AList's default, type, options, group, flag, help and index, by index", async () => {
     const { code, data } = await get("/api/admin/setting/list");
     expect(code).toBe(200);
     const items = data as Item[];
-    expect(items.map((i) => i.key)).toEqual(SETTING_DEFINITIONS.map((d) => d.key));
-    SETTING_DEFINITIONS.forEach((definition, index) => {
-      const expected = { ...definition, index } as Item;
-      if (definition.key === "token") expected.value = items[index]!.value; // drawn per install
-      if (definition.key === "default_role") Object.assign(expected, { value: "guest", options: "editor,viewer" });
-      expect(items[index]).toEqual(expected);
+    // The expectation is the reference's table (test/fixtures), not the definitions the code seeds from.
+    expect(items.map((i) => i.key)).toEqual(REFERENCE_SETTINGS.map(([key]) => key));
+    REFERENCE_SETTINGS.forEach(([key, value, type, options, group, flag, help], index) => {
+      const item = items[index]!;
+      // default_role's options are computed: the roles it may take (reference §13.1).
+      expect({ ...item, value: null }).toEqual({ key, value: null, type, options: key === "default_role" ? "editor,viewer" : options, group, flag, help, index });
+      if (value !== null && key !== "default_role") expect(item.value, key).toBe(value);
     });
+    const value = (key: string) => items.find((i) => i.key === key)!.value;
+    // The values the reference describes in prose.
+    expect(value("version")).toBe("v3.58.0");
+    expect(value("default_role")).toBe("guest"); // stored as the guest role's id, 1; listed by name
+    expect((await storedRows("default_role"))[0]!.value).toBe("1");
+    expect(value("token")).toMatch(/^alist-[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}[A-Za-z0-9]{64}$/);
+    expect(JSON.parse(value("iframe_previews"))).toEqual({
+      "doc,docx,xls,xlsx,ppt,pptx": {
+        Microsoft: "https://view.officeapps.live.com/op/view.aspx?src=$e_url",
+        Google: "https://docs.google.com/gview?url=$e_url&embedded=true",
+      },
+      pdf: { "PDF.js": "https://alist-org.github.io/pdf.js/web/viewer.html?file=$e_url" },
+      epub: { "EPUB.js": "https://alist-org.github.io/static/epub.js/viewer.html?url=$e_url" },
+    });
+    expect(value("iframe_previews")).toMatch(/^\{\n\t"doc,docx/); // pretty-printed with tabs
+    const regs = value("privacy_regs").split("\n");
+    expect(regs).toHaveLength(3);
+    expect(new RegExp(`^(?:${regs[0]})$`).test("192.168.255.1")).toBe(true);
+    expect(new RegExp(`^(?:${regs[0]})$`).test("256.1.1.1")).toBe(false);
+    expect(regs[1]).toContain("[[:xdigit:]]{1,4}");
+    expect(regs[2]).toBe("(?U)access_token=(.*)&");
   });
 
   it("includes the permanent token as stored", async () => {
@@ -385,5 +408,23 @@ describe("the permanent token", () => {
   it("a token saved through save works on the next request too", async () => {
     expect(await save([{ key: "token", value: "saved-through-the-settings-page" }])).toMatchObject({ code: 200 });
     expect((await me("saved-through-the-settings-page")).data.username).toBe("admin");
+  });
+});
+
+describe("POST /api/admin/setting/save with very many items", () => {
+  it("refuses more than 1000 items with 400, not a database error, and changes nothing", async () => {
+    const before = await fixture.db.select().from(settings);
+    const many = Array.from({ length: 32_767 }, (_, i) => ({ key: `k${i}`, value: "" }));
+    expect(await save(many)).toEqual({ code: 400, message: "json: Too big: expected array to have <=1000 items", data: null });
+    const known = Array.from({ length: 1001 }, () => ({ key: "site_title", value: "many" }));
+    expect((await save(known)).code).toBe(400);
+    expect(await fixture.db.select().from(settings)).toEqual(before);
+  });
+
+  it("reads only known keys: 1000 unknown ones are refused by name, without a query per key", async () => {
+    const many = Array.from({ length: 1000 }, (_, i) => ({ key: `unknown_${i}`, value: "" }));
+    const reply = await save(many);
+    expect(reply.code).toBe(400);
+    expect(reply.message).toMatch(/^unknown_0: unknown setting; unknown_1: unknown setting; /);
   });
 });

@@ -1,7 +1,7 @@
 // The storage group end to end through app.request(): every endpoint, its error paths, and the rows
 // left in the database. Drivers here need no server (Virtual, Local, Alias, Crypt) or use the slow
 // WebDAV stand-in; storages-checks.test.ts covers the servers.
-import { eq } from "drizzle-orm";
+import { eq, inArray, like } from "drizzle-orm";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { hashStaticHash, staticHash } from "../../src/auth/password.ts";
 import { roles, storages, users } from "../../src/db/schema.ts";
@@ -233,6 +233,22 @@ describe("storage/get and storage/list", () => {
     expect((await get("/api/admin/storage/list?per_page=0")).data.content).toHaveLength(3);
   });
 
+  it("lists every storage with per_page=0 or without per_page, past any default page size (60 here)", async () => {
+    const before = (await get("/api/admin/storage/list")).data.total as number;
+    await fixture.db.insert(storages).values(
+      Array.from({ length: 60 }, (_, i) => ({ mountPath: `/many/${i}`, driver: "Virtual", status: "work", addition: "{}", modifiedAtMs: 0 })),
+    );
+    try {
+      for (const query of ["?per_page=0", "?page=1&per_page=0", "?page=3&per_page=0", ""]) {
+        const { data } = await get(`/api/admin/storage/list${query}`);
+        expect(data.total).toBe(before + 60);
+        expect(data.content, query).toHaveLength(before + 60);
+      }
+    } finally {
+      await fixture.db.delete(storages).where(like(storages.mountPath, "/many/%"));
+    }
+  });
+
   it("refuses page numbers that are not integers", async () => {
     expect(await get("/api/admin/storage/list?page=abc")).toEqual({ code: 400, message: "page: must be an integer", data: null });
     expect(await get("/api/admin/storage/list?per_page=1e3")).toEqual({ code: 400, message: "per_page: must be an integer", data: null });
@@ -455,6 +471,21 @@ describe("moving a storage's mount path", () => {
       { path: "/", permission: 4 },
     ]);
     expect(await scopesOf("admin")).toEqual([{ path: "/", permission: 65535 }]);
+  });
+
+  it("leaves the admin and guest roles alone, even with scopes under the moved path", async () => {
+    const { data } = await create(virtual("/shared"));
+    const original = await fixture.db.select().from(roles).where(inArray(roles.name, ["admin", "guest"]));
+    const pinned = (extra: { path: string; permission: number }) => [{ path: "/", permission: 1 }, extra];
+    await fixture.db.update(roles).set({ permissionScopes: pinned({ path: "/shared/public", permission: 1 }) }).where(eq(roles.name, "guest"));
+    await fixture.db.update(roles).set({ permissionScopes: pinned({ path: "/shared", permission: 2 }) }).where(eq(roles.name, "admin"));
+    try {
+      expect((await update({ ...virtual("/common"), id: data.id })).code).toBe(200);
+      expect(await scopesOf("guest")).toEqual(pinned({ path: "/shared/public", permission: 1 }));
+      expect(await scopesOf("admin")).toEqual(pinned({ path: "/shared", permission: 2 }));
+    } finally {
+      for (const role of original) await fixture.db.update(roles).set({ permissionScopes: role.permissionScopes }).where(eq(roles.id, role.id));
+    }
   });
 
   it("changes no role when the move is refused", async () => {

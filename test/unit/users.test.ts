@@ -112,8 +112,24 @@ describe("the user life cycle", () => {
     expect(after!.passwordChangedAt).toBe(before!.passwordChangedAt);
     // The token names the old username: AList's guard looks the user up by it.
     expect(await get("/api/me", token)).toEqual({ code: 401, message: "failed find user: record not found", data: null });
+    // Renaming back does not revive it: the rename ended the user's sessions for good.
     await post("/api/admin/user/update", { id, username: "erin" });
+    expect(await get("/api/me", token)).toEqual({ code: 401, message: "session inactive", data: null });
+    expect((await fixture.db.select().from(deviceSessions).where(eq(deviceSessions.userId, id))).every((s) => s.status === 1)).toBe(true);
+    token = await signIn("erin", "erin pw");
+  });
+
+  it("leaves the tokens alone when the username sent is the current one, as the web UI sends it back", async () => {
+    expect((await post("/api/admin/user/update", { id, username: "erin", permission: 1 })).code).toBe(200);
     expect((await get("/api/me", token)).data.username).toBe("erin");
+  });
+
+  it("ends nothing when a rename is refused", async () => {
+    const other = await createUser({ username: "erin-neighbour" });
+    expect((await post("/api/admin/user/update", { id, username: "erin-neighbour" })).code).toBe(400);
+    expect((await post("/api/admin/user/update", { id, username: "erin3", role: [999] })).code).not.toBe(200);
+    expect((await get("/api/me", token)).data.username).toBe("erin");
+    await post(`/api/admin/user/delete?id=${other.id}`);
   });
 
   it("disables a user: their token dies at once and their device sessions end", async () => {

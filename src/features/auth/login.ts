@@ -10,7 +10,7 @@ import { matchTotpStep } from "../../auth/totp.ts";
 import { GUEST_ROLE_ID } from "../../db/seed.ts";
 import { jwtSecret, otpSealingKeys, readConfig, type AppEnv } from "../../env.ts";
 import { ApiError } from "../../http/errors.ts";
-import { grantSession, readSignInState, recordFailure } from "./store.ts";
+import { grantSession, readSignInState, releaseAttempt } from "./store.ts";
 
 /** One message for an unknown user and a wrong password, so neither reveals which it was. */
 export const SIGN_IN_FAILED = "username or password is incorrect";
@@ -30,17 +30,19 @@ export async function signIn(c: Context<AppEnv>, request: SignInRequest): Promis
   const ip = clientIp(c);
   const attempt = { username: request.username, ip, now };
 
+  // The attempt is counted as a failure before the password is checked (a success clears the
+  // count), so parallel guesses cannot all be checked against a count none of them has raised yet.
   const state = await readSignInState(db, attempt);
   if (isLockedOut(state.failures)) throw new ApiError(429, LOCKED_OUT_MESSAGE);
 
   // The guest account is how anonymous access is configured, not an account to sign in to.
   const user = state.user && !state.user.roleIds.includes(GUEST_ROLE_ID) ? state.user : undefined;
   const passwordOk = await verifyStaticHash(request.passwordHash, user?.passwordHash ?? null);
-  if (!user || !passwordOk) {
-    await recordFailure(db, attempt);
-    throw new ApiError(400, SIGN_IN_FAILED);
+  if (!user || !passwordOk) throw new ApiError(400, SIGN_IN_FAILED);
+  if (user.disabled) {
+    await releaseAttempt(db, attempt);
+    throw new ApiError(403, "Current user is disabled, replace please");
   }
-  if (user.disabled) throw new ApiError(403, "Current user is disabled, replace please");
 
   let otpStep: number | null = null;
   if (user.otpSecret !== null) {
@@ -49,15 +51,11 @@ export async function signIn(c: Context<AppEnv>, request: SignInRequest): Promis
       throw new ApiError(500, "the 2FA secret of this user cannot be decrypted (was OTP_ENCRYPTION_KEY or JWT_SECRET changed?); an admin can cancel the user's 2FA");
     }
     otpStep = matchTotpStep(secret, request.otpCode ?? "");
-    if (otpStep === null || otpStep <= user.otpLastStep) {
-      await recordFailure(db, attempt);
-      throw new ApiError(402, INVALID_OTP);
-    }
+    if (otpStep === null || otpStep <= user.otpLastStep) throw new ApiError(402, INVALID_OTP);
   }
 
   const sessionKey = await deviceKey(user.id, clientId(c));
   const alreadyActive = state.activeSessions.some((s) => s.deviceKey === sessionKey);
-  const others = state.activeSessions.filter((s) => s.deviceKey !== sessionKey);
   const limited = state.maxDevices > 0 && !alreadyActive;
   const tokenId = crypto.randomUUID();
   const outcome = await grantSession(db, {
@@ -71,9 +69,10 @@ export async function signIn(c: Context<AppEnv>, request: SignInRequest): Promis
     now,
     otpStep,
     maxOtherActive: limited && state.evictPolicy === "deny" ? state.maxDevices : null,
-    // Oldest first; enough of them to make room, even if max_devices was lowered since.
-    evict: limited && state.evictPolicy === "evict_oldest" ? others.slice(0, Math.max(0, others.length - state.maxDevices + 1)).map((s) => s.deviceKey) : [],
+    maxActive: limited && state.evictPolicy === "evict_oldest" ? state.maxDevices : null,
   });
+  // Deleted between the read and the write: as if it had never existed.
+  if (outcome === "user_gone") throw new ApiError(400, SIGN_IN_FAILED);
   if (outcome === "otp_replayed") throw new ApiError(402, INVALID_OTP);
   if (outcome === "too_many_devices") throw new ApiError(403, "too many active devices");
 

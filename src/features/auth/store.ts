@@ -1,27 +1,51 @@
-// Every query of the sign-in flow: one batch to read, one to write.
-import { and, asc, eq, gt, inArray, or, sql } from "drizzle-orm";
+// Every query of the sign-in flow: one batch to reserve the attempt and read, one to write.
+import { and, asc, eq, inArray, or, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
-import { FAILURE_WINDOW_SECONDS, type FailureCounts } from "../../auth/lockout.ts";
+import { FAILURE_WINDOW_SECONDS, MAX_FAILURES, type FailureCounts } from "../../auth/lockout.ts";
 import type { Database } from "../../db/client.ts";
 import { deviceSessions, DeviceSessionStatus, loginFailures, pendingOtpEnrolments, settings, users } from "../../db/schema.ts";
 
 /** Cap on the active sessions read per sign-in; only the device limit needs them. */
 const ACTIVE_SESSIONS_READ = 1000;
 
-export async function readSignInState(db: Database, attempt: { username: string; ip: string; now: number }) {
-  const [failures, [user], deviceSettings, activeSessions] = await db.batch([
-    db
-      .select({ scope: loginFailures.scope, count: loginFailures.count })
-      .from(loginFailures)
-      .where(
-        and(
-          or(
-            and(eq(loginFailures.scope, "ip"), eq(loginFailures.subject, attempt.ip)),
-            and(eq(loginFailures.scope, "user"), eq(loginFailures.subject, attempt.username)),
-          ),
-          gt(loginFailures.expiresAt, attempt.now),
-        ),
-      ),
+/**
+ * Device sessions kept per user. Sign-ins without a Client-Id open a session each; past this many,
+ * the oldest inactive ones go first, then the oldest active ones (their tokens stop working).
+ */
+export const MAX_SESSIONS_PER_USER = 100;
+
+type Attempt = { username: string; ip: string; now: number };
+
+/**
+ * Counts this attempt against the address or the username before any password work, and returns
+ * the count including it: one statement, so parallel attempts each see a different count. The
+ * count stops at MAX_FAILURES + 1 and the window stops moving once the limit is reached, so
+ * refused attempts neither pile up nor keep the lockout alive (it ends 5 minutes after the
+ * attempt that reached the limit). A window that ended starts again at 1.
+ */
+function reserveAttempt(db: Database, scope: "ip" | "user", subject: string, now: number) {
+  const live = sql`${loginFailures.expiresAt} > ${now}`;
+  return db
+    .insert(loginFailures)
+    .values({ scope, subject, count: 1, expiresAt: now + FAILURE_WINDOW_SECONDS })
+    .onConflictDoUpdate({
+      target: [loginFailures.scope, loginFailures.subject],
+      set: {
+        count: sql`CASE WHEN ${live} THEN min(${loginFailures.count} + 1, ${MAX_FAILURES + 1}) ELSE 1 END`,
+        expiresAt: sql`CASE WHEN ${live} AND ${loginFailures.count} >= ${MAX_FAILURES} THEN ${loginFailures.expiresAt} ELSE ${now + FAILURE_WINDOW_SECONDS} END`,
+      },
+    })
+    .returning({ count: loginFailures.count });
+}
+
+/**
+ * Reserves the attempt (see reserveAttempt) and reads what the sign-in needs, in one batch.
+ * `failures` are the attempts before this one that have not succeeded: failed or still running.
+ */
+export async function readSignInState(db: Database, attempt: Attempt) {
+  const [[ipCount], [userCount], [user], deviceSettings, activeSessions] = await db.batch([
+    reserveAttempt(db, "ip", attempt.ip, attempt.now),
+    reserveAttempt(db, "user", attempt.username, attempt.now),
     db.select().from(users).where(eq(users.username, attempt.username)),
     db.select({ key: settings.key, value: settings.value }).from(settings).where(inArray(settings.key, ["max_devices", "device_evict_policy"])),
     db
@@ -36,8 +60,7 @@ export async function readSignInState(db: Database, attempt: { username: string;
       .orderBy(asc(deviceSessions.lastActive))
       .limit(ACTIVE_SESSIONS_READ),
   ]);
-  const counts: FailureCounts = { ip: 0, user: 0 };
-  for (const failure of failures) counts[failure.scope] = failure.count;
+  const counts: FailureCounts = { ip: (ipCount?.count ?? 1) - 1, user: (userCount?.count ?? 1) - 1 };
   const setting = new Map(deviceSettings.map((s) => [s.key, s.value]));
   return {
     failures: counts,
@@ -48,18 +71,14 @@ export async function readSignInState(db: Database, attempt: { username: string;
   };
 }
 
-/** Counts one failure against the address and the username, opening a fresh window if the old one ended. */
-export async function recordFailure(db: Database, attempt: { username: string; ip: string; now: number }) {
-  const expiresAt = attempt.now + FAILURE_WINDOW_SECONDS;
-  const bump = (scope: "ip" | "user", subject: string) =>
+/** Gives back a reserved attempt that was no failure (the right password of a disabled account). */
+export async function releaseAttempt(db: Database, attempt: Attempt) {
+  const giveBack = (scope: "ip" | "user", subject: string) =>
     db
-      .insert(loginFailures)
-      .values({ scope, subject, count: 1, expiresAt })
-      .onConflictDoUpdate({
-        target: [loginFailures.scope, loginFailures.subject],
-        set: { count: sql`CASE WHEN ${loginFailures.expiresAt} > ${attempt.now} THEN ${loginFailures.count} + 1 ELSE 1 END`, expiresAt },
-      });
-  await db.batch([bump("ip", attempt.ip), bump("user", attempt.username)]);
+      .update(loginFailures)
+      .set({ count: sql`max(${loginFailures.count} - 1, 0)` })
+      .where(and(eq(loginFailures.scope, scope), eq(loginFailures.subject, subject), sql`${loginFailures.expiresAt} > ${attempt.now}`));
+  await db.batch([giveBack("ip", attempt.ip), giveBack("user", attempt.username)]);
 }
 
 export interface SessionGrant {
@@ -77,20 +96,22 @@ export interface SessionGrant {
   otpStep: number | null;
   /** Deny policy: write the session only while the user has fewer other active sessions. */
   maxOtherActive: number | null;
-  /** evict_oldest policy: the sessions to mark inactive once this one is written. */
-  evict: string[];
+  /** evict_oldest policy: once this session is written, the oldest others go until this many are active. */
+  maxActive: number | null;
 }
 
-export type GrantOutcome = "granted" | "otp_replayed" | "too_many_devices";
+export type GrantOutcome = "granted" | "otp_replayed" | "too_many_devices" | "user_gone";
 
 /**
  * Consumes the TOTP step, opens or reactivates the device session with a new token id, applies
- * the device limit and clears the failure counters, all in one batch. Each step after the first
- * is conditioned on `changes()`, so a replayed code or a full device list writes no session.
+ * the device limit and the cap on sessions per user, and clears the failure counters, all in one
+ * batch (one transaction: parallel sign-ins of one user take turns, and each sees the sessions
+ * the others wrote). Each step after the first is conditioned on `changes()`, so a replayed code,
+ * a full device list or a user deleted meanwhile writes no session.
  */
 export async function grantSession(db: Database, grant: SessionGrant): Promise<GrantOutcome> {
   const statements: BatchItem<"sqlite">[] = [];
-  const conditions = [sql`1`];
+  const conditions = [sql`EXISTS (SELECT 1 FROM ${users} WHERE id = ${grant.userId})`];
   if (grant.otpStep !== null) {
     statements.push(
       db.run(sql`UPDATE ${users} SET otp_last_step = ${grant.otpStep} WHERE id = ${grant.userId} AND otp_last_step < ${grant.otpStep}`),
@@ -111,13 +132,23 @@ export async function grantSession(db: Database, grant: SessionGrant): Promise<G
         ip = excluded.ip, last_active = excluded.last_active, status = excluded.status`),
   );
   const sessionStatement = statements.length - 1;
-  if (grant.evict.length > 0) {
+  if (grant.maxActive !== null) {
+    // Counted here, not from what the sign-in read earlier: sign-ins racing each other would all
+    // evict the same few sessions and leave themselves active.
+    const others = sql`FROM ${deviceSessions} WHERE user_id = ${grant.userId} AND status = ${DeviceSessionStatus.ACTIVE} AND device_key <> ${grant.deviceKey}`;
     statements.push(
-      db.run(
-        sql`UPDATE ${deviceSessions} SET status = ${DeviceSessionStatus.INACTIVE} WHERE device_key IN (${sql.join(grant.evict.map((k) => sql`${k}`), sql`, `)}) AND changes() = 1`,
-      ),
+      db.run(sql`UPDATE ${deviceSessions} SET status = ${DeviceSessionStatus.INACTIVE} WHERE device_key IN (
+        SELECT device_key ${others} ORDER BY last_active, device_key
+        LIMIT max(0, (SELECT count(*) ${others}) - ${grant.maxActive - 1})) AND changes() = 1`),
     );
   }
+  // The cap: this session first, then active before inactive, newest first; the rest go.
+  statements.push(
+    db.run(sql`DELETE FROM ${deviceSessions} WHERE device_key IN (
+      SELECT device_key FROM ${deviceSessions} WHERE user_id = ${grant.userId}
+      ORDER BY device_key = ${grant.deviceKey} DESC, status = ${DeviceSessionStatus.ACTIVE} DESC, last_active DESC, device_key
+      LIMIT -1 OFFSET ${MAX_SESSIONS_PER_USER})`),
+  );
   statements.push(
     db.delete(loginFailures).where(
       or(
@@ -126,9 +157,12 @@ export async function grantSession(db: Database, grant: SessionGrant): Promise<G
       ),
     ),
   );
-  const results = (await db.batch(statements as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]])) as { rowsAffected: number }[];
-  if (results[sessionStatement]!.rowsAffected > 0) return "granted";
-  return grant.otpStep !== null && results[0]!.rowsAffected === 0 ? "otp_replayed" : "too_many_devices";
+  statements.push(db.select({ id: users.id }).from(users).where(eq(users.id, grant.userId)));
+  const results = await db.batch(statements as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]);
+  if ((results.at(-1) as unknown[]).length === 0) return "user_gone";
+  const writes = results as { rowsAffected: number }[];
+  if (writes[sessionStatement]!.rowsAffected > 0) return "granted";
+  return grant.otpStep !== null && writes[0]!.rowsAffected === 0 ? "otp_replayed" : "too_many_devices";
 }
 
 /** Marks a device session inactive: its token is refused from the next request on. */

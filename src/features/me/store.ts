@@ -1,6 +1,6 @@
-import { eq } from "drizzle-orm";
+import { and, eq, inArray, sql } from "drizzle-orm";
 import type { Database } from "../../db/client.ts";
-import { users } from "../../db/schema.ts";
+import { deviceSessions, DeviceSessionStatus, users } from "../../db/schema.ts";
 
 export interface ProfileChange {
   username: string;
@@ -9,13 +9,21 @@ export interface ProfileChange {
   password?: { hash: string; changedAt: number };
 }
 
+/**
+ * One batch. A new name first ends the user's sessions (compared with the old name, before the
+ * update): renaming back must not revive the tokens the rename ended.
+ */
 export async function updateProfile(db: Database, userId: number, change: ProfileChange) {
-  await db
-    .update(users)
-    .set({
-      username: change.username,
-      ssoId: change.ssoId,
-      ...(change.password ? { passwordHash: change.password.hash, passwordChangedAt: change.password.changedAt } : {}),
-    })
-    .where(eq(users.id, userId));
+  const renamed = db.select({ id: users.id }).from(users).where(and(eq(users.id, userId), sql`${users.username} <> ${change.username}`));
+  await db.batch([
+    db.update(deviceSessions).set({ status: DeviceSessionStatus.INACTIVE }).where(inArray(deviceSessions.userId, renamed)),
+    db
+      .update(users)
+      .set({
+        username: change.username,
+        ssoId: change.ssoId,
+        ...(change.password ? { passwordHash: change.password.hash, passwordChangedAt: change.password.changedAt } : {}),
+      })
+      .where(eq(users.id, userId)),
+  ]);
 }

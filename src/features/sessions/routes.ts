@@ -3,6 +3,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { adminOnly, signedIn } from "../../auth/guard.ts";
 import { ok } from "../../http/envelope.ts";
 import { ApiError } from "../../http/errors.ts";
+import { pageWindow, pagingParams } from "../../http/params.ts";
 import { envelopeResponse, jsonBody, type Router } from "../../http/router.ts";
 import { evictSession, listActiveSessions } from "./store.ts";
 
@@ -14,6 +15,9 @@ const OwnSession = z.object({
   ip: z.string().openapi({ description: "masked, e.g. 192.*.*.23" }),
 });
 const AnySession = OwnSession.extend({ user_id: z.number().int() });
+// The reply stays a bare array, as AList's and as its web UI reads it; `page`/`per_page` only
+// bound it (per_page 0 or absent: the first MAX_PAGE_SIZE rows).
+const SessionPage = { query: z.object(pagingParams) };
 const EvictBody = {
   body: jsonBody(z.object({ session_id: z.string().min(1).max(64) })),
 };
@@ -22,8 +26,9 @@ const listOwn = createRoute({
   method: "get",
   path: "/api/me/sessions",
   tags: ["sessions"],
-  summary: "The caller's active device sessions, most recently used first",
+  summary: "The caller's active device sessions, most recently used first; `page`/`per_page` (at most 1000) as AList's",
   ...signedIn,
+  request: SessionPage,
   responses: envelopeResponse(z.array(OwnSession), "Sessions"),
 });
 
@@ -41,8 +46,9 @@ const listAll = createRoute({
   method: "get",
   path: "/api/admin/session/list",
   tags: ["sessions", "admin"],
-  summary: "Every user's active device sessions",
+  summary: "Every user's active device sessions, most recently used first; `page`/`per_page` (at most 1000) as AList's",
   ...adminOnly,
+  request: SessionPage,
   responses: envelopeResponse(z.array(AnySession), "Sessions"),
 });
 
@@ -64,7 +70,7 @@ export function registerSessionRoutes(app: Router) {
     const { caller } = c.var;
     // The guest and the permanent token have no device sessions (DECISIONS §4.6).
     if (caller.via !== "session") return ok(c, []);
-    return ok(c, (await listActiveSessions(c.var.db, caller.user.id)).map(ownView));
+    return ok(c, (await listActiveSessions(c.var.db, caller.user.id, pageWindow(c.req.valid("query")))).map(ownView));
   });
 
   app.openapi(evictOwn, async (c) => {
@@ -77,7 +83,9 @@ export function registerSessionRoutes(app: Router) {
     return ok(c, null);
   });
 
-  app.openapi(listAll, async (c) => ok(c, (await listActiveSessions(c.var.db, null)).map((s) => ({ ...ownView(s), user_id: s.userId }))));
+  app.openapi(listAll, async (c) =>
+    ok(c, (await listActiveSessions(c.var.db, null, pageWindow(c.req.valid("query")))).map((s) => ({ ...ownView(s), user_id: s.userId }))),
+  );
 
   app.openapi(evictAny, async (c) => {
     if (!(await evictSession(c.var.db, c.req.valid("json").session_id, null))) throw new ApiError(404, "failed find session: record not found");

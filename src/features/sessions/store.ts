@@ -12,14 +12,16 @@ const listed = {
   ip: deviceSessions.ip,
 };
 
-/** Active sessions, most recently used first: one user's, or everyone's when `userId` is null. */
-export async function listActiveSessions(db: Database, userId: number | null) {
+/** One page of active sessions, most recently used first: one user's, or everyone's when `userId` is null. */
+export async function listActiveSessions(db: Database, userId: number | null, window: { limit: number; offset: number }) {
   const active = eq(deviceSessions.status, DeviceSessionStatus.ACTIVE);
   return db
     .select(listed)
     .from(deviceSessions)
     .where(userId === null ? active : and(active, eq(deviceSessions.userId, userId)))
-    .orderBy(desc(deviceSessions.lastActive), deviceSessions.deviceKey);
+    .orderBy(desc(deviceSessions.lastActive), deviceSessions.deviceKey)
+    .limit(window.limit)
+    .offset(window.offset);
 }
 
 /**

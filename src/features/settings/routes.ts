@@ -3,7 +3,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { adminOnly } from "../../auth/guard.ts";
 import { newPermanentToken } from "../../auth/random.ts";
-import { SettingFlag } from "../../db/settings.ts";
+import { settingDefinitionByKey, SettingFlag } from "../../db/settings.ts";
 import { ok } from "../../http/envelope.ts";
 import { ApiError } from "../../http/errors.ts";
 import { envelopeResponse, jsonBody, type Router } from "../../http/router.ts";
@@ -60,6 +60,9 @@ const get = createRoute({
   responses: envelopeResponse(z.union([SettingItem, z.array(SettingItem)]), "The item, or the items in request order"),
 });
 
+/** Far more than there are settings (the web UI saves one group), far fewer than SQLite's 32,766 variables. */
+const MAX_SAVE_ITEMS = 1000;
+
 const save = createRoute({
   method: "post",
   path: "/api/admin/setting/save",
@@ -81,7 +84,7 @@ const save = createRoute({
         flag: z.number().optional(),
         index: z.number().optional(),
       }),
-    )),
+    ).max(MAX_SAVE_ITEMS)),
   },
   responses: envelopeResponse(z.null(), "Saved"),
 });
@@ -191,7 +194,9 @@ export function registerSettingRoutes(app: Router) {
   app.openapi(save, async (c) => {
     const items = c.req.valid("json");
     if (items.length === 0) return ok(c, null);
-    const { rows, roles } = await readSettingsByKey(c.var.db, [...new Set(items.map((item) => item.key))]);
+    // Only known keys are read (a bounded list); settingChanges() refuses the unknown ones.
+    const keys = [...new Set(items.map((item) => item.key))].filter((key) => settingDefinitionByKey.has(key));
+    const { rows, roles } = await readSettingsByKey(c.var.db, keys);
     const stored = new Map([...rows].map(([key, row]) => [key, row.value]));
     await saveSettingValues(c.var.db, settingChanges(items, stored, roles));
     return ok(c, null);

@@ -95,11 +95,16 @@ export interface UserChange {
  * Applies `change` if the account's kind allows it (`allowed`, from the rules) and its roles
  * exist. The admin keeps base path `/` and every permission, whatever was sent (AList's
  * enforceAdminUserDefaults). A new password moves pwd_ts strictly forward, so the user's
- * tokens die even within the same second; disabling ends the user's device sessions.
+ * tokens die even within the same second; disabling or renaming ends the user's device sessions.
  */
 export async function updateUser(db: Database, id: number, change: UserChange, allowed: Record<AccountKind, boolean>): Promise<WriteResult> {
   const isAdminRow = sql`${rowKind} = 'admin'`;
   const roleIds = change.roleIds;
+  const writable = and(
+    eq(users.id, id),
+    sql`CASE ${rowKind} WHEN 'admin' THEN ${+allowed.admin} WHEN 'guest' THEN ${+allowed.guest} ELSE ${+allowed.user} END`,
+    rolesExist(roleIds ?? []),
+  );
   const update = db
     .update(users)
     .set({
@@ -111,25 +116,32 @@ export async function updateUser(db: Database, id: number, change: UserChange, a
       basePath: sql`CASE WHEN ${isAdminRow} THEN '/' ELSE ${change.basePath ?? users.basePath} END`,
       permission: sql`CASE WHEN ${isAdminRow} THEN ${ALL_PERMISSIONS} ELSE ${change.permission ?? users.permission} END`,
     })
-    .where(
-      and(
-        eq(users.id, id),
-        sql`CASE ${rowKind} WHEN 'admin' THEN ${+allowed.admin} WHEN 'guest' THEN ${+allowed.guest} ELSE ${+allowed.user} END`,
-        rolesExist(roleIds ?? []),
-      ),
-    );
+    .where(writable);
+  // Runs before the update, while the old name can still be compared: a rename ends the user's
+  // sessions, so that renaming back cannot revive the tokens that carry the old name.
+  const endSessionsOnRename: BatchItem<"sqlite">[] =
+    change.username === undefined
+      ? []
+      : [
+          db
+            .update(deviceSessions)
+            .set({ status: DeviceSessionStatus.INACTIVE })
+            .where(inArray(deviceSessions.userId, db.select({ id: users.id }).from(users).where(and(writable, sql`${users.username} <> ${change.username}`)))),
+        ];
   // Runs after the update: ends the sessions only if the user is now disabled.
   const endSessions = db
     .update(deviceSessions)
     .set({ status: DeviceSessionStatus.INACTIVE })
     .where(inArray(deviceSessions.userId, db.select({ id: users.id }).from(users).where(and(eq(users.id, id), eq(users.disabled, true)))));
-  const results = await db.batch([
+  const statements: BatchItem<"sqlite">[] = [
+    ...endSessionsOnRename,
     update,
     ...(change.disabled ? [endSessions] : []),
     db.select().from(users).where(eq(users.id, id)),
     existingRoleIds(db, roleIds ?? []),
-  ] as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]);
-  const { rowsAffected } = results[0] as { rowsAffected: number };
+  ];
+  const results = await db.batch(statements as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]);
+  const { rowsAffected } = results[endSessionsOnRename.length] as { rowsAffected: number };
   const [user] = results.at(-2) as UserRow[];
   const known = (results.at(-1) as { id: number }[]).map((r) => r.id);
   if (rowsAffected > 0 && user) return { written: true, user };
