@@ -75,6 +75,8 @@ export interface SessionGrant {
   username: string;
   /** TOTP step to consume; the session is written only if this step was not used before. */
   otpStep: number | null;
+  /** Replaces an imported AList password hash, if it is still the stored one. */
+  passwordUpgrade?: { from: string; to: string } | null;
   /** Deny policy: write the session only while the user has fewer other active sessions. */
   maxOtherActive: number | null;
   /** evict_oldest policy: the sessions to mark inactive once this one is written. */
@@ -126,6 +128,10 @@ export async function grantSession(db: Database, grant: SessionGrant): Promise<G
       ),
     ),
   );
+  if (grant.passwordUpgrade) {
+    const { from, to } = grant.passwordUpgrade;
+    statements.push(db.update(users).set({ passwordHash: to }).where(and(eq(users.id, grant.userId), eq(users.passwordHash, from))));
+  }
   const results = (await db.batch(statements as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]])) as { rowsAffected: number }[];
   if (results[sessionStatement]!.rowsAffected > 0) return "granted";
   return grant.otpStep !== null && results[0]!.rowsAffected === 0 ? "otp_replayed" : "too_many_devices";
