@@ -93,7 +93,7 @@ function parseDevVars(text: string): Record<string, string> {
   return vars;
 }
 
-export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
+export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env, devVarsPath?: string): Promise<number> {
   const args = parseArgs(argv);
   if (typeof args === "string") {
     console.error(`${args}\n${USAGE}`);
@@ -109,7 +109,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
     }
     throw error;
   }
-  const otpKeys = otpKeysFromEnv(env);
+  const otpKeys = otpKeysFromEnv(env, devVarsPath);
   const twoFactorUsers = source.tables.users.filter((u) => typeof u.otp_secret === "string" && u.otp_secret.trim() !== "");
   if (!otpKeys && twoFactorUsers.length > 0 && !args.dryRun) {
     console.error(

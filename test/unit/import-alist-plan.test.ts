@@ -1,5 +1,6 @@
 // The import planner on fixture rows against a fresh Gatehouse: what it decides per row, and that
 // applying its writes gives users who sign in with their AList passwords.
+import type { Client } from "@libsql/client";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { TOTP } from "otpauth";
 import { applyPlan, readTarget } from "../../scripts/import-alist/apply.ts";
@@ -46,7 +47,9 @@ const signIn = async (username: string, password: string, otp_code?: string) =>
       body: JSON.stringify({ username, password, ...(otp_code ? { otp_code } : {}) }),
     }),
   );
-const rows = async (sql: string) => (await fx.db.$client.execute(sql)).rows.map((r) => ({ ...r }));
+/** The libSQL client under the Drizzle database, for raw rows. */
+const client = () => (fx.db as unknown as { $client: Client }).$client;
+const rows = async (sql: string): Promise<Record<string, unknown>[]> => (await client().execute(sql)).rows.map((r) => ({ ...r }));
 
 describe("reading an AList database", () => {
   it("refuses a database without AList's tables, naming what is missing and what is there", () => {
@@ -77,7 +80,7 @@ describe("planning an import into a fresh Gatehouse", () => {
   });
 
   it("imports roles, users, storages, metas and settings with remapped ids, and each user signs in", async () => {
-    await fx.db.$client.execute("INSERT INTO roles (id, name) VALUES (3, 'gatehouse-own')");
+    await client().execute("INSERT INTO roles (id, name) VALUES (3, 'gatehouse-own')");
     const p = await importFixture(await fullFixture());
     expect(p.report.roles.imported).toEqual(['#3 "editors" as id 4', '#5 "viewers"']);
     expect(p.report.users.imported).toEqual(['#7 "alice" as id 3', '#9 "bob" as id 4', '#10 "carol" as id 5']);
@@ -115,18 +118,18 @@ describe("planning an import into a fresh Gatehouse", () => {
     ]);
 
     // Passwords: AList's hash kept, upgraded at the first sign-in.
-    const [{ password_hash: before }] = (await rows("SELECT password_hash FROM users WHERE username = 'bob'")) as [{ password_hash: string }];
+    const [{ password_hash: before }] = (await rows("SELECT password_hash FROM users WHERE username = 'bob'")) as unknown as [{ password_hash: string }];
     expect(before).toMatch(/^alist-sha256\$BobSalt012345678\$[0-9a-f]{64}$/);
     expect((await signIn("bob", "wrong")).code).toBe(400);
     expect(await rows("SELECT password_hash FROM users WHERE username = 'bob'")).toEqual([{ password_hash: before }]);
     expect((await signIn("bob", BOB_PASSWORD)).code).toBe(200);
-    const [{ password_hash: after }] = (await rows("SELECT password_hash FROM users WHERE username = 'bob'")) as [{ password_hash: string }];
+    const [{ password_hash: after }] = (await rows("SELECT password_hash FROM users WHERE username = 'bob'")) as unknown as [{ password_hash: string }];
     expect(after).toMatch(/^pbkdf2-sha256\$100000\$/);
     expect((await signIn("bob", BOB_PASSWORD)).code).toBe(200);
     expect((await signIn("carol", "carol pw")).message).toBe("Current user is disabled, replace please");
 
     // Alice's second factor came along, sealed.
-    const [{ otp_secret }] = (await rows("SELECT otp_secret FROM users WHERE username = 'alice'")) as [{ otp_secret: string }];
+    const [{ otp_secret }] = (await rows("SELECT otp_secret FROM users WHERE username = 'alice'")) as unknown as [{ otp_secret: string }];
     expect(otp_secret).toMatch(/^v1\./);
     expect(await open(otpKeys, otp_secret)).toBe(ALICE_OTP_SECRET);
     expect(await signIn("alice", ALICE_PASSWORD)).toMatchObject({ code: 402, message: "Invalid 2FA code" });
@@ -156,7 +159,7 @@ describe("planning an import into a fresh Gatehouse", () => {
 
 describe("conflicts", () => {
   beforeEach(async () => {
-    await fx.db.$client.batch([
+    await client().batch([
       "INSERT INTO users (id, username, password_hash, role) VALUES (50, 'alice', 'pbkdf2-sha256$1$AA$AA', '[]')",
       "INSERT INTO storages (mount_path, driver, modified, addition) VALUES ('/media', 'Virtual', 0, '{}')",
       "INSERT INTO metas (path, readme) VALUES ('/docs', 'mine')",
@@ -191,7 +194,7 @@ describe("conflicts", () => {
   });
 
   it("leaves an admin whose password was changed alone unless --replace", async () => {
-    await fx.db.$client.execute("UPDATE users SET pwd_ts = 123 WHERE username = 'admin'");
+    await client().execute("UPDATE users SET pwd_ts = 123 WHERE username = 'admin'");
     const p = await importFixture(await minimalFixture());
     expect(p.report.users.skipped).toEqual([{ row: '#2 "admin"', reason: "Gatehouse's admin \"admin\" was changed already; --replace takes AList's" }]);
     expect((await signIn("admin", TEST_ADMIN_PASSWORD)).code).toBe(200);
@@ -230,7 +233,7 @@ describe("bad input", () => {
   it("writes none of a group when one of its writes fails", async () => {
     const p = await plan(await fullFixture());
     // Someone takes a planned user id between planning and writing: the whole identity group stays out.
-    await fx.db.$client.execute("INSERT INTO users (id, username, password_hash) VALUES (4, 'intruder', 'x')");
+    await client().execute("INSERT INTO users (id, username, password_hash) VALUES (4, 'intruder', 'x')");
     await expect(applyPlan(fx.db, p)).rejects.toThrow(/writing the identity group failed, none of its \d+ writes were made/);
     expect(await rows("SELECT username FROM users ORDER BY id")).toEqual([{ username: "guest" }, { username: "admin" }, { username: "intruder" }]);
     expect(await rows("SELECT count(*) AS n FROM roles")).toEqual([{ n: 2 }]);
