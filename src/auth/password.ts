@@ -1,6 +1,7 @@
 // Password storage (DECISIONS §4.3). Clients send, or we compute, AList's static hash
 // sha256("<password>-https://github.com/alist-org/alist"); we store PBKDF2-SHA256 of that hash
 // with a per-user salt, parameters in the string so they can be raised later without a migration.
+// Passwords imported from AList keep AList's salted SHA-256 until their first sign-in upgrades them.
 import { fromBase64Url, sha256Hex, toBase64Url } from "./encoding.ts";
 
 const STATIC_HASH_SUFFIX = "https://github.com/alist-org/alist";
@@ -29,11 +30,40 @@ export async function hashStaticHash(hash: string): Promise<string> {
  * usernames exist.
  */
 export async function verifyStaticHash(hash: string, stored: string | null): Promise<boolean> {
+  return (await checkStaticHash(hash, stored)).ok;
+}
+
+/** Stored form of a password imported from AList (reference §4.2): `alist-sha256$<salt>$<pwd_hash hex>`. */
+export const ALIST_SCHEME = "alist-sha256";
+
+export function alistStoredHash(salt: string, pwdHash: string): string {
+  return [ALIST_SCHEME, salt, pwdHash.toLowerCase()].join("$");
+}
+
+/**
+ * verifyStaticHash, plus the Gatehouse hash to store instead when the stored one is an imported
+ * AList hash and the password matched. AList's check is one SHA-256, so for it the PBKDF2 run is
+ * the new hash itself: a known imported user costs the same one PBKDF2 as anyone else, and the
+ * work the timing equaliser demands is the upgrade.
+ */
+export async function checkStaticHash(hash: string, stored: string | null): Promise<{ ok: boolean; upgrade: string | null }> {
+  const legacy = stored === null ? null : parseAList(stored);
+  if (legacy !== null) {
+    const [upgrade, computed] = await Promise.all([hashStaticHash(hash), sha256Hex(`${hash}-${legacy.salt}`)]);
+    const ok = hash !== "" && constantTimeEqual(encoder.encode(computed), encoder.encode(legacy.hash));
+    return { ok, upgrade: ok ? upgrade : null };
+  }
   const parsed = stored === null ? null : parseStored(stored);
   const salt = parsed?.salt ?? new Uint8Array(SALT_BYTES);
   const iterations = parsed?.iterations ?? ITERATIONS;
   const derived = await pbkdf2(hash, salt, iterations);
-  return parsed !== null && hash !== "" && constantTimeEqual(derived, parsed.hash);
+  return { ok: parsed !== null && hash !== "" && constantTimeEqual(derived, parsed.hash), upgrade: null };
+}
+
+function parseAList(stored: string): { salt: string; hash: string } | null {
+  const [scheme, salt, hash, extra] = stored.split("$");
+  if (scheme !== ALIST_SCHEME || salt === undefined || !hash || extra !== undefined || !/^[0-9a-f]{64}$/.test(hash)) return null;
+  return { salt, hash };
 }
 
 function parseStored(stored: string): { iterations: number; salt: Uint8Array; hash: Uint8Array } | null {

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
-import { describe, expect, it } from "vitest";
-import { hashStaticHash, staticHash, verifyStaticHash } from "../../src/auth/password.ts";
+import { describe, expect, it, vi } from "vitest";
+import { alistStoredHash, checkStaticHash, hashStaticHash, staticHash, verifyStaticHash } from "../../src/auth/password.ts";
 import { newPermanentToken, randomAlphanumeric } from "../../src/auth/random.ts";
 
 describe("AList static hash", () => {
@@ -32,6 +32,42 @@ describe("stored passwords", () => {
     expect(await verifyStaticHash(hash, stored.replace("pbkdf2-sha256", "md5"))).toBe(false);
     expect(await verifyStaticHash(hash, stored.replace("$100000$", "$100001$"))).toBe(false);
     expect(await verifyStaticHash(hash, "garbage")).toBe(false);
+  });
+});
+
+describe("passwords imported from AList", () => {
+  // What AList stores (reference §4.2): sha256(static hash + "-" + salt), computed here independently.
+  const aList = (password: string, salt: string) => {
+    const staticHex = createHash("sha256").update(`${password}-https://github.com/alist-org/alist`).digest("hex");
+    return alistStoredHash(salt, createHash("sha256").update(`${staticHex}-${salt}`).digest("hex"));
+  };
+
+  it("verifies AList's salted hash and hands back a Gatehouse hash of the same password", async () => {
+    const stored = aList("from alist", "Ab3dEf6hIj9lMn0p");
+    expect(stored).toMatch(/^alist-sha256\$Ab3dEf6hIj9lMn0p\$[0-9a-f]{64}$/);
+    const right = await checkStaticHash(await staticHash("from alist"), stored);
+    expect(right.ok).toBe(true);
+    expect(await verifyStaticHash(await staticHash("from alist"), right.upgrade)).toBe(true);
+    expect(await checkStaticHash(await staticHash("from alist!"), stored)).toEqual({ ok: false, upgrade: null });
+    expect(await checkStaticHash("", aList("", ""))).toEqual({ ok: false, upgrade: null });
+    expect(await verifyStaticHash(await staticHash("from alist"), stored.replace("alist-sha256", "alist-md5"))).toBe(false);
+    expect((await checkStaticHash(await staticHash("x"), await hashStaticHash(await staticHash("x")))).upgrade).toBeNull();
+  });
+
+  it("costs one PBKDF2 run, like a Gatehouse hash and an unknown user, right password or wrong", async () => {
+    const deriveBits = vi.spyOn(crypto.subtle, "deriveBits");
+    const runs = async (stored: string | null, password: string) => {
+      deriveBits.mockClear();
+      await checkStaticHash(await staticHash(password), stored);
+      return deriveBits.mock.calls.map(([params]) => (params as { iterations: number }).iterations);
+    };
+    const legacy = aList("pw", "SaltSaltSaltSalt");
+    const modern = await hashStaticHash(await staticHash("pw"));
+    expect(await runs(legacy, "pw")).toEqual([100_000]);
+    expect(await runs(legacy, "wrong")).toEqual([100_000]);
+    expect(await runs(modern, "wrong")).toEqual([100_000]);
+    expect(await runs(null, "pw")).toEqual([100_000]);
+    deriveBits.mockRestore();
   });
 });
 

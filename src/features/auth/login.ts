@@ -3,7 +3,7 @@
 import type { Context } from "hono";
 import { clientId, clientIp, deviceKey, maskIp, userAgent } from "../../auth/client.ts";
 import { isLockedOut, LOCKED_OUT_MESSAGE } from "../../auth/lockout.ts";
-import { verifyStaticHash } from "../../auth/password.ts";
+import { checkStaticHash } from "../../auth/password.ts";
 import { open } from "../../auth/secret-box.ts";
 import { signToken } from "../../auth/tokens.ts";
 import { matchTotpStep } from "../../auth/totp.ts";
@@ -37,8 +37,8 @@ export async function signIn(c: Context<AppEnv>, request: SignInRequest): Promis
 
   // The guest account is how anonymous access is configured, not an account to sign in to.
   const user = state.user && !state.user.roleIds.includes(GUEST_ROLE_ID) ? state.user : undefined;
-  const passwordOk = await verifyStaticHash(request.passwordHash, user?.passwordHash ?? null);
-  if (!user || !passwordOk) throw new ApiError(400, SIGN_IN_FAILED);
+  const password = await checkStaticHash(request.passwordHash, user?.passwordHash ?? null);
+  if (!user || !password.ok) throw new ApiError(400, SIGN_IN_FAILED);
   if (user.disabled) {
     await releaseAttempt(db, attempt);
     throw new ApiError(403, "Current user is disabled, replace please");
@@ -68,6 +68,8 @@ export async function signIn(c: Context<AppEnv>, request: SignInRequest): Promis
     clientIp: ip,
     now,
     otpStep,
+    // An imported AList hash becomes a Gatehouse one with this sign-in's writes.
+    passwordUpgrade: password.upgrade === null ? null : { from: user.passwordHash, to: password.upgrade },
     maxOtherActive: limited && state.evictPolicy === "deny" ? state.maxDevices : null,
     maxActive: limited && state.evictPolicy === "evict_oldest" ? state.maxDevices : null,
   });

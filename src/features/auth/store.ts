@@ -94,6 +94,8 @@ export interface SessionGrant {
   username: string;
   /** TOTP step to consume; the session is written only if this step was not used before. */
   otpStep: number | null;
+  /** Replaces an imported AList password hash, if it is still the stored one. */
+  passwordUpgrade?: { from: string; to: string } | null;
   /** Deny policy: write the session only while the user has fewer other active sessions. */
   maxOtherActive: number | null;
   /** evict_oldest policy: once this session is written, the oldest others go until this many are active. */
@@ -157,6 +159,10 @@ export async function grantSession(db: Database, grant: SessionGrant): Promise<G
       ),
     ),
   );
+  if (grant.passwordUpgrade) {
+    const { from, to } = grant.passwordUpgrade;
+    statements.push(db.update(users).set({ passwordHash: to }).where(and(eq(users.id, grant.userId), eq(users.passwordHash, from))));
+  }
   statements.push(db.select({ id: users.id }).from(users).where(eq(users.id, grant.userId)));
   const results = await db.batch(statements as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]);
   if ((results.at(-1) as unknown[]).length === 0) return "user_gone";
