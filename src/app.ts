@@ -1,10 +1,14 @@
 // Builds the router: global middleware, feature routes, and the error and not-found replies.
 import { requestId } from "hono/request-id";
 import type { Database } from "./db/client.ts";
-import type { Env } from "./env.ts";
+import type { MiddlewareHandler } from "hono";
+import type { AppEnv, Env } from "./env.ts";
 import { registerAuthRoutes } from "./features/auth/routes.ts";
 import { registerDriverRoutes } from "./features/drivers/routes.ts";
+import { registerDownloadRoutes } from "./features/fs/download.ts";
+import { registerFsReadRoutes } from "./features/fs/routes.ts";
 import { registerMeRoutes } from "./features/me/routes.ts";
+import { registerMetaRoutes } from "./features/metas/routes.ts";
 import { registerPublicRoutes } from "./features/public/routes.ts";
 import { registerRoleRoutes } from "./features/roles/routes.ts";
 import { registerSessionRoutes } from "./features/sessions/routes.ts";
@@ -41,10 +45,13 @@ export function createApp(dependencies: AppDependencies) {
     responses: { 200: { description: "pong", content: { "text/plain": { schema: { type: "string", example: "pong" } } } } },
   });
 
-  app.use("/api/*", async (c, next) => {
+  const useDatabase: MiddlewareHandler<AppEnv> = async (c, next) => {
     c.set("db", dependencies.database(c.env));
     await next();
-  });
+  };
+  app.use("/api/*", useDatabase);
+  app.use("/d/*", useDatabase);
+  app.use("/p/*", useDatabase);
   registerPublicRoutes(app);
   registerAuthRoutes(app);
   registerMeRoutes(app);
@@ -55,6 +62,9 @@ export function createApp(dependencies: AppDependencies) {
   registerRoleRoutes(app);
   registerDriverRoutes(app);
   registerStorageRoutes(app);
+  registerMetaRoutes(app);
+  registerFsReadRoutes(app);
+  registerDownloadRoutes(app);
 
   // Both travel in one header; the guard tells them apart by shape (a JWT or not).
   app.openAPIRegistry.registerComponent("securitySchemes", "token", {

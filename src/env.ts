@@ -1,5 +1,6 @@
 import type { Caller } from "./auth/guard.ts";
 import type { Database } from "./db/client.ts";
+import type { FsState } from "./features/fs/store.ts";
 import { ApiError } from "./http/errors.ts";
 
 /** Worker bindings: `[vars]` in wrangler.toml, and secrets set with `wrangler secret put`. */
@@ -31,6 +32,8 @@ export interface AppVariables {
   requestId: string;
   /** Who is calling; set by the auth guard on the routes that use it. */
   caller: Caller;
+  /** The file side's tree, metas and settings, read with the caller (routes under /api/fs and /d, /p). */
+  fs: FsState;
   /** The envelope code of the reply, for the access log. */
   envelopeCode: number;
 }

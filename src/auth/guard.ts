@@ -37,7 +37,7 @@ export const requireAdmin: MiddlewareHandler<AppEnv> = async (c, next) => {
 };
 
 /** OpenAPI: a login token or the permanent token, either one (schemes registered in app.ts). */
-const eitherToken = (): Record<string, string[]>[] => [{ token: [] }, { permanentToken: [] }];
+export const eitherToken = (): Record<string, string[]>[] => [{ token: [] }, { permanentToken: [] }];
 
 /** Spread into `createRoute({...})`: the route needs a signed-in caller (the guest counts, when enabled). */
 export const signedIn = {

@@ -5,7 +5,7 @@ import { secureHeaders } from "hono/secure-headers";
 import { readConfig, type AppEnv } from "../env.ts";
 import { GATEHOUSE_VERSION } from "../version.ts";
 import { payloadTooLarge } from "./on-error.ts";
-import { isApiPath } from "./paths.ts";
+import { isApiPath, isDownloadPath } from "./paths.ts";
 
 /** Any origin; the headers AList clients send. No cookies: the token travels in a header. */
 export const corsForClients = cors({
@@ -36,7 +36,18 @@ const pageSecurityHeaders = secureHeaders({
   referrerPolicy: "same-origin",
 });
 
-export const securityHeaders: MiddlewareHandler<AppEnv> = (c, next) => (isApiPath(c.req.path) ? apiSecurityHeaders : pageSecurityHeaders)(c, next);
+/**
+ * Files served by /d and /p come from anyone who can upload: in a browser they run sandboxed (no
+ * script, no same-origin access), so an uploaded HTML or SVG page cannot act as this site.
+ */
+const downloadSecurityHeaders = secureHeaders({
+  crossOriginResourcePolicy: "cross-origin",
+  xFrameOptions: false,
+  contentSecurityPolicy: { sandbox: [] },
+});
+
+export const securityHeaders: MiddlewareHandler<AppEnv> = (c, next) =>
+  (isDownloadPath(c.req.path) ? downloadSecurityHeaders : isApiPath(c.req.path) ? apiSecurityHeaders : pageSecurityHeaders)(c, next);
 
 /** One JSON line per request, keyed by the request id that is also sent back as X-Request-Id. */
 export const accessLog: MiddlewareHandler<AppEnv> = async (c, next) => {

@@ -31,6 +31,10 @@ export interface RouteRow {
    */
   query?: string;
   body?: unknown;
+  /** The URL to call when `path` is a pattern. */
+  url?: string;
+  /** Codes the route itself may answer past the guard, besides 200, 400 and 404. */
+  alsoAnswers?: number[];
   /** The route ends the session it is called with; session callers sign in afresh for it. */
   endsSession?: true;
   /** Not the envelope: /ping's plain text and the OpenAPI document. */
@@ -38,6 +42,8 @@ export interface RouteRow {
 }
 
 const NO_SUCH_ID = "id=999999";
+/** What a file read answers past the guard with nothing mounted: storage not found (500), or no scope (403). */
+const FS_READ = [403, 500];
 
 export const ROUTES: RouteRow[] = [
   { method: "ALL", path: "/ping", access: PUBLIC, reply: "text" },
@@ -105,6 +111,23 @@ export const ROUTES: RouteRow[] = [
   { method: "POST", path: "/api/admin/storage/disable", access: ADMIN_ONLY, query: NO_SUCH_ID },
   // With no storages mounted there is nothing to re-check in the background.
   { method: "POST", path: "/api/admin/storage/load_all", access: ADMIN_ONLY },
+
+  { method: "GET", path: "/api/admin/meta/list", access: ADMIN_ONLY },
+  { method: "GET", path: "/api/admin/meta/get", access: ADMIN_ONLY, query: NO_SUCH_ID },
+  { method: "POST", path: "/api/admin/meta/create", access: ADMIN_ONLY, body: {} },
+  { method: "POST", path: "/api/admin/meta/update", access: ADMIN_ONLY, body: {} },
+  { method: "POST", path: "/api/admin/meta/delete", access: ADMIN_ONLY, query: NO_SUCH_ID },
+
+  // With no storage mounted every read answers "storage not found" past the guard.
+  // (403: a caller without a scope holding the path.)
+  { method: "POST", path: "/api/fs/list", access: SIGNED_IN, body: { path: "/" }, alsoAnswers: FS_READ },
+  { method: "POST", path: "/api/fs/get", access: SIGNED_IN, body: { path: "/nothing" }, alsoAnswers: FS_READ },
+  { method: "POST", path: "/api/fs/dirs", access: SIGNED_IN, body: { path: "/" }, alsoAnswers: FS_READ },
+  { method: "POST", path: "/api/fs/other", access: SIGNED_IN, body: { path: "/" }, alsoAnswers: FS_READ },
+  { method: "POST", path: "/api/fs/search", access: SIGNED_IN, body: {}, alsoAnswers: [500] },
+  // No login: the sign is the only gate (reference §6.1), missing here (401 expire missing).
+  { method: "GET", path: "/d/:path{.+}", url: "/d/nothing", access: PUBLIC, alsoAnswers: [401] },
+  { method: "GET", path: "/p/:path{.+}", url: "/p/nothing", access: PUBLIC, alsoAnswers: [401] },
 ];
 
 /** Who a caller turns out to be once the guard has accepted it. */

@@ -432,7 +432,7 @@ async function checkProperty<T>(
 // ---------------------------------------------------------------------------------------------
 // The route table
 
-export type Group = "auth-me" | "sessions-sshkeys" | "storages-drivers" | "settings" | "users-roles";
+export type Group = "auth-me" | "sessions-sshkeys" | "storages-drivers" | "settings" | "users-roles" | "fs-metas";
 
 /** A body of the right shape the route refuses, and the fields (`anchor`) that keep it refused. */
 export interface Variant {
@@ -454,6 +454,10 @@ export interface JsonRoute {
   emptyIsValid?: boolean;
   /** Headers each request gets (sign-ins: a fresh client address, so lockout never answers). */
   headers?: () => Record<string, string>;
+  /** Codes the route answers a refused body besides 400 and 404 (the file routes: 403 for a climbing path). */
+  alsoRefused?: number[];
+  /** Codes the route answers a valid body besides 200 (the file routes: nothing mounted, no scope). */
+  alsoValid?: number[];
 }
 
 export type QueryKind = "id" | "page" | "text";
@@ -643,7 +647,83 @@ const storageFields = (idField: Field) => ({
   disabled: boolean({ nullable: true }),
 });
 
+const fsPath = text({ max: 4096 });
+const fsPassword = text({ max: 1024 });
+/**
+ * The file reads: a climbing path is refused (403) whatever the other fields hold; a valid body
+ * finds nothing mounted (500) or a caller without a scope holding the path (403).
+ */
+const FS_READ = { variants: [{ body: { path: "/../fuzz" }, anchor: ["path"] }], emptyIsValid: true, alsoRefused: [403], alsoValid: [403, 500] };
+const metaFields = {
+  path: text({ max: 4096, min: 1, required: true }),
+  password: text({ max: 1024 }),
+  p_sub: boolean(),
+  write: boolean(),
+  w_sub: boolean(),
+  hide: text({ max: 65536 }),
+  h_sub: boolean(),
+  readme: text({ max: 1_000_000 }),
+  r_sub: boolean(),
+  header: text({ max: 1_000_000 }),
+  header_sub: boolean(),
+};
+
 export const JSON_ROUTES: JsonRoute[] = [
+  {
+    path: "/api/fs/list",
+    group: "fs-metas",
+    caller: "user",
+    fields: {
+      path: fsPath,
+      password: fsPassword,
+      page: integer({ min: 0, max: 1_000_000_000 }),
+      per_page: integer({ min: -1_000_000_000, max: 1_000_000_000 }),
+      refresh: boolean(),
+    },
+    ...FS_READ,
+  },
+  { path: "/api/fs/get", group: "fs-metas", caller: "user", fields: { path: fsPath, password: fsPassword }, ...FS_READ },
+  { path: "/api/fs/dirs", group: "fs-metas", caller: "user", fields: { path: fsPath, password: fsPassword, force_root: boolean() }, ...FS_READ },
+  {
+    path: "/api/fs/other",
+    group: "fs-metas",
+    caller: "user",
+    fields: { path: fsPath, password: fsPassword, method: text({ max: 256 }), data: { kind: "unknown", required: false, invalid: null, free: smallJson } },
+    ...FS_READ,
+  },
+  // Answers 500 `search not available` to any well-formed body: there is no index to search.
+  {
+    path: "/api/fs/search",
+    group: "fs-metas",
+    caller: "user",
+    fields: {
+      parent: fsPath,
+      keywords: text({ max: 1024 }),
+      scope: integer({ min: 0, max: 2 }),
+      page: integer({ min: 1, max: 1_000_000_000 }),
+      per_page: integer({ min: 1, max: 1_000_000_000 }),
+      password: fsPassword,
+    },
+    variants: [{ body: {}, anchor: [] }],
+    emptyIsValid: true,
+    alsoRefused: [500],
+    alsoValid: [500],
+  },
+  {
+    path: "/api/admin/meta/create",
+    group: "fs-metas",
+    caller: "admin",
+    fields: metaFields,
+    // A hide line that is no pattern keeps every create refused.
+    variants: [{ body: { path: "/fuzz-meta", hide: "(" }, anchor: ["hide"] }],
+  },
+  {
+    path: "/api/admin/meta/update",
+    group: "fs-metas",
+    caller: "admin",
+    fields: { id: integer({ min: 1, max: Number.MAX_SAFE_INTEGER, required: true, free: fc.constantFrom(1, 2, 3) }), ...metaFields },
+    variants: [{ body: { id: MISSING_ID, path: "/fuzz-meta" }, anchor: ["id"] }],
+  },
   // auth and me
   ...["/api/auth/login", "/api/auth/login/hash"].map(
     (path): JsonRoute => ({ path, group: "auth-me", caller: "anonymous", fields: signInFields, variants: [{ body: wrongCredentials, anchor: [] }], headers: freshAddress }),
@@ -835,6 +915,11 @@ const READS = [200, 400, 404] as const;
 const WRITES = [400, 404] as const;
 
 export const QUERY_ROUTES: QueryRoute[] = [
+  // No storage is mounted and sign_all is on: every sign is refused (401), whatever it holds.
+  ...["/d/{path}", "/p/{path}"].map((path): QueryRoute => ({ method: "GET", path, group: "fs-metas", caller: "anonymous", params: { sign: { kind: "text" } }, answers: [401] })),
+  { method: "GET", path: "/api/admin/meta/list", group: "fs-metas", caller: "admin", params: paging, answers: READS },
+  { method: "GET", path: "/api/admin/meta/get", group: "fs-metas", caller: "admin", params: { id: { kind: "id" } }, answers: READS },
+  { method: "POST", path: "/api/admin/meta/delete", group: "fs-metas", caller: "admin", params: { id: { kind: "id" } }, answers: WRITES },
   ...["/api/auth/login", "/api/auth/login/hash"].map(
     (path): QueryRoute => ({
       method: "POST",
@@ -965,7 +1050,8 @@ function jsonRequest(route: JsonRoute, body: string | Uint8Array, contentType: s
 /** A request with its expected codes; a body the generators made larger than the limit can only get 413. */
 function jsonCase(route: JsonRoute, body: string | Uint8Array, answers: readonly number[], contentType: string | null = JSON_TYPE): Case {
   const size = typeof body === "string" ? Buffer.byteLength(body) : body.length;
-  return { request: jsonRequest(route, body, contentType), answers: size > MAX_BODY_BYTES ? [413] : answers };
+  const extra = answers.includes(200) ? (route.alsoValid ?? []) : answers === REFUSED ? (route.alsoRefused ?? []) : [];
+  return { request: jsonRequest(route, body, contentType), answers: size > MAX_BODY_BYTES ? [413] : [...answers, ...extra] };
 }
 
 /** Does a random JSON value name a field of the route (and so might be partly valid)? */

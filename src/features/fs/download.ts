@@ -1,0 +1,147 @@
+// `/d/*path` and `/p/*path` (reference §6): no login, the sign is the only gate. `/d` sends the
+// client to the upstream (302) when the storage allows it, else serves like `/p`; `/p` streams
+// the bytes through this server. One database round trip: the tree, the metas and the settings.
+import { z } from "@hono/zod-openapi";
+import type { Context } from "hono";
+import type { AppEnv } from "../../env.ts";
+import { envelope } from "../../http/envelope.ts";
+import { ApiError } from "../../http/errors.ts";
+import type { Router } from "../../http/router.ts";
+import { signFor, signRequired } from "./access.ts";
+import { sanitizeMarkdown } from "./markdown.ts";
+import { fileFailure, MountTree } from "./mounts.ts";
+import { baseName, decodeDownloadPath, escapePath } from "./path.ts";
+import { serveLink } from "./serve.ts";
+import { signProblem } from "./sign.ts";
+import { readState, type FsState } from "./store.ts";
+import { extensionOf } from "./wire.ts";
+
+/** Markdown bigger than this is not rendered safe in memory; it is refused rather than served raw. */
+const MAX_MARKDOWN_BYTES = 4 * 1024 * 1024;
+
+export function registerDownloadRoutes(app: Router) {
+  // HEAD is answered by the GET route (Hono), without a body.
+  app.get("/d/:path{.+}", (c) => download(c, "d"));
+  app.get("/p/:path{.+}", (c) => download(c, "p"));
+  for (const kind of ["d", "p"] as const) {
+    app.openAPIRegistry.registerPath({
+      method: "get",
+      path: `/${kind}/{path}`,
+      tags: ["fs"],
+      summary:
+        kind === "d"
+          ? "Download: 302 to the upstream where the storage allows it, else the bytes (as /p). HEAD too."
+          : "Proxy: the bytes through this server, with Range and conditional requests. HEAD too.",
+      request: {
+        params: z.object({ path: z.string().openapi({ description: "The file's full path, percent-encoded per segment" }) }),
+        query: z.object({ sign: z.string().optional().openapi({ description: "The sign from fs/list or fs/get, when one is needed" }) }),
+      },
+      responses: {
+        200: {
+          description: "The file; or, with HTTP 200 too, an envelope with code 401 (sign), 403 (proxy not allowed) or 500",
+          content: { "application/octet-stream": { schema: z.string().openapi({ format: "binary" }) } },
+        },
+        ...(kind === "d" ? { 302: { description: "To the upstream's URL" } } : {}),
+        206: { description: "The requested range" },
+      },
+    });
+  }
+}
+
+async function download(c: Context<AppEnv>, kind: "d" | "p"): Promise<Response> {
+  const url = new URL(c.req.url);
+  const path = decodeDownloadPath(url.pathname.slice(2));
+  const state = await readState(c.var.db);
+  const tree = new MountTree(state.storages, c.req.raw.signal);
+  const storage = tree.storageAt(path);
+
+  if (signRequired(state, path, storage)) {
+    const problem = await signProblem(state.settings.token, path, url.searchParams.get("sign") ?? "");
+    if (problem) return envelope(c, 401, problem, null);
+  }
+
+  const mounted = tree.mount(path);
+  const { driver } = mounted;
+  const ext = extensionOf(path);
+  const mustProxy = driver.config.only_proxy || driver.config.only_local || mounted.storage.webProxy || state.settings.proxyTypes.has(ext);
+
+  if (kind === "d" && !mustProxy) {
+    const link = await tree.link(path, { redirect: true, headers: c.req.raw.headers });
+    if ("url" in link) return redirect(c, withForwardedParams(state, link.url, url.searchParams));
+    return serveLink(c.req.raw, link, baseName(path));
+  }
+  if (kind === "p" && !mustProxy && mounted.storage.webdavPolicy !== "use_proxy_url" && !state.settings.textTypes.has(ext)) {
+    return envelope(c, 403, "proxy not allowed", null);
+  }
+  if (mounted.storage.downProxyUrl !== "" && !url.searchParams.has("d")) {
+    const base = mounted.storage.downProxyUrl.split("\n")[0]!.trim().replace(/\/+$/, "");
+    const sign = mounted.storage.downProxySign ? `?sign=${await signFor(state, path, storage, true)}` : "";
+    return redirect(c, `${base}${escapePath(path)}${sign}`);
+  }
+
+  const link = await tree.link(path, { redirect: false, headers: c.req.raw.headers });
+  if ("url" in link) link.url = withForwardedParams(state, link.url, url.searchParams);
+  const filterMarkdown = ext === "md" && state.settings.filterReadmeScripts;
+  try {
+    // Filtered Markdown is made safe whole: a range of it could cut a tag in two.
+    const response = await serveLink(filterMarkdown ? withoutRange(c.req.raw) : c.req.raw, link, baseName(path));
+    return filterMarkdown ? await safeMarkdown(response) : response;
+  } catch (error) {
+    throw fileFailure(error, "");
+  }
+}
+
+function withoutRange(request: Request): Request {
+  const headers = new Headers(request.headers);
+  for (const name of ["range", "if-range", "if-none-match", "if-modified-since"]) headers.delete(name);
+  return new Request(request, { headers });
+}
+
+/** Go's redirect: 302, a tiny HTML body for GET, and no caching or referrer. */
+function redirect(c: Context<AppEnv>, location: string): Response {
+  const headers = {
+    Location: location,
+    "Referrer-Policy": "no-referrer",
+    "Cache-Control": "max-age=0, no-cache, no-store, must-revalidate",
+    "Content-Type": "text/html; charset=utf-8",
+  };
+  const escaped = location.replace(/&/g, "&amp;").replace(/"/g, "&quot;").replace(/</g, "&lt;");
+  return new Response(c.req.method === "HEAD" ? null : `<a href="${escaped}">Found</a>.\n`, { status: 302, headers });
+}
+
+/** `forward_direct_link_params`: the request's query, minus the ignored names, added to the link. */
+function withForwardedParams(state: FsState, link: string, query: URLSearchParams): string {
+  if (!state.settings.forwardDirectLinkParams) return link;
+  const target = new URL(link);
+  for (const [name, value] of query) if (!state.settings.ignoreDirectLinkParams.has(name)) target.searchParams.append(name, value);
+  return target.toString();
+}
+
+/** The upstream's Markdown, made script-free (FILES.md §3.7); other statuses pass as they are. */
+async function safeMarkdown(response: Response): Promise<Response> {
+  if (response.status !== 200 || response.body === null) return response;
+  const declared = Number(response.headers.get("content-length") ?? "0");
+  if (declared > MAX_MARKDOWN_BYTES) throw new ApiError(500, `markdown larger than ${MAX_MARKDOWN_BYTES} bytes is not previewed while filter_readme_scripts is on`);
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  const reader = response.body.getReader();
+  for (let next = await reader.read(); !next.done; next = await reader.read()) {
+    total += next.value.byteLength;
+    if (total > MAX_MARKDOWN_BYTES) {
+      await reader.cancel();
+      throw new ApiError(500, `markdown larger than ${MAX_MARKDOWN_BYTES} bytes is not previewed while filter_readme_scripts is on`);
+    }
+    chunks.push(next.value);
+  }
+  const bytes = new Uint8Array(total);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  const body = sanitizeMarkdown(new TextDecoder().decode(bytes));
+  const headers = new Headers(response.headers);
+  for (const name of ["content-length", "content-encoding", "content-range", "etag", "accept-ranges"]) headers.delete(name);
+  headers.set("Content-Type", "text/plain; charset=utf-8");
+  return new Response(body, { status: 200, headers });
+}

@@ -1,0 +1,147 @@
+// The mount tree at work (reference §2.3, §8.2): a full path resolves to the storage with the
+// longest mount path and the path inside it; listings merge the storage's entries with the
+// virtual folders that deeper mount paths make. Built per request from the rows one batch read;
+// nothing is cached, so a changed storage or meta takes effect on the next request.
+import { readAddition, WORKING } from "../../drivers/check.ts";
+import { findDriver } from "../../drivers/index.ts";
+import { FileError, type Driver, type FileBackend, type FileObject, type Link, type LinkOptions, type StorageFs } from "../../drivers/types.ts";
+import { ApiError } from "../../http/errors.ts";
+import { baseName, parentOf } from "./path.ts";
+import { resolveStorage, virtualFolders, type StorageRow } from "./tree.ts";
+
+/** The zero time AList shows for objects without one (Go's time.Time{}). */
+export const ZERO_TIME = new Date("0001-01-01T00:00:00Z");
+
+export interface Mounted {
+  storage: StorageRow;
+  driver: Driver;
+  backend: FileBackend;
+  /** The path inside the storage. */
+  actualPath: string;
+}
+
+const naturalOrder = new Intl.Collator(undefined, { numeric: true, sensitivity: "base" });
+
+export class MountTree implements StorageFs {
+  constructor(
+    private readonly rows: readonly StorageRow[],
+    private readonly signal?: AbortSignal,
+  ) {}
+
+  /** The storage serving `path` and its backend; AList's refusals when there is none or it cannot serve. */
+  mount(path: string): Mounted {
+    const resolved = resolveStorage(this.rows, path);
+    if (!resolved) {
+      throw new ApiError(500, path === "/" ? "failed get storage: storage not found; please add a storage first" : `failed get storage: storage not found; rawPath: ${path}`);
+    }
+    const { storage, actualPath } = resolved;
+    const driver = findDriver(storage.driver);
+    if (!driver) throw new ApiError(500, `failed get storage: driver [${storage.driver}] not found`);
+    if (!driver.files) throw new ApiError(500, `driver ${storage.driver} cannot serve files at the edge`);
+    if (storage.status !== WORKING) throw new ApiError(500, `storage not init: ${storage.status}`);
+    const backend = driver.files({
+      id: storage.id,
+      mountPath: storage.mountPath,
+      modified: new Date(storage.modifiedAtMs),
+      addition: readAddition(driver, storage.addition),
+      fs: this,
+      signal: this.signal,
+    });
+    return { storage, driver, backend, actualPath };
+  }
+
+  /** The storage serving `path`, or null (a purely virtual folder). */
+  storageAt(path: string): StorageRow | null {
+    return resolveStorage(this.rows, path)?.storage ?? null;
+  }
+
+  /** A folder's entries: the storage's, sorted as the storage asks, then the virtual folders; first name wins. */
+  async list(path: string): Promise<FileObject[]> {
+    const virtual = virtualFolders(this.rows, path);
+    let entries: FileObject[] = [];
+    if (resolveStorage(this.rows, path) || virtual.length === 0) {
+      try {
+        const mounted = this.mount(path);
+        entries = sortEntries(await mounted.backend.list(mounted.actualPath), mounted.storage);
+      } catch (error) {
+        // A failing storage under virtual folders still shows them (as AList).
+        if (virtual.length === 0) throw listFailure(error);
+      }
+    }
+    const seen = new Set<string>();
+    const merged: FileObject[] = [];
+    for (const entry of [...entries, ...virtual.map((v) => ({ name: v.name, size: 0, isDir: true, modified: v.modified, path: "" }))]) {
+      if (seen.has(entry.name)) continue;
+      seen.add(entry.name);
+      merged.push(entry);
+    }
+    return merged;
+  }
+
+  /** One object. A mount point is the virtual folder, not the storage's root (as AList). */
+  async get(path: string): Promise<FileObject> {
+    if (path !== "/") {
+      const name = baseName(path);
+      const virtual = virtualFolders(this.rows, parentOf(path)).find((v) => v.name === name);
+      if (virtual) return { name, size: 0, isDir: true, modified: virtual.modified, path: "" };
+    }
+    if (path === "/" && !resolveStorage(this.rows, "/")) return { name: "root", size: 0, isDir: true, modified: ZERO_TIME, path: "" };
+    const mounted = this.mount(path);
+    try {
+      return await getObject(mounted);
+    } catch (error) {
+      throw fileFailure(error, "");
+    }
+  }
+
+  async link(path: string, options: LinkOptions): Promise<Link> {
+    const mounted = this.mount(path);
+    try {
+      const object = await getObject(mounted);
+      if (object.isDir) throw new FileError("not_a_file", "not a file");
+      return await mounted.backend.link(mounted.actualPath, options);
+    } catch (error) {
+      throw fileFailure(error, "failed link: ");
+    }
+  }
+}
+
+/** One object of a storage: the backend's own lookup, else the entry in its parent's listing. */
+export async function getObject({ backend, actualPath, storage }: Mounted): Promise<FileObject> {
+  if (backend.get) return backend.get(actualPath);
+  if (actualPath === "/") return { name: "root", size: 0, isDir: true, modified: new Date(storage.modifiedAtMs), path: "/" };
+  const name = baseName(actualPath);
+  const found = (await backend.list(parentOf(actualPath))).find((entry) => entry.name === name);
+  if (!found) throw new FileError("not_found", "object not found");
+  return found;
+}
+
+/** The storage's `order_by`, `order_direction` and `extract_folder` (reference §5.1). */
+function sortEntries(entries: FileObject[], storage: StorageRow): FileObject[] {
+  const sorted = [...entries];
+  const direction = storage.orderDirection === "desc" ? -1 : 1;
+  const compare: Record<string, (a: FileObject, b: FileObject) => number> = {
+    name: (a, b) => naturalOrder.compare(a.name, b.name),
+    size: (a, b) => a.size - b.size,
+    modified: (a, b) => a.modified.getTime() - b.modified.getTime(),
+  };
+  const byField = compare[storage.orderBy];
+  if (byField) sorted.sort((a, b) => direction * byField(a, b));
+  if (storage.extractFolder === "front") sorted.sort((a, b) => Number(b.isDir) - Number(a.isDir));
+  if (storage.extractFolder === "back") sorted.sort((a, b) => Number(a.isDir) - Number(b.isDir));
+  return sorted;
+}
+
+function listFailure(error: unknown): unknown {
+  if (error instanceof ApiError) return error;
+  if (error instanceof FileError && error.reason === "not_found") return new ApiError(500, "failed get objs: failed get dir: object not found");
+  return fileFailure(error, "failed get objs: ");
+}
+
+/** A backend's failure as the envelope AList gives it: code 500 with its text. */
+export function fileFailure(error: unknown, prefix: string): unknown {
+  if (error instanceof ApiError) return error;
+  if (error instanceof FileError) return new ApiError(error.reason === "forbidden" ? 403 : 500, prefix + error.message);
+  if (error instanceof Error && error.name === "AbortError") return error;
+  return new ApiError(500, prefix + (error instanceof Error ? error.message : String(error)));
+}

@@ -1,0 +1,299 @@
+// The read side of the file API, AList-exact on the wire (reference §5.1-§5.5): list, get, dirs,
+// other, search. Each request is one database round trip (the caller, the tree, the metas and the
+// settings, read by `fsRoute`), then the upstream calls of the storage it lands on.
+import { createRoute, z } from "@hono/zod-openapi";
+import type { Context } from "hono";
+import { isAdmin } from "../../auth/guard.ts";
+import type { FileObject } from "../../drivers/types.ts";
+import type { AppEnv } from "../../env.ts";
+import { ok } from "../../http/envelope.ts";
+import { ApiError } from "../../http/errors.ts";
+import { envelopeResponse, jsonBody, type Router } from "../../http/router.ts";
+import { fullPathOf, requireAccess, signFor, signRequired, viewerOf, type Viewer } from "./access.ts";
+import { headerFor, hidePatterns, isHidden, metaGrantsWrite, readmeFor, type MetaRow } from "./metas.ts";
+import { fileFailure, MountTree } from "./mounts.ts";
+import { baseName, cleanPath, escapePath, joinName, parentOf } from "./path.ts";
+import { canReadPath, Permission, permissionAt } from "./permissions.ts";
+import { fsRoute, type FsState } from "./store.ts";
+import { getObjectFields, listItem, rfc3339 } from "./wire.ts";
+
+const PathField = z.string().max(4096).default("").openapi({ description: "A path in the caller's view (joined to its base path)", example: "/" });
+const PasswordField = z.string().max(1024).default("").openapi({ description: "The meta password of the folder, if it has one" });
+
+const ListBody = z.object({
+  path: PathField,
+  password: PasswordField,
+  page: z.number().int().min(0).max(1_000_000_000).default(1),
+  per_page: z.number().int().min(-1_000_000_000).max(1_000_000_000).default(0).openapi({ description: "0 or below: 200; at most 500 (AList v3.58)" }),
+  refresh: z.boolean().default(false).openapi({ description: "Gatehouse keeps no listing cache; needs write permission as in AList" }),
+});
+
+const ObjectShape = {
+  id: z.string(),
+  path: z.string().openapi({ description: "The driver's internal path; do not build URLs from it" }),
+  name: z.string(),
+  size: z.number().int(),
+  is_dir: z.boolean(),
+  modified: z.string().openapi({ example: "2026-03-01T08:00:00Z" }),
+  created: z.string(),
+  sign: z.string().openapi({ description: "Append as ?sign= to /d and /p links; empty when none is needed" }),
+  thumb: z.string(),
+  type: z.number().int().openapi({ description: "0 unknown, 1 folder, 2 video, 3 audio, 4 text, 5 image" }),
+  hashinfo: z.string().openapi({ description: 'JSON text of hash_info; "null" when unknown' }),
+  hash_info: z.record(z.string(), z.string()).nullable(),
+  storage_class: z.string().optional(),
+};
+
+const ListItem = z.object({ ...ObjectShape, label_list: z.null() });
+
+const ListData = z.object({
+  content: z.array(ListItem).nullable().openapi({ description: "null when the page is empty" }),
+  total: z.number().int(),
+  filtered_total: z.number().int(),
+  page: z.number().int(),
+  per_page: z.number().int(),
+  has_more: z.boolean(),
+  pages_total: z.number().int(),
+  readme: z.string(),
+  header: z.string(),
+  write: z.boolean(),
+  provider: z.string(),
+});
+
+const GetData = z.object({
+  ...ObjectShape,
+  raw_url: z.string().openapi({ description: "Where the file's bytes are: the upstream's URL, or this server's /p link" }),
+  readme: z.string(),
+  header: z.string(),
+  provider: z.string(),
+  related: z.array(z.object(ObjectShape)).nullable(),
+});
+
+const list = createRoute({
+  method: "post",
+  path: "/api/fs/list",
+  tags: ["fs"],
+  summary: "A folder's entries, filtered to what the caller may see, one page",
+  ...fsRoute,
+  request: { body: jsonBody(ListBody) },
+  responses: envelopeResponse(ListData, "One page of the folder"),
+});
+
+const get = createRoute({
+  method: "post",
+  path: "/api/fs/get",
+  tags: ["fs"],
+  summary: "One file or folder, with its raw_url and the related files beside it",
+  ...fsRoute,
+  request: { body: jsonBody(z.object({ path: PathField, password: PasswordField })) },
+  responses: envelopeResponse(GetData, "The object"),
+});
+
+const dirs = createRoute({
+  method: "post",
+  path: "/api/fs/dirs",
+  tags: ["fs"],
+  summary: "The folders of a folder (the web UI's folder chooser)",
+  ...fsRoute,
+  request: {
+    body: jsonBody(
+      z.object({
+        path: PathField,
+        password: PasswordField,
+        force_root: z.boolean().default(false).openapi({ description: "Admins only: the path is a full path, not joined to the base path" }),
+      }),
+    ),
+  },
+  responses: envelopeResponse(z.array(z.object({ name: z.string(), modified: z.string() })).nullable(), "The folders; null when there are none"),
+});
+
+const other = createRoute({
+  method: "post",
+  path: "/api/fs/other",
+  tags: ["fs"],
+  summary: "A driver's extra operation; code 500 `not implement` for drivers without one",
+  ...fsRoute,
+  request: { body: jsonBody(z.object({ path: PathField, password: PasswordField, method: z.string().max(256).default(""), data: z.unknown().optional() })) },
+  responses: envelopeResponse(z.record(z.string(), z.unknown()).nullable(), "What the driver answers"),
+});
+
+const search = createRoute({
+  method: "post",
+  path: "/api/fs/search",
+  tags: ["fs"],
+  summary: "Always code 500 `search not available`: Gatehouse keeps no search index (search_index none, as AList's default)",
+  ...fsRoute,
+  request: {
+    body: jsonBody(
+      z.object({
+        parent: PathField,
+        keywords: z.string().max(1024).default(""),
+        scope: z.number().int().min(0).max(2).default(0).openapi({ description: "0 all, 1 folders, 2 files" }),
+        page: z.number().int().min(1).max(1_000_000_000).default(1),
+        per_page: z.number().int().min(1).max(1_000_000_000).default(100),
+        password: PasswordField,
+      }),
+    ),
+  },
+  responses: envelopeResponse(z.null(), "Never succeeds"),
+});
+
+/** AList v3.58: page from 1; per_page 0 or below is 200, above 500 is 500. */
+function pageOf(page: number, perPage: number) {
+  return { page: Math.max(1, page), perPage: perPage <= 0 ? 200 : Math.min(perPage, 500) };
+}
+
+/**
+ * The entries of folder `path` the viewer may see: hide patterns (unless the see-hides bit) and
+ * role scopes (a branch is shown when a scope holds it or lies below it).
+ */
+function visibleEntries(viewer: Viewer, meta: MetaRow | undefined, path: string, entries: FileObject[]): FileObject[] {
+  const hides = (permissionAt(viewer.grants, path) & Permission.SEE_HIDES) === 0 ? hidePatterns(meta, path) : [];
+  return entries.filter((entry) => !isHidden(hides, entry.name) && canReadPath(viewer.grants, joinName(path, entry.name)));
+}
+
+/** The address clients reach this server at: `site_url` when it is absolute, else the request's. */
+export function apiUrl(c: Context<AppEnv>, state: FsState): string {
+  if (/^https?:\/\//i.test(state.settings.siteUrl)) return state.settings.siteUrl.replace(/\/+$/, "");
+  const url = new URL(c.req.url);
+  const proto = c.req.header("X-Forwarded-Proto") === "https" ? "https:" : url.protocol;
+  return `${proto}//${c.req.header("X-Forwarded-Host") ?? url.host}`;
+}
+
+/** `raw_url` of a file (reference §7): the down proxy, this server's /p, or the upstream's own URL. */
+async function rawUrl(c: Context<AppEnv>, state: FsState, tree: MountTree, path: string): Promise<string> {
+  const mounted = tree.mount(path);
+  const { storage, driver } = mounted;
+  const proxied = driver.config.only_proxy || driver.config.only_local || storage.webProxy;
+  if (proxied && storage.downProxyUrl !== "") {
+    const base = storage.downProxyUrl.split("\n")[0]!.trim().replace(/\/+$/, "");
+    return `${base}${escapePath(path)}${storage.downProxySign ? `?sign=${await signFor(state, path, storage, true)}` : ""}`;
+  }
+  const proxyUrl = async () => {
+    const sign = await signFor(state, path, storage);
+    return `${apiUrl(c, state)}/p${escapePath(path)}${sign ? `?sign=${sign}` : ""}`;
+  };
+  if (proxied) return proxyUrl();
+  const link = await tree.link(path, { redirect: true });
+  return "url" in link ? link.url : proxyUrl();
+}
+
+export function registerFsReadRoutes(app: Router) {
+  app.openapi(list, async (c) => {
+    const body = c.req.valid("json");
+    const viewer = viewerOf(c.var.caller);
+    const state = c.var.fs;
+    const path = fullPathOf(viewer, body.path);
+    const meta = requireAccess(viewer, state, path, body.password);
+    const write = (permissionAt(viewer.grants, path) & Permission.WRITE) !== 0 || metaGrantsWrite(meta, path);
+    if (body.refresh && !write) throw new ApiError(403, "Refresh without permission");
+
+    const tree = new MountTree(state.storages, c.req.raw.signal);
+    const entries = visibleEntries(viewer, meta, path, await tree.list(path));
+    const { page, perPage } = pageOf(body.page, body.per_page);
+    const storage = tree.storageAt(path);
+    const slice = entries.slice((page - 1) * perPage, page * perPage);
+    const required = signRequired(state, path, storage);
+    const content = await Promise.all(
+      slice.map(async (entry) => listItem(entry, entry.isDir ? "" : await signFor(state, joinName(path, entry.name), storage, required), state.settings)),
+    );
+    return ok(c, {
+      content: content.length > 0 ? content : null,
+      total: entries.length,
+      filtered_total: entries.length,
+      page,
+      per_page: perPage,
+      has_more: page * perPage < entries.length,
+      pages_total: Math.ceil(entries.length / perPage),
+      readme: readmeFor(meta, path),
+      header: headerFor(meta, path),
+      write,
+      provider: storage?.driver ?? "unknown",
+    });
+  });
+
+  app.openapi(get, async (c) => {
+    const body = c.req.valid("json");
+    const viewer = viewerOf(c.var.caller);
+    const state = c.var.fs;
+    const path = fullPathOf(viewer, body.path);
+    const meta = requireAccess(viewer, state, path, body.password);
+    const tree = new MountTree(state.storages, c.req.raw.signal);
+    const object = await tree.get(path);
+    const storage = tree.storageAt(path);
+    const sign = object.isDir ? "" : await signFor(state, path, storage);
+    let raw = "";
+    let related: ReturnType<typeof getObjectFields>[] | null = null;
+    if (!object.isDir) {
+      try {
+        raw = await rawUrl(c, state, tree, path);
+      } catch (error) {
+        throw fileFailure(error, "");
+      }
+      related = await relatedFiles(state, tree, meta, path);
+    }
+    return ok(c, {
+      ...getObjectFields(object, sign, state.settings),
+      raw_url: raw,
+      readme: readmeFor(meta, path),
+      header: headerFor(meta, path),
+      provider: storage?.driver ?? "unknown",
+      related,
+    });
+  });
+
+  app.openapi(dirs, async (c) => {
+    const body = c.req.valid("json");
+    const viewer = viewerOf(c.var.caller);
+    const state = c.var.fs;
+    if (body.force_root && !isAdmin(c.var.caller)) throw new ApiError(403, "Permission denied");
+    const path = body.force_root ? fullPathOfAdmin(body.path) : fullPathOf(viewer, body.path);
+    const meta = requireAccess(viewer, state, path, body.password);
+    const tree = new MountTree(state.storages, c.req.raw.signal);
+    const folders = visibleEntries(viewer, meta, path, await tree.list(path)).filter((entry) => entry.isDir);
+    return ok(c, folders.length > 0 ? folders.map((entry) => ({ name: entry.name, modified: rfc3339(entry.modified) })) : null);
+  });
+
+  app.openapi(other, async (c) => {
+    const body = c.req.valid("json");
+    const viewer = viewerOf(c.var.caller);
+    const path = fullPathOf(viewer, body.path);
+    requireAccess(viewer, c.var.fs, path, body.password);
+    const mounted = new MountTree(c.var.fs.storages, c.req.raw.signal).mount(path);
+    if (!mounted.backend.other) throw new ApiError(500, "not implement");
+    try {
+      return ok(c, (await mounted.backend.other(mounted.actualPath, body.method, body.data)) as Record<string, unknown> | null);
+    } catch (error) {
+      throw fileFailure(error, "");
+    }
+  });
+
+  app.openapi(search, () => {
+    throw new ApiError(500, "search not available");
+  });
+}
+
+/** `force_root`: the admin names a full path; only `..` is still refused. */
+function fullPathOfAdmin(raw: string): string {
+  if (raw.replace(/\\/g, "/").split("/").includes("..")) throw new ApiError(403, "access using relative path is not allowed");
+  return cleanPath(raw);
+}
+
+/**
+ * Files beside `path` whose names start with its name without the extension (subtitles of a
+ * video): one listing of the parent; a failure there gives null, as in AList.
+ */
+async function relatedFiles(state: FsState, tree: MountTree, meta: MetaRow | undefined, path: string) {
+  const name = baseName(path);
+  const dot = name.lastIndexOf(".");
+  const stem = dot > 0 ? name.slice(0, dot) : name;
+  const parent = parentOf(path);
+  try {
+    const hides = hidePatterns(meta, parent);
+    const found = (await tree.list(parent)).filter((entry) => entry.name !== name && entry.name.startsWith(stem) && !isHidden(hides, entry.name));
+    return found.length > 0 ? found.map((entry) => getObjectFields(entry, "", state.settings)) : null;
+  } catch {
+    return null;
+  }
+}
+

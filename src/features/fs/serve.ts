@@ -1,0 +1,161 @@
+// Serving a file's bytes through this server (reference §6.4): a URL link is fetched with the
+// client's Range and If-* headers and streamed back as the upstream answers; a byte source is
+// served here with Range and conditional requests. Bodies stream: memory stays flat.
+import type { ByteSource, Link } from "../../drivers/types.ts";
+import { ApiError } from "../../http/errors.ts";
+import { escapePath } from "./path.ts";
+import { extensionOf } from "./wire.ts";
+
+/** Client headers a proxied request carries upstream: ranges and validators, not credentials or cookies. */
+const FORWARDED_HEADERS = ["range", "if-range", "if-match", "if-none-match", "if-modified-since", "if-unmodified-since", "accept", "user-agent"];
+
+/** Upstream statuses that are the client's own answer, passed through rather than turned into an error. */
+const CLIENT_STATUSES = new Set([304, 412, 416]);
+
+export async function serveLink(request: Request, link: Link, name: string): Promise<Response> {
+  return "source" in link ? serveSource(request, link.source, name) : proxyUrl(request, link);
+}
+
+async function proxyUrl(request: Request, link: { url: string; headers?: Record<string, string> }): Promise<Response> {
+  const headers = new Headers();
+  for (const name of FORWARDED_HEADERS) {
+    const value = request.headers.get(name);
+    if (value !== null) headers.set(name, value);
+  }
+  for (const [name, value] of Object.entries(link.headers ?? {})) headers.set(name, value);
+  const method = request.method === "HEAD" ? "HEAD" : "GET";
+  let upstream: Response;
+  try {
+    upstream = await fetch(link.url, { method, headers, redirect: "follow", signal: request.signal });
+  } catch (error) {
+    throw new ApiError(500, `http request [${withoutQuery(link.url)}] failure: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  if (upstream.status >= 400 && !CLIENT_STATUSES.has(upstream.status)) {
+    const text = (await upstream.text().catch(() => "")).slice(0, 512);
+    throw new ApiError(500, `http request [${withoutQuery(link.url)}] failure,status: ${upstream.status} response:${text}`);
+  }
+  const replyHeaders = new Headers(upstream.headers);
+  replyHeaders.delete("set-cookie");
+  return new Response(method === "HEAD" ? null : upstream.body, { status: upstream.status, headers: replyHeaders });
+}
+
+/** A URL as errors may show it: presigned queries carry signatures, so they stay out. */
+const withoutQuery = (url: string) => url.replace(/[?#].*$/, "");
+
+/** AList's Etag of a file without hashes: mtime seconds and size, in hex. */
+export const etagOf = (source: Pick<ByteSource, "size" | "modified">) =>
+  `"${Math.floor(source.modified.getTime() / 1000).toString(16)}-${source.size.toString(16)}"`;
+
+export function contentDisposition(name: string): string {
+  const quoted = name.replace(/["\\\r\n]/g, "_");
+  return `attachment; filename="${quoted}"; filename*=UTF-8''${escapePath(name).replace(/'/g, "%27")}`;
+}
+
+async function serveSource(request: Request, source: ByteSource, name: string): Promise<Response> {
+  const etag = etagOf(source);
+  const modifiedSeconds = Math.floor(source.modified.getTime() / 1000);
+  const headers = new Headers({
+    "Content-Type": contentTypeOf(name),
+    "Content-Disposition": contentDisposition(name),
+    Etag: etag,
+    "Last-Modified": source.modified.toUTCString(),
+    "Accept-Ranges": "bytes",
+  });
+  const reply = (status: number, body: ReadableStream<Uint8Array> | null) => new Response(request.method === "HEAD" ? null : body, { status, headers });
+
+  const failed = preconditionFailed(request.headers, etag, modifiedSeconds);
+  if (failed) return reply(412, null);
+  if (notModified(request.headers, etag, modifiedSeconds)) return reply(304, null);
+
+  const range = byteRange(request.headers, etag, modifiedSeconds, source.size);
+  if (range === "unsatisfiable") {
+    headers.set("Content-Range", `bytes */${source.size}`);
+    return reply(416, null);
+  }
+  const [start, end] = range ?? [0, source.size - 1];
+  headers.set("Content-Length", String(Math.max(0, end - start + 1)));
+  if (range) headers.set("Content-Range", `bytes ${start}-${end}/${source.size}`);
+  if (request.method === "HEAD" || source.size === 0) return reply(range ? 206 : 200, null);
+  return reply(range ? 206 : 200, await source.read(start, end, request.signal));
+}
+
+const etagMatches = (list: string, etag: string) => list.split(",").some((tag) => tag.trim() === "*" || tag.trim().replace(/^W\//, "") === etag);
+
+const httpDateSeconds = (value: string | null) => {
+  const ms = value === null ? Number.NaN : Date.parse(value);
+  return Number.isNaN(ms) ? null : Math.floor(ms / 1000);
+};
+
+function preconditionFailed(headers: Headers, etag: string, modified: number): boolean {
+  const ifMatch = headers.get("if-match");
+  if (ifMatch !== null) return !etagMatches(ifMatch, etag);
+  const since = httpDateSeconds(headers.get("if-unmodified-since"));
+  return since !== null && modified > since;
+}
+
+function notModified(headers: Headers, etag: string, modified: number): boolean {
+  const ifNoneMatch = headers.get("if-none-match");
+  if (ifNoneMatch !== null) return etagMatches(ifNoneMatch, etag);
+  const since = httpDateSeconds(headers.get("if-modified-since"));
+  return since !== null && modified <= since;
+}
+
+/**
+ * The one range asked for, as [start, end] inclusive; null for the whole file (no Range, an
+ * If-Range that no longer matches, a Range that is not one byte range: several ranges are
+ * answered with the whole file, which HTTP allows).
+ */
+function byteRange(headers: Headers, etag: string, modified: number, size: number): [number, number] | null | "unsatisfiable" {
+  const header = headers.get("range");
+  if (header === null) return null;
+  const ifRange = headers.get("if-range");
+  if (ifRange !== null && ifRange !== etag && httpDateSeconds(ifRange) !== modified) return null;
+  const match = /^bytes=(\d*)-(\d*)$/.exec(header.trim());
+  if (!match || (match[1] === "" && match[2] === "")) return null;
+  if (match[1] === "") {
+    const suffix = Number(match[2]);
+    if (suffix === 0 || size === 0) return "unsatisfiable";
+    return [Math.max(0, size - suffix), size - 1];
+  }
+  const start = Number(match[1]);
+  const end = match[2] === "" ? size - 1 : Math.min(Number(match[2]), size - 1);
+  if (start >= size || end < start) return "unsatisfiable";
+  return [start, end];
+}
+
+const CONTENT_TYPES: Record<string, string> = {
+  txt: "text/plain; charset=utf-8",
+  md: "text/markdown; charset=utf-8",
+  html: "text/html; charset=utf-8",
+  htm: "text/html; charset=utf-8",
+  css: "text/css; charset=utf-8",
+  js: "text/javascript; charset=utf-8",
+  json: "application/json",
+  xml: "text/xml; charset=utf-8",
+  svg: "image/svg+xml",
+  png: "image/png",
+  jpg: "image/jpeg",
+  jpeg: "image/jpeg",
+  gif: "image/gif",
+  webp: "image/webp",
+  ico: "image/x-icon",
+  bmp: "image/bmp",
+  mp4: "video/mp4",
+  webm: "video/webm",
+  mkv: "video/x-matroska",
+  mov: "video/quicktime",
+  m3u8: "application/vnd.apple.mpegurl",
+  mp3: "audio/mpeg",
+  flac: "audio/flac",
+  ogg: "audio/ogg",
+  m4a: "audio/mp4",
+  wav: "audio/wav",
+  opus: "audio/opus",
+  pdf: "application/pdf",
+  zip: "application/zip",
+  srt: "text/plain; charset=utf-8",
+  vtt: "text/vtt; charset=utf-8",
+  ass: "text/plain; charset=utf-8",
+};
+
+export const contentTypeOf = (name: string) => CONTENT_TYPES[extensionOf(name)] ?? "application/octet-stream";

@@ -1,0 +1,32 @@
+// Download signs, AList's format exactly (reference §6.2): base64url (with padding) of
+// HMAC-SHA256(token, "<path>:<expiry>"), then ":<expiry>". The key is the permanent token, read
+// with the request, so reset_token and set_token re-key from the next request on (FILES.md §3.4).
+import { toBase64Url } from "../../auth/encoding.ts";
+import { constantTimeEqual } from "../../auth/password.ts";
+
+const encoder = new TextEncoder();
+
+async function mac(token: string, path: string, expiry: number): Promise<string> {
+  const key = await crypto.subtle.importKey("raw", encoder.encode(token), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
+  const digest = new Uint8Array(await crypto.subtle.sign("HMAC", key, encoder.encode(`${path}:${expiry}`)));
+  const unpadded = toBase64Url(digest);
+  return unpadded + "=".repeat((4 - (unpadded.length % 4)) % 4);
+}
+
+/** The sign of a full path; `expirationHours` 0 makes one that never expires. */
+export async function signPath(token: string, path: string, expirationHours: number, now = Date.now()): Promise<string> {
+  const expiry = expirationHours > 0 ? Math.floor(now / 1000 + expirationHours * 3600) : 0;
+  return `${await mac(token, path, expiry)}:${expiry}`;
+}
+
+/** Null when `sign` is good for `path`; otherwise AList's message for what is wrong with it. */
+export async function signProblem(token: string, path: string, sign: string, now = Date.now()): Promise<string | null> {
+  const presented = sign.endsWith("/") ? sign.slice(0, -1) : sign;
+  const expiryText = presented.slice(presented.lastIndexOf(":") + 1);
+  if (expiryText === "") return "expire missing";
+  if (!/^-?\d{1,19}$/.test(expiryText)) return "expire invalid";
+  const expiry = Number(expiryText);
+  if (expiry !== 0 && expiry < now / 1000) return "sign expired";
+  const expected = `${await mac(token, path, expiry)}:${expiry}`;
+  return constantTimeEqual(encoder.encode(presented), encoder.encode(expected)) ? null : "sign invalid";
+}

@@ -1,0 +1,181 @@
+// Metas (reference §4.7): per-folder passwords, hide patterns, readme, header and write grants,
+// admin only. Every file request reads them fresh, so a change applies from the next request
+// (FILES.md §3.5: no stale caches, no negative cache).
+import { createRoute, z } from "@hono/zod-openapi";
+import { adminOnly } from "../../auth/guard.ts";
+import { isUniqueViolation } from "../../db/errors.ts";
+import { ok } from "../../http/envelope.ts";
+import { ApiError } from "../../http/errors.ts";
+import { idParam, pageWindow, pagingParams } from "../../http/params.ts";
+import { envelopeResponse, jsonBody, type Router } from "../../http/router.ts";
+import { wellFormed } from "../../http/text.ts";
+import { cleanPath } from "../../lib/path.ts";
+import { deleteMeta, insertMeta, readMeta, readMetaPage, updateMeta, type MetaFields, type MetaRow } from "./store.ts";
+
+const META_NOT_FOUND = "meta not found";
+
+const MetaFieldsShape = {
+  path: wellFormed(z.string().min(1, { error: "is required" }).max(4096)).openapi({ example: "/s3/private" }),
+  password: z.string().max(1024).default(""),
+  p_sub: z.boolean().default(false).openapi({ description: "The password also guards everything below" }),
+  write: z.boolean().default(false).openapi({ description: "Anyone who may open the folder may create folders and upload in it" }),
+  w_sub: z.boolean().default(false),
+  hide: z.string().max(65536).default("").openapi({ description: "Regular expressions (JavaScript syntax), one a line, matched against entry names; empty lines are skipped" }),
+  h_sub: z.boolean().default(false),
+  readme: z.string().max(1_000_000).default(""),
+  r_sub: z.boolean().default(false),
+  header: z.string().max(1_000_000).default(""),
+  header_sub: z.boolean().default(false),
+};
+
+const Meta = z.object({
+  id: z.number().int(),
+  path: z.string(),
+  password: z.string(),
+  p_sub: z.boolean(),
+  write: z.boolean(),
+  w_sub: z.boolean(),
+  hide: z.string(),
+  h_sub: z.boolean(),
+  readme: z.string(),
+  r_sub: z.boolean(),
+  header: z.string(),
+  header_sub: z.boolean(),
+});
+
+const CreateBody = z.object(MetaFieldsShape);
+const UpdateBody = z.object({ id: z.number().int().positive(), ...MetaFieldsShape });
+
+const list = createRoute({
+  method: "get",
+  path: "/api/admin/meta/list",
+  tags: ["metas"],
+  summary: "Metas by id; per_page absent or 0 lists them all",
+  ...adminOnly,
+  request: { query: z.object(pagingParams) },
+  responses: envelopeResponse(z.object({ content: z.array(Meta), total: z.number().int() }), "One page and the total"),
+});
+
+const get = createRoute({
+  method: "get",
+  path: "/api/admin/meta/get",
+  tags: ["metas"],
+  summary: "One meta",
+  ...adminOnly,
+  request: { query: z.object({ id: idParam }) },
+  responses: envelopeResponse(Meta, "The meta"),
+});
+
+const create = createRoute({
+  method: "post",
+  path: "/api/admin/meta/create",
+  tags: ["metas"],
+  summary: "Attach a meta to a path (one meta a path)",
+  ...adminOnly,
+  request: { body: jsonBody(CreateBody) },
+  responses: envelopeResponse(z.null(), "Created"),
+});
+
+const update = createRoute({
+  method: "post",
+  path: "/api/admin/meta/update",
+  tags: ["metas"],
+  summary: "Save a meta whole (every field; absent ones take their defaults, as AList saves the row)",
+  ...adminOnly,
+  request: { body: jsonBody(UpdateBody) },
+  responses: envelopeResponse(z.null(), "Saved"),
+});
+
+const remove = createRoute({
+  method: "post",
+  path: "/api/admin/meta/delete",
+  tags: ["metas"],
+  summary: "Delete a meta",
+  ...adminOnly,
+  request: { query: z.object({ id: idParam }) },
+  responses: envelopeResponse(z.null(), "Deleted"),
+});
+
+function toWire(row: MetaRow) {
+  return {
+    id: row.id,
+    path: row.path,
+    password: row.password,
+    p_sub: row.passwordSub,
+    write: row.write,
+    w_sub: row.writeSub,
+    hide: row.hide,
+    h_sub: row.hideSub,
+    readme: row.readme,
+    r_sub: row.readmeSub,
+    header: row.header,
+    header_sub: row.headerSub,
+  };
+}
+
+/** The body as a row: the path cleaned, every hide line a pattern that compiles (AList's 400 text). */
+function fieldsOf(body: z.infer<typeof CreateBody>): MetaFields {
+  for (const line of body.hide.split("\n")) {
+    const pattern = line.replace(/\r$/, "");
+    if (pattern === "") continue;
+    try {
+      new RegExp(pattern);
+    } catch (error) {
+      throw new ApiError(400, `${pattern} is illegal: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+  return {
+    path: cleanPath(body.path),
+    password: body.password,
+    passwordSub: body.p_sub,
+    write: body.write,
+    writeSub: body.w_sub,
+    hide: body.hide,
+    hideSub: body.h_sub,
+    readme: body.readme,
+    readmeSub: body.r_sub,
+    header: body.header,
+    headerSub: body.header_sub,
+  };
+}
+
+async function savingPath<T>(path: string, write: Promise<T>): Promise<T> {
+  try {
+    return await write;
+  } catch (error) {
+    if (isUniqueViolation(error)) throw new ApiError(400, `a meta for ${path} already exists`);
+    throw error;
+  }
+}
+
+export function registerMetaRoutes(app: Router) {
+  app.openapi(list, async (c) => {
+    const { rows, total } = await readMetaPage(c.var.db, pageWindow(c.req.valid("query")));
+    return ok(c, { content: rows.map(toWire), total });
+  });
+
+  app.openapi(get, async (c) => {
+    const row = await readMeta(c.var.db, c.req.valid("query").id);
+    if (!row) throw new ApiError(404, META_NOT_FOUND);
+    return ok(c, toWire(row));
+  });
+
+  app.openapi(create, async (c) => {
+    const fields = fieldsOf(c.req.valid("json"));
+    await savingPath(fields.path, insertMeta(c.var.db, fields));
+    return ok(c, null);
+  });
+
+  app.openapi(update, async (c) => {
+    const body = c.req.valid("json");
+    const fields = fieldsOf(body);
+    const row = await savingPath(fields.path, updateMeta(c.var.db, body.id, fields));
+    if (!row) throw new ApiError(404, META_NOT_FOUND);
+    return ok(c, null);
+  });
+
+  app.openapi(remove, async (c) => {
+    if (!(await deleteMeta(c.var.db, c.req.valid("query").id))) throw new ApiError(404, META_NOT_FOUND);
+    return ok(c, null);
+  });
+}

@@ -1,0 +1,36 @@
+// Every query of the meta admin routes; each function is one round trip.
+import { asc, count, eq } from "drizzle-orm";
+import type { Database } from "../../db/client.ts";
+import { metas } from "../../db/schema.ts";
+
+export type MetaRow = typeof metas.$inferSelect;
+export type MetaFields = Omit<MetaRow, "id">;
+
+export async function readMetaPage(db: Database, window: { limit: number; offset: number }) {
+  const [rows, [total]] = await db.batch([
+    db.select().from(metas).orderBy(asc(metas.id)).limit(window.limit).offset(window.offset),
+    db.select({ total: count() }).from(metas),
+  ]);
+  return { rows, total: total?.total ?? 0 };
+}
+
+export async function readMeta(db: Database, id: number): Promise<MetaRow | undefined> {
+  const [row] = await db.select().from(metas).where(eq(metas.id, id));
+  return row;
+}
+
+export async function insertMeta(db: Database, fields: MetaFields): Promise<MetaRow> {
+  const [row] = await db.insert(metas).values(fields).returning();
+  return row!;
+}
+
+/** The row as saved, or undefined when no meta has this id. */
+export async function updateMeta(db: Database, id: number, fields: MetaFields): Promise<MetaRow | undefined> {
+  const [row] = await db.update(metas).set(fields).where(eq(metas.id, id)).returning();
+  return row;
+}
+
+export async function deleteMeta(db: Database, id: number): Promise<boolean> {
+  const deleted = await db.delete(metas).where(eq(metas.id, id)).returning({ id: metas.id });
+  return deleted.length > 0;
+}
