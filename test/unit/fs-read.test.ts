@@ -360,3 +360,37 @@ describe("/d and /p", () => {
     token = reset.data;
   });
 });
+
+describe("Alias", () => {
+  async function alias(mountPath: string, paths: string) {
+    await fixture.db.insert(storages).values({ mountPath, driver: "Alias", status: "work", addition: JSON.stringify({ paths }), modifiedAtMs: Date.UTC(2026, 2, 1) });
+  }
+
+  it("shows one target's content directly, and reaches its files through /d", async () => {
+    await mount("/v");
+    await alias("/al", "/v");
+    const direct = (await list("/v")).data.content.map((e: any) => e.name);
+    const through = await list("/al");
+    expect(through.data.provider).toBe("Alias");
+    expect(through.data.content.map((e: any) => e.name)).toEqual(direct);
+    const file = through.data.content.find((e: any) => !e.is_dir);
+    expect(file.path).toBe(`/${file.name}`);
+    const viaAlias = await fixture.request(`/d/al/${file.name}?sign=${signOf(`/al/${file.name}`)}`);
+    const viaTarget = await fixture.request(`/d/v/${file.name}?sign=${signOf(`/v/${file.name}`)}`);
+    expect(new Uint8Array(await viaAlias.arrayBuffer())).toEqual(new Uint8Array(await viaTarget.arrayBuffer()));
+  });
+
+  it("shows one folder per name with several names, and merges the targets of a name", async () => {
+    await mount("/v1", { num_file: 2, num_folder: 0 });
+    await mount("/v2", { num_file: 2, num_folder: 0 });
+    await alias("/al", "one:/v1\nboth:/v1\nboth:/v2");
+    expect((await list("/al")).data.content.map((e: any) => e.name)).toEqual(["one", "both"]);
+    expect((await list("/al/both")).data.content).toHaveLength(4);
+    expect((await list("/al/none")).code).toBe(500);
+  });
+
+  it("stops an alias that shows itself with a clear error", async () => {
+    await alias("/loop", "/loop");
+    expect(await list("/loop")).toEqual({ code: 500, message: "more than 8 aliases in a row (does an alias show itself?)", data: null });
+  });
+});

@@ -20,12 +20,16 @@ export interface Mounted {
   actualPath: string;
 }
 
+const MAX_ALIAS_DEPTH = 8;
+
 const naturalOrder = new Intl.Collator(undefined, { numeric: true, sensitivity: "base" });
 
 export class MountTree implements StorageFs {
   constructor(
     private readonly rows: readonly StorageRow[],
     private readonly signal?: AbortSignal,
+    /** How many Alias hops led here: an alias that shows itself would never end. */
+    private readonly depth = 0,
   ) {}
 
   /** The storage serving `path` and its backend; AList's refusals when there is none or it cannot serve. */
@@ -39,12 +43,13 @@ export class MountTree implements StorageFs {
     if (!driver) throw new ApiError(500, `failed get storage: driver [${storage.driver}] not found`);
     if (!driver.files) throw new ApiError(500, `driver ${storage.driver} cannot serve files at the edge`);
     if (storage.status !== WORKING) throw new ApiError(500, `storage not init: ${storage.status}`);
+    if (this.depth > MAX_ALIAS_DEPTH) throw new ApiError(500, `more than ${MAX_ALIAS_DEPTH} aliases in a row (does an alias show itself?)`);
     const backend = driver.files({
       id: storage.id,
       mountPath: storage.mountPath,
       modified: new Date(storage.modifiedAtMs),
       addition: readAddition(driver, storage.addition),
-      fs: this,
+      fs: new MountTree(this.rows, this.signal, this.depth + 1),
       signal: this.signal,
     });
     return { storage, driver, backend, actualPath };
