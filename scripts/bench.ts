@@ -11,7 +11,7 @@
 //
 //   BENCH_REQUESTS (default 200) and BENCH_CONCURRENCY (default 8) change the load.
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -64,6 +64,9 @@ try {
   const stylesheet = /\/assets\/index-[\w-]+\.css/.exec(index)?.[0];
   if (!script || !stylesheet) throw new Error(`GET / is not the web UI's index (is webui/ unpacked? npm run webui):\n${index.slice(0, 300)}`);
 
+  const listed = (await (await json("/api/fs/list", { path: "/bench/0" }, { Authorization: token })).json()) as { data: { content: { name: string; sign: string; is_dir: boolean }[] } };
+  const firstFile = listed.data.content.find((entry) => !entry.is_dir)!;
+
   const scenarios: Scenario[] = [
     { name: "GET /ping", request: () => fetch(`${base}/ping`), expect: undefined },
     { name: "GET / (web UI index, rendered)", request: () => fetch(`${base}/`), expect: undefined },
@@ -85,6 +88,19 @@ try {
       // A fresh address per request, so the lockout never kicks in and each one is a real check.
       request: (i) => json("/api/auth/login", { username: "admin", password: "wrong" }, { "CF-Connecting-IP": `10.1.${i >> 8}.${i & 255}` }),
       expect: 400,
+    },
+    {
+      name: "POST /api/fs/list (Virtual, 60 entries)",
+      request: (i) => json("/api/fs/list", { path: `/bench/${i % STORAGES}` }, { Authorization: token }),
+    },
+    {
+      name: "POST /api/fs/get (a file)",
+      request: () => json("/api/fs/get", { path: `/bench/0/${firstFile.name}` }, { Authorization: token }),
+    },
+    {
+      name: "GET /p (a file, Range 1 KiB)",
+      request: () => fetch(`${base}/p/bench/0/${firstFile.name}?sign=${firstFile.sign}`, { headers: { Range: "bytes=0-1023" } }),
+      expect: undefined,
     },
     {
       name: `GET /api/admin/storage/list (${STORAGES / 1000}k, 50/page)`,
@@ -122,6 +138,7 @@ try {
       ].join("  "),
     );
   }
+  await streamBigFile(base, token, database);
   const ratio = rates.get("GET / (web UI index, rendered)")! / rates.get("GET /ping")!;
   console.log(`\nGET / serves ${(ratio * 100).toFixed(0)}% of the requests per second of /ping (target: at least 80%).`);
 
@@ -149,6 +166,47 @@ try {
   await new Promise((resolve) => wrangler.once("exit", resolve));
   await endpoint.close();
   rmSync(dir, { recursive: true, force: true });
+}
+
+/**
+ * 1 GiB through /p from a Virtual storage: throughput, and the resident memory of the workerd
+ * processes sampled while it streams (flat memory: the body is never held).
+ */
+async function streamBigFile(base: string, token: string, target: DatabaseTarget) {
+  const size = 1024 ** 3;
+  const { db, close } = openNodeDatabase(target);
+  try {
+    await db.insert(storages).values({ mountPath: "/big", driver: "Virtual", status: "work", addition: JSON.stringify({ num_file: 1, num_folder: 0, min_file_size: size, max_file_size: size }), modifiedAtMs: Date.now() });
+  } finally {
+    close();
+  }
+  const listed = (await (await fetch(`${base}/api/fs/list`, { method: "POST", headers: { Authorization: token, "Content-Type": "application/json" }, body: JSON.stringify({ path: "/big" }) })).json()) as { data: { content: { name: string; sign: string }[] } };
+  const file = listed.data.content[0]!;
+  const rss = () => {
+    let total = 0;
+    for (const pid of readdirSync("/proc").filter((name) => /^\d+$/.test(name))) {
+      try {
+        if (!readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("workerd")) continue;
+        total += Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0) * 1024;
+      } catch {
+        // gone meanwhile
+      }
+    }
+    return total;
+  };
+  const before = rss();
+  let peak = before;
+  const started = performance.now();
+  const response = await fetch(`${base}/p/big/${file.name}?sign=${file.sign}`);
+  let bytes = 0;
+  const reader = response.body!.getReader();
+  for (let next = await reader.read(); !next.done; next = await reader.read()) {
+    bytes += next.value.byteLength;
+    if ((bytes & 0x3ffffff) < next.value.byteLength) peak = Math.max(peak, rss());
+  }
+  const seconds = (performance.now() - started) / 1000;
+  const mib = (n: number) => (n / 1024 / 1024).toFixed(0);
+  console.log(`\n1 GiB through /p (Virtual): ${bytes === size ? "complete" : `INCOMPLETE (${bytes} bytes)`}, ${(bytes / 1024 / 1024 / seconds).toFixed(0)} MiB/s; workerd resident memory ${mib(before)} MiB before, at most ${mib(peak)} MiB while streaming.`);
 }
 
 /** Mounts `count` Virtual storages through the libSQL endpoint, 500 rows per statement. */

@@ -17,6 +17,9 @@ const call = async (path: string, body: unknown): Promise<Envelope> =>
     )
   ).json();
 
+/** The admin's stored password hash, reused for a second account with the same password. */
+const adminPasswordHash = async () => ((await sql("SELECT password_hash FROM users WHERE username = 'admin'")) as [[string]])[0][0];
+
 const counted = async <T>(work: () => Promise<T>): Promise<{ result: T; trips: number }> => {
   const counter = await roundTrips();
   const result = await work();
@@ -48,17 +51,40 @@ beforeEach(async () => {
 });
 
 describe("one database round trip per file request", () => {
-  it("list, get, dirs (of a storage, of virtual folders, through an alias)", async () => {
-    for (const path of ["/", "/v", "/deep", "/al"]) {
+  it("list, get, dirs (of a storage, of virtual folders); an alias reads its target's part of the tree once more", async () => {
+    for (const path of ["/", "/v", "/deep", "/deep/a", "/al"]) {
       const { result, trips } = await counted(() => call("/api/fs/list", { path }));
       expect(result.code, path).toBe(200);
-      expect(trips, path).toBe(1);
+      expect(trips, path).toBe(path === "/al" ? 2 : 1);
     }
     const file = (await call("/api/fs/list", { path: "/v" })).data.content.find((e: any) => !e.is_dir);
+    expect((await counted(() => call("/api/fs/get", { path: `/v/${file.name}` }))).trips).toBe(1);
     const got = await counted(() => call("/api/fs/get", { path: `/al/${file.name}` }));
     expect(got.result.data).toMatchObject({ name: file.name, size: file.size, provider: "Alias" });
-    expect(got.trips).toBe(1);
+    expect(got.trips).toBe(2);
+    expect((await counted(() => call("/api/fs/get", { path: "/deep/a" }))).result.data).toMatchObject({ name: "a", is_dir: true });
     expect((await counted(() => call("/api/fs/dirs", { path: "/v" }))).trips).toBe(1);
+  });
+
+  it("a user with a base path other than / costs one more round trip (the guess assumed /)", async () => {
+    await sql("DELETE FROM users WHERE username = 'based'");
+    await sql("INSERT INTO roles (name, permission_scopes) SELECT 'based-role', '[{\"path\":\"/\",\"permission\":0}]' WHERE NOT EXISTS (SELECT 1 FROM roles WHERE name = 'based-role')");
+    const [[roleId]] = (await sql("SELECT id FROM roles WHERE name = 'based-role'")) as [[number]];
+    await sql("INSERT INTO users (username, password_hash, base_path, role) VALUES ('based', ?, '/deep', ?)", [await adminPasswordHash(), `[${roleId}]`]);
+    const login = await (
+      await exports.default.fetch(
+        new Request("http://gatehouse.test/api/auth/login", {
+          method: "POST",
+          headers: { "Content-Type": "application/json", "Client-Id": "fs-based" },
+          body: JSON.stringify({ username: "based", password: INTEGRATION_ADMIN_PASSWORD }),
+        }),
+      )
+    ).json<Envelope>();
+    const listed = await counted(() =>
+      exports.default.fetch(new Request("http://gatehouse.test/api/fs/list", { method: "POST", headers: { Authorization: login.data.token, "Content-Type": "application/json" }, body: JSON.stringify({ path: "/" }) })).then((r) => r.json<Envelope>()),
+    );
+    expect(listed.result.data.content.map((e: any) => e.name)).toEqual(["a", "b"]);
+    expect(listed.trips).toBe(2);
   });
 
   it("/d and /p with a sign, whole and ranged", async () => {

@@ -51,16 +51,16 @@ export function registerDownloadRoutes(app: Router) {
 async function download(c: Context<AppEnv>, kind: "d" | "p"): Promise<Response> {
   const url = new URL(c.req.url);
   const path = decodeDownloadPath(url.pathname.slice(2));
-  const state = await readState(c.var.db);
-  const tree = new MountTree(state.storages, c.req.raw.signal);
-  const storage = tree.storageAt(path);
+  const state = await readState(c.var.db, { paths: [path], folders: [] });
+  const tree = new MountTree(state.tree, c.var.db, c.req.raw.signal);
+  const storage = await tree.storageAt(path);
 
   if (signRequired(state, path, storage)) {
     const problem = await signProblem(state.settings.token, path, url.searchParams.get("sign") ?? "");
     if (problem) return envelope(c, 401, problem, null);
   }
 
-  const mounted = tree.mount(path);
+  const mounted = await tree.mount(path);
   const { driver } = mounted;
   const ext = extensionOf(path);
   const mustProxy = driver.config.only_proxy || driver.config.only_local || mounted.storage.webProxy || state.settings.proxyTypes.has(ext);

@@ -1,13 +1,16 @@
 // The mount tree at work (reference §2.3, §8.2): a full path resolves to the storage with the
 // longest mount path and the path inside it; listings merge the storage's entries with the
-// virtual folders that deeper mount paths make. Built per request from the rows one batch read;
-// nothing is cached, so a changed storage or meta takes effect on the next request.
+// virtual folders that deeper mount paths make. Built per request from the rows the request's
+// batch read; a path that batch did not cover (an Alias target, a guess that missed) is read with
+// one more round trip. Nothing is cached across requests: changes apply on the next one.
 import { readAddition, WORKING } from "../../drivers/check.ts";
 import { findDriver } from "../../drivers/index.ts";
 import { FileError, type Driver, type FileBackend, type FileObject, type Link, type LinkOptions, type StorageFs } from "../../drivers/types.ts";
 import { ApiError } from "../../http/errors.ts";
 import { baseName, parentOf } from "./path.ts";
-import { resolveStorage, virtualFolders, type StorageRow } from "./tree.ts";
+import type { Database } from "../../db/client.ts";
+import { extendTree, type TreeRows } from "./store.ts";
+import { resolveStorage, type StorageRow, type VirtualFolder } from "./tree.ts";
 
 /** The zero time AList shows for objects without one (Go's time.Time{}). */
 export const ZERO_TIME = new Date("0001-01-01T00:00:00Z");
@@ -24,17 +27,37 @@ const MAX_ALIAS_DEPTH = 8;
 
 const naturalOrder = new Intl.Collator(undefined, { numeric: true, sensitivity: "base" });
 
+const chainCovered = (chains: Set<string>, path: string) => {
+  if (!chains.has("/")) return false;
+  let prefix = "";
+  for (const segment of path.split("/").filter(Boolean)) if (!chains.has((prefix += `/${segment}`))) return false;
+  return true;
+};
+
 export class MountTree implements StorageFs {
   constructor(
-    private readonly rows: readonly StorageRow[],
+    private readonly tree: TreeRows,
+    private readonly db: Database,
     private readonly signal?: AbortSignal,
     /** How many Alias hops led here: an alias that shows itself would never end. */
     private readonly depth = 0,
   ) {}
 
+  /** Makes sure the storages of `paths` and the virtual folders of `folders` are read. */
+  private async cover(paths: string[], folders: string[] = []): Promise<void> {
+    const needs = { paths: paths.filter((path) => !chainCovered(this.tree.chains, path)), folders: folders.filter((folder) => !this.tree.virtual.has(folder)) };
+    if (needs.paths.length > 0 || needs.folders.length > 0) await extendTree(this.db, this.tree, needs);
+  }
+
+  private async virtualFolders(folder: string): Promise<VirtualFolder[]> {
+    await this.cover([], [folder]);
+    return this.tree.virtual.get(folder)!;
+  }
+
   /** The storage serving `path` and its backend; AList's refusals when there is none or it cannot serve. */
-  mount(path: string): Mounted {
-    const resolved = resolveStorage(this.rows, path);
+  async mount(path: string): Promise<Mounted> {
+    await this.cover([path]);
+    const resolved = resolveStorage(this.tree.storages, path);
     if (!resolved) {
       throw new ApiError(500, path === "/" ? "failed get storage: storage not found; please add a storage first" : `failed get storage: storage not found; rawPath: ${path}`);
     }
@@ -49,24 +72,26 @@ export class MountTree implements StorageFs {
       mountPath: storage.mountPath,
       modified: new Date(storage.modifiedAtMs),
       addition: readAddition(driver, storage.addition),
-      fs: new MountTree(this.rows, this.signal, this.depth + 1),
+      fs: new MountTree(this.tree, this.db, this.signal, this.depth + 1),
       signal: this.signal,
     });
     return { storage, driver, backend, actualPath };
   }
 
   /** The storage serving `path`, or null (a purely virtual folder). */
-  storageAt(path: string): StorageRow | null {
-    return resolveStorage(this.rows, path)?.storage ?? null;
+  async storageAt(path: string): Promise<StorageRow | null> {
+    await this.cover([path]);
+    return resolveStorage(this.tree.storages, path)?.storage ?? null;
   }
 
   /** A folder's entries: the storage's, sorted as the storage asks, then the virtual folders; first name wins. */
   async list(path: string): Promise<FileObject[]> {
-    const virtual = virtualFolders(this.rows, path);
+    await this.cover([path], [path]);
+    const virtual = this.tree.virtual.get(path)!;
     let entries: FileObject[] = [];
-    if (resolveStorage(this.rows, path) || virtual.length === 0) {
+    if (resolveStorage(this.tree.storages, path) || virtual.length === 0) {
       try {
-        const mounted = this.mount(path);
+        const mounted = await this.mount(path);
         entries = sortEntries(await mounted.backend.list(mounted.actualPath), mounted.storage);
       } catch (error) {
         // A failing storage under virtual folders still shows them (as AList).
@@ -85,13 +110,14 @@ export class MountTree implements StorageFs {
 
   /** One object. A mount point is the virtual folder, not the storage's root (as AList). */
   async get(path: string): Promise<FileObject> {
+    await this.cover([path], path === "/" ? [] : [parentOf(path)]);
     if (path !== "/") {
       const name = baseName(path);
-      const virtual = virtualFolders(this.rows, parentOf(path)).find((v) => v.name === name);
+      const virtual = (await this.virtualFolders(parentOf(path))).find((v) => v.name === name);
       if (virtual) return { name, size: 0, isDir: true, modified: virtual.modified, path: "" };
     }
-    if (path === "/" && !resolveStorage(this.rows, "/")) return { name: "root", size: 0, isDir: true, modified: ZERO_TIME, path: "" };
-    const mounted = this.mount(path);
+    if (path === "/" && !resolveStorage(this.tree.storages, "/")) return { name: "root", size: 0, isDir: true, modified: ZERO_TIME, path: "" };
+    const mounted = await this.mount(path);
     try {
       return await getObject(mounted);
     } catch (error) {
@@ -100,7 +126,7 @@ export class MountTree implements StorageFs {
   }
 
   async link(path: string, options: LinkOptions): Promise<Link> {
-    const mounted = this.mount(path);
+    const mounted = await this.mount(path);
     try {
       const object = await getObject(mounted);
       if (object.isDir) throw new FileError("not_a_file", "not a file");

@@ -12,9 +12,9 @@ import { envelopeResponse, jsonBody, type Router } from "../../http/router.ts";
 import { fullPathOf, requireAccess, signFor, signRequired, viewerOf, type Viewer } from "./access.ts";
 import { headerFor, hidePatterns, isHidden, metaGrantsWrite, readmeFor, type MetaRow } from "./metas.ts";
 import { fileFailure, MountTree } from "./mounts.ts";
-import { baseName, cleanPath, escapePath, joinName, parentOf } from "./path.ts";
+import { baseName, cleanPath, escapePath, joinBasePath, joinName, parentOf } from "./path.ts";
 import { canReadPath, Permission, permissionAt } from "./permissions.ts";
-import { fsRoute, type FsState } from "./store.ts";
+import { fsRoute, type FsState, type TreeNeeds } from "./store.ts";
 import { getObjectFields, listItem, rfc3339 } from "./wire.ts";
 
 const PathField = z.string().max(4096).default("").openapi({ description: "A path in the caller's view (joined to its base path)", example: "/" });
@@ -74,7 +74,7 @@ const list = createRoute({
   path: "/api/fs/list",
   tags: ["fs"],
   summary: "A folder's entries, filtered to what the caller may see, one page",
-  ...fsRoute,
+  ...fsRoute((body) => folderNeeds(body.path)),
   request: { body: jsonBody(ListBody) },
   responses: envelopeResponse(ListData, "One page of the folder"),
 });
@@ -84,7 +84,7 @@ const get = createRoute({
   path: "/api/fs/get",
   tags: ["fs"],
   summary: "One file or folder, with its raw_url and the related files beside it",
-  ...fsRoute,
+  ...fsRoute((body) => objectNeeds(body.path)),
   request: { body: jsonBody(z.object({ path: PathField, password: PasswordField })) },
   responses: envelopeResponse(GetData, "The object"),
 });
@@ -94,7 +94,7 @@ const dirs = createRoute({
   path: "/api/fs/dirs",
   tags: ["fs"],
   summary: "The folders of a folder (the web UI's folder chooser)",
-  ...fsRoute,
+  ...fsRoute((body) => folderNeeds(body.path)),
   request: {
     body: jsonBody(
       z.object({
@@ -112,7 +112,7 @@ const other = createRoute({
   path: "/api/fs/other",
   tags: ["fs"],
   summary: "A driver's extra operation; code 500 `not implement` for drivers without one",
-  ...fsRoute,
+  ...fsRoute((body) => ({ paths: guessedPaths(body.path), folders: [] })),
   request: { body: jsonBody(z.object({ path: PathField, password: PasswordField, method: z.string().max(256).default(""), data: z.unknown().optional() })) },
   responses: envelopeResponse(z.record(z.string(), z.unknown()).nullable(), "What the driver answers"),
 });
@@ -122,7 +122,7 @@ const search = createRoute({
   path: "/api/fs/search",
   tags: ["fs"],
   summary: "Always code 500 `search not available`: Gatehouse keeps no search index (search_index none, as AList's default)",
-  ...fsRoute,
+  ...fsRoute(() => ({ paths: [], folders: [] })),
   request: {
     body: jsonBody(
       z.object({
@@ -137,6 +137,22 @@ const search = createRoute({
   },
   responses: envelopeResponse(z.null(), "Never succeeds"),
 });
+
+/** The full path a raw request path names for a caller whose base path is `/`; none when it climbs. */
+function guessedPaths(raw: unknown): string[] {
+  if (typeof raw !== "string") return ["/"];
+  const path = joinBasePath("/", raw);
+  return path === null ? [] : [path];
+}
+
+/** A listing: the folder's storage and its virtual folders. */
+const folderNeeds = (raw: unknown): TreeNeeds => ({ paths: guessedPaths(raw), folders: guessedPaths(raw) });
+
+/** One object: its storage, and the virtual folders of its parent (a mount point is one of them); files list the parent too. */
+const objectNeeds = (raw: unknown): TreeNeeds => {
+  const paths = guessedPaths(raw);
+  return { paths, folders: paths.filter((path) => path !== "/").map(parentOf) };
+};
 
 /** AList v3.58: page from 1; per_page 0 or below is 200, above 500 is 500. */
 function pageOf(page: number, perPage: number) {
@@ -162,7 +178,7 @@ export function apiUrl(c: Context<AppEnv>, state: FsState): string {
 
 /** `raw_url` of a file (reference §7): the down proxy, this server's /p, or the upstream's own URL. */
 async function rawUrl(c: Context<AppEnv>, state: FsState, tree: MountTree, path: string): Promise<string> {
-  const mounted = tree.mount(path);
+  const mounted = await tree.mount(path);
   const { storage, driver } = mounted;
   const proxied = driver.config.only_proxy || driver.config.only_local || storage.webProxy;
   if (proxied && storage.downProxyUrl !== "") {
@@ -188,10 +204,10 @@ export function registerFsReadRoutes(app: Router) {
     const write = (permissionAt(viewer.grants, path) & Permission.WRITE) !== 0 || metaGrantsWrite(meta, path);
     if (body.refresh && !write) throw new ApiError(403, "Refresh without permission");
 
-    const tree = new MountTree(state.storages, c.req.raw.signal);
+    const tree = new MountTree(state.tree, c.var.db, c.req.raw.signal);
     const entries = visibleEntries(viewer, meta, path, await tree.list(path));
     const { page, perPage } = pageOf(body.page, body.per_page);
-    const storage = tree.storageAt(path);
+    const storage = await tree.storageAt(path);
     const slice = entries.slice((page - 1) * perPage, page * perPage);
     const required = signRequired(state, path, storage);
     const content = await Promise.all(
@@ -218,9 +234,9 @@ export function registerFsReadRoutes(app: Router) {
     const state = c.var.fs;
     const path = fullPathOf(viewer, body.path);
     const meta = requireAccess(viewer, state, path, body.password);
-    const tree = new MountTree(state.storages, c.req.raw.signal);
+    const tree = new MountTree(state.tree, c.var.db, c.req.raw.signal);
     const object = await tree.get(path);
-    const storage = tree.storageAt(path);
+    const storage = await tree.storageAt(path);
     const sign = object.isDir ? "" : await signFor(state, path, storage);
     let raw = "";
     let related: ReturnType<typeof getObjectFields>[] | null = null;
@@ -249,7 +265,7 @@ export function registerFsReadRoutes(app: Router) {
     if (body.force_root && !isAdmin(c.var.caller)) throw new ApiError(403, "Permission denied");
     const path = body.force_root ? fullPathOfAdmin(body.path) : fullPathOf(viewer, body.path);
     const meta = requireAccess(viewer, state, path, body.password);
-    const tree = new MountTree(state.storages, c.req.raw.signal);
+    const tree = new MountTree(state.tree, c.var.db, c.req.raw.signal);
     const folders = visibleEntries(viewer, meta, path, await tree.list(path)).filter((entry) => entry.isDir);
     return ok(c, folders.length > 0 ? folders.map((entry) => ({ name: entry.name, modified: rfc3339(entry.modified) })) : null);
   });
@@ -259,7 +275,7 @@ export function registerFsReadRoutes(app: Router) {
     const viewer = viewerOf(c.var.caller);
     const path = fullPathOf(viewer, body.path);
     requireAccess(viewer, c.var.fs, path, body.password);
-    const mounted = new MountTree(c.var.fs.storages, c.req.raw.signal).mount(path);
+    const mounted = await new MountTree(c.var.fs.tree, c.var.db, c.req.raw.signal).mount(path);
     if (!mounted.backend.other) throw new ApiError(500, "not implement");
     try {
       return ok(c, (await mounted.backend.other(mounted.actualPath, body.method, body.data)) as Record<string, unknown> | null);

@@ -1,8 +1,7 @@
-// Every query of the file side. A file request reads the caller (through the guard), the enabled
-// storages, the metas and the settings it needs in ONE batch (FILES.md §4): one round trip.
-// The mount tree and the metas are small tables read whole, so resolving a path (longest match,
-// virtual folders, Alias targets, nearest meta) never needs a second query.
-import { asc, eq, inArray } from "drizzle-orm";
+// Every query of the file side. A file request reads the caller (through the guard), the storages
+// its paths can land on, the virtual folders of the folders it lists, the metas and the settings
+// in ONE batch (FILES.md §4): one round trip. The metas are a small table read whole.
+import { and, eq, inArray, ne, sql } from "drizzle-orm";
 import type { MiddlewareHandler } from "hono";
 import { authenticateWith, eitherToken } from "../../auth/guard.ts";
 import type { Database } from "../../db/client.ts";
@@ -10,7 +9,7 @@ import { metas, settings, storages } from "../../db/schema.ts";
 import { SETTING_DEFINITIONS } from "../../db/settings.ts";
 import type { AppEnv } from "../../env.ts";
 import type { MetaRow } from "./metas.ts";
-import type { StorageRow } from "./tree.ts";
+import type { StorageRow, VirtualFolder } from "./tree.ts";
 
 /** The settings the file side reads, with AList's defaults when a row is missing. */
 const FS_SETTING_KEYS = [
@@ -48,30 +47,102 @@ export interface FsSettings {
   ignoreDirectLinkParams: Set<string>;
 }
 
-/** What the file side knows for one request: the tree, the metas and the settings. */
-export interface FsState {
+/** Where a path's storage comes from: the storages on its chain; and the virtual folders of a folder. */
+export interface TreeRows {
+  /** Enabled storages whose mount path is on the chain of a loaded path. */
   storages: StorageRow[];
+  /** Paths whose chain has been read: a path is covered when each of its ancestors is. */
+  chains: Set<string>;
+  /** The virtual folders of each folder read. */
+  virtual: Map<string, VirtualFolder[]>;
+}
+
+/** What the file side knows for one request: the tree read so far, the metas and the settings. */
+export interface FsState {
+  tree: TreeRows;
   metas: MetaRow[];
   settings: FsSettings;
 }
 
-function stateReads(db: Database) {
-  return [
-    db.select().from(storages).where(eq(storages.disabled, false)).orderBy(asc(storages.order), asc(storages.mountPath)),
-    db.select().from(metas),
-    db.select({ key: settings.key, value: settings.value }).from(settings).where(inArray(settings.key, [...FS_SETTING_KEYS])),
-  ] as const;
+/** The paths a request will resolve, and the folders it will list (their virtual folders). */
+export interface TreeNeeds {
+  paths: string[];
+  folders: string[];
 }
 
-type StateResults = [StorageRow[], MetaRow[], { key: string; value: string }[]];
+/** `/`, then every ancestor down to the path itself. */
+const chainOf = (path: string) => {
+  const chain = ["/"];
+  let prefix = "";
+  for (const segment of path.split("/").filter(Boolean)) chain.push((prefix += `/${segment}`));
+  return chain;
+};
 
-function toState([storageRows, metaRows, settingRows]: StateResults): FsState {
+/**
+ * The tree reads for `needs`: the storages on the paths' chains (longest-match candidates), and
+ * per folder the first segments of the mount paths below it, one row a name, in AList's order
+ * (storage order, then mount path; the name's first storage gives its time). Computed in SQL, so
+ * a listing of `/` over 10,000 storages reads one row a virtual folder, not 10,000 storages.
+ */
+function treeReads(db: Database, needs: TreeNeeds) {
+  const chains = [...new Set(needs.paths.flatMap(chainOf))];
+  const storageRead = db
+    .select()
+    .from(storages)
+    .where(and(eq(storages.disabled, false), inArray(storages.mountPath, chains.length > 0 ? chains : ["/"])));
+  const folderReads = needs.folders.map((folder) => {
+    const prefix = folder === "/" ? "/" : `${folder}/`;
+    const rest = sql`substr(${storages.mountPath}, length(${prefix}) + 1)`;
+    const name = sql<string>`CASE WHEN instr(${rest}, '/') > 0 THEN substr(${rest}, 1, instr(${rest}, '/') - 1) ELSE ${rest} END`;
+    // With one min() aggregate, SQLite takes the other columns from the row holding the minimum.
+    const first = sql<string>`min(printf('%020d', ${storages.order} + 2147483648) || ${storages.mountPath})`;
+    return db
+      .select({ name, modified: storages.modifiedAtMs, first })
+      .from(storages)
+      .where(and(eq(storages.disabled, false), ne(storages.mountPath, folder), sql`instr(${storages.mountPath}, ${prefix}) = 1`))
+      .groupBy(name)
+      .orderBy(first);
+  });
+  return { chains, reads: [storageRead, ...folderReads] as const };
+}
+
+type TreeResults = [StorageRow[], ...{ name: string; modified: number }[][]];
+
+function toTree(needs: TreeNeeds, chains: string[], [storageRows, ...folders]: TreeResults, into?: TreeRows): TreeRows {
+  const tree: TreeRows = into ?? { storages: [], chains: new Set<string>(), virtual: new Map() };
+  const known = new Set(tree.storages.map((row) => row.id));
+  tree.storages.push(...storageRows.filter((row) => !known.has(row.id)));
+  for (const path of chains) tree.chains.add(path);
+  needs.folders.forEach((folder, i) => tree.virtual.set(folder, folders[i]!.map((row) => ({ name: row.name, modified: new Date(row.modified) }))));
+  return tree;
+}
+
+/** Reads what `needs` adds to `tree` (one round trip), for paths no earlier read covered (Alias targets, base paths). */
+export async function extendTree(db: Database, tree: TreeRows, needs: TreeNeeds): Promise<void> {
+  const { chains, reads } = treeReads(db, needs);
+  const [first, ...rest] = reads;
+  toTree(needs, chains, (await db.batch([first, ...rest])) as unknown as TreeResults, tree);
+}
+
+function stateReads(db: Database, needs: TreeNeeds) {
+  const { chains, reads } = treeReads(db, needs);
+  return {
+    chains,
+    reads: [
+      db.select().from(metas),
+      db.select({ key: settings.key, value: settings.value }).from(settings).where(inArray(settings.key, [...FS_SETTING_KEYS])),
+      ...reads,
+    ] as const,
+  };
+}
+
+function toState(needs: TreeNeeds, chains: string[], [metaRows, settingRows, ...treeResults]: [MetaRow[], { key: string; value: string }[], ...unknown[]]): FsState {
   const values = new Map(settingRows.map((row) => [row.key, row.value]));
   const value = (key: FsSettingKey) => values.get(key) ?? SETTING_DEFINITIONS.find((d) => d.key === key)?.value ?? "";
   const list = (key: FsSettingKey) => new Set(value(key).split(",").map((s) => s.trim().toLowerCase()).filter(Boolean));
   const hours = Number(value("link_expiration"));
   return {
-    storages: storageRows,
+    tree: toTree(needs, chains, treeResults as TreeResults),
     metas: metaRows,
     settings: {
       token: value("token"),
@@ -93,19 +164,25 @@ function toState([storageRows, metaRows, settingRows]: StateResults): FsState {
 
 /**
  * Route middleware of the file API: the caller (as the one guard decides) and the file-side state,
- * read in one round trip, on `c.var.caller` and `c.var.fs`.
+ * read in one round trip, on `c.var.caller` and `c.var.fs`. `needs` guesses from the raw request
+ * which paths the route will resolve, as if the caller's base path were `/` (every admin's): when
+ * the guess is wrong (another base path), the tree reads what it lacks with one more round trip.
  */
-export const authenticateWithState: MiddlewareHandler<AppEnv> = async (c, next) => {
-  const { reads } = await authenticateWith(c, stateReads(c.var.db));
-  c.set("fs", toState(reads as StateResults));
-  await next();
-};
-
-/** Spread into `createRoute({...})` of a file route: signed in (the guest counts), state read. */
-export const fsRoute = { middleware: [authenticateWithState] as [typeof authenticateWithState], security: eitherToken() };
+export function fsRoute(needs: (body: Record<string, unknown>) => TreeNeeds) {
+  const middleware: MiddlewareHandler<AppEnv> = async (c, next) => {
+    const body = c.req.header("Content-Type")?.includes("json") ? await c.req.json().catch(() => null) : null;
+    const guess = needs(body !== null && typeof body === "object" && !Array.isArray(body) ? body : {});
+    const { chains, reads } = stateReads(c.var.db, guess);
+    const { reads: results } = await authenticateWith(c, reads);
+    c.set("fs", toState(guess, chains, results as [MetaRow[], { key: string; value: string }[], ...unknown[]]));
+    await next();
+  };
+  return { middleware: [middleware] as [typeof middleware], security: eitherToken() };
+}
 
 /** The file-side state without a caller (`/d`, `/p`: the sign is their only gate), one round trip. */
-export async function readState(db: Database): Promise<FsState> {
-  const [first, ...rest] = stateReads(db);
-  return toState((await db.batch([first, ...rest])) as unknown as StateResults);
+export async function readState(db: Database, needs: TreeNeeds): Promise<FsState> {
+  const { chains, reads } = stateReads(db, needs);
+  const [first, ...rest] = reads;
+  return toState(needs, chains, (await db.batch([first, ...rest])) as unknown as [MetaRow[], { key: string; value: string }[], ...unknown[]]);
 }

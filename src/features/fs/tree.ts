@@ -1,5 +1,5 @@
-// The mount tree (reference §2.3): which storage serves a full path, and the virtual folders
-// that mount paths below a path make. Works on the storage rows one request read.
+// The mount tree (reference §2.3): which storage serves a full path (longest match), over the
+// storage rows a request read. The virtual folders are computed in SQL (store.ts).
 import type { storages } from "../../db/schema.ts";
 import { isWithin } from "./path.ts";
 
@@ -23,24 +23,8 @@ export function resolveStorage(rows: readonly StorageRow[], path: string): Resol
   return { storage: best, actualPath: rest === "" ? "/" : rest };
 }
 
+/** A folder made by the mount paths below a path (their first segment after it). */
 export interface VirtualFolder {
   name: string;
   modified: Date;
-}
-
-/**
- * One folder per first segment of the mount paths strictly below `path`, in AList's order
- * (storage `order`, then mount path), each name once.
- */
-export function virtualFolders(rows: readonly StorageRow[], path: string): VirtualFolder[] {
-  const below = rows
-    .filter((row) => !row.disabled && row.mountPath !== path && isWithin(row.mountPath, path))
-    .sort((a, b) => a.order - b.order || (a.mountPath < b.mountPath ? -1 : a.mountPath > b.mountPath ? 1 : 0));
-  const seen = new Map<string, VirtualFolder>();
-  const offset = path === "/" ? 1 : path.length + 1;
-  for (const row of below) {
-    const name = row.mountPath.slice(offset).split("/")[0]!;
-    if (!seen.has(name)) seen.set(name, { name, modified: new Date(row.modifiedAtMs) });
-  }
-  return [...seen.values()];
 }
