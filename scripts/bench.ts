@@ -33,6 +33,8 @@ interface Scenario {
   request(i: number): Promise<Response>;
   /** The envelope code every reply must carry. */
   expect?: number;
+  /** The HTTP status every reply must have (200 unless said). */
+  status?: number;
 }
 
 const dir = mkdtempSync(join(tmpdir(), "gatehouse-bench-"));
@@ -101,6 +103,7 @@ try {
       name: "GET /p (a file, Range 1 KiB)",
       request: () => fetch(`${base}/p/bench/0/${firstFile.name}?sign=${firstFile.sign}`, { headers: { Range: "bytes=0-1023" } }),
       expect: undefined,
+      status: 206,
     },
     {
       name: `GET /api/admin/storage/list (${STORAGES / 1000}k, 50/page)`,
@@ -242,7 +245,7 @@ async function run(count: number, scenario: Scenario): Promise<{ latencies: numb
         const text = await response.text();
         latencies.push(performance.now() - t0);
         const code = text.startsWith("{") ? (JSON.parse(text) as { code: number }).code : undefined;
-        if (response.status !== 200 || code !== ("expect" in scenario ? scenario.expect : 200)) {
+        if (response.status !== (scenario.status ?? 200) || code !== ("expect" in scenario ? scenario.expect : 200)) {
           throw new Error(`${scenario.name}: unexpected reply ${response.status} ${text.slice(0, 200)}`);
         }
       }

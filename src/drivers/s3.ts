@@ -4,6 +4,7 @@ import { AwsClient } from "aws4fetch";
 import { cleanPath } from "../lib/path.ts";
 import { errorText, requireText, unreachable } from "./check.ts";
 import { driverConfig, items } from "./items.ts";
+import { s3Files } from "./s3-files.ts";
 import { CheckFailed, type Addition, type Driver } from "./types.ts";
 
 export const s3: Driver = {
@@ -31,6 +32,7 @@ export const s3: Driver = {
       help: "Storage class for new objects. AWS and Tencent COS support different subsets (COS uses ARCHIVE/DEEP_ARCHIVE).",
     },
   ]),
+  files: (storage) => s3Files(storage),
   async check(addition, context) {
     const endpoint = requireText(addition, "endpoint");
     const url = listUrl(addition, endpoint);
@@ -58,7 +60,7 @@ export const s3: Driver = {
   },
 };
 
-/** ListObjectsV2 of at most one key under the root; path-style for IPs, localhost and when asked. */
+/** ListObjects of at most one key under the root; path-style for IPs, localhost and when asked. */
 function listUrl(addition: Addition, endpoint: string): URL {
   const bucket = requireText(addition, "bucket");
   let base: URL;
@@ -73,7 +75,8 @@ function listUrl(addition: Addition, endpoint: string): URL {
     ? new URL(`${base.protocol}//${base.host}${basePath}/${encodeURIComponent(bucket)}`)
     : new URL(`${base.protocol}//${bucket}.${base.host}${basePath}/`);
   const root = cleanPath(addition.text("root_folder_path")).slice(1);
-  url.searchParams.set("list-type", "2");
+  // As the storage lists (AList's default is v1, which every S3 service answers).
+  if (addition.text("list_object_version") === "v2") url.searchParams.set("list-type", "2");
   url.searchParams.set("max-keys", "1");
   url.searchParams.set("prefix", root === "" ? "" : `${root}/`);
   return url;
