@@ -3,6 +3,7 @@ import { cleanPath } from "../lib/path.ts";
 import { errorText, requireText, unreachable } from "./check.ts";
 import { driverConfig, items } from "./items.ts";
 import { CheckFailed, type Driver } from "./types.ts";
+import { base64, webDavFiles } from "./webdav-files.ts";
 
 const PROPFIND_BODY = '<?xml version="1.0" encoding="utf-8"?><propfind xmlns="DAV:"><prop><resourcetype/></prop></propfind>';
 
@@ -15,6 +16,7 @@ export const webDav: Driver = {
     { name: "password", type: "string", required: true },
     { name: "root_folder_path", type: "string", default: "/", required: true },
   ]),
+  files: (storage) => webDavFiles(storage),
   async check(addition, context) {
     const address = requireText(addition, "address");
     const root = cleanPath(addition.text("root_folder_path"));
@@ -41,8 +43,3 @@ export const webDav: Driver = {
     if (!/<([\w-]+:)?collection\b/i.test(body)) throw new CheckFailed(`root folder ${root} is a file, not a folder`);
   },
 };
-
-/** Base64 of UTF-8 text (btoa alone takes Latin-1 only). */
-function base64(text: string): string {
-  return btoa(String.fromCharCode(...new TextEncoder().encode(text)));
-}

@@ -9,6 +9,12 @@ import { extensionOf } from "./wire.ts";
 /** Client headers a proxied request carries upstream: ranges and validators, not credentials or cookies. */
 const FORWARDED_HEADERS = ["range", "if-range", "if-match", "if-none-match", "if-modified-since", "if-unmodified-since", "accept", "user-agent"];
 
+/**
+ * Upstream reply headers that describe the bytes. The rest (auth challenges, the upstream's CORS,
+ * cookies, server banners, hop-by-hop headers) stays upstream: AList copied all but Set-Cookie.
+ */
+const RETURNED_HEADERS = ["content-type", "content-length", "content-range", "accept-ranges", "etag", "last-modified", "content-disposition", "content-language", "cache-control", "expires"];
+
 /** Upstream statuses that are the client's own answer, passed through rather than turned into an error. */
 const CLIENT_STATUSES = new Set([304, 412, 416]);
 
@@ -34,8 +40,11 @@ async function proxyUrl(request: Request, link: { url: string; headers?: Record<
     const text = (await upstream.text().catch(() => "")).slice(0, 512);
     throw new ApiError(500, `http request [${withoutQuery(link.url)}] failure,status: ${upstream.status} response:${text}`);
   }
-  const replyHeaders = new Headers(upstream.headers);
-  replyHeaders.delete("set-cookie");
+  const replyHeaders = new Headers();
+  for (const name of RETURNED_HEADERS) {
+    const value = upstream.headers.get(name);
+    if (value !== null) replyHeaders.set(name, value);
+  }
   return new Response(method === "HEAD" ? null : upstream.body, { status: upstream.status, headers: replyHeaders });
 }
 
