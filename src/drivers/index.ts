@@ -9,11 +9,12 @@ import { s3 } from "./s3.ts";
 import { sftp } from "./sftp.ts";
 import { smb } from "./smb.ts";
 import type { Driver, DriverConfig, DriverItem } from "./types.ts";
+import { urlTree } from "./url-tree.ts";
 import { virtual } from "./virtual.ts";
 import { webDav } from "./webdav.ts";
 
 /** In alphabetical order, so `names` is stable (AList's is Go map order, random per call). */
-const DRIVERS: readonly Driver[] = [alias, crypt, ftp, local, s3, sftp, smb, virtual, webDav];
+const DRIVERS: readonly Driver[] = [alias, crypt, ftp, local, s3, sftp, smb, urlTree, virtual, webDav];
 
 const BY_NAME = new Map(DRIVERS.map((driver) => [driver.config.name, driver]));
 

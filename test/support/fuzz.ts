@@ -591,7 +591,7 @@ const storageChoice = text({
   invalid: fc.constant("fuzz-no-such-option"),
   free: fc.oneof({ weight: 4, arbitrary: fc.constantFrom(null, ...TEMPLATE_OPTIONS) }, { weight: 1, arbitrary: unicodeText(20) }),
 });
-const DRIVERS = ["Alias", "Crypt", "FTP", "Local", "S3", "SFTP", "SMB", "Virtual", "WebDav"];
+const DRIVERS = ["Alias", "Crypt", "FTP", "Local", "S3", "SFTP", "SMB", "UrlTree", "Virtual", "WebDav"];
 const isJsonObjectText = (s: string) => {
   try {
     const value = JSON.parse(s);

@@ -169,6 +169,23 @@ const EXPECTED: Record<string, { config: ReturnType<typeof config>; common: stri
       ["show_hidden", "bool", "true", "", false, "show hidden directories and files"],
     ],
   },
+  // From AList v3.58.0's drivers/url_tree/meta.go (no_cache: no cache_expiration item).
+  UrlTree: {
+    config: config("UrlTree", { local_sort: true, no_cache: true }, ""),
+    common: [...HEAD, "web_proxy", "webdav_302", ...TAIL],
+    additional: [
+      [
+        "url_structure",
+        "text",
+        "https://jsd.nn.ci/gh/alist-org/alist/README.md\nhttps://jsd.nn.ci/gh/alist-org/alist/README_cn.md\nfolder:\n  CONTRIBUTING.md:1635:https://jsd.nn.ci/gh/alist-org/alist/CONTRIBUTING.md\n  CODE_OF_CONDUCT.md:2093:https://jsd.nn.ci/gh/alist-org/alist/CODE_OF_CONDUCT.md",
+        "",
+        true,
+        "structure:FolderName:\n  [FileName:][FileSize:][Modified:]Url",
+      ],
+      ["head_size", "bool", "false", "", false, "Use head method to get file size, but it may be failed."],
+      ["writable", "bool", "false", "", false, ""],
+    ],
+  },
   Virtual: {
     config: config("Virtual", { local_sort: true, only_local: true, need_ms: true }, ""),
     common: [...HEAD, "cache_expiration", "webdav_native", ...TAIL],
@@ -188,8 +205,8 @@ const expectedInfo = (name: string) => {
 };
 
 describe("driver templates", () => {
-  it("names the nine drivers in alphabetical order, the same on every call", async () => {
-    const names = ["Alias", "Crypt", "FTP", "Local", "S3", "SFTP", "SMB", "Virtual", "WebDav"];
+  it("names the ten drivers in alphabetical order, the same on every call", async () => {
+    const names = ["Alias", "Crypt", "FTP", "Local", "S3", "SFTP", "SMB", "UrlTree", "Virtual", "WebDav"];
     expect(await getAs(fixture, "/api/admin/driver/names", admin)).toEqual({ code: 200, message: "success", data: names });
     expect((await getAs(fixture, "/api/admin/driver/names", admin)).data).toEqual(names);
   });
