@@ -3,6 +3,7 @@ import { cleanPath } from "../lib/path.ts";
 import { requireText } from "./check.ts";
 import { driverConfig, items } from "./items.ts";
 import { openTcp, type TcpConnection } from "./tcp.ts";
+import { ftpFiles } from "./ftp-files.ts";
 import { CheckFailed, type Driver } from "./types.ts";
 
 export const ftp: Driver = {
@@ -14,6 +15,7 @@ export const ftp: Driver = {
     { name: "password", type: "string", required: true },
     { name: "root_folder_path", type: "string", default: "/", required: true },
   ]),
+  files: (storage) => ftpFiles(storage),
   async check(addition, context) {
     const root = cleanPath(addition.text("root_folder_path"));
     const username = oneLine(addition.text("username") || "anonymous", "username");

@@ -84,7 +84,7 @@ export async function openTcp(address: string, defaultPort: number, context: Pic
   };
 }
 
-async function workersSockets(): Promise<typeof import("cloudflare:sockets")> {
+export async function workersSockets(): Promise<typeof import("cloudflare:sockets")> {
   try {
     return await import("cloudflare:sockets");
   } catch (error) {

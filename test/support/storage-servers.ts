@@ -2,12 +2,12 @@
 // (webdav-server), FTP (ftp-srv), an SSH identification greeter for SFTP, and a plain TCP listener
 // for SMB. Each start function returns what a storage's `addition` needs, and `close()`.
 import { createHash, createHmac } from "node:crypto";
-import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createServer as createHttpServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from "node:http";
 import { createRequire } from "node:module";
 import { createServer as createTcpServer, type AddressInfo, type Server as TcpServer, type Socket } from "node:net";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { FtpSrv } from "ftp-srv";
 import { v2 as webdav } from "webdav-server";
 
@@ -132,12 +132,28 @@ export async function startSlowWebdav(delayMs: number): Promise<RunningServer & 
   return { address: `127.0.0.1:${port}`, port, url: `http://127.0.0.1:${port}`, maxInFlight: () => maxInFlight, close: () => closeServer(server) };
 }
 
-/** ftp-srv with one user whose root is a temp folder holding FTP_ROOT. No passive mode: the check only changes directory. */
+/** Files the FTP server holds under FTP_ROOT from the start, for the file-side tests to read. */
+export const FTP_FILES: Record<string, string | number> = {
+  "hello.txt": "hello over ftp\n",
+  "docs/a b é.txt": "0123456789abcdef",
+  // A size: that many bytes of the pattern ftpPatternByte gives.
+  "big.bin": 5 * 1024 * 1024 + 7,
+};
+
+/** The byte at `offset` of the sized FTP fixtures. */
+export const ftpPatternByte = (offset: number) => (offset * 7 + (offset >> 11)) & 0xff;
+
+/** ftp-srv with one user whose root is a temp folder holding FTP_ROOT and FTP_FILES; passive mode on 127.0.0.1. */
 export async function startFtp(): Promise<RunningServer> {
   const root = mkdtempSync(join(tmpdir(), "gatehouse-ftp-"));
   mkdirSync(join(root, FTP_ROOT));
+  for (const [path, content] of Object.entries(FTP_FILES)) {
+    const file = join(root, FTP_ROOT, path);
+    mkdirSync(dirname(file), { recursive: true });
+    writeFileSync(file, typeof content === "string" ? content : Uint8Array.from({ length: content }, (_, i) => ftpPatternByte(i)));
+  }
   const bunyan = require("bunyan");
-  const ftp = new FtpSrv({ url: "ftp://127.0.0.1:0", log: bunyan.createLogger({ name: "ftp-srv", level: "fatal" }) });
+  const ftp = new FtpSrv({ url: "ftp://127.0.0.1:0", pasv_url: "127.0.0.1", pasv_min: 30000, pasv_max: 40000, log: bunyan.createLogger({ name: "ftp-srv", level: "fatal" }) });
   ftp.on("login", ({ username, password }, resolve, reject) => {
     if (username === FTP_USER.username && password === FTP_USER.password) resolve({ root });
     else reject(new Error("Invalid username or password")); // ftp-srv answers PASS with 530 and this text

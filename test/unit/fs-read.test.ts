@@ -309,7 +309,7 @@ describe("/d and /p", () => {
     const whole = await fetchPath(url);
     expect(whole.status).toBe(200);
     expect(whole.headers.get("content-length")).toBe(String(size));
-    expect(whole.headers.get("content-disposition")).toBe(`attachment; filename="${name}"; filename*=UTF-8''${name}`);
+    expect(whole.headers.get("content-disposition")).toBe(`attachment; filename="${name}"; filename*=UTF-8''${name}`); // ASCII names: both forms equal
     expect(whole.headers.get("content-security-policy")).toContain("sandbox");
     const bytes = new Uint8Array(await whole.arrayBuffer());
     expect(bytes.length).toBe(size);

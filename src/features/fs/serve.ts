@@ -56,7 +56,7 @@ export const etagOf = (source: Pick<ByteSource, "size" | "modified">) =>
   `"${Math.floor(source.modified.getTime() / 1000).toString(16)}-${source.size.toString(16)}"`;
 
 export function contentDisposition(name: string): string {
-  const quoted = name.replace(/["\\\r\n]/g, "_");
+  const quoted = name.replace(/["\\\r\n]|[^\x20-\x7e]/g, "_");
   return `attachment; filename="${quoted}"; filename*=UTF-8''${escapePath(name).replace(/'/g, "%27")}`;
 }
 

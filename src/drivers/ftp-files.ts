@@ -1,0 +1,310 @@
+// The file side of FTP (FILES.md §2, reference §8.3 FTP) over Workers TCP sockets. A Worker cannot
+// keep a connection between requests, so each operation signs in on its own control connection
+// and ends it. Data moves over passive connections (EPSV, else PASV) to the control connection's
+// own host: the address a PASV reply names is ignored, so a server cannot point the Worker at
+// another machine. Reads are byte sources (REST + RETR), so /d and /p serve ranges.
+import { cleanPath } from "../lib/path.ts";
+import { errorText, requireText } from "./check.ts";
+import { hostAndPort, openTcp, workersSockets, type TcpConnection } from "./tcp.ts";
+import { FileError, notAFolder, objectNotFound, type ByteSource, type FileBackend, type FileObject, type StorageHandle } from "./types.ts";
+
+/** Most entries a folder removal deletes in one request. */
+export const MAX_REMOVED_PER_REQUEST = 1000;
+const TIMEOUT_MS = 30_000;
+
+interface Reply {
+  code: number;
+  text: string;
+}
+
+const MONTHS = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"];
+
+/**
+ * One line of a Unix `ls -l` listing (what LIST answers nearly everywhere): type, size, date, name.
+ * Dates without a year are in the last twelve months, as `ls` prints them.
+ */
+export function parseListLine(line: string, now = new Date()): { name: string; isDir: boolean; size: number; modified: Date } | null {
+  const match = /^([-dl])[rwxsStT-]{9}\S*\s+\d+\s+\S+\s+\S+\s+(\d+)\s+(\w{3})\s+(\d{1,2})\s+(\d{1,2}:\d{2}|\d{4})\s(.+)$/.exec(line);
+  if (!match) return null;
+  const [, type, size, monthName, day, timeOrYear, rawName] = match as unknown as string[];
+  const month = MONTHS.indexOf(monthName!.toLowerCase());
+  if (month < 0) return null;
+  let modified: Date;
+  if (timeOrYear!.includes(":")) {
+    const [hours, minutes] = timeOrYear!.split(":").map(Number);
+    modified = new Date(Date.UTC(now.getUTCFullYear(), month, Number(day), hours, minutes));
+    if (modified.getTime() > now.getTime() + 86_400_000) modified.setUTCFullYear(now.getUTCFullYear() - 1);
+  } else {
+    modified = new Date(Date.UTC(Number(timeOrYear), month, Number(day)));
+  }
+  const name = type === "l" ? rawName!.replace(/ -> .*$/, "") : rawName!;
+  if (name === "." || name === "..") return null;
+  return { name, isDir: type === "d", size: Number(size), modified };
+}
+
+class FtpSession {
+  private constructor(
+    private readonly control: TcpConnection,
+    private readonly hostname: string,
+    private readonly signal: AbortSignal,
+  ) {}
+
+  static async open(storage: StorageHandle): Promise<FtpSession> {
+    const address = requireText(storage.addition, "address");
+    const signal = storage.signal ?? new AbortController().signal;
+    const control = await openTcp(address, 21, { signal, timeoutMs: TIMEOUT_MS });
+    const session = new FtpSession(control, hostAndPort(address, 21).hostname, signal);
+    try {
+      await session.expect(await session.reply(), [220], "the connection");
+      const user = await session.command(`USER ${oneLine(storage.addition.text("username") || "anonymous")}`);
+      if (user.code === 331 || user.code === 332) {
+        const pass = await session.command(`PASS ${oneLine(storage.addition.text("password"))}`);
+        if (pass.code === 530) throw new FileError("upstream", "wrong username or password");
+        await session.expect(pass, [230, 202], "PASS");
+      } else if (user.code === 530) {
+        throw new FileError("upstream", "wrong username or password");
+      } else {
+        await session.expect(user, [230], "USER");
+      }
+      await session.expect(await session.command("TYPE I"), [200], "TYPE I");
+      await session.command("OPTS UTF8 ON"); // servers that cannot: names stay as they are
+      return session;
+    } catch (error) {
+      await control.close();
+      throw error;
+    }
+  }
+
+  /** One reply: `ddd text`, or `ddd-` lines up to the `ddd ` line (RFC 959 §4.2). */
+  async reply(): Promise<Reply> {
+    const first = await this.control.readLine();
+    const match = /^(\d{3})([ -])(.*)$/.exec(first);
+    if (!match) throw new Error(`${this.control.target} sent "${first.slice(0, 80)}", not an FTP reply`);
+    if (match[2] === "-") for (let line = await this.control.readLine(); !line.startsWith(`${match[1]} `); line = await this.control.readLine());
+    return { code: Number(match[1]), text: match[3]! };
+  }
+
+  async command(line: string): Promise<Reply> {
+    await this.control.write(`${line}\r\n`);
+    return this.reply();
+  }
+
+  /** Refuses a reply outside `codes`; the command is named, never its argument (PASS). */
+  async expect(reply: Reply, codes: number[], step: string): Promise<Reply> {
+    if (codes.includes(reply.code)) return reply;
+    if (reply.code === 550) throw objectNotFound();
+    throw new Error(`${this.control.target} answered ${step} with ${reply.code} ${reply.text}`);
+  }
+
+  /** A passive data connection, to the control connection's host. */
+  async data(): Promise<{ readable: ReadableStream<Uint8Array>; writable: WritableStream<Uint8Array>; close(): Promise<void> }> {
+    let port: number | undefined;
+    const epsv = await this.command("EPSV");
+    if (epsv.code === 229) port = Number(/\(\|\|\|(\d+)\|\)/.exec(epsv.text)?.[1]);
+    else {
+      const pasv = await this.expect(await this.command("PASV"), [227], "PASV");
+      const numbers = /(\d+),(\d+),(\d+),(\d+),(\d+),(\d+)/.exec(pasv.text);
+      if (numbers) port = Number(numbers[5]) * 256 + Number(numbers[6]);
+    }
+    if (!port || port > 65535) throw new Error(`${this.control.target} gave no usable passive port`);
+    const { connect } = await workersSockets();
+    const socket = connect({ hostname: this.hostname, port });
+    socket.closed.catch(() => undefined);
+    try {
+      await socket.opened;
+    } catch (error) {
+      throw new Error(`cannot open the data connection to ${this.hostname}:${port}: ${errorText(error)}`);
+    }
+    const close = () => socket.close().catch(() => undefined);
+    this.signal.addEventListener("abort", close, { once: true });
+    return { readable: socket.readable, writable: socket.writable, close };
+  }
+
+  async close(): Promise<void> {
+    await this.control.write("QUIT\r\n").catch(() => undefined);
+    await this.control.close();
+  }
+}
+
+function oneLine(value: string): string {
+  if (/[\r\n]/.test(value)) throw new FileError("upstream", "FTP names and credentials cannot hold line breaks");
+  return value;
+}
+
+async function readAllText(stream: ReadableStream<Uint8Array>): Promise<string> {
+  return new Response(stream).text();
+}
+
+export function ftpFiles(storage: StorageHandle): FileBackend {
+  const root = cleanPath(storage.addition.text("root_folder_path"));
+  const serverPath = (path: string) => cleanPath(`${root}/${path}`);
+  const join = (dir: string, name: string) => (dir === "/" ? `/${name}` : `${dir}/${name}`);
+  const parentOf = (path: string) => path.slice(0, Math.max(1, path.lastIndexOf("/")));
+
+  async function withSession<T>(work: (session: FtpSession) => Promise<T>): Promise<T> {
+    const session = await FtpSession.open(storage);
+    try {
+      return await work(session);
+    } finally {
+      await session.close();
+    }
+  }
+
+  /** The entries of a folder the session has changed into. */
+  async function listHere(session: FtpSession, dir: string): Promise<FileObject[]> {
+    const data = await session.data();
+    const started = await session.command("LIST");
+    if (started.code !== 150 && started.code !== 125) {
+      await data.close();
+      await session.expect(started, [150], "LIST");
+    }
+    const text = await readAllText(data.readable);
+    await session.expect(await session.reply(), [226, 250], "LIST");
+    const now = new Date();
+    return text
+      .split(/\r?\n/)
+      .map((line) => parseListLine(line, now))
+      .filter((entry) => entry !== null)
+      .map((entry) => ({ name: entry.name, size: entry.isDir ? 0 : entry.size, isDir: entry.isDir, modified: entry.modified, path: join(serverPath(dir), entry.name) }));
+  }
+
+  async function list(session: FtpSession, dir: string): Promise<FileObject[]> {
+    const cwd = await session.command(`CWD ${oneLine(serverPath(dir))}`);
+    if (cwd.code === 550) {
+      if (dir === "/") throw objectNotFound();
+      const parent = await list(session, parentOf(dir)).catch(() => [] as FileObject[]);
+      throw parent.some((entry) => entry.name === dir.slice(dir.lastIndexOf("/") + 1) && !entry.isDir) ? notAFolder() : objectNotFound();
+    }
+    await session.expect(cwd, [250], "CWD");
+    return listHere(session, dir);
+  }
+
+  async function find(session: FtpSession, path: string): Promise<FileObject> {
+    if (path === "/") return { name: "root", size: 0, isDir: true, modified: storage.modified, path: root };
+    const name = path.slice(path.lastIndexOf("/") + 1);
+    const found = (await list(session, parentOf(path))).find((entry) => entry.name === name);
+    if (!found) throw objectNotFound();
+    return found;
+  }
+
+  /** Removes a file or a folder and everything in it, counting against `budget`. */
+  async function removeTree(session: FtpSession, path: string, isDir: boolean, budget: { left: number }): Promise<void> {
+    if (--budget.left < 0) throw new Error(`more than ${MAX_REMOVED_PER_REQUEST} entries: Gatehouse removes at most ${MAX_REMOVED_PER_REQUEST} per request`);
+    if (!isDir) {
+      await session.expect(await session.command(`DELE ${oneLine(serverPath(path))}`), [250], "DELE");
+      return;
+    }
+    for (const entry of await list(session, path)) await removeTree(session, join(path, entry.name), entry.isDir, budget);
+    await session.expect(await session.command(`RMD ${oneLine(serverPath(path))}`), [250], "RMD");
+  }
+
+  return {
+    list: (dir) => withSession((session) => list(session, dir)),
+    get: (path) => withSession((session) => find(session, path)),
+
+    async link(path) {
+      const file = await withSession((session) => find(session, path));
+      const source: ByteSource = {
+        size: file.size,
+        modified: file.modified,
+        read: (start, end) => retrieve(path, start, end),
+      };
+      return { source };
+    },
+
+    makeDir: (parentDir, name) => withSession(async (session) => void (await session.expect(await session.command(`MKD ${oneLine(serverPath(join(parentDir, name)))}`), [257, 250], "MKD"))),
+
+    rename: (path, newName) => renameTo(path, join(parentOf(path), newName)),
+    move: (path, dstDir) => renameTo(path, join(dstDir, path.slice(path.lastIndexOf("/") + 1))),
+
+    remove: (path) =>
+      withSession(async (session) => {
+        let target: FileObject;
+        try {
+          target = await find(session, path);
+        } catch (error) {
+          if (error instanceof FileError && error.reason === "not_found") return; // already gone: done, as AList
+          throw error;
+        }
+        await removeTree(session, path, target.isDir, { left: MAX_REMOVED_PER_REQUEST });
+      }),
+
+    async put(dir, upload) {
+      await withSession(async (session) => {
+        const data = await session.data();
+        const started = await session.command(`STOR ${oneLine(serverPath(join(dir, upload.name)))}`);
+        if (started.code !== 150 && started.code !== 125) {
+          await data.close();
+          await upload.body.cancel();
+          await session.expect(started, [150], "STOR");
+        }
+        let sent = 0;
+        const counting = new TransformStream<Uint8Array, Uint8Array>({
+          transform(chunk, controller) {
+            sent += chunk.byteLength;
+            controller.enqueue(chunk);
+          },
+        });
+        await upload.body.pipeThrough(counting).pipeTo(data.writable);
+        await session.expect(await session.reply(), [226, 250], "STOR");
+        if (sent !== upload.size) throw new Error(`the upload sent ${sent} bytes, not the ${upload.size} it declared`);
+      });
+    },
+  };
+
+  async function renameTo(path: string, target: string) {
+    await withSession(async (session) => {
+      await session.expect(await session.command(`RNFR ${oneLine(serverPath(path))}`), [350], "RNFR");
+      await session.expect(await session.command(`RNTO ${oneLine(serverPath(target))}`), [250], "RNTO");
+    });
+  }
+
+  /** Bytes `start`..`end` of a file: REST, RETR, and exactly that many bytes of the data connection. */
+  async function retrieve(path: string, start: number, end: number): Promise<ReadableStream<Uint8Array>> {
+    const session = await FtpSession.open(storage);
+    let data: Awaited<ReturnType<FtpSession["data"]>> | undefined;
+    try {
+      data = await session.data();
+      if (start > 0) await session.expect(await session.command(`REST ${start}`), [350], "REST");
+      const started = await session.command(`RETR ${oneLine(serverPath(path))}`);
+      await session.expect(started, [150, 125], "RETR");
+    } catch (error) {
+      await data?.close();
+      await session.close();
+      throw error;
+    }
+    const reader = data.readable.getReader();
+    let left = end - start + 1;
+    const finish = async () => {
+      reader.releaseLock();
+      await data.close();
+      await session.close();
+    };
+    return new ReadableStream<Uint8Array>({
+      async pull(controller) {
+        if (left <= 0) {
+          controller.close();
+          await finish();
+          return;
+        }
+        const { done, value } = await reader.read();
+        if (done) {
+          controller.error(new Error(`the FTP server ended the file ${left} bytes early`));
+          await finish();
+          return;
+        }
+        const chunk = value.byteLength > left ? value.subarray(0, left) : value;
+        left -= chunk.byteLength;
+        controller.enqueue(chunk);
+        if (left <= 0) {
+          controller.close();
+          await finish();
+        }
+      },
+      async cancel() {
+        await reader.cancel().catch(() => undefined);
+        await finish();
+      },
+    });
+  }
+}
