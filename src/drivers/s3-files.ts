@@ -249,7 +249,8 @@ export function s3Files(storage: StorageHandle): FileBackend {
     async remove(path) {
       if (await head(path)) return deleteKeys([keyOf(path)]);
       const keys = (await allKeys(path, MAX_OBJECTS_PER_REQUEST)).map((object) => object.key);
-      await deleteKeys([...keys, `${folderPrefix(path)}${placeholder}`]);
+      if (keys.length === 0) return; // nothing under it: already gone
+      await deleteKeys(keys);
     },
 
     async put(dir, upload) {

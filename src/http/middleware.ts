@@ -66,6 +66,9 @@ export const accessLog: MiddlewareHandler<AppEnv> = async (c, next) => {
   );
 };
 
-/** Bodies over MAX_BODY_BYTES get code 413, whether or not they declare a Content-Length. */
+/**
+ * Bodies over MAX_BODY_BYTES get code 413, whether or not they declare a Content-Length. Uploads
+ * are files, streamed to the storage: their limit is the platform's, not this one.
+ */
 export const limitBodySize: MiddlewareHandler<AppEnv> = (c, next) =>
-  bodyLimit({ maxSize: readConfig(c.env).maxBodyBytes, onError: payloadTooLarge })(c, next);
+  c.req.path === "/api/fs/put" ? next() : bodyLimit({ maxSize: readConfig(c.env).maxBodyBytes, onError: payloadTooLarge })(c, next);

@@ -39,6 +39,7 @@ export async function startS3(): Promise<RunningServer & { endpoint: string }> {
   const AWSAccount = require("s3rver/lib/models/account");
   const directory = mkdtempSync(join(tmpdir(), "gatehouse-s3-"));
   const s3rver = new S3rver({ directory, silent: true, configureBuckets: [{ name: S3_BUCKET, configs: [] }] });
+  serializeDeletes(require("s3rver/lib/stores/filesystem"));
   await s3rver.configureBuckets();
   AWSAccount.DUMMY_ACCOUNT.createKeyPair(S3_ACCESS_KEY_ID, S3_SECRET_ACCESS_KEY);
   const handle = s3rver.callback() as (req: IncomingMessage, res: ServerResponse) => void;
@@ -63,6 +64,23 @@ export async function startS3(): Promise<RunningServer & { endpoint: string }> {
       rmSync(directory, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * s3rver's DeleteObjects deletes its keys in parallel, and each deletion removes the folders it
+ * empties: two keys of one folder race (rmdir of a folder the other already removed) and the
+ * request answers InternalError. One deletion at a time, as a real S3 behaves for the client.
+ */
+function serializeDeletes(FilesystemStore: { prototype: { deleteObject(bucket: string, key: string): Promise<void> } }) {
+  const original = FilesystemStore.prototype.deleteObject;
+  if ((original as { serialized?: boolean }).serialized) return;
+  let queue: Promise<unknown> = Promise.resolve();
+  const serialized = function (this: unknown, bucket: string, key: string) {
+    const run = queue.then(() => original.call(this, bucket, key));
+    queue = run.catch(() => undefined);
+    return run;
+  };
+  FilesystemStore.prototype.deleteObject = Object.assign(serialized, { serialized: true });
 }
 
 /** True when a request signed with our access key carries a SigV4 signature that our secret does not produce. */

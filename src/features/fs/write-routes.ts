@@ -1,0 +1,284 @@
+// The write side of the file API (reference §5.6-§5.17), AList's wire with FILES.md §3's fixes:
+// permissions are checked where the change happens (move and copy need write at the destination
+// too), meta passwords guard writes as they guard reads, names are checked (FILES.md §3.3), and a
+// batch that stops part-way says which names were done (FILES.md §3.8).
+import { createRoute, z } from "@hono/zod-openapi";
+import type { Context } from "hono";
+import { isAdmin } from "../../auth/guard.ts";
+import { FileError, type FileBackend } from "../../drivers/types.ts";
+import type { AppEnv } from "../../env.ts";
+import { ok } from "../../http/envelope.ts";
+import { ApiError } from "../../http/errors.ts";
+import { envelopeResponse, jsonBody, type Router } from "../../http/router.ts";
+import { ACCESS_DENIED, fullPathOf, mayAccess, viewerOf, type Viewer } from "./access.ts";
+import { metaGrantsWrite, nearestMeta, passwordGuards } from "./metas.ts";
+import { fileFailure, getObject, MountTree, type Mounted } from "./mounts.ts";
+import { baseName, hasRelativeSegment, isValidName, joinBasePath, joinName, parentOf } from "./path.ts";
+import { Permission, permissionAt } from "./permissions.ts";
+import { fsRoute, type FsState, type TreeNeeds } from "./store.ts";
+
+const PathField = z.string().max(4096);
+const NameList = z.array(z.string().max(1024)).max(1000);
+const PasswordField = z.string().max(1024).default("").openapi({ description: "The meta password of the folder, when it has one" });
+
+const guess = (...raws: unknown[]): TreeNeeds => {
+  const paths = raws.flatMap((raw) => (typeof raw === "string" && !hasRelativeSegment(raw) ? [joinBasePath("/", raw) ?? "/"] : []));
+  return { paths, folders: [] };
+};
+
+function route<T extends z.ZodObject>(path: string, summary: string, body: T, needs: (body: Record<string, unknown>) => TreeNeeds, data: z.ZodType = z.null()) {
+  return createRoute({ method: "post", path, tags: ["fs"], summary, ...fsRoute(needs), request: { body: jsonBody(body) }, responses: envelopeResponse(data, "Done") });
+}
+
+const mkdir = route("/api/fs/mkdir", "Create a folder and the missing folders above it", z.object({ path: PathField, password: PasswordField }), (b) => guess(b.path));
+const rename = route(
+  "/api/fs/rename",
+  "Rename a file or folder in place",
+  z.object({ path: PathField, name: z.string().max(1024), overwrite: z.boolean().default(false), password: PasswordField }),
+  (b) => guess(b.path),
+);
+const ItemsBody = z.object({
+  src_dir: PathField,
+  dst_dir: PathField,
+  names: NameList,
+  overwrite: z.boolean().default(false),
+  password: PasswordField,
+});
+const move = route("/api/fs/move", "Move names from one folder to another of the same storage", ItemsBody, (b) => guess(b.src_dir, b.dst_dir));
+const copy = route("/api/fs/copy", "Copy names to another folder (within a storage; single files across storages)", ItemsBody, (b) => guess(b.src_dir, b.dst_dir), z.object({ tasks: z.array(z.unknown()) }));
+const remove = route("/api/fs/remove", "Delete names from a folder; a name that does not exist counts as deleted", z.object({ dir: PathField, names: NameList, password: PasswordField }), (b) => guess(b.dir));
+const link = route("/api/fs/link", "Admins: the upstream link of a file, credentials included (full path, not joined)", z.object({ path: PathField }), (b) => guess(b.path), z.record(z.string(), z.unknown()));
+
+const put = createRoute({
+  method: "put",
+  path: "/api/fs/put",
+  tags: ["fs"],
+  summary: "Upload the request body as a file (File-Path header, percent-encoded); streamed to the storage",
+  ...fsRoute(() => ({ paths: [], folders: [] })),
+  request: {
+    headers: z.object({
+      "file-path": z.string().optional().openapi({ description: "encodeURIComponent of the full target path" }),
+      "content-length": z.string().optional().openapi({ description: "Required: the file's size" }),
+      overwrite: z.string().optional().openapi({ description: "`false`: refuse when the file exists" }),
+      "as-task": z.string().optional().openapi({ description: "`true`: the reply carries a finished task (the upload still completes within the request)" }),
+      "last-modified": z.string().optional().openapi({ description: "Unix epoch milliseconds" }),
+      password: z.string().optional(),
+    }),
+    body: { content: { "application/octet-stream": { schema: z.string().openapi({ format: "binary" }) } } },
+  },
+  responses: envelopeResponse(z.object({ task: z.record(z.string(), z.unknown()) }).nullable(), "Uploaded"),
+});
+
+/** May the viewer change things in `dir` (the folder a write lands in)? Access as for reading it, then `bit`. */
+function requireWritable(viewer: Viewer, state: FsState, dir: string, target: string, bit: number, password: string, metaWrite = false) {
+  const meta = nearestMeta(state.metas, dir);
+  if (!mayAccess(viewer, meta, dir, password)) throw new ApiError(403, ACCESS_DENIED);
+  const bits = permissionAt(viewer.grants, target);
+  if ((bits & bit) === 0 && !(metaWrite && metaGrantsWrite(meta, target))) throw new ApiError(403, "permission denied");
+}
+
+function requireName(name: string) {
+  if (!isValidName(name)) throw new ApiError(400, "invalid file name");
+}
+
+function need<K extends keyof FileBackend>(mounted: Mounted, operation: K): NonNullable<FileBackend[K]> {
+  const method = mounted.backend[operation];
+  if (!method) throw new ApiError(500, "not implement");
+  return (method as (...args: never[]) => unknown).bind(mounted.backend) as NonNullable<FileBackend[K]>;
+}
+
+async function exists(tree: MountTree, path: string): Promise<boolean> {
+  try {
+    await tree.get(path);
+    return true;
+  } catch (error) {
+    if (error instanceof ApiError && /object not found$/.test(error.message)) return false;
+    throw error;
+  }
+}
+
+/** Creates `path` and the folders above it that are missing, inside its storage. */
+async function makeDirs(tree: MountTree, path: string): Promise<void> {
+  const mounted = await tree.mount(path);
+  const makeDir = need(mounted, "makeDir");
+  const missing: string[] = [];
+  for (let actual = mounted.actualPath; actual !== "/"; actual = parentOf(actual)) {
+    try {
+      const object = await getObject({ ...mounted, actualPath: actual });
+      if (!object.isDir) throw new ApiError(500, "file exists");
+      break;
+    } catch (error) {
+      if (!(error instanceof FileError && error.reason === "not_found")) throw fileFailure(error, "");
+      missing.unshift(actual);
+    }
+  }
+  for (const actual of missing) await makeDir(parentOf(actual), baseName(actual)).catch((error: unknown) => Promise.reject(fileFailure(error, "")));
+}
+
+/** Runs `work` on each name in order; a failure part-way reports the names done before it. */
+async function eachName(names: string[], verb: string, work: (name: string) => Promise<void>): Promise<void> {
+  const done: string[] = [];
+  for (const name of names) {
+    try {
+      await work(name);
+    } catch (error) {
+      const failure = fileFailure(error, "");
+      if (done.length === 0 || !(failure instanceof ApiError)) throw failure;
+      throw new ApiError(failure.code, `${failure.message} (${verb} before it: ${done.join(", ")}; not ${verb}: ${names.slice(done.length).join(", ")})`, { done });
+    }
+    done.push(name);
+  }
+}
+
+export function registerFsWriteRoutes(app: Router) {
+  app.openapi(mkdir, async (c) => {
+    const body = c.req.valid("json");
+    const viewer = viewerOf(c.var.caller);
+    const path = fullPathOf(viewer, body.path);
+    if (path === "/") throw new ApiError(403, "permission denied");
+    requireWritable(viewer, c.var.fs, parentOf(path), path, Permission.WRITE, body.password, true);
+    await makeDirs(new MountTree(c.var.fs.tree, c.var.db, c.req.raw.signal), path);
+    return ok(c, null);
+  });
+
+  app.openapi(rename, async (c) => {
+    const body = c.req.valid("json");
+    const viewer = viewerOf(c.var.caller);
+    const path = fullPathOf(viewer, body.path);
+    requireName(body.name);
+    const meta = nearestMeta(c.var.fs.metas, path);
+    if (passwordGuards(meta, path) && !mayAccess(viewer, meta, path, body.password)) throw new ApiError(403, "Path is password-protected and cannot be renamed.");
+    requireWritable(viewer, c.var.fs, parentOf(path), path, Permission.RENAME, body.password);
+    const tree = new MountTree(c.var.fs.tree, c.var.db, c.req.raw.signal);
+    const mounted = await tree.mount(path);
+    if (mounted.actualPath === "/") throw new ApiError(403, "a storage's root is renamed by changing its mount path");
+    const target = joinName(parentOf(path), body.name);
+    if (!body.overwrite && body.name !== baseName(path) && (await exists(tree, target))) throw new ApiError(403, `file [${body.name}] exists`);
+    await need(mounted, "rename")(mounted.actualPath, body.name).catch((error: unknown) => Promise.reject(fileFailure(error, "")));
+    return ok(c, null);
+  });
+
+  for (const [operation, bit, verb] of [
+    [move, Permission.MOVE, "moved"],
+    [copy, Permission.COPY, "copied"],
+  ] as const) {
+    app.openapi(operation as typeof move, async (c: Context<AppEnv>) => {
+      const body = (c.req as unknown as { valid(target: "json"): z.infer<typeof ItemsBody> }).valid("json");
+      if (body.names.length === 0) throw new ApiError(400, "Empty file names");
+      body.names.forEach(requireName);
+      const viewer = viewerOf(c.var.caller);
+      const src = fullPathOf(viewer, body.src_dir);
+      const dst = fullPathOf(viewer, body.dst_dir);
+      requireWritable(viewer, c.var.fs, src, src, bit, body.password);
+      requireWritable(viewer, c.var.fs, dst, dst, Permission.WRITE, body.password, true);
+      for (const name of body.names) {
+        const from = joinName(src, name);
+        if (dst === from || dst.startsWith(`${from}/`)) throw new ApiError(400, `cannot ${verb === "moved" ? "move" : "copy"} ${name} into itself`);
+      }
+      const tree = new MountTree(c.var.fs.tree, c.var.db, c.req.raw.signal);
+      if (!body.overwrite) {
+        for (const name of body.names) if (await exists(tree, joinName(dst, name))) throw new ApiError(403, `file [${name}] exists`);
+      }
+      const target = await tree.mount(dst);
+      await eachName(body.names, verb, async (name) => {
+        const source = await tree.mount(joinName(src, name));
+        if (source.storage.id === target.storage.id) {
+          await need(source, verb === "moved" ? "move" : "copy")(source.actualPath, target.actualPath);
+          return;
+        }
+        if (verb === "moved") throw new ApiError(500, "can't move files between two storages, try to copy");
+        await copyAcross(source, target, name);
+      });
+      return verb === "moved" ? ok(c, null) : ok(c, { tasks: [] });
+    });
+  }
+
+  app.openapi(remove, async (c) => {
+    const body = c.req.valid("json");
+    if (body.names.length === 0) throw new ApiError(400, "Empty file names");
+    body.names.forEach(requireName);
+    const viewer = viewerOf(c.var.caller);
+    const dir = fullPathOf(viewer, body.dir);
+    requireWritable(viewer, c.var.fs, dir, dir, Permission.REMOVE, body.password);
+    const tree = new MountTree(c.var.fs.tree, c.var.db, c.req.raw.signal);
+    await eachName(body.names, "deleted", async (name) => {
+      const mounted = await tree.mount(joinName(dir, name));
+      if (mounted.actualPath === "/") throw new ApiError(500, "delete root folder is not allowed, please goto the manage page to delete the storage instead");
+      await need(mounted, "remove")(mounted.actualPath);
+    });
+    return ok(c, null);
+  });
+
+  app.openapi(link, async (c) => {
+    if (!isAdmin(c.var.caller)) throw new ApiError(403, "You are not an admin");
+    const path = joinBasePath("/", c.req.valid("json").path);
+    if (path === null) throw new ApiError(403, "access using relative path is not allowed");
+    const found = await new MountTree(c.var.fs.tree, c.var.db, c.req.raw.signal).link(path, { redirect: false });
+    if ("source" in found) return ok(c, { url: "", header: null, Expiration: null, concurrency: 0, part_size: 0 });
+    return ok(c, { url: found.url, header: found.headers ?? null, Expiration: null, concurrency: 0, part_size: 0 });
+  });
+
+  app.openapi(put, async (c) => {
+    const viewer = viewerOf(c.var.caller);
+    let rawPath: string;
+    try {
+      rawPath = decodeURIComponent(c.req.header("File-Path") ?? "");
+    } catch {
+      throw new ApiError(400, "File-Path is not percent-encoded UTF-8");
+    }
+    const path = fullPathOf(viewer, rawPath);
+    const name = baseName(path);
+    requireName(name);
+    const dir = parentOf(path);
+    requireWritable(viewer, c.var.fs, dir, path, Permission.WRITE, c.req.header("Password") ?? "", true);
+    const lengthHeader = c.req.header("Content-Length") ?? "";
+    if (!/^\d{1,16}$/.test(lengthHeader)) throw new ApiError(400, `strconv.ParseInt: parsing ${JSON.stringify(lengthHeader)}: invalid syntax`);
+    const size = Number(lengthHeader);
+    const tree = new MountTree(c.var.fs.tree, c.var.db, c.req.raw.signal);
+    if (c.req.header("Overwrite") === "false" && (await exists(tree, path))) throw new ApiError(403, "file exists");
+    const mounted = await tree.mount(dir);
+    const upload = need(mounted, "put");
+    if (mounted.actualPath !== "/") await makeDirs(tree, dir);
+    const modified = Number(c.req.header("Last-Modified"));
+    await upload(mounted.actualPath, {
+      name,
+      size,
+      body: c.req.raw.body ?? new ReadableStream({ start: (controller) => controller.close() }),
+      contentType: c.req.header("Content-Type") ?? "application/octet-stream",
+      ...(Number.isFinite(modified) && modified > 0 ? { modified: new Date(modified) } : {}),
+    }).catch((error: unknown) => Promise.reject(fileFailure(error, "")));
+    if (c.req.header("As-Task") !== "true") return ok(c, null);
+    const now = new Date().toISOString();
+    return ok(c, {
+      task: {
+        id: crypto.randomUUID(),
+        name: `upload ${name} to [${mounted.storage.mountPath}](${mounted.actualPath})`,
+        creator: c.var.caller.user.username,
+        creator_role: c.var.caller.user.roleIds,
+        state: 2,
+        status: "",
+        progress: 100,
+        start_time: now,
+        end_time: now,
+        total_bytes: size,
+        error: "",
+      },
+    });
+  });
+}
+
+/** One file to another storage: streamed from its link into the destination's put. Folders are refused. */
+async function copyAcross(source: Mounted, target: Mounted, name: string): Promise<void> {
+  const object = await getObject(source);
+  if (object.isDir) throw new ApiError(500, `copying folders between storages is not built yet (${name} is a folder)`);
+  const put = need(target, "put");
+  const linked = await source.backend.link(source.actualPath, { redirect: false });
+  let body: ReadableStream<Uint8Array>;
+  if ("source" in linked) body = object.size === 0 ? new ReadableStream({ start: (controller) => controller.close() }) : await linked.source.read(0, object.size - 1);
+  else {
+    const response = await fetch(linked.url, { headers: linked.headers ?? {} });
+    if (!response.ok || !response.body) throw new ApiError(500, `reading ${name} for the copy: HTTP ${response.status}`);
+    body = response.body;
+  }
+  await put(target.actualPath, { name, size: object.size, body, contentType: "application/octet-stream" });
+}
