@@ -1283,7 +1283,7 @@ function jsonRouteProperties(route: JsonRoute): FuzzProperty[] {
             const rest = (target - size(pad.repeat(padCount))) / copies;
             const filler = pad.repeat(padCount) + "a".repeat(over ? Math.ceil(rest) : Math.floor(rest));
             const text = toJson(wrapped(route, { ...body, [name]: filler }, choice));
-            return { request: { ...jsonRequest(route, text), chunked }, answers: over ? [413] : REFUSED };
+            return { request: { ...jsonRequest(route, text), chunked }, answers: over ? [413] : [...REFUSED, ...(route.alsoRefused ?? [])] };
           },
           4,
         ),

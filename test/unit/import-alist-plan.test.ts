@@ -219,7 +219,7 @@ describe("bad input", () => {
     expect(p.report.storages.imported).toEqual(['#1 "/good" (Virtual)']);
     expect(p.report.storages.refused).toEqual([
       { row: '#2 "/bad-json" (WebDav)', reason: 'addition is not valid JSON: "{\\"address\\": "' },
-      { row: '#3 "/baidu" (BaiduNetdisk)', reason: 'driver "BaiduNetdisk" is not one Gatehouse has (Alias, Crypt, FTP, Local, S3, SFTP, SMB, Virtual, WebDav)' },
+      { row: '#3 "/baidu" (BaiduNetdisk)', reason: 'driver "BaiduNetdisk" is not one Gatehouse has (Alias, Crypt, FTP, Local, S3, SFTP, SMB, UrlTree, Virtual, WebDav)' },
       { row: '#4 "/good/" (Virtual)', reason: "another AList storage is mounted at /good" },
       { row: '#5 "/bad\\u0001name" (Virtual)', reason: "mount_path: must not contain control characters or unpaired surrogates" },
       { row: '#6 "/bad-choice" (WebDav)', reason: "webdav_policy must be one of use_proxy_url, native_proxy for driver WebDav" },
