@@ -22,7 +22,7 @@ const userOnly = (code: 401 | 403, message: string): Access => ({ kind: "user-on
 
 export interface RouteRow {
   /** As the router lists it; `ALL` routes are called with GET. */
-  method: "GET" | "POST" | "ALL";
+  method: "GET" | "POST" | "PUT" | "ALL";
   path: string;
   access: Access;
   /**
@@ -125,6 +125,16 @@ export const ROUTES: RouteRow[] = [
   { method: "POST", path: "/api/fs/dirs", access: SIGNED_IN, body: { path: "/" }, alsoAnswers: FS_READ },
   { method: "POST", path: "/api/fs/other", access: SIGNED_IN, body: { path: "/" }, alsoAnswers: FS_READ },
   { method: "POST", path: "/api/fs/search", access: SIGNED_IN, body: {}, alsoAnswers: [500] },
+  // Writes with a climbing path: refused (403) past the guard, nothing changes.
+  { method: "POST", path: "/api/fs/mkdir", access: SIGNED_IN, body: { path: "/../x" }, alsoAnswers: [403] },
+  { method: "POST", path: "/api/fs/rename", access: SIGNED_IN, body: { path: "/../x", name: "y" }, alsoAnswers: [403] },
+  { method: "POST", path: "/api/fs/move", access: SIGNED_IN, body: { src_dir: "/../x", dst_dir: "/", names: ["a"] }, alsoAnswers: [403] },
+  { method: "POST", path: "/api/fs/copy", access: SIGNED_IN, body: { src_dir: "/../x", dst_dir: "/", names: ["a"] }, alsoAnswers: [403] },
+  { method: "POST", path: "/api/fs/remove", access: SIGNED_IN, body: { dir: "/../x", names: ["a"] }, alsoAnswers: [403] },
+  // The route refuses non-admins itself (403 You are not an admin): the guard lets any caller in.
+  { method: "POST", path: "/api/fs/link", access: SIGNED_IN, body: { path: "/../x" }, alsoAnswers: [403] },
+  // No File-Path: the root, which is no file name (400).
+  { method: "PUT", path: "/api/fs/put", access: SIGNED_IN, alsoAnswers: [403] },
   // No login: the sign is the only gate (reference §6.1), missing here (401 expire missing).
   { method: "GET", path: "/d/:path{.+}", url: "/d/nothing", access: PUBLIC, alsoAnswers: [401] },
   { method: "GET", path: "/p/:path{.+}", url: "/p/nothing", access: PUBLIC, alsoAnswers: [401] },

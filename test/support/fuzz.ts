@@ -653,6 +653,8 @@ const fsPassword = text({ max: 1024 });
  * The file reads: a climbing path is refused (403) whatever the other fields hold; a valid body
  * finds nothing mounted (500) or a caller without a scope holding the path (403).
  */
+const fsNames = list(text({ max: 1024 }), { max: 1000, example: "a" });
+const FS_WRITE = { variants: [{ body: { path: "/../fuzz" }, anchor: ["path"] }], emptyIsValid: true, alsoRefused: [403], alsoValid: [400, 403, 500] };
 const FS_READ = { variants: [{ body: { path: "/../fuzz" }, anchor: ["path"] }], emptyIsValid: true, alsoRefused: [403], alsoValid: [403, 500] };
 const metaFields = {
   path: text({ max: 4096, min: 1, required: true }),
@@ -691,6 +693,29 @@ export const JSON_ROUTES: JsonRoute[] = [
     fields: { path: fsPath, password: fsPassword, method: text({ max: 256 }), data: { kind: "unknown", required: false, invalid: null, free: smallJson } },
     ...FS_READ,
   },
+  // Writes: a climbing path refuses every body (403); a valid one from the fuzz user (the guest
+  // role: read only) is refused for want of the permission bit, so nothing changes.
+  { path: "/api/fs/mkdir", group: "fs-metas", caller: "user", fields: { path: fsPath, password: fsPassword }, ...FS_WRITE },
+  {
+    path: "/api/fs/rename",
+    group: "fs-metas",
+    caller: "user",
+    fields: { path: fsPath, name: text({ max: 1024 }), overwrite: boolean(), password: fsPassword },
+    ...FS_WRITE,
+  },
+  ...["/api/fs/move", "/api/fs/copy"].map(
+    (path): JsonRoute => ({
+      path,
+      group: "fs-metas",
+      caller: "user",
+      fields: { src_dir: fsPath, dst_dir: fsPath, names: fsNames, overwrite: boolean(), password: fsPassword },
+      ...FS_WRITE,
+      variants: [{ body: { src_dir: "/../fuzz", names: ["a"] }, anchor: ["src_dir"] }],
+    }),
+  ),
+  { path: "/api/fs/remove", group: "fs-metas", caller: "user", fields: { dir: fsPath, names: fsNames, password: fsPassword }, ...FS_WRITE, variants: [{ body: { dir: "/../fuzz", names: ["a"] }, anchor: ["dir"] }] },
+  // Admins only: the fuzz user is refused (403) whatever it sends.
+  { path: "/api/fs/link", group: "fs-metas", caller: "user", fields: { path: fsPath }, ...FS_WRITE },
   // Answers 500 `search not available` to any well-formed body: there is no index to search.
   {
     path: "/api/fs/search",

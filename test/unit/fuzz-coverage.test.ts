@@ -52,7 +52,7 @@ it("has a query row for every route with query parameters, with exactly the docu
 
 it("has a JSON row for every route with a request body, naming exactly the documented fields", () => {
   const documented = operations()
-    .filter(({ op }) => op.requestBody)
+    .filter(({ op }) => op.requestBody?.content["application/json"])
     .map(({ method, path, op }) => `${method} ${path}: ${bodyFields(op).join(",")}`)
     .sort();
   const table = JSON_ROUTES.map((r) => `POST ${r.path}: ${Object.keys(r.fields).sort().join(",")}`).sort();

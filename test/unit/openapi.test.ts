@@ -223,7 +223,8 @@ describe("every route the router serves", () => {
       if (readsJson && !(documented?.required === true && schema !== undefined && deref(schema) !== undefined)) {
         mismatches.push(`${route.operation} reads JSON but documents ${JSON.stringify(documented)}`);
       }
-      if (!readsJson && documented !== undefined) mismatches.push(`${route.operation} reads no JSON but documents a body`);
+      // Uploads document their raw body under another media type.
+      if (!readsJson && documented?.content?.["application/json"] !== undefined) mismatches.push(`${route.operation} reads no JSON but documents a body`);
     }
     expect(mismatches).toEqual([]);
     expect(routes.filter((route) => operation(route)?.requestBody).length, "some routes take JSON").toBeGreaterThan(0);
