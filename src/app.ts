@@ -7,7 +7,7 @@ import { registerAuthRoutes } from "./features/auth/routes.ts";
 import { registerDriverRoutes } from "./features/drivers/routes.ts";
 import { registerDownloadRoutes } from "./features/fs/download.ts";
 import { registerFsReadRoutes } from "./features/fs/routes.ts";
-import { registerFsWriteRoutes } from "./features/fs/write-routes.ts";
+import { registerFsBatchRoutes, registerFsWriteRoutes } from "./features/fs/write-routes.ts";
 import { registerMeRoutes } from "./features/me/routes.ts";
 import { registerMetaRoutes } from "./features/metas/routes.ts";
 import { registerPublicRoutes } from "./features/public/routes.ts";
@@ -66,6 +66,7 @@ export function createApp(dependencies: AppDependencies) {
   registerMetaRoutes(app);
   registerFsReadRoutes(app);
   registerFsWriteRoutes(app);
+  registerFsBatchRoutes(app);
   registerDownloadRoutes(app);
 
   // Both travel in one header; the guard tells them apart by shape (a JWT or not).

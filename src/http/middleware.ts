@@ -71,4 +71,4 @@ export const accessLog: MiddlewareHandler<AppEnv> = async (c, next) => {
  * are files, streamed to the storage: their limit is the platform's, not this one.
  */
 export const limitBodySize: MiddlewareHandler<AppEnv> = (c, next) =>
-  c.req.path === "/api/fs/put" ? next() : bodyLimit({ maxSize: readConfig(c.env).maxBodyBytes, onError: payloadTooLarge })(c, next);
+  c.req.path === "/api/fs/put" || c.req.path === "/api/fs/form" ? next() : bodyLimit({ maxSize: readConfig(c.env).maxBodyBytes, onError: payloadTooLarge })(c, next);

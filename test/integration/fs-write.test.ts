@@ -80,6 +80,30 @@ describe("uploads", () => {
     expect(await (await exports.default.fetch(`http://gatehouse.test/d/ftp/up.txt?sign=${file.sign}`)).text()).toBe("to ftp!");
   });
 
+  it("takes the file part of a multipart form (PUT /api/fs/form) as a stream, and stores nothing from a form that ends wrong", async () => {
+    const content = "form body ".repeat(100_000);
+    const boundary = "----GatehouseFormBoundary7MA4YWxkTrZu0gW";
+    // As a browser sends FormData: the closing boundary, then a line break.
+    const form = (ending: string) =>
+      `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="ignored.txt"\r\nContent-Type: text/plain\r\n\r\n${content}\r\n--${boundary}--${ending}`;
+    const send = (path: string, body: string) =>
+      exports.default.fetch(
+        new Request("http://gatehouse.test/api/fs/form", {
+          method: "PUT",
+          headers: { Authorization: admin, "File-Path": encodeURIComponent(path), "Content-Type": `multipart/form-data; boundary=${boundary}`, "Content-Length": String(body.length) },
+          body,
+        }),
+      );
+    expect(await (await send("/s3/form/sent.txt", form("\r\n"))).json()).toEqual({ code: 200, message: "success", data: null });
+    expect(await s3Text("w/form/sent.txt")).toBe(content);
+    // The upload fails before its declared length is sent: AWS S3 then stores nothing (s3rver keeps
+    // the bytes that arrived, never the whole file).
+    expect((await (await send("/s3/form/cut.txt", form(""))).json<Envelope>()).code).toBe(500);
+    expect(await s3Text("w/form/cut.txt")).not.toBe(content);
+    const noFile = `--${boundary}\r\nContent-Disposition: form-data; name="other"\r\n\r\nx\r\n--${boundary}--\r\n`;
+    expect((await (await send("/s3/form/none.txt", noFile)).json<Envelope>()).message).toBe("http: no such file");
+  });
+
   it("refuses a missing Content-Length, Overwrite: false on an existing file, a bad name and a bad File-Path, leaving the upstream as it was", async () => {
     await upload("/s3/keep.txt", "first", { "Content-Length": "5" });
     expect((await upload("/s3/keep.txt", "second", { "Content-Length": "6", Overwrite: "false" })).message).toBe("file exists");
@@ -143,6 +167,26 @@ describe("file operations", () => {
     expect(partial.data).toEqual({ done: ["t2.txt"] });
     expect(await davText("/t2.txt")).toBe("2");
     expect(await davText("/a..b.txt")).toBeNull();
+  });
+
+  it("batch_rename and regex_rename on WebDAV; recursive_move and remove_empty_directory on S3", async () => {
+    await call("/api/fs/mkdir", { path: "/dav/batch" });
+    for (const name of ["ep1.mkv", "ep2.mkv", "notes.txt"]) await upload(`/dav/batch/${name}`, name, { "Content-Length": String(name.length) });
+    expect((await call("/api/fs/batch_rename", { src_dir: "/dav/batch", rename_objects: [{ src_name: "notes.txt", new_name: "readme.txt" }] })).code).toBe(200);
+    expect((await call("/api/fs/regex_rename", { src_dir: "/dav/batch", src_name_regex: "^ep(\\d+)\\.mkv$", new_name_regex: "Episode ${1}.mkv" })).code).toBe(200);
+    const names = (await call("/api/fs/list", { path: "/dav/batch" })).data.content.map((e: any) => e.name).sort();
+    expect(names).toEqual(["Episode 1.mkv", "Episode 2.mkv", "readme.txt"]);
+    expect(await davText("/batch/Episode 2.mkv")).toBe("ep2.mkv");
+    expect((await call("/api/fs/regex_rename", { src_dir: "/dav/batch", src_name_regex: "(", new_name_regex: "x" })).message).toMatch(/^error parsing regexp: /);
+
+    for (const path of ["/s3/tree/a/one.txt", "/s3/tree/a/b/two.txt", "/s3/tree/three.txt"]) await upload(path, "x", { "Content-Length": "1" });
+    await call("/api/fs/mkdir", { path: "/s3/flat" });
+    await call("/api/fs/mkdir", { path: "/s3/tree/empty/deeper" });
+    const moved = await call("/api/fs/recursive_move", { src_dir: "/s3/tree", dst_dir: "/s3/flat", conflict_policy: "cancel" });
+    expect(moved).toEqual({ code: 200, message: "Successfully moved 3 files", data: null });
+    expect([await s3Text("w/flat/one.txt"), await s3Text("w/flat/two.txt"), await s3Text("w/flat/three.txt"), await s3Text("w/tree/a/one.txt")]).toEqual(["x", "x", "x", null]);
+    expect((await call("/api/fs/remove_empty_directory", { src_dir: "/s3/tree" })).code).toBe(200);
+    expect((await call("/api/fs/list", { path: "/s3/tree" })).data.content).toBeNull();
   });
 
   it("needs the bit at the source and write at the destination; a reader changes nothing", async () => {

@@ -133,8 +133,13 @@ export const ROUTES: RouteRow[] = [
   { method: "POST", path: "/api/fs/remove", access: SIGNED_IN, body: { dir: "/../x", names: ["a"] }, alsoAnswers: [403] },
   // The route refuses non-admins itself (403 You are not an admin): the guard lets any caller in.
   { method: "POST", path: "/api/fs/link", access: SIGNED_IN, body: { path: "/../x" }, alsoAnswers: [403] },
+  { method: "POST", path: "/api/fs/batch_rename", access: SIGNED_IN, body: { src_dir: "/../x", rename_objects: [] }, alsoAnswers: [403] },
+  { method: "POST", path: "/api/fs/regex_rename", access: SIGNED_IN, body: { src_dir: "/../x", src_name_regex: "a", new_name_regex: "b" }, alsoAnswers: [403] },
+  { method: "POST", path: "/api/fs/recursive_move", access: SIGNED_IN, body: { src_dir: "/../x", dst_dir: "/" }, alsoAnswers: [403] },
+  { method: "POST", path: "/api/fs/remove_empty_directory", access: SIGNED_IN, body: { src_dir: "/../x" }, alsoAnswers: [403] },
   // No File-Path: the root, which is no file name (400).
   { method: "PUT", path: "/api/fs/put", access: SIGNED_IN, alsoAnswers: [403] },
+  { method: "PUT", path: "/api/fs/form", access: SIGNED_IN, alsoAnswers: [403] },
   // No login: the sign is the only gate (reference §6.1), missing here (401 expire missing).
   { method: "GET", path: "/d/:path{.+}", url: "/d/nothing", access: PUBLIC, alsoAnswers: [401] },
   { method: "GET", path: "/p/:path{.+}", url: "/p/nothing", access: PUBLIC, alsoAnswers: [401] },

@@ -714,6 +714,37 @@ export const JSON_ROUTES: JsonRoute[] = [
     }),
   ),
   { path: "/api/fs/remove", group: "fs-metas", caller: "user", fields: { dir: fsPath, names: fsNames, password: fsPassword }, ...FS_WRITE, variants: [{ body: { dir: "/../fuzz", names: ["a"] }, anchor: ["dir"] }] },
+  {
+    path: "/api/fs/batch_rename",
+    group: "fs-metas",
+    caller: "user",
+    fields: { src_dir: fsPath, rename_objects: list(record({ src_name: text({ max: 1024, required: true }), new_name: text({ max: 1024, required: true }) }), { max: 1000, example: { src_name: "a", new_name: "b" } }), password: fsPassword },
+    ...FS_WRITE,
+    variants: [{ body: { src_dir: "/../fuzz" }, anchor: ["src_dir"] }],
+  },
+  {
+    path: "/api/fs/regex_rename",
+    group: "fs-metas",
+    caller: "user",
+    fields: { src_dir: fsPath, src_name_regex: text({ max: 1024, required: true }), new_name_regex: text({ max: 1024, required: true }), password: fsPassword },
+    ...FS_WRITE,
+    emptyIsValid: false,
+    variants: [{ body: { src_dir: "/../fuzz", src_name_regex: "a", new_name_regex: "b" }, anchor: ["src_dir"] }],
+  },
+  {
+    path: "/api/fs/recursive_move",
+    group: "fs-metas",
+    caller: "user",
+    fields: {
+      src_dir: fsPath,
+      dst_dir: fsPath,
+      conflict_policy: text({ invalid: fc.constantFrom("abort", "", "Cancel"), free: fc.constantFrom("cancel", "overwrite", "skip") }),
+      password: fsPassword,
+    },
+    ...FS_WRITE,
+    variants: [{ body: { src_dir: "/../fuzz" }, anchor: ["src_dir"] }],
+  },
+  { path: "/api/fs/remove_empty_directory", group: "fs-metas", caller: "user", fields: { src_dir: fsPath, password: fsPassword }, ...FS_WRITE, variants: [{ body: { src_dir: "/../fuzz" }, anchor: ["src_dir"] }] },
   // Admins only: the fuzz user is refused (403) whatever it sends.
   { path: "/api/fs/link", group: "fs-metas", caller: "user", fields: { path: fsPath }, ...FS_WRITE },
   // Answers 500 `search not available` to any well-formed body: there is no index to search.

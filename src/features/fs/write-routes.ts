@@ -7,7 +7,7 @@ import type { Context } from "hono";
 import { isAdmin } from "../../auth/guard.ts";
 import { FileError, type FileBackend } from "../../drivers/types.ts";
 import type { AppEnv } from "../../env.ts";
-import { ok } from "../../http/envelope.ts";
+import { envelope, ok } from "../../http/envelope.ts";
 import { ApiError } from "../../http/errors.ts";
 import { envelopeResponse, jsonBody, type Router } from "../../http/router.ts";
 import { ACCESS_DENIED, fullPathOf, mayAccess, viewerOf, type Viewer } from "./access.ts";
@@ -15,6 +15,7 @@ import { metaGrantsWrite, nearestMeta, passwordGuards } from "./metas.ts";
 import { fileFailure, getObject, MountTree, type Mounted } from "./mounts.ts";
 import { baseName, hasRelativeSegment, isValidName, joinBasePath, joinName, parentOf } from "./path.ts";
 import { Permission, permissionAt } from "./permissions.ts";
+import { fileFromMultipart } from "./multipart.ts";
 import { fsRoute, type FsState, type TreeNeeds } from "./store.ts";
 
 const PathField = z.string().max(4096);
@@ -67,6 +68,17 @@ const put = createRoute({
     body: { content: { "application/octet-stream": { schema: z.string().openapi({ format: "binary" }) } } },
   },
   responses: envelopeResponse(z.object({ task: z.record(z.string(), z.unknown()) }).nullable(), "Uploaded"),
+});
+
+const form = createRoute({
+  method: "put",
+  path: "/api/fs/form",
+  tags: ["fs"],
+  summary: "Upload the `file` part of a multipart/form-data body (headers as /api/fs/put); streamed, so the file must be the form's last part",
+  ...fsRoute(() => ({ paths: [], folders: [] })),
+  // The multipart body is not declared: a declared form is parsed (held whole) before the handler.
+  request: { headers: put.request.headers },
+  responses: put.responses,
 });
 
 /** May the viewer change things in `dir` (the folder a write lands in)? Access as for reading it, then `bit`. */
@@ -219,51 +231,64 @@ export function registerFsWriteRoutes(app: Router) {
   });
 
   app.openapi(put, async (c) => {
-    const viewer = viewerOf(c.var.caller);
-    let rawPath: string;
-    try {
-      rawPath = decodeURIComponent(c.req.header("File-Path") ?? "");
-    } catch {
-      throw new ApiError(400, "File-Path is not percent-encoded UTF-8");
-    }
-    const path = fullPathOf(viewer, rawPath);
-    const name = baseName(path);
-    requireName(name);
-    const dir = parentOf(path);
-    requireWritable(viewer, c.var.fs, dir, path, Permission.WRITE, c.req.header("Password") ?? "", true);
     const lengthHeader = c.req.header("Content-Length") ?? "";
     if (!/^\d{1,16}$/.test(lengthHeader)) throw new ApiError(400, `strconv.ParseInt: parsing ${JSON.stringify(lengthHeader)}: invalid syntax`);
-    const size = Number(lengthHeader);
-    const tree = new MountTree(c.var.fs.tree, c.var.db, c.req.raw.signal);
-    if (c.req.header("Overwrite") === "false" && (await exists(tree, path))) throw new ApiError(403, "file exists");
-    const mounted = await tree.mount(dir);
-    const upload = need(mounted, "put");
-    if (mounted.actualPath !== "/") await makeDirs(tree, dir);
-    const modified = Number(c.req.header("Last-Modified"));
-    await upload(mounted.actualPath, {
-      name,
-      size,
-      body: c.req.raw.body ?? new ReadableStream({ start: (controller) => controller.close() }),
-      contentType: c.req.header("Content-Type") ?? "application/octet-stream",
-      ...(Number.isFinite(modified) && modified > 0 ? { modified: new Date(modified) } : {}),
-    }).catch((error: unknown) => Promise.reject(fileFailure(error, "")));
-    if (c.req.header("As-Task") !== "true") return ok(c, null);
-    const now = new Date().toISOString();
-    return ok(c, {
-      task: {
-        id: crypto.randomUUID(),
-        name: `upload ${name} to [${mounted.storage.mountPath}](${mounted.actualPath})`,
-        creator: c.var.caller.user.username,
-        creator_role: c.var.caller.user.roleIds,
-        state: 2,
-        status: "",
-        progress: 100,
-        start_time: now,
-        end_time: now,
-        total_bytes: size,
-        error: "",
-      },
-    });
+    return uploadTo(c, () => ({ size: Number(lengthHeader), body: c.req.raw.body ?? emptyBody(), contentType: c.req.header("Content-Type") || "application/octet-stream" }));
+  });
+
+  app.openapi(form, async (c) => uploadTo(c, () => fileFromMultipart(c.req.raw)));
+}
+
+const emptyBody = () => new ReadableStream<Uint8Array>({ start: (controller) => controller.close() });
+
+/**
+ * An upload of either kind (reference §5.15, §5.16): `File-Path` decoded once and joined, write
+ * permission (or a meta's write grant) at the target, Overwrite: false honoured, missing folders
+ * made, then the body streamed to the storage. `bytes` is read only once every check passed.
+ */
+async function uploadTo(c: Context<AppEnv>, bytes: () => Promise<{ size: number; body: ReadableStream<Uint8Array>; contentType: string }> | { size: number; body: ReadableStream<Uint8Array>; contentType: string }) {
+  const viewer = viewerOf(c.var.caller);
+  let rawPath: string;
+  try {
+    rawPath = decodeURIComponent(c.req.header("File-Path") ?? "");
+  } catch {
+    throw new ApiError(400, "File-Path is not percent-encoded UTF-8");
+  }
+  const path = fullPathOf(viewer, rawPath);
+  const name = baseName(path);
+  requireName(name);
+  const dir = parentOf(path);
+  requireWritable(viewer, c.var.fs, dir, path, Permission.WRITE, c.req.header("Password") ?? "", true);
+  const tree = new MountTree(c.var.fs.tree, c.var.db, c.req.raw.signal);
+  if (c.req.header("Overwrite") === "false" && (await exists(tree, path))) throw new ApiError(403, "file exists");
+  const mounted = await tree.mount(dir);
+  const upload = need(mounted, "put");
+  if (mounted.actualPath !== "/") await makeDirs(tree, dir);
+  const { size, body, contentType } = await bytes();
+  const modified = Number(c.req.header("Last-Modified"));
+  await upload(mounted.actualPath, {
+    name,
+    size,
+    body,
+    contentType,
+    ...(Number.isFinite(modified) && modified > 0 ? { modified: new Date(modified) } : {}),
+  }).catch((error: unknown) => Promise.reject(fileFailure(error, "")));
+  if (c.req.header("As-Task") !== "true") return ok(c, null);
+  const now = new Date().toISOString();
+  return ok(c, {
+    task: {
+      id: crypto.randomUUID(),
+      name: `upload ${name} to [${mounted.storage.mountPath}](${mounted.actualPath})`,
+      creator: c.var.caller.user.username,
+      creator_role: c.var.caller.user.roleIds,
+      state: 2,
+      status: "",
+      progress: 100,
+      start_time: now,
+      end_time: now,
+      total_bytes: size,
+      error: "",
+    },
   });
 }
 
@@ -281,4 +306,152 @@ async function copyAcross(source: Mounted, target: Mounted, name: string): Promi
     body = response.body;
   }
   await put(target.actualPath, { name, size: object.size, body, contentType: "application/octet-stream" });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Batch operations (reference §5.8, §5.9, §5.11, §5.14) and the form upload (§5.16).
+
+/** Most entries a recursive walk (recursive_move, remove_empty_directory) visits in one request. */
+export const MAX_WALK_ENTRIES = 1000;
+
+const batchRename = route(
+  "/api/fs/batch_rename",
+  "Rename several names of one folder; stops at the first failure and says which were renamed",
+  z.object({ src_dir: PathField, rename_objects: z.array(z.object({ src_name: z.string().max(1024), new_name: z.string().max(1024) })).max(1000), password: PasswordField }),
+  (b) => guess(b.src_dir),
+);
+const regexRename = route(
+  "/api/fs/regex_rename",
+  "Rename the names of a folder matching a regular expression (JavaScript syntax; $1 and ${name} expand groups)",
+  z.object({ src_dir: PathField, src_name_regex: z.string().max(1024), new_name_regex: z.string().max(1024), password: PasswordField }),
+  (b) => guess(b.src_dir),
+);
+const recursiveMove = route(
+  "/api/fs/recursive_move",
+  "Move every file below a folder into another folder of the same storage (flattened)",
+  z.object({ src_dir: PathField, dst_dir: PathField, conflict_policy: z.enum(["cancel", "overwrite", "skip"]).default("cancel"), password: PasswordField }),
+  (b) => guess(b.src_dir, b.dst_dir),
+);
+const removeEmpty = route(
+  "/api/fs/remove_empty_directory",
+  "Delete the empty folders below a folder (not the folder itself)",
+  z.object({ src_dir: PathField, password: PasswordField }),
+  (b) => guess(b.src_dir),
+);
+
+/** Go's replacement template in JavaScript's: `${1}` → `$1`, `${name}` → `$<name>`, `$$` stays. */
+export function goTemplate(template: string): string {
+  return template.replace(/\$\$|\$\{(\w+)\}|\$([A-Za-z_]\w*)/g, (all, braced: string | undefined, bare: string | undefined) => {
+    const name = braced ?? bare;
+    if (name === undefined) return all;
+    return /^\d+$/.test(name) ? `$${name}` : `$<${name}>`;
+  });
+}
+
+async function walkFiles(tree: MountTree, dir: string): Promise<{ files: string[]; folders: string[] }> {
+  const files: string[] = [];
+  const folders: string[] = [];
+  const queue = [dir];
+  while (queue.length > 0) {
+    const current = queue.shift()!;
+    for (const entry of await tree.list(current)) {
+      if (files.length + folders.length >= MAX_WALK_ENTRIES) throw new ApiError(500, `more than ${MAX_WALK_ENTRIES} entries below ${dir}: Gatehouse walks at most ${MAX_WALK_ENTRIES} per request`);
+      const path = joinName(current, entry.name);
+      if (entry.isDir) {
+        folders.push(path);
+        queue.push(path);
+      } else files.push(path);
+    }
+  }
+  return { files, folders };
+}
+
+export function registerFsBatchRoutes(app: Router) {
+  async function renameIn(c: Context<AppEnv>, src: string, pairs: [string, string][], password: string) {
+    const viewer = viewerOf(c.var.caller);
+    requireWritable(viewer, c.var.fs, src, src, Permission.RENAME, password);
+    const tree = new MountTree(c.var.fs.tree, c.var.db, c.req.raw.signal);
+    await eachName(
+      pairs.map(([from]) => from),
+      "renamed",
+      async (from) => {
+        const to = pairs.find(([name]) => name === from)![1];
+        requireName(from);
+        requireName(to);
+        const path = joinName(src, from);
+        const meta = nearestMeta(c.var.fs.metas, path);
+        if (passwordGuards(meta, path) && !mayAccess(viewer, meta, path, password)) throw new ApiError(403, "Path is password-protected and cannot be renamed.");
+        const mounted = await tree.mount(path);
+        await need(mounted, "rename")(mounted.actualPath, to);
+      },
+    );
+  }
+
+  app.openapi(batchRename, async (c) => {
+    const body = c.req.valid("json");
+    const src = fullPathOf(viewerOf(c.var.caller), body.src_dir);
+    const pairs = body.rename_objects.filter((o) => o.src_name !== "" && o.new_name !== "").map((o): [string, string] => [o.src_name, o.new_name]);
+    await renameIn(c, src, pairs, body.password);
+    return ok(c, null);
+  });
+
+  app.openapi(regexRename, async (c) => {
+    const body = c.req.valid("json");
+    const src = fullPathOf(viewerOf(c.var.caller), body.src_dir);
+    let pattern: RegExp;
+    try {
+      pattern = new RegExp(body.src_name_regex);
+    } catch (error) {
+      throw new ApiError(400, `error parsing regexp: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    const template = goTemplate(body.new_name_regex);
+    const entries = await new MountTree(c.var.fs.tree, c.var.db, c.req.raw.signal).list(src);
+    const global = new RegExp(pattern.source, `${pattern.flags}g`);
+    const pairs = entries.filter((entry) => pattern.test(entry.name)).map((entry): [string, string] => [entry.name, entry.name.replace(global, template)]);
+    await renameIn(c, src, pairs.filter(([from, to]) => from !== to), body.password);
+    return ok(c, null);
+  });
+
+  app.openapi(recursiveMove, async (c) => {
+    const body = c.req.valid("json");
+    const viewer = viewerOf(c.var.caller);
+    const src = fullPathOf(viewer, body.src_dir);
+    const dst = fullPathOf(viewer, body.dst_dir);
+    if (dst === src || dst.startsWith(`${src}/`)) throw new ApiError(400, "cannot move a folder's files into the folder itself");
+    requireWritable(viewer, c.var.fs, src, src, Permission.MOVE, body.password);
+    requireWritable(viewer, c.var.fs, dst, dst, Permission.WRITE, body.password, true);
+    const tree = new MountTree(c.var.fs.tree, c.var.db, c.req.raw.signal);
+    const target = await tree.mount(dst);
+    const { files } = await walkFiles(tree, src);
+    const existing = new Set((await tree.list(dst)).map((entry) => entry.name));
+    if (body.conflict_policy === "cancel") {
+      const clash = files.find((file) => existing.has(baseName(file)));
+      if (clash) throw new ApiError(403, `file [${baseName(clash)}] exists`);
+    }
+    const moving = files.filter((file) => body.conflict_policy !== "skip" || !existing.has(baseName(file)));
+    await eachName(moving, "moved", async (file) => {
+      const source = await tree.mount(file);
+      if (source.storage.id !== target.storage.id) throw new ApiError(500, "can't move files between two storages, try to copy");
+      await need(source, "move")(source.actualPath, target.actualPath);
+    });
+    return envelope(c, 200, `Successfully moved ${moving.length} ${moving.length === 1 ? "file" : "files"}`, null);
+  });
+
+  app.openapi(removeEmpty, async (c) => {
+    const body = c.req.valid("json");
+    const viewer = viewerOf(c.var.caller);
+    const src = fullPathOf(viewer, body.src_dir);
+    requireWritable(viewer, c.var.fs, src, src, Permission.REMOVE, body.password);
+    const tree = new MountTree(c.var.fs.tree, c.var.db, c.req.raw.signal);
+    const { files, folders } = await walkFiles(tree, src);
+    // Deepest first: a folder whose folders were all empty is empty once they are gone.
+    const holding = new Set<string>();
+    for (const file of files) for (let dir = parentOf(file); dir !== src && dir !== "/"; dir = parentOf(dir)) holding.add(dir);
+    const empty = folders.filter((folder) => !holding.has(folder)).sort((a, b) => b.split("/").length - a.split("/").length);
+    await eachName(empty, "deleted", async (folder) => {
+      const mounted = await tree.mount(folder);
+      await need(mounted, "remove")(mounted.actualPath);
+    });
+    return ok(c, null);
+  });
 }
