@@ -16,6 +16,7 @@ import { registerSessionRoutes } from "./features/sessions/routes.ts";
 import { registerSettingRoutes } from "./features/settings/routes.ts";
 import { registerSshKeyRoutes } from "./features/sshkeys/routes.ts";
 import { registerStorageRoutes } from "./features/storages/routes.ts";
+import { registerTaskRoutes } from "./features/tasks/routes.ts";
 import { registerUserRoutes } from "./features/users/routes.ts";
 import { serveWebUi } from "./features/webui/page.ts";
 import { accessLog, corsForClients, limitBodySize, securityHeaders } from "./http/middleware.ts";
@@ -67,6 +68,7 @@ export function createApp(dependencies: AppDependencies) {
   registerFsReadRoutes(app);
   registerFsWriteRoutes(app);
   registerFsBatchRoutes(app);
+  registerTaskRoutes(app);
   registerDownloadRoutes(app);
 
   // Both travel in one header; the guard tells them apart by shape (a JWT or not).

@@ -140,6 +140,11 @@ export const ROUTES: RouteRow[] = [
   // No File-Path: the root, which is no file name (400).
   { method: "PUT", path: "/api/fs/put", access: SIGNED_IN, alsoAnswers: [403] },
   { method: "PUT", path: "/api/fs/form", access: SIGNED_IN, alsoAnswers: [403] },
+
+  ...(["undone", "done"] as const).flatMap((state): RouteRow[] => [
+    { method: "GET", path: `/api/task/:kind/${state}`, url: `/api/task/upload/${state}`, access: userOnly(403, "You are a guest") },
+    { method: "GET", path: `/api/admin/task/:kind/${state}`, url: `/api/admin/task/copy/${state}`, access: ADMIN_ONLY },
+  ]),
   // No login: the sign is the only gate (reference §6.1), missing here (401 expire missing).
   { method: "GET", path: "/d/:path{.+}", url: "/d/nothing", access: PUBLIC, alsoAnswers: [401] },
   { method: "GET", path: "/p/:path{.+}", url: "/p/nothing", access: PUBLIC, alsoAnswers: [401] },

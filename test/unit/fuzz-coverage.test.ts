@@ -17,7 +17,8 @@ beforeAll(async () => {
 });
 afterAll(() => fixture.close());
 
-const routerRoutes = (method: string) => [...new Set(fixture.app.routes.filter((r) => r.method === method && r.path.startsWith("/api/")).map((r) => r.path))].sort();
+const routerRoutes = (method: string) =>
+  [...new Set(fixture.app.routes.filter((r) => r.method === method && r.path.startsWith("/api/")).map((r) => r.path.replace(/:(\w+)/g, "{$1}")))].sort();
 const operations = () => Object.entries(doc.paths).flatMap(([path, ops]) => Object.entries(ops).map(([method, op]) => ({ method: method.toUpperCase(), path, op })));
 const queryNames = (op: Operation) => (op.parameters ?? []).filter((p) => p.in === "query").map((p) => p.name).sort();
 const resolve = (schema: Schema): Schema => (schema.$ref ? resolve(doc.components!.schemas![schema.$ref.split("/").pop()!]!) : schema);
