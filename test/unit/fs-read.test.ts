@@ -403,3 +403,10 @@ describe("task lists", () => {
     expect(((await (await send(fixture, "GET", "/api/task/nope/undone", undefined, { Authorization: admin })).json()) as Envelope).code).toBe(400);
   });
 });
+
+describe("ids in query strings", () => {
+  it("refuses an id past JavaScript's safe integers instead of rounding it to another row", async () => {
+    const reply = (await (await send(fixture, "GET", "/api/admin/meta/get?id=9007199254740993", undefined, { Authorization: admin })).json()) as Envelope;
+    expect(reply).toEqual({ code: 400, message: "id: must be a positive integer", data: null });
+  });
+});
