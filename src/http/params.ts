@@ -5,8 +5,7 @@ import { z } from "@hono/zod-openapi";
 /** A positive integer id as a query string, parsed to a number (at most 2^53 - 1, which ids never pass). */
 export const idParam = z
   .string({ error: "is required" })
-  .regex(/^[1-9][0-9]{0,15}$/, { error: "must be a positive integer" })
-  .refine((value) => Number.isSafeInteger(Number(value)), { error: "must be a positive integer" })
+  .refine((value) => /^[1-9][0-9]{0,15}$/.test(value) && Number.isSafeInteger(Number(value)), { error: "must be a positive integer" })
   .transform(Number)
   .openapi({ type: "integer", example: 1 });
 
