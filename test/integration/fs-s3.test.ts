@@ -5,10 +5,8 @@
 import { AwsClient } from "aws4fetch";
 import { exports } from "cloudflare:workers";
 import { beforeAll, beforeEach, describe, expect, inject, it } from "vitest";
-import { INTEGRATION_ADMIN_PASSWORD } from "../support/integration-constants.ts";
 import { sql } from "../support/libsql-http.ts";
-
-type Envelope = { code: number; message: string; data: any };
+import { callApi, signIn, type Envelope } from "../support/workerd-client.ts";
 
 const servers = inject("storageServers");
 const BUCKET = "gatehouse-bucket";
@@ -26,16 +24,7 @@ async function objectText(key: string): Promise<string | null> {
 }
 
 let admin: string;
-const call = async (path: string, body?: unknown): Promise<Envelope> =>
-  (
-    await exports.default.fetch(
-      new Request(`http://gatehouse.test${path}`, {
-        method: "POST",
-        headers: { Authorization: admin, ...(body === undefined ? {} : { "Content-Type": "application/json" }) },
-        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-      }),
-    )
-  ).json();
+const call = (path: string, body?: unknown, token = admin) => callApi(token, path, body);
 const mount = (mountPath: string, extra: Record<string, unknown> = {}) =>
   call("/api/admin/storage/create", {
     mount_path: mountPath,
@@ -44,16 +33,7 @@ const mount = (mountPath: string, extra: Record<string, unknown> = {}) =>
   });
 
 beforeAll(async () => {
-  const login = await (
-    await exports.default.fetch(
-      new Request("http://gatehouse.test/api/auth/login", {
-        method: "POST",
-        headers: { "Content-Type": "application/json", "Client-Id": "fs-s3" },
-        body: JSON.stringify({ username: "admin", password: INTEGRATION_ADMIN_PASSWORD }),
-      }),
-    )
-  ).json<Envelope>();
-  admin = login.data.token;
+  admin = await signIn("fs-s3");
   await putObject("fs/readme.txt", "hello from s3\n");
   await putObject("fs/docs/a b+é.txt", "0123456789abcdef");
   await putObject("fs/docs/keep", "");

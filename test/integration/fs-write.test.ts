@@ -4,10 +4,8 @@
 import { AwsClient } from "aws4fetch";
 import { exports } from "cloudflare:workers";
 import { beforeAll, beforeEach, describe, expect, inject, it } from "vitest";
-import { INTEGRATION_ADMIN_PASSWORD } from "../support/integration-constants.ts";
 import { sql } from "../support/libsql-http.ts";
-
-type Envelope = { code: number; message: string; data: any };
+import { callApi, signIn, type Envelope } from "../support/workerd-client.ts";
 
 const servers = inject("storageServers");
 const BUCKET = "gatehouse-bucket";
@@ -18,35 +16,32 @@ const s3Text = async (key: string) => {
   return response.status === 404 ? null : response.text();
 };
 const DAV = `Basic ${btoa("davuser:dav password")}`;
+/** Everything this file writes stays below these folders, away from what the read tests list. */
+const DAV_ROOT = "/library/written";
+const FTP_ROOT = "/exports/written";
 const davText = async (path: string) => {
-  const response = await fetch(`${servers.webdavUrl}/library${path.split("/").map(encodeURIComponent).join("/")}`, { headers: { Authorization: DAV } });
+  const response = await fetch(`${servers.webdavUrl}${DAV_ROOT}${path.split("/").map(encodeURIComponent).join("/")}`, { headers: { Authorization: DAV } });
   return response.status === 404 ? null : response.text();
 };
 
 let admin: string;
-const call = async (path: string, body: unknown, token = admin): Promise<Envelope> =>
-  (await exports.default.fetch(new Request(`http://gatehouse.test${path}`, { method: "POST", headers: { Authorization: token, "Content-Type": "application/json" }, body: JSON.stringify(body) }))).json();
+const call = (path: string, body?: unknown, token = admin) => callApi(token, path, body);
 const upload = async (path: string, body: BodyInit, headers: Record<string, string> = {}, token = admin): Promise<Envelope> =>
   (await exports.default.fetch(new Request("http://gatehouse.test/api/fs/put", { method: "PUT", headers: { Authorization: token, "File-Path": encodeURIComponent(path), ...headers }, body }))).json();
 const create = (mountPath: string, driver: string, addition: Record<string, unknown>) => call("/api/admin/storage/create", { mount_path: mountPath, driver, addition: JSON.stringify(addition) });
 
 beforeAll(async () => {
-  const login = await (
-    await exports.default.fetch(
-      new Request("http://gatehouse.test/api/auth/login", {
-        method: "POST",
-        headers: { "Content-Type": "application/json", "Client-Id": "fs-write" },
-        body: JSON.stringify({ username: "admin", password: INTEGRATION_ADMIN_PASSWORD }),
-      }),
-    )
-  ).json<Envelope>();
-  admin = login.data.token;
+  admin = await signIn("fs-write");
+  expect([201, 405]).toContain((await fetch(`${servers.webdavUrl}${DAV_ROOT}`, { method: "MKCOL", headers: { Authorization: DAV } })).status);
+  await sql("DELETE FROM storages");
+  await create("/ftp-top", "FTP", { address: servers.ftpAddress, username: "ftpuser", password: "ftp password", root_folder_path: "/exports" });
+  expect((await call("/api/fs/mkdir", { path: "/ftp-top/written" })).code).toBe(200);
 });
 beforeEach(async () => {
   await sql("DELETE FROM storages");
   expect((await create("/s3", "S3", { endpoint: servers.s3Endpoint, bucket: BUCKET, access_key_id: "GATEHOUSEKEY", secret_access_key: "gatehouse-secret-key", root_folder_path: "/w", placeholder: "keep" })).code).toBe(200);
-  expect((await create("/dav", "WebDav", { address: servers.webdavUrl, username: "davuser", password: "dav password", root_folder_path: "/library" })).code).toBe(200);
-  expect((await create("/ftp", "FTP", { address: servers.ftpAddress, username: "ftpuser", password: "ftp password", root_folder_path: "/exports" })).code).toBe(200);
+  expect((await create("/dav", "WebDav", { address: servers.webdavUrl, username: "davuser", password: "dav password", root_folder_path: DAV_ROOT })).code).toBe(200);
+  expect((await create("/ftp", "FTP", { address: servers.ftpAddress, username: "ftpuser", password: "ftp password", root_folder_path: FTP_ROOT })).code).toBe(200);
 });
 
 /** A body of `size` bytes made as it is read: nothing holds it whole. */
@@ -195,17 +190,7 @@ describe("file operations", () => {
     const [[roleId]] = (await sql("SELECT id FROM roles WHERE name = 'copier'")) as [[number]];
     const [[hash]] = (await sql("SELECT password_hash FROM users WHERE username = 'admin'")) as [[string]];
     await sql("INSERT INTO users (username, password_hash, role) VALUES ('reader', ?, ?)", [hash, `[${roleId}]`]);
-    const token = (
-      await (
-        await exports.default.fetch(
-          new Request("http://gatehouse.test/api/auth/login", {
-            method: "POST",
-            headers: { "Content-Type": "application/json", "Client-Id": "fs-write-reader" },
-            body: JSON.stringify({ username: "reader", password: INTEGRATION_ADMIN_PASSWORD }),
-          }),
-        )
-      ).json<Envelope>()
-    ).data.token;
+    const token = await signIn("fs-write-reader", "reader");
     await upload("/s3/mine.txt", "mine", { "Content-Length": "4" });
     expect(await call("/api/fs/copy", { src_dir: "/s3", dst_dir: "/dav", names: ["mine.txt"] }, token)).toEqual({ code: 403, message: "permission denied", data: null });
     expect(await davText("/mine.txt")).toBeNull();

@@ -3,19 +3,12 @@
 // the API, /d and /p alike, counted at the endpoint. Virtual and Alias storages: no upstream.
 import { exports } from "cloudflare:workers";
 import { beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { INTEGRATION_ADMIN_PASSWORD } from "../support/integration-constants.ts";
 import { roundTrips, sql } from "../support/libsql-http.ts";
-
-type Envelope = { code: number; message: string; data: any };
+import { callApi, signIn, type Envelope } from "../support/workerd-client.ts";
 
 let admin: string;
 
-const call = async (path: string, body: unknown): Promise<Envelope> =>
-  (
-    await exports.default.fetch(
-      new Request(`http://gatehouse.test${path}`, { method: "POST", headers: { Authorization: admin, "Content-Type": "application/json" }, body: JSON.stringify(body) }),
-    )
-  ).json();
+const call = (path: string, body?: unknown, token = admin) => callApi(token, path, body);
 
 /** The admin's stored password hash, reused for a second account with the same password. */
 const adminPasswordHash = async () => ((await sql("SELECT password_hash FROM users WHERE username = 'admin'")) as [[string]])[0][0];
@@ -27,16 +20,7 @@ const counted = async <T>(work: () => Promise<T>): Promise<{ result: T; trips: n
 };
 
 beforeAll(async () => {
-  const login = await (
-    await exports.default.fetch(
-      new Request("http://gatehouse.test/api/auth/login", {
-        method: "POST",
-        headers: { "Content-Type": "application/json", "Client-Id": "fs-test" },
-        body: JSON.stringify({ username: "admin", password: INTEGRATION_ADMIN_PASSWORD }),
-      }),
-    )
-  ).json<Envelope>();
-  admin = login.data.token;
+  admin = await signIn("fs-test");
 });
 
 beforeEach(async () => {
@@ -71,17 +55,9 @@ describe("one database round trip per file request", () => {
     await sql("INSERT INTO roles (name, permission_scopes) SELECT 'based-role', '[{\"path\":\"/\",\"permission\":0}]' WHERE NOT EXISTS (SELECT 1 FROM roles WHERE name = 'based-role')");
     const [[roleId]] = (await sql("SELECT id FROM roles WHERE name = 'based-role'")) as [[number]];
     await sql("INSERT INTO users (username, password_hash, base_path, role) VALUES ('based', ?, '/deep', ?)", [await adminPasswordHash(), `[${roleId}]`]);
-    const login = await (
-      await exports.default.fetch(
-        new Request("http://gatehouse.test/api/auth/login", {
-          method: "POST",
-          headers: { "Content-Type": "application/json", "Client-Id": "fs-based" },
-          body: JSON.stringify({ username: "based", password: INTEGRATION_ADMIN_PASSWORD }),
-        }),
-      )
-    ).json<Envelope>();
+    const token = await signIn("fs-based", "based");
     const listed = await counted(() =>
-      exports.default.fetch(new Request("http://gatehouse.test/api/fs/list", { method: "POST", headers: { Authorization: login.data.token, "Content-Type": "application/json" }, body: JSON.stringify({ path: "/" }) })).then((r) => r.json<Envelope>()),
+      exports.default.fetch(new Request("http://gatehouse.test/api/fs/list", { method: "POST", headers: { Authorization: token, "Content-Type": "application/json" }, body: JSON.stringify({ path: "/" }) })).then((r) => r.json<Envelope>()),
     );
     expect(listed.result.data.content.map((e: any) => e.name)).toEqual(["a", "b"]);
     expect(listed.trips).toBe(2);
