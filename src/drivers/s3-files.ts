@@ -223,6 +223,8 @@ export function s3Files(storage: StorageHandle): FileBackend {
       throw objectNotFound();
     },
 
+    linksWithoutLookup: true,
+
     async link(path) {
       const key = keyOf(path);
       return { url: addition.text("custom_host") ? await customHostLink(key) : await presign(key, nameOf(key)) };

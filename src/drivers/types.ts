@@ -154,6 +154,11 @@ export interface FileBackend {
   /** One object without listing its parent (S3: a HeadObject). Absent: the fs layer lists the parent. */
   get?(path: string): Promise<FileObject>;
   link(path: string, options: LinkOptions): Promise<Link>;
+  /**
+   * True when `link` with redirect intent needs no lookup first (S3 presigns a key locally): /d then
+   * makes no upstream call at all, and a missing object is the upstream's 404 at the link.
+   */
+  linksWithoutLookup?: boolean;
   makeDir?(parentDir: string, name: string): Promise<void>;
   rename?(path: string, newName: string): Promise<void>;
   /** Moves `path` into the folder `dstDir`, same storage. */

@@ -102,6 +102,16 @@ describe("S3 reads", () => {
     expect(await downloaded.text()).toBe("0123456789abcdef");
   });
 
+  it("/d makes no upstream call: the presign is local, so it answers even with the endpoint down", async () => {
+    await mount("/down", { endpoint: `http://127.0.0.1:${servers.deadPort}` });
+    await sql("UPDATE storages SET status = 'work' WHERE mount_path = '/down'");
+    const token = ((await sql("SELECT value FROM settings WHERE key = 'token'")) as [[string]])[0][0];
+    const signed = await signFor(token, "/down/readme.txt");
+    const redirect = await exports.default.fetch(`http://gatehouse.test/d/down/readme.txt?sign=${signed}`, { redirect: "manual" });
+    expect(redirect.status).toBe(302);
+    expect(redirect.headers.get("location")).toMatch(new RegExp(`^http://127\\.0\\.0\\.1:${servers.deadPort}/gatehouse-bucket/fs/readme\\.txt\\?`));
+  });
+
   it("/p streams text files with Range passed to s3rver, and refuses to proxy what S3 redirects", async () => {
     await mount("/s3");
     const file = (await call("/api/fs/list", { path: "/s3/docs" })).data.content[0];
@@ -112,5 +122,12 @@ describe("S3 reads", () => {
     expect(await (await exports.default.fetch(`http://gatehouse.test/p/s3/movie.mkv?sign=${movie.sign}`)).json()).toEqual({ code: 403, message: "proxy not allowed", data: null });
   });
 });
+
+/** A sign as the reference defines it (§6.2), made here with WebCrypto. */
+async function signFor(token: string, path: string): Promise<string> {
+  const key = await crypto.subtle.importKey("raw", new TextEncoder().encode(token), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
+  const mac = new Uint8Array(await crypto.subtle.sign("HMAC", key, new TextEncoder().encode(`${path}:0`)));
+  return `${btoa(String.fromCharCode(...mac)).replace(/\+/g, "-").replace(/\//g, "_")}:0`;
+}
 
 export { objectText };

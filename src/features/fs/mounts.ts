@@ -128,8 +128,10 @@ export class MountTree implements StorageFs {
   async link(path: string, options: LinkOptions): Promise<Link> {
     const mounted = await this.mount(path);
     try {
-      const object = await getObject(mounted);
-      if (object.isDir) throw new FileError("not_a_file", "not a file");
+      if (!(options.redirect && mounted.backend.linksWithoutLookup)) {
+        const object = await getObject(mounted);
+        if (object.isDir) throw new FileError("not_a_file", "not a file");
+      }
       return await mounted.backend.link(mounted.actualPath, options);
     } catch (error) {
       throw fileFailure(error, "failed link: ");
