@@ -2,6 +2,7 @@
 // client's Range and If-* headers and streamed back as the upstream answers; a byte source is
 // served here with Range and conditional requests. Bodies stream: memory stays flat.
 import type { ByteSource, Link } from "../../drivers/types.ts";
+import { redactUserinfo } from "../../drivers/check.ts";
 import { ApiError } from "../../http/errors.ts";
 import { escapePath } from "./path.ts";
 import { extensionOf } from "./wire.ts";
@@ -32,9 +33,14 @@ async function proxyUrl(request: Request, link: { url: string; headers?: Record<
   const method = request.method === "HEAD" ? "HEAD" : "GET";
   let upstream: Response;
   try {
-    upstream = await fetch(link.url, { method, headers, redirect: "follow", signal: request.signal });
+    // A link that carries credentials is not followed elsewhere: a redirect would take them along.
+    upstream = await fetch(link.url, { method, headers, redirect: link.headers ? "manual" : "follow", signal: request.signal });
   } catch (error) {
-    throw new ApiError(500, `http request [${withoutQuery(link.url)}] failure: ${error instanceof Error ? error.message : String(error)}`);
+    throw new ApiError(500, `http request [${withoutQuery(link.url)}] failure: ${redactUserinfo(error instanceof Error ? error.message : String(error))}`);
+  }
+  if (upstream.status >= 300 && upstream.status < 400 && upstream.status !== 304) {
+    await upstream.body?.cancel();
+    throw new ApiError(500, `http request [${withoutQuery(link.url)}] failure,status: ${upstream.status} (a redirect the credentials of this storage are not sent to)`);
   }
   if (upstream.status >= 400 && !CLIENT_STATUSES.has(upstream.status)) {
     const text = (await upstream.text().catch(() => "")).slice(0, 512);
@@ -48,8 +54,8 @@ async function proxyUrl(request: Request, link: { url: string; headers?: Record<
   return new Response(method === "HEAD" ? null : upstream.body, { status: upstream.status, headers: replyHeaders });
 }
 
-/** A URL as errors may show it: presigned queries carry signatures, so they stay out. */
-const withoutQuery = (url: string) => url.replace(/[?#].*$/, "");
+/** A URL as errors may show it: presigned queries carry signatures and userinfo carries passwords, so both stay out. */
+const withoutQuery = (url: string) => redactUserinfo(url.replace(/[?#].*$/, ""));
 
 /** AList's Etag of a file without hashes: mtime seconds and size, in hex. */
 export const etagOf = (source: Pick<ByteSource, "size" | "modified">) =>
