@@ -27,7 +27,7 @@ const signIn = async (username: string, password: string, otp_code?: string): Pr
   ).json();
 const hashOf = async (username: string) => (await sql("SELECT password_hash FROM users WHERE username = ?", [username]))[0]![0] as string;
 
-const db = openDatabase(env.TURSO_DATABASE_URL!);
+const db = openDatabase(env.TURSO_DATABASE_URL!, env.TURSO_AUTH_TOKEN);
 let plan: ImportPlan;
 
 async function fixture(): Promise<AListFixture> {
@@ -115,5 +115,22 @@ describe("AList users imported, signing in through the Worker", () => {
       ["/imported-media/private", "pw", 1, "^\\.", 1, "# r", 0],
     ]);
     expect(await sql("SELECT permission_scopes FROM roles WHERE name = 'imported-editors'")).toEqual([['[{"path":"/imported-media","permission":264}]']]);
+  });
+
+  it("behave as in AList on the file side: the base path, the role scope and the meta password", async () => {
+    const token = (await signIn("imported-ann", "ann's alist password")).data.token;
+    const list = async (path: string, password = "") =>
+      (
+        await exports.default.fetch(
+          new Request("http://gatehouse.test/api/fs/list", { method: "POST", headers: { Authorization: token, "Content-Type": "application/json" }, body: JSON.stringify({ path, password }) }),
+        )
+      ).json<{ code: number; message: string; data: any }>();
+    const home = await list("/");
+    expect(home.code).toBe(200);
+    expect(home.data.provider).toBe("Virtual");
+    expect(home.data.write).toBe(true);
+    expect(await list("/private")).toEqual({ code: 403, message: "password is incorrect or you have no permission", data: null });
+    // The right password opens the meta's folder (which the generated Virtual tree does not have).
+    expect((await list("/private", "pw")).message).toBe("failed get objs: failed get dir: object not found");
   });
 });

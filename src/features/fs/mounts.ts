@@ -65,7 +65,8 @@ export class MountTree implements StorageFs {
     const driver = findDriver(storage.driver);
     if (!driver) throw new ApiError(500, `failed get storage: driver [${storage.driver}] not found`);
     if (!driver.files) throw new ApiError(500, `driver ${storage.driver} cannot serve files at the edge`);
-    if (storage.status !== WORKING) throw new ApiError(500, `storage not init: ${storage.status}`);
+    // A failed check refuses; a storage never checked yet (an import's, status "") is tried.
+    if (storage.status !== WORKING && storage.status !== "") throw new ApiError(500, `storage not init: ${storage.status}`);
     if (this.depth > MAX_ALIAS_DEPTH) throw new ApiError(500, `more than ${MAX_ALIAS_DEPTH} aliases in a row (does an alias show itself?)`);
     const backend = driver.files({
       id: storage.id,
