@@ -137,11 +137,16 @@ describe("file operations", () => {
     expect(await davText("/made/g.txt")).toBeNull();
   });
 
-  it("copies a file across storages by streaming it, and refuses a move across them", async () => {
+  it("copies and moves files and folders across storages by streaming them, file by file", async () => {
     await upload("/dav/across.txt", "across", { "Content-Length": "6" });
     expect((await call("/api/fs/copy", { src_dir: "/dav", dst_dir: "/s3", names: ["across.txt"] })).code).toBe(200);
     expect(await s3Text("w/across.txt")).toBe("across");
-    expect((await call("/api/fs/move", { src_dir: "/dav", dst_dir: "/s3", names: ["across.txt"], overwrite: true })).message).toBe("can't move files between two storages, try to copy");
+    await upload("/ftp/crossing/a.txt", "aaa", { "Content-Length": "3" });
+    await upload("/ftp/crossing/sub/b.txt", "bb", { "Content-Length": "2" });
+    expect(await call("/api/fs/copy", { src_dir: "/ftp", dst_dir: "/dav", names: ["crossing"] })).toEqual({ code: 200, message: "success", data: { tasks: [] } });
+    expect([await davText("/crossing/a.txt"), await davText("/crossing/sub/b.txt")]).toEqual(["aaa", "bb"]);
+    expect(await call("/api/fs/move", { src_dir: "/dav", dst_dir: "/s3", names: ["crossing"] })).toEqual({ code: 200, message: "success", data: null });
+    expect([await s3Text("w/crossing/a.txt"), await s3Text("w/crossing/sub/b.txt"), await davText("/crossing/a.txt")]).toEqual(["aaa", "bb", null]);
   });
 
   it("refuses bad names, existing targets, a folder into itself, a storage root, and says which names a batch did", async () => {
@@ -156,9 +161,9 @@ describe("file operations", () => {
     expect((await call("/api/fs/move", { src_dir: "/s3", dst_dir: "/s3/self", names: ["self"] })).message).toBe("cannot move self into itself");
     expect((await call("/api/fs/remove", { dir: "/", names: ["s3"] })).message).toBe("delete root folder is not allowed, please goto the manage page to delete the storage instead");
     expect((await call("/api/fs/move", { src_dir: "/s3", dst_dir: "/s3", names: [] })).message).toBe("Empty file names");
-    const partial = await call("/api/fs/copy", { src_dir: "/s3", dst_dir: "/dav", names: ["t2.txt", "self", "a..b.txt"] });
+    const partial = await call("/api/fs/copy", { src_dir: "/s3", dst_dir: "/dav", names: ["t2.txt", "gone.txt", "a..b.txt"] });
     expect(partial.code).toBe(500);
-    expect(partial.message).toBe("copying folders between storages is not built yet (self is a folder) (copied before it: t2.txt; not copied: self, a..b.txt)");
+    expect(partial.message).toBe("object not found (copied before it: t2.txt; not copied: gone.txt, a..b.txt)");
     expect(partial.data).toEqual({ done: ["t2.txt"] });
     expect(await davText("/t2.txt")).toBe("2");
     expect(await davText("/a..b.txt")).toBeNull();

@@ -410,3 +410,16 @@ describe("ids in query strings", () => {
     expect(reply).toEqual({ code: 400, message: "id: must be a positive integer", data: null });
   });
 });
+
+describe("copy between storages", () => {
+  it("refuses a folder of more than 200 entries before copying anything", async () => {
+    await mount("/big-src", { num_file: 201, num_folder: 1 });
+    await mount("/other", { num_file: 0, num_folder: 0 });
+    const folder = (await list("/big-src", { per_page: 500 })).data.content.find((e: any) => e.is_dir).name;
+    expect(await post("/api/fs/copy", { src_dir: "/big-src", dst_dir: "/other", names: [folder] })).toEqual({
+      code: 500,
+      message: `${folder} holds more than 200 files and folders: Gatehouse copies at most 200 between storages per request; copy its folders one at a time`,
+      data: null,
+    });
+  });
+});

@@ -198,8 +198,11 @@ export function registerFsWriteRoutes(app: Router) {
           await need(source, verb === "moved" ? "move" : "copy")(source.actualPath, target.actualPath);
           return;
         }
-        if (verb === "moved") throw new ApiError(500, "can't move files between two storages, try to copy");
+        // Across storages: the bytes stream through this request, file by file; a move then
+        // deletes the source, once everything was copied.
+        await countEntries(source, name);
         await copyAcross(source, target, name);
+        if (verb === "moved") await need(source, "remove")(source.actualPath);
       });
       return verb === "moved" ? ok(c, null) : ok(c, { tasks: [] });
     });
@@ -292,16 +295,48 @@ async function uploadTo(c: Context<AppEnv>, bytes: () => Promise<{ size: number;
   });
 }
 
-/** One file to another storage: streamed from its link into the destination's put. Folders are refused. */
+/** Most files and folders a copy or move between storages handles in one request (each costs upstream calls). */
+export const MAX_ACROSS_ENTRIES = 200;
+
+/** Counts the files and folders at and below `source`, refusing before any work when there are too many. */
+async function countEntries(source: Mounted, name: string): Promise<number> {
+  let count = 0;
+  const queue = [source.actualPath];
+  for (let first = true; queue.length > 0; first = false) {
+    const path = queue.shift()!;
+    const object = first ? await getObject({ ...source, actualPath: path }) : null;
+    if (first && !object!.isDir) return 1;
+    for (const entry of await source.backend.list(path)) {
+      if (++count > MAX_ACROSS_ENTRIES) {
+        throw new ApiError(500, `${name} holds more than ${MAX_ACROSS_ENTRIES} files and folders: Gatehouse copies at most ${MAX_ACROSS_ENTRIES} between storages per request; copy its folders one at a time`);
+      }
+      if (entry.isDir) queue.push(path === "/" ? `/${entry.name}` : `${path}/${entry.name}`);
+    }
+  }
+  return count;
+}
+
+/** A file or a folder to another storage: each file streamed from its link into the destination's put. */
 async function copyAcross(source: Mounted, target: Mounted, name: string): Promise<void> {
   const object = await getObject(source);
-  if (object.isDir) throw new ApiError(500, `copying folders between storages is not built yet (${name} is a folder)`);
+  const into = (mounted: Mounted, child: string): Mounted => ({ ...mounted, actualPath: mounted.actualPath === "/" ? `/${child}` : `${mounted.actualPath}/${child}` });
+  if (object.isDir) {
+    const made = into(target, name);
+    const existing = await getObject(made).catch((error: unknown) => {
+      if (error instanceof FileError && error.reason === "not_found") return null;
+      throw error;
+    });
+    if (!existing) await need(target, "makeDir")(target.actualPath, name);
+    else if (!existing.isDir) throw new ApiError(500, `${name} is a file at the destination`);
+    for (const entry of await source.backend.list(source.actualPath)) await copyAcross(into(source, entry.name), made, entry.name);
+    return;
+  }
   const put = need(target, "put");
   const linked = await source.backend.link(source.actualPath, { redirect: false });
   let body: ReadableStream<Uint8Array>;
   if ("source" in linked) body = object.size === 0 ? new ReadableStream({ start: (controller) => controller.close() }) : await linked.source.read(0, object.size - 1);
   else {
-    const response = await fetch(linked.url, { headers: linked.headers ?? {} });
+    const response = await fetch(linked.url, { headers: linked.headers ?? {}, redirect: linked.headers ? "manual" : "follow" });
     if (!response.ok || !response.body) throw new ApiError(500, `reading ${name} for the copy: HTTP ${response.status}`);
     body = response.body;
   }
