@@ -117,7 +117,7 @@ describe("the web UI on a fresh npm start", () => {
     expect(blocked).toEqual([]);
   });
 
-  it("browses a mounted storage and opens a text file", async (test) => {
+  it("browses a mounted storage, opens a text file, and uploads, creates, renames and deletes through the UI", async (test) => {
     const token = await adminToken();
     const probe = await api("/api/fs/list", { method: "POST", headers: { Authorization: token, "Content-Type": "application/json" }, body: JSON.stringify({ path: "/" }) });
     // The file API is being built separately: until /api/fs/list is served, this step waits for it.
@@ -147,6 +147,32 @@ describe("the web UI on a fresh npm start", () => {
       await page.getByText("hello.txt", { exact: true }).click();
       await page.waitForURL(/\/library\/hello\.txt$/);
       await page.getByText("Hello from the mounted storage").waitFor();
+      // The write side through the UI's own tools, each result checked on the WebDAV server itself.
+      const davStatus = async (path: string) => (await fetch(`${dav!.url}${DAV_ROOT}${path}`, { method: "PROPFIND", headers: { Authorization: basic, Depth: "0" } })).status;
+      await page.goto(server.origin + "/library");
+      await page.getByText("hello.txt", { exact: true }).waitFor();
+      // The tool bar opens from the round button in the bottom right corner.
+      const viewport = page.viewportSize()!;
+      await page.mouse.click(viewport.width - 36, viewport.height - 36);
+      await page.locator('[tips="mkdir"]').click();
+      await page.getByRole("dialog").locator("input:not([type=checkbox])").fill("made-in-ui");
+      await page.keyboard.press("Enter");
+      await page.locator("a.list-item", { hasText: "made-in-ui" }).waitFor({ timeout: 10_000 });
+      expect(await davStatus("/made-in-ui")).toBe(207);
+      await page.locator('[tips="upload"]').click();
+      await page.locator('input[type="file"]:not([webkitdirectory])').setInputFiles({ name: "from-ui.txt", mimeType: "text/plain", buffer: Buffer.from("uploaded through the UI\n") });
+      await expect.poll(async () => (await fetch(`${dav.url}${DAV_ROOT}/from-ui.txt`, { headers: { Authorization: basic } })).text(), { timeout: 15_000 }).toBe("uploaded through the UI\n");
+      await page.getByRole("dialog").getByRole("button", { name: "Close" }).click();
+      await page.locator("a.list-item", { hasText: "from-ui.txt" }).click({ button: "right" });
+      await page.getByText("Rename", { exact: true }).click();
+      await page.getByRole("dialog").locator("input:not([type=checkbox])").fill("renamed-in-ui.txt");
+      await page.keyboard.press("Enter");
+      await expect.poll(() => davStatus("/renamed-in-ui.txt"), { timeout: 10_000 }).toBe(207);
+      expect(await davStatus("/from-ui.txt")).toBe(404);
+      await page.locator("a.list-item", { hasText: "renamed-in-ui.txt" }).click({ button: "right" });
+      await page.getByText("Delete", { exact: true }).click();
+      await page.getByRole("button", { name: "Confirm" }).click();
+      await expect.poll(() => davStatus("/renamed-in-ui.txt"), { timeout: 10_000 }).toBe(404);
       expect(blocked).toEqual([]);
     } finally {
       await dav?.close();
