@@ -161,7 +161,7 @@ describe("the web UI on a fresh npm start", () => {
       expect(await davStatus("/made-in-ui")).toBe(207);
       await page.locator('[tips="upload"]').click();
       await page.locator('input[type="file"]:not([webkitdirectory])').setInputFiles({ name: "from-ui.txt", mimeType: "text/plain", buffer: Buffer.from("uploaded through the UI\n") });
-      await expect.poll(async () => (await fetch(`${dav.url}${DAV_ROOT}/from-ui.txt`, { headers: { Authorization: basic } })).text(), { timeout: 15_000 }).toBe("uploaded through the UI\n");
+      await expect.poll(async () => (await fetch(`${dav!.url}${DAV_ROOT}/from-ui.txt`, { headers: { Authorization: basic } })).text(), { timeout: 15_000 }).toBe("uploaded through the UI\n");
       await page.getByRole("dialog").getByRole("button", { name: "Close" }).click();
       await page.locator("a.list-item", { hasText: "from-ui.txt" }).click({ button: "right" });
       await page.getByText("Rename", { exact: true }).click();
