@@ -3,7 +3,9 @@ import { requestId } from "hono/request-id";
 import type { Database } from "./db/client.ts";
 import type { MiddlewareHandler } from "hono";
 import type { AppEnv, Env } from "./env.ts";
+import { registerAppPasswordRoutes } from "./features/app-passwords/routes.ts";
 import { registerAuthRoutes } from "./features/auth/routes.ts";
+import { registerDavRoutes } from "./features/dav/routes.ts";
 import { registerDriverRoutes } from "./features/drivers/routes.ts";
 import { registerDownloadRoutes } from "./features/fs/download.ts";
 import { registerFsReadRoutes } from "./features/fs/routes.ts";
@@ -54,9 +56,11 @@ export function createApp(dependencies: AppDependencies) {
   app.use("/api/*", useDatabase);
   app.use("/d/*", useDatabase);
   app.use("/p/*", useDatabase);
+  app.use("/dav/*", useDatabase);
   registerPublicRoutes(app);
   registerAuthRoutes(app);
   registerMeRoutes(app);
+  registerAppPasswordRoutes(app);
   registerSessionRoutes(app);
   registerSettingRoutes(app);
   registerSshKeyRoutes(app);
@@ -70,6 +74,7 @@ export function createApp(dependencies: AppDependencies) {
   registerFsBatchRoutes(app);
   registerTaskRoutes(app);
   registerDownloadRoutes(app);
+  registerDavRoutes(app);
 
   // Both travel in one header; the guard tells them apart by shape (a JWT or not).
   app.openAPIRegistry.registerComponent("securitySchemes", "token", {

@@ -16,7 +16,8 @@ import { tokenFromHeader, verifyToken } from "./tokens.ts";
 export interface Caller {
   user: UserRow;
   roles: RoleRow[];
-  via: "session" | "permanent_token" | "guest";
+  /** `basic`: HTTP Basic on the WebDAV server (features/dav/auth.ts). */
+  via: "session" | "permanent_token" | "guest" | "basic";
   /** The device session a JWT names; null for the guest and the permanent token. */
   deviceKey: string | null;
 }

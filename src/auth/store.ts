@@ -19,7 +19,7 @@ export type ExtraReads = readonly BatchItem<"sqlite">[];
 type Batch = [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]];
 
 /** The roles of the user selected by `userId` (a scalar subquery), in role-id order. */
-function rolesOf(db: Database, userId: ReturnType<typeof sql>) {
+export function rolesOf(db: Database, userId: ReturnType<typeof sql>) {
   return db
     .select()
     .from(roles)

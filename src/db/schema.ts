@@ -178,3 +178,69 @@ export const metas = sqliteTable("metas", {
   header: text("header").notNull().default(""),
   headerSub: integer("header_sub", { mode: "boolean" }).notNull().default(false),
 });
+
+/**
+ * App passwords: what a WebDAV client signs in with (docs/webdav.md). Users with two-factor on
+ * have no other way in over Basic auth. 128 random bits, so one SHA-256 is the right hash: there
+ * is nothing to slow down a guess of. Shown once at creation, never again.
+ */
+export const appPasswords = sqliteTable(
+  "app_passwords",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    userId: integer("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    name: text("name").notNull(),
+    /** Lowercase hex SHA-256 of the password. */
+    hash: text("hash").notNull(),
+    createdAt: integer("created_at").notNull(),
+    /** The user's `pwd_ts` when it was made: a password change since ends it (as it ends tokens). */
+    passwordChangedAt: integer("pwd_ts").notNull(),
+    /** Unix seconds; 0 until first used. Moves at most once a minute. */
+    lastUsedAt: integer("last_used_at").notNull().default(0),
+  },
+  (table) => [uniqueIndex("app_passwords_hash_idx").on(table.hash), uniqueIndex("app_passwords_user_name_idx").on(table.userId, table.name)],
+);
+
+/**
+ * WebDAV locks (RFC 4918 §6-7), shared by every isolate. A lock covers `path`, and with depth
+ * infinity everything below it. Expired rows are ignored at once and swept by the cron job.
+ */
+export const davLocks = sqliteTable(
+  "dav_locks",
+  {
+    /** `urn:uuid:<uuid>`, as clients send it back in `If` and `Lock-Token`. */
+    token: text("token").primaryKey(),
+    /** Cleaned full path in the mount tree. */
+    path: text("path").notNull(),
+    /** 0, or -1 for infinity. */
+    depth: integer("depth").notNull(),
+    exclusive: integer("exclusive", { mode: "boolean" }).notNull(),
+    /** The client's `owner` element, as XML text. */
+    owner: text("owner").notNull().default(""),
+    userId: integer("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    timeoutSeconds: integer("timeout_seconds").notNull(),
+    expiresAt: integer("expires_at").notNull(),
+  },
+  (table) => [index("dav_locks_path_idx").on(table.path), index("dav_locks_expires_at_idx").on(table.expiresAt)],
+);
+
+/**
+ * Dead properties set by PROPPATCH (RFC 4918 §4), per full path. They follow the resource on
+ * MOVE and COPY through /dav and go with it on DELETE; a change made another way (the web UI, the
+ * upstream itself) leaves them where they were.
+ */
+export const davProperties = sqliteTable(
+  "dav_properties",
+  {
+    path: text("path").notNull(),
+    /** `{namespace}local`, Clark notation. */
+    name: text("name").notNull(),
+    /** The property element as XML, namespaces declared on it. */
+    xml: text("xml").notNull(),
+  },
+  (table) => [primaryKey({ columns: [table.path, table.name] })],
+);

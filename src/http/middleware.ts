@@ -5,16 +5,20 @@ import { secureHeaders } from "hono/secure-headers";
 import { readConfig, type AppEnv } from "../env.ts";
 import { GATEHOUSE_VERSION } from "../version.ts";
 import { payloadTooLarge } from "./on-error.ts";
-import { isApiPath, isDownloadPath } from "./paths.ts";
+import { isApiPath, isDavPath, isDownloadPath } from "./paths.ts";
 
-/** Any origin; the headers AList clients send. No cookies: the token travels in a header. */
-export const corsForClients = cors({
+/**
+ * Any origin; the headers AList clients send. No cookies: the token travels in a header. Not on
+ * the WebDAV server, whose OPTIONS is its own (DAV: 1, 2) and whose clients are not browsers.
+ */
+const corsForBrowsers = cors({
   origin: "*",
   allowMethods: ["GET", "POST", "PUT", "DELETE", "OPTIONS"],
   allowHeaders: ["Authorization", "Content-Type", "Client-Id"],
   exposeHeaders: ["X-Request-Id", "X-Gatehouse-Version"],
   maxAge: 86400,
 });
+export const corsForClients: MiddlewareHandler<AppEnv> = (c, next) => (isDavPath(c.req.path) ? next() : corsForBrowsers(c, next));
 
 /**
  * Hardening headers on every reply. The API serves JSON to clients on other origins, so resources
@@ -68,7 +72,8 @@ export const accessLog: MiddlewareHandler<AppEnv> = async (c, next) => {
 
 /**
  * Bodies over MAX_BODY_BYTES get code 413, whether or not they declare a Content-Length. Uploads
- * are files, streamed to the storage: their limit is the platform's, not this one.
+ * are files, streamed to the storage: their limit is the platform's, not this one. The WebDAV
+ * server caps its XML bodies itself (its PUT is an upload).
  */
 export const limitBodySize: MiddlewareHandler<AppEnv> = (c, next) =>
-  c.req.path === "/api/fs/put" || c.req.path === "/api/fs/form" ? next() : bodyLimit({ maxSize: readConfig(c.env).maxBodyBytes, onError: payloadTooLarge })(c, next);
+  c.req.path === "/api/fs/put" || c.req.path === "/api/fs/form" || isDavPath(c.req.path) ? next() : bodyLimit({ maxSize: readConfig(c.env).maxBodyBytes, onError: payloadTooLarge })(c, next);

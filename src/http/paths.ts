@@ -3,5 +3,8 @@ export function isApiPath(path: string): boolean {
   return /^\/(?:api|d|p|dav)(?:\/|$)/.test(path) || path === "/ping";
 }
 
-/** `/d/…` and `/p/…`: file bytes, not API replies. */
-export const isDownloadPath = (path: string) => /^\/[dp](?:\/|$)/.test(path);
+/** `/d/…`, `/p/…` and the WebDAV server: file bytes, not API replies. */
+export const isDownloadPath = (path: string) => /^\/(?:[dp]|dav)(?:\/|$)/.test(path);
+
+/** The WebDAV server: its own statuses, bodies and methods (no CORS: its clients are not browsers). */
+export const isDavPath = (path: string) => /^\/dav(?:\/|$)/.test(path);

@@ -23,7 +23,7 @@ type Attempt = { username: string; ip: string; now: number };
  * refused attempts neither pile up nor keep the lockout alive (it ends 5 minutes after the
  * attempt that reached the limit). A window that ended starts again at 1.
  */
-function reserveAttempt(db: Database, scope: "ip" | "user", subject: string, now: number) {
+export function reserveAttempt(db: Database, scope: "ip" | "user", subject: string, now: number) {
   const live = sql`${loginFailures.expiresAt} > ${now}`;
   return db
     .insert(loginFailures)

@@ -2,8 +2,9 @@
 // the base path is joined to every request path, and the path limit holds.
 import type { Caller } from "../../auth/guard.ts";
 import { ApiError } from "../../http/errors.ts";
-import { hiddenFromParent, nearestMeta, passwordGuards, passwordMatches, type MetaRow } from "./metas.ts";
-import { joinBasePath, RELATIVE_PATH_REFUSED } from "./path.ts";
+import type { FileObject } from "../../drivers/types.ts";
+import { hiddenFromParent, hidePatterns, isHidden, nearestMeta, passwordGuards, passwordMatches, type MetaRow } from "./metas.ts";
+import { joinBasePath, joinName, RELATIVE_PATH_REFUSED } from "./path.ts";
 import { canReadPath, grantsOf, Permission, permissionAt, withinPathLimit, type Grants } from "./permissions.ts";
 import { signPath } from "./sign.ts";
 import type { FsState } from "./store.ts";
@@ -34,6 +35,15 @@ export function mayAccess(viewer: Viewer, meta: MetaRow | undefined, path: strin
   if ((bits & Permission.SEE_HIDES) === 0 && hiddenFromParent(meta, path)) return false;
   if ((bits & Permission.ACCESS_WITHOUT_PASSWORD) !== 0) return true;
   return !passwordGuards(meta, path) || passwordMatches(meta, password);
+}
+
+/**
+ * The entries of folder `path` the viewer may see: hide patterns (unless the see-hides bit) and
+ * role scopes (a branch is shown when a scope holds it or lies below it).
+ */
+export function visibleEntries(viewer: Viewer, meta: MetaRow | undefined, path: string, entries: FileObject[]): FileObject[] {
+  const hides = (permissionAt(viewer.grants, path) & Permission.SEE_HIDES) === 0 ? hidePatterns(meta, path) : [];
+  return entries.filter((entry) => !isHidden(hides, entry.name) && canReadPath(viewer.grants, joinName(path, entry.name)));
 }
 
 export function requireAccess(viewer: Viewer, state: FsState, path: string, password: string): MetaRow | undefined {

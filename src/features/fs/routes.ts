@@ -9,7 +9,7 @@ import type { AppEnv } from "../../env.ts";
 import { ok } from "../../http/envelope.ts";
 import { ApiError } from "../../http/errors.ts";
 import { envelopeResponse, jsonBody, type Router } from "../../http/router.ts";
-import { fullPathOf, requireAccess, signFor, signRequired, viewerOf, type Viewer } from "./access.ts";
+import { fullPathOf, requireAccess, signFor, signRequired, viewerOf, visibleEntries, type Viewer } from "./access.ts";
 import { headerFor, hidePatterns, isHidden, metaGrantsWrite, readmeFor, type MetaRow } from "./metas.ts";
 import { fileFailure, MountTree } from "./mounts.ts";
 import { baseName, cleanPath, escapePath, joinBasePath, joinName, parentOf } from "./path.ts";
@@ -157,15 +157,6 @@ const objectNeeds = (raw: unknown): TreeNeeds => {
 /** AList v3.58: page from 1; per_page 0 or below is 200, above 500 is 500. */
 function pageOf(page: number, perPage: number) {
   return { page: Math.max(1, page), perPage: perPage <= 0 ? 200 : Math.min(perPage, 500) };
-}
-
-/**
- * The entries of folder `path` the viewer may see: hide patterns (unless the see-hides bit) and
- * role scopes (a branch is shown when a scope holds it or lies below it).
- */
-function visibleEntries(viewer: Viewer, meta: MetaRow | undefined, path: string, entries: FileObject[]): FileObject[] {
-  const hides = (permissionAt(viewer.grants, path) & Permission.SEE_HIDES) === 0 ? hidePatterns(meta, path) : [];
-  return entries.filter((entry) => !isHidden(hides, entry.name) && canReadPath(viewer.grants, joinName(path, entry.name)));
 }
 
 /** The address clients reach this server at: `site_url` when it is absolute, else the request's. */

@@ -96,19 +96,19 @@ async function serveSource(request: Request, source: ByteSource, name: string): 
 
 const etagMatches = (list: string, etag: string) => list.split(",").some((tag) => tag.trim() === "*" || tag.trim().replace(/^W\//, "") === etag);
 
-const httpDateSeconds = (value: string | null) => {
+export const httpDateSeconds = (value: string | null) => {
   const ms = value === null ? Number.NaN : Date.parse(value);
   return Number.isNaN(ms) ? null : Math.floor(ms / 1000);
 };
 
-function preconditionFailed(headers: Headers, etag: string, modified: number): boolean {
+export function preconditionFailed(headers: Headers, etag: string, modified: number): boolean {
   const ifMatch = headers.get("if-match");
   if (ifMatch !== null) return !etagMatches(ifMatch, etag);
   const since = httpDateSeconds(headers.get("if-unmodified-since"));
   return since !== null && modified > since;
 }
 
-function notModified(headers: Headers, etag: string, modified: number): boolean {
+export function notModified(headers: Headers, etag: string, modified: number): boolean {
   const ifNoneMatch = headers.get("if-none-match");
   if (ifNoneMatch !== null) return etagMatches(ifNoneMatch, etag);
   const since = httpDateSeconds(headers.get("if-modified-since"));

@@ -180,6 +180,15 @@ export function fsRoute(needs: (body: Record<string, unknown>) => TreeNeeds) {
   return { middleware: [middleware] as [typeof middleware], security: eitherToken() };
 }
 
+/**
+ * The file-side reads for `needs`, to travel in another batch (the WebDAV server's caller), and
+ * how to read their results back.
+ */
+export function fsStateReads(db: Database, needs: TreeNeeds) {
+  const { chains, reads } = stateReads(db, needs);
+  return { reads, toState: (results: unknown[]) => toState(needs, chains, results as [MetaRow[], { key: string; value: string }[], ...unknown[]]) };
+}
+
 /** The file-side state without a caller (`/d`, `/p`: the sign is their only gate), one round trip. */
 export async function readState(db: Database, needs: TreeNeeds): Promise<FsState> {
   const { chains, reads } = stateReads(db, needs);

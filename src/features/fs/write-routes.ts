@@ -5,14 +5,14 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { isAdmin } from "../../auth/guard.ts";
-import { FileError, type FileBackend } from "../../drivers/types.ts";
 import type { AppEnv } from "../../env.ts";
 import { envelope, ok } from "../../http/envelope.ts";
 import { ApiError } from "../../http/errors.ts";
 import { envelopeResponse, jsonBody, type Router } from "../../http/router.ts";
 import { ACCESS_DENIED, fullPathOf, mayAccess, viewerOf, type Viewer } from "./access.ts";
 import { metaGrantsWrite, nearestMeta, passwordGuards } from "./metas.ts";
-import { fileFailure, getObject, MountTree, type Mounted } from "./mounts.ts";
+import { fileFailure, MountTree } from "./mounts.ts";
+import { emptyBody, exists, makeDirs, need, removePath, transfer } from "./operations.ts";
 import { baseName, hasRelativeSegment, isValidName, joinBasePath, joinName, parentOf } from "./path.ts";
 import { Permission, permissionAt } from "./permissions.ts";
 import { fileFromMultipart } from "./multipart.ts";
@@ -93,40 +93,6 @@ function requireName(name: string) {
   if (!isValidName(name)) throw new ApiError(400, "invalid file name");
 }
 
-function need<K extends keyof FileBackend>(mounted: Mounted, operation: K): NonNullable<FileBackend[K]> {
-  const method = mounted.backend[operation];
-  if (!method) throw new ApiError(500, "not implement");
-  return (method as (...args: never[]) => unknown).bind(mounted.backend) as NonNullable<FileBackend[K]>;
-}
-
-async function exists(tree: MountTree, path: string): Promise<boolean> {
-  try {
-    await tree.get(path);
-    return true;
-  } catch (error) {
-    if (error instanceof ApiError && /object not found$/.test(error.message)) return false;
-    throw error;
-  }
-}
-
-/** Creates `path` and the folders above it that are missing, inside its storage. */
-async function makeDirs(tree: MountTree, path: string): Promise<void> {
-  const mounted = await tree.mount(path);
-  const makeDir = need(mounted, "makeDir");
-  const missing: string[] = [];
-  for (let actual = mounted.actualPath; actual !== "/"; actual = parentOf(actual)) {
-    try {
-      const object = await getObject({ ...mounted, actualPath: actual });
-      if (!object.isDir) throw new ApiError(500, "file exists");
-      break;
-    } catch (error) {
-      if (!(error instanceof FileError && error.reason === "not_found")) throw fileFailure(error, "");
-      missing.unshift(actual);
-    }
-  }
-  for (const actual of missing) await makeDir(parentOf(actual), baseName(actual)).catch((error: unknown) => Promise.reject(fileFailure(error, "")));
-}
-
 /** Runs `work` on each name in order; a failure part-way reports the names done before it. */
 async function eachName(names: string[], verb: string, work: (name: string) => Promise<void>): Promise<void> {
   const done: string[] = [];
@@ -191,19 +157,7 @@ export function registerFsWriteRoutes(app: Router) {
       if (!body.overwrite) {
         for (const name of body.names) if (await exists(tree, joinName(dst, name))) throw new ApiError(403, `file [${name}] exists`);
       }
-      const target = await tree.mount(dst);
-      await eachName(body.names, verb, async (name) => {
-        const source = await tree.mount(joinName(src, name));
-        if (source.storage.id === target.storage.id) {
-          await need(source, verb === "moved" ? "move" : "copy")(source.actualPath, target.actualPath);
-          return;
-        }
-        // Across storages: the bytes stream through this request, file by file; a move then
-        // deletes the source, once everything was copied.
-        await countEntries(source, name);
-        await copyAcross(source, target, name);
-        if (verb === "moved") await need(source, "remove")(source.actualPath);
-      });
+      await eachName(body.names, verb, (name) => transfer(tree, verb === "moved" ? "move" : "copy", joinName(src, name), dst));
       return verb === "moved" ? ok(c, null) : ok(c, { tasks: [] });
     });
   }
@@ -216,11 +170,7 @@ export function registerFsWriteRoutes(app: Router) {
     const dir = fullPathOf(viewer, body.dir);
     requireWritable(viewer, c.var.fs, dir, dir, Permission.REMOVE, body.password);
     const tree = new MountTree(c.var.fs.tree, c.var.db, c.req.raw.signal);
-    await eachName(body.names, "deleted", async (name) => {
-      const mounted = await tree.mount(joinName(dir, name));
-      if (mounted.actualPath === "/") throw new ApiError(500, "delete root folder is not allowed, please goto the manage page to delete the storage instead");
-      await need(mounted, "remove")(mounted.actualPath);
-    });
+    await eachName(body.names, "deleted", (name) => removePath(tree, joinName(dir, name)));
     return ok(c, null);
   });
 
@@ -241,8 +191,6 @@ export function registerFsWriteRoutes(app: Router) {
 
   app.openapi(form, async (c) => uploadTo(c, () => fileFromMultipart(c.req.raw)));
 }
-
-const emptyBody = () => new ReadableStream<Uint8Array>({ start: (controller) => controller.close() });
 
 /**
  * An upload of either kind (reference §5.15, §5.16): `File-Path` decoded once and joined, write
@@ -293,54 +241,6 @@ async function uploadTo(c: Context<AppEnv>, bytes: () => Promise<{ size: number;
       error: "",
     },
   });
-}
-
-/** Most files and folders a copy or move between storages handles in one request (each costs upstream calls). */
-export const MAX_ACROSS_ENTRIES = 200;
-
-/** Counts the files and folders at and below `source`, refusing before any work when there are too many. */
-async function countEntries(source: Mounted, name: string): Promise<number> {
-  let count = 0;
-  const queue = [source.actualPath];
-  for (let first = true; queue.length > 0; first = false) {
-    const path = queue.shift()!;
-    const object = first ? await getObject({ ...source, actualPath: path }) : null;
-    if (first && !object!.isDir) return 1;
-    for (const entry of await source.backend.list(path)) {
-      if (++count > MAX_ACROSS_ENTRIES) {
-        throw new ApiError(500, `${name} holds more than ${MAX_ACROSS_ENTRIES} files and folders: Gatehouse copies at most ${MAX_ACROSS_ENTRIES} between storages per request; copy its folders one at a time`);
-      }
-      if (entry.isDir) queue.push(path === "/" ? `/${entry.name}` : `${path}/${entry.name}`);
-    }
-  }
-  return count;
-}
-
-/** A file or a folder to another storage: each file streamed from its link into the destination's put. */
-async function copyAcross(source: Mounted, target: Mounted, name: string): Promise<void> {
-  const object = await getObject(source);
-  const into = (mounted: Mounted, child: string): Mounted => ({ ...mounted, actualPath: mounted.actualPath === "/" ? `/${child}` : `${mounted.actualPath}/${child}` });
-  if (object.isDir) {
-    const made = into(target, name);
-    const existing = await getObject(made).catch((error: unknown) => {
-      if (error instanceof FileError && error.reason === "not_found") return null;
-      throw error;
-    });
-    if (!existing) await need(target, "makeDir")(target.actualPath, name);
-    else if (!existing.isDir) throw new ApiError(500, `${name} is a file at the destination`);
-    for (const entry of await source.backend.list(source.actualPath)) await copyAcross(into(source, entry.name), made, entry.name);
-    return;
-  }
-  const put = need(target, "put");
-  const linked = await source.backend.link(source.actualPath, { redirect: false });
-  let body: ReadableStream<Uint8Array>;
-  if ("source" in linked) body = object.size === 0 ? new ReadableStream({ start: (controller) => controller.close() }) : await linked.source.read(0, object.size - 1);
-  else {
-    const response = await fetch(linked.url, { headers: linked.headers ?? {}, redirect: linked.headers ? "manual" : "follow" });
-    if (!response.ok || !response.body) throw new ApiError(500, `reading ${name} for the copy: HTTP ${response.status}`);
-    body = response.body;
-  }
-  await put(target.actualPath, { name, size: object.size, body, contentType: "application/octet-stream" });
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -1,0 +1,129 @@
+// Who a WebDAV request comes from (FILES.md §3.9). WebDAV clients send HTTP Basic on every
+// request, so the check must be cheap and must never let two-factor be skipped:
+//   Basic user:app-password  → the user, while the app password is good (one SHA-256, no PBKDF2)
+//   Basic user:password      → the user, unless two-factor is on (then only app passwords work)
+//   Bearer <permanent token> → the admin (as AList)
+// Failures count toward the sign-in lockout of /api/auth/login. A password that passed PBKDF2 is
+// remembered in the isolate against the stored hash it matched, so the next requests skip the
+// derivation; the stored hash is read on every request, so a changed password or a disabled user
+// stops WebDAV on the next request whatever the isolate remembers.
+import type { Context } from "hono";
+import type { BatchItem } from "drizzle-orm/batch";
+import type { Caller } from "../../auth/guard.ts";
+import { clientIp } from "../../auth/client.ts";
+import { sha256Hex } from "../../auth/encoding.ts";
+import { isLockedOut } from "../../auth/lockout.ts";
+import { checkStaticHash, constantTimeEqual, staticHash } from "../../auth/password.ts";
+import { readPermanentTokenAdmin } from "../../auth/store.ts";
+import { GUEST_ROLE_ID } from "../../db/seed.ts";
+import type { AppEnv } from "../../env.ts";
+import { APP_PASSWORD_PREFIX } from "../app-passwords/routes.ts";
+import { clearFailures, readBasicCaller, recordFailure } from "./store.ts";
+
+/** A refusal before any file work: 401 (with the Basic challenge), 403 or 429. */
+export class DavRefusal extends Error {
+  override name = "DavRefusal";
+  constructor(
+    readonly status: 401 | 403 | 429,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export const TWO_FACTOR_NEEDS_APP_PASSWORD =
+  "this account has two-factor authentication on: sign in to WebDAV with an app password (Profile → App passwords, or POST /api/me/app_password/create)";
+
+/** Passwords that passed PBKDF2 in this isolate: credential digest → the stored hash it matched. */
+const verified = new Map<string, { storedHash: string; until: number }>();
+const VERIFIED_MAX = 1000;
+const VERIFIED_TTL_MS = 10 * 60 * 1000;
+
+function remember(key: string, storedHash: string) {
+  if (verified.size >= VERIFIED_MAX) verified.delete(verified.keys().next().value!);
+  verified.set(key, { storedHash, until: Date.now() + VERIFIED_TTL_MS });
+}
+
+function remembered(key: string): string | null {
+  const entry = verified.get(key);
+  if (!entry || entry.until < Date.now()) return null;
+  return entry.storedHash;
+}
+
+type Credentials = { kind: "basic"; username: string; password: string } | { kind: "bearer"; token: string } | { kind: "none" };
+
+export function credentialsOf(header: string | undefined): Credentials {
+  const value = (header ?? "").trim();
+  const basic = /^Basic\s+(\S+)$/i.exec(value);
+  if (basic) {
+    let decoded: string;
+    try {
+      decoded = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(Uint8Array.from(atob(basic[1]!), (ch) => ch.charCodeAt(0)));
+    } catch {
+      return { kind: "none" };
+    }
+    const colon = decoded.indexOf(":");
+    if (colon < 0) return { kind: "none" };
+    return { kind: "basic", username: decoded.slice(0, colon), password: decoded.slice(colon + 1) };
+  }
+  const bearer = /^Bearer\s+(\S+)$/i.exec(value);
+  if (bearer) return { kind: "bearer", token: bearer[1]! };
+  return { kind: "none" };
+}
+
+/**
+ * The caller of a WebDAV request and the results of `extra`, read in one batch (a second round
+ * trip only for a password's first use in this isolate, to clear its reserved attempt, and for a
+ * failure that was not reserved). Throws DavRefusal.
+ */
+export async function davCaller(c: Context<AppEnv>, extra: readonly BatchItem<"sqlite">[]): Promise<{ caller: Caller; reads: unknown[] }> {
+  const credentials = credentialsOf(c.req.header("Authorization"));
+  if (credentials.kind === "none") throw new DavRefusal(401, "sign in with your username and password, or an app password");
+  if (credentials.kind === "bearer") {
+    const { token, admin, roles, extra: reads } = await readPermanentTokenAdmin(c.var.db, extra);
+    const encoder = new TextEncoder();
+    if (token === "" || !admin || !constantTimeEqual(encoder.encode(credentials.token), encoder.encode(token))) throw new DavRefusal(401, "token is invalidated");
+    return { caller: { user: admin, roles, via: "permanent_token", deviceKey: null }, reads };
+  }
+  return basicCaller(c, credentials.username, credentials.password, extra);
+}
+
+async function basicCaller(c: Context<AppEnv>, username: string, password: string, extra: readonly BatchItem<"sqlite">[]): Promise<{ caller: Caller; reads: unknown[] }> {
+  const db = c.var.db;
+  const now = Math.floor(Date.now() / 1000);
+  const ip = clientIp(c);
+  const isAppPassword = password.startsWith(APP_PASSWORD_PREFIX);
+  const digest = await sha256Hex(password);
+  const credentialKey = await sha256Hex(`${username}\u0000${password}`);
+  const knownHash = isAppPassword ? null : remembered(credentialKey);
+  // A PBKDF2 check follows unless this isolate already verified the password: count it first.
+  const reserve = !isAppPassword && knownHash === null;
+  const state = await readBasicCaller(db, { username, appPasswordHash: digest, ip, reserve, now }, extra);
+  if (isLockedOut(state.failures)) throw new DavRefusal(429, "Too many unsuccessful sign-in attempts have been made using an incorrect username or password, Try again later.");
+
+  const user = state.user && !state.user.roleIds.includes(GUEST_ROLE_ID) ? state.user : undefined;
+  const attempt = { ip, username, now };
+  const refuse = async (counted: boolean): Promise<never> => {
+    if (!counted) await recordFailure(db, attempt);
+    throw new DavRefusal(401, "username or password is incorrect");
+  };
+
+  if (isAppPassword) {
+    if (!user || !state.appPassword) return refuse(false);
+  } else if (knownHash !== null && user && user.otpSecret === null && constantTimeEqual(new TextEncoder().encode(knownHash), new TextEncoder().encode(user.passwordHash))) {
+    // Verified before against the hash still stored: no derivation, nothing to clear.
+  } else {
+    if (knownHash !== null) {
+      // The stored hash changed since (a new password), or two-factor was turned on: check again, counted like any attempt.
+      verified.delete(credentialKey);
+      return basicCaller(c, username, password, extra);
+    }
+    const checked = await checkStaticHash(await staticHash(password), user?.passwordHash ?? null);
+    if (!user || !checked.ok) return refuse(true);
+    if (user.otpSecret !== null) throw new DavRefusal(401, TWO_FACTOR_NEEDS_APP_PASSWORD);
+    await clearFailures(db, { ip, username, userId: user.id }, checked.upgrade === null ? null : { from: user.passwordHash, to: checked.upgrade });
+    remember(credentialKey, checked.upgrade ?? user.passwordHash);
+  }
+  if (user!.disabled) throw new DavRefusal(403, "Current user is disabled, replace please");
+  return { caller: { user: user!, roles: state.roles, via: "basic", deviceKey: null }, reads: state.extra };
+}

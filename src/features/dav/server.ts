@@ -1,0 +1,707 @@
+// The WebDAV server at /dav (RFC 4918 class 1 and 2) on the file layer of /api/fs: the same mount
+// tree, permissions (WebDAV read and manage bits, reference §3.1, §6.5), metas, base path and
+// storage policies. Each request reads its caller, its part of the tree, the metas, the settings
+// and the locks and dead properties it touches in ONE batch (FILES.md §4); writes to locks and
+// properties follow only when there is something to write. Bodies stream both ways.
+import type { Context } from "hono";
+import { isAdmin } from "../../auth/guard.ts";
+import type { FileObject } from "../../drivers/types.ts";
+import type { AppEnv } from "../../env.ts";
+import { readConfig } from "../../env.ts";
+import { ApiError } from "../../http/errors.ts";
+import { mayAccess, signFor, viewerOf, visibleEntries, type Viewer } from "../fs/access.ts";
+import { metaGrantsWrite, nearestMeta } from "../fs/metas.ts";
+import { MountTree } from "../fs/mounts.ts";
+import { emptyBody, lookup, makeDirs, need, removePath, transfer } from "../fs/operations.ts";
+import { baseName, decodeDownloadPath, escapePath, isValidName, isWithin, joinBasePath, joinName, parentOf } from "../fs/path.ts";
+import { Permission, permissionAt, withinPathLimit } from "../fs/permissions.ts";
+import { contentTypeOf, etagOf, httpDateSeconds, notModified, preconditionFailed, serveLink } from "../fs/serve.ts";
+import { fsStateReads, type FsState } from "../fs/store.ts";
+import { davCaller, DavRefusal } from "./auth.ts";
+import { BadIfHeader, blockingLock, covers, ifHolds, lockTimeout, parseIf, submittedTokens, type IfList } from "./locks.ts";
+import { copyTreeProperties, davReads, deleteLock, forgetTree, insertLock, patchProperties, refreshLock, runAll, toDavRows, type DavRows, type LockRow } from "./store.ts";
+import { BadXml, childDav, clarkName, DAV_NS, davResponse, elements, emptyElement, escapeXml, isDav, MULTISTATUS_CLOSE, MULTISTATUS_OPEN, parseXml, serialize, type XmlElement } from "./xml.ts";
+
+export const DAV_PREFIX = "/dav";
+const METHODS = "OPTIONS, GET, HEAD, PUT, DELETE, MKCOL, COPY, MOVE, PROPFIND, PROPPATCH, LOCK, UNLOCK";
+const READ_METHODS = new Set(["GET", "HEAD", "PROPFIND"]);
+
+/** A reply other than success: a status, a text a person can read, or an RFC 4918 precondition element. */
+export class DavError extends Error {
+  override name = "DavError";
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly condition?: string,
+  ) {
+    super(message);
+  }
+}
+
+/** What one request knows: who, where (full paths), the tree, its locks and properties. */
+interface DavRequest {
+  c: Context<AppEnv>;
+  viewer: Viewer;
+  userId: number;
+  admin: boolean;
+  /** The path the client named, as it sees it (before its base path). */
+  viewPath: string;
+  /** The full path in the mount tree. */
+  path: string;
+  fs: FsState;
+  tree: MountTree;
+  dav: DavRows;
+  ifLists: IfList[];
+  submitted: Set<string>;
+}
+
+/** The client's view of a full path: the base path taken off again. */
+const viewOf = (viewer: Viewer, fullPath: string) => {
+  if (viewer.basePath === "/" || viewer.basePath === "") return fullPath;
+  const rest = fullPath.slice(viewer.basePath.replace(/\/+$/, "").length);
+  return rest === "" ? "/" : rest;
+};
+
+/** Where the client finds a full path: under /dav, in its own view, collections ending in `/`. */
+const hrefOf = (viewer: Viewer, fullPath: string, isDir: boolean) => {
+  const view = viewOf(viewer, fullPath);
+  return view === "/" ? `${DAV_PREFIX}/` : `${DAV_PREFIX}${escapePath(view)}${isDir ? "/" : ""}`;
+};
+
+/** The path of a /dav URL (or of a Destination or If resource), decoded once; null outside /dav. */
+function davPathOf(pathname: string): string | null {
+  if (pathname !== DAV_PREFIX && !pathname.startsWith(`${DAV_PREFIX}/`)) return null;
+  return decodeDownloadPath(pathname.slice(DAV_PREFIX.length) || "/");
+}
+
+function fullPath(viewer: Viewer, viewPath: string): string {
+  const path = joinBasePath(viewer.basePath, viewPath);
+  if (path === null) throw new DavError(400, "the path holds control characters");
+  if (!withinPathLimit(viewer.grants, path)) throw new DavError(403, "permission denied");
+  return path;
+}
+
+export async function handleDav(c: Context<AppEnv>): Promise<Response> {
+  try {
+    return await dispatch(c);
+  } catch (error) {
+    return errorReply(error);
+  }
+}
+
+async function dispatch(c: Context<AppEnv>): Promise<Response> {
+  const method = c.req.method.toUpperCase();
+  // Clients probe OPTIONS before they sign in: it says what the server speaks and reads nothing.
+  if (method === "OPTIONS") return new Response(null, { status: 200, headers: { DAV: "1, 2", "MS-Author-Via": "DAV", Allow: METHODS, "Content-Length": "0" } });
+  if (!METHODS.split(", ").includes(method)) throw new DavError(405, `${method} is not a WebDAV method this server answers`);
+
+  const url = new URL(c.req.url);
+  // A fragment is the client's own business; one in a request names nothing on the server.
+  if (url.hash !== "") throw new DavError(400, "a request URI cannot carry a #fragment");
+  const viewPath = davPathOf(url.pathname)!;
+  // What the headers say, read up front (the batch needs the destination); a malformed header is
+  // answered only once the caller is known, so that strangers learn nothing but 401.
+  let malformed: unknown = null;
+  const parsed = <T,>(read: () => T, fallback: T): T => {
+    try {
+      return read();
+    } catch (error) {
+      malformed ??= error instanceof BadIfHeader ? new DavError(400, error.message) : error;
+      return fallback;
+    }
+  };
+  const destination = method === "MOVE" || method === "COPY" ? parsed<string | null>(() => destinationOf(c, url), null) : null;
+  const ifLists = parsed(() => parseIf(c.req.header("If") ?? null), []);
+  const depth = parsed(() => depthOf(c.req.header("Depth"), method), 0);
+
+  // One batch: the caller, the tree under the paths (as if the base path were `/`, as every
+  // admin's is; another base path costs one more read), the locks and the properties.
+  const paths = [viewPath, ...(destination ? [destination] : [])];
+  const now = Math.floor(Date.now() / 1000);
+  const davNeeds = (at: string[]) => ({
+    locked: at,
+    properties: method === "PROPFIND" ? [at[0]!] : [],
+    members: method === "PROPFIND" && depth === 1,
+    propertyTrees: method === "MOVE" || method === "COPY" || method === "DELETE" ? at : [],
+  });
+  const fsReads = fsStateReads(c.var.db, { paths, folders: method === "PROPFIND" && depth === 1 ? [viewPath] : [] });
+  const davBatch = davReads(c.var.db, davNeeds(paths), now);
+  const { caller, reads } = await davCaller(c, [...fsReads.reads, ...davBatch]);
+  c.set("caller", caller);
+  if (malformed) throw malformed;
+  const fs = fsReads.toState(reads.slice(0, fsReads.reads.length));
+  let dav = toDavRows(reads.slice(fsReads.reads.length));
+
+  const viewer = viewerOf(caller);
+  const path = fullPath(viewer, viewPath);
+  const destinationPath = destination === null ? null : fullPath(viewer, destination);
+  if (path !== viewPath || (destinationPath !== null && destinationPath !== destination)) {
+    // The caller's base path moved the paths: its locks and properties are read again.
+    const [first, ...rest] = davReads(c.var.db, davNeeds([path, ...(destinationPath ? [destinationPath] : [])]), now);
+    dav = toDavRows(await c.var.db.batch([first, ...rest]));
+  }
+
+  const request: DavRequest = {
+    c,
+    viewer,
+    userId: caller.user.id,
+    admin: isAdmin(caller),
+    viewPath,
+    path,
+    fs,
+    tree: new MountTree(fs.tree, c.var.db, c.req.raw.signal),
+    dav,
+    ifLists,
+    submitted: submittedTokens(ifLists),
+  };
+  if (READ_METHODS.has(method)) requireRead(request, path, method === "PROPFIND");
+
+  switch (method) {
+    case "GET":
+    case "HEAD":
+      return get(request);
+    case "PROPFIND":
+      return propfind(request, depth);
+    case "PROPPATCH":
+      return proppatch(request);
+    case "MKCOL":
+      return mkcol(request);
+    case "PUT":
+      return put(request);
+    case "DELETE":
+      return remove(request, depth);
+    case "COPY":
+    case "MOVE":
+      return copyOrMove(request, method, destinationPath!, depth);
+    case "LOCK":
+      return lock(request, depth);
+    default:
+      return unlock(request);
+  }
+}
+
+/** `Depth`: 0, 1 or infinity (absent: infinity, except PROPFIND where clients that omit it mean 1). */
+function depthOf(header: string | undefined, method: string): 0 | 1 | -1 {
+  if (header === undefined) return method === "PROPFIND" ? 1 : -1;
+  const value = header.trim().toLowerCase();
+  if (value === "0") return 0;
+  if (value === "1") return 1;
+  if (value === "infinity") return -1;
+  throw new DavError(400, `Depth must be 0, 1 or infinity, not ${JSON.stringify(header.slice(0, 32))}`);
+}
+
+/** The Destination of a COPY or MOVE: this server's /dav, else 502 (RFC 4918 §9.8.5). */
+function destinationOf(c: Context<AppEnv>, url: URL): string {
+  const header = c.req.header("Destination");
+  if (!header) throw new DavError(400, "Destination header missing");
+  let target: URL;
+  try {
+    target = new URL(header, url);
+  } catch {
+    throw new DavError(400, "Destination is not a URL");
+  }
+  if (target.host !== url.host) throw new DavError(502, "Destination is on another server");
+  const path = davPathOf(target.pathname);
+  if (path === null) throw new DavError(502, `Destination is outside ${DAV_PREFIX}`);
+  return path;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Permissions (reference §6.5 with FILES.md §3.2): WebDAV read at the path (PROPFIND also where a
+// scope below grants it), meta hide and password rules (no password can be typed over WebDAV:
+// a guarded path needs the skip-password bit), manage plus the operation's bit for changes.
+
+function requireRead(request: DavRequest, path: string, listing: boolean) {
+  const { viewer } = request;
+  const here = (permissionAt(viewer.grants, path) & Permission.WEBDAV_READ) !== 0;
+  const below = listing && viewer.grants.scopes.some((scope) => isWithin(scope.path, path) && (scope.permission & Permission.WEBDAV_READ) !== 0);
+  if (!here && !below) throw new DavError(403, "no WebDAV read permission here");
+  if (!mayAccess(viewer, nearestMeta(request.fs.metas, path), path, "")) throw new DavError(403, "password is incorrect or you have no permission");
+}
+
+function requireManage(request: DavRequest, path: string, bits: number[], metaWrite = false) {
+  const { viewer } = request;
+  const dir = parentOf(path);
+  if (!mayAccess(viewer, nearestMeta(request.fs.metas, dir), dir, "") || !mayAccess(viewer, nearestMeta(request.fs.metas, path), path, "")) {
+    throw new DavError(403, "password is incorrect or you have no permission");
+  }
+  const granted = permissionAt(viewer.grants, path);
+  if ((granted & Permission.WEBDAV_MANAGE) === 0) throw new DavError(403, "no WebDAV manage permission here");
+  const writeByMeta = metaWrite && metaGrantsWrite(nearestMeta(request.fs.metas, dir), path);
+  if (!bits.some((bit) => (granted & bit) !== 0) && !writeByMeta) throw new DavError(403, "permission denied");
+}
+
+/** 423 unless every lock on the way is submitted by its owner; 412 when the If header does not hold. */
+function requireUnlocked(request: DavRequest, targets: { path: string; tree: boolean }[], etags: Map<string, string> = new Map()) {
+  const resolve = (href: string) => {
+    try {
+      const path = davPathOf(new URL(href, request.c.req.url).pathname);
+      return path === null ? null : fullPath(request.viewer, path);
+    } catch {
+      return null;
+    }
+  };
+  if (!ifHolds(request.ifLists, request.dav.locks, request.path, resolve, (path) => etags.get(path) ?? null)) throw new DavError(412, "the If header's conditions do not hold");
+  for (const target of targets) {
+    const lock = blockingLock(request.dav.locks, target.path, target.tree, request.submitted, request.userId);
+    if (lock) throw new DavError(423, `${viewOf(request.viewer, lock.path)} is locked`, `<D:lock-token-submitted><D:href>${escapeXml(hrefOf(request.viewer, lock.path, false))}</D:href></D:lock-token-submitted>`);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Methods
+
+async function existing(request: DavRequest, path: string): Promise<FileObject> {
+  const object = await lookup(request.tree, path);
+  if (!object) throw new DavError(404, "not found");
+  return object;
+}
+
+/** The folder a new member goes into: 409 when it is missing or a file (RFC 4918 §9.7.1). */
+async function requireParent(request: DavRequest, path: string) {
+  const parent = await lookup(request.tree, parentOf(path));
+  if (!parent || !parent.isDir) throw new DavError(409, `${viewOf(request.viewer, parentOf(path))} is not a folder`);
+  if (!(await request.tree.storageAt(parentOf(path)))) throw new DavError(403, "no storage is mounted here");
+}
+
+function requireName(path: string) {
+  if (path === "/" || !isValidName(baseName(path))) throw new DavError(400, "invalid file name");
+}
+
+/** AList's Etag: the greatest hash the upstream gave, else mtime and size. */
+export const etagOfObject = (object: FileObject) => {
+  const hashes = Object.values(object.hashInfo ?? {}).filter(Boolean).sort();
+  return hashes.length > 0 ? `"${hashes.at(-1)}"` : etagOf(object);
+};
+
+async function get(request: DavRequest): Promise<Response> {
+  const { c, path, tree, fs } = request;
+  const object = await existing(request, path);
+  if (object.isDir) return folderPage(request, object);
+  const mounted = await tree.mount(path);
+  const policy = mounted.storage.webdavPolicy;
+  const proxyOnly = mounted.driver.config.only_proxy || mounted.driver.config.only_local;
+  if (policy === "302_redirect" && !proxyOnly) {
+    const link = await tree.link(path, { redirect: true, headers: c.req.raw.headers });
+    if ("url" in link) return new Response(null, { status: 302, headers: { Location: link.url, "Cache-Control": "no-store" } });
+  }
+  if (policy === "use_proxy_url" && mounted.storage.downProxyUrl !== "") {
+    const base = mounted.storage.downProxyUrl.split("\n")[0]!.trim().replace(/\/+$/, "");
+    const sign = mounted.storage.downProxySign ? `?sign=${await signFor(fs, path, mounted.storage, true)}` : "";
+    return new Response(null, { status: 302, headers: { Location: `${base}${escapePath(path)}${sign}`, "Cache-Control": "no-store" } });
+  }
+  // Conditions are judged here against the Etag PROPFIND shows (an upstream's own differs), so
+  // If-Match after a PROPFIND means the same thing on every storage; only the range goes upstream.
+  const etag = etagOfObject(object);
+  const modified = Math.floor(object.modified.getTime() / 1000);
+  const validators = { Etag: etag, "Last-Modified": object.modified.toUTCString() };
+  if (preconditionFailed(c.req.raw.headers, etag, modified)) return new Response(null, { status: 412, headers: validators });
+  if (notModified(c.req.raw.headers, etag, modified)) return new Response(null, { status: 304, headers: validators });
+  const forwarded = new Headers();
+  const ifRange = c.req.header("If-Range");
+  const range = c.req.header("Range");
+  if (range && (ifRange === undefined || ifRange === etag || httpDateSeconds(ifRange) === modified)) forwarded.set("Range", range);
+  const upstreamRequest = new Request(c.req.raw.url, { method: c.req.method === "HEAD" ? "HEAD" : "GET", headers: forwarded, signal: c.req.raw.signal });
+  const link = await tree.link(path, { redirect: false, headers: forwarded });
+  const reply = await serveLink(upstreamRequest, link, baseName(path));
+  const headers = new Headers(reply.headers);
+  // WebDAV clients open files in place: no download prompt.
+  headers.delete("Content-Disposition");
+  headers.set("Etag", etag);
+  headers.set("Last-Modified", validators["Last-Modified"]);
+  return new Response(reply.body, { status: reply.status, headers });
+}
+
+/** A folder opened in a browser: a plain list of links (WebDAV clients PROPFIND instead). */
+async function folderPage(request: DavRequest, folder: FileObject): Promise<Response> {
+  const entries = await children(request, request.path);
+  const rows = entries.map((entry) => `<li><a href="${escapeXml(hrefOf(request.viewer, joinName(request.path, entry.name), entry.isDir))}">${escapeXml(entry.name)}${entry.isDir ? "/" : ""}</a></li>`);
+  const title = escapeXml(viewOf(request.viewer, request.path));
+  const body = `<!doctype html><meta charset="utf-8"><title>${title}</title><h1>${title}</h1><ul>${rows.join("")}</ul>\n`;
+  return new Response(request.c.req.method === "HEAD" ? null : body, { headers: { "Content-Type": "text/html; charset=utf-8", "Last-Modified": folder.modified.toUTCString() } });
+}
+
+async function children(request: DavRequest, path: string): Promise<FileObject[]> {
+  const entries = await request.tree.list(path);
+  return visibleEntries(request.viewer, nearestMeta(request.fs.metas, path), path, entries);
+}
+
+/** The live properties of an object (RFC 4918 §15), as XML, by Clark name. */
+function liveProperties(request: DavRequest, path: string, object: FileObject): Map<string, string> {
+  const props = new Map<string, string>();
+  const dav = (local: string, value: string) => props.set(`{${DAV_NS}}${local}`, value === "" ? `<D:${local}/>` : `<D:${local}>${value}</D:${local}>`);
+  dav("resourcetype", object.isDir ? "<D:collection/>" : "");
+  dav("displayname", escapeXml(path === "/" ? "" : baseName(path)));
+  dav("getlastmodified", object.modified.toUTCString());
+  dav("creationdate", (object.created ?? object.modified).toISOString().replace(/\.\d{3}Z$/, "Z"));
+  if (!object.isDir) {
+    dav("getcontentlength", String(object.size));
+    dav("getcontenttype", escapeXml(contentTypeOf(object.name)));
+    dav("getetag", escapeXml(etagOfObject(object)));
+  }
+  dav("supportedlock", "<D:lockentry><D:lockscope><D:exclusive/></D:lockscope><D:locktype><D:write/></D:locktype></D:lockentry><D:lockentry><D:lockscope><D:shared/></D:lockscope><D:locktype><D:write/></D:locktype></D:lockentry>");
+  dav("lockdiscovery", request.dav.locks.filter((lock) => covers(lock, path)).map((lock) => activeLock(request, lock)).join(""));
+  return props;
+}
+
+type PropfindKind = { kind: "allprop"; include: string[] } | { kind: "propname" } | { kind: "prop"; names: { ns: string; local: string }[] };
+
+function propfindKind(body: XmlElement | null): PropfindKind {
+  if (body === null) return { kind: "allprop", include: [] };
+  if (!isDav(body, "propfind")) throw new DavError(400, "the body is not a DAV:propfind");
+  const [first] = elements(body);
+  if (!first) throw new DavError(400, "DAV:propfind is empty");
+  if (isDav(first, "propname")) return { kind: "propname" };
+  if (isDav(first, "allprop")) return { kind: "allprop", include: elements(childDav(body, "include") ?? first).map(clarkName) };
+  if (isDav(first, "prop")) return { kind: "prop", names: elements(first).map((e) => ({ ns: e.ns, local: e.local })) };
+  throw new DavError(400, "DAV:propfind holds neither prop, allprop nor propname");
+}
+
+async function propfind(request: DavRequest, depth: 0 | 1 | -1): Promise<Response> {
+  if (depth === -1) throw new DavError(403, "PROPFIND with Depth: infinity is not served; ask for Depth 0 or 1", "<D:propfind-finite-depth/>");
+  const kind = propfindKind(await xmlBody(request.c));
+  const object = await existing(request, request.path);
+  const members = depth === 1 && object.isDir ? await children(request, request.path) : [];
+  const dead = new Map<string, Map<string, string>>();
+  for (const row of request.dav.properties) {
+    if (!dead.has(row.path)) dead.set(row.path, new Map());
+    dead.get(row.path)!.set(row.name, row.xml);
+  }
+  const responseOf = (path: string, entry: FileObject) => {
+    const live = liveProperties(request, path, entry);
+    const own = dead.get(path) ?? new Map<string, string>();
+    const href = hrefOf(request.viewer, path, entry.isDir);
+    if (kind.kind === "propname") return davResponse(href, { propstats: [{ status: 200, props: [...live.keys(), ...own.keys()].map((name) => emptyElement(nameOf(name))) }] });
+    if (kind.kind === "allprop") return davResponse(href, { propstats: [{ status: 200, props: [...live.values(), ...own.values()] }] });
+    const found: string[] = [];
+    const missing: string[] = [];
+    for (const name of kind.names) {
+      const clark = clarkName(name);
+      const value = live.get(clark) ?? own.get(clark);
+      if (value === undefined) missing.push(emptyElement(name));
+      else found.push(value);
+    }
+    return davResponse(href, { propstats: [{ status: 200, props: found }, { status: 404, props: missing }] });
+  };
+  // Written as it goes: a folder of 10,000 entries is never one string in memory.
+  const encoder = new TextEncoder();
+  let index = -1;
+  const CHUNK = 200;
+  const body = new ReadableStream<Uint8Array>({
+    pull(controller) {
+      if (index === -1) {
+        controller.enqueue(encoder.encode(MULTISTATUS_OPEN + responseOf(request.path, object)));
+        index = 0;
+        return;
+      }
+      if (index >= members.length) {
+        controller.enqueue(encoder.encode(`${MULTISTATUS_CLOSE}\n`));
+        controller.close();
+        return;
+      }
+      const slice = members.slice(index, index + CHUNK);
+      index += CHUNK;
+      controller.enqueue(encoder.encode(slice.map((entry) => responseOf(joinName(request.path, entry.name), entry)).join("")));
+    },
+  });
+  return new Response(body, { status: 207, headers: { "Content-Type": "application/xml; charset=utf-8" } });
+}
+
+const nameOf = (clark: string) => {
+  const end = clark.indexOf("}");
+  return { ns: clark.slice(1, end), local: clark.slice(end + 1) };
+};
+
+async function proppatch(request: DavRequest): Promise<Response> {
+  const body = await xmlBody(request.c);
+  if (body === null || !isDav(body, "propertyupdate")) throw new DavError(400, "the body is not a DAV:propertyupdate");
+  const object = await existing(request, request.path);
+  requireManage(request, request.path, [Permission.WEBDAV_MANAGE]);
+  requireUnlocked(request, [{ path: request.path, tree: false }], new Map([[request.path, etagOfObject(object)]]));
+  const changes: ({ set: { name: string; xml: string } } | { remove: string })[] = [];
+  const names: { ns: string; local: string }[] = [];
+  for (const action of elements(body)) {
+    const set = isDav(action, "set");
+    if (!set && !isDav(action, "remove")) throw new DavError(400, "DAV:propertyupdate holds only set and remove");
+    const prop = childDav(action, "prop");
+    if (!prop) throw new DavError(400, `DAV:${action.local} without DAV:prop`);
+    for (const property of elements(prop)) {
+      names.push(property);
+      changes.push(set ? { set: { name: clarkName(property), xml: serialize(property) } } : { remove: clarkName(property) });
+    }
+  }
+  // Live properties are the server's: one refused makes the whole update fail (RFC 4918 §9.2).
+  const protectedNames = names.filter((name) => name.ns === DAV_NS);
+  const href = hrefOf(request.viewer, request.path, object.isDir);
+  if (protectedNames.length > 0) {
+    const others = names.filter((name) => name.ns !== DAV_NS);
+    const reply = davResponse(href, {
+      propstats: [
+        { status: 403, props: protectedNames.map(emptyElement), error: "<D:cannot-modify-protected-property/>" },
+        { status: 424, props: others.map(emptyElement) },
+      ],
+    });
+    return multistatus(reply);
+  }
+  await patchProperties(request.c.var.db, request.path, changes);
+  return multistatus(davResponse(href, { propstats: [{ status: 200, props: names.map(emptyElement) }] }));
+}
+
+async function mkcol(request: DavRequest): Promise<Response> {
+  const { path } = request;
+  if ((await cappedBody(request.c)).byteLength > 0) throw new DavError(415, "MKCOL takes no body");
+  requireName(path);
+  requireManage(request, path, [Permission.WRITE], true);
+  if (await lookup(request.tree, path)) throw new DavError(405, "something already exists here");
+  await requireParent(request, path);
+  requireUnlocked(request, [{ path, tree: false }, { path: parentOf(path), tree: false }]);
+  const parent = await request.tree.mount(parentOf(path));
+  await need(parent, "makeDir")(parent.actualPath, baseName(path));
+  return created(201);
+}
+
+async function put(request: DavRequest): Promise<Response> {
+  const { c, path, tree } = request;
+  requireName(path);
+  requireManage(request, path, [Permission.WRITE], true);
+  const before = await lookup(tree, path);
+  if (before?.isDir) throw new DavError(405, "a folder cannot be overwritten by PUT");
+  if (!before) await requireParent(request, path);
+  requireUnlocked(request, [{ path, tree: false }, ...(before ? [] : [{ path: parentOf(path), tree: false }])], new Map(before ? [[path, etagOfObject(before)]] : []));
+  if (c.req.header("If-None-Match")?.trim() === "*" && before) throw new DavError(412, "the file exists");
+  if (c.req.header("If-Match") && (!before || !etagList(c.req.header("If-Match")!).some((tag) => tag === "*" || tag === etagOfObject(before)))) throw new DavError(412, "If-Match does not hold");
+  const size = uploadSize(c);
+  const parent = await tree.mount(parentOf(path));
+  await need(parent, "put")(parent.actualPath, {
+    name: baseName(path),
+    size,
+    body: c.req.raw.body ?? emptyBody(),
+    contentType: c.req.header("Content-Type") || contentTypeOf(baseName(path)),
+  });
+  return created(before ? 204 : 201);
+}
+
+const etagList = (header: string) => header.split(",").map((tag) => tag.trim().replace(/^W\//, ""));
+
+/** The upload's length: Content-Length, or macOS Finder's X-Expected-Entity-Length with chunked bodies. */
+function uploadSize(c: Context<AppEnv>): number {
+  for (const name of ["Content-Length", "X-Expected-Entity-Length"]) {
+    const value = c.req.header(name);
+    if (value !== undefined && /^\d{1,16}$/.test(value.trim())) return Number(value.trim());
+  }
+  throw new DavError(411, "PUT needs a Content-Length: the storages take a file's length before its bytes");
+}
+
+async function remove(request: DavRequest, depth: 0 | 1 | -1): Promise<Response> {
+  const { path, tree } = request;
+  const object = await existing(request, path);
+  if (object.isDir && depth !== -1) throw new DavError(400, "DELETE of a folder takes Depth: infinity");
+  requireManage(request, path, [Permission.REMOVE]);
+  const storage = path === "/" ? null : await tree.storageAt(path);
+  if (!storage || (await tree.mount(path)).actualPath === "/") throw new DavError(403, "a storage's root is removed on the storages page");
+  requireUnlocked(request, [{ path, tree: true }, { path: parentOf(path), tree: false }], new Map([[path, etagOfObject(object)]]));
+  await removePath(tree, path);
+  await runAll(request.c.var.db, forgetTree(request.c.var.db, path, request.dav.locks.some((lock) => isWithin(lock.path, path)), (request.dav.propertyCounts[0] ?? 0) > 0));
+  return created(204);
+}
+
+async function copyOrMove(request: DavRequest, method: "COPY" | "MOVE", destination: string, depth: 0 | 1 | -1): Promise<Response> {
+  const { c, path, tree } = request;
+  const db = c.var.db;
+  if (depth === 1 || (method === "MOVE" && depth === 0)) throw new DavError(400, `${method} takes Depth: ${method === "MOVE" ? "infinity" : "0 or infinity"}`);
+  const overwriteHeader = (c.req.header("Overwrite") ?? "T").trim().toUpperCase();
+  if (overwriteHeader !== "T" && overwriteHeader !== "F") throw new DavError(400, "Overwrite must be T or F");
+  const source = await existing(request, path);
+  requireName(destination);
+  if (destination === path) throw new DavError(403, "the source and the destination are the same");
+  if (isWithin(destination, path)) throw new DavError(403, `cannot ${method.toLowerCase()} a folder into itself`);
+  requireManage(request, path, method === "MOVE" ? [Permission.MOVE, Permission.RENAME] : [Permission.COPY]);
+  requireManage(request, destination, [Permission.WRITE], true);
+  if (!mayAccess(request.viewer, nearestMeta(request.fs.metas, path), path, "")) throw new DavError(403, "password is incorrect or you have no permission");
+  await requireParent(request, destination);
+  const target = await lookup(tree, destination);
+  if (target && overwriteHeader === "F") throw new DavError(412, "the destination exists and Overwrite is F");
+  const etags = new Map([[path, etagOfObject(source)], ...(target ? [[destination, etagOfObject(target)] as [string, string]] : [])]);
+  requireUnlocked(
+    request,
+    [
+      ...(method === "MOVE" ? [{ path, tree: true }, { path: parentOf(path), tree: false }] : []),
+      { path: destination, tree: true },
+      { path: parentOf(destination), tree: false },
+    ],
+    etags,
+  );
+  const [sourceProperties = 0, destinationProperties = 0] = request.dav.propertyCounts;
+  if (target) {
+    await removePath(tree, destination);
+    await runAll(db, forgetTree(db, destination, true, destinationProperties > 0));
+  }
+  if (method === "COPY" && depth === 0 && source.isDir) await makeDirs(tree, destination);
+  else await transfer(tree, method === "MOVE" ? "move" : "copy", path, parentOf(destination), baseName(destination));
+  // Dead properties go with the resource; locks stay behind (RFC 4918 §7.7: a moved resource is not locked).
+  await runAll(db, [
+    ...(sourceProperties > 0 ? copyTreeProperties(db, path, destination) : []),
+    ...(method === "MOVE" ? forgetTree(db, path, request.dav.locks.some((lock) => isWithin(lock.path, path)), sourceProperties > 0) : []),
+  ]);
+  return created(target ? 204 : 201);
+}
+
+function activeLock(request: DavRequest, lock: LockRow): string {
+  return [
+    "<D:activelock>",
+    "<D:locktype><D:write/></D:locktype>",
+    `<D:lockscope>${lock.exclusive ? "<D:exclusive/>" : "<D:shared/>"}</D:lockscope>`,
+    `<D:depth>${lock.depth === -1 ? "infinity" : "0"}</D:depth>`,
+    lock.owner === "" ? "" : lock.owner,
+    `<D:timeout>Second-${Math.max(0, lock.expiresAt - Math.floor(Date.now() / 1000))}</D:timeout>`,
+    `<D:locktoken><D:href>${escapeXml(lock.token)}</D:href></D:locktoken>`,
+    `<D:lockroot><D:href>${escapeXml(hrefOf(request.viewer, lock.path, false))}</D:href></D:lockroot>`,
+    "</D:activelock>",
+  ].join("");
+}
+
+const lockReply = (request: DavRequest, lock: LockRow, status: number) =>
+  new Response(`<?xml version="1.0" encoding="utf-8"?>\n<D:prop xmlns:D="DAV:"><D:lockdiscovery>${activeLock(request, lock)}</D:lockdiscovery></D:prop>\n`, {
+    status,
+    headers: { "Content-Type": "application/xml; charset=utf-8", "Lock-Token": `<${lock.token}>` },
+  });
+
+async function lock(request: DavRequest, depth: 0 | 1 | -1): Promise<Response> {
+  const { c, path, tree } = request;
+  const db = c.var.db;
+  const now = Math.floor(Date.now() / 1000);
+  const timeout = lockTimeout(c.req.header("Timeout") ?? null);
+  const body = await xmlBody(c);
+  requireManage(request, path, [Permission.WEBDAV_MANAGE]);
+
+  if (body === null) {
+    // A refresh names its lock in the If header.
+    const held = request.dav.locks.find((row) => request.submitted.has(row.token) && covers(row, path));
+    if (!held) throw new DavError(412, "no lock of this resource is named in the If header", "<D:lock-token-matches-request-uri/>");
+    if (held.userId !== request.userId) throw new DavError(403, "the lock belongs to another user");
+    const refreshed = await refreshLock(db, held.token, request.userId, timeout, now);
+    if (!refreshed) throw new DavError(412, "the lock has expired");
+    return lockReply(request, refreshed, 200);
+  }
+
+  if (!isDav(body, "lockinfo")) throw new DavError(400, "the body is not a DAV:lockinfo");
+  if (depth === 1) throw new DavError(400, "LOCK takes Depth: 0 or infinity");
+  const scope = childDav(body, "lockscope");
+  const exclusive = scope ? !!childDav(scope, "exclusive") : true;
+  if (scope && !exclusive && !childDav(scope, "shared")) throw new DavError(400, "DAV:lockscope is neither exclusive nor shared");
+  const type = childDav(body, "locktype");
+  if (type && !childDav(type, "write")) throw new DavError(422, "only write locks exist");
+  const owner = childDav(body, "owner");
+  const object = await lookup(tree, path);
+  if (!object) {
+    requireName(path);
+    requireManage(request, path, [Permission.WRITE], true);
+    await requireParent(request, path);
+  }
+  const row: LockRow = {
+    token: `urn:uuid:${crypto.randomUUID()}`,
+    path,
+    depth: depth === 0 ? 0 : -1,
+    exclusive,
+    owner: owner ? serialize(owner) : "",
+    userId: request.userId,
+    timeoutSeconds: timeout,
+    expiresAt: now + timeout,
+  };
+  if (!(await insertLock(db, row, now))) throw new DavError(423, `${viewOf(request.viewer, path)} is locked`, "<D:no-conflicting-lock/>");
+  if (object) return lockReply(request, row, 200);
+  // A lock on a name that does not exist makes an empty file (RFC 4918 §7.3), as Windows and macOS expect.
+  try {
+    const parent = await tree.mount(parentOf(path));
+    await need(parent, "put")(parent.actualPath, { name: baseName(path), size: 0, body: emptyBody(), contentType: contentTypeOf(baseName(path)) });
+  } catch (error) {
+    await deleteLock(db, row.token);
+    throw error;
+  }
+  return lockReply(request, row, 201);
+}
+
+async function unlock(request: DavRequest): Promise<Response> {
+  const token = /^\s*<([^>]+)>\s*$/.exec(request.c.req.header("Lock-Token") ?? "")?.[1];
+  if (!token) throw new DavError(400, "Lock-Token header missing");
+  const held = request.dav.locks.find((row) => row.token === token && covers(row, request.path));
+  if (!held) throw new DavError(409, "no such lock on this resource", "<D:lock-token-matches-request-uri/>");
+  if (held.userId !== request.userId && !request.admin) throw new DavError(403, "the lock belongs to another user");
+  await deleteLock(request.c.var.db, token);
+  return created(204);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Bodies and replies
+
+/** The request's XML body, parsed; null when empty. */
+async function xmlBody(c: Context<AppEnv>): Promise<XmlElement | null> {
+  const bytes = await cappedBody(c);
+  try {
+    return parseXml(new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(bytes));
+  } catch (error) {
+    throw new DavError(400, error instanceof BadXml ? `malformed XML: ${error.message}` : "the body is not UTF-8");
+  }
+}
+
+/** A body other than PUT's, whole, refused past MAX_BODY_BYTES (413) whether or not its length was declared. */
+async function cappedBody(c: Context<AppEnv>): Promise<Uint8Array> {
+  const limit = readConfig(c.env).maxBodyBytes;
+  const declared = Number(c.req.header("Content-Length") ?? "0");
+  if (declared > limit) throw new DavError(413, `XML bodies are limited to ${limit} bytes`);
+  const reader = c.req.raw.body?.getReader();
+  if (!reader) return new Uint8Array();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for (let next = await reader.read(); !next.done; next = await reader.read()) {
+    total += next.value.byteLength;
+    if (total > limit) {
+      await reader.cancel();
+      throw new DavError(413, `XML bodies are limited to ${limit} bytes`);
+    }
+    chunks.push(next.value);
+  }
+  const bytes = new Uint8Array(total);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return bytes;
+}
+
+const created = (status: 201 | 204) => new Response(null, { status });
+
+const multistatus = (responses: string) =>
+  new Response(`${MULTISTATUS_OPEN}${responses}${MULTISTATUS_CLOSE}\n`, { status: 207, headers: { "Content-Type": "application/xml; charset=utf-8" } });
+
+/** Every failure as a WebDAV status: the file layer's envelope codes mapped, never a crash. */
+function errorReply(error: unknown): Response {
+  if (error instanceof DavRefusal) {
+    const headers: Record<string, string> = { "Content-Type": "text/plain; charset=utf-8" };
+    if (error.status === 401) headers["WWW-Authenticate"] = 'Basic realm="Gatehouse WebDAV", charset="UTF-8"';
+    if (error.status === 429) headers["Retry-After"] = "300";
+    return new Response(`${error.message}\n`, { status: error.status, headers });
+  }
+  if (error instanceof DavError) {
+    if (error.condition) {
+      return new Response(`<?xml version="1.0" encoding="utf-8"?>\n<D:error xmlns:D="DAV:">${error.condition}</D:error>\n`, {
+        status: error.status,
+        headers: { "Content-Type": "application/xml; charset=utf-8" },
+      });
+    }
+    return new Response(`${error.message}\n`, { status: error.status, headers: { "Content-Type": "text/plain; charset=utf-8", ...(error.status === 405 ? { Allow: METHODS } : {}) } });
+  }
+  if (error instanceof ApiError) return errorReply(new DavError(statusOfFileError(error), error.message));
+  if (error instanceof Error && error.name === "AbortError") return new Response(null, { status: 499 });
+  throw error;
+}
+
+/** The file layer's envelope code as an HTTP status. */
+function statusOfFileError(error: ApiError): number {
+  if (/object not found$|storage not found/.test(error.message)) return 404;
+  if (error.message === "not implement") return 405;
+  if (error.code === 400 || error.code === 403 || error.code === 404) return error.code;
+  if (/file exists$|exists$/.test(error.message)) return 409;
+  return 502;
+}

@@ -1,0 +1,145 @@
+// File operations on the mount tree, shared by the JSON API (write-routes.ts) and the WebDAV
+// server (features/dav): each takes full paths whose checks the caller already made, works
+// through the storages' backends, and fails with the envelope's ApiError.
+import { FileError, type FileBackend, type FileObject } from "../../drivers/types.ts";
+import { ApiError } from "../../http/errors.ts";
+import { fileFailure, getObject, type MountTree, type Mounted } from "./mounts.ts";
+import { baseName, joinName, parentOf } from "./path.ts";
+
+/** Most files and folders a copy or move between storages handles in one request (each costs upstream calls). */
+export const MAX_ACROSS_ENTRIES = 200;
+
+/** A backend operation, or AList's `not implement` when the storage's driver has none. */
+export function need<K extends keyof FileBackend>(mounted: Mounted, operation: K): NonNullable<FileBackend[K]> {
+  const method = mounted.backend[operation];
+  if (!method) throw new ApiError(500, "not implement");
+  return (method as (...args: never[]) => unknown).bind(mounted.backend) as NonNullable<FileBackend[K]>;
+}
+
+/** The object at `path`, or null when there is none. */
+export async function lookup(tree: MountTree, path: string): Promise<FileObject | null> {
+  try {
+    return await tree.get(path);
+  } catch (error) {
+    if (error instanceof ApiError && /object not found$/.test(error.message)) return null;
+    throw error;
+  }
+}
+
+export const exists = async (tree: MountTree, path: string) => (await lookup(tree, path)) !== null;
+
+/** Creates `path` and the folders above it that are missing, inside its storage. */
+export async function makeDirs(tree: MountTree, path: string): Promise<void> {
+  const mounted = await tree.mount(path);
+  const makeDir = need(mounted, "makeDir");
+  const missing: string[] = [];
+  for (let actual = mounted.actualPath; actual !== "/"; actual = parentOf(actual)) {
+    try {
+      const object = await getObject({ ...mounted, actualPath: actual });
+      if (!object.isDir) throw new ApiError(500, "file exists");
+      break;
+    } catch (error) {
+      if (!(error instanceof FileError && error.reason === "not_found")) throw fileFailure(error, "");
+      missing.unshift(actual);
+    }
+  }
+  for (const actual of missing) await makeDir(parentOf(actual), baseName(actual)).catch((error: unknown) => Promise.reject(fileFailure(error, "")));
+}
+
+/**
+ * Moves or copies the object at full path `from` into folder `toDir` under `toName`. Inside one
+ * storage a same-name transfer is the backend's own move or copy; a rename on the way is a move
+ * plus a rename in the order that overwrites nothing else; anything else (another storage, a copy
+ * under a new name) streams file by file through this request, counted first and capped, and a
+ * move deletes its source only once all was copied.
+ */
+export async function transfer(tree: MountTree, kind: "move" | "copy", from: string, toDir: string, toName = baseName(from)): Promise<void> {
+  const source = await tree.mount(from);
+  const target = await tree.mount(toDir);
+  const sameStorage = source.storage.id === target.storage.id;
+  const fromName = baseName(from);
+  if (kind === "move" && source.actualPath === "/") throw new ApiError(403, "a storage's root is moved by changing its mount path");
+  try {
+    if (sameStorage && parentOf(from) === toDir && kind === "move") {
+      if (toName !== fromName) await need(source, "rename")(source.actualPath, toName);
+      return;
+    }
+    if (sameStorage && toName === fromName) {
+      await need(source, kind)(source.actualPath, target.actualPath);
+      return;
+    }
+    if (sameStorage && kind === "move") {
+      // Move then rename, unless the source's name is taken at the destination: then rename first.
+      if (!(await exists(tree, joinName(toDir, fromName)))) {
+        await need(source, "move")(source.actualPath, target.actualPath);
+        const moved = await tree.mount(joinName(toDir, fromName));
+        await need(moved, "rename")(moved.actualPath, toName);
+        return;
+      }
+      if (!(await exists(tree, joinName(parentOf(from), toName)))) {
+        await need(source, "rename")(source.actualPath, toName);
+        await need(source, "move")(joinName(parentOf(source.actualPath), toName), target.actualPath);
+        return;
+      }
+    }
+    await countEntries(source, fromName);
+    await copyAcross(source, target, toName);
+    if (kind === "move") await need(source, "remove")(source.actualPath);
+  } catch (error) {
+    throw fileFailure(error, "");
+  }
+}
+
+/** Counts the files and folders at and below `source`, refusing before any work when there are too many. */
+async function countEntries(source: Mounted, name: string): Promise<number> {
+  let count = 0;
+  const queue = [source.actualPath];
+  for (let first = true; queue.length > 0; first = false) {
+    const path = queue.shift()!;
+    const object = first ? await getObject({ ...source, actualPath: path }) : null;
+    if (first && !object!.isDir) return 1;
+    for (const entry of await source.backend.list(path)) {
+      if (++count > MAX_ACROSS_ENTRIES) {
+        throw new ApiError(500, `${name} holds more than ${MAX_ACROSS_ENTRIES} files and folders: Gatehouse copies at most ${MAX_ACROSS_ENTRIES} between storages per request; copy its folders one at a time`);
+      }
+      if (entry.isDir) queue.push(path === "/" ? `/${entry.name}` : `${path}/${entry.name}`);
+    }
+  }
+  return count;
+}
+
+/** A file or a folder into folder `target` as `name`: each file streamed from its link into the target's put. */
+async function copyAcross(source: Mounted, target: Mounted, name: string): Promise<void> {
+  const object = await getObject(source);
+  const into = (mounted: Mounted, child: string): Mounted => ({ ...mounted, actualPath: mounted.actualPath === "/" ? `/${child}` : `${mounted.actualPath}/${child}` });
+  if (object.isDir) {
+    const made = into(target, name);
+    const existing = await getObject(made).catch((error: unknown) => {
+      if (error instanceof FileError && error.reason === "not_found") return null;
+      throw error;
+    });
+    if (!existing) await need(target, "makeDir")(target.actualPath, name);
+    else if (!existing.isDir) throw new ApiError(500, `${name} is a file at the destination`);
+    for (const entry of await source.backend.list(source.actualPath)) await copyAcross(into(source, entry.name), made, entry.name);
+    return;
+  }
+  const put = need(target, "put");
+  const linked = await source.backend.link(source.actualPath, { redirect: false });
+  let body: ReadableStream<Uint8Array>;
+  if ("source" in linked) body = object.size === 0 ? emptyBody() : await linked.source.read(0, object.size - 1);
+  else {
+    const response = await fetch(linked.url, { headers: linked.headers ?? {}, redirect: linked.headers ? "manual" : "follow" });
+    if (!response.ok || !response.body) throw new ApiError(500, `reading ${name} for the copy: HTTP ${response.status}`);
+    body = response.body;
+  }
+  await put(target.actualPath, { name, size: object.size, body, contentType: "application/octet-stream" });
+}
+
+export const emptyBody = () => new ReadableStream<Uint8Array>({ start: (controller) => controller.close() });
+
+/** Deletes the object at full path `path` (a folder with everything in it). */
+export async function removePath(tree: MountTree, path: string): Promise<void> {
+  const mounted = await tree.mount(path);
+  if (mounted.actualPath === "/") throw new ApiError(500, "delete root folder is not allowed, please goto the manage page to delete the storage instead");
+  await need(mounted, "remove")(mounted.actualPath);
+}
