@@ -67,6 +67,9 @@ export const ROUTES: RouteRow[] = [
   { method: "GET", path: "/api/me/sshkey/list", access: userOnly(401, "user invalid") },
   { method: "POST", path: "/api/me/sshkey/add", access: userOnly(401, "user invalid"), body: { title: "matrix", key: "ssh-ed25519 AAAA" } },
   { method: "POST", path: "/api/me/sshkey/delete", access: userOnly(401, "user invalid"), query: NO_SUCH_ID },
+  { method: "GET", path: "/api/me/app_password/list", access: userOnly(401, "user invalid") },
+  { method: "POST", path: "/api/me/app_password/create", access: userOnly(401, "user invalid"), body: { name: "matrix" } },
+  { method: "POST", path: "/api/me/app_password/delete", access: userOnly(401, "user invalid"), query: NO_SUCH_ID },
 
   { method: "GET", path: "/api/admin/session/list", access: ADMIN_ONLY },
   { method: "POST", path: "/api/admin/session/evict", access: ADMIN_ONLY, body: { session_id: "no-such-session" } },

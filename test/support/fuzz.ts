@@ -17,7 +17,7 @@ import type { SQLiteTable } from "drizzle-orm/sqlite-core";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, it } from "vitest";
 import type { Database } from "../../src/db/client.ts";
-import { deviceSessions, pendingOtpEnrolments, roles, settings, sshPublicKeys, storages, users } from "../../src/db/schema.ts";
+import { appPasswords, deviceSessions, pendingOtpEnrolments, roles, settings, sshPublicKeys, storages, users } from "../../src/db/schema.ts";
 import { SETTING_DEFINITIONS } from "../../src/db/settings.ts";
 import { allDrivers } from "../../src/drivers/index.ts";
 import { aListStaticHash, login, postJson } from "./auth.ts";
@@ -257,6 +257,8 @@ async function startFuzzing(): Promise<FuzzContext> {
     addedAt: 0,
     lastUsedAt: 0,
   });
+  await fixture.db.insert(appPasswords).values({ userId: USER_IDS[FUZZ_USER], name: EXISTING_KEY_TITLE, hash: "0".repeat(64), createdAt: 0, passwordChangedAt: 0 });
+  await fixture.db.run(sql`UPDATE app_passwords SET pwd_ts = (SELECT pwd_ts FROM users WHERE id = ${USER_IDS[FUZZ_USER]})`);
   // Preconditions the anchors rely on: the account ids, no deprecated setting a random key could
   // delete, no 2FA enrolment a random code could complete.
   const accounts = await fixture.db.select({ id: users.id, username: users.username }).from(users).orderBy(users.id);
@@ -831,6 +833,14 @@ export const JSON_ROUTES: JsonRoute[] = [
       { body: { title: "fuzz-new", key: "ssh-dss AAAAB3NzaC1kc3M" }, anchor: ["key"] },
     ],
   },
+  // An existing name: a valid body is refused as a duplicate, so the fuzz makes no app password.
+  {
+    path: "/api/me/app_password/create",
+    group: "sessions-sshkeys",
+    caller: "user",
+    fields: { name: text({ max: 100, min: 1, trim: true, required: true }) },
+    variants: [{ body: { name: EXISTING_KEY_TITLE }, anchor: ["name"] }],
+  },
   // settings
   {
     path: "/api/admin/setting/save",
@@ -992,6 +1002,7 @@ export const QUERY_ROUTES: QueryRoute[] = [
   { method: "GET", path: "/api/me/sessions", group: "sessions-sshkeys", caller: "user", params: paging, answers: READS },
   { method: "GET", path: "/api/admin/session/list", group: "sessions-sshkeys", caller: "admin", params: paging, answers: READS },
   { method: "POST", path: "/api/me/sshkey/delete", group: "sessions-sshkeys", caller: "user", params: { id: { kind: "id" } }, answers: WRITES, refusedIds: { id: [] } },
+  { method: "POST", path: "/api/me/app_password/delete", group: "sessions-sshkeys", caller: "user", params: { id: { kind: "id" } }, answers: WRITES, refusedIds: { id: [] } },
   { method: "GET", path: "/api/admin/user/sshkey/list", group: "sessions-sshkeys", caller: "admin", params: { uid: { kind: "id" }, ...paging }, answers: READS },
   { method: "POST", path: "/api/admin/user/sshkey/delete", group: "sessions-sshkeys", caller: "admin", params: { id: { kind: "id" } }, answers: WRITES, refusedIds: { id: [] } },
   { method: "GET", path: "/api/admin/setting/list", group: "settings", caller: "admin", params: { groups: { kind: "text", words: ["0", "1", "5,0", " 1 , 2 ", ",", "1,,2"] }, group: { kind: "text", words: ["0", "1", "99"] } }, answers: READS },
