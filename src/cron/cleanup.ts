@@ -1,11 +1,12 @@
 // The scheduled sweep (DECISIONS §4.6): device sessions idle longer than `device_session_ttl`,
-// expired login-failure windows, and 2FA enrolments nobody verified. Deletes run in bounded
+// expired login-failure windows, 2FA enrolments nobody verified, and expired WebDAV locks (already
+// ignored by every request; this only keeps the table small). Deletes run in bounded
 // chunks so a large backlog never holds the write lock long or outruns the Worker's limits;
 // whatever is left over goes on the next run. Running it twice in a row removes nothing more.
 import { eq, sql, type SQL } from "drizzle-orm";
 import type { SQLiteTable } from "drizzle-orm/sqlite-core";
 import type { Database } from "../db/client.ts";
-import { deviceSessions, loginFailures, pendingOtpEnrolments, settings } from "../db/schema.ts";
+import { davLocks, deviceSessions, loginFailures, pendingOtpEnrolments, settings } from "../db/schema.ts";
 
 const CHUNK = 500;
 const MAX_ROUNDS = 20;
@@ -16,6 +17,7 @@ export interface CleanupReport {
   deviceSessions: number;
   loginFailures: number;
   otpEnrolments: number;
+  davLocks: number;
   /** True when a table still had rows to delete after the last round. */
   incomplete: boolean;
 }
@@ -30,13 +32,14 @@ export async function cleanUp(db: Database, now = Math.floor(Date.now() / 1000))
   const [ttlRow] = await db.select({ value: settings.value }).from(settings).where(eq(settings.key, "device_session_ttl"));
   const ttl = sessionTtlSeconds(ttlRow?.value);
 
-  const sweeps: { name: "deviceSessions" | "loginFailures" | "otpEnrolments"; table: SQLiteTable; expired: SQL }[] = [
+  const sweeps: { name: "deviceSessions" | "loginFailures" | "otpEnrolments" | "davLocks"; table: SQLiteTable; expired: SQL }[] = [
     { name: "loginFailures", table: loginFailures, expired: sql`${loginFailures.expiresAt} < ${now}` },
     { name: "otpEnrolments", table: pendingOtpEnrolments, expired: sql`${pendingOtpEnrolments.createdAt} < ${now - OTP_ENROLMENT_TTL_SECONDS}` },
+    { name: "davLocks", table: davLocks, expired: sql`${davLocks.expiresAt} <= ${now}` },
   ];
   if (ttl > 0) sweeps.push({ name: "deviceSessions", table: deviceSessions, expired: sql`${deviceSessions.lastActive} < ${now - ttl}` });
 
-  const report: CleanupReport = { deviceSessions: 0, loginFailures: 0, otpEnrolments: 0, incomplete: false };
+  const report: CleanupReport = { deviceSessions: 0, loginFailures: 0, otpEnrolments: 0, davLocks: 0, incomplete: false };
   let pending = sweeps;
   for (let round = 0; round < MAX_ROUNDS && pending.length > 0; round++) {
     // One round trip per round: a bounded delete from each table that still has work.

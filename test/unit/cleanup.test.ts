@@ -1,7 +1,7 @@
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { cleanUp, sessionTtlSeconds } from "../../src/cron/cleanup.ts";
-import { deviceSessions, loginFailures, pendingOtpEnrolments, settings } from "../../src/db/schema.ts";
+import { davLocks, deviceSessions, loginFailures, pendingOtpEnrolments, settings } from "../../src/db/schema.ts";
 import { createUnitFixture, type UnitFixture } from "../support/unit.ts";
 
 const NOW = 1_800_000_000;
@@ -13,6 +13,7 @@ beforeEach(async () => {
   await fixture.db.delete(deviceSessions);
   await fixture.db.delete(loginFailures);
   await fixture.db.delete(pendingOtpEnrolments);
+  await fixture.db.delete(davLocks);
   await fixture.db.update(settings).set({ value: "86400" }).where(eq(settings.key, "device_session_ttl"));
 });
 
@@ -21,21 +22,24 @@ function session(deviceKey: string, lastActive: number) {
 }
 
 describe("scheduled cleanup", () => {
-  it("removes sessions idle past device_session_ttl, expired lockouts and stale 2FA enrolments, and nothing else", async () => {
+  it("removes sessions idle past device_session_ttl, expired lockouts, stale 2FA enrolments and expired WebDAV locks, and nothing else", async () => {
     await fixture.db.insert(deviceSessions).values([session("old", NOW - 86_401), session("fresh", NOW - 86_399)]);
     await fixture.db.insert(loginFailures).values([
       { scope: "ip", subject: "192.0.2.1", count: 5, expiresAt: NOW - 1 },
       { scope: "user", subject: "admin", count: 2, expiresAt: NOW + 60 },
     ]);
     await fixture.db.insert(pendingOtpEnrolments).values({ userId: ADMIN, secret: "x", createdAt: NOW - 601 });
+    const lock = (token: string, expiresAt: number) => ({ token, path: "/a", depth: 0, exclusive: true, userId: ADMIN, timeoutSeconds: 60, expiresAt });
+    await fixture.db.insert(davLocks).values([lock("urn:uuid:gone", NOW), lock("urn:uuid:live", NOW + 1)]);
 
     const report = await cleanUp(fixture.db, NOW);
-    expect(report).toEqual({ deviceSessions: 1, loginFailures: 1, otpEnrolments: 1, incomplete: false });
+    expect(report).toEqual({ deviceSessions: 1, loginFailures: 1, otpEnrolments: 1, davLocks: 1, incomplete: false });
+    expect((await fixture.db.select().from(davLocks)).map((row) => row.token)).toEqual(["urn:uuid:live"]);
     expect((await fixture.db.select().from(deviceSessions)).map((s) => s.deviceKey)).toEqual(["fresh"]);
     expect(await fixture.db.select().from(loginFailures)).toEqual([{ scope: "user", subject: "admin", count: 2, expiresAt: NOW + 60 }]);
     expect(await fixture.db.select().from(pendingOtpEnrolments)).toEqual([]);
 
-    expect(await cleanUp(fixture.db, NOW)).toEqual({ deviceSessions: 0, loginFailures: 0, otpEnrolments: 0, incomplete: false });
+    expect(await cleanUp(fixture.db, NOW)).toEqual({ deviceSessions: 0, loginFailures: 0, otpEnrolments: 0, davLocks: 0, incomplete: false });
   });
 
   it("leaves sessions alone when device_session_ttl is 0", async () => {
