@@ -1,11 +1,12 @@
 import { cloudflareTest } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
 
-// Three layers, run one after another by `npm test`:
+// The layers, run one after another by `npm test`:
 //   unit     - the Hono app through app.request() in Node, on a libSQL file per test file
 //   libsql   - the local libSQL endpoint (scripts/libsql-server) driven by @libsql/client
 //   workerd  - the Worker inside workerd, talking to the local endpoint over Hrana/HTTP
 //   browser  - `npm start` driven by Debian's Chromium (playwright-core): the web UI end to end
+//   clients  - `npm start` driven by real WebDAV clients from Debian: rclone and litmus
 export default defineConfig({
   test: {
     // The access log prints a line per request; show it only for tests that fail.
@@ -54,6 +55,15 @@ export default defineConfig({
           // wrangler dev's first start compiles the Worker; the UI's pages load real bundles.
           testTimeout: 60_000,
           hookTimeout: 120_000,
+        },
+      },
+      {
+        test: {
+          name: "clients",
+          include: ["test/clients/**/*.test.ts"],
+          environment: "node",
+          testTimeout: 300_000,
+          hookTimeout: 150_000,
         },
       },
     ],
