@@ -68,6 +68,11 @@ try {
   const stylesheet = /\/assets\/index-[\w-]+\.css/.exec(index)?.[0];
   if (!script || !stylesheet) throw new Error(`GET / is not the web UI's index (is webui/ unpacked? npm run webui):\n${index.slice(0, 300)}`);
 
+  // One folder of 10,000 files for the WebDAV listing (Virtual, generated: no upstream time in it).
+  const wide = await json("/api/admin/storage/create", { mount_path: "/wide", driver: "Virtual", addition: JSON.stringify({ num_file: 10_000, num_folder: 0, min_file_size: 1024, max_file_size: 1024 }) }, { Authorization: token });
+  if (((await wide.json()) as { code: number }).code !== 200) throw new Error("could not mount /wide");
+  const davAuth = `Basic ${Buffer.from(`admin:${ADMIN_PASSWORD}`).toString("base64")}`;
+
   const listed = (await (await json("/api/fs/list", { path: "/bench/0" }, { Authorization: token })).json()) as { data: { content: { name: string; sign: string; is_dir: boolean }[] } };
   const firstFile = listed.data.content.find((entry) => !entry.is_dir)!;
 
@@ -104,6 +109,25 @@ try {
     {
       name: "GET /p (a file, Range 1 KiB)",
       request: () => fetch(`${base}/p/bench/0/${firstFile.name}?sign=${firstFile.sign}`, { headers: { Range: "bytes=0-1023" } }),
+      expect: undefined,
+      status: 206,
+    },
+    {
+      name: "PROPFIND /dav Depth 1 (60 entries)",
+      request: (i) => fetch(`${base}/dav/bench/${i % STORAGES}/`, { method: "PROPFIND", headers: { Authorization: davAuth, Depth: "1" } }),
+      expect: undefined,
+      status: 207,
+    },
+    {
+      name: "PROPFIND /dav Depth 1 (10,000 entries)",
+      requests: Math.min(REQUESTS, 40),
+      request: () => fetch(`${base}/dav/wide/`, { method: "PROPFIND", headers: { Authorization: davAuth, Depth: "1" } }),
+      expect: undefined,
+      status: 207,
+    },
+    {
+      name: "GET /dav (a file, Range 1 KiB)",
+      request: () => fetch(`${base}/dav/bench/0/${encodeURIComponent(firstFile.name)}`, { headers: { Authorization: davAuth, Range: "bytes=0-1023" } }),
       expect: undefined,
       status: 206,
     },

@@ -44,6 +44,15 @@ function remember(key: string, storedHash: string) {
   verified.set(key, { storedHash, until: Date.now() + VERIFIED_TTL_MS });
 }
 
+/**
+ * Verifications under way, by credential digest. A client opening several connections at once
+ * (rclone does) sends its first requests together: they wait for the first one's PBKDF2 instead of
+ * each counting an attempt, which could reach the lockout threshold with a right password. They
+ * poll on their own timers: a promise settled by another request's handler is not theirs to await.
+ */
+const verifying = new Set<string>();
+const VERIFY_WAIT_MS = 3000;
+
 function remembered(key: string): string | null {
   const entry = verified.get(key);
   if (!entry || entry.until < Date.now()) return null;
@@ -89,22 +98,48 @@ export async function davCaller(c: Context<AppEnv>, extra: readonly BatchItem<"s
 }
 
 async function basicCaller(c: Context<AppEnv>, username: string, password: string, extra: readonly BatchItem<"sqlite">[]): Promise<{ caller: Caller; reads: unknown[] }> {
-  const db = c.var.db;
   const now = Math.floor(Date.now() / 1000);
   const ip = clientIp(c);
   const isAppPassword = password.startsWith(APP_PASSWORD_PREFIX);
   const digest = await sha256Hex(password);
   const credentialKey = await sha256Hex(`${username}\u0000${password}`);
-  const knownHash = isAppPassword ? null : remembered(credentialKey);
+  let knownHash = isAppPassword ? null : remembered(credentialKey);
+  if (!isAppPassword && knownHash === null && verifying.has(credentialKey)) {
+    for (const started = Date.now(); verifying.has(credentialKey) && Date.now() - started < VERIFY_WAIT_MS; ) await new Promise((resolve) => setTimeout(resolve, 10));
+    knownHash = remembered(credentialKey);
+  }
   // A PBKDF2 check follows unless this isolate already verified the password: count it first.
+  const reserve = !isAppPassword && knownHash === null;
+  if (!reserve) return checkBasic(c, { username, password, isAppPassword, digest, credentialKey, knownHash, ip, now }, extra);
+  verifying.add(credentialKey);
+  try {
+    return await checkBasic(c, { username, password, isAppPassword, digest, credentialKey, knownHash, ip, now }, extra);
+  } finally {
+    verifying.delete(credentialKey);
+  }
+}
+
+interface BasicAttempt {
+  username: string;
+  password: string;
+  isAppPassword: boolean;
+  digest: string;
+  credentialKey: string;
+  knownHash: string | null;
+  ip: string;
+  now: number;
+}
+
+async function checkBasic(c: Context<AppEnv>, attempt: BasicAttempt, extra: readonly BatchItem<"sqlite">[]): Promise<{ caller: Caller; reads: unknown[] }> {
+  const { username, password, isAppPassword, digest, credentialKey, knownHash, ip, now } = attempt;
+  const db = c.var.db;
   const reserve = !isAppPassword && knownHash === null;
   const state = await readBasicCaller(db, { username, appPasswordHash: digest, ip, reserve, now }, extra);
   if (isLockedOut(state.failures)) throw new DavRefusal(429, "Too many unsuccessful sign-in attempts have been made using an incorrect username or password, Try again later.");
 
   const user = state.user && !state.user.roleIds.includes(GUEST_ROLE_ID) ? state.user : undefined;
-  const attempt = { ip, username, now };
   const refuse = async (counted: boolean): Promise<never> => {
-    if (!counted) await recordFailure(db, attempt);
+    if (!counted) await recordFailure(db, { ip, username, now });
     throw new DavRefusal(401, "username or password is incorrect");
   };
 
