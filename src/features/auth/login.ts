@@ -51,7 +51,8 @@ export async function signIn(c: Context<AppEnv>, request: SignInRequest): Promis
       throw new ApiError(500, "the 2FA secret of this user cannot be decrypted (was OTP_ENCRYPTION_KEY or JWT_SECRET changed?); an admin can cancel the user's 2FA");
     }
     otpStep = matchTotpStep(secret, request.otpCode ?? "");
-    if (otpStep === null || otpStep <= user.otpLastStep) throw new ApiError(402, INVALID_OTP);
+    // Whether the step was used already is decided once, atomically, by grantSession.
+    if (otpStep === null) throw new ApiError(402, INVALID_OTP);
   }
 
   const sessionKey = await deviceKey(user.id, clientId(c));

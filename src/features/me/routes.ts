@@ -89,11 +89,7 @@ export function registerMeRoutes(app: Router) {
     const caller = c.var.caller;
     const body = c.req.valid("json");
     const { user } = caller;
-    const now = Math.floor(Date.now() / 1000);
-    const password = body.password
-      ? // Strictly later than before, so tokens carrying the old timestamp die even within one second.
-        { hash: await hashStaticHash(await staticHash(body.password)), changedAt: Math.max(now, user.passwordChangedAt + 1) }
-      : undefined;
+    const password = body.password ? { hash: await hashStaticHash(await staticHash(body.password)), now: Math.floor(Date.now() / 1000) } : undefined;
     try {
       await updateProfile(c.var.db, user.id, { username: body.username ?? user.username, ssoId: body.sso_id ?? user.ssoId, ...(password ? { password } : {}) });
     } catch (error) {

@@ -10,8 +10,8 @@ import { ok } from "../../http/envelope.ts";
 import { ApiError } from "../../http/errors.ts";
 import { idParam } from "../../http/params.ts";
 import { envelopeResponse, jsonBody, type Router } from "../../http/router.ts";
-import { cleanPath } from "../../lib/path.ts";
 import { checkRow, recheckAll } from "./checks.ts";
+import { firstSegment } from "./segment.ts";
 import {
   deleteStorage,
   disableStorage,
@@ -224,9 +224,4 @@ async function refuseDuplicate<T>(mountPath: string, write: () => Promise<T>): P
     if (isUniqueViolation(error)) throw new ApiError(400, `mount path ${mountPath} is already used`);
     throw error;
   }
-}
-
-/** `a` for `/a/b`; empty for `/` (reference §12.6). */
-function firstSegment(path: string): string {
-  return cleanPath(path).split("/")[1] ?? "";
 }

@@ -9,7 +9,7 @@ import { ApiError } from "../../http/errors.ts";
 import { idParam, pageWindow, pagingParams } from "../../http/params.ts";
 import { envelopeResponse, jsonBody, type Router } from "../../http/router.ts";
 import { cleanPath } from "../../lib/path.ts";
-import { ACCOUNT_KINDS, ACCOUNT_NOT_DELETABLE, accountChangeProblem, accountKind, distinctIds, Permission, type AccountKind } from "./rules.ts";
+import { ACCOUNT_KINDS, ACCOUNT_NOT_DELETABLE, accountChangeProblem, distinctIds, Permission, type AccountKind } from "./rules.ts";
 import { cancelTwoFactor, deleteUser, insertUser, readUser, readUserPage, updateUser, type UserChange, type UserRow, type WriteResult } from "./store.ts";
 
 const USER_NOT_FOUND = "user not found";
@@ -218,8 +218,9 @@ export function registerUserRoutes(app: Router) {
     const allowed = Object.fromEntries(ACCOUNT_KINDS.map((kind) => [kind, accountChangeProblem(kind, change) === null])) as Record<AccountKind, boolean>;
     const result = await savingUsername(body.username, updateUser(c.var.db, body.id, change, allowed));
     if (result.written) return ok(c, userView(result.user));
-    if (!result.user) throw new ApiError(404, USER_NOT_FOUND);
-    const refusal = accountChangeProblem(accountKind(result.user.roleIds), change) ?? missingRoles(change.roleIds ?? [], result.existingRoleIds);
+    if (!result.user || !result.kind) throw new ApiError(404, USER_NOT_FOUND);
+    // The kind is the one the write judged by, read in its batch: no second classification here.
+    const refusal = accountChangeProblem(result.kind, change) ?? missingRoles(change.roleIds ?? [], result.existingRoleIds);
     // The batch is one transaction, so what it read back always explains a refusal.
     if (refusal === null) throw new Error(`update of user ${body.id} refused for no reason the rules know`);
     throw new ApiError(400, refusal);
