@@ -2,12 +2,12 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { accountOnly, type Caller, signedIn } from "../../auth/guard.ts";
 import { hashStaticHash, staticHash } from "../../auth/password.ts";
-import { isUniqueViolation } from "../../db/errors.ts";
 import { wellFormed } from "../../http/text.ts";
 import { ok } from "../../http/envelope.ts";
-import { ApiError } from "../../http/errors.ts";
+import { refuseDuplicate } from "../../http/errors.ts";
 import { envelopeResponse, jsonBody, type Router } from "../../http/router.ts";
 import { cleanPath } from "../../lib/path.ts";
+import { usernameTaken } from "../users/rules.ts";
 import { updateProfile } from "./store.ts";
 
 const PermissionEntry = z.object({ path: z.string(), permission: z.number().int() });
@@ -90,12 +90,10 @@ export function registerMeRoutes(app: Router) {
     const body = c.req.valid("json");
     const { user } = caller;
     const password = body.password ? { hash: await hashStaticHash(await staticHash(body.password)), now: Math.floor(Date.now() / 1000) } : undefined;
-    try {
-      await updateProfile(c.var.db, user.id, { username: body.username ?? user.username, ssoId: body.sso_id ?? user.ssoId, ...(password ? { password } : {}) });
-    } catch (error) {
-      if (isUniqueViolation(error)) throw new ApiError(400, `username ${body.username} is already taken`);
-      throw error;
-    }
+    await refuseDuplicate(
+      usernameTaken(body.username),
+      updateProfile(c.var.db, user.id, { username: body.username ?? user.username, ssoId: body.sso_id ?? user.ssoId, ...(password ? { password } : {}) }),
+    );
     return ok(c, null);
   });
 }

@@ -8,6 +8,9 @@ import { ADMIN_ROLE_ID, ALL_PERMISSIONS, GUEST_ROLE_ID } from "../../db/seed.ts"
 export type AccountKind = "admin" | "guest" | "user";
 export const ACCOUNT_KINDS: readonly AccountKind[] = ["admin", "guest", "user"];
 
+/** The refusal of a name another account has, from the admin API and from /api/me/update alike. */
+export const usernameTaken = (username: string | undefined) => `username ${username} is already taken`;
+
 export const ROLE_NOT_ASSIGNABLE = "admin or guest role can not be assigned";
 export const ACCOUNT_NOT_DELETABLE = "admin or guest user can not be deleted";
 
