@@ -2,7 +2,8 @@
 import { requestId } from "hono/request-id";
 import type { Database } from "./db/client.ts";
 import type { MiddlewareHandler } from "hono";
-import type { AppEnv, Env } from "./env.ts";
+import type { Env } from "./env.ts";
+import type { AppEnv } from "./http/context.ts";
 import { registerAuthRoutes } from "./features/auth/routes.ts";
 import { registerDriverRoutes } from "./features/drivers/routes.ts";
 import { registerDownloadRoutes } from "./features/fs/download.ts";

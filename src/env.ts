@@ -1,6 +1,9 @@
-import type { Caller } from "./auth/guard.ts";
-import type { Database } from "./db/client.ts";
-import type { FsState } from "./features/fs/store.ts";
+// The Worker's bindings and the configuration read from them. The cron trigger and the scripts use
+// it without the HTTP app, so it imports nothing of the app; the one re-export below is a bridge.
+
+// Only for src/features/fs/*, which still import AppEnv from here: its home is http/context.ts.
+// Once they import it from there, this line goes, and with it the last type-level loop through here.
+export type { AppEnv } from "./http/context.ts";
 
 /** Worker bindings: `[vars]` in wrangler.toml, and secrets set with `wrangler secret put`. */
 export interface Env {
@@ -25,19 +28,6 @@ export interface Env {
    */
   TRUST_CF_CONNECTING_IP?: string;
 }
-
-export interface AppVariables {
-  db: Database;
-  requestId: string;
-  /** Who is calling; set by the auth guard on the routes that use it. */
-  caller: Caller;
-  /** The file side's tree, metas and settings, read with the caller (routes under /api/fs and /d, /p). */
-  fs: FsState;
-  /** The envelope code of the reply, for the access log. */
-  envelopeCode: number;
-}
-
-export type AppEnv = { Bindings: Env; Variables: AppVariables };
 
 const MIN_JWT_SECRET_LENGTH = 32;
 

@@ -4,8 +4,9 @@
 //   the permanent token   → the admin (compared in constant time)
 // Guests and permanent-token callers have no device session (DECISIONS §4.6).
 import type { Context, MiddlewareHandler } from "hono";
-import { jwtSecret, type AppEnv } from "../env.ts";
-import { ADMIN_ROLE_ID, GUEST_ROLE_ID } from "../db/seed.ts";
+import { jwtSecret } from "../env.ts";
+import type { AppEnv } from "../http/context.ts";
+import { ADMIN_ROLE_ID, GUEST_ROLE_ID } from "./roles.ts";
 import { DeviceSessionStatus } from "../db/schema.ts";
 import { ApiError } from "../http/errors.ts";
 import { clientIp, maskIp, userAgent } from "./client.ts";

@@ -7,8 +7,9 @@ import { checkStaticHash } from "../../auth/password.ts";
 import { open } from "../../auth/secret-box.ts";
 import { signToken } from "../../auth/tokens.ts";
 import { matchTotpStep } from "../../auth/totp.ts";
-import { GUEST_ROLE_ID } from "../../db/seed.ts";
-import { jwtSecret, otpSealingKeys, readConfig, type AppEnv } from "../../env.ts";
+import { GUEST_ROLE_ID } from "../../auth/roles.ts";
+import { jwtSecret, otpSealingKeys, readConfig } from "../../env.ts";
+import type { AppEnv } from "../../http/context.ts";
 import { ApiError } from "../../http/errors.ts";
 import { grantSession, readSignInState, releaseAttempt } from "./store.ts";
 

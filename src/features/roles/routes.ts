@@ -2,7 +2,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { adminOnly } from "../../auth/guard.ts";
 import type { PermissionScope } from "../../db/schema.ts";
-import { ADMIN_ROLE_ID, GUEST_ROLE_ID } from "../../db/seed.ts";
+import { ADMIN_ROLE_ID, GUEST_ROLE_ID } from "../../auth/roles.ts";
 import { wellFormed } from "../../http/text.ts";
 import { ok } from "../../http/envelope.ts";
 import { ApiError, refuseDuplicate } from "../../http/errors.ts";

@@ -3,7 +3,7 @@
 import { and, asc, count, eq, inArray, ne, sql } from "drizzle-orm";
 import type { Database } from "../../db/client.ts";
 import { roles, storages, users } from "../../db/schema.ts";
-import { ADMIN_ROLE_ID, GUEST_ROLE_ID } from "../../db/seed.ts";
+import { ADMIN_ROLE_ID, GUEST_ROLE_ID } from "../../auth/roles.ts";
 import type { MountedStorage } from "../../drivers/types.ts";
 import { firstSegmentSql } from "./segment.ts";
 import type { StorageValues } from "./wire.ts";

@@ -2,7 +2,7 @@
 // points of the system: the guard recognises them by those roles (reference §2.2–2.4), so they
 // keep them, nobody else gets them, and the admin cannot be switched off.
 import { z } from "@hono/zod-openapi";
-import { ADMIN_ROLE_ID, ALL_PERMISSIONS, GUEST_ROLE_ID } from "../../db/seed.ts";
+import { ADMIN_ROLE_ID, ALL_PERMISSIONS, GUEST_ROLE_ID } from "../../auth/roles.ts";
 
 /** Which fixed point an account is; store.ts's `rowKind` decides it, in SQL, for the row being written. */
 export type AccountKind = "admin" | "guest" | "user";
