@@ -3,7 +3,8 @@ import { defineConfig } from "vitest/config";
 
 // The layers, run one after another by `npm test`:
 //   unit     - the Hono app through app.request() in Node, on a libSQL file per test file
-//   libsql   - the local libSQL endpoint (scripts/libsql-server) driven by @libsql/client
+//   libsql   - the local libSQL endpoint (development tooling), driven by @libsql/client; its tests
+//              live beside it in scripts/libsql-server/test
 //   workerd  - the Worker inside workerd, talking to the local endpoint over Hrana/HTTP
 //   browser  - `npm start` driven by Debian's Chromium (playwright-core): the web UI end to end
 //   clients  - `npm start` driven by real WebDAV clients from Debian: rclone and litmus
@@ -22,7 +23,7 @@ export default defineConfig({
       {
         test: {
           name: "libsql",
-          include: ["test/libsql/**/*.test.ts"],
+          include: ["scripts/libsql-server/test/**/*.test.ts"],
           environment: "node",
         },
       },

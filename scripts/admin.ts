@@ -7,7 +7,7 @@ import { sql } from "drizzle-orm";
 import { hashStaticHash, staticHash } from "../src/auth/password.ts";
 import { randomAlphanumeric } from "../src/auth/random.ts";
 import { users } from "../src/db/schema.ts";
-import { ADMIN_ROLE_ID } from "../src/db/seed.ts";
+import { ADMIN_ROLE_ID } from "../src/auth/roles.ts";
 import { databaseTargetFromEnv, describeTarget, openNodeDatabase } from "./db.ts";
 
 const usage = "usage: npm run admin -- set-password <password> | random";

@@ -2,8 +2,9 @@
 import { requestId } from "hono/request-id";
 import type { Database } from "./db/client.ts";
 import type { MiddlewareHandler } from "hono";
-import type { AppEnv, Env } from "./env.ts";
+import type { Env } from "./env.ts";
 import { registerAppPasswordRoutes } from "./features/app-passwords/routes.ts";
+import type { AppEnv } from "./http/context.ts";
 import { registerAuthRoutes } from "./features/auth/routes.ts";
 import { registerDavRoutes } from "./features/dav/routes.ts";
 import { registerDriverRoutes } from "./features/drivers/routes.ts";

@@ -1,7 +1,5 @@
-import type { Caller } from "./auth/guard.ts";
-import type { Database } from "./db/client.ts";
-import type { FsState } from "./features/fs/store.ts";
-import { ApiError } from "./http/errors.ts";
+// The Worker's bindings and the configuration read from them. The cron trigger and the scripts use
+// it without the HTTP app, so it imports nothing of the app.
 
 /** Worker bindings: `[vars]` in wrangler.toml, and secrets set with `wrangler secret put`. */
 export interface Env {
@@ -27,20 +25,15 @@ export interface Env {
   TRUST_CF_CONNECTING_IP?: string;
 }
 
-export interface AppVariables {
-  db: Database;
-  requestId: string;
-  /** Who is calling; set by the auth guard on the routes that use it. */
-  caller: Caller;
-  /** The file side's tree, metas and settings, read with the caller (routes under /api/fs and /d, /p). */
-  fs: FsState;
-  /** The envelope code of the reply, for the access log. */
-  envelopeCode: number;
-}
-
-export type AppEnv = { Bindings: Env; Variables: AppVariables };
-
 const MIN_JWT_SECRET_LENGTH = 32;
+
+/**
+ * A binding is missing or malformed. Not an HTTP error: the cron trigger meets it too; the HTTP
+ * layer (http/on-error.ts) answers it as a 500 that says what to set.
+ */
+export class ConfigError extends Error {
+  override name = "ConfigError";
+}
 
 export interface Config {
   tokenTtlSeconds: number;
@@ -59,7 +52,7 @@ export function readConfig(env: Env): Config {
 export function jwtSecret(env: Env): Uint8Array {
   const secret = env.JWT_SECRET ?? "";
   if (secret.length < MIN_JWT_SECRET_LENGTH) {
-    throw misconfigured(`JWT_SECRET must be set to at least ${MIN_JWT_SECRET_LENGTH} characters (wrangler secret put JWT_SECRET)`);
+    throw new ConfigError(`JWT_SECRET must be set to at least ${MIN_JWT_SECRET_LENGTH} characters (wrangler secret put JWT_SECRET)`);
   }
   return new TextEncoder().encode(secret);
 }
@@ -72,23 +65,19 @@ export function otpSealingKeys(env: Env): Uint8Array[] {
   const fallback = jwtSecret(env);
   if (!env.OTP_ENCRYPTION_KEY) return [fallback];
   if (env.OTP_ENCRYPTION_KEY.length < MIN_JWT_SECRET_LENGTH) {
-    throw misconfigured(`OTP_ENCRYPTION_KEY must be at least ${MIN_JWT_SECRET_LENGTH} characters`);
+    throw new ConfigError(`OTP_ENCRYPTION_KEY must be at least ${MIN_JWT_SECRET_LENGTH} characters`);
   }
   return [new TextEncoder().encode(env.OTP_ENCRYPTION_KEY), fallback];
 }
 
 export function databaseUrl(env: Env): { url: string; authToken?: string | undefined } {
-  if (!env.TURSO_DATABASE_URL) throw misconfigured("TURSO_DATABASE_URL is not set (wrangler secret put TURSO_DATABASE_URL)");
+  if (!env.TURSO_DATABASE_URL) throw new ConfigError("TURSO_DATABASE_URL is not set (wrangler secret put TURSO_DATABASE_URL)");
   return { url: env.TURSO_DATABASE_URL, authToken: env.TURSO_AUTH_TOKEN };
 }
 
 function positiveNumber(raw: string | undefined, fallback: number, name: string): number {
   if (raw === undefined || raw === "") return fallback;
   const value = Number(raw);
-  if (!Number.isFinite(value) || value <= 0) throw misconfigured(`${name} must be a positive number, got "${raw}"`);
+  if (!Number.isFinite(value) || value <= 0) throw new ConfigError(`${name} must be a positive number, got "${raw}"`);
   return value;
-}
-
-function misconfigured(detail: string): ApiError {
-  return new ApiError(500, `server misconfigured: ${detail}`);
 }

@@ -5,7 +5,7 @@ import { alistStoredHash, hashStaticHash, staticHash } from "../../src/auth/pass
 import { open, seal } from "../../src/auth/secret-box.ts";
 import { normaliseSecret } from "../../src/auth/totp.ts";
 import type { PermissionScope } from "../../src/db/schema.ts";
-import { ADMIN_ROLE_ID, ALL_PERMISSIONS, GUEST_ROLE_ID } from "../../src/db/seed.ts";
+import { ADMIN_ROLE_ID, ALL_PERMISSIONS, GUEST_ROLE_ID } from "../../src/auth/roles.ts";
 import { settingDefinitionByKey, SettingFlag } from "../../src/db/settings.ts";
 import { driverNames, findDriver } from "../../src/drivers/index.ts";
 import { settingChanges } from "../../src/features/settings/validate.ts";

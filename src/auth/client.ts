@@ -1,6 +1,6 @@
 // Who is calling, as far as the request tells: address, user agent, device.
 import type { Context } from "hono";
-import type { AppEnv } from "../env.ts";
+import type { AppEnv } from "../http/context.ts";
 import { sha256Hex } from "./encoding.ts";
 
 /** Longer than any IPv6 address in text form (45): anything longer is not an address. */

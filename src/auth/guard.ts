@@ -4,23 +4,16 @@
 //   the permanent token   → the admin (compared in constant time)
 // Guests and permanent-token callers have no device session (DECISIONS §4.6).
 import type { Context, MiddlewareHandler } from "hono";
-import { jwtSecret, type AppEnv } from "../env.ts";
-import { ADMIN_ROLE_ID, GUEST_ROLE_ID } from "../db/seed.ts";
+import { jwtSecret } from "../env.ts";
+import type { AppEnv } from "../http/context.ts";
+import { ADMIN_ROLE_ID, GUEST_ROLE_ID } from "./roles.ts";
 import { DeviceSessionStatus } from "../db/schema.ts";
 import { ApiError } from "../http/errors.ts";
 import { clientIp, maskIp, userAgent } from "./client.ts";
 import { constantTimeEqual } from "./password.ts";
 import { readGuest, readPermanentTokenAdmin, readTokenSession, type ExtraReads, type RoleRow, type UserRow } from "./store.ts";
 import { tokenFromHeader, verifyToken } from "./tokens.ts";
-
-export interface Caller {
-  user: UserRow;
-  roles: RoleRow[];
-  /** `basic`: HTTP Basic on the WebDAV server (features/dav/auth.ts). */
-  via: "session" | "permanent_token" | "guest" | "basic";
-  /** The device session a JWT names; null for the guest and the permanent token. */
-  deviceKey: string | null;
-}
+import type { Caller } from "./caller.ts";
 
 export const isAdmin = (caller: Caller) => caller.user.roleIds.includes(ADMIN_ROLE_ID);
 export const isGuest = (caller: Caller) => caller.user.roleIds.includes(GUEST_ROLE_ID);

@@ -3,7 +3,7 @@ import { and, asc, eq, inArray, lt, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { Database } from "../db/client.ts";
 import { deviceSessions, DeviceSessionStatus, roles, settings, users } from "../db/schema.ts";
-import { ADMIN_ROLE_ID, GUEST_ROLE_ID } from "../db/seed.ts";
+import { ADMIN_ROLE_ID, GUEST_ROLE_ID } from "./roles.ts";
 import type { TokenClaims } from "./tokens.ts";
 
 export type UserRow = typeof users.$inferSelect;

@@ -2,7 +2,6 @@
 // device session (`sid`) and carries an id (`jti`); the guard accepts it only while that session
 // is active and still holds that id, so logout and eviction end it at once (DECISIONS §4.1).
 import { errors, jwtVerify, SignJWT } from "jose";
-import { ApiError } from "../http/errors.ts";
 
 export interface TokenClaims {
   username: string;
@@ -12,6 +11,11 @@ export interface TokenClaims {
   sid: string;
   /** Token id, stored on the session row. */
   jti: string;
+}
+
+/** A token that cannot be used, with AList's wording for why; the HTTP layer answers it with 401. */
+export class TokenError extends Error {
+  override name = "TokenError";
 }
 
 export async function signToken(key: Uint8Array, claims: TokenClaims, ttlSeconds: number, now: number): Promise<string> {
@@ -24,18 +28,18 @@ export async function signToken(key: Uint8Array, claims: TokenClaims, ttlSeconds
     .sign(key);
 }
 
-/** Verifies signature, algorithm and times; any failure is a 401 with AList's wording. */
+/** Verifies signature, algorithm and times; any failure is a TokenError. */
 export async function verifyToken(key: Uint8Array, token: string): Promise<TokenClaims> {
   try {
     const { payload } = await jwtVerify(token, key, { algorithms: ["HS256"], requiredClaims: ["exp", "nbf", "jti"] });
     const { username, pwd_ts, sid, jti } = payload;
     if (typeof username !== "string" || typeof pwd_ts !== "number" || typeof sid !== "string" || typeof jti !== "string") {
-      throw new ApiError(401, "couldn't handle this token");
+      throw new TokenError("couldn't handle this token");
     }
     return { username, pwd_ts, sid, jti };
   } catch (error) {
-    if (error instanceof ApiError) throw error;
-    throw new ApiError(401, tokenErrorMessage(error));
+    if (error instanceof TokenError) throw error;
+    throw new TokenError(tokenErrorMessage(error));
   }
 }
 

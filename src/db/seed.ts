@@ -4,14 +4,10 @@ import { eq, inArray, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import { hashStaticHash, staticHash } from "../auth/password.ts";
 import { newPermanentToken, randomAlphanumeric } from "../auth/random.ts";
+import { ADMIN_ROLE_ID, ALL_PERMISSIONS, GUEST_ROLE_ID } from "../auth/roles.ts";
 import type { Database } from "./client.ts";
 import { roles, settings, users, type PermissionScope } from "./schema.ts";
 import { ALIST_COMPATIBLE_VERSION, SETTING_DEFINITIONS, SettingFlag } from "./settings.ts";
-
-export const GUEST_ROLE_ID = 1;
-export const ADMIN_ROLE_ID = 2;
-/** Every permission bit of reference §1.2; AList forces the admin to exactly this. */
-export const ALL_PERMISSIONS = 0xffff;
 
 const BUILT_IN_ROLES: { id: number; name: string; description: string; permissionScopes: PermissionScope[] }[] = [
   { id: GUEST_ROLE_ID, name: "guest", description: "Guest", permissionScopes: [{ path: "/", permission: 0 }] },

@@ -1,3 +1,5 @@
+import { isUniqueViolation } from "../db/errors.ts";
+
 /**
  * Envelope codes, as AList clients read them (DECISIONS §3). The HTTP status stays 200: the web UI
  * and scripts read `code`, and treat a non-2xx status as a transport failure.
@@ -14,5 +16,18 @@ export class ApiError extends Error {
   ) {
     super(message);
     this.name = "ApiError";
+  }
+}
+
+/**
+ * The one way a write refuses a duplicate: runs it, and turns a UNIQUE violation into a 400 with
+ * `message`. A write is one statement or one batch (one transaction), so nothing was saved then.
+ */
+export async function refuseDuplicate<T>(message: string, write: Promise<T>): Promise<T> {
+  try {
+    return await write;
+  } catch (error) {
+    if (isUniqueViolation(error)) throw new ApiError(400, message);
+    throw error;
   }
 }

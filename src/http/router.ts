@@ -2,7 +2,7 @@
 // document in step with what the handlers validate and return.
 import { OpenAPIHono, z } from "@hono/zod-openapi";
 import type { ZodError } from "zod";
-import type { AppEnv } from "../env.ts";
+import type { AppEnv } from "./context.ts";
 import { ApiError } from "./errors.ts";
 
 export function createRouter() {

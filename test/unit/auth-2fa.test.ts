@@ -110,6 +110,9 @@ describe("signing in with two-factor on", () => {
     expect(first.code).toBe(200);
     expect(replay).toEqual({ code: 402, message: "Invalid 2FA code", data: null });
     expect(await fixture.db.select().from(deviceSessions)).toEqual(sessionsBefore);
+    // A replay is a failed attempt like a wrong code: it stays counted toward the lockout.
+    const failures = await fixture.db.select({ count: loginFailures.count }).from(loginFailures).where(eq(loginFailures.subject, "dave"));
+    expect(failures).toEqual([{ count: 1 }]);
   });
 });
 

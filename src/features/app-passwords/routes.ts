@@ -6,9 +6,8 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { accountOnly } from "../../auth/guard.ts";
 import { sha256Hex } from "../../auth/encoding.ts";
 import { randomAlphanumeric } from "../../auth/random.ts";
-import { isUniqueViolation } from "../../db/errors.ts";
 import { ok } from "../../http/envelope.ts";
-import { ApiError } from "../../http/errors.ts";
+import { ApiError, refuseDuplicate } from "../../http/errors.ts";
 import { idParam } from "../../http/params.ts";
 import { envelopeResponse, jsonBody, type Router } from "../../http/router.ts";
 import { wellFormed } from "../../http/text.ts";
@@ -75,13 +74,8 @@ export function registerAppPasswordRoutes(app: Router) {
     const { name } = c.req.valid("json");
     const password = newAppPassword();
     const now = Math.floor(Date.now() / 1000);
-    let id: number | null;
-    try {
-      id = await addAppPassword(c.var.db, { userId: c.var.caller.user.id, name, hash: await sha256Hex(password), now }, MAX_APP_PASSWORDS);
-    } catch (error) {
-      if (isUniqueViolation(error)) throw new ApiError(400, "an app password with this name already exists");
-      throw error;
-    }
+    const hash = await sha256Hex(password);
+    const id = await refuseDuplicate("an app password with this name already exists", addAppPassword(c.var.db, { userId: c.var.caller.user.id, name, hash, now }, MAX_APP_PASSWORDS));
     if (id === null) throw new ApiError(400, `a user can have at most ${MAX_APP_PASSWORDS} app passwords`);
     return ok(c, { id, name, created: rfc3339(now), last_used: null, password });
   });

@@ -7,8 +7,9 @@ import { checkStaticHash } from "../../auth/password.ts";
 import { open } from "../../auth/secret-box.ts";
 import { signToken } from "../../auth/tokens.ts";
 import { matchTotpStep } from "../../auth/totp.ts";
-import { GUEST_ROLE_ID } from "../../db/seed.ts";
-import { jwtSecret, otpSealingKeys, readConfig, type AppEnv } from "../../env.ts";
+import { GUEST_ROLE_ID } from "../../auth/roles.ts";
+import { jwtSecret, otpSealingKeys, readConfig } from "../../env.ts";
+import type { AppEnv } from "../../http/context.ts";
 import { ApiError } from "../../http/errors.ts";
 import { grantSession, readSignInState, releaseAttempt } from "./store.ts";
 
@@ -51,7 +52,8 @@ export async function signIn(c: Context<AppEnv>, request: SignInRequest): Promis
       throw new ApiError(500, "the 2FA secret of this user cannot be decrypted (was OTP_ENCRYPTION_KEY or JWT_SECRET changed?); an admin can cancel the user's 2FA");
     }
     otpStep = matchTotpStep(secret, request.otpCode ?? "");
-    if (otpStep === null || otpStep <= user.otpLastStep) throw new ApiError(402, INVALID_OTP);
+    // Whether the step was used already is decided once, atomically, by grantSession.
+    if (otpStep === null) throw new ApiError(402, INVALID_OTP);
   }
 
   const sessionKey = await deviceKey(user.id, clientId(c));

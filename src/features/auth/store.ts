@@ -105,19 +105,36 @@ export interface SessionGrant {
 export type GrantOutcome = "granted" | "otp_replayed" | "too_many_devices" | "user_gone";
 
 /**
- * Consumes the TOTP step, opens or reactivates the device session with a new token id, applies
- * the device limit and the cap on sessions per user, and clears the failure counters, all in one
+ * Clears the failure counters, consumes the TOTP step, opens or reactivates the device session
+ * with a new token id, and applies the device limit and the cap on sessions per user, all in one
  * batch (one transaction: parallel sign-ins of one user take turns, and each sees the sessions
- * the others wrote). Each step after the first is conditioned on `changes()`, so a replayed code,
- * a full device list or a user deleted meanwhile writes no session.
+ * the others wrote). The session is conditioned on the step's consumption (`changes()`), so a
+ * replayed code, a full device list or a user deleted meanwhile writes no session.
  */
 export async function grantSession(db: Database, grant: SessionGrant): Promise<GrantOutcome> {
   const statements: BatchItem<"sqlite">[] = [];
   const conditions = [sql`EXISTS (SELECT 1 FROM ${users} WHERE id = ${grant.userId})`];
+  // The one place that decides "a TOTP step is used once": later than the last step used.
+  const stepUnused = grant.otpStep === null ? sql`1` : sql`${users.otpLastStep} < ${grant.otpStep}`;
+  // A sign-in with a used step is a failure: its attempt stays counted and an imported hash stays
+  // as it is. These run before the step is consumed, so they see the same row the UPDATE sees.
+  statements.push(
+    db.delete(loginFailures).where(
+      and(
+        or(
+          and(eq(loginFailures.scope, "ip"), eq(loginFailures.subject, grant.clientIp)),
+          and(eq(loginFailures.scope, "user"), eq(loginFailures.subject, grant.username)),
+        ),
+        sql`EXISTS (SELECT 1 FROM ${users} WHERE id = ${grant.userId} AND ${stepUnused})`,
+      ),
+    ),
+  );
+  if (grant.passwordUpgrade) {
+    const { from, to } = grant.passwordUpgrade;
+    statements.push(db.update(users).set({ passwordHash: to }).where(and(eq(users.id, grant.userId), eq(users.passwordHash, from), stepUnused)));
+  }
   if (grant.otpStep !== null) {
-    statements.push(
-      db.run(sql`UPDATE ${users} SET otp_last_step = ${grant.otpStep} WHERE id = ${grant.userId} AND otp_last_step < ${grant.otpStep}`),
-    );
+    statements.push(db.update(users).set({ otpLastStep: grant.otpStep }).where(and(eq(users.id, grant.userId), stepUnused)));
     conditions.push(sql`changes() = 1`);
   }
   if (grant.maxOtherActive !== null) {
@@ -151,24 +168,12 @@ export async function grantSession(db: Database, grant: SessionGrant): Promise<G
       ORDER BY device_key = ${grant.deviceKey} DESC, status = ${DeviceSessionStatus.ACTIVE} DESC, last_active DESC, device_key
       LIMIT -1 OFFSET ${MAX_SESSIONS_PER_USER})`),
   );
-  statements.push(
-    db.delete(loginFailures).where(
-      or(
-        and(eq(loginFailures.scope, "ip"), eq(loginFailures.subject, grant.clientIp)),
-        and(eq(loginFailures.scope, "user"), eq(loginFailures.subject, grant.username)),
-      ),
-    ),
-  );
-  if (grant.passwordUpgrade) {
-    const { from, to } = grant.passwordUpgrade;
-    statements.push(db.update(users).set({ passwordHash: to }).where(and(eq(users.id, grant.userId), eq(users.passwordHash, from))));
-  }
   statements.push(db.select({ id: users.id }).from(users).where(eq(users.id, grant.userId)));
   const results = await db.batch(statements as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]);
   if ((results.at(-1) as unknown[]).length === 0) return "user_gone";
   const writes = results as { rowsAffected: number }[];
   if (writes[sessionStatement]!.rowsAffected > 0) return "granted";
-  return grant.otpStep !== null && writes[0]!.rowsAffected === 0 ? "otp_replayed" : "too_many_devices";
+  return grant.otpStep !== null && writes[sessionStatement - 1]!.rowsAffected === 0 ? "otp_replayed" : "too_many_devices";
 }
 
 /** Marks a device session inactive: its token is refused from the next request on. */

@@ -9,14 +9,14 @@
 // stops WebDAV on the next request whatever the isolate remembers.
 import type { Context } from "hono";
 import type { BatchItem } from "drizzle-orm/batch";
-import type { Caller } from "../../auth/guard.ts";
+import type { Caller } from "../../auth/caller.ts";
 import { clientIp } from "../../auth/client.ts";
 import { sha256Hex } from "../../auth/encoding.ts";
 import { isLockedOut } from "../../auth/lockout.ts";
 import { checkStaticHash, constantTimeEqual, staticHash } from "../../auth/password.ts";
 import { readPermanentTokenAdmin } from "../../auth/store.ts";
-import { GUEST_ROLE_ID } from "../../db/seed.ts";
-import type { AppEnv } from "../../env.ts";
+import { GUEST_ROLE_ID } from "../../auth/roles.ts";
+import type { AppEnv } from "../../http/context.ts";
 import { APP_PASSWORD_PREFIX } from "../app-passwords/routes.ts";
 import { clearFailures, readBasicCaller, recordFailure } from "./store.ts";
 

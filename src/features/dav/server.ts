@@ -6,7 +6,7 @@
 import type { Context } from "hono";
 import { isAdmin } from "../../auth/guard.ts";
 import type { FileObject } from "../../drivers/types.ts";
-import type { AppEnv } from "../../env.ts";
+import type { AppEnv } from "../../http/context.ts";
 import { readConfig } from "../../env.ts";
 import { ApiError } from "../../http/errors.ts";
 import { mayAccess, signFor, viewerOf, visibleEntries, type Viewer } from "../fs/access.ts";
@@ -16,7 +16,8 @@ import { emptyBody, lookup, makeDirs, need, removePath, transfer } from "../fs/o
 import { baseName, decodeDownloadPath, escapePath, isValidName, isWithin, joinBasePath, joinName, parentOf } from "../fs/path.ts";
 import { Permission, permissionAt, withinPathLimit } from "../fs/permissions.ts";
 import { contentTypeOf, etagOf, httpDateSeconds, notModified, preconditionFailed, serveLink } from "../fs/serve.ts";
-import { fsStateReads, type FsState } from "../fs/store.ts";
+import type { FsState } from "../fs/state.ts";
+import { fsStateReads } from "../fs/store.ts";
 import { davCaller, DavRefusal } from "./auth.ts";
 import { BadIfHeader, blockingLock, covers, ifHolds, lockTimeout, parseIf, submittedTokens, type IfList } from "./locks.ts";
 import { copyTreeProperties, davReads, deleteLock, forgetTree, insertLock, patchProperties, refreshLock, runAll, toDavRows, type DavRows, type LockRow } from "./store.ts";

@@ -1,13 +1,13 @@
 // Who may see what, in AList's order of checks (reference §3.2, §3.3) with FILES.md §3's fixes:
 // the base path is joined to every request path, and the path limit holds.
-import type { Caller } from "../../auth/guard.ts";
+import type { Caller } from "../../auth/caller.ts";
 import { ApiError } from "../../http/errors.ts";
 import type { FileObject } from "../../drivers/types.ts";
 import { hiddenFromParent, hidePatterns, isHidden, nearestMeta, passwordGuards, passwordMatches, type MetaRow } from "./metas.ts";
 import { joinBasePath, joinName, RELATIVE_PATH_REFUSED } from "./path.ts";
 import { canReadPath, grantsOf, Permission, permissionAt, withinPathLimit, type Grants } from "./permissions.ts";
 import { signPath } from "./sign.ts";
-import type { FsState } from "./store.ts";
+import type { FsState } from "./state.ts";
 import type { StorageRow } from "./tree.ts";
 
 /** AList's one text for a role denial, a hidden path and a wrong password alike. */

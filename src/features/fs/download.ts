@@ -3,7 +3,7 @@
 // the bytes through this server. One database round trip: the tree, the metas and the settings.
 import { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
-import type { AppEnv } from "../../env.ts";
+import type { AppEnv } from "../../http/context.ts";
 import { envelope } from "../../http/envelope.ts";
 import { ApiError } from "../../http/errors.ts";
 import type { Router } from "../../http/router.ts";
@@ -13,7 +13,8 @@ import { fileFailure, MountTree } from "./mounts.ts";
 import { baseName, decodeDownloadPath, escapePath } from "./path.ts";
 import { serveLink } from "./serve.ts";
 import { signProblem } from "./sign.ts";
-import { readState, type FsState } from "./store.ts";
+import type { FsState } from "./state.ts";
+import { readState } from "./store.ts";
 import { extensionOf } from "./wire.ts";
 
 /** Markdown bigger than this is not rendered safe in memory; it is refused rather than served raw. */

@@ -9,7 +9,8 @@ import { FileError, type Driver, type FileBackend, type FileObject, type Link, t
 import { ApiError } from "../../http/errors.ts";
 import { baseName, parentOf } from "./path.ts";
 import type { Database } from "../../db/client.ts";
-import { extendTree, type TreeRows } from "./store.ts";
+import type { TreeRows } from "./state.ts";
+import { extendTree } from "./store.ts";
 import { resolveStorage, type StorageRow, type VirtualFolder } from "./tree.ts";
 
 /** The zero time AList shows for objects without one (Go's time.Time{}). */

@@ -5,7 +5,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { isAdmin } from "../../auth/guard.ts";
 import type { FileObject } from "../../drivers/types.ts";
-import type { AppEnv } from "../../env.ts";
+import type { AppEnv } from "../../http/context.ts";
 import { ok } from "../../http/envelope.ts";
 import { ApiError } from "../../http/errors.ts";
 import { envelopeResponse, jsonBody, type Router } from "../../http/router.ts";
@@ -14,7 +14,8 @@ import { headerFor, hidePatterns, isHidden, metaGrantsWrite, readmeFor, type Met
 import { fileFailure, MountTree } from "./mounts.ts";
 import { baseName, cleanPath, escapePath, joinBasePath, joinName, parentOf } from "./path.ts";
 import { canReadPath, Permission, permissionAt } from "./permissions.ts";
-import { fsRoute, type FsState, type TreeNeeds } from "./store.ts";
+import type { FsState, TreeNeeds } from "./state.ts";
+import { fsRoute } from "./store.ts";
 import { getObjectFields, listItem, rfc3339 } from "./wire.ts";
 
 const PathField = z.string().max(4096).default("").openapi({ description: "A path in the caller's view (joined to its base path)", example: "/" });

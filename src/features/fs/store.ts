@@ -7,9 +7,10 @@ import { authenticateWith, eitherToken } from "../../auth/guard.ts";
 import type { Database } from "../../db/client.ts";
 import { metas, settings, storages } from "../../db/schema.ts";
 import { SETTING_DEFINITIONS } from "../../db/settings.ts";
-import type { AppEnv } from "../../env.ts";
+import type { AppEnv } from "../../http/context.ts";
 import type { MetaRow } from "./metas.ts";
-import type { StorageRow, VirtualFolder } from "./tree.ts";
+import type { FsState, TreeNeeds, TreeRows } from "./state.ts";
+import type { StorageRow } from "./tree.ts";
 
 /** The settings the file side reads, with AList's defaults when a row is missing. */
 const FS_SETTING_KEYS = [
@@ -29,46 +30,6 @@ const FS_SETTING_KEYS = [
 ] as const;
 
 type FsSettingKey = (typeof FS_SETTING_KEYS)[number];
-
-export interface FsSettings {
-  token: string;
-  signAll: boolean;
-  /** Hours; 0 = signs never expire. */
-  linkExpirationHours: number;
-  proxyTypes: Set<string>;
-  textTypes: Set<string>;
-  audioTypes: Set<string>;
-  videoTypes: Set<string>;
-  imageTypes: Set<string>;
-  filterReadmeScripts: boolean;
-  siteUrl: string;
-  searchIndex: string;
-  forwardDirectLinkParams: boolean;
-  ignoreDirectLinkParams: Set<string>;
-}
-
-/** Where a path's storage comes from: the storages on its chain; and the virtual folders of a folder. */
-export interface TreeRows {
-  /** Enabled storages whose mount path is on the chain of a loaded path. */
-  storages: StorageRow[];
-  /** Paths whose chain has been read: a path is covered when each of its ancestors is. */
-  chains: Set<string>;
-  /** The virtual folders of each folder read. */
-  virtual: Map<string, VirtualFolder[]>;
-}
-
-/** What the file side knows for one request: the tree read so far, the metas and the settings. */
-export interface FsState {
-  tree: TreeRows;
-  metas: MetaRow[];
-  settings: FsSettings;
-}
-
-/** The paths a request will resolve, and the folders it will list (their virtual folders). */
-export interface TreeNeeds {
-  paths: string[];
-  folders: string[];
-}
 
 /** `/`, then every ancestor down to the path itself. */
 const chainOf = (path: string) => {

@@ -1,7 +1,7 @@
 // AList's wire shapes of the file side (reference §5.1, §5.2): the object keys in AList's order,
 // times as Go's RFC 3339 with nanoseconds, the type by extension, hash info as text and object.
 import type { FileObject } from "../../drivers/types.ts";
-import type { FsSettings } from "./store.ts";
+import type { FsSettings } from "./state.ts";
 
 export const FileType = { UNKNOWN: 0, FOLDER: 1, VIDEO: 2, AUDIO: 3, TEXT: 4, IMAGE: 5 } as const;
 

@@ -5,7 +5,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { isAdmin } from "../../auth/guard.ts";
-import type { AppEnv } from "../../env.ts";
+import type { AppEnv } from "../../http/context.ts";
 import { envelope, ok } from "../../http/envelope.ts";
 import { ApiError } from "../../http/errors.ts";
 import { envelopeResponse, jsonBody, type Router } from "../../http/router.ts";
@@ -16,7 +16,8 @@ import { emptyBody, exists, makeDirs, need, removePath, transfer } from "./opera
 import { baseName, hasRelativeSegment, isValidName, joinBasePath, joinName, parentOf } from "./path.ts";
 import { Permission, permissionAt } from "./permissions.ts";
 import { fileFromMultipart } from "./multipart.ts";
-import { fsRoute, type FsState, type TreeNeeds } from "./store.ts";
+import type { FsState, TreeNeeds } from "./state.ts";
+import { fsRoute } from "./store.ts";
 
 const PathField = z.string().max(4096);
 const NameList = z.array(z.string().max(1024)).max(1000);

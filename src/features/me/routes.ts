@@ -1,13 +1,14 @@
 // The signed-in user: who they are, and changing their own name and password.
 import { createRoute, z } from "@hono/zod-openapi";
-import { accountOnly, type Caller, signedIn } from "../../auth/guard.ts";
+import type { Caller } from "../../auth/caller.ts";
+import { accountOnly, signedIn } from "../../auth/guard.ts";
 import { hashStaticHash, staticHash } from "../../auth/password.ts";
-import { isUniqueViolation } from "../../db/errors.ts";
 import { wellFormed } from "../../http/text.ts";
 import { ok } from "../../http/envelope.ts";
-import { ApiError } from "../../http/errors.ts";
+import { refuseDuplicate } from "../../http/errors.ts";
 import { envelopeResponse, jsonBody, type Router } from "../../http/router.ts";
 import { cleanPath } from "../../lib/path.ts";
+import { usernameTaken } from "../users/rules.ts";
 import { updateProfile } from "./store.ts";
 
 const PermissionEntry = z.object({ path: z.string(), permission: z.number().int() });
@@ -89,17 +90,11 @@ export function registerMeRoutes(app: Router) {
     const caller = c.var.caller;
     const body = c.req.valid("json");
     const { user } = caller;
-    const now = Math.floor(Date.now() / 1000);
-    const password = body.password
-      ? // Strictly later than before, so tokens carrying the old timestamp die even within one second.
-        { hash: await hashStaticHash(await staticHash(body.password)), changedAt: Math.max(now, user.passwordChangedAt + 1) }
-      : undefined;
-    try {
-      await updateProfile(c.var.db, user.id, { username: body.username ?? user.username, ssoId: body.sso_id ?? user.ssoId, ...(password ? { password } : {}) });
-    } catch (error) {
-      if (isUniqueViolation(error)) throw new ApiError(400, `username ${body.username} is already taken`);
-      throw error;
-    }
+    const password = body.password ? { hash: await hashStaticHash(await staticHash(body.password)), now: Math.floor(Date.now() / 1000) } : undefined;
+    await refuseDuplicate(
+      usernameTaken(body.username),
+      updateProfile(c.var.db, user.id, { username: body.username ?? user.username, ssoId: body.sso_id ?? user.ssoId, ...(password ? { password } : {}) }),
+    );
     return ok(c, null);
   });
 }

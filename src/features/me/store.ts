@@ -1,12 +1,13 @@
 import { and, eq, inArray, sql } from "drizzle-orm";
 import type { Database } from "../../db/client.ts";
 import { deviceSessions, DeviceSessionStatus, users } from "../../db/schema.ts";
+import { newPasswordColumns } from "../users/store.ts";
 
 export interface ProfileChange {
   username: string;
   ssoId: string;
-  /** New stored password hash and timestamp, when the password changes. */
-  password?: { hash: string; changedAt: number };
+  /** The new stored password hash and the time of the change, when the password changes. */
+  password?: { hash: string; now: number };
 }
 
 /**
@@ -22,7 +23,7 @@ export async function updateProfile(db: Database, userId: number, change: Profil
       .set({
         username: change.username,
         ssoId: change.ssoId,
-        ...(change.password ? { passwordHash: change.password.hash, passwordChangedAt: change.password.changedAt } : {}),
+        ...(change.password && newPasswordColumns(change.password)),
       })
       .where(eq(users.id, userId)),
   ]);

@@ -3,9 +3,8 @@
 // (FILES.md §3.5: no stale caches, no negative cache).
 import { createRoute, z } from "@hono/zod-openapi";
 import { adminOnly } from "../../auth/guard.ts";
-import { isUniqueViolation } from "../../db/errors.ts";
 import { ok } from "../../http/envelope.ts";
-import { ApiError } from "../../http/errors.ts";
+import { ApiError, refuseDuplicate } from "../../http/errors.ts";
 import { idParam, pageWindow, pagingParams } from "../../http/params.ts";
 import { envelopeResponse, jsonBody, type Router } from "../../http/router.ts";
 import { wellFormed } from "../../http/text.ts";
@@ -139,14 +138,7 @@ function fieldsOf(body: z.infer<typeof CreateBody>): MetaFields {
   };
 }
 
-async function savingPath<T>(path: string, write: Promise<T>): Promise<T> {
-  try {
-    return await write;
-  } catch (error) {
-    if (isUniqueViolation(error)) throw new ApiError(400, `a meta for ${path} already exists`);
-    throw error;
-  }
-}
+const metaExists = (path: string) => `a meta for ${path} already exists`;
 
 export function registerMetaRoutes(app: Router) {
   app.openapi(list, async (c) => {
@@ -162,14 +154,14 @@ export function registerMetaRoutes(app: Router) {
 
   app.openapi(create, async (c) => {
     const fields = fieldsOf(c.req.valid("json"));
-    await savingPath(fields.path, insertMeta(c.var.db, fields));
+    await refuseDuplicate(metaExists(fields.path), insertMeta(c.var.db, fields));
     return ok(c, null);
   });
 
   app.openapi(update, async (c) => {
     const body = c.req.valid("json");
     const fields = fieldsOf(body);
-    const row = await savingPath(fields.path, updateMeta(c.var.db, body.id, fields));
+    const row = await refuseDuplicate(metaExists(fields.path), updateMeta(c.var.db, body.id, fields));
     if (!row) throw new ApiError(404, META_NOT_FOUND);
     return ok(c, null);
   });

@@ -1,12 +1,11 @@
 // Administrative role management, as the AList web UI calls it (/api/admin/role/*).
 import { createRoute, z } from "@hono/zod-openapi";
 import { adminOnly } from "../../auth/guard.ts";
-import { isUniqueViolation } from "../../db/errors.ts";
 import type { PermissionScope } from "../../db/schema.ts";
-import { ADMIN_ROLE_ID, GUEST_ROLE_ID } from "../../db/seed.ts";
+import { ADMIN_ROLE_ID, GUEST_ROLE_ID } from "../../auth/roles.ts";
 import { wellFormed } from "../../http/text.ts";
 import { ok } from "../../http/envelope.ts";
-import { ApiError } from "../../http/errors.ts";
+import { ApiError, refuseDuplicate } from "../../http/errors.ts";
 import { idParam, pageWindow, pagingParams } from "../../http/params.ts";
 import { envelopeResponse, jsonBody, type Router } from "../../http/router.ts";
 import { cleanPath } from "../../lib/path.ts";
@@ -108,15 +107,7 @@ function cleanScopes(scopes: readonly PermissionScope[] | null): PermissionScope
   return (scopes ?? []).map((scope) => ({ path: cleanPath(scope.path), permission: scope.permission }));
 }
 
-/** Runs a role write, turning a taken name into a 400 that names it; nothing is saved then. */
-async function savingName<T>(name: string | undefined, write: Promise<T>): Promise<T> {
-  try {
-    return await write;
-  } catch (error) {
-    if (isUniqueViolation(error)) throw new ApiError(400, `role name ${name} is already taken`);
-    throw error;
-  }
-}
+const roleNameTaken = (name: string | undefined) => `role name ${name} is already taken`;
 
 function stillHeldBy(role: RoleRow, holders: string[], holderCount: number): string {
   const more = holderCount > holders.length ? ` and ${holderCount - holders.length} more` : "";
@@ -137,8 +128,8 @@ export function registerRoleRoutes(app: Router) {
 
   app.openapi(createRole, async (c) => {
     const body = c.req.valid("json");
-    const role = await savingName(
-      body.name,
+    const role = await refuseDuplicate(
+      roleNameTaken(body.name),
       insertRole(c.var.db, {
         name: body.name,
         description: body.description ?? "",
@@ -155,8 +146,8 @@ export function registerRoleRoutes(app: Router) {
     if (body.id === ADMIN_ROLE_ID) throw new ApiError(400, "cannot modify admin role");
     // The settings page refuses the same (reference §13.4): new users never get the guest role.
     if (body.id === GUEST_ROLE_ID && body.default) throw new ApiError(400, "cannot set admin or guest as default role");
-    const { written, role } = await savingName(
-      body.name,
+    const { written, role } = await refuseDuplicate(
+      roleNameTaken(body.name),
       updateRole(c.var.db, body.id, {
         name: body.name,
         description: body.description,

@@ -4,7 +4,7 @@ import { and, asc, count, eq, ne, sql, type SQL } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { Database } from "../../db/client.ts";
 import { roles, settings, users, type PermissionScope } from "../../db/schema.ts";
-import { GUEST_ROLE_ID } from "../../db/seed.ts";
+import { GUEST_ROLE_ID } from "../../auth/roles.ts";
 import { settingDefinitionByKey } from "../../db/settings.ts";
 
 export type RoleRow = typeof roles.$inferSelect;

@@ -1,7 +1,7 @@
 // What a setting may be set to (DECISIONS §4.9): known keys only, each value checked against its
 // definition's type and options, a few keys against their own rule. Metadata always comes from the
 // definition, never from the client.
-import { ADMIN_ROLE_ID, GUEST_ROLE_ID } from "../../db/seed.ts";
+import { ADMIN_ROLE_ID, GUEST_ROLE_ID } from "../../auth/roles.ts";
 import { settingDefinitionByKey, SettingFlag, type SettingDefinition, type SettingType } from "../../db/settings.ts";
 import { JWT_SHAPE } from "../../auth/guard.ts";
 import { ApiError } from "../../http/errors.ts";

@@ -1,10 +1,9 @@
 // SFTP public keys: a user's own (/api/me/sshkey/*) and an admin's view of anyone's (reference §9).
 import { createRoute, z } from "@hono/zod-openapi";
 import { accountOnly, adminOnly } from "../../auth/guard.ts";
-import { isUniqueViolation } from "../../db/errors.ts";
 import { wellFormed } from "../../http/text.ts";
 import { ok } from "../../http/envelope.ts";
-import { ApiError } from "../../http/errors.ts";
+import { ApiError, refuseDuplicate } from "../../http/errors.ts";
 import { idParam, pageWindow, pagingParams } from "../../http/params.ts";
 import { envelopeResponse, jsonBody, type Router } from "../../http/router.ts";
 import { InvalidKeyError, MAX_KEY_TEXT, parsePublicKey } from "./parse.ts";
@@ -102,13 +101,10 @@ export function registerSshKeyRoutes(app: Router) {
       if (error instanceof InvalidKeyError) throw new ApiError(400, `provided key invalid: ${error.message}`);
       throw error;
     }
-    let added: boolean;
-    try {
-      added = await addKey(c.var.db, { userId, title, fingerprint: parsed.fingerprint, keyText: key.trim(), now: Math.floor(Date.now() / 1000) }, MAX_KEYS_PER_USER);
-    } catch (error) {
-      if (isUniqueViolation(error)) throw new ApiError(400, "key with the same title already exists");
-      throw error;
-    }
+    const added = await refuseDuplicate(
+      "key with the same title already exists",
+      addKey(c.var.db, { userId, title, fingerprint: parsed.fingerprint, keyText: key.trim(), now: Math.floor(Date.now() / 1000) }, MAX_KEYS_PER_USER),
+    );
     if (!added) throw new ApiError(400, `a user can have at most ${MAX_KEYS_PER_USER} keys`);
     return ok(c, null);
   });

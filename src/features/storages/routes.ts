@@ -2,16 +2,15 @@
 // (reference §12, DECISIONS §4.7-8).
 import { createRoute, z } from "@hono/zod-openapi";
 import { adminOnly } from "../../auth/guard.ts";
-import { isUniqueViolation } from "../../db/errors.ts";
 import { checkStorage, mountsToRead, WORKING } from "../../drivers/check.ts";
 import { driverNotFound, findDriver } from "../../drivers/index.ts";
 import type { Driver } from "../../drivers/types.ts";
 import { ok } from "../../http/envelope.ts";
-import { ApiError } from "../../http/errors.ts";
+import { ApiError, refuseDuplicate } from "../../http/errors.ts";
 import { idParam } from "../../http/params.ts";
 import { envelopeResponse, jsonBody, type Router } from "../../http/router.ts";
-import { cleanPath } from "../../lib/path.ts";
 import { checkRow, recheckAll } from "./checks.ts";
+import { firstSegment } from "./segment.ts";
 import {
   deleteStorage,
   disableStorage,
@@ -140,9 +139,7 @@ export function registerStorageRoutes(app: Router) {
     const driver = knownDriver(body.driver);
     const values = storageValues(body, driver, Date.now());
     const disabled = body.disabled ?? false;
-    const { id, mounted } = await refuseDuplicate(values.mountPath, () =>
-      insertStorage(c.var.db, values, disabled, mountsToRead(driver, values.addition)),
-    );
+    const { id, mounted } = await refuseDuplicate(mountPathTaken(values.mountPath), insertStorage(c.var.db, values, disabled, mountsToRead(driver, values.addition)));
     if (disabled) return ok(c, { id });
     const status = await checkStorage(driver, values.addition, mounted);
     await saveStatus(c.var.db, id, status);
@@ -155,7 +152,8 @@ export function registerStorageRoutes(app: Router) {
     const id = storageId(body.id);
     const driver = knownDriver(body.driver);
     const values = storageValues(body, driver, Date.now());
-    const { currentDriver, updated, mounted } = await refuseDuplicate(values.mountPath, () =>
+    const { currentDriver, updated, mounted } = await refuseDuplicate(
+      mountPathTaken(values.mountPath),
       updateStorage(c.var.db, id, values, body.disabled ?? undefined, mountsToRead(driver, values.addition)),
     );
     if (currentDriver === undefined) throw storageNotFound();
@@ -216,17 +214,4 @@ function knownDriver(name: string): Driver {
   return driver;
 }
 
-/** Runs a write; a mount path taken by another storage becomes 400 (the batch wrote nothing). */
-async function refuseDuplicate<T>(mountPath: string, write: () => Promise<T>): Promise<T> {
-  try {
-    return await write();
-  } catch (error) {
-    if (isUniqueViolation(error)) throw new ApiError(400, `mount path ${mountPath} is already used`);
-    throw error;
-  }
-}
-
-/** `a` for `/a/b`; empty for `/` (reference §12.6). */
-function firstSegment(path: string): string {
-  return cleanPath(path).split("/")[1] ?? "";
-}
+const mountPathTaken = (mountPath: string) => `mount path ${mountPath} is already used`;

@@ -3,8 +3,9 @@
 import { and, asc, count, eq, inArray, ne, sql } from "drizzle-orm";
 import type { Database } from "../../db/client.ts";
 import { roles, storages, users } from "../../db/schema.ts";
-import { ADMIN_ROLE_ID, GUEST_ROLE_ID } from "../../db/seed.ts";
+import { ADMIN_ROLE_ID, GUEST_ROLE_ID } from "../../auth/roles.ts";
 import type { MountedStorage } from "../../drivers/types.ts";
+import { firstSegmentSql } from "./segment.ts";
 import type { StorageValues } from "./wire.ts";
 
 export const DISABLED_STATUS = "disabled";
@@ -135,10 +136,7 @@ export async function readAllStorages(db: Database) {
  * a base path containing that segment. The caller compares segments exactly; SQL only narrows.
  */
 export async function readStorageUsage(db: Database, id: number) {
-  const segment = sql`(SELECT CASE WHEN instr(substr(${storages.mountPath}, 2), '/') > 0
-      THEN substr(${storages.mountPath}, 2, instr(substr(${storages.mountPath}, 2), '/') - 1)
-      ELSE substr(${storages.mountPath}, 2) END
-    FROM ${storages} WHERE ${storages.id} = ${id})`;
+  const segment = sql`(SELECT ${firstSegmentSql(storages.mountPath)} FROM ${storages} WHERE ${storages.id} = ${id})`;
   const [[storage], roleRows, userRows] = await db.batch([
     db.select({ mountPath: storages.mountPath }).from(storages).where(eq(storages.id, id)),
     db

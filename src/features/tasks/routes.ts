@@ -4,7 +4,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { MiddlewareHandler } from "hono";
 import { adminOnly, isGuest, signedIn } from "../../auth/guard.ts";
-import type { AppEnv } from "../../env.ts";
+import type { AppEnv } from "../../http/context.ts";
 import { ok } from "../../http/envelope.ts";
 import { ApiError } from "../../http/errors.ts";
 import { envelopeResponse, type Router } from "../../http/router.ts";

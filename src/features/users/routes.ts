@@ -2,15 +2,14 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { adminOnly } from "../../auth/guard.ts";
 import { hashStaticHash, staticHash } from "../../auth/password.ts";
-import { isUniqueViolation } from "../../db/errors.ts";
 import { wellFormed } from "../../http/text.ts";
 import { ok } from "../../http/envelope.ts";
-import { ApiError } from "../../http/errors.ts";
+import { ApiError, refuseDuplicate } from "../../http/errors.ts";
 import { idParam, pageWindow, pagingParams } from "../../http/params.ts";
 import { envelopeResponse, jsonBody, type Router } from "../../http/router.ts";
 import { cleanPath } from "../../lib/path.ts";
-import { ACCOUNT_KINDS, ACCOUNT_NOT_DELETABLE, accountChangeProblem, accountKind, distinctIds, Permission, type AccountKind } from "./rules.ts";
-import { cancelTwoFactor, deleteUser, insertUser, readUser, readUserPage, updateUser, type UserChange, type UserRow, type WriteResult } from "./store.ts";
+import { ACCOUNT_KINDS, ACCOUNT_NOT_DELETABLE, accountChangeProblem, distinctIds, Permission, usernameTaken, type AccountKind } from "./rules.ts";
+import { cancelTwoFactor, deleteUser, insertUser, readUser, readUserPage, updateUser, type UserChange, type UserRow } from "./store.ts";
 
 const USER_NOT_FOUND = "user not found";
 
@@ -150,16 +149,6 @@ async function passwordHash(password: string) {
   return hashStaticHash(await staticHash(password));
 }
 
-/** Runs a user write, turning a taken username into a 400 that names it; nothing is saved then. */
-async function savingUsername(username: string | undefined, write: Promise<WriteResult>): Promise<WriteResult> {
-  try {
-    return await write;
-  } catch (error) {
-    if (isUniqueViolation(error)) throw new ApiError(400, `username ${username} is already taken`);
-    throw error;
-  }
-}
-
 function missingRoles(requested: readonly number[], existing: readonly number[]): string | null {
   const missing = requested.filter((id) => !existing.includes(id));
   if (missing.length === 0) return null;
@@ -183,8 +172,8 @@ export function registerUserRoutes(app: Router) {
     const roleIds = distinctIds(body.role ?? []);
     const problem = accountChangeProblem("user", { roleIds });
     if (problem) throw new ApiError(400, problem);
-    const result = await savingUsername(
-      body.username,
+    const result = await refuseDuplicate(
+      usernameTaken(body.username),
       insertUser(c.var.db, {
         username: body.username,
         passwordHash: await passwordHash(body.password),
@@ -216,10 +205,11 @@ export function registerUserRoutes(app: Router) {
     };
     // The rules are decided here for each kind of account; the write picks by the row's kind.
     const allowed = Object.fromEntries(ACCOUNT_KINDS.map((kind) => [kind, accountChangeProblem(kind, change) === null])) as Record<AccountKind, boolean>;
-    const result = await savingUsername(body.username, updateUser(c.var.db, body.id, change, allowed));
+    const result = await refuseDuplicate(usernameTaken(body.username), updateUser(c.var.db, body.id, change, allowed));
     if (result.written) return ok(c, userView(result.user));
-    if (!result.user) throw new ApiError(404, USER_NOT_FOUND);
-    const refusal = accountChangeProblem(accountKind(result.user.roleIds), change) ?? missingRoles(change.roleIds ?? [], result.existingRoleIds);
+    if (!result.user || !result.kind) throw new ApiError(404, USER_NOT_FOUND);
+    // The kind is the one the write judged by, read in its batch: no second classification here.
+    const refusal = accountChangeProblem(result.kind, change) ?? missingRoles(change.roleIds ?? [], result.existingRoleIds);
     // The batch is one transaction, so what it read back always explains a refusal.
     if (refusal === null) throw new Error(`update of user ${body.id} refused for no reason the rules know`);
     throw new ApiError(400, refusal);

@@ -2,16 +2,14 @@
 // points of the system: the guard recognises them by those roles (reference §2.2–2.4), so they
 // keep them, nobody else gets them, and the admin cannot be switched off.
 import { z } from "@hono/zod-openapi";
-import { ADMIN_ROLE_ID, ALL_PERMISSIONS, GUEST_ROLE_ID } from "../../db/seed.ts";
+import { ADMIN_ROLE_ID, ALL_PERMISSIONS, GUEST_ROLE_ID } from "../../auth/roles.ts";
 
+/** Which fixed point an account is; store.ts's `rowKind` decides it, in SQL, for the row being written. */
 export type AccountKind = "admin" | "guest" | "user";
 export const ACCOUNT_KINDS: readonly AccountKind[] = ["admin", "guest", "user"];
 
-export function accountKind(roleIds: readonly number[]): AccountKind {
-  if (roleIds.includes(ADMIN_ROLE_ID)) return "admin";
-  if (roleIds.includes(GUEST_ROLE_ID)) return "guest";
-  return "user";
-}
+/** The refusal of a name another account has, from the admin API and from /api/me/update alike. */
+export const usernameTaken = (username: string | undefined) => `username ${username} is already taken`;
 
 export const ROLE_NOT_ASSIGNABLE = "admin or guest role can not be assigned";
 export const ACCOUNT_NOT_DELETABLE = "admin or guest user can not be deleted";

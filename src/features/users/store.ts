@@ -1,20 +1,32 @@
 // Every query of the admin user routes; each function is one round trip. Writes carry their
 // own conditions (the account's kind, the roles existing), and the rows read back in the same
 // batch say why a write did not land, so no endpoint reads before it writes.
-import { and, asc, count, eq, inArray, sql, type SQL } from "drizzle-orm";
+import { and, asc, count, eq, getTableColumns, inArray, sql, type SQL } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { Database } from "../../db/client.ts";
 import { deviceSessions, DeviceSessionStatus, pendingOtpEnrolments, roles, settings, sshPublicKeys, users } from "../../db/schema.ts";
-import { ADMIN_ROLE_ID, ALL_PERMISSIONS, GUEST_ROLE_ID } from "../../db/seed.ts";
+import { ADMIN_ROLE_ID, ALL_PERMISSIONS, GUEST_ROLE_ID } from "../../auth/roles.ts";
 import type { AccountKind } from "./rules.ts";
 
 export type UserRow = typeof users.$inferSelect;
 
-/** The kind of the `users` row in scope, in SQL; `accountKind()` in rules.ts is its twin. */
+/**
+ * The kind of the `users` row in scope. This is the one definition: writes pick by it atomically,
+ * and a refused write reads it back in the same batch to say why (see `WriteResult`).
+ */
 const rowKind = sql<AccountKind>`CASE
   WHEN EXISTS (SELECT 1 FROM json_each(${users.roleIds}) WHERE value = ${ADMIN_ROLE_ID}) THEN 'admin'
   WHEN EXISTS (SELECT 1 FROM json_each(${users.roleIds}) WHERE value = ${GUEST_ROLE_ID}) THEN 'guest'
   ELSE 'user' END`;
+
+/**
+ * The columns a new password writes. pwd_ts moves strictly forward from the stored value, so every
+ * token carrying the old one dies, even within the same second; computed in the UPDATE itself so
+ * that two changes at once cannot both land on the same timestamp.
+ */
+export function newPasswordColumns(password: { hash: string; now: number }) {
+  return { passwordHash: password.hash, passwordChangedAt: sql`max(${password.now}, ${users.passwordChangedAt} + 1)` };
+}
 
 /** True when every id names a role. */
 function rolesExist(roleIds: readonly number[]): SQL {
@@ -63,7 +75,10 @@ export interface NewUser {
   ssoId: string;
 }
 
-export type WriteResult = { written: true; user: UserRow } | { written: false; user: UserRow | undefined; existingRoleIds: number[] };
+/** A refusal carries the row as the batch saw it, its kind, and which of the requested roles exist. */
+export type WriteResult =
+  | { written: true; user: UserRow }
+  | { written: false; user: UserRow | undefined; kind: AccountKind | undefined; existingRoleIds: number[] };
 
 /** Inserts the user if all its roles exist. A taken username throws a UNIQUE violation. */
 export async function insertUser(db: Database, user: NewUser): Promise<WriteResult> {
@@ -77,7 +92,7 @@ export async function insertUser(db: Database, user: NewUser): Promise<WriteResu
     existingRoleIds(db, user.roleIds),
   ]);
   if (inserted.rowsAffected > 0 && created) return { written: true, user: created };
-  return { written: false, user: undefined, existingRoleIds: known.map((r) => r.id) };
+  return { written: false, user: undefined, kind: undefined, existingRoleIds: known.map((r) => r.id) };
 }
 
 export interface UserChange {
@@ -94,8 +109,8 @@ export interface UserChange {
 /**
  * Applies `change` if the account's kind allows it (`allowed`, from the rules) and its roles
  * exist. The admin keeps base path `/` and every permission, whatever was sent (AList's
- * enforceAdminUserDefaults). A new password moves pwd_ts strictly forward, so the user's
- * tokens die even within the same second; disabling or renaming ends the user's device sessions.
+ * enforceAdminUserDefaults). A new password ends the user's tokens (`newPasswordColumns`);
+ * disabling or renaming ends the user's device sessions.
  */
 export async function updateUser(db: Database, id: number, change: UserChange, allowed: Record<AccountKind, boolean>): Promise<WriteResult> {
   const isAdminRow = sql`${rowKind} = 'admin'`;
@@ -109,7 +124,7 @@ export async function updateUser(db: Database, id: number, change: UserChange, a
     .update(users)
     .set({
       ...(change.username !== undefined && { username: change.username }),
-      ...(change.password && { passwordHash: change.password.hash, passwordChangedAt: sql`max(${change.password.now}, ${users.passwordChangedAt} + 1)` }),
+      ...(change.password && newPasswordColumns(change.password)),
       ...(roleIds !== undefined && { roleIds: [...roleIds] }),
       ...(change.disabled !== undefined && { disabled: change.disabled }),
       ...(change.ssoId !== undefined && { ssoId: change.ssoId }),
@@ -137,15 +152,17 @@ export async function updateUser(db: Database, id: number, change: UserChange, a
     ...endSessionsOnRename,
     update,
     ...(change.disabled ? [endSessions] : []),
-    db.select().from(users).where(eq(users.id, id)),
+    db.select({ ...getTableColumns(users), kind: rowKind }).from(users).where(eq(users.id, id)),
     existingRoleIds(db, roleIds ?? []),
   ];
   const results = await db.batch(statements as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]);
   const { rowsAffected } = results[endSessionsOnRename.length] as { rowsAffected: number };
-  const [user] = results.at(-2) as UserRow[];
+  const [row] = results.at(-2) as (UserRow & { kind: AccountKind })[];
   const known = (results.at(-1) as { id: number }[]).map((r) => r.id);
-  if (rowsAffected > 0 && user) return { written: true, user };
-  return { written: false, user, existingRoleIds: known };
+  if (!row) return { written: false, user: undefined, kind: undefined, existingRoleIds: known };
+  const { kind, ...user } = row;
+  if (rowsAffected > 0) return { written: true, user };
+  return { written: false, user, kind, existingRoleIds: known };
 }
 
 /**

@@ -5,7 +5,7 @@
 // snippets, and window.OPENLIST_CONFIG pointing the app at this origin.
 import type { Context } from "hono";
 import type { Database } from "../../db/client.ts";
-import type { AppEnv } from "../../env.ts";
+import type { AppEnv } from "../../http/context.ts";
 import { readPublicSettings } from "../settings/store.ts";
 
 /** The front end's build folders; the assets layer answers them before the Worker runs. */

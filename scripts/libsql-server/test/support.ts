@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
-import { type LibsqlServer, type LibsqlServerOptions, startLibsqlServer } from "../../scripts/libsql-server/server.ts";
+import { type LibsqlServer, type LibsqlServerOptions, startLibsqlServer } from "../server.ts";
 
 export interface TestServer {
   server: LibsqlServer;

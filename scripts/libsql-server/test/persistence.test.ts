@@ -8,8 +8,8 @@ import { createClient } from "@libsql/client/node";
 import Database from "libsql";
 import { afterAll, beforeAll, expect, it } from "vitest";
 
-import { openNodeDatabase } from "../../scripts/db.ts";
-import { type LibsqlServer, startLibsqlServer } from "../../scripts/libsql-server/server.ts";
+import { openNodeDatabase } from "../../db.ts";
+import { type LibsqlServer, startLibsqlServer } from "../server.ts";
 
 const mode = (file: string) => statSync(file).mode & 0o777;
 

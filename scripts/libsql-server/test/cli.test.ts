@@ -8,7 +8,7 @@ import { createInterface } from "node:readline";
 
 import { afterAll, beforeAll, expect, it } from "vitest";
 
-const root = resolve(import.meta.dirname, "../..");
+const root = resolve(import.meta.dirname, "../../..");
 let dir: string;
 let child: ChildProcess;
 let firstLine: string;

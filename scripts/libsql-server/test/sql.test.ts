@@ -3,7 +3,7 @@
 // so no server here.
 import { describe, expect, it } from "vitest";
 
-import { inspectSql } from "../../scripts/libsql-server/sql.ts";
+import { inspectSql } from "../sql.ts";
 
 describe("inspectSql", () => {
   it.each([

@@ -1,0 +1,44 @@
+// What the file side knows for one request, as types only: the request context names it without
+// importing the queries (store.ts) or the guard they run with.
+import type { MetaRow } from "./metas.ts";
+import type { StorageRow, VirtualFolder } from "./tree.ts";
+
+export interface FsSettings {
+  token: string;
+  signAll: boolean;
+  /** Hours; 0 = signs never expire. */
+  linkExpirationHours: number;
+  proxyTypes: Set<string>;
+  textTypes: Set<string>;
+  audioTypes: Set<string>;
+  videoTypes: Set<string>;
+  imageTypes: Set<string>;
+  filterReadmeScripts: boolean;
+  siteUrl: string;
+  searchIndex: string;
+  forwardDirectLinkParams: boolean;
+  ignoreDirectLinkParams: Set<string>;
+}
+
+/** Where a path's storage comes from: the storages on its chain; and the virtual folders of a folder. */
+export interface TreeRows {
+  /** Enabled storages whose mount path is on the chain of a loaded path. */
+  storages: StorageRow[];
+  /** Paths whose chain has been read: a path is covered when each of its ancestors is. */
+  chains: Set<string>;
+  /** The virtual folders of each folder read. */
+  virtual: Map<string, VirtualFolder[]>;
+}
+
+/** What the file side knows for one request: the tree read so far, the metas and the settings. */
+export interface FsState {
+  tree: TreeRows;
+  metas: MetaRow[];
+  settings: FsSettings;
+}
+
+/** The paths a request will resolve, and the folders it will list (their virtual folders). */
+export interface TreeNeeds {
+  paths: string[];
+  folders: string[];
+}

@@ -1,0 +1,19 @@
+// What a request carries through the app: the Worker's bindings and the values middleware puts on
+// the Hono context. Kept apart from env.ts, which is configuration only and imports nothing of the app.
+import type { Caller } from "../auth/caller.ts";
+import type { Database } from "../db/client.ts";
+import type { Env } from "../env.ts";
+import type { FsState } from "../features/fs/state.ts";
+
+export interface AppVariables {
+  db: Database;
+  requestId: string;
+  /** Who is calling; set by the auth guard on the routes that use it. */
+  caller: Caller;
+  /** The file side's tree, metas and settings, read with the caller (routes under /api/fs and /d, /p). */
+  fs: FsState;
+  /** The envelope code of the reply, for the access log. */
+  envelopeCode: number;
+}
+
+export type AppEnv = { Bindings: Env; Variables: AppVariables };
