@@ -19,8 +19,11 @@ const s3Text = async (key: string) => {
   return response.status === 404 ? null : response.text();
 };
 const UPSTREAM_DAV = `Basic ${btoa("davuser:dav password")}`;
+/** Below the write tests' folders ("written"), which the read tests leave out of their listings. */
+const UPSTREAM_DAV_ROOT = "/library/written/dav-server";
+const UPSTREAM_FTP_ROOT = "/exports/written/dav-server";
 const upstreamDavText = async (path: string) => {
-  const response = await fetch(`${servers.webdavUrl}/library/served${path.split("/").map(encodeURIComponent).join("/")}`, { headers: { Authorization: UPSTREAM_DAV } });
+  const response = await fetch(`${servers.webdavUrl}${UPSTREAM_DAV_ROOT}${path.split("/").map(encodeURIComponent).join("/")}`, { headers: { Authorization: UPSTREAM_DAV } });
   return response.status === 404 ? null : response.text();
 };
 
@@ -64,16 +67,18 @@ beforeAll(async () => {
   admin = await signIn("dav-server");
   await sql("DELETE FROM storages");
   await sql("DELETE FROM metas");
-  expect([201, 405]).toContain((await fetch(`${servers.webdavUrl}/library/served`, { method: "MKCOL", headers: { Authorization: UPSTREAM_DAV } })).status);
+  for (const folder of ["/library/written", UPSTREAM_DAV_ROOT]) {
+    expect([201, 405]).toContain((await fetch(`${servers.webdavUrl}${folder}`, { method: "MKCOL", headers: { Authorization: UPSTREAM_DAV } })).status);
+  }
   const create = (mount_path: string, driver: string, addition: Record<string, unknown>, extra: Record<string, unknown> = {}) =>
     call("/api/admin/storage/create", { mount_path, driver, addition: JSON.stringify(addition), ...extra });
   const s3Addition = { endpoint: servers.s3Endpoint, bucket: BUCKET, access_key_id: "GATEHOUSEKEY", secret_access_key: "gatehouse-secret-key", placeholder: "keep" };
   expect((await create("/s3", "S3", { ...s3Addition, root_folder_path: "/davs" }, { webdav_policy: "native_proxy" })).code).toBe(200);
   expect((await create("/s3-redirect", "S3", { ...s3Addition, root_folder_path: "/davs" }, { webdav_policy: "302_redirect" })).code).toBe(200);
-  expect((await create("/up", "WebDav", { address: servers.webdavUrl, username: "davuser", password: "dav password", root_folder_path: "/library/served" })).code).toBe(200);
+  expect((await create("/up", "WebDav", { address: servers.webdavUrl, username: "davuser", password: "dav password", root_folder_path: UPSTREAM_DAV_ROOT })).code).toBe(200);
   expect((await create("/ftp-root", "FTP", { address: servers.ftpAddress, username: "ftpuser", password: "ftp password", root_folder_path: "/exports" })).code).toBe(200);
-  await call("/api/fs/mkdir", { path: "/ftp-root/served" });
-  expect((await create("/ftp", "FTP", { address: servers.ftpAddress, username: "ftpuser", password: "ftp password", root_folder_path: "/exports/served" })).code).toBe(200);
+  expect((await call("/api/fs/mkdir", { path: `/ftp-root${UPSTREAM_FTP_ROOT.slice("/exports".length)}` })).code).toBe(200);
+  expect((await create("/ftp", "FTP", { address: servers.ftpAddress, username: "ftpuser", password: "ftp password", root_folder_path: UPSTREAM_FTP_ROOT })).code).toBe(200);
   // The first Basic request of the admin in this isolate runs PBKDF2; later ones do not.
   expect((await dav("PROPFIND", "/", { headers: { Depth: "0" } })).status).toBe(207);
 });
