@@ -5,11 +5,17 @@
 // column is the figure that carries over, each round trip to Turso costing tens of milliseconds.
 //
 // The web UI rows show the rendered index against /ping, and the front end's files: the "worker
-// runs/req" column counts the Worker's access-log lines, so files the assets layer serves read 0.
+// runs/req" column counts replies carrying X-Request-Id, so files the assets layer serves read 0.
+//
+// A bare Hono worker (scripts/bench-baseline) runs beside it under the same wrangler: the "vs bare"
+// column is each endpoint's rate as a share of the bare worker's /ping, measured in the same run.
+// The Worker runs at its production log level (wrangler.toml's LOG_LEVEL).
 // With Chromium installed (see scripts/browser.ts) it also counts the requests and bytes of a
 // first load of the sign-in page.
 //
-//   BENCH_REQUESTS (default 200) and BENCH_CONCURRENCY (default 8) change the load.
+//   BENCH_REQUESTS (default 200) and BENCH_CONCURRENCY (default 8) change the load; BENCH_ONLY (a
+//   regular expression) runs the endpoints whose names match it, and skips the streaming runs.
+import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
@@ -19,7 +25,7 @@ import { AwsClient } from "aws4fetch";
 import { storages } from "../src/db/schema.ts";
 import { S3_ACCESS_KEY_ID, S3_BUCKET, S3_SECRET_ACCESS_KEY, startS3 } from "../test/support/storage-servers.ts";
 import { chromiumAvailable, launchChromium, measureLoad, sameOriginContext } from "./browser.ts";
-import { migrateAndSeed, openNodeDatabase, type DatabaseTarget } from "./db.ts";
+import { migrateAndSeed, openNodeDatabase, projectRoot, type DatabaseTarget } from "./db.ts";
 import { startLibsqlServer } from "./libsql-server/server.ts";
 import { startWranglerDev, waitForWorker } from "./wrangler-dev.ts";
 
@@ -46,17 +52,22 @@ await migrateAndSeed(database, { adminPassword: ADMIN_PASSWORD });
 const secrets = join(dir, "secrets.vars");
 writeFileSync(secrets, `JWT_SECRET=${randomBytes(48).toString("base64url")}\nOTP_ENCRYPTION_KEY=${randomBytes(48).toString("base64url")}\n`, { mode: 0o600 });
 const port = await freePort();
-const wrangler = startWranglerDev({ port, dataDir: dir, database, envFiles: [secrets], stdio: "pipe", trustClientAddress: true });
-// Every request the Worker runs for prints one access-log line with its request id.
-let workerRuns = 0;
-for (const stream of [wrangler.stdout!, wrangler.stderr!]) {
-  stream.setEncoding("utf8");
-  stream.on("data", (chunk: string) => (workerRuns += chunk.match(/"requestId":/g)?.length ?? 0));
-}
+const wrangler = startWranglerDev({ port, dataDir: dir, database, envFiles: [secrets], stdio: "ignore", trustClientAddress: true, logLevel: null });
+let baseline: ChildProcess | undefined;
+const ONLY = process.env.BENCH_ONLY ? new RegExp(process.env.BENCH_ONLY) : null;
 
 try {
   await waitForWorker(port);
+  // Started once the Worker is up: two wrangler dev sessions starting together race for their ports.
+  const baselinePort = await freePort();
+  baseline = spawn(process.execPath, [join(projectRoot, "node_modules/wrangler/bin/wrangler.js"), "dev", "--config", join(projectRoot, "scripts/bench-baseline/wrangler.toml"), "--ip", "127.0.0.1", "--port", String(baselinePort), "--persist-to", join(dir, "baseline"), "--show-interactive-dev-session=false"], {
+    cwd: projectRoot,
+    stdio: "ignore",
+    env: { ...process.env, WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false" },
+  });
+  await waitForWorker(baselinePort);
   const base = `http://127.0.0.1:${port}`;
+  const bare: Scenario = { name: "bare Hono GET /ping", request: () => fetch(`http://127.0.0.1:${baselinePort}/ping`), expect: undefined };
   const json = (path: string, body: unknown, headers: Record<string, string> = {}) =>
     fetch(base + path, { method: "POST", headers: { "Content-Type": "application/json;charset=UTF-8", ...headers }, body: JSON.stringify(body) });
   const login = await (await json("/api/auth/login", { username: "admin", password: ADMIN_PASSWORD }, { "Client-Id": "bench" })).json() as { data: { token: string } };
@@ -139,27 +150,33 @@ try {
   ];
 
   console.log(`Gatehouse bench: ${CONCURRENCY} concurrent, wrangler dev on 127.0.0.1:${port}, libSQL endpoint ${endpoint.url}\n`);
-  console.log(["endpoint".padEnd(40), "requests", "req/s".padStart(8), "p50 ms".padStart(8), "p99 ms".padStart(8), "round trips/req".padStart(16), "worker runs/req".padStart(16)].join("  "));
+  console.log(["endpoint".padEnd(40), "requests", "req/s".padStart(8), "vs bare".padStart(8), "p50 ms".padStart(8), "p99 ms".padStart(8), "round trips/req".padStart(16), "worker runs/req".padStart(16)].join("  "));
   const rates = new Map<string, number>();
-  for (const scenario of scenarios) {
+  // The bare worker's rate: measured before each endpoint, the median of all those runs.
+  const bareRates: number[] = [];
+  const bareRate = () => [...bareRates].sort((a, b) => a - b)[bareRates.length >> 1]!;
+  const measured: { scenario: Scenario; count: number; rate: number; latencies: number[]; trips: number; runs: number }[] = [];
+  for (const scenario of scenarios.filter((s) => !ONLY || ONLY.test(s.name))) {
     const count = scenario.requests ?? REQUESTS;
+    await run(10, bare);
+    const bareRun = await run(REQUESTS, bare);
+    bareRates.push(REQUESTS / bareRun.seconds);
     // Unmeasured warm-up: the first requests after startup pay for compiling the Worker's code.
     await run(Math.min(10, count), { ...scenario, request: (i) => scenario.request(count + i) });
-    // Log lines of the warm-up may still be in flight; let them land before counting.
-    await new Promise((resolve) => setTimeout(resolve, 300));
     endpoint.resetStats();
-    const runsBefore = workerRuns;
-    const { latencies, seconds } = await run(count, scenario);
+    const { latencies, seconds, workerRuns } = await run(count, scenario);
     const trips = endpoint.stats().pipelines / count;
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    const runs = (workerRuns - runsBefore) / count;
-    rates.set(scenario.name, count / seconds);
+    measured.push({ scenario, count, rate: count / seconds, latencies, trips, runs: workerRuns / count });
+  }
+  for (const { scenario, count, rate, latencies, trips, runs } of measured) {
+    rates.set(scenario.name, rate);
     latencies.sort((a, b) => a - b);
     console.log(
       [
         scenario.name.padEnd(40),
         String(count).padStart(8),
-        (count / seconds).toFixed(0).padStart(8),
+        rate.toFixed(0).padStart(8),
+        `${((rate / bareRate()) * 100).toFixed(0)}%`.padStart(8),
         percentile(latencies, 0.5).toFixed(1).padStart(8),
         percentile(latencies, 0.99).toFixed(1).padStart(8),
         trips.toFixed(2).padStart(16),
@@ -167,23 +184,27 @@ try {
       ].join("  "),
     );
   }
-  await streamBigFile(base, token, database);
-  await s3RoundTrip(base, token);
-  const ratio = rates.get("GET / (web UI index, rendered)")! / rates.get("GET /ping")!;
-  console.log(`\nGET / serves ${(ratio * 100).toFixed(0)}% of the requests per second of /ping (target: at least 80%).`);
+  console.log(`${bare.name.padEnd(40)}  ${String(REQUESTS).padStart(8)}  ${bareRate().toFixed(0).padStart(8)}      100%  (median of ${bareRates.length} runs, one before each endpoint)`);
+  if (!ONLY) {
+    await streamBigFile(base, token, database);
+    await s3RoundTrip(base, token);
+    const ratio = rates.get("GET / (web UI index, rendered)")! / rates.get("GET /ping")!;
+    console.log(`\nGET / serves ${(ratio * 100).toFixed(0)}% of the requests per second of /ping (target: at least 80%).`);
+  }
 
-  if (chromiumAvailable()) {
+  if (ONLY) {
+    // The streaming runs and the first load are skipped for a subset.
+  } else if (chromiumAvailable()) {
     const browser = await launchChromium();
     try {
       const { context, blocked } = await sameOriginContext(browser, base);
-      const runsBefore = workerRuns;
       const load = await measureLoad(context, base, "/", 'input[name="username"]');
       await new Promise((resolve) => setTimeout(resolve, 300));
       const fromWorker = load.byPath.filter((entry) => !/^\/(assets|static|images|streamer)\//.test(entry.path));
       console.log(
         `First load of the sign-in page (cold cache): ${load.requests} requests, ${(load.bytes / 1024).toFixed(0)} KiB ` +
-          `(headers and encoded bodies); ${fromWorker.length} of them reach the Worker (${fromWorker.map((entry) => entry.path).join(", ")}), ` +
-          `which logged ${workerRuns - runsBefore}; other hosts asked for: ${blocked.length === 0 ? "none" : blocked.join(", ")}.`,
+          `(headers and encoded bodies); ${fromWorker.length} of them reach the Worker (${fromWorker.map((entry) => entry.path).join(", ")}); ` +
+          `other hosts asked for: ${blocked.length === 0 ? "none" : blocked.join(", ")}.`,
       );
     } finally {
       await browser.close();
@@ -193,7 +214,8 @@ try {
   }
 } finally {
   wrangler.kill("SIGINT");
-  await new Promise((resolve) => wrangler.once("exit", resolve));
+  baseline?.kill("SIGINT");
+  await Promise.all([wrangler, ...(baseline ? [baseline] : [])].map((child) => new Promise((resolve) => (child.exitCode !== null ? resolve(null) : child.once("exit", resolve)))));
   await endpoint.close();
   rmSync(dir, { recursive: true, force: true });
 }
@@ -327,8 +349,9 @@ async function insertStorages(target: DatabaseTarget, count: number) {
   }
 }
 
-async function run(count: number, scenario: Scenario): Promise<{ latencies: number[]; seconds: number }> {
+async function run(count: number, scenario: Scenario): Promise<{ latencies: number[]; seconds: number; workerRuns: number }> {
   const latencies: number[] = [];
+  let workerRuns = 0;
   let next = 0;
   const started = performance.now();
   await Promise.all(
@@ -339,6 +362,7 @@ async function run(count: number, scenario: Scenario): Promise<{ latencies: numb
         const response = await scenario.request(i);
         const text = await response.text();
         latencies.push(performance.now() - t0);
+        if (response.headers.has("x-request-id")) workerRuns++;
         const code = text.startsWith("{") ? (JSON.parse(text) as { code: number }).code : undefined;
         if (response.status !== (scenario.status ?? 200) || code !== ("expect" in scenario ? scenario.expect : 200)) {
           throw new Error(`${scenario.name}: unexpected reply ${response.status} ${text.slice(0, 200)}`);
@@ -346,7 +370,7 @@ async function run(count: number, scenario: Scenario): Promise<{ latencies: numb
       }
     }),
   );
-  return { latencies, seconds: (performance.now() - started) / 1000 };
+  return { latencies, seconds: (performance.now() - started) / 1000, workerRuns };
 }
 
 function percentile(sorted: number[], p: number): number {

@@ -11,8 +11,10 @@ export interface WranglerDevOptions {
   database: DatabaseTarget;
   /** Files of further bindings (JWT_SECRET …), before this instance's own. */
   envFiles: string[];
-  /** "pipe": the caller reads wrangler's output (the bench counts the Worker's access-log lines). */
+  /** "pipe": the caller reads wrangler's output. */
   stdio: "inherit" | "ignore" | "pipe";
+  /** LOG_LEVEL for this instance (npm start: "info", every request); null keeps wrangler.toml's production level. */
+  logLevel?: string | null;
   /** Believe the client's CF-Connecting-IP (bench only: it picks addresses to stay clear of the lockout). Default false. */
   trustClientAddress?: boolean;
 }
@@ -27,7 +29,8 @@ export function startWranglerDev(options: WranglerDevOptions): ChildProcess {
   // Locally nothing sets CF-Connecting-IP but the client itself: believing it would let anyone
   // pick the address the sign-in lockout counts against.
   const trust = options.trustClientAddress === true;
-  const vars = `TURSO_DATABASE_URL=${url}\n${authToken ? `TURSO_AUTH_TOKEN=${authToken}\n` : ""}TRUST_CF_CONNECTING_IP=${trust}\n`;
+  const logLevel = options.logLevel === undefined ? "info" : options.logLevel;
+  const vars = `TURSO_DATABASE_URL=${url}\n${authToken ? `TURSO_AUTH_TOKEN=${authToken}\n` : ""}TRUST_CF_CONNECTING_IP=${trust}\n${logLevel === null ? "" : `LOG_LEVEL=${logLevel}\n`}`;
   writeFileSync(instanceVars, vars, { mode: 0o600 });
   chmodSync(instanceVars, 0o600); // writeFileSync's mode only applies to a new file
   return spawn(

@@ -19,6 +19,12 @@ export interface Env {
   TOKEN_EXPIRES_IN_HOURS?: string;
   MAX_BODY_BYTES?: string;
   /**
+   * debug | info | warn | error | off. `info` logs every request (one JSON line); `warn`, the
+   * production default in wrangler.toml, only refusals and failures (Cloudflare's invocation log
+   * records every request already); `error`, only failures. npm start uses `info`.
+   */
+  LOG_LEVEL?: string;
+  /**
    * "true" only where Cloudflare sets CF-Connecting-IP (production, wrangler.toml). Otherwise the
    * client's address is unknown and every caller counts as one address for the sign-in lockout.
    */
@@ -35,18 +41,37 @@ export class ConfigError extends Error {
   override name = "ConfigError";
 }
 
+export const LOG_LEVELS = ["debug", "info", "warn", "error", "off"] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
 export interface Config {
   tokenTtlSeconds: number;
   maxBodyBytes: number;
+  /** The least severe log line written: an index into LOG_LEVELS. */
+  logLevel: number;
 }
+
+/** Parsed once per set of bindings (an isolate keeps its env), not on every request. */
+const configs = new WeakMap<Env, Config>();
 
 /** Non-secret configuration with its defaults. Bad values fail loudly rather than fall back. */
 export function readConfig(env: Env): Config {
-  return {
-    tokenTtlSeconds: positiveNumber(env.TOKEN_EXPIRES_IN_HOURS, 48, "TOKEN_EXPIRES_IN_HOURS") * 3600,
-    maxBodyBytes: positiveNumber(env.MAX_BODY_BYTES, 1024 * 1024, "MAX_BODY_BYTES"),
-  };
+  let config = configs.get(env);
+  if (!config) {
+    const level = (env.LOG_LEVEL || "info").toLowerCase();
+    if (!(LOG_LEVELS as readonly string[]).includes(level)) throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(", ")}, got "${env.LOG_LEVEL}"`);
+    config = {
+      tokenTtlSeconds: positiveNumber(env.TOKEN_EXPIRES_IN_HOURS, 48, "TOKEN_EXPIRES_IN_HOURS") * 3600,
+      maxBodyBytes: positiveNumber(env.MAX_BODY_BYTES, 1024 * 1024, "MAX_BODY_BYTES"),
+      logLevel: LOG_LEVELS.indexOf(level as LogLevel),
+    };
+    if (typeof env === "object" && env !== null) configs.set(env, config);
+  }
+  return config;
 }
+
+/** Whether lines of `level` are written under this configuration. */
+export const logs = (config: Config, level: Exclude<LogLevel, "off">) => LOG_LEVELS.indexOf(level) >= config.logLevel;
 
 /** The JWT key. There is no built-in fallback: a missing or short secret is a configuration error. */
 export function jwtSecret(env: Env): Uint8Array {

@@ -2,7 +2,7 @@ import type { MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { cors } from "hono/cors";
 import { secureHeaders } from "hono/secure-headers";
-import { readConfig } from "../env.ts";
+import { logs, readConfig } from "../env.ts";
 import type { AppEnv } from "./context.ts";
 import { GATEHOUSE_VERSION } from "../version.ts";
 import { payloadTooLarge } from "./on-error.ts";
@@ -54,27 +54,40 @@ const downloadSecurityHeaders = secureHeaders({
 export const securityHeaders: MiddlewareHandler<AppEnv> = (c, next) =>
   (isDownloadPath(c.req.path) ? downloadSecurityHeaders : isApiPath(c.req.path) ? apiSecurityHeaders : pageSecurityHeaders)(c, next);
 
-/** One JSON line per request, keyed by the request id that is also sent back as X-Request-Id. */
+/**
+ * One JSON line per request, keyed by the request id that is also sent back as X-Request-Id, at
+ * the reply's level: `error` for failures (HTTP or envelope code 500 and up), `warn` for refusals
+ * (400-499), `info` for the rest. Under LOG_LEVEL nothing of a line is computed when its level is
+ * off (production runs at `warn`: wrangler.toml).
+ */
 export const accessLog: MiddlewareHandler<AppEnv> = async (c, next) => {
   const started = Date.now();
+  // A bad LOG_LEVEL (or MAX_BODY_BYTES …) fails every request with the configuration error.
+  const config = readConfig(c.env ?? {});
   await next();
   c.header("X-Gatehouse-Version", GATEHOUSE_VERSION);
-  console.log(
-    JSON.stringify({
-      requestId: c.get("requestId"),
-      method: c.req.method,
-      path: c.req.path,
-      status: c.res.status,
-      code: c.get("envelopeCode"),
-      ms: Date.now() - started,
-    }),
-  );
+  const worst = Math.max(c.res.status, c.get("envelopeCode") ?? 0);
+  const level = worst >= 500 ? "error" : worst >= 400 ? "warn" : "info";
+  if (!logs(config, level)) return;
+  const line = JSON.stringify({ level, requestId: c.get("requestId"), method: c.req.method, path: c.req.path, status: c.res.status, code: c.get("envelopeCode"), ms: Date.now() - started });
+  if (level === "error") console.error(line);
+  else console.log(line);
 };
+
 
 /**
  * Bodies over MAX_BODY_BYTES get code 413, whether or not they declare a Content-Length. Uploads
  * are files, streamed to the storage: their limit is the platform's, not this one. The WebDAV
  * server caps its XML bodies itself (its PUT is an upload).
  */
-export const limitBodySize: MiddlewareHandler<AppEnv> = (c, next) =>
-  c.req.path === "/api/fs/put" || c.req.path === "/api/fs/form" || isDavPath(c.req.path) ? next() : bodyLimit({ maxSize: readConfig(c.env).maxBodyBytes, onError: payloadTooLarge })(c, next);
+export const limitBodySize: MiddlewareHandler<AppEnv> = (c, next) => {
+  const method = c.req.method;
+  if (method === "GET" || method === "HEAD" || method === "OPTIONS" || c.req.path === "/api/fs/put" || c.req.path === "/api/fs/form" || isDavPath(c.req.path)) return next();
+  const maxSize = readConfig(c.env).maxBodyBytes;
+  let limit = bodyLimits.get(maxSize);
+  if (!limit) bodyLimits.set(maxSize, (limit = bodyLimit({ maxSize, onError: payloadTooLarge })));
+  return limit(c, next);
+};
+
+/** One body-limit middleware per limit (one, in practice), built once per isolate. */
+const bodyLimits = new Map<number, MiddlewareHandler<AppEnv>>();

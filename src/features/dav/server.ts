@@ -125,7 +125,7 @@ async function dispatch(c: Context<AppEnv>): Promise<Response> {
     members: method === "PROPFIND" && depth === 1,
     propertyTrees: method === "MOVE" || method === "COPY" || method === "DELETE" ? at : [],
   });
-  const fsReads = fsStateReads(c.var.db, { paths, folders: foldersRead(paths, method === "PROPFIND" && depth === 1 ? viewPath : null) });
+  const fsReads = fsStateReads(c.var.db, { paths, folders: method === "PROPFIND" && depth === 1 ? [viewPath] : [], points: pointsRead(paths) });
   const davBatch = davReads(c.var.db, davNeeds(paths), now);
   const { caller, reads } = await davCaller(c, [...fsReads.reads, ...davBatch]);
   c.set("caller", caller);
@@ -181,18 +181,15 @@ async function dispatch(c: Context<AppEnv>): Promise<Response> {
   }
 }
 
-/**
- * The folders whose virtual folders a request reads: a lookup of a path asks its parent whether
- * the name is a mount point, and a write looks its parent folder up too; PROPFIND lists one.
- */
-function foldersRead(paths: string[], listed: string | null): string[] {
-  const folders = new Set(listed === null ? [] : [listed]);
+/** The paths a request looks up (is it a mount point?): each path, and the folder a write lands in. */
+function pointsRead(paths: string[]): string[] {
+  const points = new Set<string>();
   for (const path of paths) {
     if (path === "/") continue;
-    folders.add(parentOf(path));
-    if (parentOf(path) !== "/") folders.add(parentOf(parentOf(path)));
+    points.add(path);
+    if (parentOf(path) !== "/") points.add(parentOf(path));
   }
-  return [...folders];
+  return [...points];
 }
 
 /** `Depth`: 0, 1 or infinity (absent: infinity, except PROPFIND where clients that omit it mean 1). */

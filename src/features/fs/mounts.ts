@@ -44,15 +44,24 @@ export class MountTree implements StorageFs {
     private readonly depth = 0,
   ) {}
 
-  /** Makes sure the storages of `paths` and the virtual folders of `folders` are read. */
-  private async cover(paths: string[], folders: string[] = []): Promise<void> {
-    const needs = { paths: paths.filter((path) => !chainCovered(this.tree.chains, path)), folders: folders.filter((folder) => !this.tree.virtual.has(folder)) };
-    if (needs.paths.length > 0 || needs.folders.length > 0) await extendTree(this.db, this.tree, needs);
+  /**
+   * Makes sure the storages of `paths`, the virtual folders of `folders` and the mount-point
+   * status of `points` are read: what is missing, in one round trip.
+   */
+  private async cover(paths: string[], folders: string[] = [], points: string[] = []): Promise<void> {
+    const needs = {
+      paths: paths.filter((path) => !chainCovered(this.tree.chains, path)),
+      folders: folders.filter((folder) => !this.tree.virtual.has(folder)),
+      points: points.filter((path) => !this.tree.points.has(path) && !this.tree.virtual.has(parentOf(path))),
+    };
+    if (needs.paths.length > 0 || needs.folders.length > 0 || needs.points.length > 0) await extendTree(this.db, this.tree, needs);
   }
 
-  private async virtualFolders(folder: string): Promise<VirtualFolder[]> {
-    await this.cover([], [folder]);
-    return this.tree.virtual.get(folder)!;
+  /** The virtual folder `path` is (a mount point, or a folder above one), or null: from its parent's listing when read, else on its own. */
+  private mountPoint(path: string): VirtualFolder | null {
+    const siblings = this.tree.virtual.get(parentOf(path));
+    if (siblings) return siblings.find((v) => v.name === baseName(path)) ?? null;
+    return this.tree.points.get(path) ?? null;
   }
 
   /** The storage serving `path` and its backend; AList's refusals when there is none or it cannot serve. */
@@ -112,11 +121,13 @@ export class MountTree implements StorageFs {
 
   /** One object. A mount point is the virtual folder, not the storage's root (as AList). */
   async get(path: string): Promise<FileObject> {
-    await this.cover([path], path === "/" ? [] : [parentOf(path)]);
+    // Whether it is a mount point: asked on its own, unless a round trip is due anyway (an Alias
+    // target): then the parent's virtual folders come along, and a listing of the parent is free.
+    if (path !== "/" && !chainCovered(this.tree.chains, path)) await this.cover([path], [parentOf(path)]);
+    else await this.cover([path], [], path === "/" ? [] : [path]);
     if (path !== "/") {
-      const name = baseName(path);
-      const virtual = (await this.virtualFolders(parentOf(path))).find((v) => v.name === name);
-      if (virtual) return { name, size: 0, isDir: true, modified: virtual.modified, path: "" };
+      const virtual = this.mountPoint(path);
+      if (virtual) return { name: baseName(path), size: 0, isDir: true, modified: virtual.modified, path: "" };
     }
     if (path === "/" && !resolveStorage(this.tree.storages, "/")) return { name: "root", size: 0, isDir: true, modified: ZERO_TIME, path: "" };
     const mounted = await this.mount(path);

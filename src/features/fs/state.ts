@@ -28,6 +28,8 @@ export interface TreeRows {
   chains: Set<string>;
   /** The virtual folders of each folder read. */
   virtual: Map<string, VirtualFolder[]>;
+  /** Paths asked about on their own: the virtual folder a path is (a mount point or above one), or null. */
+  points: Map<string, VirtualFolder | null>;
 }
 
 /** What the file side knows for one request: the tree read so far, the metas and the settings. */
@@ -37,8 +39,13 @@ export interface FsState {
   settings: FsSettings;
 }
 
-/** The paths a request will resolve, and the folders it will list (their virtual folders). */
+/**
+ * The paths a request will resolve, the folders it will list (their virtual folders), and the
+ * paths it will look up on their own (`points`: is it a virtual folder? One row each, however many
+ * siblings it has).
+ */
 export interface TreeNeeds {
   paths: string[];
   folders: string[];
+  points?: string[];
 }

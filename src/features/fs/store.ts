@@ -64,17 +64,32 @@ function treeReads(db: Database, needs: TreeNeeds) {
       .groupBy(name)
       .orderBy(first);
   });
-  return { chains, reads: [storageRead, ...folderReads] as const };
+  // A path is a virtual folder when a mount path is on it or below it; its time is its first storage's.
+  const pointReads = (needs.points ?? []).map((path) =>
+    db
+      .select({ name: sql<string>`${path}`, modified: storages.modifiedAtMs })
+      .from(storages)
+      .where(and(eq(storages.disabled, false), sql`(${storages.mountPath} = ${path} OR instr(${storages.mountPath}, ${`${path}/`}) = 1)`))
+      .orderBy(storages.order, storages.mountPath)
+      .limit(1),
+  );
+  return { chains, reads: [storageRead, ...folderReads, ...pointReads] as const };
 }
 
 type TreeResults = [StorageRow[], ...{ name: string; modified: number }[][]];
 
-function toTree(needs: TreeNeeds, chains: string[], [storageRows, ...folders]: TreeResults, into?: TreeRows): TreeRows {
-  const tree: TreeRows = into ?? { storages: [], chains: new Set<string>(), virtual: new Map() };
+function toTree(needs: TreeNeeds, chains: string[], [storageRows, ...rest]: TreeResults, into?: TreeRows): TreeRows {
+  const tree: TreeRows = into ?? { storages: [], chains: new Set<string>(), virtual: new Map(), points: new Map() };
   const known = new Set(tree.storages.map((row) => row.id));
   tree.storages.push(...storageRows.filter((row) => !known.has(row.id)));
   for (const path of chains) tree.chains.add(path);
+  const folders = rest.slice(0, needs.folders.length);
+  const points = rest.slice(needs.folders.length);
   needs.folders.forEach((folder, i) => tree.virtual.set(folder, folders[i]!.map((row) => ({ name: row.name, modified: new Date(row.modified) }))));
+  (needs.points ?? []).forEach((path, i) => {
+    const [row] = points[i]!;
+    tree.points.set(path, row ? { name: path.slice(path.lastIndexOf("/") + 1), modified: new Date(row.modified) } : null);
+  });
   return tree;
 }
 
