@@ -44,7 +44,10 @@ export const DeviceSessionStatus = { ACTIVE: 0, INACTIVE: 1 } as const;
 export const deviceSessions = sqliteTable(
   "device_sessions",
   {
-    /** Deterministic per (user, Client-Id): lowercase hex MD5 of `<userId>-<clientId>`, as AList. */
+    /**
+     * Deterministic per (user, Client-Id): the first 32 lowercase hex digits of SHA-256 of
+     * `<userId>-<clientId>` (auth/client.ts deviceKey; AList uses MD5, same length and role).
+     */
     deviceKey: text("device_key").primaryKey(),
     userId: integer("user_id")
       .notNull()

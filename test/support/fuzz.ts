@@ -1,8 +1,9 @@
 // Property-based input fuzzing (issue 8) for every route that takes input: a JSON body, a query
-// string, or (for the few POSTs that take nothing) a body they must ignore. The route table below
-// says, for each route, what its fields accept and how to build a request it must refuse whatever
-// else it holds; fuzz-*.test.ts run the properties group by group, fuzz-coverage.test.ts checks the
-// table against the router and the OpenAPI document.
+// string, or (for the few POSTs that take nothing) a body they must ignore. What a JSON body's
+// fields accept is read from the route's schema (see "Fields from the route schemas"); the route
+// table below says how to build a request each route must refuse whatever else it holds, and what
+// the schema cannot say. fuzz-*.test.ts run the properties group by group; fuzz-coverage.test.ts
+// checks the table against the router and the OpenAPI document.
 //
 // Inputs are invalid by construction: every request is refused by validation, or carries an
 // "anchor" that keeps it refused (a taken name, an id that does not exist, a URL that is not
@@ -18,6 +19,7 @@ import fc from "fast-check";
 import { afterAll, beforeAll, describe, it } from "vitest";
 import type { Database } from "../../src/db/client.ts";
 import { appPasswords, deviceSessions, pendingOtpEnrolments, roles, settings, sshPublicKeys, storages, users } from "../../src/db/schema.ts";
+import { createApp } from "../../src/app.ts";
 import { SETTING_DEFINITIONS } from "../../src/db/settings.ts";
 import { allDrivers } from "../../src/drivers/index.ts";
 import { aListStaticHash, login, postJson } from "./auth.ts";
@@ -217,6 +219,139 @@ function record(fields: Record<string, Field>): Field {
     .constantFrom(...names.filter((name) => fields[name]!.required))
     .chain((name) => free.map((values) => Object.fromEntries(Object.entries(values).filter(([key]) => key !== name))));
   return { kind: "object", required: false, invalid: fc.oneof(wrongType("object", false), oneBad, oneMissing), free };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Fields from the route schemas. Each route's request body is described once, by the zod schema
+// it validates with; the OpenAPI document generated from those schemas carries every field's type,
+// length and range limits, required-ness and allowed values. The generators read them from there,
+// so a limit changed in a route is fuzzed at its new value. What a schema cannot say (text that is
+// trimmed, values the handler refuses, values that must stay harmless) is a hint below.
+
+/** A JSON Schema node, as far as the request bodies use it. */
+interface Schema {
+  $ref?: string;
+  type?: string | string[];
+  anyOf?: Schema[];
+  enum?: unknown[];
+  minLength?: number;
+  maxLength?: number;
+  minimum?: number;
+  maximum?: number;
+  exclusiveMinimum?: number;
+  maxItems?: number;
+  items?: Schema;
+  properties?: Record<string, Schema>;
+  required?: string[];
+}
+
+/** What a field's schema leaves out: the trimming zod does before its length checks, and values of the route's own. */
+interface Hint {
+  /** The schema trims before checking `minLength`: whitespace alone is empty. */
+  trim?: boolean;
+  free?: fc.Arbitrary<unknown>;
+  invalid?: fc.Arbitrary<unknown>;
+}
+
+/** The OpenAPI document of the app, as GET /api/openapi.json serves it; building it reads no database. */
+const DOCUMENT = createApp({
+  database: () => {
+    throw new Error("the fuzz table reads only the route schemas");
+  },
+}).getOpenAPI31Document({ openapi: "3.1.0", info: { title: "Gatehouse", version: "fuzz" } }) as unknown as {
+  paths: Record<string, Record<string, { requestBody?: { content: Record<string, { schema: Schema }> } }>>;
+  components?: { schemas?: Record<string, Schema> };
+};
+
+const resolveSchema = (schema: Schema): Schema => (schema.$ref ? resolveSchema(DOCUMENT.components!.schemas![schema.$ref.split("/").pop()!]!) : schema);
+
+/** The schema's one type besides null, and whether null is allowed. */
+function typeOf(schema: Schema): { type: string | undefined; nullable: boolean } {
+  const types = Array.isArray(schema.type) ? schema.type : schema.type === undefined ? [] : [schema.type];
+  const nonNull = types.filter((type) => type !== "null");
+  return { type: nonNull.length === 1 ? nonNull[0] : undefined, nullable: types.includes("null") };
+}
+
+/** A value of the right type that a list can be filled with past its limit. */
+function exampleOf(schema: Schema): unknown {
+  const { type } = typeOf(schema);
+  if (type === "string") return schema.enum?.[0] ?? "a";
+  if (type === "integer" || type === "number") return schema.minimum ?? (schema.exclusiveMinimum ?? 0) + 1;
+  if (type === "boolean") return false;
+  if (type === "object") return Object.fromEntries((schema.required ?? []).map((name) => [name, exampleOf(schema.properties![name]!)]));
+  return null;
+}
+
+/** Strings outside an enum: near misses (case, blanks) and anything else. */
+function enumText(values: string[], required: boolean, nullable: boolean): Field {
+  const nearMisses = values.flatMap((value) => [value.toUpperCase(), ` ${value}`, `${value}x`]);
+  return {
+    kind: "string",
+    required,
+    invalid: fc.oneof(wrongType("string", nullable), fc.constantFrom("", ...nearMisses), unicodeText(12).filter((s) => !values.includes(s))),
+    free: fc.constantFrom(...values),
+  };
+}
+
+function fieldFromSchema(node: Schema, required: boolean, hint: Hint, where: string): Field {
+  const schema = resolveSchema(node);
+  const { type, nullable } = typeOf(schema);
+  const options = { required, nullable, ...(hint.free ? { free: hint.free } : {}), ...(hint.invalid ? { invalid: hint.invalid } : {}) };
+  switch (type) {
+    case "string":
+      if (schema.enum) return enumText(schema.enum as string[], options.required, nullable);
+      return text({ ...options, trim: hint.trim ?? false, ...(schema.maxLength === undefined ? {} : { max: schema.maxLength }), ...(schema.minLength === undefined ? {} : { min: schema.minLength }) });
+    case "integer":
+      return integer({
+        ...options,
+        min: schema.minimum ?? (schema.exclusiveMinimum === undefined ? Number.MIN_SAFE_INTEGER : schema.exclusiveMinimum + 1),
+        max: schema.maximum ?? Number.MAX_SAFE_INTEGER,
+      });
+    case "number":
+      return number(options);
+    case "boolean":
+      return boolean(options);
+    case "array":
+      if (schema.maxItems === undefined) throw new Error(`${where}: a list without maxItems; the fuzz table expects every list to be bounded`);
+      return list(fieldFromSchema(schema.items!, false, {}, `${where}[]`), { ...options, max: schema.maxItems, example: exampleOf(resolveSchema(schema.items!)) });
+    case "object":
+      return record(objectFields(schema, {}, where));
+    default:
+      // No type: any JSON value is accepted (fs/other's `data`).
+      if (schema.anyOf === undefined && Object.keys(schema).every((key) => key === "description" || key === "example")) {
+        return { kind: "unknown", required: options.required, invalid: null, free: smallJson };
+      }
+      throw new Error(`${where}: no generator for this schema (${JSON.stringify(schema)}); give the field in full in the route's hints`);
+  }
+}
+
+/** The fields of an object schema; a hint that is a whole Field replaces its field's derivation. */
+function objectFields(schema: Schema, hints: Record<string, Hint | Field>, where: string): Record<string, Field> {
+  const properties = schema.properties ?? {};
+  for (const name of Object.keys(hints)) if (!Object.hasOwn(properties, name)) throw new Error(`${where}: a hint for "${name}", which the schema does not have`);
+  return Object.fromEntries(
+    Object.entries(properties).map(([name, property]) => {
+      const hint = hints[name] ?? {};
+      return [name, "kind" in hint ? hint : fieldFromSchema(property, (schema.required ?? []).includes(name), hint, `${where}.${name}`)];
+    }),
+  );
+}
+
+/** The JSON body of a POST route as the router validates it: its fields, or those of its items when it is an array. */
+function bodySchema(path: string): { object: Schema; isArray: boolean } {
+  const body = DOCUMENT.paths[path]?.post?.requestBody?.content["application/json"]?.schema;
+  if (!body) throw new Error(`POST ${path} takes no JSON body in the OpenAPI document`);
+  const schema = resolveSchema(body);
+  return typeOf(schema).type === "array" ? { object: resolveSchema(schema.items!), isArray: true } : { object: schema, isArray: false };
+}
+
+/**
+ * A route's fields, from its schema, and whether a body naming none of them is valid: no field
+ * is required (or the body is an array, which may be empty).
+ */
+function fromSchema(path: string, hints: Record<string, Hint | Field> = {}): Pick<JsonRoute, "fields" | "emptyIsValid"> {
+  const { object, isArray } = bodySchema(path);
+  return { fields: objectFields(object, hints, `POST ${path}`), emptyIsValid: isArray || (object.required ?? []).length === 0 };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -498,15 +633,12 @@ const freshAddress = () => {
 };
 
 const KNOWN_PASSWORDS = new Set([TEST_ADMIN_PASSWORD, aListStaticHash(TEST_ADMIN_PASSWORD)]);
-const signInFields = {
-  username: text({ max: 255, min: 1, required: true }),
-  // Nobody's password: the fuzz user's is a random UUID, the admin's is excluded.
-  password: text({ max: 1024, required: true, free: unicodeText(64).filter((p) => !KNOWN_PASSWORDS.has(p)) }),
-  otp_code: text({ max: 32 }),
-};
+// Nobody's password: the fuzz user's is a random UUID, the admin's is excluded.
+const signInHints = { password: { free: unicodeText(64).filter((p) => !KNOWN_PASSWORDS.has(p)) } };
 const wrongCredentials = { username: "fuzz-nobody", password: "not the password" };
 
-const sessionId = text({ max: 64, min: 1, required: true, free: unicodeText(64).filter((id) => !/^[0-9a-f]{32}$/.test(id)) });
+// Session ids are 32 hex digits; the free ids never are.
+const sessionIdHints = { session_id: { free: unicodeText(64).filter((id) => !/^[0-9a-f]{32}$/.test(id)) } };
 
 const KEY_TYPES = [
   "ssh-ed25519", "ssh-rsa", "ecdsa-sha2-nistp256", "ecdsa-sha2-nistp384", "ecdsa-sha2-nistp521", "sk-ssh-ed25519@openssh.com",
@@ -554,22 +686,10 @@ const NOT_HTTP = [
 const unfetchableUrl = (credentialsAllowed: boolean) =>
   fc.oneof(fc.constantFrom(...NOT_HTTP, "http://user:pass@127.0.0.1:1/jsonrpc"), unicodeText(40)).filter((url) => !fetchableUrl(url, credentialsAllowed));
 
-const userFields = {
-  username: text({ max: 255, min: 1, trim: true }),
-  base_path: text({ max: 1024 }),
-  role: list(integer({ min: 1, max: Number.MAX_SAFE_INTEGER }), { max: 64, example: 3, free: fc.array(fc.constantFrom(1, 2, 3, MISSING_ID), { maxLength: 3 }) }),
-  disabled: boolean(),
-  permission: integer({ min: 0, max: 65535 }),
-  sso_id: text({ max: 255 }),
-};
-
-const scope = record({ path: text({ max: 1024, required: true }), permission: integer({ min: 0, max: 65535, required: true }) });
-const roleFields = {
-  name: text({ max: 255, min: 1, trim: true }),
-  description: text({ max: 1024 }),
-  default: boolean(),
-  permission_scopes: list(scope, { max: 256, nullable: true, example: { path: "/", permission: 0 } }),
-};
+/** Ids of rows that exist (the seeded accounts and roles, the fuzz user), and one that does not. */
+const rowIds = { free: fc.constantFrom(1, 2, 3) };
+const userHints = { username: { trim: true }, role: { free: fc.array(fc.constantFrom(1, 2, 3, MISSING_ID), { maxLength: 3 }) } };
+const roleHints = { name: { trim: true } };
 
 /** An integer as a JSON number or a numeric string, as storage bodies take `order` and `cache_expiration`. */
 function integerLike(options: { min?: number } = {}): Field {
@@ -588,11 +708,10 @@ function integerLike(options: { min?: number } = {}): Field {
 
 /** Choices of the storage form: mostly one a template offers (so requests get past them), now and then anything. */
 const TEMPLATE_OPTIONS = ["", "302_redirect", "use_proxy_url", "native_proxy", "name", "size", "modified", "asc", "desc", "front", "back"];
-const storageChoice = text({
-  nullable: true,
+const storageChoice = {
   invalid: fc.constant("fuzz-no-such-option"),
   free: fc.oneof({ weight: 4, arbitrary: fc.constantFrom(null, ...TEMPLATE_OPTIONS) }, { weight: 1, arbitrary: unicodeText(20) }),
-});
+};
 const DRIVERS = ["Alias", "Crypt", "FTP", "Local", "S3", "SFTP", "SMB", "UrlTree", "Virtual", "WebDav"];
 const isJsonObjectText = (s: string) => {
   try {
@@ -617,18 +736,17 @@ const driverAddition = fc
   })
   .map(({ paths, remote_path, other }) => JSON.stringify({ ...other, paths, remote_path }));
 
-const storageFields = (idField: Field) => ({
+/**
+ * The storage body: its text limits and flags come from the schema; `id`, `order`,
+ * `cache_expiration`, `addition` and `enable_sign` take several types (or are checked by the
+ * handler), so they are given whole.
+ */
+const storageHints = (idField: Field): Record<string, Hint | Field> => ({
   id: idField,
-  mount_path: text({ max: 1024, min: 1, required: true }),
   order: integerLike(),
-  driver: text({ max: 64, min: 1, required: true, free: fc.oneof(fc.constantFrom(...DRIVERS), unicodeText(20)), invalid: fc.constantFrom("virtual", "NoSuchDriver", "Virtual ") }),
-  remark: text({ max: 4096, nullable: true }),
+  driver: { free: fc.oneof(fc.constantFrom(...DRIVERS), unicodeText(20)), invalid: fc.constantFrom("virtual", "NoSuchDriver", "Virtual ") },
   cache_expiration: integerLike({ min: 0 }),
-  status: text({ nullable: true }),
-  web_proxy: boolean({ nullable: true }),
   webdav_policy: storageChoice,
-  down_proxy_url: text({ max: 4096, nullable: true }),
-  down_proxy_sign: boolean({ nullable: true }),
   order_by: storageChoice,
   order_direction: storageChoice,
   extract_folder: storageChoice,
@@ -644,83 +762,46 @@ const storageFields = (idField: Field) => ({
     invalid: fc.constantFrom("yes", "TRUE", "1", 1, 0, "", [], {}),
     free: fc.oneof(fc.boolean(), fc.constantFrom("true", "false")),
   } satisfies Field,
-  disable_index: boolean({ nullable: true }),
-  proxy_range: boolean({ nullable: true }),
-  disabled: boolean({ nullable: true }),
 });
 
-const fsPath = text({ max: 4096 });
-const fsPassword = text({ max: 1024 });
 /**
- * The file reads: a climbing path is refused (403) whatever the other fields hold; a valid body
+ * The file routes: a climbing path is refused (403) whatever the other fields hold; a valid read
  * finds nothing mounted (500) or a caller without a scope holding the path (403).
  */
-const fsNames = list(text({ max: 1024 }), { max: 1000, example: "a" });
-const FS_WRITE = { variants: [{ body: { path: "/../fuzz" }, anchor: ["path"] }], emptyIsValid: true, alsoRefused: [403], alsoValid: [400, 403, 500] };
-const FS_READ = { variants: [{ body: { path: "/../fuzz" }, anchor: ["path"] }], emptyIsValid: true, alsoRefused: [403], alsoValid: [403, 500] };
-const metaFields = {
-  path: text({ max: 4096, min: 1, required: true }),
-  password: text({ max: 1024 }),
-  p_sub: boolean(),
-  write: boolean(),
-  w_sub: boolean(),
-  hide: text({ max: 65536 }),
-  h_sub: boolean(),
-  readme: text({ max: 1_000_000 }),
-  r_sub: boolean(),
-  header: text({ max: 1_000_000 }),
-  header_sub: boolean(),
-};
+const FS_WRITE = { variants: [{ body: { path: "/../fuzz" }, anchor: ["path"] }], alsoRefused: [403], alsoValid: [400, 403, 500] };
+const FS_READ = { variants: [{ body: { path: "/../fuzz" }, anchor: ["path"] }], alsoRefused: [403], alsoValid: [403, 500] };
 
 export const JSON_ROUTES: JsonRoute[] = [
   {
     path: "/api/fs/list",
     group: "fs-metas",
     caller: "user",
-    fields: {
-      path: fsPath,
-      password: fsPassword,
-      page: integer({ min: 0, max: 1_000_000_000 }),
-      per_page: integer({ min: -1_000_000_000, max: 1_000_000_000 }),
-      refresh: boolean(),
-    },
+    ...fromSchema("/api/fs/list"),
     ...FS_READ,
   },
-  { path: "/api/fs/get", group: "fs-metas", caller: "user", fields: { path: fsPath, password: fsPassword }, ...FS_READ },
-  { path: "/api/fs/dirs", group: "fs-metas", caller: "user", fields: { path: fsPath, password: fsPassword, force_root: boolean() }, ...FS_READ },
-  {
-    path: "/api/fs/other",
-    group: "fs-metas",
-    caller: "user",
-    fields: { path: fsPath, password: fsPassword, method: text({ max: 256 }), data: { kind: "unknown", required: false, invalid: null, free: smallJson } },
-    ...FS_READ,
-  },
+  { path: "/api/fs/get", group: "fs-metas", caller: "user", ...fromSchema("/api/fs/get"), ...FS_READ },
+  { path: "/api/fs/dirs", group: "fs-metas", caller: "user", ...fromSchema("/api/fs/dirs"), ...FS_READ },
+  { path: "/api/fs/other", group: "fs-metas", caller: "user", ...fromSchema("/api/fs/other"), ...FS_READ },
   // Writes: a climbing path refuses every body (403); a valid one from the fuzz user (the guest
   // role: read only) is refused for want of the permission bit, so nothing changes.
-  { path: "/api/fs/mkdir", group: "fs-metas", caller: "user", fields: { path: fsPath, password: fsPassword }, ...FS_WRITE },
-  {
-    path: "/api/fs/rename",
-    group: "fs-metas",
-    caller: "user",
-    fields: { path: fsPath, name: text({ max: 1024 }), overwrite: boolean(), password: fsPassword },
-    ...FS_WRITE,
-  },
+  { path: "/api/fs/mkdir", group: "fs-metas", caller: "user", ...fromSchema("/api/fs/mkdir"), ...FS_WRITE },
+  { path: "/api/fs/rename", group: "fs-metas", caller: "user", ...fromSchema("/api/fs/rename"), ...FS_WRITE },
   ...["/api/fs/move", "/api/fs/copy"].map(
     (path): JsonRoute => ({
       path,
       group: "fs-metas",
       caller: "user",
-      fields: { src_dir: fsPath, dst_dir: fsPath, names: fsNames, overwrite: boolean(), password: fsPassword },
+      ...fromSchema(path),
       ...FS_WRITE,
       variants: [{ body: { src_dir: "/../fuzz", names: ["a"] }, anchor: ["src_dir"] }],
     }),
   ),
-  { path: "/api/fs/remove", group: "fs-metas", caller: "user", fields: { dir: fsPath, names: fsNames, password: fsPassword }, ...FS_WRITE, variants: [{ body: { dir: "/../fuzz", names: ["a"] }, anchor: ["dir"] }] },
+  { path: "/api/fs/remove", group: "fs-metas", caller: "user", ...fromSchema("/api/fs/remove"), ...FS_WRITE, variants: [{ body: { dir: "/../fuzz", names: ["a"] }, anchor: ["dir"] }] },
   {
     path: "/api/fs/batch_rename",
     group: "fs-metas",
     caller: "user",
-    fields: { src_dir: fsPath, rename_objects: list(record({ src_name: text({ max: 1024, required: true }), new_name: text({ max: 1024, required: true }) }), { max: 1000, example: { src_name: "a", new_name: "b" } }), password: fsPassword },
+    ...fromSchema("/api/fs/batch_rename"),
     ...FS_WRITE,
     variants: [{ body: { src_dir: "/../fuzz" }, anchor: ["src_dir"] }],
   },
@@ -728,42 +809,28 @@ export const JSON_ROUTES: JsonRoute[] = [
     path: "/api/fs/regex_rename",
     group: "fs-metas",
     caller: "user",
-    fields: { src_dir: fsPath, src_name_regex: text({ max: 1024, required: true }), new_name_regex: text({ max: 1024, required: true }), password: fsPassword },
+    ...fromSchema("/api/fs/regex_rename"),
     ...FS_WRITE,
-    emptyIsValid: false,
     variants: [{ body: { src_dir: "/../fuzz", src_name_regex: "a", new_name_regex: "b" }, anchor: ["src_dir"] }],
   },
   {
     path: "/api/fs/recursive_move",
     group: "fs-metas",
     caller: "user",
-    fields: {
-      src_dir: fsPath,
-      dst_dir: fsPath,
-      conflict_policy: text({ invalid: fc.constantFrom("abort", "", "Cancel"), free: fc.constantFrom("cancel", "overwrite", "skip") }),
-      password: fsPassword,
-    },
+    ...fromSchema("/api/fs/recursive_move"),
     ...FS_WRITE,
     variants: [{ body: { src_dir: "/../fuzz" }, anchor: ["src_dir"] }],
   },
-  { path: "/api/fs/remove_empty_directory", group: "fs-metas", caller: "user", fields: { src_dir: fsPath, password: fsPassword }, ...FS_WRITE, variants: [{ body: { src_dir: "/../fuzz" }, anchor: ["src_dir"] }] },
+  { path: "/api/fs/remove_empty_directory", group: "fs-metas", caller: "user", ...fromSchema("/api/fs/remove_empty_directory"), ...FS_WRITE, variants: [{ body: { src_dir: "/../fuzz" }, anchor: ["src_dir"] }] },
   // Admins only: the fuzz user is refused (403) whatever it sends.
-  { path: "/api/fs/link", group: "fs-metas", caller: "user", fields: { path: fsPath }, ...FS_WRITE },
+  { path: "/api/fs/link", group: "fs-metas", caller: "user", ...fromSchema("/api/fs/link"), ...FS_WRITE },
   // Answers 500 `search not available` to any well-formed body: there is no index to search.
   {
     path: "/api/fs/search",
     group: "fs-metas",
     caller: "user",
-    fields: {
-      parent: fsPath,
-      keywords: text({ max: 1024 }),
-      scope: integer({ min: 0, max: 2 }),
-      page: integer({ min: 1, max: 1_000_000_000 }),
-      per_page: integer({ min: 1, max: 1_000_000_000 }),
-      password: fsPassword,
-    },
+    ...fromSchema("/api/fs/search"),
     variants: [{ body: {}, anchor: [] }],
-    emptyIsValid: true,
     alsoRefused: [500],
     alsoValid: [500],
   },
@@ -771,7 +838,7 @@ export const JSON_ROUTES: JsonRoute[] = [
     path: "/api/admin/meta/create",
     group: "fs-metas",
     caller: "admin",
-    fields: metaFields,
+    ...fromSchema("/api/admin/meta/create"),
     // A hide line that is no pattern keeps every create refused.
     variants: [{ body: { path: "/fuzz-meta", hide: "(" }, anchor: ["hide"] }],
   },
@@ -779,28 +846,27 @@ export const JSON_ROUTES: JsonRoute[] = [
     path: "/api/admin/meta/update",
     group: "fs-metas",
     caller: "admin",
-    fields: { id: integer({ min: 1, max: Number.MAX_SAFE_INTEGER, required: true, free: fc.constantFrom(1, 2, 3) }), ...metaFields },
+    ...fromSchema("/api/admin/meta/update", { id: rowIds }),
     variants: [{ body: { id: MISSING_ID, path: "/fuzz-meta" }, anchor: ["id"] }],
   },
   // auth and me
   ...["/api/auth/login", "/api/auth/login/hash"].map(
-    (path): JsonRoute => ({ path, group: "auth-me", caller: "anonymous", fields: signInFields, variants: [{ body: wrongCredentials, anchor: [] }], headers: freshAddress }),
+    (path): JsonRoute => ({ path, group: "auth-me", caller: "anonymous", ...fromSchema(path, signInHints), variants: [{ body: wrongCredentials, anchor: [] }], headers: freshAddress }),
   ),
   {
     // No 2FA enrolment is pending (checked at start), so no code and secret can be right.
     path: "/api/auth/2fa/verify",
     group: "auth-me",
     caller: "user",
-    fields: { code: text({ max: 32, min: 1, required: true }), secret: text({ max: 128, min: 1, required: true }) },
+    ...fromSchema("/api/auth/2fa/verify"),
     variants: [{ body: { code: "000000", secret: "JBSWY3DPEHPK3PXP" }, anchor: [] }],
   },
   {
     path: "/api/me/update",
     group: "auth-me",
     caller: "user",
-    fields: { username: text({ max: 255, min: 1, trim: true }), password: text({ max: 1024 }), sso_id: text({ max: 255 }) },
+    ...fromSchema("/api/me/update", { username: { trim: true } }),
     variants: [{ body: { username: "admin" }, anchor: ["username"] }],
-    emptyIsValid: true,
   },
   // sessions and SSH keys
   ...(["user", "admin"] as const).map(
@@ -808,8 +874,7 @@ export const JSON_ROUTES: JsonRoute[] = [
       path: caller === "user" ? "/api/me/sessions/evict" : "/api/admin/session/evict",
       group: "sessions-sshkeys",
       caller,
-      // Session ids are 32 hex digits; the free ids never are.
-      fields: { session_id: sessionId },
+      ...fromSchema(caller === "user" ? "/api/me/sessions/evict" : "/api/admin/session/evict", sessionIdHints),
       variants: [{ body: { session_id: "fuzz-no-such-session" }, anchor: [] }],
     }),
   ),
@@ -817,17 +882,11 @@ export const JSON_ROUTES: JsonRoute[] = [
     path: "/api/me/sshkey/add",
     group: "sessions-sshkeys",
     caller: "user",
-    fields: {
-      title: text({ max: 255, min: 1, trim: true, required: true }),
+    ...fromSchema("/api/me/sshkey/add", {
+      title: { trim: true },
       // DSA keys are refused whatever follows the type.
-      key: text({
-        max: 16_384 + 1024,
-        min: 1,
-        required: true,
-        invalid: unicodeText(64).map((s) => `ssh-dss AAAAB3NzaC1kc3M${s}`),
-        free: fc.oneof(unicodeText(64), mangledKey),
-      }),
-    },
+      key: { invalid: unicodeText(64).map((s) => `ssh-dss AAAAB3NzaC1kc3M${s}`), free: fc.oneof(unicodeText(64), mangledKey) },
+    }),
     variants: [
       { body: { title: EXISTING_KEY_TITLE, key: VALID_SSH_KEY }, anchor: ["title"] },
       { body: { title: "fuzz-new", key: "ssh-dss AAAAB3NzaC1kc3M" }, anchor: ["key"] },
@@ -838,7 +897,7 @@ export const JSON_ROUTES: JsonRoute[] = [
     path: "/api/me/app_password/create",
     group: "sessions-sshkeys",
     caller: "user",
-    fields: { name: text({ max: 100, min: 1, trim: true, required: true }) },
+    ...fromSchema("/api/me/app_password/create", { name: { trim: true } }),
     variants: [{ body: { name: EXISTING_KEY_TITLE }, anchor: ["name"] }],
   },
   // settings
@@ -846,54 +905,45 @@ export const JSON_ROUTES: JsonRoute[] = [
     path: "/api/admin/setting/save",
     group: "settings",
     caller: "admin",
-    fields: {
-      key: text({ max: 255, min: 1, required: true, free: fc.oneof(fc.constantFrom(...SETTING_KEYS), unicodeText(32)) }),
-      value: text({ required: true, free: fc.oneof(unicodeText(64), fc.constantFrom("true", "false", "{}", "[]", '{"a":1}', ...NUMERIC_STRINGS)) }),
-      help: text({}),
-      type: text({}),
-      options: text({}),
-      group: number({}),
-      flag: number({}),
-      index: number({}),
-    },
+    ...fromSchema("/api/admin/setting/save", {
+      key: { free: fc.oneof(fc.constantFrom(...SETTING_KEYS), unicodeText(32)) },
+      value: { free: fc.oneof(unicodeText(64), fc.constantFrom("true", "false", "{}", "[]", '{"a":1}', ...NUMERIC_STRINGS)) },
+    }),
     variants: [{ body: { key: "site_title", value: "AList" }, anchor: [] }],
     // Saved with an unknown key, or twice in one request: refused as a whole.
     wrap: (item, choice) => [[item, UNKNOWN_SETTING], [UNKNOWN_SETTING, item], [item, item]][choice % 3],
-    emptyIsValid: true,
   },
   {
     path: "/api/admin/setting/set_token",
     group: "settings",
     caller: "admin",
-    fields: { token: text({ max: 4096, trim: true, required: true, invalid: refusedToken }) },
+    ...fromSchema("/api/admin/setting/set_token", { token: { trim: true, invalid: refusedToken } }),
     variants: [{ body: { token: "short" }, anchor: ["token"] }],
   },
   {
     path: "/api/admin/setting/set_aria2",
     group: "settings",
     caller: "admin",
-    fields: { uri: text({ max: 2048, trim: true, required: true, invalid: unfetchableUrl(false) }), secret: text({ max: 1024, required: true }) },
+    ...fromSchema("/api/admin/setting/set_aria2", { uri: { trim: true, invalid: unfetchableUrl(false) } }),
     variants: [{ body: { uri: "ws://127.0.0.1:1/jsonrpc", secret: "" }, anchor: ["uri"] }],
   },
   {
     path: "/api/admin/setting/set_qbit",
     group: "settings",
     caller: "admin",
-    fields: {
-      url: text({
-        max: 2048,
+    ...fromSchema("/api/admin/setting/set_qbit", {
+      url: {
         trim: true,
-        required: true,
         invalid: unfetchableUrl(true),
         free: fc.oneof(unicodeText(40), fc.constantFrom("http://127.0.0.1:1/", "http://admin:x@127.0.0.1:1/", "https://127.0.0.1:1/")),
-      }),
-      seedtime: text({
+      },
+      // The schema's pattern is checked after trimming: strings it refuses, and whole numbers.
+      seedtime: {
         trim: true,
-        required: true,
         invalid: fc.oneof(fc.constantFrom("", " ", "-1", "1.5", "1e3", "0x10", "1234567890", "١", "１", "NaN"), unicodeText(8).filter((s) => !/^\d{1,9}$/.test(s.trim()))),
         free: fc.oneof(fc.nat(999_999_999).map(String), unicodeText(8)),
-      }),
-    },
+      },
+    }),
     // Never a request that passes validation with a fetchable URL: the Worker would call out.
     variants: [
       { body: { url: "http://127.0.0.1:1/", seedtime: "soon" }, anchor: ["seedtime"] },
@@ -905,7 +955,7 @@ export const JSON_ROUTES: JsonRoute[] = [
     path: "/api/admin/user/create",
     group: "users-roles",
     caller: "admin",
-    fields: { ...userFields, username: { ...userFields.username, required: true }, password: text({ max: 1024, min: 1, required: true }) },
+    ...fromSchema("/api/admin/user/create", userHints),
     variants: [
       { body: { username: "admin", password: "x" }, anchor: ["username"] },
       { body: { username: "fuzz-new", password: "x", role: [MISSING_ID] }, anchor: ["role"] },
@@ -916,7 +966,7 @@ export const JSON_ROUTES: JsonRoute[] = [
     path: "/api/admin/user/update",
     group: "users-roles",
     caller: "admin",
-    fields: { id: integer({ min: 1, max: Number.MAX_SAFE_INTEGER, required: true, free: fc.constantFrom(1, 2, 3) }), ...userFields, password: text({ max: 1024 }) },
+    ...fromSchema("/api/admin/user/update", { ...userHints, id: rowIds }),
     // Besides an id that does not exist, the rules' refusals: each must save none of the other fields.
     variants: [
       { body: { id: MISSING_ID }, anchor: ["id"] },
@@ -929,14 +979,14 @@ export const JSON_ROUTES: JsonRoute[] = [
     path: "/api/admin/role/create",
     group: "users-roles",
     caller: "admin",
-    fields: { ...roleFields, name: { ...roleFields.name, required: true } },
+    ...fromSchema("/api/admin/role/create", roleHints),
     variants: [{ body: { name: "admin" }, anchor: ["name"] }],
   },
   {
     path: "/api/admin/role/update",
     group: "users-roles",
     caller: "admin",
-    fields: { id: integer({ min: 1, max: Number.MAX_SAFE_INTEGER, required: true, free: fc.constantFrom(1, 2, 3) }), ...roleFields },
+    ...fromSchema("/api/admin/role/update", { ...roleHints, id: rowIds }),
     variants: [
       { body: { id: MISSING_ID }, anchor: ["id"] },
       { body: { id: ROLE_IDS.admin }, anchor: ["id"] },
@@ -948,7 +998,7 @@ export const JSON_ROUTES: JsonRoute[] = [
     path: "/api/admin/storage/create",
     group: "storages-drivers",
     caller: "admin",
-    fields: storageFields({ kind: "unknown", required: false, invalid: null, free: smallJson }),
+    ...fromSchema("/api/admin/storage/create", storageHints({ kind: "unknown", required: false, invalid: null, free: smallJson })),
     variants: [
       { body: { mount_path: EXISTING_MOUNT, driver: "Virtual", addition: "{}" }, anchor: ["mount_path"] },
       { body: { mount_path: "/fuzz-new", driver: "NoSuchDriver", addition: "{}" }, anchor: ["driver"] },
@@ -959,7 +1009,7 @@ export const JSON_ROUTES: JsonRoute[] = [
     path: "/api/admin/storage/update",
     group: "storages-drivers",
     caller: "admin",
-    fields: storageFields({
+    ...fromSchema("/api/admin/storage/update", storageHints({
       kind: "unknown",
       required: true,
       invalid: fc.oneof(
@@ -967,7 +1017,7 @@ export const JSON_ROUTES: JsonRoute[] = [
         fc.constantFrom("-0", "1e309").map((json) => new Raw(json)),
       ),
       free: fc.constantFrom(1, 2, "1", MISSING_ID),
-    }),
+    })),
     variants: [
       { body: { id: MISSING_ID, mount_path: "/fuzz-new", driver: "Virtual", addition: "{}" }, anchor: ["id"] },
       { body: { id: MISSING_ID, mount_path: "/fuzz-new", driver: "Crypt", addition: '{"remote_path":"/fuzz-existing","password":"x"}' }, anchor: ["id", "driver"] },

@@ -1,6 +1,7 @@
 // The fuzz table (test/support/fuzz.ts) against the router and the OpenAPI document: a route that
 // takes input and has no row, a row for a route that is gone, or a field the table does not know
-// fails here, so nothing is silently left unfuzzed.
+// fails here, so nothing is silently left unfuzzed. (A JSON row's fields are read from its route's
+// schema, so a row that exists names the right fields; a missing row still fails.)
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { BODYLESS_ROUTES, JSON_ROUTES, QUERY_ROUTES } from "../support/fuzz.ts";
 import { createUnitFixture, type UnitFixture } from "../support/unit.ts";
