@@ -11,9 +11,11 @@ import { DeviceSessionStatus } from "../db/schema.ts";
 import { ApiError } from "../http/errors.ts";
 import { clientIp, maskIp, userAgent } from "./client.ts";
 import { constantTimeEqual } from "./password.ts";
-import { readGuest, readPermanentTokenAdmin, readTokenSession, type ExtraReads, type RoleRow, type UserRow } from "./store.ts";
+import { readGuest, readPermanentTokenAdmin, readTokenSession, type CallerReads, type RoleRow, type UserRow } from "./store.ts";
 import { tokenFromHeader, verifyToken } from "./tokens.ts";
 import type { Caller } from "./caller.ts";
+import { sql, type SQL } from "drizzle-orm";
+import { run, type Plan } from "../db/plan.ts";
 
 export const isAdmin = (caller: Caller) => caller.user.roleIds.includes(ADMIN_ROLE_ID);
 export const isGuest = (caller: Caller) => caller.user.roleIds.includes(GUEST_ROLE_ID);
@@ -57,6 +59,45 @@ export function accountOnly(code: 401 | 403, guestMessage: string) {
   return { middleware: [authenticate, refuseGuest] as [typeof authenticate, typeof refuseGuest], security: eitherToken() };
 }
 
+type Access = { middleware: readonly MiddlewareHandler<AppEnv>[]; security: Record<string, string[]>[] };
+
+/**
+ * Spread into `createRoute({...})` instead of `access`: the same guard, and the route's own reads
+ * (a plan built from the raw request) travel in the guard's batch, so the route costs one round
+ * trip in all. `build` returns null when the request is not valid (its validator answers 400
+ * next); the handler takes the results with `planned(c, build)`. Refused callers' reads are
+ * thrown away unread.
+ */
+export function reading<T>(access: Access, build: RoutePlan<T>) {
+  const guard: MiddlewareHandler<AppEnv> = async (c, next) => {
+    // A plan from a JSON body reads it here first (Hono keeps it for the route's validator).
+    if (build.readsJson) c.set("json", /json/i.test(c.req.header("Content-Type") ?? "") ? await c.req.json().catch(() => undefined) : undefined);
+    let route: Plan<T> | null = null;
+    const { reads } = await authenticateWith(c, (callerId) => (route = build(c, callerId))?.reads ?? []);
+    if (route) c.set("routeData", { value: (route as Plan<T>).read(reads) });
+    await next();
+  };
+  const [, ...rest] = access.middleware;
+  return { middleware: [guard, ...rest] as [typeof guard, ...MiddlewareHandler<AppEnv>[]], security: access.security };
+}
+
+/** A route's plan, from the raw request and the caller's user id (a scalar subquery); null for a request its validator refuses. */
+export type RoutePlan<T> = ((c: Context<AppEnv>, callerId: SQL) => Plan<T> | null) & { readsJson?: boolean };
+
+/**
+ * In a handler of a `reading` route: what its plan read. Should the plan not have been built
+ * before the guard (a request its schema accepts after all), it runs now: one more round trip,
+ * never a wrong answer.
+ */
+export async function planned<T>(c: Context<AppEnv>, build: RoutePlan<T>): Promise<T> {
+  const data = c.var.routeData as { value: T } | undefined;
+  if (data) return data.value;
+  if (build.readsJson) c.set("json", await c.req.json());
+  const route = build(c, sql`${c.var.caller.user.id}`);
+  if (!route) throw new Error("a reading route's plan refused a request its validator accepted");
+  return run(c.var.db, route);
+}
+
 /** How the guard tells a login token from the permanent token; a permanent token must not match. */
 export const JWT_SHAPE = /^[\w-]+\.[\w-]*\.[\w-]*$/;
 
@@ -64,7 +105,7 @@ export const JWT_SHAPE = /^[\w-]+\.[\w-]*\.[\w-]*$/;
  * The caller, with the results of `extra` read in the same round trip (a route's own reads: one
  * batch for the guard and the route). Throws the guard's refusals like `authenticate`.
  */
-export async function authenticateWith(c: Context<AppEnv>, extra: ExtraReads): Promise<{ caller: Caller; reads: unknown[] }> {
+export async function authenticateWith(c: Context<AppEnv>, extra: CallerReads): Promise<{ caller: Caller; reads: unknown[] }> {
   const { caller, reads } = await resolve(c, extra);
   c.set("caller", caller);
   return { caller, reads };
@@ -76,20 +117,20 @@ async function resolveCaller(c: Context<AppEnv>): Promise<Caller> {
 
 type Resolution = { caller: Caller; reads: unknown[] };
 
-function resolve(c: Context<AppEnv>, extra: ExtraReads): Promise<Resolution> {
+function resolve(c: Context<AppEnv>, extra: CallerReads): Promise<Resolution> {
   const token = tokenFromHeader(c.req.header("Authorization"));
   if (token === "") return guest(c, extra);
   if (JWT_SHAPE.test(token)) return sessionCaller(c, token, extra);
   return permanentTokenCaller(c, token, extra);
 }
 
-async function guest(c: Context<AppEnv>, extra: ExtraReads): Promise<Resolution> {
+async function guest(c: Context<AppEnv>, extra: CallerReads): Promise<Resolution> {
   const { guest, roles, extra: reads } = await readGuest(c.var.db, extra);
   if (!guest || guest.disabled) throw new ApiError(401, "Guest user is disabled, login please");
   return { caller: { user: guest, roles, via: "guest", deviceKey: null }, reads };
 }
 
-async function sessionCaller(c: Context<AppEnv>, token: string, extra: ExtraReads): Promise<Resolution> {
+async function sessionCaller(c: Context<AppEnv>, token: string, extra: CallerReads): Promise<Resolution> {
   const claims = await verifyToken(jwtSecret(c.env), token);
   const now = Math.floor(Date.now() / 1000);
   const { session, user, roles, extra: reads } = await readTokenSession(c.var.db, claims, { now, userAgent: userAgent(c), ip: maskIp(clientIp(c)) }, extra);
@@ -103,7 +144,7 @@ async function sessionCaller(c: Context<AppEnv>, token: string, extra: ExtraRead
   return { caller: { user, roles, via: "session", deviceKey: session.deviceKey }, reads };
 }
 
-async function permanentTokenCaller(c: Context<AppEnv>, presented: string, extra: ExtraReads): Promise<Resolution> {
+async function permanentTokenCaller(c: Context<AppEnv>, presented: string, extra: CallerReads): Promise<Resolution> {
   const { token, admin, roles, extra: reads } = await readPermanentTokenAdmin(c.var.db, extra);
   const encoder = new TextEncoder();
   if (token === "" || !admin || !constantTimeEqual(encoder.encode(presented), encoder.encode(token))) {

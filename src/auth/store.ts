@@ -1,5 +1,5 @@
 // Every query the auth guard runs. Each function is one round trip (one batch).
-import { and, asc, eq, inArray, lt, sql } from "drizzle-orm";
+import { and, asc, eq, inArray, lt, sql, type SQL } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { Database } from "../db/client.ts";
 import { deviceSessions, DeviceSessionStatus, roles, settings, users } from "../db/schema.ts";
@@ -15,6 +15,14 @@ export type DeviceSessionRow = typeof deviceSessions.$inferSelect;
  * the caller and the route's data. Their results come back in the same order.
  */
 export type ExtraReads = readonly BatchItem<"sqlite">[];
+
+/**
+ * A route's reads, or a function that builds them from the caller's user id as a scalar subquery
+ * (own sessions, own keys: data of whoever the guard finds), resolved in the same batch.
+ */
+export type CallerReads = ExtraReads | ((callerId: SQL) => ExtraReads);
+
+const readsFor = (extra: CallerReads, callerId: SQL) => (typeof extra === "function" ? extra(callerId) : extra);
 
 type Batch = [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]];
 
@@ -32,7 +40,7 @@ export function rolesOf(db: Database, userId: ReturnType<typeof sql>) {
  * lands when the token is still good (session active and holding this token id, user enabled
  * with the same password timestamp) and at most once a second per session.
  */
-export async function readTokenSession(db: Database, claims: TokenClaims, seen: { now: number; userAgent: string; ip: string }, extra: ExtraReads = []) {
+export async function readTokenSession(db: Database, claims: TokenClaims, seen: { now: number; userAgent: string; ip: string }, extra: CallerReads = []) {
   const sessionUser = sql`(SELECT ${deviceSessions.userId} FROM ${deviceSessions} WHERE ${deviceSessions.deviceKey} = ${claims.sid})`;
   const [, [session], [user], userRoles, ...extraResults] = (await db.batch([
     db
@@ -56,30 +64,30 @@ export async function readTokenSession(db: Database, claims: TokenClaims, seen: 
     db.select().from(deviceSessions).where(eq(deviceSessions.deviceKey, claims.sid)),
     db.select().from(users).where(eq(users.id, sessionUser)),
     rolesOf(db, sessionUser),
-    ...extra,
+    ...readsFor(extra, sessionUser),
   ] as unknown as Batch)) as unknown as [unknown, DeviceSessionRow[], UserRow[], RoleRow[], ...unknown[]];
   return { session, user, roles: userRoles, extra: extraResults };
 }
 
 /** The permanent token, and the admin it stands for (the first user holding the admin role). */
-export async function readPermanentTokenAdmin(db: Database, extra: ExtraReads = []) {
+export async function readPermanentTokenAdmin(db: Database, extra: CallerReads = []) {
   const adminId = sql`(SELECT ${users.id} FROM ${users} WHERE EXISTS (SELECT 1 FROM json_each(${users.roleIds}) WHERE value = ${ADMIN_ROLE_ID}) ORDER BY ${users.id} LIMIT 1)`;
   const [[token], [admin], adminRoles, ...extraResults] = (await db.batch([
     db.select({ value: settings.value }).from(settings).where(eq(settings.key, "token")),
     db.select().from(users).where(eq(users.id, adminId)),
     rolesOf(db, adminId),
-    ...extra,
+    ...readsFor(extra, adminId),
   ] as unknown as Batch)) as unknown as [{ value: string }[], UserRow[], RoleRow[], ...unknown[]];
   return { token: token?.value ?? "", admin, roles: adminRoles, extra: extraResults };
 }
 
 /** The guest account (the first user holding the guest role) and its roles. */
-export async function readGuest(db: Database, extra: ExtraReads = []) {
+export async function readGuest(db: Database, extra: CallerReads = []) {
   const guestId = sql`(SELECT ${users.id} FROM ${users} WHERE EXISTS (SELECT 1 FROM json_each(${users.roleIds}) WHERE value = ${GUEST_ROLE_ID}) ORDER BY ${users.id} LIMIT 1)`;
   const [[guest], guestRoles, ...extraResults] = (await db.batch([
     db.select().from(users).where(eq(users.id, guestId)),
     rolesOf(db, guestId),
-    ...extra,
+    ...readsFor(extra, guestId),
   ] as unknown as Batch)) as unknown as [UserRow[], RoleRow[], ...unknown[]];
   return { guest, roles: guestRoles, extra: extraResults };
 }

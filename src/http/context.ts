@@ -12,6 +12,10 @@ export interface AppVariables {
   caller: Caller;
   /** The file side's tree, metas and settings, read with the caller (routes under /api/fs and /d, /p). */
   fs: FsState;
+  /** The request's JSON body, read before the guard for a plan that needs it (http/params.ts `fromJson`). */
+  json: unknown;
+  /** What a route's own reads returned, read in the guard's batch (auth/guard.ts `reading`). */
+  routeData: unknown;
   /** The envelope code of the reply, for the access log. */
   envelopeCode: number;
 }

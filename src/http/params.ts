@@ -1,6 +1,11 @@
 // Query-string parameters shared by many routes. Ids arrive as strings (`?id=3`) on POSTs with an
 // empty body; `0`, negatives and non-numbers are refused, never read as "the first row".
 import { z } from "@hono/zod-openapi";
+import type { SQL } from "drizzle-orm";
+import type { Context } from "hono";
+import type { Plan } from "../db/plan.ts";
+import type { Database } from "../db/client.ts";
+import type { AppEnv } from "./context.ts";
 
 /** A positive integer id as a query string, parsed to a number (at most 2^53 - 1, which ids never pass). */
 export const idParam = z
@@ -31,4 +36,24 @@ export const MAX_PAGE_SIZE = 1000;
 export function pageWindow(query: { page?: number | undefined; per_page?: number | undefined }): { limit: number; offset: number } {
   const limit = query.per_page ? Math.min(query.per_page, MAX_PAGE_SIZE) : MAX_PAGE_SIZE;
   return { limit, offset: ((query.page ?? 1) - 1) * limit };
+}
+
+/**
+ * A route's read planned from its query string (auth/guard.ts `reading`): parsed with the route's
+ * own schema; null when it does not parse (the route's validator then answers 400).
+ */
+export function fromQuery<S extends z.ZodType, T>(schema: S, build: (db: Database, query: z.output<S>, callerId: SQL) => Plan<T>) {
+  return (c: Context<AppEnv>, callerId: SQL): Plan<T> | null => {
+    const query = schema.safeParse(c.req.query());
+    return query.success ? build(c.var.db, query.data, callerId) : null;
+  };
+}
+
+/** The same, planned from the JSON body (read once, before the guard; the validator reads it again from Hono's cache). */
+export function fromJson<S extends z.ZodType, T>(schema: S, build: (db: Database, body: z.output<S>, callerId: SQL) => Plan<T>) {
+  const planFromBody = (c: Context<AppEnv>, callerId: SQL): Plan<T> | null => {
+    const body = schema.safeParse(c.var.json);
+    return body.success ? build(c.var.db, body.data, callerId) : null;
+  };
+  return Object.assign(planFromBody, { readsJson: true });
 }

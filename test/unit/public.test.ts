@@ -1,5 +1,7 @@
 import { eq } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { PUBLIC_SETTINGS_TTL_MS } from "../../src/features/settings/store.ts";
+import { postJson, signInAdmin } from "../support/auth.ts";
 import { settings } from "../../src/db/schema.ts";
 import { SETTING_DEFINITIONS } from "../../src/db/settings.ts";
 import { createUnitFixture, readEnvelope, type UnitFixture } from "../support/unit.ts";
@@ -47,10 +49,25 @@ describe("GET /api/public/settings", () => {
     expect(JSON.stringify(data)).not.toContain(token!.value);
   });
 
-  it("reflects a stored change on the next request", async () => {
+  const siteTitle = async () => ((await readEnvelope(await fixture.request("/api/public/settings"))).data as Record<string, string>).site_title;
+
+  it("shows a setting saved through the API on the next request", async () => {
+    expect(await siteTitle()).not.toBe("Saved Files");
+    const admin = await signInAdmin(fixture);
+    expect(await readEnvelope(await postJson(fixture, "/api/admin/setting/save", [{ key: "site_title", value: "Saved Files" }], { Authorization: admin }))).toMatchObject({ code: 200 });
+    expect(await siteTitle()).toBe("Saved Files");
+  });
+
+  it("is kept by the isolate for a few seconds: a change made behind its back shows once they pass", async () => {
+    expect(await siteTitle()).toBe("Saved Files");
     await fixture.db.update(settings).set({ value: "My Files" }).where(eq(settings.key, "site_title"));
-    const data = (await readEnvelope(await fixture.request("/api/public/settings"))).data as Record<string, string>;
-    expect(data.site_title).toBe("My Files");
+    expect(await siteTitle()).toBe("Saved Files");
+    vi.useFakeTimers({ toFake: ["Date"], now: Date.now() + PUBLIC_SETTINGS_TTL_MS + 1 });
+    try {
+      expect(await siteTitle()).toBe("My Files");
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
 

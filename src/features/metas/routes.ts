@@ -2,14 +2,14 @@
 // admin only. Every file request reads them fresh, so a change applies from the next request
 // (FILES.md §3.5: no stale caches, no negative cache).
 import { createRoute, z } from "@hono/zod-openapi";
-import { adminOnly } from "../../auth/guard.ts";
+import { adminOnly, planned, reading } from "../../auth/guard.ts";
 import { ok } from "../../http/envelope.ts";
 import { ApiError, refuseDuplicate } from "../../http/errors.ts";
-import { idParam, pageWindow, pagingParams } from "../../http/params.ts";
+import { fromQuery, idParam, pageWindow, pagingParams } from "../../http/params.ts";
 import { envelopeResponse, jsonBody, type Router } from "../../http/router.ts";
 import { wellFormed } from "../../http/text.ts";
 import { cleanPath } from "../../lib/path.ts";
-import { deleteMeta, insertMeta, readMeta, readMetaPage, updateMeta, type MetaFields, type MetaRow } from "./store.ts";
+import { deleteMeta, insertMeta, metaById, metaPage, updateMeta, type MetaFields, type MetaRow } from "./store.ts";
 
 const META_NOT_FOUND = "meta not found";
 
@@ -45,12 +45,15 @@ const Meta = z.object({
 const CreateBody = z.object(MetaFieldsShape);
 const UpdateBody = z.object({ id: z.number().int().positive(), ...MetaFieldsShape });
 
+const listPlan = fromQuery(z.object(pagingParams), (db, query) => metaPage(db, pageWindow(query)));
+const getPlan = fromQuery(z.object({ id: idParam }), (db, { id }) => metaById(db, id));
+
 const list = createRoute({
   method: "get",
   path: "/api/admin/meta/list",
   tags: ["metas"],
   summary: "Metas by id; per_page absent or 0 lists them all",
-  ...adminOnly,
+  ...reading(adminOnly, listPlan),
   request: { query: z.object(pagingParams) },
   responses: envelopeResponse(z.object({ content: z.array(Meta), total: z.number().int() }), "One page and the total"),
 });
@@ -60,7 +63,7 @@ const get = createRoute({
   path: "/api/admin/meta/get",
   tags: ["metas"],
   summary: "One meta",
-  ...adminOnly,
+  ...reading(adminOnly, getPlan),
   request: { query: z.object({ id: idParam }) },
   responses: envelopeResponse(Meta, "The meta"),
 });
@@ -142,12 +145,12 @@ const metaExists = (path: string) => `a meta for ${path} already exists`;
 
 export function registerMetaRoutes(app: Router) {
   app.openapi(list, async (c) => {
-    const { rows, total } = await readMetaPage(c.var.db, pageWindow(c.req.valid("query")));
+    const { rows, total } = await planned(c, listPlan);
     return ok(c, { content: rows.map(toWire), total });
   });
 
   app.openapi(get, async (c) => {
-    const row = await readMeta(c.var.db, c.req.valid("query").id);
+    const row = await planned(c, getPlan);
     if (!row) throw new ApiError(404, META_NOT_FOUND);
     return ok(c, toWire(row));
   });

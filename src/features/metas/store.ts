@@ -1,22 +1,21 @@
 // Every query of the meta admin routes; each function is one round trip.
 import { asc, count, eq } from "drizzle-orm";
 import type { Database } from "../../db/client.ts";
+import { plan } from "../../db/plan.ts";
 import { metas } from "../../db/schema.ts";
 
 export type MetaRow = typeof metas.$inferSelect;
 export type MetaFields = Omit<MetaRow, "id">;
 
-export async function readMetaPage(db: Database, window: { limit: number; offset: number }) {
-  const [rows, [total]] = await db.batch([
-    db.select().from(metas).orderBy(asc(metas.id)).limit(window.limit).offset(window.offset),
-    db.select({ total: count() }).from(metas),
-  ]);
-  return { rows, total: total?.total ?? 0 };
+export function metaPage(db: Database, window: { limit: number; offset: number }) {
+  return plan(
+    [db.select().from(metas).orderBy(asc(metas.id)).limit(window.limit).offset(window.offset), db.select({ total: count() }).from(metas)],
+    ([rows, [total]]) => ({ rows, total: total?.total ?? 0 }),
+  );
 }
 
-export async function readMeta(db: Database, id: number): Promise<MetaRow | undefined> {
-  const [row] = await db.select().from(metas).where(eq(metas.id, id));
-  return row;
+export function metaById(db: Database, id: number) {
+  return plan([db.select().from(metas).where(eq(metas.id, id))], ([[row]]): MetaRow | undefined => row);
 }
 
 export async function insertMeta(db: Database, fields: MetaFields): Promise<MetaRow> {

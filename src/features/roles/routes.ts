@@ -1,16 +1,16 @@
 // Administrative role management, as the AList web UI calls it (/api/admin/role/*).
 import { createRoute, z } from "@hono/zod-openapi";
-import { adminOnly } from "../../auth/guard.ts";
+import { adminOnly, planned, reading } from "../../auth/guard.ts";
 import type { PermissionScope } from "../../db/schema.ts";
 import { ADMIN_ROLE_ID, GUEST_ROLE_ID } from "../../auth/roles.ts";
 import { wellFormed } from "../../http/text.ts";
 import { ok } from "../../http/envelope.ts";
 import { ApiError, refuseDuplicate } from "../../http/errors.ts";
-import { idParam, pageWindow, pagingParams } from "../../http/params.ts";
+import { fromQuery, idParam, pageWindow, pagingParams } from "../../http/params.ts";
 import { envelopeResponse, jsonBody, type Router } from "../../http/router.ts";
 import { cleanPath } from "../../lib/path.ts";
 import { Permission } from "../users/rules.ts";
-import { deleteRole, insertRole, readRole, readRolePage, updateRole, type RoleRow } from "./store.ts";
+import { deleteRole, insertRole, roleById, rolePage, updateRole, type RoleRow } from "./store.ts";
 
 const ROLE_NOT_FOUND = "role not found";
 
@@ -49,12 +49,15 @@ const UpdateRoleBody = z.object({
   permission_scopes: RoleFields.permission_scopes.optional(),
 });
 
+const roleListPlan = fromQuery(z.object(pagingParams), (db, query) => rolePage(db, pageWindow(query)));
+const roleGetPlan = fromQuery(z.object({ id: idParam }), (db, { id }) => roleById(db, id));
+
 const listRoles = createRoute({
   method: "get",
   path: "/api/admin/role/list",
   tags: ["roles"],
   summary: "Roles, by id",
-  ...adminOnly,
+  ...reading(adminOnly, roleListPlan),
   request: { query: z.object(pagingParams) },
   responses: envelopeResponse(z.object({ content: z.array(RoleView), total: z.number().int() }), "One page of roles and the count of all"),
 });
@@ -64,7 +67,7 @@ const getRole = createRoute({
   path: "/api/admin/role/get",
   tags: ["roles"],
   summary: "One role",
-  ...adminOnly,
+  ...reading(adminOnly, roleGetPlan),
   request: { query: z.object({ id: idParam }) },
   responses: envelopeResponse(RoleView, "The role"),
 });
@@ -116,12 +119,12 @@ function stillHeldBy(role: RoleRow, holders: string[], holderCount: number): str
 
 export function registerRoleRoutes(app: Router) {
   app.openapi(listRoles, async (c) => {
-    const { rows, total } = await readRolePage(c.var.db, pageWindow(c.req.valid("query")));
+    const { rows, total } = await planned(c, roleListPlan);
     return ok(c, { content: rows.map(roleView), total });
   });
 
   app.openapi(getRole, async (c) => {
-    const role = await readRole(c.var.db, c.req.valid("query").id);
+    const role = await planned(c, roleGetPlan);
     if (!role) throw new ApiError(404, ROLE_NOT_FOUND);
     return ok(c, roleView(role));
   });

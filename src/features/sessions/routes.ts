@@ -1,11 +1,11 @@
 // Device sessions: the caller's own (/api/me/sessions) and everyone's for admins (reference §8).
 import { createRoute, z } from "@hono/zod-openapi";
-import { adminOnly, signedIn } from "../../auth/guard.ts";
+import { adminOnly, planned, reading, signedIn } from "../../auth/guard.ts";
 import { ok } from "../../http/envelope.ts";
 import { ApiError } from "../../http/errors.ts";
-import { pageWindow, pagingParams } from "../../http/params.ts";
+import { fromQuery, pageWindow, pagingParams } from "../../http/params.ts";
 import { envelopeResponse, jsonBody, type Router } from "../../http/router.ts";
-import { evictSession, listActiveSessions } from "./store.ts";
+import { activeSessions, evictSession } from "./store.ts";
 
 const OwnSession = z.object({
   session_id: z.string().openapi({ description: "equals the device_key returned at sign-in" }),
@@ -18,6 +18,8 @@ const AnySession = OwnSession.extend({ user_id: z.number().int() });
 // The reply stays a bare array, as AList's and as its web UI reads it; `page`/`per_page` only
 // bound it (per_page 0 or absent: the first MAX_PAGE_SIZE rows).
 const SessionPage = { query: z.object(pagingParams) };
+const ownPlan = fromQuery(SessionPage.query, (db, query, callerId) => activeSessions(db, callerId, pageWindow(query)));
+const allPlan = fromQuery(SessionPage.query, (db, query) => activeSessions(db, null, pageWindow(query)));
 const EvictBody = {
   body: jsonBody(z.object({ session_id: z.string().min(1).max(64) })),
 };
@@ -27,7 +29,7 @@ const listOwn = createRoute({
   path: "/api/me/sessions",
   tags: ["sessions"],
   summary: "The caller's active device sessions, most recently used first; `page`/`per_page` (at most 1000) as AList's",
-  ...signedIn,
+  ...reading(signedIn, ownPlan),
   request: SessionPage,
   responses: envelopeResponse(z.array(OwnSession), "Sessions"),
 });
@@ -47,7 +49,7 @@ const listAll = createRoute({
   path: "/api/admin/session/list",
   tags: ["sessions", "admin"],
   summary: "Every user's active device sessions, most recently used first; `page`/`per_page` (at most 1000) as AList's",
-  ...adminOnly,
+  ...reading(adminOnly, allPlan),
   request: SessionPage,
   responses: envelopeResponse(z.array(AnySession), "Sessions"),
 });
@@ -62,7 +64,7 @@ const evictAny = createRoute({
   responses: envelopeResponse(z.null(), "Evicted"),
 });
 
-type Row = Awaited<ReturnType<typeof listActiveSessions>>[number];
+type Row = ReturnType<ReturnType<typeof activeSessions>["read"]>[number];
 const ownView = (s: Row) => ({ session_id: s.sessionId, last_active: s.lastActive, status: s.status, ua: s.userAgent, ip: s.ip });
 
 export function registerSessionRoutes(app: Router) {
@@ -70,7 +72,7 @@ export function registerSessionRoutes(app: Router) {
     const { caller } = c.var;
     // The guest and the permanent token have no device sessions (DECISIONS §4.6).
     if (caller.via !== "session") return ok(c, []);
-    return ok(c, (await listActiveSessions(c.var.db, caller.user.id, pageWindow(c.req.valid("query")))).map(ownView));
+    return ok(c, (await planned(c, ownPlan)).map(ownView));
   });
 
   app.openapi(evictOwn, async (c) => {
@@ -84,7 +86,7 @@ export function registerSessionRoutes(app: Router) {
   });
 
   app.openapi(listAll, async (c) =>
-    ok(c, (await listActiveSessions(c.var.db, null, pageWindow(c.req.valid("query")))).map((s) => ({ ...ownView(s), user_id: s.userId }))),
+    ok(c, (await planned(c, allPlan)).map((s) => ({ ...ownView(s), user_id: s.userId }))),
   );
 
   app.openapi(evictAny, async (c) => {

@@ -1,6 +1,7 @@
 // Every query of the device-session endpoints; each function is one round trip.
-import { and, desc, eq } from "drizzle-orm";
+import { and, desc, eq, type SQL } from "drizzle-orm";
 import type { Database } from "../../db/client.ts";
+import { plan } from "../../db/plan.ts";
 import { deviceSessions, DeviceSessionStatus } from "../../db/schema.ts";
 
 const listed = {
@@ -13,15 +14,21 @@ const listed = {
 };
 
 /** One page of active sessions, most recently used first: one user's, or everyone's when `userId` is null. */
-export async function listActiveSessions(db: Database, userId: number | null, window: { limit: number; offset: number }) {
+/** Active sessions, most recent first: one user's (an id, or the caller's as a subquery), or everyone's with null. */
+export function activeSessions(db: Database, userId: number | SQL | null, window: { limit: number; offset: number }) {
   const active = eq(deviceSessions.status, DeviceSessionStatus.ACTIVE);
-  return db
-    .select(listed)
-    .from(deviceSessions)
-    .where(userId === null ? active : and(active, eq(deviceSessions.userId, userId)))
-    .orderBy(desc(deviceSessions.lastActive), deviceSessions.deviceKey)
-    .limit(window.limit)
-    .offset(window.offset);
+  return plan(
+    [
+      db
+        .select(listed)
+        .from(deviceSessions)
+        .where(userId === null ? active : and(active, eq(deviceSessions.userId, userId)))
+        .orderBy(desc(deviceSessions.lastActive), deviceSessions.deviceKey)
+        .limit(window.limit)
+        .offset(window.offset),
+    ],
+    ([rows]) => rows,
+  );
 }
 
 /**

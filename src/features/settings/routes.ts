@@ -1,14 +1,15 @@
 // The setting group (admin only): list, get, save and delete settings, the permanent token, and
 // the offline-download services aria2 and qBittorrent (API.md "Setting group", reference §13).
 import { createRoute, z } from "@hono/zod-openapi";
-import { adminOnly } from "../../auth/guard.ts";
+import { adminOnly, planned, reading } from "../../auth/guard.ts";
+import { fromJson, fromQuery } from "../../http/params.ts";
 import { newPermanentToken } from "../../auth/random.ts";
 import { settingDefinitionByKey, SettingFlag } from "../../db/settings.ts";
 import { ok } from "../../http/envelope.ts";
 import { ApiError } from "../../http/errors.ts";
 import { envelopeResponse, jsonBody, type Router } from "../../http/router.ts";
 import { aria2Version, checkQbittorrent, parseAria2Uri, parseQbittorrentUrl } from "./offline-download.ts";
-import { deleteDeprecatedSetting, readSettingsByKey, readSettingsInGroups, saveSettingValues, type SettingRow } from "./store.ts";
+import { deleteDeprecatedSetting, saveSettingValues, settingsByKey, settingsInGroups, type SettingRow } from "./store.ts";
 import { defaultRoleOptions, defaultRoleShown, permanentTokenProblem, settingChanges, type RoleName } from "./validate.ts";
 const tags = ["settings"];
 
@@ -30,18 +31,25 @@ const groupList = z
   .regex(/^\s*(\d{1,4}\s*(,\s*\d{1,4}\s*)*)?$/, { error: "must be group numbers separated by commas, e.g. 5,0" })
   .optional();
 
+const ListQuery = z.object({
+  groups: groupList.openapi({ description: "comma-separated group numbers; wins over `group`", example: "5,0" }),
+  group: groupList.openapi({ description: "one group number", example: "1" }),
+});
+const GetQuery = z.object({
+  key: z.string().optional().openapi({ example: "site_title" }),
+  keys: z.string().optional().openapi({ description: "comma-separated keys", example: "aria2_uri,aria2_secret" }),
+});
+const listPlan = fromQuery(ListQuery, (db, { groups, group }) => settingsInGroups(db, groupNumbers(groups) ?? groupNumbers(group)));
+// A query naming no key reads only the guard's rows; the handler then answers 400.
+const getPlan = fromQuery(GetQuery, (db, query) => settingsByKey(db, keysOrNone(query)));
+
 const list = createRoute({
   method: "get",
   path: "/api/admin/setting/list",
   summary: "Settings, all or of some groups (by index); the permanent token included",
   tags,
-  ...adminOnly,
-  request: {
-    query: z.object({
-      groups: groupList.openapi({ description: "comma-separated group numbers; wins over `group`", example: "5,0" }),
-      group: groupList.openapi({ description: "one group number", example: "1" }),
-    }),
-  },
+  ...reading(adminOnly, listPlan),
+  request: { query: ListQuery },
   responses: envelopeResponse(z.array(SettingItem), "Setting items"),
 });
 
@@ -50,18 +58,29 @@ const get = createRoute({
   path: "/api/admin/setting/get",
   summary: "One setting by `key`, or several by `keys` (an array in request order; `keys` wins when both are given)",
   tags,
-  ...adminOnly,
-  request: {
-    query: z.object({
-      key: z.string().optional().openapi({ example: "site_title" }),
-      keys: z.string().optional().openapi({ description: "comma-separated keys", example: "aria2_uri,aria2_secret" }),
-    }),
-  },
+  ...reading(adminOnly, getPlan),
+  request: { query: GetQuery },
   responses: envelopeResponse(z.union([SettingItem, z.array(SettingItem)]), "The item, or the items in request order"),
 });
 
 /** Far more than there are settings (the web UI saves one group), far fewer than SQLite's 32,766 variables. */
 const MAX_SAVE_ITEMS = 1000;
+
+const SaveBody = z.array(
+  z.object({
+    key: z.string().min(1).max(255),
+    value: z.string(),
+    help: z.string().optional(),
+    type: z.string().optional(),
+    options: z.string().optional(),
+    group: z.number().optional(),
+    flag: z.number().optional(),
+    index: z.number().optional(),
+  }),
+).max(MAX_SAVE_ITEMS);
+// The stored rows of the known keys it names (a bounded list; settingChanges() refuses the unknown
+// ones) and the role names, read in the guard's batch.
+const savePlan = fromJson(SaveBody, (db, items) => settingsByKey(db, [...new Set(items.map((item) => item.key))].filter((key) => settingDefinitionByKey.has(key))));
 
 const save = createRoute({
   method: "post",
@@ -71,20 +90,9 @@ const save = createRoute({
     "Only `key` and `value` are read; the other columns the web UI sends back are ignored, so a key's type, group, flag, options and help never change. " +
     "An item whose value is unchanged (read-only `version` included) is accepted and left alone. `default_role` takes a role name.",
   tags,
-  ...adminOnly,
+  ...reading(adminOnly, savePlan),
   request: {
-    body: jsonBody(z.array(
-      z.object({
-        key: z.string().min(1).max(255),
-        value: z.string(),
-        help: z.string().optional(),
-        type: z.string().optional(),
-        options: z.string().optional(),
-        group: z.number().optional(),
-        flag: z.number().optional(),
-        index: z.number().optional(),
-      }),
-    ).max(MAX_SAVE_ITEMS)),
+    body: jsonBody(SaveBody),
   },
   responses: envelopeResponse(z.null(), "Saved"),
 });
@@ -163,6 +171,15 @@ function settingItem(row: SettingRow, roles: readonly RoleName[]) {
 const groupNumbers = (raw: string | undefined) => (raw?.trim() ? raw.split(",").map((g) => Number(g.trim())) : null);
 
 /** The keys a get asks for: `keys` when given (even with `key`), else `key`. */
+/** The keys a get names, or none (a request requestedKeys refuses). */
+function keysOrNone(query: { key?: string | undefined; keys?: string | undefined }): string[] {
+  try {
+    return requestedKeys(query).keys;
+  } catch {
+    return [];
+  }
+}
+
 function requestedKeys(query: { key?: string | undefined; keys?: string | undefined }): { keys: string[]; many: boolean } {
   if (query.keys?.trim()) {
     const keys = query.keys.split(",").map((k) => k.trim()).filter(Boolean);
@@ -175,14 +192,13 @@ function requestedKeys(query: { key?: string | undefined; keys?: string | undefi
 
 export function registerSettingRoutes(app: Router) {
   app.openapi(list, async (c) => {
-    const { groups, group } = c.req.valid("query");
-    const { rows, roles } = await readSettingsInGroups(c.var.db, groupNumbers(groups) ?? groupNumbers(group));
+    const { rows, roles } = await planned(c, listPlan);
     return ok(c, rows.map((row) => settingItem(row, roles)));
   });
 
   app.openapi(get, async (c) => {
     const { keys, many } = requestedKeys(c.req.valid("query"));
-    const { rows, roles } = await readSettingsByKey(c.var.db, keys);
+    const { rows, roles } = await planned(c, getPlan);
     const items = keys.map((key) => {
       const row = rows.get(key);
       if (!row) throw new ApiError(404, `setting ${key} not found`);
@@ -194,9 +210,7 @@ export function registerSettingRoutes(app: Router) {
   app.openapi(save, async (c) => {
     const items = c.req.valid("json");
     if (items.length === 0) return ok(c, null);
-    // Only known keys are read (a bounded list); settingChanges() refuses the unknown ones.
-    const keys = [...new Set(items.map((item) => item.key))].filter((key) => settingDefinitionByKey.has(key));
-    const { rows, roles } = await readSettingsByKey(c.var.db, keys);
+    const { rows, roles } = await planned(c, savePlan);
     const stored = new Map([...rows].map(([key, row]) => [key, row.value]));
     await saveSettingValues(c.var.db, settingChanges(items, stored, roles));
     return ok(c, null);

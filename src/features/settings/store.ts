@@ -3,6 +3,7 @@
 import { and, asc, eq, inArray, or, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { Database } from "../../db/client.ts";
+import { plan } from "../../db/plan.ts";
 import { roles, settings } from "../../db/schema.ts";
 import { settingDefinitionByKey, SettingFlag } from "../../db/settings.ts";
 import type { RoleName, SettingValue } from "./validate.ts";
@@ -15,6 +16,25 @@ export type SettingRow = typeof settings.$inferSelect;
  * public-settings endpoint names none). One round trip.
  */
 export async function readPublicSettings(db: Database, alsoPrivate: readonly string[] = []): Promise<Record<string, string>> {
+  const key = alsoPrivate.join(",");
+  const kept = publicSettingsCache.get(db)?.get(key);
+  if (kept && kept.until > Date.now()) return kept.values;
+  const values = await queryPublicSettings(db, alsoPrivate);
+  if (!publicSettingsCache.has(db)) publicSettingsCache.set(db, new Map());
+  publicSettingsCache.get(db)!.set(key, { values, until: Date.now() + PUBLIC_SETTINGS_TTL_MS });
+  return values;
+}
+
+/**
+ * The public settings every page load asks for, kept by the isolate for a few seconds: a save in
+ * this isolate clears them at once; other isolates show it within PUBLIC_SETTINGS_TTL_MS. Nothing
+ * that decides access reads them from here (the file side and the guard read settings in their
+ * own batches).
+ */
+export const PUBLIC_SETTINGS_TTL_MS = 10_000;
+const publicSettingsCache = new WeakMap<Database, Map<string, { values: Record<string, string>; until: number }>>();
+
+async function queryPublicSettings(db: Database, alsoPrivate: readonly string[]): Promise<Record<string, string>> {
   const visible = inArray(settings.flag, [SettingFlag.PUBLIC, SettingFlag.READONLY]);
   const rows = await db
     .select({ key: settings.key, value: settings.value })
@@ -27,19 +47,20 @@ export async function readPublicSettings(db: Database, alsoPrivate: readonly str
 const roleNames = (db: Database) => db.select({ id: roles.id, name: roles.name }).from(roles).orderBy(asc(roles.id));
 
 /** Settings of the given groups (all when null) by index, and the role names `default_role` is shown with. */
-export async function readSettingsInGroups(db: Database, groups: readonly number[] | null): Promise<{ rows: SettingRow[]; roles: RoleName[] }> {
+export function settingsInGroups(db: Database, groups: readonly number[] | null) {
   const rows = db.select().from(settings);
-  const [found, roleRows] = await db.batch([
-    (groups ? rows.where(inArray(settings.group, [...groups])) : rows).orderBy(asc(settings.index), asc(settings.key)),
-    roleNames(db),
-  ]);
-  return { rows: found, roles: roleRows };
+  return plan(
+    [(groups ? rows.where(inArray(settings.group, [...groups])) : rows).orderBy(asc(settings.index), asc(settings.key)), roleNames(db)],
+    ([found, roleRows]): { rows: SettingRow[]; roles: RoleName[] } => ({ rows: found, roles: roleRows }),
+  );
 }
 
 /** The stored rows of these keys (absent ones are missing), and the role names. */
-export async function readSettingsByKey(db: Database, keys: readonly string[]): Promise<{ rows: Map<string, SettingRow>; roles: RoleName[] }> {
-  const [found, roleRows] = await db.batch([db.select().from(settings).where(inArray(settings.key, [...keys])), roleNames(db)]);
-  return { rows: new Map(found.map((row) => [row.key, row])), roles: roleRows };
+export function settingsByKey(db: Database, keys: readonly string[]) {
+  return plan(
+    [db.select().from(settings).where(inArray(settings.key, [...keys])), roleNames(db)],
+    ([found, roleRows]): { rows: Map<string, SettingRow>; roles: RoleName[] } => ({ rows: new Map(found.map((row) => [row.key, row])), roles: roleRows }),
+  );
 }
 
 /**
@@ -48,6 +69,7 @@ export async function readSettingsByKey(db: Database, keys: readonly string[]): 
  * the roles' `default` flag, so the role list and the setting agree.
  */
 export async function saveSettingValues(db: Database, values: readonly SettingValue[]): Promise<void> {
+  publicSettingsCache.delete(db);
   const writes: BatchItem<"sqlite">[] = values.map(({ key, value }) => {
     const definition = settingDefinitionByKey.get(key);
     if (!definition) throw new Error(`saveSettingValues: ${key} is not a known setting`);
@@ -57,10 +79,13 @@ export async function saveSettingValues(db: Database, values: readonly SettingVa
   const defaultRole = values.find(({ key }) => key === "default_role");
   if (defaultRole) writes.push(db.update(roles).set({ isDefault: sql`${roles.id} = ${Number(defaultRole.value)}` }));
   if (writes.length > 0) await db.batch(writes as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]);
+  // Again: a read while the write was under way may have kept the old values.
+  publicSettingsCache.delete(db);
 }
 
 /** Deletes a setting if it is deprecated; returns the row as it was (undefined when there was none). */
 export async function deleteDeprecatedSetting(db: Database, key: string): Promise<SettingRow | undefined> {
+  publicSettingsCache.delete(db);
   const [[row]] = await db.batch([
     db.select().from(settings).where(eq(settings.key, key)),
     db.delete(settings).where(and(eq(settings.key, key), eq(settings.flag, SettingFlag.DEPRECATED))),

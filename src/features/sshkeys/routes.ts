@@ -1,13 +1,13 @@
 // SFTP public keys: a user's own (/api/me/sshkey/*) and an admin's view of anyone's (reference §9).
 import { createRoute, z } from "@hono/zod-openapi";
-import { accountOnly, adminOnly } from "../../auth/guard.ts";
+import { accountOnly, adminOnly, planned, reading } from "../../auth/guard.ts";
 import { wellFormed } from "../../http/text.ts";
 import { ok } from "../../http/envelope.ts";
 import { ApiError, refuseDuplicate } from "../../http/errors.ts";
-import { idParam, pageWindow, pagingParams } from "../../http/params.ts";
+import { fromQuery, idParam, pageWindow, pagingParams } from "../../http/params.ts";
 import { envelopeResponse, jsonBody, type Router } from "../../http/router.ts";
 import { InvalidKeyError, MAX_KEY_TEXT, parsePublicKey } from "./parse.ts";
-import { addKey, deleteKey, listKeys, listKeysOfUser } from "./store.ts";
+import { addKey, deleteKey, keyPage } from "./store.ts";
 
 /** Enough for any real person; stops one account from filling the table. */
 export const MAX_KEYS_PER_USER = 100;
@@ -24,12 +24,15 @@ const SshKey = z.object({
 });
 const KeyPage = z.object({ content: z.array(SshKey), total: z.number().int() });
 
+const ownPlan = fromQuery(z.object(pagingParams), (db, query, callerId) => keyPage(db, callerId, pageWindow(query)));
+const userPlan = fromQuery(z.object({ uid: idParam, ...pagingParams }), (db, query) => keyPage(db, query.uid, pageWindow(query)));
+
 const listOwn = createRoute({
   method: "get",
   path: "/api/me/sshkey/list",
   tags: ["sshkeys"],
   summary: "The caller's SSH public keys, by id (the key text is never returned)",
-  ...ownKeys,
+  ...reading(ownKeys, ownPlan),
   request: { query: z.object(pagingParams) },
   responses: envelopeResponse(KeyPage, "A page of keys"),
 });
@@ -61,7 +64,7 @@ const listOfUser = createRoute({
   path: "/api/admin/user/sshkey/list",
   tags: ["sshkeys", "admin"],
   summary: "A user's SSH public keys",
-  ...adminOnly,
+  ...reading(adminOnly, userPlan),
   request: { query: z.object({ uid: idParam, ...pagingParams }) },
   responses: envelopeResponse(KeyPage, "A page of keys"),
 });
@@ -87,7 +90,7 @@ const toWire = (key: { id: number; title: string; fingerprint: string; addedAt: 
 
 export function registerSshKeyRoutes(app: Router) {
   app.openapi(listOwn, async (c) => {
-    const page = await listKeys(c.var.db, c.var.caller.user.id, pageWindow(c.req.valid("query")));
+    const page = await planned(c, ownPlan);
     return ok(c, { content: page.content.map(toWire), total: page.total });
   });
 
@@ -117,8 +120,7 @@ export function registerSshKeyRoutes(app: Router) {
   });
 
   app.openapi(listOfUser, async (c) => {
-    const query = c.req.valid("query");
-    const page = await listKeysOfUser(c.var.db, query.uid, pageWindow(query));
+    const page = await planned(c, userPlan);
     if (!page.user) throw new ApiError(404, "user invalid");
     return ok(c, { content: page.content.map(toWire), total: page.total });
   });

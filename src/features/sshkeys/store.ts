@@ -1,6 +1,7 @@
 // Every query of the SSH key endpoints; each function is one round trip.
-import { and, asc, count, eq, sql } from "drizzle-orm";
+import { and, asc, count, eq, sql, type SQL } from "drizzle-orm";
 import type { Database } from "../../db/client.ts";
+import { plan } from "../../db/plan.ts";
 import { sshPublicKeys, users } from "../../db/schema.ts";
 
 const listed = {
@@ -12,22 +13,16 @@ const listed = {
 };
 
 /** One page of a user's keys (never the key text), and how many there are. */
-export async function listKeys(db: Database, userId: number, window: { limit: number; offset: number }) {
-  const [content, [total]] = await db.batch([
-    db.select(listed).from(sshPublicKeys).where(eq(sshPublicKeys.userId, userId)).orderBy(asc(sshPublicKeys.id)).limit(window.limit).offset(window.offset),
-    db.select({ total: count() }).from(sshPublicKeys).where(eq(sshPublicKeys.userId, userId)),
-  ]);
-  return { content, total: total?.total ?? 0 };
-}
-
-/** The same, for an admin looking at another user; `user` is undefined when there is no such user. */
-export async function listKeysOfUser(db: Database, userId: number, window: { limit: number; offset: number }) {
-  const [[user], content, [total]] = await db.batch([
-    db.select({ id: users.id }).from(users).where(eq(users.id, userId)),
-    db.select(listed).from(sshPublicKeys).where(eq(sshPublicKeys.userId, userId)).orderBy(asc(sshPublicKeys.id)).limit(window.limit).offset(window.offset),
-    db.select({ total: count() }).from(sshPublicKeys).where(eq(sshPublicKeys.userId, userId)),
-  ]);
-  return { user, content, total: total?.total ?? 0 };
+/** One page of a user's keys (an id, or the caller's as a subquery) and their count; `user` is undefined when there is no such user. */
+export function keyPage(db: Database, userId: number | SQL, window: { limit: number; offset: number }) {
+  return plan(
+    [
+      db.select({ id: users.id }).from(users).where(eq(users.id, userId)),
+      db.select(listed).from(sshPublicKeys).where(eq(sshPublicKeys.userId, userId)).orderBy(asc(sshPublicKeys.id)).limit(window.limit).offset(window.offset),
+      db.select({ total: count() }).from(sshPublicKeys).where(eq(sshPublicKeys.userId, userId)),
+    ],
+    ([[user], content, [total]]) => ({ user, content, total: total?.total ?? 0 }),
+  );
 }
 
 /**

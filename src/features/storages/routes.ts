@@ -1,13 +1,13 @@
 // The storage group: mounts, their life cycle, and the driver check behind each status
 // (reference §12, DECISIONS §4.7-8).
 import { createRoute, z } from "@hono/zod-openapi";
-import { adminOnly } from "../../auth/guard.ts";
+import { adminOnly, planned, reading } from "../../auth/guard.ts";
 import { checkStorage, mountsToRead, WORKING } from "../../drivers/check.ts";
 import { driverNotFound, findDriver } from "../../drivers/index.ts";
 import type { Driver } from "../../drivers/types.ts";
 import { ok } from "../../http/envelope.ts";
 import { ApiError, refuseDuplicate } from "../../http/errors.ts";
-import { idParam } from "../../http/params.ts";
+import { fromQuery, idParam } from "../../http/params.ts";
 import { envelopeResponse, jsonBody, type Router } from "../../http/router.ts";
 import { checkRow, recheckAll } from "./checks.ts";
 import { firstSegment } from "./segment.ts";
@@ -16,11 +16,12 @@ import {
   disableStorage,
   enableStorage,
   insertStorage,
-  listStorages,
   readAllStorages,
   readStorage,
   readStorageUsage,
   saveStatus,
+  storageById,
+  storagePage,
   updateStorage,
 } from "./store.ts";
 import { Storage, StorageBody, storageId, storageValues, toWire } from "./wire.ts";
@@ -39,13 +40,25 @@ const IdData = z.object({ id: z.number().int() });
 
 const storageBody = { body: jsonBody(StorageBody) };
 
+const ListQuery = z.object({ page: pageNumber, per_page: pageNumber });
+
+/** The page a list request asks for: `per_page` absent or below 1 is every row (AList). */
+function pageOf(query: z.infer<typeof ListQuery>) {
+  const perPage = query.per_page ?? 0;
+  const limit = perPage < 1 ? null : perPage;
+  return { limit, offset: limit === null ? 0 : (Math.max(1, query.page ?? 1) - 1) * limit };
+}
+
+const listPlan = fromQuery(ListQuery, (db, query) => storagePage(db, pageOf(query)));
+const getPlan = fromQuery(IdQuery, (db, { id }) => storageById(db, id));
+
 const list = createRoute({
   method: "get",
   path: "/api/admin/storage/list",
   tags: ["storages"],
   summary: "Storages in `order`, then `id` order; `per_page` absent or below 1 lists them all (as AList)",
-  ...adminOnly,
-  request: { query: z.object({ page: pageNumber, per_page: pageNumber }) },
+  ...reading(adminOnly, listPlan),
+  request: { query: ListQuery },
   responses: envelopeResponse(z.object({ content: z.array(Storage), total: z.number().int() }), "One page and the total"),
 });
 
@@ -54,7 +67,7 @@ const get = createRoute({
   path: "/api/admin/storage/get",
   tags: ["storages"],
   summary: "One storage",
-  ...adminOnly,
+  ...reading(adminOnly, getPlan),
   request: { query: IdQuery },
   responses: envelopeResponse(Storage, "The storage"),
 });
@@ -120,16 +133,12 @@ const loadAll = createRoute({
 
 export function registerStorageRoutes(app: Router) {
   app.openapi(list, async (c) => {
-    const query = c.req.valid("query");
-    const perPage = query.per_page ?? 0;
-    const limit = perPage < 1 ? null : perPage;
-    const offset = limit === null ? 0 : (Math.max(1, query.page ?? 1) - 1) * limit;
-    const { rows, total } = await listStorages(c.var.db, { limit, offset });
+    const { rows, total } = await planned(c, listPlan);
     return ok(c, { content: rows.map(toWire), total });
   });
 
   app.openapi(get, async (c) => {
-    const row = await readStorage(c.var.db, c.req.valid("query").id);
+    const row = await planned(c, getPlan);
     if (!row) throw storageNotFound();
     return ok(c, toWire(row));
   });

@@ -2,6 +2,7 @@
 // the status a driver check finds is written on its own, after the check.
 import { and, asc, count, eq, inArray, ne, sql } from "drizzle-orm";
 import type { Database } from "../../db/client.ts";
+import { plan, run } from "../../db/plan.ts";
 import { roles, storages, users } from "../../db/schema.ts";
 import { ADMIN_ROLE_ID, GUEST_ROLE_ID } from "../../auth/roles.ts";
 import type { MountedStorage } from "../../drivers/types.ts";
@@ -26,23 +27,18 @@ const mountedAt = (db: Database, mountPaths: string[]) =>
     .where(mountPaths.length > MAX_LISTED_MOUNT_PATHS ? undefined : inArray(storages.mountPath, mountPaths));
 
 /** One page in `order`, then `id` order, and the total; `limit` null means every row (AList's per_page < 1). */
-export async function listStorages(db: Database, window: { limit: number | null; offset: number }) {
-  const [rows, [total]] = await db.batch([
-    db
-      .select()
-      .from(storages)
-      .orderBy(asc(storages.order), asc(storages.id))
-      .limit(window.limit ?? -1)
-      .offset(window.offset),
-    db.select({ total: count() }).from(storages),
-  ]);
-  return { rows, total: total?.total ?? 0 };
+export function storagePage(db: Database, window: { limit: number | null; offset: number }) {
+  return plan(
+    [db.select().from(storages).orderBy(asc(storages.order), asc(storages.id)).limit(window.limit ?? -1).offset(window.offset), db.select({ total: count() }).from(storages)],
+    ([rows, [total]]) => ({ rows, total: total?.total ?? 0 }),
+  );
 }
 
-export async function readStorage(db: Database, id: number) {
-  const [row] = await db.select().from(storages).where(eq(storages.id, id));
-  return row;
+export function storageById(db: Database, id: number) {
+  return plan([db.select().from(storages).where(eq(storages.id, id))], ([[row]]) => row);
 }
+
+export const readStorage = (db: Database, id: number) => run(db, storageById(db, id));
 
 export async function readMounted(db: Database, mountPaths: string[]): Promise<MountedStorage[]> {
   return mountPaths.length === 0 ? [] : mountedAt(db, mountPaths);

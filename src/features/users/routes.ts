@@ -1,15 +1,15 @@
 // Administrative user management, as the AList web UI calls it (/api/admin/user/*).
 import { createRoute, z } from "@hono/zod-openapi";
-import { adminOnly } from "../../auth/guard.ts";
+import { adminOnly, planned, reading } from "../../auth/guard.ts";
 import { hashStaticHash, staticHash } from "../../auth/password.ts";
 import { wellFormed } from "../../http/text.ts";
 import { ok } from "../../http/envelope.ts";
 import { ApiError, refuseDuplicate } from "../../http/errors.ts";
-import { idParam, pageWindow, pagingParams } from "../../http/params.ts";
+import { fromQuery, idParam, pageWindow, pagingParams } from "../../http/params.ts";
 import { envelopeResponse, jsonBody, type Router } from "../../http/router.ts";
 import { cleanPath } from "../../lib/path.ts";
 import { ACCOUNT_KINDS, ACCOUNT_NOT_DELETABLE, accountChangeProblem, distinctIds, Permission, usernameTaken, type AccountKind } from "./rules.ts";
-import { cancelTwoFactor, deleteUser, insertUser, readUser, readUserPage, updateUser, type UserChange, type UserRow } from "./store.ts";
+import { cancelTwoFactor, deleteUser, insertUser, userById, userPage, updateUser, type UserChange, type UserRow } from "./store.ts";
 
 const USER_NOT_FOUND = "user not found";
 
@@ -57,12 +57,15 @@ const UpdateUserBody = z.object({
   sso_id: UserFields.sso_id.optional(),
 });
 
+const userListPlan = fromQuery(z.object(pagingParams), (db, query) => userPage(db, pageWindow(query)));
+const userGetPlan = fromQuery(z.object({ id: idParam }), (db, { id }) => userById(db, id));
+
 const listUsers = createRoute({
   method: "get",
   path: "/api/admin/user/list",
   tags: ["users"],
   summary: "Users, by id",
-  ...adminOnly,
+  ...reading(adminOnly, userListPlan),
   request: { query: z.object(pagingParams) },
   responses: envelopeResponse(z.object({ content: z.array(UserView), total: z.number().int() }), "One page of users and the count of all"),
 });
@@ -72,7 +75,7 @@ const getUser = createRoute({
   path: "/api/admin/user/get",
   tags: ["users"],
   summary: "One user",
-  ...adminOnly,
+  ...reading(adminOnly, userGetPlan),
   request: { query: z.object({ id: idParam }) },
   responses: envelopeResponse(UserView, "The user"),
 });
@@ -157,12 +160,12 @@ function missingRoles(requested: readonly number[], existing: readonly number[])
 
 export function registerUserRoutes(app: Router) {
   app.openapi(listUsers, async (c) => {
-    const { rows, total } = await readUserPage(c.var.db, pageWindow(c.req.valid("query")));
+    const { rows, total } = await planned(c, userListPlan);
     return ok(c, { content: rows.map(userView), total });
   });
 
   app.openapi(getUser, async (c) => {
-    const user = await readUser(c.var.db, c.req.valid("query").id);
+    const user = await planned(c, userGetPlan);
     if (!user) throw new ApiError(404, USER_NOT_FOUND);
     return ok(c, userView(user));
   });

@@ -4,6 +4,7 @@
 import { and, asc, count, eq, getTableColumns, inArray, sql, type SQL } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { Database } from "../../db/client.ts";
+import { plan } from "../../db/plan.ts";
 import { deviceSessions, DeviceSessionStatus, pendingOtpEnrolments, roles, settings, sshPublicKeys, users } from "../../db/schema.ts";
 import { ADMIN_ROLE_ID, ALL_PERMISSIONS, GUEST_ROLE_ID } from "../../auth/roles.ts";
 import type { AccountKind } from "./rules.ts";
@@ -50,17 +51,15 @@ const defaultRoleIds = sql`COALESCE((SELECT json_array(${roles.id}) FROM ${roles
   WHERE ${roles.id} = (SELECT CAST(${settings.value} AS INTEGER) FROM ${settings} WHERE ${settings.key} = 'default_role')
     AND ${roles.id} NOT IN (${ADMIN_ROLE_ID}, ${GUEST_ROLE_ID})), '[]')`;
 
-export async function readUserPage(db: Database, window: { limit: number; offset: number }) {
-  const [rows, [total]] = await db.batch([
-    db.select().from(users).orderBy(asc(users.id)).limit(window.limit).offset(window.offset),
-    db.select({ total: count() }).from(users),
-  ]);
-  return { rows, total: total?.total ?? 0 };
+export function userPage(db: Database, window: { limit: number; offset: number }) {
+  return plan(
+    [db.select().from(users).orderBy(asc(users.id)).limit(window.limit).offset(window.offset), db.select({ total: count() }).from(users)],
+    ([rows, [total]]) => ({ rows, total: total?.total ?? 0 }),
+  );
 }
 
-export async function readUser(db: Database, id: number): Promise<UserRow | undefined> {
-  const [user] = await db.select().from(users).where(eq(users.id, id));
-  return user;
+export function userById(db: Database, id: number) {
+  return plan([db.select().from(users).where(eq(users.id, id))], ([[user]]): UserRow | undefined => user);
 }
 
 export interface NewUser {

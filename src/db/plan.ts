@@ -1,0 +1,22 @@
+// A read planned before it runs: its statements and how to read their results. A plan can run on
+// its own (one round trip) or travel in another batch: the auth guard takes a route's plan into
+// its own batch (auth/guard.ts `reading`), so an authenticated read costs one round trip in all.
+import type { BatchItem } from "drizzle-orm/batch";
+import type { Database } from "./client.ts";
+
+export interface Plan<T> {
+  reads: readonly BatchItem<"sqlite">[];
+  read(results: unknown[]): T;
+}
+
+type Batch = [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]];
+
+/** A plan of `reads`, read back by `read` (its results in the order of the reads). */
+export function plan<const R extends readonly BatchItem<"sqlite">[], T>(reads: R, read: (results: { [K in keyof R]: Awaited<R[K]> }) => T): Plan<T> {
+  return { reads, read: (results) => read(results as { [K in keyof R]: Awaited<R[K]> }) };
+}
+
+/** Runs a plan on its own: one round trip. */
+export async function run<T>(db: Database, planned: Plan<T>): Promise<T> {
+  return planned.read(await db.batch(planned.reads as unknown as Batch));
+}
