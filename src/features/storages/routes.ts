@@ -7,7 +7,8 @@ import { driverNotFound, findDriver } from "../../drivers/index.ts";
 import type { Driver } from "../../drivers/types.ts";
 import { ok } from "../../http/envelope.ts";
 import { ApiError, refuseDuplicate } from "../../http/errors.ts";
-import { fromQuery, idParam } from "../../http/params.ts";
+import { fromJson, fromQuery, idParam } from "../../http/params.ts";
+import { cleanPath } from "../../lib/path.ts";
 import { envelopeResponse, jsonBody, type Router } from "../../http/router.ts";
 import { checkRow, recheckAll } from "./checks.ts";
 import { firstSegment } from "./segment.ts";
@@ -17,9 +18,8 @@ import {
   enableStorage,
   insertStorage,
   readAllStorages,
-  readStorage,
-  readStorageUsage,
-  saveStatus,
+  changeReads,
+  storageUsage,
   storageById,
   storagePage,
   updateStorage,
@@ -51,6 +51,22 @@ function pageOf(query: z.infer<typeof ListQuery>) {
 
 const listPlan = fromQuery(ListQuery, (db, query) => storagePage(db, pageOf(query)));
 const getPlan = fromQuery(IdQuery, (db, { id }) => storageById(db, id));
+const usagePlan = fromQuery(IdQuery, (db, { id }) => storageUsage(db, id));
+/** A create's or update's reads before the driver check; none for a body its validator refuses or an unknown driver. */
+const changePlan = (id: (body: z.output<typeof StorageBody>) => number | null) =>
+  fromJson(StorageBody, (db, body) => {
+    const driver = findDriver(body.driver);
+    const mountPath = cleanPath(body.mount_path);
+    return changeReads(db, id(body), mountPath, driver && typeof body.addition === "string" ? mountsToRead(driver, body.addition) : []);
+  });
+const createPlan = changePlan(() => null);
+const updatePlan = changePlan((body) => {
+  try {
+    return storageId(body.id);
+  } catch {
+    return 0; // the handler refuses it
+  }
+});
 
 const list = createRoute({
   method: "get",
@@ -77,7 +93,7 @@ const create = createRoute({
   path: "/api/admin/storage/create",
   tags: ["storages"],
   summary: "Mount a storage and check it; a failed check keeps the row and answers code 500 with its id",
-  ...adminOnly,
+  ...reading(adminOnly, createPlan),
   request: storageBody,
   responses: envelopeResponse(IdData, "The new storage's id"),
 });
@@ -87,7 +103,7 @@ const update = createRoute({
   path: "/api/admin/storage/update",
   tags: ["storages"],
   summary: "Save a storage (same driver) and check it again unless it is disabled",
-  ...adminOnly,
+  ...reading(adminOnly, updatePlan),
   request: storageBody,
   responses: envelopeResponse(IdData, "The storage's id"),
 });
@@ -97,7 +113,7 @@ const remove = createRoute({
   path: "/api/admin/storage/delete",
   tags: ["storages"],
   summary: "Delete a storage, unless a role's scope or a user's base path still uses its first mount segment",
-  ...adminOnly,
+  ...reading(adminOnly, usagePlan),
   request: { query: IdQuery },
   responses: envelopeResponse(z.null(), "Deleted"),
 });
@@ -107,7 +123,7 @@ const enable = createRoute({
   path: "/api/admin/storage/enable",
   tags: ["storages"],
   summary: "Enable a disabled storage and check it",
-  ...adminOnly,
+  ...reading(adminOnly, getPlan),
   request: { query: IdQuery },
   responses: envelopeResponse(z.null(), "Enabled and working"),
 });
@@ -148,11 +164,13 @@ export function registerStorageRoutes(app: Router) {
     const driver = knownDriver(body.driver);
     const values = storageValues(body, driver, Date.now());
     const disabled = body.disabled ?? false;
-    const { id, mounted } = await refuseDuplicate(mountPathTaken(values.mountPath), insertStorage(c.var.db, values, disabled, mountsToRead(driver, values.addition)));
-    if (disabled) return ok(c, { id });
-    const status = await checkStorage(driver, values.addition, mounted);
-    await saveStatus(c.var.db, id, status);
-    if (status !== WORKING) throw new ApiError(500, `failed init storage but storage is already created: ${status}`, { id });
+    const { mountPathTaken: taken, mounted } = await planned(c, createPlan);
+    if (taken) throw new ApiError(400, mountPathTaken(values.mountPath));
+    // Checked before it is saved, so the row is written once, with its status (AList's reply kept:
+    // a failed check still creates the storage, code 500 with its id).
+    const status = disabled ? "" : await checkStorage(driver, values.addition, mounted);
+    const id = await refuseDuplicate(mountPathTaken(values.mountPath), insertStorage(c.var.db, values, disabled, status));
+    if (!disabled && status !== WORKING) throw new ApiError(500, `failed init storage but storage is already created: ${status}`, { id });
     return ok(c, { id });
   });
 
@@ -161,22 +179,22 @@ export function registerStorageRoutes(app: Router) {
     const id = storageId(body.id);
     const driver = knownDriver(body.driver);
     const values = storageValues(body, driver, Date.now());
-    const { currentDriver, updated, mounted } = await refuseDuplicate(
-      mountPathTaken(values.mountPath),
-      updateStorage(c.var.db, id, values, body.disabled ?? undefined, mountsToRead(driver, values.addition)),
-    );
-    if (currentDriver === undefined) throw storageNotFound();
-    if (!updated) throw new ApiError(400, "driver cannot be changed");
-    if (updated.disabled) return ok(c, { id });
-    const status = await checkStorage(driver, values.addition, mounted);
-    await saveStatus(c.var.db, id, status);
-    if (status !== WORKING) throw new ApiError(500, `failed init storage: ${status}`, { id });
+    const { current, mountPathTaken: taken, mounted } = await planned(c, updatePlan);
+    if (!current) throw storageNotFound();
+    if (current.driver !== values.driver) throw new ApiError(400, "driver cannot be changed");
+    if (taken) throw new ApiError(400, mountPathTaken(values.mountPath));
+    const disabled = body.disabled ?? current.disabled;
+    const status = disabled ? "" : await checkStorage(driver, values.addition, mounted);
+    const saved = await refuseDuplicate(mountPathTaken(values.mountPath), updateStorage(c.var.db, id, values, body.disabled ?? undefined, status));
+    // Deleted, or its driver changed, while it was checked.
+    if (!saved) throw storageNotFound();
+    if (!disabled && status !== WORKING) throw new ApiError(500, `failed init storage: ${status}`, { id });
     return ok(c, { id });
   });
 
   app.openapi(remove, async (c) => {
     const { id } = c.req.valid("query");
-    const usage = await readStorageUsage(c.var.db, id);
+    const usage = await planned(c, usagePlan);
     if (!usage.storage) throw storageNotFound();
     const segment = firstSegment(usage.storage.mountPath);
     if (segment !== "") {
@@ -192,7 +210,7 @@ export function registerStorageRoutes(app: Router) {
 
   app.openapi(enable, async (c) => {
     const { id } = c.req.valid("query");
-    const row = await readStorage(c.var.db, id);
+    const row = await planned(c, getPlan);
     if (!row) throw storageNotFound();
     if (!row.disabled) throw new ApiError(400, "this storage have enabled");
     const status = await checkRow(c.var.db, row);

@@ -44,40 +44,51 @@ export async function readMounted(db: Database, mountPaths: string[]): Promise<M
   return mountPaths.length === 0 ? [] : mountedAt(db, mountPaths);
 }
 
-/** Inserts the storage (a duplicate mount path throws the UNIQUE violation) and reads what its check needs. */
-export async function insertStorage(db: Database, values: StorageValues, disabled: boolean, mountPaths: string[]) {
-  const [[created], others] = await db.batch([
-    db
-      .insert(storages)
-      .values({ ...values, disabled, status: disabled ? DISABLED_STATUS : "" })
-      .returning({ id: storages.id }),
-    mountedAt(db, mountPaths),
-  ]);
-  return { id: created!.id, mounted: others.filter((s) => s.id !== created!.id) };
+/**
+ * What a create or an update reads before the driver check, in the guard's batch: the storage
+ * being changed (its driver and whether it is disabled; none for a create), whether another one
+ * holds the mount path, and the storages the check of a driver that points into others needs.
+ */
+export function changeReads(db: Database, id: number | null, mountPath: string, mountPaths: string[]) {
+  return plan(
+    [
+      db.select({ driver: storages.driver, disabled: storages.disabled }).from(storages).where(eq(storages.id, id ?? 0)),
+      db.select({ id: storages.id }).from(storages).where(and(eq(storages.mountPath, mountPath), ne(storages.id, id ?? 0))),
+      mountedAt(db, mountPaths),
+    ],
+    ([[current], [holder], others]) => ({ current, mountPathTaken: holder !== undefined, mounted: others.filter((s) => s.id !== id) }),
+  );
+}
+
+/** Inserts a storage with the status its check found (a mount path taken meanwhile throws the UNIQUE violation). */
+export async function insertStorage(db: Database, values: StorageValues, disabled: boolean, status: string) {
+  const [created] = await db
+    .insert(storages)
+    .values({ ...values, disabled, status: disabled ? DISABLED_STATUS : status })
+    .returning({ id: storages.id });
+  return created!.id;
 }
 
 /**
- * Saves the storage if it exists with the same driver (`driver cannot be changed`), and reads what
- * its check needs. `disabled` undefined keeps the current value; a disabled storage's status reads
- * `disabled`.
+ * Saves the storage, with the status its check found, if it still exists with the same driver
+ * (false otherwise), role scopes following a new mount path in the same batch. `disabled`
+ * undefined keeps the current value; a disabled storage's status reads `disabled`.
  */
-export async function updateStorage(db: Database, id: number, values: StorageValues, disabled: boolean | undefined, mountPaths: string[]) {
+export async function updateStorage(db: Database, id: number, values: StorageValues, disabled: boolean | undefined, status: string): Promise<boolean> {
   const nowDisabled = disabled === undefined ? storages.disabled : sql`${disabled ? 1 : 0}`;
-  const [[current], , [updated], others] = await db.batch([
-    db.select({ driver: storages.driver }).from(storages).where(eq(storages.id, id)),
+  const [, updated] = await db.batch([
     moveRoleScopes(db, id, values.driver, values.mountPath),
     db
       .update(storages)
       .set({
         ...values,
         ...(disabled === undefined ? {} : { disabled }),
-        status: sql`CASE WHEN ${nowDisabled} THEN ${DISABLED_STATUS} ELSE ${storages.status} END`,
+        status: sql`CASE WHEN ${nowDisabled} THEN ${DISABLED_STATUS} ELSE ${status} END`,
       })
       .where(and(eq(storages.id, id), eq(storages.driver, values.driver)))
-      .returning({ disabled: storages.disabled }),
-    mountedAt(db, mountPaths),
+      .returning({ id: storages.id }),
   ]);
-  return { currentDriver: current?.driver, updated, mounted: others.filter((s) => s.id !== id) };
+  return updated.length > 0;
 }
 
 /**
@@ -131,27 +142,29 @@ export async function readAllStorages(db: Database) {
  * The storage and who may still use its first mount segment: roles with a scope path and users with
  * a base path containing that segment. The caller compares segments exactly; SQL only narrows.
  */
-export async function readStorageUsage(db: Database, id: number) {
+export function storageUsage(db: Database, id: number) {
   const segment = sql`(SELECT ${firstSegmentSql(storages.mountPath)} FROM ${storages} WHERE ${storages.id} = ${id})`;
-  const [[storage], roleRows, userRows] = await db.batch([
-    db.select({ mountPath: storages.mountPath }).from(storages).where(eq(storages.id, id)),
-    db
-      .select({ name: roles.name, scopes: roles.permissionScopes })
-      .from(roles)
-      .where(
-        and(
-          ne(segment, ""),
-          sql`EXISTS (SELECT 1 FROM json_each(${roles.permissionScopes}) WHERE instr(json_extract(json_each.value, '$.path'), ${segment}) > 0)`,
-        ),
-      )
-      .orderBy(asc(roles.id)),
-    db
-      .select({ username: users.username, basePath: users.basePath })
-      .from(users)
-      .where(and(ne(segment, ""), sql`instr(${users.basePath}, ${segment}) > 0`))
-      .orderBy(asc(users.id)),
-  ]);
-  return { storage, roles: roleRows, users: userRows };
+  return plan(
+    [
+      db.select({ mountPath: storages.mountPath }).from(storages).where(eq(storages.id, id)),
+      db
+        .select({ name: roles.name, scopes: roles.permissionScopes })
+        .from(roles)
+        .where(
+          and(
+            ne(segment, ""),
+            sql`EXISTS (SELECT 1 FROM json_each(${roles.permissionScopes}) WHERE instr(json_extract(json_each.value, '$.path'), ${segment}) > 0)`,
+          ),
+        )
+        .orderBy(asc(roles.id)),
+      db
+        .select({ username: users.username, basePath: users.basePath })
+        .from(users)
+        .where(and(ne(segment, ""), sql`instr(${users.basePath}, ${segment}) > 0`))
+        .orderBy(asc(users.id)),
+    ],
+    ([[storage], roleRows, userRows]) => ({ storage, roles: roleRows, users: userRows }),
+  );
 }
 
 export async function deleteStorage(db: Database, id: number) {
