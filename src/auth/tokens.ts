@@ -18,7 +18,24 @@ export class TokenError extends Error {
   override name = "TokenError";
 }
 
-export async function signToken(key: Uint8Array, claims: TokenClaims, ttlSeconds: number, now: number): Promise<string> {
+/**
+ * The HMAC key of a secret, imported once per isolate and secret (jose would import raw bytes on
+ * every sign and verify: the guard runs on every request).
+ */
+const hmacKeys = new Map<string, CryptoKey>();
+async function hmacKey(secret: Uint8Array): Promise<CryptoKey> {
+  const id = new TextDecoder().decode(secret);
+  const kept = hmacKeys.get(id);
+  if (kept) return kept;
+  // Keys, not promises, are shared: a request never awaits work another request started.
+  const key = await crypto.subtle.importKey("raw", secret as BufferSource, { name: "HMAC", hash: "SHA-256" }, false, ["sign", "verify"]);
+  if (hmacKeys.size > 4) hmacKeys.clear(); // a rotated secret: the old keys go
+  hmacKeys.set(id, key);
+  return key;
+}
+
+export async function signToken(secret: Uint8Array, claims: TokenClaims, ttlSeconds: number, now: number): Promise<string> {
+  const key = await hmacKey(secret);
   return new SignJWT({ username: claims.username, pwd_ts: claims.pwd_ts, sid: claims.sid })
     .setProtectedHeader({ alg: "HS256", typ: "JWT" })
     .setJti(claims.jti)
@@ -29,9 +46,9 @@ export async function signToken(key: Uint8Array, claims: TokenClaims, ttlSeconds
 }
 
 /** Verifies signature, algorithm and times; any failure is a TokenError. */
-export async function verifyToken(key: Uint8Array, token: string): Promise<TokenClaims> {
+export async function verifyToken(secret: Uint8Array, token: string): Promise<TokenClaims> {
   try {
-    const { payload } = await jwtVerify(token, key, { algorithms: ["HS256"], requiredClaims: ["exp", "nbf", "jti"] });
+    const { payload } = await jwtVerify(token, await hmacKey(secret), { algorithms: ["HS256"], requiredClaims: ["exp", "nbf", "jti"] });
     const { username, pwd_ts, sid, jti } = payload;
     if (typeof username !== "string" || typeof pwd_ts !== "number" || typeof sid !== "string" || typeof jti !== "string") {
       throw new TokenError("couldn't handle this token");
