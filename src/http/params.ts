@@ -1,6 +1,7 @@
 // Query-string parameters shared by many routes. Ids arrive as strings (`?id=3`) on POSTs with an
 // empty body; `0`, negatives and non-numbers are refused, never read as "the first row".
-import { z } from "@hono/zod-openapi";
+import * as z from "zod";
+import "./openapi.ts";
 
 /** A positive integer id as a query string, parsed to a number (at most 2^53 - 1, which ids never pass). */
 export const idParam = z
