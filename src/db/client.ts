@@ -1,12 +1,13 @@
-import { createClient } from "@libsql/client/web";
+import { createClient } from "@libsql/client/http";
 import type { LibSQLDatabase } from "drizzle-orm/libsql";
-import { drizzle } from "drizzle-orm/libsql/web";
+import { drizzle } from "drizzle-orm/libsql/http";
 import * as schema from "./schema.ts";
 
 export type Database = LibSQLDatabase<typeof schema>;
 
 /**
- * The Worker's database: Turso, sqld or the local endpoint, over Hrana/HTTP. Node code (scripts,
+ * The Worker's database: Turso, sqld or the local endpoint, over Hrana/HTTP (the HTTP-only client:
+ * the WebSocket one would add its code to the bundle for URLs we never use). Node code (scripts,
  * unit tests) opens its own with @libsql/client/node instead, which also accepts `file:` URLs.
  */
 export function openDatabase(url: string, authToken?: string): Database {

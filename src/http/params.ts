@@ -1,6 +1,7 @@
 // Query-string parameters shared by many routes. Ids arrive as strings (`?id=3`) on POSTs with an
 // empty body; `0`, negatives and non-numbers are refused, never read as "the first row".
-import { z } from "@hono/zod-openapi";
+import * as z from "zod";
+import "./openapi.ts";
 import type { SQL } from "drizzle-orm";
 import type { Context } from "hono";
 import type { Plan } from "../db/plan.ts";

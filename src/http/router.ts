@@ -1,23 +1,174 @@
 // The typed router every feature builds on, and the schema helpers that keep its OpenAPI
 // document in step with what the handlers validate and return.
-import { OpenAPIHono, z } from "@hono/zod-openapi";
-import type { ZodError } from "zod";
+//
+// `app.openapi(route, handler)` validates a route's input with zod as @hono/zod-openapi's
+// OpenAPIHono does (same targets, same media-type gate, same order), on plain Hono: the document
+// generator (@asteasolutions/zod-to-openapi) is not in the Worker. The route definitions are
+// recorded instead, and scripts/openapi.ts turns them into src/generated/openapi.json, which
+// GET /api/openapi.json serves (src/app.ts).
+import type { Hook, OpenAPIHono, RouteConfig } from "@hono/zod-openapi";
+import { Hono, type Context, type MiddlewareHandler } from "hono";
+import { HTTPException } from "hono/http-exception";
+import { validator } from "hono/validator";
+import * as z from "zod";
 import type { AppEnv } from "./context.ts";
 import { ApiError } from "./errors.ts";
+import "./openapi.ts";
 
-export function createRouter() {
-  return new OpenAPIHono<AppEnv>({
-    // Input that fails its schema never reaches a handler: code 400 naming each field.
-    defaultHook: (result) => {
-      if (!result.success) throw new ApiError(400, describeIssues(result.error, result.target));
-    },
-  });
+type Registry = OpenAPIHono<AppEnv>["openAPIRegistry"];
+/** What the document is built from: a route (`registerPath`) or a component (`registerComponent`). */
+export type OpenApiDefinition = Registry["definitions"][number];
+
+/** Records what OpenAPIRegistry would hold, for scripts/openapi.ts to hand to the generator. */
+class DefinitionRecorder {
+  readonly definitions: OpenApiDefinition[] = [];
+  registerPath(route: RouteConfig): void {
+    this.definitions.push({ type: "route", route });
+  }
+  registerComponent(...[componentType, name, component]: Parameters<Registry["registerComponent"]>): void {
+    this.definitions.push({ type: "component", componentType, name, component } as OpenApiDefinition);
+  }
 }
 
-export type Router = ReturnType<typeof createRouter>;
+type Target = "query" | "param" | "header" | "cookie" | "json" | "form";
+type ValidationHook = Hook<unknown, AppEnv, string, unknown>;
+
+export class Router extends Hono<AppEnv> {
+  readonly openAPIRegistry = new DefinitionRecorder();
+
+  /** Registers `route` on its method and path: its middleware, then its input validators, then `handler`. */
+  openapi = ((routeWithMiddleware: RouteConfig, handler: MiddlewareHandler<AppEnv>, hook?: ValidationHook) => {
+    const { middleware: routeMiddleware, hide, ...route } = routeWithMiddleware;
+    if (!hide) this.openAPIRegistry.registerPath(route);
+    const validators: MiddlewareHandler<AppEnv>[] = [];
+    const request = route.request;
+    if (request?.query) validators.push(zValidator("query", request.query, hook));
+    if (request?.params) validators.push(zValidator("param", request.params, hook));
+    if (request?.headers) validators.push(zValidator("header", request.headers as z.ZodType, hook));
+    if (request?.cookies) validators.push(zValidator("cookie", request.cookies, hook));
+    const bodyContent = request?.body?.content;
+    if (bodyContent) {
+      const declaredMediaTypes = Object.keys(bodyContent);
+      const validatesBody = declaredMediaTypes.some(
+        (mediaType) => isZod(schemaOf(bodyContent[mediaType])) && (isJSONContentType(mediaType) || isFormContentType(mediaType)),
+      );
+      if (validatesBody) {
+        validators.push(async (c, next) => {
+          const contentType = c.req.header("content-type");
+          if (contentType) {
+            if (!declaredMediaTypes.some((mediaType) => matchesMediaType(contentType, mediaType))) {
+              throw new HTTPException(415, { message: "Unsupported Media Type" });
+            }
+          } else if (await hasRequestBody(c)) {
+            throw new HTTPException(415, { message: "Unsupported Media Type" });
+          }
+          await next();
+        });
+      }
+      for (const mediaType of declaredMediaTypes) {
+        const schema = schemaOf(bodyContent[mediaType]);
+        if (!isZod(schema)) continue;
+        for (const [target, matches] of [
+          ["json", isJSONContentType],
+          ["form", isFormContentType],
+        ] as const) {
+          if (!matches(mediaType)) continue;
+          const validate = zValidator(target, schema, hook);
+          if (request?.body?.required) {
+            validators.push(validate);
+          } else {
+            validators.push(async (c, next) => {
+              const contentType = c.req.header("content-type");
+              if (contentType && matches(contentType)) return validate(c, next);
+              c.req.addValidatedData(target, {});
+              await next();
+            });
+          }
+        }
+      }
+    }
+    const middleware = routeMiddleware ? (Array.isArray(routeMiddleware) ? routeMiddleware : [routeMiddleware]) : [];
+    this.on([route.method], [route.path.replaceAll(/\/{(.+?)}/g, "/:$1")], ...(middleware as MiddlewareHandler<AppEnv>[]), ...validators, handler);
+    return this;
+  }) as unknown as OpenAPIHono<AppEnv>["openapi"];
+}
+
+export function createRouter(): Router {
+  return new Router();
+}
+
+/** Input that fails its schema never reaches a handler: code 400 naming each field. */
+function zValidator(target: Target, schema: z.ZodType, hook: ValidationHook | undefined): MiddlewareHandler<AppEnv> {
+  // Header names arrive in lower case; the schema may spell them otherwise.
+  const headerKeys =
+    target === "header"
+      ? new Map(Object.keys(("in" in schema ? (schema.in as z.ZodObject) : (schema as unknown as z.ZodObject)).shape).map((key) => [key.toLowerCase(), key]))
+      : undefined;
+  return validator(target, async (value: Record<string, unknown>, c: Context<AppEnv>) => {
+    const input = headerKeys ? Object.fromEntries(Object.entries(value).map(([key, v]) => [headerKeys.get(key) ?? key, v])) : value;
+    const result = await schema.safeParseAsync(input);
+    if (hook) {
+      const hookResult = (await hook({ data: input, ...result, target } as Parameters<ValidationHook>[0], c as never)) as unknown;
+      if (hookResult instanceof Response) return hookResult;
+      if (hookResult && typeof hookResult === "object" && "response" in hookResult) return hookResult.response as Response;
+    }
+    if (!result.success) throw new ApiError(400, describeIssues(result.error, target));
+    return result.data;
+  }) as MiddlewareHandler<AppEnv>;
+}
+
+/** A media type's schema; a `$ref` object has none to validate with. */
+function schemaOf(media: object | undefined): unknown {
+  return media && "schema" in media ? media.schema : undefined;
+}
+
+function isZod(value: unknown): value is z.ZodType {
+  return typeof value === "object" && value !== null && typeof (value as z.ZodType).safeParseAsync === "function";
+}
+
+function isJSONContentType(contentType: string): boolean {
+  return /^application\/([a-z-.]+\+)?json/i.test(contentType);
+}
+
+function isFormContentType(contentType: string): boolean {
+  const lower = contentType.toLowerCase();
+  return lower.startsWith("multipart/form-data") || lower.startsWith("application/x-www-form-urlencoded");
+}
+
+const jsonRequest = /^application\/([a-z-.]+\+)?json(;\s*[a-zA-Z0-9-]+=([^;]+))*$/i;
+const multipartRequest = /^multipart\/form-data(;\s?boundary=[a-zA-Z0-9'"()+_,\-./:=?]+)?$/i;
+const urlencodedRequest = /^application\/x-www-form-urlencoded(;\s*[a-zA-Z0-9-]+=([^;]+))*$/i;
+
+function matchesMediaType(contentType: string, mediaType: string): boolean {
+  if (mediaType === "*/*") return true;
+  if (isJSONContentType(mediaType)) return jsonRequest.test(contentType);
+  if (isFormContentType(mediaType)) return multipartRequest.test(contentType) || urlencodedRequest.test(contentType);
+  const essence = contentType.split(";")[0]!.trim().toLowerCase();
+  if (mediaType.endsWith("/*")) return essence.startsWith(mediaType.slice(0, -1).toLowerCase());
+  return essence === mediaType.toLowerCase();
+}
+
+/** A body without a content type is refused only when it has bytes. */
+async function hasRequestBody(c: Context<AppEnv>): Promise<boolean> {
+  const raw = c.req.raw;
+  if (raw.body === null) return false;
+  if (raw.bodyUsed) return (await c.req.arrayBuffer()).byteLength > 0;
+  const body = raw.clone().body;
+  if (body === null) return false;
+  const reader = body.getReader();
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return false;
+      if (value.byteLength > 0) return true;
+    }
+  } finally {
+    reader.cancel().catch(() => {});
+  }
+}
 
 /** `username: Invalid input: expected string, received number; password: …` */
-export function describeIssues(error: ZodError, target: string): string {
+export function describeIssues(error: z.ZodError, target: string): string {
   return error.issues
     .map((issue) => `${issue.path.length > 0 ? issue.path.join(".") : target}: ${issue.message}`)
     .join("; ");

@@ -1,4 +1,4 @@
-import type { z } from "@hono/zod-openapi";
+import type * as z from "zod";
 
 const CONTROL = /[\u0000-\u001f\u007f]/;
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;

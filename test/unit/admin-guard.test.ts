@@ -1,5 +1,6 @@
 // The admin guard every /api/admin/* route puts after `authenticate`, on the shared router factory.
-import { createRoute, z } from "@hono/zod-openapi";
+import * as z from "zod";
+import { createRoute } from "../../src/http/openapi.ts";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { authenticate, requireAdmin } from "../../src/auth/guard.ts";

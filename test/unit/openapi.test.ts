@@ -1,6 +1,10 @@
 // GET /api/openapi.json against the router it describes: every served route is documented with its
 // method, the security it really enforces, the envelope it answers and the JSON body it reads; and
 // the document holds together as OpenAPI 3.1 (required fields, every $ref and scheme resolves).
+import { execFile } from "node:child_process";
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { promisify } from "node:util";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { settings } from "../../src/db/schema.ts";
@@ -228,5 +232,27 @@ describe("every route the router serves", () => {
     }
     expect(mismatches).toEqual([]);
     expect(routes.filter((route) => operation(route)?.requestBody).length, "some routes take JSON").toBeGreaterThan(0);
+  });
+});
+
+// The Worker serves src/generated/openapi.json; scripts/openapi.ts builds it from the route
+// definitions in Node, where @hono/zod-openapi's generator lives (it does not ship).
+describe("the served document is built from the route definitions", () => {
+  const root = join(import.meta.dirname, "../..");
+
+  it("is up to date (else: npm run openapi)", { timeout: 60_000 }, async () => {
+    const check = promisify(execFile)(process.execPath, [join(root, "node_modules/tsx/dist/cli.mjs"), "scripts/openapi.ts", "--check"], { cwd: root });
+    await expect(check.then(({ stdout }) => stdout)).resolves.toMatch(/up to date/);
+  });
+
+  it("leaves the generator and zod's `z` object out of the Worker's imports", () => {
+    // `import { z } from "zod"` (or @hono/zod-openapi, which hands `z` to the generator) makes the
+    // bundler keep all of zod, its locales included; `import * as z from "zod"` keeps what is used.
+    const files = (readdirSync(join(root, "src"), { recursive: true }) as string[]).filter((file) => /\.tsx?$/.test(file));
+    const offenders = files.filter((file) => {
+      const text = readFileSync(join(root, "src", file), "utf8");
+      return /^import (?!type )[^;]*from "@hono\/zod-openapi"/m.test(text) || /^import (?!type )(?!\* as )[^;]*from "zod"/m.test(text);
+    });
+    expect(offenders).toEqual([]);
   });
 });

@@ -1,6 +1,7 @@
 // The request pipeline every route shares: envelope, 404/405, body limit, CORS, request id,
 // validation errors, and what happens when the Worker is misconfigured.
-import { createRoute, z } from "@hono/zod-openapi";
+import * as z from "zod";
+import { createRoute } from "../../src/http/openapi.ts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import worker from "../../src/index.ts";
 import { ok } from "../../src/http/envelope.ts";

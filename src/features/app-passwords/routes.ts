@@ -2,7 +2,8 @@
 // own password, and the only way for a user with two-factor on (FILES.md §3.9). Each is random,
 // shown once, stored as a hash, listed with its last use, and revoked on its own; a password
 // change ends them all.
-import { createRoute, z } from "@hono/zod-openapi";
+import * as z from "zod";
+import { createRoute } from "../../http/openapi.ts";
 import { accountOnly } from "../../auth/guard.ts";
 import { sha256Hex } from "../../auth/encoding.ts";
 import { randomAlphanumeric } from "../../auth/random.ts";

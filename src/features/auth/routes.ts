@@ -1,5 +1,6 @@
 // The authentication group: sign-in (plain and hashed), sign-out, two-factor enrolment.
-import { createRoute, z } from "@hono/zod-openapi";
+import * as z from "zod";
+import { createRoute } from "../../http/openapi.ts";
 import { accountOnly, signedIn } from "../../auth/guard.ts";
 import { staticHash } from "../../auth/password.ts";
 import { open, seal } from "../../auth/secret-box.ts";

@@ -1,5 +1,6 @@
 // The driver group: the templates the storage form is built from (reference §10).
-import { createRoute, z } from "@hono/zod-openapi";
+import * as z from "zod";
+import { createRoute } from "../../http/openapi.ts";
 import { adminOnly } from "../../auth/guard.ts";
 import { allDrivers, driverInfo, driverNames, driverNotFound, findDriver } from "../../drivers/index.ts";
 import { ok } from "../../http/envelope.ts";

@@ -1,7 +1,8 @@
 // `/d/*path` and `/p/*path` (reference §6): no login, the sign is the only gate. `/d` sends the
 // client to the upstream (302) when the storage allows it, else serves like `/p`; `/p` streams
 // the bytes through this server. One database round trip: the tree, the metas and the settings.
-import { z } from "@hono/zod-openapi";
+import * as z from "zod";
+import "../../http/openapi.ts";
 import type { Context } from "hono";
 import type { AppEnv } from "../../http/context.ts";
 import { envelope } from "../../http/envelope.ts";

@@ -1,7 +1,8 @@
 // The read side of the file API, AList-exact on the wire (reference §5.1-§5.5): list, get, dirs,
 // other, search. Each request is one database round trip (the caller, the tree, the metas and the
 // settings, read by `fsRoute`), then the upstream calls of the storage it lands on.
-import { createRoute, z } from "@hono/zod-openapi";
+import * as z from "zod";
+import { createRoute } from "../../http/openapi.ts";
 import type { Context } from "hono";
 import { isAdmin } from "../../auth/guard.ts";
 import type { FileObject } from "../../drivers/types.ts";

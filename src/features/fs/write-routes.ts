@@ -2,7 +2,8 @@
 // permissions are checked where the change happens (move and copy need write at the destination
 // too), meta passwords guard writes as they guard reads, names are checked (FILES.md §3.3), and a
 // batch that stops part-way says which names were done (FILES.md §3.8).
-import { createRoute, z } from "@hono/zod-openapi";
+import * as z from "zod";
+import { createRoute } from "../../http/openapi.ts";
 import type { Context } from "hono";
 import { isAdmin } from "../../auth/guard.ts";
 import type { AppEnv } from "../../http/context.ts";

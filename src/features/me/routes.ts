@@ -1,5 +1,6 @@
 // The signed-in user: who they are, and changing their own name and password.
-import { createRoute, z } from "@hono/zod-openapi";
+import * as z from "zod";
+import { createRoute } from "../../http/openapi.ts";
 import type { Caller } from "../../auth/caller.ts";
 import { accountOnly, signedIn } from "../../auth/guard.ts";
 import { hashStaticHash, staticHash } from "../../auth/password.ts";

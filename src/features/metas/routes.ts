@@ -1,7 +1,8 @@
 // Metas (reference §4.7): per-folder passwords, hide patterns, readme, header and write grants,
 // admin only. Every file request reads them fresh, so a change applies from the next request
 // (FILES.md §3.5: no stale caches, no negative cache).
-import { createRoute, z } from "@hono/zod-openapi";
+import * as z from "zod";
+import { createRoute } from "../../http/openapi.ts";
 import { adminOnly, planned, reading } from "../../auth/guard.ts";
 import { ok } from "../../http/envelope.ts";
 import { ApiError, refuseDuplicate } from "../../http/errors.ts";

@@ -1,5 +1,6 @@
 // Routes anyone may call: what the AList web UI loads before anyone signs in.
-import { createRoute, z } from "@hono/zod-openapi";
+import * as z from "zod";
+import { createRoute } from "../../http/openapi.ts";
 import { ok } from "../../http/envelope.ts";
 import { envelopeResponse, type Router } from "../../http/router.ts";
 import { readPublicSettings } from "../settings/store.ts";

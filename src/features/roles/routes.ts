@@ -1,5 +1,6 @@
 // Administrative role management, as the AList web UI calls it (/api/admin/role/*).
-import { createRoute, z } from "@hono/zod-openapi";
+import * as z from "zod";
+import { createRoute } from "../../http/openapi.ts";
 import { adminOnly, planned, reading } from "../../auth/guard.ts";
 import type { PermissionScope } from "../../db/schema.ts";
 import { ADMIN_ROLE_ID, GUEST_ROLE_ID } from "../../auth/roles.ts";

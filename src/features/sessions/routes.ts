@@ -1,5 +1,6 @@
 // Device sessions: the caller's own (/api/me/sessions) and everyone's for admins (reference §8).
-import { createRoute, z } from "@hono/zod-openapi";
+import * as z from "zod";
+import { createRoute } from "../../http/openapi.ts";
 import { adminOnly, planned, reading, signedIn } from "../../auth/guard.ts";
 import { ok } from "../../http/envelope.ts";
 import { ApiError } from "../../http/errors.ts";

@@ -1,6 +1,7 @@
 // The setting group (admin only): list, get, save and delete settings, the permanent token, and
 // the offline-download services aria2 and qBittorrent (API.md "Setting group", reference §13).
-import { createRoute, z } from "@hono/zod-openapi";
+import * as z from "zod";
+import { createRoute } from "../../http/openapi.ts";
 import { adminOnly, planned, reading } from "../../auth/guard.ts";
 import { fromJson, fromQuery } from "../../http/params.ts";
 import { newPermanentToken } from "../../auth/random.ts";

@@ -1,5 +1,6 @@
 // SFTP public keys: a user's own (/api/me/sshkey/*) and an admin's view of anyone's (reference §9).
-import { createRoute, z } from "@hono/zod-openapi";
+import * as z from "zod";
+import { createRoute } from "../../http/openapi.ts";
 import { accountOnly, adminOnly, planned, reading } from "../../auth/guard.ts";
 import { wellFormed } from "../../http/text.ts";
 import { ok } from "../../http/envelope.ts";

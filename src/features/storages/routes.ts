@@ -1,6 +1,7 @@
 // The storage group: mounts, their life cycle, and the driver check behind each status
 // (reference §12, DECISIONS §4.7-8).
-import { createRoute, z } from "@hono/zod-openapi";
+import * as z from "zod";
+import { createRoute } from "../../http/openapi.ts";
 import { adminOnly, planned, reading } from "../../auth/guard.ts";
 import { checkStorage, mountsToRead, WORKING } from "../../drivers/check.ts";
 import { driverNotFound, findDriver } from "../../drivers/index.ts";

@@ -1,7 +1,8 @@
 // The storage on the wire: the JSON AList clients read (snake_case, `addition` a JSON string), and
 // the create/update body turned into a row, with what the body leaves out taken from the driver's
 // template (DECISIONS §3: the web UI sends only the items its form shows).
-import { z } from "@hono/zod-openapi";
+import * as z from "zod";
+import "../../http/openapi.ts";
 import { parseAddition } from "../../drivers/check.ts";
 import { commonItems } from "../../drivers/items.ts";
 import type { Driver } from "../../drivers/types.ts";

@@ -1,7 +1,8 @@
 // The task lists the web UI polls (reference §9.2). Gatehouse runs no background tasks: uploads
 // and copies finish within their request, so every list is empty. The operations on tasks (info,
 // cancel, clear_done, …) are not served: there is never a task to name.
-import { createRoute, z } from "@hono/zod-openapi";
+import * as z from "zod";
+import { createRoute } from "../../http/openapi.ts";
 import type { MiddlewareHandler } from "hono";
 import { adminOnly, isGuest, signedIn } from "../../auth/guard.ts";
 import type { AppEnv } from "../../http/context.ts";

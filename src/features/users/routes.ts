@@ -1,5 +1,6 @@
 // Administrative user management, as the AList web UI calls it (/api/admin/user/*).
-import { createRoute, z } from "@hono/zod-openapi";
+import * as z from "zod";
+import { createRoute } from "../../http/openapi.ts";
 import { adminOnly, planned, reading } from "../../auth/guard.ts";
 import { hashStaticHash, staticHash } from "../../auth/password.ts";
 import { wellFormed } from "../../http/text.ts";

@@ -1,7 +1,8 @@
 // What the admin API may do to an account. The admin (role 2) and the guest (role 1) are fixed
 // points of the system: the guard recognises them by those roles (reference §2.2–2.4), so they
 // keep them, nobody else gets them, and the admin cannot be switched off.
-import { z } from "@hono/zod-openapi";
+import * as z from "zod";
+import "../../http/openapi.ts";
 import { ADMIN_ROLE_ID, ALL_PERMISSIONS, GUEST_ROLE_ID } from "../../auth/roles.ts";
 
 /** Which fixed point an account is; store.ts's `rowKind` decides it, in SQL, for the row being written. */

@@ -1,0 +1,52 @@
+// npm run openapi: writes src/generated/openapi.json, the document GET /api/openapi.json serves,
+// from the route definitions the app registers (createRoute in src/features/*/routes.ts, and the
+// few registered by hand). Built here, in Node, so the Worker ships neither the generator
+// (@asteasolutions/zod-to-openapi, through @hono/zod-openapi) nor the schemas' metadata.
+//   --check   write nothing; exit 1 when the committed file differs (test/unit/openapi.test.ts)
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { dirname, join, relative, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+
+// Nothing from src/ or scripts/db.ts is imported statically: see the next comment.
+const projectRoot = resolve(dirname(fileURLToPath(import.meta.url)), "..");
+const DOCUMENT_FILE = join(projectRoot, "src/generated/openapi.json");
+
+// First: loading @hono/zod-openapi gives zod's `.openapi()` its real meaning (metadata the generator
+// reads) before any route schema is built. The Worker's stand-in (src/http/openapi.ts) then stays out.
+const { OpenAPIHono } = await import("@hono/zod-openapi");
+// src/app.ts imports the document it serves: a fresh checkout without it can still build it.
+if (!existsSync(DOCUMENT_FILE)) {
+  mkdirSync(dirname(DOCUMENT_FILE), { recursive: true });
+  writeFileSync(DOCUMENT_FILE, "{}\n");
+}
+const { createApp } = await import("../src/app.ts");
+const { GATEHOUSE_VERSION } = await import("../src/version.ts");
+
+const app = createApp({
+  database: () => {
+    throw new Error("building the OpenAPI document reads no database");
+  },
+});
+const generator = new OpenAPIHono();
+for (const definition of app.openAPIRegistry.definitions) {
+  if (definition.type === "route") generator.openAPIRegistry.registerPath(definition.route);
+  else if (definition.type === "component") generator.openAPIRegistry.registerComponent(definition.componentType, definition.name, definition.component);
+  else throw new Error(`unexpected OpenAPI definition ${definition.type}`);
+}
+const document = generator.getOpenAPI31Document({
+  openapi: "3.1.0",
+  info: { title: "Gatehouse", version: GATEHOUSE_VERSION, description: "AList-compatible management and identity API" },
+});
+const text = `${JSON.stringify(document, null, 2)}\n`;
+const name = relative(projectRoot, DOCUMENT_FILE);
+
+if (process.argv.includes("--check")) {
+  if (readFileSync(DOCUMENT_FILE, "utf8") !== text) {
+    console.error(`${name} is stale: the route definitions changed. Run \`npm run openapi\` and commit the file.`);
+    process.exit(1);
+  }
+  console.log(`${name} is up to date`);
+} else if (!existsSync(DOCUMENT_FILE) || readFileSync(DOCUMENT_FILE, "utf8") !== text) {
+  writeFileSync(DOCUMENT_FILE, text);
+  console.log(`Wrote ${name} (${Object.keys(document.paths ?? {}).length} paths)`);
+}
