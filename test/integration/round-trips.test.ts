@@ -1,0 +1,119 @@
+// Every route's database round trips in one table, as the admin calls it with a login token: the
+// request of the authorization matrix (it gets past the guard and changes nothing, so most of these
+// are refusals past the guard: a missing id, an invalid body). A route whose count grows fails
+// here, whatever test covers its behaviour; the feature tests assert the counts of the happy paths.
+// 0: no database at all; 1: the guard and the route's reads in one batch; 2: a write after them.
+import { exports } from "cloudflare:workers";
+import { beforeAll, describe, expect, it } from "vitest";
+import { ROUTES, routeKey } from "../support/authorization-matrix.ts";
+import { roundTrips } from "../support/libsql-http.ts";
+import { signIn } from "../support/workerd-client.ts";
+
+const BUDGET: Record<string, number> = {
+  "ALL /ping": 0,
+  "GET /api/openapi.json": 0,
+  // Kept by the isolate for a few seconds after the first read.
+  "GET /api/public/settings": 1,
+  "GET /api/public/archive_extensions": 0,
+  "GET /api/public/offline_download_tools": 0,
+  // An empty body is refused before any credential check.
+  "POST /api/auth/login": 0,
+  "POST /api/auth/login/hash": 0,
+  "GET /api/me": 1,
+  "GET /api/me/sessions": 1,
+  "POST /api/me/sessions/evict": 2,
+  "POST /api/auth/2fa/generate": 2,
+  "POST /api/auth/2fa/verify": 2,
+  "POST /api/me/update": 2,
+  "GET /api/me/sshkey/list": 1,
+  "POST /api/me/sshkey/add": 1,
+  "POST /api/me/sshkey/delete": 2,
+  "GET /api/me/app_password/list": 2,
+  "POST /api/me/app_password/create": 2,
+  "POST /api/me/app_password/delete": 2,
+  "GET /api/admin/session/list": 1,
+  "POST /api/admin/session/evict": 2,
+  "GET /api/admin/setting/list": 1,
+  "GET /api/admin/setting/get": 1,
+  "POST /api/admin/setting/save": 1,
+  "POST /api/admin/setting/delete": 2,
+  "POST /api/admin/setting/reset_token": 2,
+  "POST /api/admin/setting/set_token": 1,
+  "POST /api/admin/setting/set_aria2": 1,
+  "POST /api/admin/setting/set_qbit": 1,
+  "GET /api/admin/user/sshkey/list": 1,
+  "POST /api/admin/user/sshkey/delete": 2,
+  "GET /api/admin/user/list": 1,
+  "GET /api/admin/user/get": 1,
+  "POST /api/admin/user/create": 1,
+  "POST /api/admin/user/update": 2,
+  "POST /api/admin/user/delete": 2,
+  "POST /api/admin/user/cancel_2fa": 2,
+  "POST /api/admin/user/del_cache": 1,
+  "GET /api/admin/role/list": 1,
+  "GET /api/admin/role/get": 1,
+  "POST /api/admin/role/create": 1,
+  "POST /api/admin/role/update": 2,
+  "POST /api/admin/role/delete": 2,
+  "GET /api/admin/driver/list": 1,
+  "GET /api/admin/driver/names": 1,
+  "GET /api/admin/driver/info": 1,
+  "GET /api/admin/storage/list": 1,
+  "GET /api/admin/storage/get": 1,
+  "POST /api/admin/storage/create": 1,
+  "POST /api/admin/storage/update": 1,
+  "POST /api/admin/storage/delete": 1,
+  "POST /api/admin/storage/enable": 1,
+  "POST /api/admin/storage/disable": 2,
+  "POST /api/admin/storage/load_all": 2,
+  "GET /api/admin/meta/list": 1,
+  "GET /api/admin/meta/get": 1,
+  "POST /api/admin/meta/create": 1,
+  "POST /api/admin/meta/update": 1,
+  "POST /api/admin/meta/delete": 2,
+  "POST /api/fs/list": 1,
+  "POST /api/fs/get": 1,
+  "POST /api/fs/dirs": 1,
+  "POST /api/fs/other": 1,
+  "POST /api/fs/search": 1,
+  "POST /api/fs/mkdir": 1,
+  "POST /api/fs/rename": 1,
+  "POST /api/fs/move": 1,
+  "POST /api/fs/copy": 1,
+  "POST /api/fs/remove": 1,
+  "POST /api/fs/link": 1,
+  "POST /api/fs/batch_rename": 1,
+  "POST /api/fs/regex_rename": 1,
+  "POST /api/fs/recursive_move": 1,
+  "POST /api/fs/remove_empty_directory": 1,
+  "PUT /api/fs/put": 1,
+  "PUT /api/fs/form": 1,
+  "GET /api/task/:kind/undone": 1,
+  "GET /api/admin/task/:kind/undone": 1,
+  "GET /api/task/:kind/done": 1,
+  "GET /api/admin/task/:kind/done": 1,
+  "GET /d/:path{.+}": 1,
+  "GET /p/:path{.+}": 1,
+};
+
+let token: string;
+beforeAll(async () => {
+  token = await signIn("round-trips");
+});
+
+describe("database round trips per route", () => {
+  const rows = ROUTES.filter((route) => !route.endsSession);
+
+  it("has a budget for every route of the matrix, and none for a route it lacks", () => {
+    expect(Object.keys(BUDGET).sort()).toEqual(rows.map(routeKey).sort());
+  });
+
+  it.each(rows.map((route) => [routeKey(route), route] as const))("%s stays within its budget", async (key, route) => {
+    const url = `http://gatehouse.test${route.url ?? route.path}${route.query ? `?${route.query}` : ""}`;
+    const headers: Record<string, string> = { Authorization: token, ...(route.body === undefined ? {} : { "Content-Type": "application/json" }) };
+    const counter = await roundTrips();
+    const reply = await exports.default.fetch(new Request(url, { method: route.method === "ALL" ? "GET" : route.method, headers, ...(route.body === undefined ? {} : { body: JSON.stringify(route.body) }) }));
+    await reply.arrayBuffer();
+    expect(await counter.count()).toBeLessThanOrEqual(BUDGET[key]!);
+  });
+});
