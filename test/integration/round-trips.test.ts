@@ -28,7 +28,7 @@ const BUDGET: Record<string, number> = {
   "GET /api/me/sshkey/list": 1,
   "POST /api/me/sshkey/add": 1,
   "POST /api/me/sshkey/delete": 2,
-  "GET /api/me/app_password/list": 2,
+  "GET /api/me/app_password/list": 1,
   "POST /api/me/app_password/create": 2,
   "POST /api/me/app_password/delete": 2,
   "GET /api/admin/session/list": 1,

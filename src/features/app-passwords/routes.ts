@@ -2,9 +2,11 @@
 // own password, and the only way for a user with two-factor on (FILES.md §3.9). Each is random,
 // shown once, stored as a hash, listed with its last use, and revoked on its own; a password
 // change ends them all.
+import type { SQL } from "drizzle-orm";
+import type { Context } from "hono";
 import * as z from "zod";
 import { createRoute } from "../../http/openapi.ts";
-import { accountOnly } from "../../auth/guard.ts";
+import { accountOnly, planned, reading } from "../../auth/guard.ts";
 import { sha256Hex } from "../../auth/encoding.ts";
 import { randomAlphanumeric } from "../../auth/random.ts";
 import { ok } from "../../http/envelope.ts";
@@ -12,7 +14,8 @@ import { ApiError, refuseDuplicate } from "../../http/errors.ts";
 import { idParam } from "../../http/params.ts";
 import { envelopeResponse, jsonBody, type Router } from "../../http/router.ts";
 import { wellFormed } from "../../http/text.ts";
-import { addAppPassword, deleteAppPassword, listAppPasswords } from "./store.ts";
+import type { AppEnv } from "../../http/context.ts";
+import { addAppPassword, appPasswordList, deleteAppPassword } from "./store.ts";
 
 /** Enough for every device a person owns; stops one account from filling the table. */
 export const MAX_APP_PASSWORDS = 50;
@@ -33,12 +36,15 @@ const AppPassword = z.object({
   last_used: z.string().nullable().openapi({ description: "RFC 3339; null until first used. Updated at most once a minute." }),
 });
 
+/** The caller's app passwords, read in the guard's batch. */
+const listPlan = (c: Context<AppEnv>, callerId: SQL) => appPasswordList(c.var.db, callerId);
+
 const list = createRoute({
   method: "get",
   path: "/api/me/app_password/list",
   tags: ["app passwords"],
   summary: "The caller's app passwords (names and use, never the passwords)",
-  ...ownPasswords,
+  ...reading(ownPasswords, listPlan),
   responses: envelopeResponse(z.array(AppPassword), "The app passwords, oldest first"),
 });
 
@@ -64,7 +70,7 @@ const remove = createRoute({
 
 export function registerAppPasswordRoutes(app: Router) {
   app.openapi(list, async (c) => {
-    const rows = await listAppPasswords(c.var.db, c.var.caller.user.id);
+    const rows = await planned(c, listPlan);
     return ok(
       c,
       rows.map((row) => ({ id: row.id, name: row.name, created: rfc3339(row.createdAt), last_used: row.lastUsedAt > 0 ? rfc3339(row.lastUsedAt) : null })),

@@ -1,19 +1,25 @@
 // Every query of the app password endpoints; each function is one round trip.
-import { and, asc, eq, sql } from "drizzle-orm";
+import { and, asc, eq, sql, type SQL } from "drizzle-orm";
 import type { Database } from "../../db/client.ts";
+import { plan } from "../../db/plan.ts";
 import { appPasswords, users } from "../../db/schema.ts";
 
 /** The passwords still good: made since the user's last password change. */
-const current = (userId: number) =>
+const current = (userId: number | SQL) =>
   and(eq(appPasswords.userId, userId), eq(appPasswords.passwordChangedAt, sql`(SELECT ${users.passwordChangedAt} FROM ${users} WHERE ${users.id} = ${userId})`));
 
-/** A user's app passwords (never their hashes), oldest first. */
-export async function listAppPasswords(db: Database, userId: number) {
-  return db
-    .select({ id: appPasswords.id, name: appPasswords.name, createdAt: appPasswords.createdAt, lastUsedAt: appPasswords.lastUsedAt })
-    .from(appPasswords)
-    .where(current(userId))
-    .orderBy(asc(appPasswords.id));
+/** A user's app passwords (never their hashes), oldest first; the caller's as a subquery in the guard's batch. */
+export function appPasswordList(db: Database, userId: number | SQL) {
+  return plan(
+    [
+      db
+        .select({ id: appPasswords.id, name: appPasswords.name, createdAt: appPasswords.createdAt, lastUsedAt: appPasswords.lastUsedAt })
+        .from(appPasswords)
+        .where(current(userId))
+        .orderBy(asc(appPasswords.id)),
+    ],
+    ([rows]) => rows,
+  );
 }
 
 /**
