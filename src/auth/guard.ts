@@ -11,7 +11,7 @@ import { DeviceSessionStatus } from "../db/schema.ts";
 import { ApiError } from "../http/errors.ts";
 import { clientIp, maskIp, userAgent } from "./client.ts";
 import { constantTimeEqual } from "./password.ts";
-import { readGuest, readPermanentTokenAdmin, readTokenSession, type CallerReads, type RoleRow, type UserRow } from "./store.ts";
+import { readGuest, readPermanentTokenAdmin, readTokenSession, type CallerReads } from "./store.ts";
 import { tokenFromHeader, verifyToken } from "./tokens.ts";
 import type { Caller } from "./caller.ts";
 import { sql, type SQL } from "drizzle-orm";

@@ -1,7 +1,9 @@
 // A read planned before it runs: its statements and how to read their results. A plan can run on
 // its own (one round trip) or travel in another batch: the auth guard takes a route's plan into
 // its own batch (auth/guard.ts `reading`), so an authenticated read costs one round trip in all.
+import { asc, count } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
+import type { SQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
 import type { Database } from "./client.ts";
 
 export interface Plan<T> {
@@ -19,4 +21,12 @@ export function plan<const R extends readonly BatchItem<"sqlite">[], T>(reads: R
 /** Runs a plan on its own: one round trip. */
 export async function run<T>(db: Database, planned: Plan<T>): Promise<T> {
   return planned.read(await db.batch(planned.reads as unknown as Batch));
+}
+
+/** One page of a table in id order, and the count of all its rows (the admin lists). */
+export function pageOf<T extends SQLiteTable & { id: SQLiteColumn }>(db: Database, table: T, window: { limit: number; offset: number }) {
+  return plan(
+    [db.select().from(table as SQLiteTable).orderBy(asc(table.id)).limit(window.limit).offset(window.offset), db.select({ total: count() }).from(table as SQLiteTable)],
+    ([rows, [total]]) => ({ rows: rows as T["$inferSelect"][], total: total?.total ?? 0 }),
+  );
 }

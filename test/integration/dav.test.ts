@@ -360,6 +360,11 @@ describe("bad input gets the status RFC 4918 names, never 500", () => {
     expect(text).toMatch(/<D:resourcetype><D:collection\/><\/D:resourcetype><\/D:prop><D:status>HTTP\/1.1 200 OK<\/D:status>/);
     expect(text).toMatch(/<color xmlns="urn:x"\/><\/D:prop><D:status>HTTP\/1.1 404 Not Found<\/D:status>/);
     expect((await dav("PROPFIND", "/s3/nowhere/", { headers: { Depth: "0" } })).status).toBe(404);
+    // MAX_BODY_BYTES (1 MiB in wrangler.toml) holds for XML bodies, declared or streamed.
+    const huge = `<D:propfind xmlns:D="DAV:"><D:prop>${"<D:displayname/>".repeat(80_000)}</D:prop></D:propfind>`;
+    expect((await dav("PROPFIND", "/s3/", { headers: { Depth: "0" }, body: huge })).status).toBe(413);
+    const streamed = new ReadableStream({ start: (controller) => (controller.enqueue(new TextEncoder().encode(huge)), controller.close()) });
+    expect((await dav("PROPPATCH", "/s3/", { body: streamed })).status).toBe(413);
   });
 
   it("PROPPATCH keeps dead properties, refuses live ones whole, and they follow a MOVE", async () => {

@@ -8,6 +8,7 @@ import { isAdmin } from "../../auth/guard.ts";
 import type { FileObject } from "../../drivers/types.ts";
 import type { AppEnv } from "../../http/context.ts";
 import { readConfig } from "../../env.ts";
+import { readAtMost } from "../../http/body.ts";
 import { ApiError } from "../../http/errors.ts";
 import { mayAccess, signFor, viewerOf, visibleEntries, type Viewer } from "../fs/access.ts";
 import { metaGrantsWrite, nearestMeta } from "../fs/metas.ts";
@@ -659,26 +660,8 @@ async function xmlBody(c: Context<AppEnv>): Promise<XmlElement | null> {
 /** A body other than PUT's, whole, refused past MAX_BODY_BYTES (413) whether or not its length was declared. */
 async function cappedBody(c: Context<AppEnv>): Promise<Uint8Array> {
   const limit = readConfig(c.env).maxBodyBytes;
-  const declared = Number(c.req.header("Content-Length") ?? "0");
-  if (declared > limit) throw new DavError(413, `XML bodies are limited to ${limit} bytes`);
-  const reader = c.req.raw.body?.getReader();
-  if (!reader) return new Uint8Array();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  for (let next = await reader.read(); !next.done; next = await reader.read()) {
-    total += next.value.byteLength;
-    if (total > limit) {
-      await reader.cancel();
-      throw new DavError(413, `XML bodies are limited to ${limit} bytes`);
-    }
-    chunks.push(next.value);
-  }
-  const bytes = new Uint8Array(total);
-  let offset = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
+  const bytes = await readAtMost(c.req.raw.body, limit, c.req.header("Content-Length"));
+  if (!bytes) throw new DavError(413, `XML bodies are limited to ${limit} bytes`);
   return bytes;
 }
 

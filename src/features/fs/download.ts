@@ -6,6 +6,7 @@ import "../../http/openapi.ts";
 import type { Context } from "hono";
 import type { AppEnv } from "../../http/context.ts";
 import { envelope } from "../../http/envelope.ts";
+import { readAtMost } from "../../http/body.ts";
 import { ApiError } from "../../http/errors.ts";
 import type { Router } from "../../http/router.ts";
 import { signFor, signRequired } from "./access.ts";
@@ -122,25 +123,8 @@ function withForwardedParams(state: FsState, link: string, query: URLSearchParam
 /** The upstream's Markdown, made script-free (FILES.md §3.7); other statuses pass as they are. */
 async function safeMarkdown(response: Response): Promise<Response> {
   if (response.status !== 200 || response.body === null) return response;
-  const declared = Number(response.headers.get("content-length") ?? "0");
-  if (declared > MAX_MARKDOWN_BYTES) throw new ApiError(500, `markdown larger than ${MAX_MARKDOWN_BYTES} bytes is not previewed while filter_readme_scripts is on`);
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  const reader = response.body.getReader();
-  for (let next = await reader.read(); !next.done; next = await reader.read()) {
-    total += next.value.byteLength;
-    if (total > MAX_MARKDOWN_BYTES) {
-      await reader.cancel();
-      throw new ApiError(500, `markdown larger than ${MAX_MARKDOWN_BYTES} bytes is not previewed while filter_readme_scripts is on`);
-    }
-    chunks.push(next.value);
-  }
-  const bytes = new Uint8Array(total);
-  let offset = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
+  const bytes = await readAtMost(response.body, MAX_MARKDOWN_BYTES, response.headers.get("content-length"));
+  if (!bytes) throw new ApiError(500, `markdown larger than ${MAX_MARKDOWN_BYTES} bytes is not previewed while filter_readme_scripts is on`);
   const body = sanitizeMarkdown(new TextDecoder().decode(bytes));
   const headers = new Headers(response.headers);
   for (const name of ["content-length", "content-encoding", "content-range", "etag", "accept-ranges"]) headers.delete(name);

@@ -1,18 +1,13 @@
 // Every query of the meta admin routes; each function is one round trip.
-import { asc, count, eq } from "drizzle-orm";
+import { eq } from "drizzle-orm";
 import type { Database } from "../../db/client.ts";
-import { plan } from "../../db/plan.ts";
+import { pageOf, plan } from "../../db/plan.ts";
 import { metas } from "../../db/schema.ts";
 
 export type MetaRow = typeof metas.$inferSelect;
 export type MetaFields = Omit<MetaRow, "id">;
 
-export function metaPage(db: Database, window: { limit: number; offset: number }) {
-  return plan(
-    [db.select().from(metas).orderBy(asc(metas.id)).limit(window.limit).offset(window.offset), db.select({ total: count() }).from(metas)],
-    ([rows, [total]]) => ({ rows, total: total?.total ?? 0 }),
-  );
-}
+export const metaPage = (db: Database, window: { limit: number; offset: number }) => pageOf(db, metas, window);
 
 export function metaById(db: Database, id: number) {
   return plan([db.select().from(metas).where(eq(metas.id, id))], ([[row]]): MetaRow | undefined => row);

@@ -3,7 +3,7 @@
 import { and, asc, count, eq, ne, sql, type SQL } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { Database } from "../../db/client.ts";
-import { plan } from "../../db/plan.ts";
+import { pageOf, plan } from "../../db/plan.ts";
 import { roles, settings, users, type PermissionScope } from "../../db/schema.ts";
 import { GUEST_ROLE_ID } from "../../auth/roles.ts";
 import { settingDefinitionByKey } from "../../db/settings.ts";
@@ -45,12 +45,7 @@ function stopBeingDefault(db: Database, roleId: number): BatchItem<"sqlite"> {
 /** Users whose role list holds `roleId`. */
 const holdsRole = (roleId: number) => sql`EXISTS (SELECT 1 FROM json_each(${users.roleIds}) WHERE value = ${roleId})`;
 
-export function rolePage(db: Database, window: { limit: number; offset: number }) {
-  return plan(
-    [db.select().from(roles).orderBy(asc(roles.id)).limit(window.limit).offset(window.offset), db.select({ total: count() }).from(roles)],
-    ([rows, [total]]) => ({ rows, total: total?.total ?? 0 }),
-  );
-}
+export const rolePage = (db: Database, window: { limit: number; offset: number }) => pageOf(db, roles, window);
 
 export function roleById(db: Database, id: number) {
   return plan([db.select().from(roles).where(eq(roles.id, id))], ([[role]]): RoleRow | undefined => role);

@@ -1,10 +1,10 @@
 // Every query of the admin user routes; each function is one round trip. Writes carry their
 // own conditions (the account's kind, the roles existing), and the rows read back in the same
 // batch say why a write did not land, so no endpoint reads before it writes.
-import { and, asc, count, eq, getTableColumns, inArray, sql, type SQL } from "drizzle-orm";
+import { and, eq, getTableColumns, inArray, sql, type SQL } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { Database } from "../../db/client.ts";
-import { plan } from "../../db/plan.ts";
+import { pageOf, plan } from "../../db/plan.ts";
 import { deviceSessions, DeviceSessionStatus, pendingOtpEnrolments, roles, settings, sshPublicKeys, users } from "../../db/schema.ts";
 import { ADMIN_ROLE_ID, ALL_PERMISSIONS, GUEST_ROLE_ID } from "../../auth/roles.ts";
 import type { AccountKind } from "./rules.ts";
@@ -51,12 +51,7 @@ const defaultRoleIds = sql`COALESCE((SELECT json_array(${roles.id}) FROM ${roles
   WHERE ${roles.id} = (SELECT CAST(${settings.value} AS INTEGER) FROM ${settings} WHERE ${settings.key} = 'default_role')
     AND ${roles.id} NOT IN (${ADMIN_ROLE_ID}, ${GUEST_ROLE_ID})), '[]')`;
 
-export function userPage(db: Database, window: { limit: number; offset: number }) {
-  return plan(
-    [db.select().from(users).orderBy(asc(users.id)).limit(window.limit).offset(window.offset), db.select({ total: count() }).from(users)],
-    ([rows, [total]]) => ({ rows, total: total?.total ?? 0 }),
-  );
-}
+export const userPage = (db: Database, window: { limit: number; offset: number }) => pageOf(db, users, window);
 
 export function userById(db: Database, id: number) {
   return plan([db.select().from(users).where(eq(users.id, id))], ([[user]]): UserRow | undefined => user);
