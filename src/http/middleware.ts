@@ -25,7 +25,21 @@ export const corsForClients: MiddlewareHandler<AppEnv> = (c, next) => (isDavPath
  * Hardening headers on every reply. The API serves JSON to clients on other origins, so resources
  * are cross-origin readable, and nothing may frame it or load anything through it.
  */
+/**
+ * Headers only old browsers read (IE's download options and XSS auditor, Flash's cross-domain
+ * policies, DNS prefetch and origin clustering, which concern pages): left off replies that are not
+ * pages. Every header is work for every proxy in front, and API replies are most replies.
+ */
+const notForApiReplies = {
+  xDownloadOptions: false,
+  xXssProtection: false,
+  xPermittedCrossDomainPolicies: false,
+  xDnsPrefetchControl: false,
+  originAgentCluster: false,
+} as const;
+
 const apiSecurityHeaders = secureHeaders({
+  ...notForApiReplies,
   crossOriginResourcePolicy: "cross-origin",
   xFrameOptions: "DENY",
   contentSecurityPolicy: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] },
@@ -46,6 +60,7 @@ const pageSecurityHeaders = secureHeaders({
  * script, no same-origin access), so an uploaded HTML or SVG page cannot act as this site.
  */
 const downloadSecurityHeaders = secureHeaders({
+  ...notForApiReplies,
   crossOriginResourcePolicy: "cross-origin",
   xFrameOptions: false,
   contentSecurityPolicy: { sandbox: [] },
