@@ -81,6 +81,9 @@ export const accessLog: MiddlewareHandler<AppEnv> = async (c, next) => {
   const config = readConfig(c.env ?? {});
   await next();
   c.header("X-Gatehouse-Version", GATEHOUSE_VERSION);
+  // Set again on the reply: a handler's own Response (WebDAV, file bytes) does not carry the
+  // headers middleware prepared before it ran.
+  c.header("X-Request-Id", c.get("requestId"));
   const worst = Math.max(c.res.status, c.get("envelopeCode") ?? 0);
   const level = worst >= 500 ? "error" : worst >= 400 ? "warn" : "info";
   if (!logs(config, level)) return;

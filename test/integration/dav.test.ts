@@ -90,6 +90,7 @@ describe("OPTIONS and sign-in", () => {
     expect(options.headers.get("DAV")).toBe("1, 2");
     expect(options.headers.get("Allow")).toContain("PROPFIND");
     expect(options.headers.get("Access-Control-Allow-Origin")).toBeNull();
+    expect(options.headers.get("X-Request-Id")).toMatch(/^[0-9a-f-]{36}$/);
     const anonymous = await dav("PROPFIND", "/", { auth: null });
     expect(anonymous.status).toBe(401);
     expect(anonymous.headers.get("WWW-Authenticate")).toMatch(/^Basic realm=/);
