@@ -20,6 +20,7 @@ import { registerSettingRoutes } from "./features/settings/routes.ts";
 import { registerSshKeyRoutes } from "./features/sshkeys/routes.ts";
 import { registerStorageRoutes } from "./features/storages/routes.ts";
 import { registerTaskRoutes } from "./features/tasks/routes.ts";
+import { registerTwoFactorRoutes } from "./features/two-factor/routes.ts";
 import { registerUserRoutes } from "./features/users/routes.ts";
 import { serveWebUi } from "./features/webui/page.ts";
 import { accessLog, corsForClients, limitBodySize, securityHeaders } from "./http/middleware.ts";
@@ -63,6 +64,7 @@ export function createApp(dependencies: AppDependencies) {
   app.use("/dav/*", useDatabase);
   registerPublicRoutes(app);
   registerAuthRoutes(app);
+  registerTwoFactorRoutes(app);
   registerMeRoutes(app);
   registerAppPasswordRoutes(app);
   registerSessionRoutes(app);

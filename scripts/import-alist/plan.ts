@@ -2,8 +2,8 @@
 // a report out. No I/O here (apply.ts writes, main.ts reads), so every decision is unit-testable
 // and the same code runs in Node and in workerd.
 import { alistStoredHash, hashStaticHash, staticHash } from "../../src/auth/password.ts";
-import { open, seal } from "../../src/auth/secret-box.ts";
-import { normaliseSecret } from "../../src/auth/totp.ts";
+import { open, seal } from "../../src/features/two-factor/secret-box.ts";
+import { normaliseSecret } from "../../src/features/two-factor/totp.ts";
 import type { PermissionScope } from "../../src/db/schema.ts";
 import { ADMIN_ROLE_ID, ALL_PERMISSIONS, GUEST_ROLE_ID } from "../../src/auth/roles.ts";
 import { settingDefinitionByKey, SettingFlag } from "../../src/db/settings.ts";

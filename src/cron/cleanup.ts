@@ -7,11 +7,11 @@ import { eq, sql, type SQL } from "drizzle-orm";
 import type { SQLiteTable } from "drizzle-orm/sqlite-core";
 import type { Database } from "../db/client.ts";
 import { davLocks, deviceSessions, loginFailures, pendingOtpEnrolments, settings } from "../db/schema.ts";
+import { OTP_ENROLMENT_TTL_SECONDS } from "../features/two-factor/store.ts";
 
 const CHUNK = 500;
 const MAX_ROUNDS = 20;
 const DEFAULT_SESSION_TTL_SECONDS = 86_400;
-export const OTP_ENROLMENT_TTL_SECONDS = 600;
 
 export interface CleanupReport {
   deviceSessions: number;

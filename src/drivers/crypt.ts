@@ -1,6 +1,6 @@
 // Crypt: encrypts file names and contents stored in another storage; `remote_path` must point
 // into a mounted, enabled, working storage.
-import { requireText } from "./check.ts";
+import { requireText } from "./addition.ts";
 import { driverConfig, items } from "./items.ts";
 import { requireWorkingStorage } from "./mounts.ts";
 import type { Driver } from "./types.ts";

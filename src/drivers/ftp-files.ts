@@ -4,7 +4,8 @@
 // own host: the address a PASV reply names is ignored, so a server cannot point the Worker at
 // another machine. Reads are byte sources (REST + RETR), so /d and /p serve ranges.
 import { cleanPath } from "../lib/path.ts";
-import { errorText, requireText } from "./check.ts";
+import { requireText } from "./addition.ts";
+import { errorText } from "./failures.ts";
 import { hostAndPort, openTcp, workersSockets, type TcpConnection } from "./tcp.ts";
 import { FileError, notAFolder, objectNotFound, type ByteSource, type FileBackend, type FileObject, type StorageHandle } from "./types.ts";
 

@@ -1,6 +1,6 @@
 // FTP: the check signs in and changes to the root folder over a Workers TCP socket.
 import { cleanPath } from "../lib/path.ts";
-import { requireText } from "./check.ts";
+import { requireText } from "./addition.ts";
 import { driverConfig, items } from "./items.ts";
 import { openTcp, type TcpConnection } from "./tcp.ts";
 import { ftpFiles } from "./ftp-files.ts";

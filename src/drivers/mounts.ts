@@ -1,8 +1,7 @@
 // For the drivers that point into other storages (Alias, Crypt): a path must lie inside a
 // mounted storage that is enabled and working.
 import { cleanPath } from "../lib/path.ts";
-import { WORKING } from "./check.ts";
-import { CheckFailed, type MountedStorage } from "./types.ts";
+import { CheckFailed, WORKING, type MountedStorage } from "./types.ts";
 
 /** Throws unless `path` lies under an enabled storage whose status is `work` (the deepest mount wins, as in AList). */
 export function requireWorkingStorage(path: string, storages: MountedStorage[], what: string): void {

@@ -4,7 +4,8 @@
 // DeleteObjects in batches of 1000.
 import { AwsClient } from "aws4fetch";
 import { cleanPath } from "../lib/path.ts";
-import { errorText, requireText } from "./check.ts";
+import { requireText } from "./addition.ts";
+import { errorText } from "./failures.ts";
 import { FileError, notAFolder, objectNotFound, type FileBackend, type FileObject, type StorageHandle, type Upload } from "./types.ts";
 
 /** Most objects a folder copy, move or remove touches in one request: the work stays bounded. */

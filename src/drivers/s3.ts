@@ -2,7 +2,8 @@
 // SigV4-signed request, which proves the endpoint, the bucket and the key pair together.
 import { AwsClient } from "aws4fetch";
 import { cleanPath } from "../lib/path.ts";
-import { errorText, requireText, unreachable } from "./check.ts";
+import { requireText } from "./addition.ts";
+import { errorText, unreachable } from "./failures.ts";
 import { driverConfig, items } from "./items.ts";
 import { s3Files } from "./s3-files.ts";
 import { CheckFailed, type Addition, type Driver } from "./types.ts";

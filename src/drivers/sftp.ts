@@ -1,6 +1,6 @@
 // SFTP: the check connects and reads the server's SSH identification line. Signing in takes an
 // SSH implementation, so credentials and the root folder are checked only when files are served.
-import { requireText } from "./check.ts";
+import { requireText } from "./addition.ts";
 import { driverConfig, items } from "./items.ts";
 import { openTcp, type TcpConnection } from "./tcp.ts";
 import { CheckFailed, type Driver } from "./types.ts";

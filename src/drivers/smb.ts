@@ -1,7 +1,7 @@
 // SMB: the check connects and sends an SMB2 NEGOTIATE; an SMB server answers with an SMB header.
 // Signing in takes an SMB2 implementation (NTLM), so credentials and the share are checked only
 // when files are served.
-import { requireText } from "./check.ts";
+import { requireText } from "./addition.ts";
 import { driverConfig, items } from "./items.ts";
 import { openTcp } from "./tcp.ts";
 import { CheckFailed, type Driver } from "./types.ts";

@@ -1,7 +1,7 @@
 // Plain TCP for the FTP, SFTP and SMB checks, over Workers sockets (`cloudflare:sockets`). The
 // module is loaded when a check runs, not at import: Node (the unit tests, the scripts) has no
 // such module, and there a TCP check fails with a clear status instead of the import failing.
-import { errorText, seconds, unreachable } from "./check.ts";
+import { errorText, seconds, unreachable } from "./failures.ts";
 import { CheckFailed, type CheckContext } from "./types.ts";
 
 export interface TcpConnection {

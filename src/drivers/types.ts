@@ -23,6 +23,9 @@ export interface DriverConfig {
   alert: string;
 }
 
+/** A storage's `status` once its driver's check passed; otherwise the status is why it failed. */
+export const WORKING = "work";
+
 /** A storage another one can point into (Alias paths, Crypt's remote_path). */
 export interface MountedStorage {
   id: number;

@@ -3,7 +3,8 @@
 // the client); writes are PUT with a known length, MKCOL, MOVE, COPY and DELETE. Basic auth is
 // sent with every request (one round trip each); Digest is not supported.
 import { cleanPath } from "../lib/path.ts";
-import { errorText, requireText } from "./check.ts";
+import { requireText } from "./addition.ts";
+import { errorText } from "./failures.ts";
 import { withLength } from "./s3-files.ts";
 import { FileError, notAFolder, objectNotFound, type FileBackend, type FileObject, type StorageHandle } from "./types.ts";
 

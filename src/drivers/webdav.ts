@@ -1,6 +1,7 @@
 // WebDav: the check asks for the root folder's properties (PROPFIND, Depth 0) with basic auth.
 import { cleanPath } from "../lib/path.ts";
-import { errorText, requireText, unreachable } from "./check.ts";
+import { requireText } from "./addition.ts";
+import { errorText, unreachable } from "./failures.ts";
 import { driverConfig, items } from "./items.ts";
 import { CheckFailed, type Driver } from "./types.ts";
 import { base64, webDavFiles } from "./webdav-files.ts";

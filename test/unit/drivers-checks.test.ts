@@ -2,7 +2,7 @@
 // through node:net in place of cloudflare:sockets here; the workerd suite runs FTP, SFTP and SMB
 // over the real Workers sockets.
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { checkStorage } from "../../src/drivers/check.ts";
+import { checkStorage } from "../../src/features/storages/checks.ts";
 import { findDriver } from "../../src/drivers/index.ts";
 import { hostAndPort } from "../../src/drivers/tcp.ts";
 import type { MountedStorage } from "../../src/drivers/types.ts";

@@ -6,7 +6,7 @@ import { TOTP } from "otpauth";
 import { applyPlan, readTarget } from "../../scripts/import-alist/apply.ts";
 import { OTP_KEY_MISSING, planImport, type ImportPlan } from "../../scripts/import-alist/plan.ts";
 import { NotAListError, readSource } from "../../scripts/import-alist/source.ts";
-import { open } from "../../src/auth/secret-box.ts";
+import { open } from "../../src/features/two-factor/secret-box.ts";
 import { ADMIN_ROLE_ID } from "../../src/auth/roles.ts";
 import {
   ALICE_OTP_SECRET,

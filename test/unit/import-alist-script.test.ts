@@ -106,7 +106,7 @@ describe("npm run import:alist", () => {
     const otpKey = "otp-key-otp-key-otp-key-otp-key-otp-key-0123";
     expect(await run([file], { OTP_ENCRYPTION_KEY: otpKey })).toBe(0);
     const [{ otp_secret }] = (await rows("SELECT otp_secret FROM users WHERE username = 'alice'")) as unknown as [{ otp_secret: string }];
-    const { open } = await import("../../src/auth/secret-box.ts");
+    const { open } = await import("../../src/features/two-factor/secret-box.ts");
     expect(await open([new TextEncoder().encode(otpKey)], otp_secret)).toBe(ALICE_OTP_SECRET);
   });
 

@@ -4,18 +4,17 @@ import type { Context } from "hono";
 import { clientId, clientIp, deviceKey, maskIp, userAgent } from "../../auth/client.ts";
 import { isLockedOut, LOCKED_OUT_MESSAGE } from "../../auth/lockout.ts";
 import { checkStaticHash } from "../../auth/password.ts";
-import { open } from "../../auth/secret-box.ts";
 import { signToken } from "../../auth/tokens.ts";
-import { matchTotpStep } from "../../auth/totp.ts";
 import { GUEST_ROLE_ID } from "../../auth/roles.ts";
-import { jwtSecret, otpSealingKeys, readConfig } from "../../env.ts";
+import { jwtSecret, readConfig } from "../../env.ts";
 import type { AppEnv } from "../../http/context.ts";
 import { ApiError } from "../../http/errors.ts";
+import { INVALID_OTP } from "../two-factor/messages.ts";
+import { secondFactorStep } from "../two-factor/sign-in.ts";
 import { grantSession, readSignInState, releaseAttempt } from "./store.ts";
 
 /** One message for an unknown user and a wrong password, so neither reveals which it was. */
 export const SIGN_IN_FAILED = "username or password is incorrect";
-export const INVALID_OTP = "Invalid 2FA code";
 
 export interface SignInRequest {
   username: string;
@@ -45,16 +44,8 @@ export async function signIn(c: Context<AppEnv>, request: SignInRequest): Promis
     throw new ApiError(403, "Current user is disabled, replace please");
   }
 
-  let otpStep: number | null = null;
-  if (user.otpSecret !== null) {
-    const secret = await open(otpSealingKeys(c.env), user.otpSecret);
-    if (secret === null) {
-      throw new ApiError(500, "the 2FA secret of this user cannot be decrypted (was OTP_ENCRYPTION_KEY or JWT_SECRET changed?); an admin can cancel the user's 2FA");
-    }
-    otpStep = matchTotpStep(secret, request.otpCode ?? "");
-    // Whether the step was used already is decided once, atomically, by grantSession.
-    if (otpStep === null) throw new ApiError(402, INVALID_OTP);
-  }
+  // Whether the code's step was used already is decided once, atomically, by grantSession.
+  const otpStep = await secondFactorStep(c.env, user.otpSecret, request.otpCode);
 
   const sessionKey = await deviceKey(user.id, clientId(c));
   const alreadyActive = state.activeSessions.some((s) => s.deviceKey === sessionKey);

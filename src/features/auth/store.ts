@@ -3,7 +3,8 @@ import { and, asc, eq, inArray, or, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import { FAILURE_WINDOW_SECONDS, MAX_FAILURES, type FailureCounts } from "../../auth/lockout.ts";
 import type { Database } from "../../db/client.ts";
-import { deviceSessions, DeviceSessionStatus, loginFailures, pendingOtpEnrolments, settings, users } from "../../db/schema.ts";
+import { deviceSessions, DeviceSessionStatus, loginFailures, settings, users } from "../../db/schema.ts";
+import { consumeStep, stepUnused } from "../two-factor/store.ts";
 
 /** Cap on the active sessions read per sign-in; only the device limit needs them. */
 const ACTIVE_SESSIONS_READ = 1000;
@@ -114,8 +115,7 @@ export type GrantOutcome = "granted" | "otp_replayed" | "too_many_devices" | "us
 export async function grantSession(db: Database, grant: SessionGrant): Promise<GrantOutcome> {
   const statements: BatchItem<"sqlite">[] = [];
   const conditions = [sql`EXISTS (SELECT 1 FROM ${users} WHERE id = ${grant.userId})`];
-  // The one place that decides "a TOTP step is used once": later than the last step used.
-  const stepUnused = grant.otpStep === null ? sql`1` : sql`${users.otpLastStep} < ${grant.otpStep}`;
+  const otpStepUnused = stepUnused(grant.otpStep);
   // A sign-in with a used step is a failure: its attempt stays counted and an imported hash stays
   // as it is. These run before the step is consumed, so they see the same row the UPDATE sees.
   statements.push(
@@ -125,16 +125,16 @@ export async function grantSession(db: Database, grant: SessionGrant): Promise<G
           and(eq(loginFailures.scope, "ip"), eq(loginFailures.subject, grant.clientIp)),
           and(eq(loginFailures.scope, "user"), eq(loginFailures.subject, grant.username)),
         ),
-        sql`EXISTS (SELECT 1 FROM ${users} WHERE id = ${grant.userId} AND ${stepUnused})`,
+        sql`EXISTS (SELECT 1 FROM ${users} WHERE id = ${grant.userId} AND ${otpStepUnused})`,
       ),
     ),
   );
   if (grant.passwordUpgrade) {
     const { from, to } = grant.passwordUpgrade;
-    statements.push(db.update(users).set({ passwordHash: to }).where(and(eq(users.id, grant.userId), eq(users.passwordHash, from), stepUnused)));
+    statements.push(db.update(users).set({ passwordHash: to }).where(and(eq(users.id, grant.userId), eq(users.passwordHash, from), otpStepUnused)));
   }
   if (grant.otpStep !== null) {
-    statements.push(db.update(users).set({ otpLastStep: grant.otpStep }).where(and(eq(users.id, grant.userId), stepUnused)));
+    statements.push(consumeStep(db, grant.userId, grant.otpStep));
     conditions.push(sql`changes() = 1`);
   }
   if (grant.maxOtherActive !== null) {
@@ -179,25 +179,4 @@ export async function grantSession(db: Database, grant: SessionGrant): Promise<G
 /** Marks a device session inactive: its token is refused from the next request on. */
 export async function deactivateSession(db: Database, sessionKey: string) {
   await db.update(deviceSessions).set({ status: DeviceSessionStatus.INACTIVE }).where(eq(deviceSessions.deviceKey, sessionKey));
-}
-
-/** Remembers the (sealed) secret handed out by 2fa/generate, replacing any earlier one. */
-export async function savePendingEnrolment(db: Database, userId: number, sealedSecret: string, now: number) {
-  await db
-    .insert(pendingOtpEnrolments)
-    .values({ userId, secret: sealedSecret, createdAt: now })
-    .onConflictDoUpdate({ target: pendingOtpEnrolments.userId, set: { secret: sealedSecret, createdAt: now } });
-}
-
-export async function readPendingEnrolment(db: Database, userId: number) {
-  const [pending] = await db.select().from(pendingOtpEnrolments).where(eq(pendingOtpEnrolments.userId, userId));
-  return pending;
-}
-
-/** Turns two-factor on with the verified secret; the verifying code's step counts as used. */
-export async function enableTwoFactor(db: Database, userId: number, sealedSecret: string, step: number) {
-  await db.batch([
-    db.update(users).set({ otpSecret: sealedSecret, otpLastStep: step }).where(eq(users.id, userId)),
-    db.delete(pendingOtpEnrolments).where(eq(pendingOtpEnrolments.userId, userId)),
-  ]);
 }

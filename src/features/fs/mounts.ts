@@ -3,9 +3,9 @@
 // virtual folders that deeper mount paths make. Built per request from the rows the request's
 // batch read; a path that batch did not cover (an Alias target, a guess that missed) is read with
 // one more round trip. Nothing is cached across requests: changes apply on the next one.
-import { readAddition, WORKING } from "../../drivers/check.ts";
+import { readAddition } from "../../drivers/addition.ts";
 import { findDriver } from "../../drivers/index.ts";
-import { FileError, type Driver, type FileBackend, type FileObject, type Link, type LinkOptions, type StorageFs } from "../../drivers/types.ts";
+import { FileError, WORKING, type Driver, type FileBackend, type FileObject, type Link, type LinkOptions, type StorageFs } from "../../drivers/types.ts";
 import { ApiError } from "../../http/errors.ts";
 import { baseName, parentOf } from "./path.ts";
 import type { Database } from "../../db/client.ts";

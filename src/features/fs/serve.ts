@@ -2,7 +2,7 @@
 // client's Range and If-* headers and streamed back as the upstream answers; a byte source is
 // served here with Range and conditional requests. Bodies stream: memory stays flat.
 import type { ByteSource, Link } from "../../drivers/types.ts";
-import { redactUserinfo } from "../../drivers/check.ts";
+import { redactUserinfo } from "../../drivers/failures.ts";
 import { ApiError } from "../../http/errors.ts";
 import { escapePath } from "./path.ts";
 import { extensionOf } from "./wire.ts";

@@ -1,11 +1,66 @@
-// Checking storages against their drivers: one row (enable), and every enabled row in the
-// background (load_all), storages that others point into before the ones that point.
+// Checking a storage: its driver's check, bounded in time, and the `status` it gives the storage,
+// `work` or a sentence a person can act on (reference §12.1). The one place that runs checks:
+// create and update (checkStorage), enable (checkRow), and every enabled row in the background
+// (load_all: recheckAll), storages that others point into before the ones that point. The drivers
+// (src/drivers) only say how to check; when and for how long is decided here.
 import type { Database } from "../../db/client.ts";
-import { checkStorage, errorText, mountsToRead } from "../../drivers/check.ts";
+import { parseAddition, readAddition } from "../../drivers/addition.ts";
+import { errorText, seconds } from "../../drivers/failures.ts";
 import { driverNotFound, findDriver } from "../../drivers/index.ts";
-import type { MountedStorage } from "../../drivers/types.ts";
+import { CheckFailed, WORKING, type Driver, type MountedStorage } from "../../drivers/types.ts";
+import { cleanPath } from "../../lib/path.ts";
 import { readMounted, saveStatus } from "./store.ts";
 import type { StorageRow } from "./wire.ts";
+
+export const CHECK_TIMEOUT_MS = 5_000;
+/** After the signal fires, how long a check gets to report in its own words before it is cut off. */
+const GRACE_MS = 500;
+
+/** The status a storage gets from its driver's check: `work` or the failure's text. Never throws. */
+export async function checkStorage(
+  driver: Driver,
+  additionJson: string,
+  storages: MountedStorage[],
+  timeoutMs = CHECK_TIMEOUT_MS,
+): Promise<string> {
+  const signal = AbortSignal.timeout(timeoutMs);
+  let cutOff: ReturnType<typeof setTimeout> | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    cutOff = setTimeout(() => reject(new CheckFailed(`the check got no answer within ${seconds(timeoutMs)}`)), timeoutMs + GRACE_MS);
+  });
+  try {
+    const addition = readAddition(driver, additionJson);
+    await Promise.race([driver.check(addition, { signal, timeoutMs, storages }), deadline]);
+    return WORKING;
+  } catch (error) {
+    return errorText(error);
+  } finally {
+    clearTimeout(cutOff);
+  }
+}
+
+/** No mount path is longer: `mount_path` takes at most 1024 characters, and cleaning may add a leading slash. */
+const LONGEST_MOUNT_PATH = 1025;
+
+/**
+ * The mount paths a check must see for a storage of `driver` (every prefix of each path it points
+ * into, up to the longest a mount path can be), so callers read just those rows; empty for drivers
+ * that point nowhere. Built segment by segment: a path of many thousand segments costs linear time.
+ */
+export function mountsToRead(driver: Driver, additionJson: string): string[] {
+  if (!driver.pointsInto || parseAddition(additionJson) === null) return [];
+  const prefixes = new Set<string>();
+  for (const path of driver.pointsInto(readAddition(driver, additionJson))) {
+    prefixes.add("/");
+    let prefix = "";
+    for (const segment of cleanPath(path).split("/").filter(Boolean)) {
+      prefix += `/${segment}`;
+      if (prefix.length > LONGEST_MOUNT_PATH) break;
+      prefixes.add(prefix);
+    }
+  }
+  return [...prefixes];
+}
 
 /** How many checks load_all runs at once. */
 export const RECHECK_CONCURRENCY = 4;

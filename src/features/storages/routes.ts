@@ -3,15 +3,14 @@
 import * as z from "zod";
 import { createRoute } from "../../http/openapi.ts";
 import { adminOnly, planned, reading } from "../../auth/guard.ts";
-import { checkStorage, mountsToRead, WORKING } from "../../drivers/check.ts";
 import { driverNotFound, findDriver } from "../../drivers/index.ts";
-import type { Driver } from "../../drivers/types.ts";
+import { WORKING, type Driver } from "../../drivers/types.ts";
 import { ok } from "../../http/envelope.ts";
 import { ApiError, refuseDuplicate } from "../../http/errors.ts";
 import { fromJson, fromQuery, idParam } from "../../http/params.ts";
 import { cleanPath } from "../../lib/path.ts";
 import { envelopeResponse, jsonBody, type Router } from "../../http/router.ts";
-import { checkRow, recheckAll } from "./checks.ts";
+import { checkRow, checkStorage, mountsToRead, recheckAll } from "./checks.ts";
 import { firstSegment } from "./segment.ts";
 import {
   deleteStorage,

@@ -3,7 +3,7 @@
 // template (DECISIONS §3: the web UI sends only the items its form shows).
 import * as z from "zod";
 import "../../http/openapi.ts";
-import { parseAddition } from "../../drivers/check.ts";
+import { parseAddition } from "../../drivers/addition.ts";
 import { commonItems } from "../../drivers/items.ts";
 import type { Driver } from "../../drivers/types.ts";
 import type { storages } from "../../db/schema.ts";

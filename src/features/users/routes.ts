@@ -10,7 +10,8 @@ import { fromQuery, idParam, pageWindow, pagingParams } from "../../http/params.
 import { envelopeResponse, jsonBody, type Router } from "../../http/router.ts";
 import { cleanPath } from "../../lib/path.ts";
 import { ACCOUNT_KINDS, ACCOUNT_NOT_DELETABLE, accountChangeProblem, distinctIds, Permission, usernameTaken, type AccountKind } from "./rules.ts";
-import { cancelTwoFactor, deleteUser, insertUser, userById, userPage, updateUser, type UserChange, type UserRow } from "./store.ts";
+import { cancelTwoFactor } from "../two-factor/store.ts";
+import { deleteUser, insertUser, userById, userPage, updateUser, type UserChange, type UserRow } from "./store.ts";
 
 const USER_NOT_FOUND = "user not found";
 

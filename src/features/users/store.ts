@@ -175,12 +175,3 @@ export async function deleteUser(db: Database, id: number): Promise<{ user: User
   ]);
   return { user, deleted: removed.rowsAffected > 0 };
 }
-
-/** Turns two-factor off for the user and drops any enrolment in progress. False: no such user. */
-export async function cancelTwoFactor(db: Database, id: number): Promise<boolean> {
-  const [cleared] = await db.batch([
-    db.update(users).set({ otpSecret: null }).where(eq(users.id, id)),
-    db.delete(pendingOtpEnrolments).where(eq(pendingOtpEnrolments.userId, id)),
-  ]);
-  return cleared.rowsAffected > 0;
-}
