@@ -102,7 +102,9 @@ beforeAll(async () => {
 });
 
 describe("database round trips per route", () => {
-  const rows = ROUTES.filter((route) => !route.endsSession);
+  // load_all answers at once and re-checks in the background: last, so its writes land in no other count.
+  const background = (route: { path: string }) => route.path === "/api/admin/storage/load_all";
+  const rows = ROUTES.filter((route) => !route.endsSession).sort((a, b) => Number(background(a)) - Number(background(b)));
 
   it("has a budget for every route of the matrix, and none for a route it lacks", () => {
     expect(Object.keys(BUDGET).sort()).toEqual(rows.map(routeKey).sort());
