@@ -9,7 +9,7 @@ import { ok } from "../../http/envelope.ts";
 import { refuseDuplicate } from "../../http/errors.ts";
 import { envelopeResponse, jsonBody, type Router } from "../../http/router.ts";
 import { cleanPath } from "../../lib/path.ts";
-import { usernameTaken } from "../users/rules.ts";
+import { usernameTaken } from "../users/messages.ts";
 import { updateProfile } from "./store.ts";
 
 const PermissionEntry = z.object({ path: z.string(), permission: z.number().int() });

@@ -10,7 +10,7 @@ import { ApiError, refuseDuplicate } from "../../http/errors.ts";
 import { fromQuery, idParam, pageWindow, pagingParams } from "../../http/params.ts";
 import { envelopeResponse, jsonBody, type Router } from "../../http/router.ts";
 import { cleanPath } from "../../lib/path.ts";
-import { Permission } from "../users/rules.ts";
+import { Permission } from "../users/routes.ts";
 import { deleteRole, insertRole, roleById, rolePage, updateRole, type RoleRow } from "./store.ts";
 
 const ROLE_NOT_FOUND = "role not found";
