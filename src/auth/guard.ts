@@ -16,6 +16,7 @@ import { tokenFromHeader, verifyToken } from "./tokens.ts";
 import type { Caller } from "./caller.ts";
 import { sql, type SQL } from "drizzle-orm";
 import { run, type Plan } from "../db/plan.ts";
+import { USER_DISABLED } from "../features/auth/messages.ts";
 
 export const isAdmin = (caller: Caller) => caller.user.roleIds.includes(ADMIN_ROLE_ID);
 export const isGuest = (caller: Caller) => caller.user.roleIds.includes(GUEST_ROLE_ID);
@@ -137,7 +138,7 @@ async function sessionCaller(c: Context<AppEnv>, token: string, extra: CallerRea
   // AList's checks and messages, in its order: user, password change, disabled, session.
   if (!user || user.username !== claims.username) throw new ApiError(401, "failed find user: record not found");
   if (user.passwordChangedAt !== claims.pwd_ts) throw new ApiError(401, "Password has been changed, login please");
-  if (user.disabled) throw new ApiError(401, "Current user is disabled, replace please");
+  if (user.disabled) throw new ApiError(401, USER_DISABLED);
   if (!session || session.status !== DeviceSessionStatus.ACTIVE || session.tokenId !== claims.jti) {
     throw new ApiError(401, "session inactive");
   }

@@ -2,13 +2,15 @@
 // /api/auth/2fa/*, is its own module: src/features/two-factor.
 import * as z from "zod";
 import { createRoute } from "../../http/openapi.ts";
+import type { Context } from "hono";
+import { clientId, clientIp, userAgent } from "../../auth/client.ts";
 import { signedIn } from "../../auth/guard.ts";
 import { staticHash } from "../../auth/password.ts";
+import type { AppEnv } from "../../http/context.ts";
 import { wellFormed } from "../../http/text.ts";
 import { ok } from "../../http/envelope.ts";
 import { envelopeResponse, jsonBody, type Router } from "../../http/router.ts";
-import { signIn } from "./login.ts";
-import { deactivateSession } from "./store.ts";
+import { signIn, signOut } from "./rules.ts";
 
 const SignInBody = z.object({
   username: wellFormed(z.string().min(1).max(255)),
@@ -41,20 +43,24 @@ const logout = createRoute({
   responses: envelopeResponse(z.null(), "Signed out"),
 });
 
+/** What the request tells of the client, for the device session a sign-in opens. */
+function client(c: Context<AppEnv>) {
+  return { ip: clientIp(c), userAgent: userAgent(c), clientId: clientId(c) };
+}
+
 export function registerAuthRoutes(app: Router) {
   app.openapi(login, async (c) => {
     const body = c.req.valid("json");
-    return ok(c, await signIn(c, { username: body.username, passwordHash: await staticHash(body.password), otpCode: body.otp_code }));
+    return ok(c, await signIn(c.env, c.var.db, { username: body.username, passwordHash: await staticHash(body.password), otpCode: body.otp_code }, client(c)));
   });
 
   app.openapi(loginHash, async (c) => {
     const body = c.req.valid("json");
-    return ok(c, await signIn(c, { username: body.username, passwordHash: body.password.toLowerCase(), otpCode: body.otp_code }));
+    return ok(c, await signIn(c.env, c.var.db, { username: body.username, passwordHash: body.password.toLowerCase(), otpCode: body.otp_code }, client(c)));
   });
 
   app.openapi(logout, async (c) => {
-    const { deviceKey } = c.var.caller;
-    if (deviceKey !== null) await deactivateSession(c.var.db, deviceKey);
+    await signOut(c.var.db, c.var.caller.deviceKey);
     return ok(c, null);
   });
 }

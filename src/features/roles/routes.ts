@@ -2,18 +2,13 @@
 import * as z from "zod";
 import { createRoute } from "../../http/openapi.ts";
 import { adminOnly, planned, reading } from "../../auth/guard.ts";
-import type { PermissionScope } from "../../db/schema.ts";
-import { ADMIN_ROLE_ID, GUEST_ROLE_ID } from "../../auth/roles.ts";
 import { wellFormed } from "../../http/text.ts";
 import { ok } from "../../http/envelope.ts";
-import { ApiError, refuseDuplicate } from "../../http/errors.ts";
 import { fromQuery, idParam, pageWindow, pagingParams } from "../../http/params.ts";
 import { envelopeResponse, jsonBody, type Router } from "../../http/router.ts";
-import { cleanPath } from "../../lib/path.ts";
-import { Permission } from "../users/rules.ts";
-import { deleteRole, insertRole, roleById, rolePage, updateRole, type RoleRow } from "./store.ts";
-
-const ROLE_NOT_FOUND = "role not found";
+import { Permission } from "../users/routes.ts";
+import { changeRole, createRole, foundRole, removeRole } from "./rules.ts";
+import { roleById, rolePage, type RoleRow } from "./store.ts";
 
 const Scope = z.object({
   path: wellFormed(z.string().max(1024)).openapi({ description: "cleaned like a mount path", example: "/media" }),
@@ -73,7 +68,7 @@ const getRole = createRoute({
   responses: envelopeResponse(RoleView, "The role"),
 });
 
-const createRole = createRoute({
+const createRoleRoute = createRoute({
   method: "post",
   path: "/api/admin/role/create",
   tags: ["roles"],
@@ -107,70 +102,38 @@ function roleView(role: RoleRow): z.infer<typeof RoleView> {
   return { id: role.id, name: role.name, description: role.description, default: role.isDefault, permission_scopes: role.permissionScopes };
 }
 
-function cleanScopes(scopes: readonly PermissionScope[] | null): PermissionScope[] {
-  return (scopes ?? []).map((scope) => ({ path: cleanPath(scope.path), permission: scope.permission }));
-}
-
-const roleNameTaken = (name: string | undefined) => `role name ${name} is already taken`;
-
-function stillHeldBy(role: RoleRow, holders: string[], holderCount: number): string {
-  const more = holderCount > holders.length ? ` and ${holderCount - holders.length} more` : "";
-  return `role ${role.name} is still assigned to ${holders.join(", ")}${more}; remove it from them first`;
-}
-
 export function registerRoleRoutes(app: Router) {
   app.openapi(listRoles, async (c) => {
     const { rows, total } = await planned(c, roleListPlan);
     return ok(c, { content: rows.map(roleView), total });
   });
 
-  app.openapi(getRole, async (c) => {
-    const role = await planned(c, roleGetPlan);
-    if (!role) throw new ApiError(404, ROLE_NOT_FOUND);
-    return ok(c, roleView(role));
-  });
+  app.openapi(getRole, async (c) => ok(c, roleView(foundRole(await planned(c, roleGetPlan)))));
 
-  app.openapi(createRole, async (c) => {
+  app.openapi(createRoleRoute, async (c) => {
     const body = c.req.valid("json");
-    const role = await refuseDuplicate(
-      roleNameTaken(body.name),
-      insertRole(c.var.db, {
-        name: body.name,
-        description: body.description ?? "",
-        isDefault: body.default ?? false,
-        permissionScopes: cleanScopes(body.permission_scopes ?? null),
-      }),
-    );
+    const role = await createRole(c.var.db, {
+      name: body.name,
+      description: body.description,
+      isDefault: body.default,
+      permissionScopes: body.permission_scopes,
+    });
     return ok(c, roleView(role));
   });
 
   app.openapi(updateRoleRoute, async (c) => {
-    const body = c.req.valid("json");
-    // AList forces the admin role to every permission on /; there is nothing to change.
-    if (body.id === ADMIN_ROLE_ID) throw new ApiError(400, "cannot modify admin role");
-    // The settings page refuses the same (reference §13.4): new users never get the guest role.
-    if (body.id === GUEST_ROLE_ID && body.default) throw new ApiError(400, "cannot set admin or guest as default role");
-    const { written, role } = await refuseDuplicate(
-      roleNameTaken(body.name),
-      updateRole(c.var.db, body.id, {
-        name: body.name,
-        description: body.description,
-        isDefault: body.default,
-        permissionScopes: body.permission_scopes === undefined ? undefined : cleanScopes(body.permission_scopes),
-      }),
-    );
-    if (!role) throw new ApiError(404, ROLE_NOT_FOUND);
-    // The only refusal the write makes itself: renaming the guest role.
-    if (!written) throw new ApiError(400, "cannot rename guest role");
+    const { id, ...body } = c.req.valid("json");
+    const role = await changeRole(c.var.db, id, {
+      name: body.name,
+      description: body.description,
+      isDefault: body.default,
+      permissionScopes: body.permission_scopes,
+    });
     return ok(c, roleView(role));
   });
 
   app.openapi(deleteRoleRoute, async (c) => {
-    const id = c.req.valid("query").id;
-    if (id === ADMIN_ROLE_ID || id === GUEST_ROLE_ID) throw new ApiError(400, "admin or guest role can not be deleted");
-    const { role, deleted, holders, holderCount } = await deleteRole(c.var.db, id);
-    if (!role) throw new ApiError(404, ROLE_NOT_FOUND);
-    if (!deleted) throw new ApiError(400, stillHeldBy(role, holders, holderCount));
+    await removeRole(c.var.db, c.req.valid("query").id);
     return ok(c, null);
   });
 }

@@ -5,6 +5,7 @@ import { ADMIN_ROLE_ID, GUEST_ROLE_ID } from "../../auth/roles.ts";
 import { settingDefinitionByKey, SettingFlag, type SettingDefinition, type SettingType } from "../../db/settings.ts";
 import { JWT_SHAPE } from "../../auth/guard.ts";
 import { ApiError } from "../../http/errors.ts";
+import { NOT_A_DEFAULT_ROLE } from "../roles/messages.ts";
 
 /** Longest value any setting takes (customize_head and iframe_previews are the big ones). */
 const MAX_SETTING_VALUE_LENGTH = 65_536;
@@ -104,7 +105,7 @@ function valueProblem(value: string, definition: SettingDefinition, roles: reado
 function defaultRoleProblem(name: string, roles: readonly RoleName[]): string | null {
   const role = roles.find((r) => r.name === name);
   if (!role) return "failed get role: record not found";
-  if (role.id === ADMIN_ROLE_ID || role.id === GUEST_ROLE_ID) return "cannot set admin or guest as default role";
+  if (role.id === ADMIN_ROLE_ID || role.id === GUEST_ROLE_ID) return NOT_A_DEFAULT_ROLE;
   return null;
 }
 

@@ -3,28 +3,15 @@
 import * as z from "zod";
 import { createRoute } from "../../http/openapi.ts";
 import { adminOnly, planned, reading } from "../../auth/guard.ts";
-import { driverNotFound, findDriver } from "../../drivers/index.ts";
-import { WORKING, type Driver } from "../../drivers/types.ts";
+import { findDriver } from "../../drivers/index.ts";
 import { ok } from "../../http/envelope.ts";
-import { ApiError, refuseDuplicate } from "../../http/errors.ts";
 import { fromJson, fromQuery, idParam } from "../../http/params.ts";
 import { cleanPath } from "../../lib/path.ts";
 import { envelopeResponse, jsonBody, type Router } from "../../http/router.ts";
-import { checkRow, checkStorage, mountsToRead, recheckAll } from "./checks.ts";
-import { firstSegment } from "./segment.ts";
-import {
-  deleteStorage,
-  disableStorage,
-  enableStorage,
-  insertStorage,
-  readAllStorages,
-  changeReads,
-  storageUsage,
-  storageById,
-  storagePage,
-  updateStorage,
-} from "./store.ts";
-import { Storage, StorageBody, storageId, storageValues, toWire } from "./wire.ts";
+import { mountsToRead, recheckAll } from "./checks.ts";
+import { changeStorage, createStorage, disableStorage, enableStorage, foundStorage, removeStorage, storageDraft } from "./rules.ts";
+import { changeReads, readAllStorages, storageById, storagePage, storageUsage } from "./store.ts";
+import { Storage, StorageBody, storageId, toWire } from "./wire.ts";
 
 /** `?id=` as POSTs carry it: a positive integer; never "the first row" (DECISIONS §4.7). */
 const IdQuery = z.object({ id: idParam });
@@ -153,76 +140,35 @@ export function registerStorageRoutes(app: Router) {
     return ok(c, { content: rows.map(toWire), total });
   });
 
-  app.openapi(get, async (c) => {
-    const row = await planned(c, getPlan);
-    if (!row) throw storageNotFound();
-    return ok(c, toWire(row));
-  });
+  app.openapi(get, async (c) => ok(c, toWire(foundStorage(await planned(c, getPlan)))));
 
   app.openapi(create, async (c) => {
-    const body = c.req.valid("json");
-    const driver = knownDriver(body.driver);
-    const values = storageValues(body, driver, Date.now());
-    const disabled = body.disabled ?? false;
-    const { mountPathTaken: taken, mounted } = await planned(c, createPlan);
-    if (taken) throw new ApiError(400, mountPathTaken(values.mountPath));
-    // Checked before it is saved, so the row is written once, with its status (AList's reply kept:
-    // a failed check still creates the storage, code 500 with its id).
-    const status = disabled ? "" : await checkStorage(driver, values.addition, mounted);
-    const id = await refuseDuplicate(mountPathTaken(values.mountPath), insertStorage(c.var.db, values, disabled, status));
-    if (!disabled && status !== WORKING) throw new ApiError(500, `failed init storage but storage is already created: ${status}`, { id });
+    const draft = storageDraft(c.req.valid("json"), Date.now());
+    const id = await createStorage(c.var.db, draft, await planned(c, createPlan));
     return ok(c, { id });
   });
 
   app.openapi(update, async (c) => {
     const body = c.req.valid("json");
     const id = storageId(body.id);
-    const driver = knownDriver(body.driver);
-    const values = storageValues(body, driver, Date.now());
-    const { current, mountPathTaken: taken, mounted } = await planned(c, updatePlan);
-    if (!current) throw storageNotFound();
-    if (current.driver !== values.driver) throw new ApiError(400, "driver cannot be changed");
-    if (taken) throw new ApiError(400, mountPathTaken(values.mountPath));
-    const disabled = body.disabled ?? current.disabled;
-    const status = disabled ? "" : await checkStorage(driver, values.addition, mounted);
-    const saved = await refuseDuplicate(mountPathTaken(values.mountPath), updateStorage(c.var.db, id, values, body.disabled ?? undefined, status));
-    // Deleted, or its driver changed, while it was checked.
-    if (!saved) throw storageNotFound();
-    if (!disabled && status !== WORKING) throw new ApiError(500, `failed init storage: ${status}`, { id });
+    const draft = storageDraft(body, Date.now());
+    await changeStorage(c.var.db, id, draft, await planned(c, updatePlan));
     return ok(c, { id });
   });
 
   app.openapi(remove, async (c) => {
     const { id } = c.req.valid("query");
-    const usage = await planned(c, usagePlan);
-    if (!usage.storage) throw storageNotFound();
-    const segment = firstSegment(usage.storage.mountPath);
-    if (segment !== "") {
-      const usedBy = [
-        ...usage.roles.filter((role) => role.scopes.some((scope) => firstSegment(scope.path) === segment)).map((role) => `role:${role.name}`),
-        ...usage.users.filter((user) => firstSegment(user.basePath) === segment).map((user) => `user:${user.username}`),
-      ];
-      if (usedBy.length > 0) throw new ApiError(400, `storage is used by ${usedBy.join(", ")}, please cancel usage first`);
-    }
-    await deleteStorage(c.var.db, id);
+    await removeStorage(c.var.db, id, await planned(c, usagePlan));
     return ok(c, null);
   });
 
   app.openapi(enable, async (c) => {
-    const { id } = c.req.valid("query");
-    const row = await planned(c, getPlan);
-    if (!row) throw storageNotFound();
-    if (!row.disabled) throw new ApiError(400, "this storage have enabled");
-    const status = await checkRow(c.var.db, row);
-    await enableStorage(c.var.db, id, status);
-    if (status !== WORKING) throw new ApiError(500, `failed load storage: ${status}`);
+    await enableStorage(c.var.db, await planned(c, getPlan));
     return ok(c, null);
   });
 
   app.openapi(disable, async (c) => {
-    const { found, changed } = await disableStorage(c.var.db, c.req.valid("query").id);
-    if (!found) throw storageNotFound();
-    if (!changed) throw new ApiError(400, "this storage have disabled");
+    await disableStorage(c.var.db, c.req.valid("query").id);
     return ok(c, null);
   });
 
@@ -232,13 +178,3 @@ export function registerStorageRoutes(app: Router) {
     return ok(c, null);
   });
 }
-
-const storageNotFound = () => new ApiError(404, "storage not found");
-
-function knownDriver(name: string): Driver {
-  const driver = findDriver(name);
-  if (!driver) throw new ApiError(400, driverNotFound(name));
-  return driver;
-}
-
-const mountPathTaken = (mountPath: string) => `mount path ${mountPath} is already used`;

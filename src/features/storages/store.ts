@@ -116,12 +116,13 @@ export async function saveStatus(db: Database, id: number, status: string) {
   await db.update(storages).set({ status }).where(and(eq(storages.id, id), eq(storages.disabled, false)));
 }
 
-export async function enableStorage(db: Database, id: number, status: string) {
+/** Enabled, with the status its check found. */
+export async function saveEnabled(db: Database, id: number, status: string) {
   await db.update(storages).set({ disabled: false, status }).where(eq(storages.id, id));
 }
 
 /** Disables an enabled storage; `found` false for an unknown id, `changed` false when it was disabled already. */
-export async function disableStorage(db: Database, id: number) {
+export async function saveDisabled(db: Database, id: number) {
   const [[row], changed] = await db.batch([
     db.select({ id: storages.id }).from(storages).where(eq(storages.id, id)),
     db

@@ -10,6 +10,7 @@ import type { storages } from "../../db/schema.ts";
 import { wellFormed } from "../../http/text.ts";
 import { ApiError } from "../../http/errors.ts";
 import { cleanPath } from "../../lib/path.ts";
+import { ADDITION_NOT_AN_OBJECT, choiceNotAllowed, ID_NOT_POSITIVE, ID_REQUIRED } from "./messages.ts";
 
 export type StorageRow = typeof storages.$inferSelect;
 /** What create and update write: every column but the id and the status. */
@@ -103,13 +104,11 @@ export type StorageBodyInput = z.infer<typeof StorageBody>;
 
 /** The `id` of an update body: a positive integer, as a number or a numeric string. */
 export function storageId(id: unknown): number {
-  if (id === undefined || id === null) throw new ApiError(400, "id: is required");
+  if (id === undefined || id === null) throw new ApiError(400, ID_REQUIRED);
   const text = typeof id === "number" ? String(id) : typeof id === "string" ? id : "";
-  if (!/^[1-9][0-9]{0,14}$/.test(text)) throw new ApiError(400, "id: must be a positive integer");
+  if (!/^[1-9][0-9]{0,14}$/.test(text)) throw new ApiError(400, ID_NOT_POSITIVE);
   return Number(text);
 }
-
-const ADDITION_NOT_AN_OBJECT = "addition must be a JSON object encoded as a string";
 
 /** The row a body describes for `driver`; 400 for an addition that is not an object or a choice outside its options. */
 export function storageValues(body: StorageBodyInput, driver: Driver, nowMs: number): StorageValues {
@@ -122,7 +121,7 @@ export function storageValues(body: StorageBodyInput, driver: Driver, nowMs: num
     if (value === "") return item?.required ? item.default : "";
     if (item?.options.split(",").includes(value)) return value;
     const allowed = item ? `one of ${item.options.split(",").join(", ")}${item.required ? "" : " or empty"}` : "empty";
-    throw new ApiError(400, `${name} must be ${allowed} for driver ${driver.config.name}`);
+    throw new ApiError(400, choiceNotAllowed(name, allowed, driver.config.name));
   };
   return {
     mountPath: cleanPath(body.mount_path),

@@ -2,18 +2,24 @@
 import * as z from "zod";
 import { createRoute } from "../../http/openapi.ts";
 import { adminOnly, planned, reading } from "../../auth/guard.ts";
-import { hashStaticHash, staticHash } from "../../auth/password.ts";
+import { ALL_PERMISSIONS } from "../../auth/roles.ts";
 import { wellFormed } from "../../http/text.ts";
 import { ok } from "../../http/envelope.ts";
-import { ApiError, refuseDuplicate } from "../../http/errors.ts";
 import { fromQuery, idParam, pageWindow, pagingParams } from "../../http/params.ts";
 import { envelopeResponse, jsonBody, type Router } from "../../http/router.ts";
-import { cleanPath } from "../../lib/path.ts";
-import { ACCOUNT_KINDS, ACCOUNT_NOT_DELETABLE, accountChangeProblem, distinctIds, Permission, usernameTaken, type AccountKind } from "./rules.ts";
-import { cancelTwoFactor } from "../two-factor/store.ts";
-import { deleteUser, insertUser, userById, userPage, updateUser, type UserChange, type UserRow } from "./store.ts";
+import { changeUser, createUser, foundUser, removeUser, turnOffTwoFactor } from "./rules.ts";
+import { userById, userPage, type UserRow } from "./store.ts";
 
-const USER_NOT_FOUND = "user not found";
+/**
+ * A permission bit field (reference §1.2). 0xFFFF is what AList gives the admin; bits 16 and
+ * up do not exist in v3.58.
+ */
+export const Permission = z
+  .number()
+  .int()
+  .min(0, `must be an integer from 0 to ${ALL_PERMISSIONS}`)
+  .max(ALL_PERMISSIONS, `must be an integer from 0 to ${ALL_PERMISSIONS}`)
+  .openapi({ description: "permission bits (AList v3.58: 0 to 65535)", example: 264 });
 
 const RoleIds = z.array(z.number().int().positive()).max(64).openapi({ description: "role ids, in order", example: [3] });
 
@@ -82,7 +88,7 @@ const getUser = createRoute({
   responses: envelopeResponse(UserView, "The user"),
 });
 
-const createUser = createRoute({
+const createUserRoute = createRoute({
   method: "post",
   path: "/api/admin/user/create",
   tags: ["users"],
@@ -150,85 +156,49 @@ function userView(user: UserRow): z.infer<typeof UserView> {
   };
 }
 
-async function passwordHash(password: string) {
-  return hashStaticHash(await staticHash(password));
-}
-
-function missingRoles(requested: readonly number[], existing: readonly number[]): string | null {
-  const missing = requested.filter((id) => !existing.includes(id));
-  if (missing.length === 0) return null;
-  return `${missing.length === 1 ? "role" : "roles"} ${missing.join(", ")} not found`;
-}
-
 export function registerUserRoutes(app: Router) {
   app.openapi(listUsers, async (c) => {
     const { rows, total } = await planned(c, userListPlan);
     return ok(c, { content: rows.map(userView), total });
   });
 
-  app.openapi(getUser, async (c) => {
-    const user = await planned(c, userGetPlan);
-    if (!user) throw new ApiError(404, USER_NOT_FOUND);
-    return ok(c, userView(user));
-  });
+  app.openapi(getUser, async (c) => ok(c, userView(foundUser(await planned(c, userGetPlan)))));
 
-  app.openapi(createUser, async (c) => {
+  app.openapi(createUserRoute, async (c) => {
     const body = c.req.valid("json");
-    const roleIds = distinctIds(body.role ?? []);
-    const problem = accountChangeProblem("user", { roleIds });
-    if (problem) throw new ApiError(400, problem);
-    const result = await refuseDuplicate(
-      usernameTaken(body.username),
-      insertUser(c.var.db, {
-        username: body.username,
-        passwordHash: await passwordHash(body.password),
-        passwordChangedAt: Math.floor(Date.now() / 1000),
-        basePath: cleanPath(body.base_path ?? "/"),
-        roleIds,
-        disabled: body.disabled ?? false,
-        permission: body.permission ?? 0,
-        ssoId: body.sso_id ?? "",
-      }),
-    );
-    if (result.written) return ok(c, userView(result.user));
-    // Only a missing role stops the insert; the batch read back which ones exist.
-    const refusal = missingRoles(roleIds, result.existingRoleIds);
-    if (refusal === null) throw new Error(`user ${body.username} not created for no reason the rules know`);
-    throw new ApiError(400, refusal);
-  });
-
-  app.openapi(updateUserRoute, async (c) => {
-    const body = c.req.valid("json");
-    const change: UserChange = {
+    const user = await createUser(c.var.db, {
       username: body.username,
-      password: body.password ? { hash: await passwordHash(body.password), now: Math.floor(Date.now() / 1000) } : undefined,
-      basePath: body.base_path === undefined ? undefined : cleanPath(body.base_path),
-      roleIds: body.role && distinctIds(body.role),
+      password: body.password,
+      basePath: body.base_path,
+      roleIds: body.role,
       disabled: body.disabled,
       permission: body.permission,
       ssoId: body.sso_id,
-    };
-    // The rules are decided here for each kind of account; the write picks by the row's kind.
-    const allowed = Object.fromEntries(ACCOUNT_KINDS.map((kind) => [kind, accountChangeProblem(kind, change) === null])) as Record<AccountKind, boolean>;
-    const result = await refuseDuplicate(usernameTaken(body.username), updateUser(c.var.db, body.id, change, allowed));
-    if (result.written) return ok(c, userView(result.user));
-    if (!result.user || !result.kind) throw new ApiError(404, USER_NOT_FOUND);
-    // The kind is the one the write judged by, read in its batch: no second classification here.
-    const refusal = accountChangeProblem(result.kind, change) ?? missingRoles(change.roleIds ?? [], result.existingRoleIds);
-    // The batch is one transaction, so what it read back always explains a refusal.
-    if (refusal === null) throw new Error(`update of user ${body.id} refused for no reason the rules know`);
-    throw new ApiError(400, refusal);
+    });
+    return ok(c, userView(user));
+  });
+
+  app.openapi(updateUserRoute, async (c) => {
+    const { id, ...body } = c.req.valid("json");
+    const user = await changeUser(c.var.db, id, {
+      username: body.username,
+      password: body.password,
+      basePath: body.base_path,
+      roleIds: body.role,
+      disabled: body.disabled,
+      permission: body.permission,
+      ssoId: body.sso_id,
+    });
+    return ok(c, userView(user));
   });
 
   app.openapi(deleteUserRoute, async (c) => {
-    const { user, deleted } = await deleteUser(c.var.db, c.req.valid("query").id);
-    if (!user) throw new ApiError(404, USER_NOT_FOUND);
-    if (!deleted) throw new ApiError(400, ACCOUNT_NOT_DELETABLE);
+    await removeUser(c.var.db, c.req.valid("query").id);
     return ok(c, null);
   });
 
   app.openapi(cancelTwoFactorRoute, async (c) => {
-    if (!(await cancelTwoFactor(c.var.db, c.req.valid("query").id))) throw new ApiError(404, USER_NOT_FOUND);
+    await turnOffTwoFactor(c.var.db, c.req.valid("query").id);
     return ok(c, null);
   });
 

@@ -1,20 +1,18 @@
 // The sign-in flow shared by /api/auth/login and /api/auth/login/hash (reference §4.3 with the
-// fixes of DECISIONS §4): lockout, password, second factor, device session, token.
-import type { Context } from "hono";
-import { clientId, clientIp, deviceKey, maskIp, userAgent } from "../../auth/client.ts";
+// fixes of DECISIONS §4): lockout, password, second factor, device session, token. Plain inputs
+// (the request's fields and what it tells of the client); refusals are the ApiError the wire answers.
+import { deviceKey, maskIp } from "../../auth/client.ts";
 import { isLockedOut, LOCKED_OUT_MESSAGE } from "../../auth/lockout.ts";
 import { checkStaticHash } from "../../auth/password.ts";
 import { signToken } from "../../auth/tokens.ts";
 import { GUEST_ROLE_ID } from "../../auth/roles.ts";
-import { jwtSecret, readConfig } from "../../env.ts";
-import type { AppEnv } from "../../http/context.ts";
+import type { Database } from "../../db/client.ts";
+import { jwtSecret, readConfig, type Env } from "../../env.ts";
 import { ApiError } from "../../http/errors.ts";
 import { INVALID_OTP } from "../two-factor/messages.ts";
 import { secondFactorStep } from "../two-factor/sign-in.ts";
-import { grantSession, readSignInState, releaseAttempt } from "./store.ts";
-
-/** One message for an unknown user and a wrong password, so neither reveals which it was. */
-export const SIGN_IN_FAILED = "username or password is incorrect";
+import { SIGN_IN_FAILED, TOO_MANY_DEVICES, USER_DISABLED } from "./messages.ts";
+import { deactivateSession, grantSession, readSignInState, releaseAttempt } from "./store.ts";
 
 export interface SignInRequest {
   username: string;
@@ -23,11 +21,18 @@ export interface SignInRequest {
   otpCode: string | undefined;
 }
 
-export async function signIn(c: Context<AppEnv>, request: SignInRequest): Promise<{ token: string; device_key: string }> {
-  const key = jwtSecret(c.env); // a missing secret fails before any work is done
-  const db = c.var.db;
+/** What the request tells of the client: its address, user agent and own device id (auth/client.ts). */
+export interface SignInClient {
+  ip: string;
+  userAgent: string;
+  /** The `Client-Id` header or `client_id` query: one device session across sign-ins. */
+  clientId: string | undefined;
+}
+
+export async function signIn(env: Env, db: Database, request: SignInRequest, client: SignInClient): Promise<{ token: string; device_key: string }> {
+  const key = jwtSecret(env); // a missing secret fails before any work is done
   const now = Math.floor(Date.now() / 1000);
-  const ip = clientIp(c);
+  const ip = client.ip;
   const attempt = { username: request.username, ip, now };
 
   // The attempt is counted as a failure before the password is checked (a success clears the
@@ -41,13 +46,13 @@ export async function signIn(c: Context<AppEnv>, request: SignInRequest): Promis
   if (!user || !password.ok) throw new ApiError(400, SIGN_IN_FAILED);
   if (user.disabled) {
     await releaseAttempt(db, attempt);
-    throw new ApiError(403, "Current user is disabled, replace please");
+    throw new ApiError(403, USER_DISABLED);
   }
 
   // Whether the code's step was used already is decided once, atomically, by grantSession.
-  const otpStep = await secondFactorStep(c.env, user.otpSecret, request.otpCode);
+  const otpStep = await secondFactorStep(env, user.otpSecret, request.otpCode);
 
-  const sessionKey = await deviceKey(user.id, clientId(c));
+  const sessionKey = await deviceKey(user.id, client.clientId);
   const alreadyActive = state.activeSessions.some((s) => s.deviceKey === sessionKey);
   const limited = state.maxDevices > 0 && !alreadyActive;
   const tokenId = crypto.randomUUID();
@@ -56,7 +61,7 @@ export async function signIn(c: Context<AppEnv>, request: SignInRequest): Promis
     username: user.username,
     deviceKey: sessionKey,
     tokenId,
-    userAgent: userAgent(c),
+    userAgent: client.userAgent,
     maskedIp: maskIp(ip),
     clientIp: ip,
     now,
@@ -69,8 +74,13 @@ export async function signIn(c: Context<AppEnv>, request: SignInRequest): Promis
   // Deleted between the read and the write: as if it had never existed.
   if (outcome === "user_gone") throw new ApiError(400, SIGN_IN_FAILED);
   if (outcome === "otp_replayed") throw new ApiError(402, INVALID_OTP);
-  if (outcome === "too_many_devices") throw new ApiError(403, "too many active devices");
+  if (outcome === "too_many_devices") throw new ApiError(403, TOO_MANY_DEVICES);
 
-  const token = await signToken(key, { username: user.username, pwd_ts: user.passwordChangedAt, sid: sessionKey, jti: tokenId }, readConfig(c.env).tokenTtlSeconds, now);
+  const token = await signToken(key, { username: user.username, pwd_ts: user.passwordChangedAt, sid: sessionKey, jti: tokenId }, readConfig(env).tokenTtlSeconds, now);
   return { token, device_key: sessionKey };
+}
+
+/** Ends the caller's device session, so its token stops working. The guest and the permanent token have none. */
+export async function signOut(db: Database, sessionKey: string | null): Promise<void> {
+  if (sessionKey !== null) await deactivateSession(db, sessionKey);
 }
