@@ -1,4 +1,4 @@
-// The second step of sign-in (src/features/auth/login.ts): the code against the user's secret.
+// The second step of sign-in (src/features/auth/rules.ts `signIn`): the code against the user's secret.
 // Whether the code's step was used already is decided later, atomically, by the sign-in's write
 // batch (store.ts `consumeStep`), so two sign-ins with one code cannot both succeed.
 import { otpSealingKeys, type Env } from "../../env.ts";
