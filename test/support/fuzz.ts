@@ -1,7 +1,7 @@
 // Property-based input fuzzing (issue 8) for every route that takes input: a JSON body, a query
 // string, or (for the few POSTs that take nothing) a body they must ignore. What a JSON body's
-// fields accept is read from the route's schema (see "Fields from the route schemas"); the route
-// table below says how to build a request each route must refuse whatever else it holds, and what
+// fields and a query's parameters accept is read from the route's schema (see "Fields from the
+// route schemas" and "Query parameters from the route schemas"); the route tables below say how to build a request each route must refuse whatever else it holds, and what
 // the schema cannot say. fuzz-*.test.ts run the properties group by group; fuzz-coverage.test.ts
 // checks the table against the router and the OpenAPI document.
 //
@@ -228,12 +228,14 @@ function record(fields: Record<string, Field>): Field {
 // so a limit changed in a route is fuzzed at its new value. What a schema cannot say (text that is
 // trimmed, values the handler refuses, values that must stay harmless) is a hint below.
 
-/** A JSON Schema node, as far as the request bodies use it. */
+/** A JSON Schema node, as far as the request bodies and query parameters use it. */
 interface Schema {
   $ref?: string;
   type?: string | string[];
   anyOf?: Schema[];
   enum?: unknown[];
+  example?: unknown;
+  pattern?: string;
   minLength?: number;
   maxLength?: number;
   minimum?: number;
@@ -255,7 +257,7 @@ interface Hint {
 
 /** The OpenAPI document GET /api/openapi.json serves (built from the route schemas by scripts/openapi.ts). */
 const DOCUMENT = openApiDocument as unknown as {
-  paths: Record<string, Record<string, { requestBody?: { content: Record<string, { schema: Schema }> } }>>;
+  paths: Record<string, Record<string, { parameters?: { name: string; in: string; schema: Schema }[]; requestBody?: { content: Record<string, { schema: Schema }> } }>>;
   components?: { schemas?: Record<string, Schema> };
 };
 
@@ -348,6 +350,72 @@ function bodySchema(path: string): { object: Schema; isArray: boolean } {
 function fromSchema(path: string, hints: Record<string, Hint | Field> = {}): Pick<JsonRoute, "fields" | "emptyIsValid"> {
   const { object, isArray } = bodySchema(path);
   return { fields: objectFields(object, hints, `POST ${path}`), emptyIsValid: isArray || (object.required ?? []).length === 0 };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Query parameters from the route schemas, likewise: each route's query schema names its
+// parameters and their types in the OpenAPI document. An integer is an id (a row to find), or a
+// page number when it is `page` or `per_page`; a string is text, fuzzed also at its declared
+// length limits, with values matching its pattern, and with its example. What the schema cannot
+// say (values the route knows: a setting key, a driver name) is a hint.
+
+/** How a query parameter's values are made: an id, a page number, or text. */
+export type QueryKind = "id" | "page" | "text";
+
+export interface QueryParam {
+  kind: QueryKind;
+  /** Values the route knows, beside the random ones: the hint's words and the schema's example. */
+  words?: readonly string[];
+  /** Text: the schema's length limits and pattern. */
+  minLength?: number;
+  maxLength?: number;
+  pattern?: string;
+}
+
+/** What a query parameter's schema leaves out: values the route knows. */
+interface QueryHint {
+  words?: readonly string[];
+}
+
+/** The integer parameters that page a list rather than name a row. */
+const PAGE_PARAMETERS = ["page", "per_page"];
+
+function queryParam(name: string, node: Schema, hint: QueryHint, where: string): QueryParam {
+  const schema = resolveSchema(node);
+  const { type } = typeOf(schema);
+  const words = hint.words ?? [];
+  switch (type) {
+    case "integer":
+      return { kind: PAGE_PARAMETERS.includes(name) ? "page" : "id", ...(words.length > 0 ? { words } : {}) };
+    case "string": {
+      const known = [...words, ...((schema.enum ?? []) as string[]), ...(typeof schema.example === "string" ? [schema.example] : [])];
+      return {
+        kind: "text",
+        ...(known.length > 0 ? { words: [...new Set(known)] } : {}),
+        ...(schema.minLength === undefined ? {} : { minLength: schema.minLength }),
+        ...(schema.maxLength === undefined ? {} : { maxLength: schema.maxLength }),
+        ...(schema.pattern === undefined ? {} : { pattern: schema.pattern }),
+      };
+    }
+    default:
+      throw new Error(`${where}: no generator for a query parameter of this schema (${JSON.stringify(schema)})`);
+  }
+}
+
+/** A query row as written below: the route's parameters come from its schema, with hints for what it cannot say. */
+export type QueryRow = Omit<QueryRoute, "params"> & { hints?: Record<string, QueryHint> };
+
+/** A query row with its parameters read from the OpenAPI document; a hint or refused id naming a parameter the route does not have throws. */
+export function queryRoute(row: QueryRow): QueryRoute {
+  const { hints = {}, ...route } = row;
+  const where = `${row.method} ${row.path}`;
+  const parameters = (DOCUMENT.paths[row.path]?.[row.method.toLowerCase()]?.parameters ?? []).filter((parameter) => parameter.in === "query");
+  if (parameters.length === 0) throw new Error(`${where} takes no query parameters in the OpenAPI document`);
+  const names = parameters.map((parameter) => parameter.name);
+  for (const name of Object.keys(hints)) if (!names.includes(name)) throw new Error(`${where}: a hint for "${name}", which the schema does not have`);
+  for (const name of Object.keys(row.refusedIds ?? {})) if (!names.includes(name)) throw new Error(`${where}: refused ids for "${name}", which the schema does not have`);
+  const params = Object.fromEntries(parameters.map((parameter) => [parameter.name, queryParam(parameter.name, parameter.schema, hints[parameter.name] ?? {}, `${where} ?${parameter.name}`)]));
+  return { ...route, params };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -593,14 +661,13 @@ export interface JsonRoute {
   alsoValid?: number[];
 }
 
-export type QueryKind = "id" | "page" | "text";
-
 export interface QueryRoute {
   method: "GET" | "POST";
   path: string;
   group: Group;
   caller: Caller;
-  params: Record<string, { kind: QueryKind; words?: readonly string[] }>;
+  /** Read from the route's schema (see queryRoute). */
+  params: Record<string, QueryParam>;
   /** The codes a random query may get: reads may succeed; a write must be refused. */
   answers: readonly number[];
   /**
@@ -1022,79 +1089,79 @@ export const JSON_ROUTES: JsonRoute[] = [
   },
 ];
 
-const paging = { page: { kind: "page" }, per_page: { kind: "page" } } as const;
 const READS = [200, 400, 404] as const;
 const WRITES = [400, 404] as const;
 
-export const QUERY_ROUTES: QueryRoute[] = [
+// Each row's parameters and their kinds are read from its route's schema (queryRoute); a row
+// says who calls, what the route may answer, which ids must not be sent, and the words it knows.
+const QUERY_ROWS: QueryRow[] = [
   // No storage is mounted and sign_all is on: every sign is refused (401), whatever it holds.
-  ...["/d/{path}", "/p/{path}"].map((path): QueryRoute => ({ method: "GET", path, group: "fs-metas", caller: "anonymous", params: { sign: { kind: "text" } }, answers: [401] })),
-  { method: "GET", path: "/api/admin/meta/list", group: "fs-metas", caller: "admin", params: paging, answers: READS },
-  { method: "GET", path: "/api/admin/meta/get", group: "fs-metas", caller: "admin", params: { id: { kind: "id" } }, answers: READS },
-  { method: "POST", path: "/api/admin/meta/delete", group: "fs-metas", caller: "admin", params: { id: { kind: "id" } }, answers: WRITES },
+  ...["/d/{path}", "/p/{path}"].map((path): QueryRow => ({ method: "GET", path, group: "fs-metas", caller: "anonymous", answers: [401] })),
+  { method: "GET", path: "/api/admin/meta/list", group: "fs-metas", caller: "admin", answers: READS },
+  { method: "GET", path: "/api/admin/meta/get", group: "fs-metas", caller: "admin", answers: READS },
+  { method: "POST", path: "/api/admin/meta/delete", group: "fs-metas", caller: "admin", answers: WRITES },
   ...["/api/auth/login", "/api/auth/login/hash"].map(
-    (path): QueryRoute => ({
-      method: "POST",
-      path,
-      group: "auth-me",
-      caller: "anonymous",
-      params: { client_id: { kind: "text" } },
-      answers: [400],
-      jsonBody: wrongCredentials,
-      headers: freshAddress,
-    }),
+    (path): QueryRow => ({ method: "POST", path, group: "auth-me", caller: "anonymous", answers: [400], jsonBody: wrongCredentials, headers: freshAddress }),
   ),
-  { method: "GET", path: "/api/me/sshkey/list", group: "sessions-sshkeys", caller: "user", params: paging, answers: READS },
-  { method: "GET", path: "/api/me/sessions", group: "sessions-sshkeys", caller: "user", params: paging, answers: READS },
-  { method: "GET", path: "/api/admin/session/list", group: "sessions-sshkeys", caller: "admin", params: paging, answers: READS },
-  { method: "POST", path: "/api/me/sshkey/delete", group: "sessions-sshkeys", caller: "user", params: { id: { kind: "id" } }, answers: WRITES, refusedIds: { id: [] } },
-  { method: "POST", path: "/api/me/app_password/delete", group: "sessions-sshkeys", caller: "user", params: { id: { kind: "id" } }, answers: WRITES, refusedIds: { id: [] } },
-  { method: "GET", path: "/api/admin/user/sshkey/list", group: "sessions-sshkeys", caller: "admin", params: { uid: { kind: "id" }, ...paging }, answers: READS },
-  { method: "POST", path: "/api/admin/user/sshkey/delete", group: "sessions-sshkeys", caller: "admin", params: { id: { kind: "id" } }, answers: WRITES, refusedIds: { id: [] } },
-  { method: "GET", path: "/api/admin/setting/list", group: "settings", caller: "admin", params: { groups: { kind: "text", words: ["0", "1", "5,0", " 1 , 2 ", ",", "1,,2"] }, group: { kind: "text", words: ["0", "1", "99"] } }, answers: READS },
-  { method: "GET", path: "/api/admin/setting/get", group: "settings", caller: "admin", params: { key: { kind: "text", words: SETTING_KEYS }, keys: { kind: "text", words: [...SETTING_KEYS, ",", "token,version", " , "] } }, answers: READS },
+  { method: "GET", path: "/api/me/sshkey/list", group: "sessions-sshkeys", caller: "user", answers: READS },
+  { method: "GET", path: "/api/me/sessions", group: "sessions-sshkeys", caller: "user", answers: READS },
+  { method: "GET", path: "/api/admin/session/list", group: "sessions-sshkeys", caller: "admin", answers: READS },
+  { method: "POST", path: "/api/me/sshkey/delete", group: "sessions-sshkeys", caller: "user", answers: WRITES, refusedIds: { id: [] } },
+  { method: "POST", path: "/api/me/app_password/delete", group: "sessions-sshkeys", caller: "user", answers: WRITES, refusedIds: { id: [] } },
+  { method: "GET", path: "/api/admin/user/sshkey/list", group: "sessions-sshkeys", caller: "admin", answers: READS },
+  { method: "POST", path: "/api/admin/user/sshkey/delete", group: "sessions-sshkeys", caller: "admin", answers: WRITES, refusedIds: { id: [] } },
+  {
+    method: "GET",
+    path: "/api/admin/setting/list",
+    group: "settings",
+    caller: "admin",
+    answers: READS,
+    hints: { groups: { words: ["0", "1", "5,0", " 1 , 2 ", ",", "1,,2"] }, group: { words: ["0", "1", "99"] } },
+  },
+  {
+    method: "GET",
+    path: "/api/admin/setting/get",
+    group: "settings",
+    caller: "admin",
+    answers: READS,
+    hints: { key: { words: SETTING_KEYS }, keys: { words: [...SETTING_KEYS, ",", "token,version", " , "] } },
+  },
   // No setting is deprecated (checked at start), so no key can be deleted.
-  { method: "POST", path: "/api/admin/setting/delete", group: "settings", caller: "admin", params: { key: { kind: "text", words: SETTING_KEYS } }, answers: WRITES },
-  { method: "GET", path: "/api/admin/user/list", group: "users-roles", caller: "admin", params: paging, answers: READS },
-  { method: "GET", path: "/api/admin/user/get", group: "users-roles", caller: "admin", params: { id: { kind: "id" } }, answers: READS },
+  { method: "POST", path: "/api/admin/setting/delete", group: "settings", caller: "admin", answers: WRITES, hints: { key: { words: SETTING_KEYS } } },
+  { method: "GET", path: "/api/admin/user/list", group: "users-roles", caller: "admin", answers: READS },
+  { method: "GET", path: "/api/admin/user/get", group: "users-roles", caller: "admin", answers: READS },
   {
     method: "POST",
     path: "/api/admin/user/delete",
     group: "users-roles",
     caller: "admin",
-    params: { id: { kind: "id", words: [`${USER_IDS.admin}`, `${USER_IDS.guest}`] } },
     answers: WRITES,
+    hints: { id: { words: [`${USER_IDS.admin}`, `${USER_IDS.guest}`] } },
     refusedIds: { id: [`${USER_IDS.admin}`, `${USER_IDS.guest}`] },
   },
-  { method: "POST", path: "/api/admin/user/cancel_2fa", group: "users-roles", caller: "admin", params: { id: { kind: "id" } }, answers: WRITES, refusedIds: { id: [] } },
+  { method: "POST", path: "/api/admin/user/cancel_2fa", group: "users-roles", caller: "admin", answers: WRITES, refusedIds: { id: [] } },
   // Does nothing whatever it gets.
-  { method: "POST", path: "/api/admin/user/del_cache", group: "users-roles", caller: "admin", params: { username: { kind: "text", words: ["admin", FUZZ_USER] } }, answers: [200, 400] },
-  { method: "GET", path: "/api/admin/role/list", group: "users-roles", caller: "admin", params: paging, answers: READS },
-  { method: "GET", path: "/api/admin/role/get", group: "users-roles", caller: "admin", params: { id: { kind: "id" } }, answers: READS },
+  { method: "POST", path: "/api/admin/user/del_cache", group: "users-roles", caller: "admin", answers: [200, 400], hints: { username: { words: ["admin", FUZZ_USER] } } },
+  { method: "GET", path: "/api/admin/role/list", group: "users-roles", caller: "admin", answers: READS },
+  { method: "GET", path: "/api/admin/role/get", group: "users-roles", caller: "admin", answers: READS },
   {
     method: "POST",
     path: "/api/admin/role/delete",
     group: "users-roles",
     caller: "admin",
-    params: { id: { kind: "id", words: [`${ROLE_IDS.admin}`, `${ROLE_IDS.guest}`] } },
     answers: WRITES,
+    hints: { id: { words: [`${ROLE_IDS.admin}`, `${ROLE_IDS.guest}`] } },
     refusedIds: { id: [`${ROLE_IDS.admin}`, `${ROLE_IDS.guest}`] },
   },
-  { method: "GET", path: "/api/admin/driver/info", group: "storages-drivers", caller: "admin", params: { driver: { kind: "text", words: DRIVERS } }, answers: READS },
-  { method: "GET", path: "/api/admin/storage/list", group: "storages-drivers", caller: "admin", params: paging, answers: READS },
-  { method: "GET", path: "/api/admin/storage/get", group: "storages-drivers", caller: "admin", params: { id: { kind: "id" } }, answers: READS },
+  { method: "GET", path: "/api/admin/driver/info", group: "storages-drivers", caller: "admin", answers: READS, hints: { driver: { words: DRIVERS } } },
+  { method: "GET", path: "/api/admin/storage/list", group: "storages-drivers", caller: "admin", answers: READS },
+  { method: "GET", path: "/api/admin/storage/get", group: "storages-drivers", caller: "admin", answers: READS },
   ...["delete", "enable", "disable"].map(
-    (action): QueryRoute => ({
-      method: "POST",
-      path: `/api/admin/storage/${action}`,
-      group: "storages-drivers",
-      caller: "admin",
-      params: { id: { kind: "id" } },
-      answers: WRITES,
-      refusedIds: { id: [] },
-    }),
+    (action): QueryRow => ({ method: "POST", path: `/api/admin/storage/${action}`, group: "storages-drivers", caller: "admin", answers: WRITES, refusedIds: { id: [] } }),
   ),
 ];
+
+export const QUERY_ROUTES: QueryRoute[] = QUERY_ROWS.map(queryRoute);
 
 export const BODYLESS_ROUTES: BodylessRoute[] = [
   {
@@ -1436,13 +1503,27 @@ const encoded = (values: fc.Arbitrary<string>) => values.map((v) => encodeURICom
 const ID_STRINGS = ["", "0", "-1", "00", "01", "1.0", "1e3", "0x1", " 1", "1 ", "+1", "NaN", "Infinity", "-0", "9007199254740993", "99999999999999999", "1".repeat(20), "１", "١"];
 const PAGE_STRINGS = ["", "0", "-1", "1", "1000", "1001", "999999999", "1000000000", "-999999999", "1.5", "1e3", "abc", " 2", "99999999999999999999"];
 
-function queryValue(param: QueryRoute["params"][string], refused: boolean): fc.Arbitrary<string> {
+/** Text at the edges of what its schema declares: empty when it needs a character, at and just past its longest, matching its pattern and just missing it. */
+function schemaText(param: QueryParam): fc.Arbitrary<string>[] {
+  const { minLength, maxLength, pattern } = param;
+  return [
+    ...(minLength !== undefined && minLength > 0 ? [fc.constantFrom("", " ", "\t")] : []),
+    ...(maxLength === undefined
+      ? []
+      : [fc.tuple(fc.integer({ min: Math.max(0, maxLength - 1), max: maxLength + 40 }), fc.constantFrom("x", "é", "😀")).map(([n, pad]) => pad.repeat(n))]),
+    ...(pattern === undefined
+      ? []
+      : [fc.stringMatching(new RegExp(pattern)), fc.tuple(fc.stringMatching(new RegExp(pattern)), fc.string({ minLength: 1, maxLength: 2 })).map(([match, extra]) => match + extra)]),
+  ];
+}
+
+function queryValue(param: QueryParam, refused: boolean): fc.Arbitrary<string> {
   const words = param.words ? [fc.constantFrom(...param.words)] : [];
   const values: Record<QueryKind, fc.Arbitrary<string>[]> = {
     // Ids of a million and more exist nowhere: they reach the "not found" path.
     id: [...words, fc.constantFrom(...ID_STRINGS), fc.integer({ min: 1_000_000, max: Number.MAX_SAFE_INTEGER }).map(String), ...(refused ? [] : [fc.integer({ min: 1, max: 5 }).map(String)])],
     page: [fc.constantFrom(...PAGE_STRINGS), fc.integer().map(String)],
-    text: [...words, fc.string({ maxLength: 12 })],
+    text: [...words, fc.string({ maxLength: 12 }), ...schemaText(param)],
   };
   return fc.oneof(encoded(fc.oneof(...values[param.kind])), encoded(unicodeText(24)), rawJunk);
 }

@@ -1,9 +1,10 @@
 // The fuzz table (test/support/fuzz.ts) against the router and the OpenAPI document: a route that
 // takes input and has no row, a row for a route that is gone, or a field the table does not know
-// fails here, so nothing is silently left unfuzzed. (A JSON row's fields are read from its route's
-// schema, so a row that exists names the right fields; a missing row still fails.)
+// fails here, so nothing is silently left unfuzzed. (A JSON row's fields and a query row's
+// parameters are read from its route's schema, so a row that exists names the right ones; a
+// missing row still fails.)
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { BODYLESS_ROUTES, JSON_ROUTES, QUERY_ROUTES } from "../support/fuzz.ts";
+import { BODYLESS_ROUTES, JSON_ROUTES, QUERY_ROUTES, queryRoute, type QueryRow } from "../support/fuzz.ts";
 import { createUnitFixture, type UnitFixture } from "../support/unit.ts";
 
 type Schema = { $ref?: string; type?: string; properties?: Record<string, unknown>; items?: Schema };
@@ -69,4 +70,16 @@ it("gives every JSON route a refused body whose anchors are fields of the route"
       for (const name of variant.anchor) expect(route.fields[name]!.invalid, `${route.path}: anchor ${name} needs invalid values`).not.toBeNull();
     }
   }
+});
+
+it("reads each query row's parameters and their kinds from the document, and refuses a hint the schema cannot take", () => {
+  const params = (path: string) => QUERY_ROUTES.find((r) => r.path === path)!.params;
+  expect(params("/api/admin/user/sshkey/list")).toMatchObject({ uid: { kind: "id" }, page: { kind: "page" }, per_page: { kind: "page" } });
+  expect(params("/api/auth/login")).toEqual({ client_id: { kind: "text", maxLength: 255 } });
+  expect(params("/api/admin/setting/list").groups).toMatchObject({ kind: "text", pattern: expect.any(String), words: expect.arrayContaining(["5,0"]) });
+  const row: QueryRow = { method: "GET", path: "/api/admin/user/get", group: "users-roles", caller: "admin", answers: [200] };
+  expect(queryRoute(row).params).toEqual({ id: { kind: "id" } });
+  expect(() => queryRoute({ ...row, hints: { uid: { words: ["1"] } } })).toThrow(/a hint for "uid", which the schema does not have/);
+  expect(() => queryRoute({ ...row, refusedIds: { uid: [] } })).toThrow(/"uid", which the schema does not have/);
+  expect(() => queryRoute({ ...row, method: "POST" })).toThrow(/takes no query parameters/);
 });
