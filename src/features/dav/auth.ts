@@ -18,7 +18,7 @@ import { checkStaticHash, constantTimeEqual, staticHash } from "../../auth/passw
 import { readPermanentTokenAdmin } from "../../auth/store.ts";
 import { GUEST_ROLE_ID } from "../../auth/roles.ts";
 import type { AppEnv } from "../../http/context.ts";
-import { APP_PASSWORD_PREFIX } from "../app-passwords/routes.ts";
+import { APP_PASSWORD_PREFIX } from "../app-passwords/rules.ts";
 import { SIGN_IN_FAILED } from "../auth/messages.ts";
 import { clearFailures, readBasicCaller, recordFailure } from "./store.ts";
 
