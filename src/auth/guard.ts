@@ -16,7 +16,7 @@ import { tokenFromHeader, verifyToken } from "./tokens.ts";
 import type { Caller } from "./caller.ts";
 import { sql, type SQL } from "drizzle-orm";
 import { run, type Plan } from "../db/plan.ts";
-import { USER_DISABLED } from "../features/auth/messages.ts";
+import { GUEST_DISABLED, NOT_AN_ADMIN, PASSWORD_CHANGED, SESSION_INACTIVE, TOKEN_INVALIDATED, TOKEN_USER_NOT_FOUND, USER_DISABLED } from "./messages.ts";
 
 export const isAdmin = (caller: Caller) => caller.user.roleIds.includes(ADMIN_ROLE_ID);
 export const isGuest = (caller: Caller) => caller.user.roleIds.includes(GUEST_ROLE_ID);
@@ -29,7 +29,7 @@ export const authenticate: MiddlewareHandler<AppEnv> = async (c, next) => {
 
 /** Route middleware, after `authenticate`: admins only. */
 export const requireAdmin: MiddlewareHandler<AppEnv> = async (c, next) => {
-  if (!isAdmin(c.var.caller)) throw new ApiError(403, "You are not an admin");
+  if (!isAdmin(c.var.caller)) throw new ApiError(403, NOT_AN_ADMIN);
   await next();
 };
 
@@ -127,7 +127,7 @@ function resolve(c: Context<AppEnv>, extra: CallerReads): Promise<Resolution> {
 
 async function guest(c: Context<AppEnv>, extra: CallerReads): Promise<Resolution> {
   const { guest, roles, extra: reads } = await readGuest(c.var.db, extra);
-  if (!guest || guest.disabled) throw new ApiError(401, "Guest user is disabled, login please");
+  if (!guest || guest.disabled) throw new ApiError(401, GUEST_DISABLED);
   return { caller: { user: guest, roles, via: "guest", deviceKey: null }, reads };
 }
 
@@ -136,11 +136,11 @@ async function sessionCaller(c: Context<AppEnv>, token: string, extra: CallerRea
   const now = Math.floor(Date.now() / 1000);
   const { session, user, roles, extra: reads } = await readTokenSession(c.var.db, claims, { now, userAgent: userAgent(c), ip: maskIp(clientIp(c)) }, extra);
   // AList's checks and messages, in its order: user, password change, disabled, session.
-  if (!user || user.username !== claims.username) throw new ApiError(401, "failed find user: record not found");
-  if (user.passwordChangedAt !== claims.pwd_ts) throw new ApiError(401, "Password has been changed, login please");
+  if (!user || user.username !== claims.username) throw new ApiError(401, TOKEN_USER_NOT_FOUND);
+  if (user.passwordChangedAt !== claims.pwd_ts) throw new ApiError(401, PASSWORD_CHANGED);
   if (user.disabled) throw new ApiError(401, USER_DISABLED);
   if (!session || session.status !== DeviceSessionStatus.ACTIVE || session.tokenId !== claims.jti) {
-    throw new ApiError(401, "session inactive");
+    throw new ApiError(401, SESSION_INACTIVE);
   }
   return { caller: { user, roles, via: "session", deviceKey: session.deviceKey }, reads };
 }
@@ -149,7 +149,7 @@ async function permanentTokenCaller(c: Context<AppEnv>, presented: string, extra
   const { token, admin, roles, extra: reads } = await readPermanentTokenAdmin(c.var.db, extra);
   const encoder = new TextEncoder();
   if (token === "" || !admin || !constantTimeEqual(encoder.encode(presented), encoder.encode(token))) {
-    throw new ApiError(401, "token is invalidated");
+    throw new ApiError(401, TOKEN_INVALIDATED);
   }
   return { caller: { user: admin, roles, via: "permanent_token", deviceKey: null }, reads };
 }

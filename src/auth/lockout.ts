@@ -10,8 +10,7 @@
 
 export const MAX_FAILURES = 5;
 export const FAILURE_WINDOW_SECONDS = 300;
-export const LOCKED_OUT_MESSAGE =
-  "Too many unsuccessful sign-in attempts have been made using an incorrect username or password, Try again later.";
+// The refusal's text is LOCKED_OUT_MESSAGE in messages.ts.
 
 export interface FailureCounts {
   ip: number;

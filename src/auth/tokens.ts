@@ -2,6 +2,7 @@
 // device session (`sid`) and carries an id (`jti`); the guard accepts it only while that session
 // is active and still holds that id, so logout and eviction end it at once (DECISIONS §4.1).
 import { errors, jwtVerify, SignJWT } from "jose";
+import { TOKEN_INVALIDATED } from "./messages.ts";
 
 export interface TokenClaims {
   username: string;
@@ -64,7 +65,7 @@ function tokenErrorMessage(error: unknown): string {
   if (error instanceof errors.JWTExpired) return "token is expired";
   if (error instanceof errors.JWTClaimValidationFailed && error.claim === "nbf") return "token not active yet";
   // A wrong key or a refused algorithm (alg: none) means someone else made this token.
-  if (error instanceof errors.JWSSignatureVerificationFailed || error instanceof errors.JOSEAlgNotAllowed) return "token is invalidated";
+  if (error instanceof errors.JWSSignatureVerificationFailed || error instanceof errors.JOSEAlgNotAllowed) return TOKEN_INVALIDATED;
   if (error instanceof errors.JWSInvalid || error instanceof errors.JWTInvalid) return "that's not even a token";
   return "couldn't handle this token";
 }

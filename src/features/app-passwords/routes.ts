@@ -7,25 +7,19 @@ import type { Context } from "hono";
 import * as z from "zod";
 import { createRoute } from "../../http/openapi.ts";
 import { accountOnly, planned, reading } from "../../auth/guard.ts";
-import { sha256Hex } from "../../auth/encoding.ts";
-import { randomAlphanumeric } from "../../auth/random.ts";
 import { ok } from "../../http/envelope.ts";
-import { ApiError, refuseDuplicate } from "../../http/errors.ts";
 import { idParam } from "../../http/params.ts";
 import { envelopeResponse, jsonBody, type Router } from "../../http/router.ts";
 import { wellFormed } from "../../http/text.ts";
 import type { AppEnv } from "../../http/context.ts";
-import { addAppPassword, appPasswordList, deleteAppPassword } from "./store.ts";
+import { USER_INVALID } from "../sshkeys/messages.ts";
+import { makeAppPassword, revokeAppPassword } from "./rules.ts";
+import { appPasswordList } from "./store.ts";
 
-/** Enough for every device a person owns; stops one account from filling the table. */
-export const MAX_APP_PASSWORDS = 50;
+export { MAX_APP_PASSWORDS } from "./rules.ts";
 
-/** The prefix tells a leaked app password apart in logs and secret scanners; 32 characters carry 190 bits. */
-export const APP_PASSWORD_PREFIX = "gh-app-";
-export const newAppPassword = () => APP_PASSWORD_PREFIX + randomAlphanumeric(32);
-
-/** The guest has no app passwords. */
-const ownPasswords = accountOnly(401, "user invalid");
+/** The guest has no app passwords; refused with the SSH key routes' words. */
+const ownPasswords = accountOnly(401, USER_INVALID);
 
 const rfc3339 = (seconds: number) => new Date(seconds * 1000).toISOString();
 
@@ -79,17 +73,12 @@ export function registerAppPasswordRoutes(app: Router) {
 
   app.openapi(create, async (c) => {
     const { name } = c.req.valid("json");
-    const password = newAppPassword();
-    const now = Math.floor(Date.now() / 1000);
-    const hash = await sha256Hex(password);
-    const id = await refuseDuplicate("an app password with this name already exists", addAppPassword(c.var.db, { userId: c.var.caller.user.id, name, hash, now }, MAX_APP_PASSWORDS));
-    if (id === null) throw new ApiError(400, `a user can have at most ${MAX_APP_PASSWORDS} app passwords`);
-    return ok(c, { id, name, created: rfc3339(now), last_used: null, password });
+    const { id, password, createdAt } = await makeAppPassword(c.var.db, c.var.caller.user.id, name);
+    return ok(c, { id, name, created: rfc3339(createdAt), last_used: null, password });
   });
 
   app.openapi(remove, async (c) => {
-    // Someone else's and a missing one answer alike.
-    if (!(await deleteAppPassword(c.var.db, c.req.valid("query").id, c.var.caller.user.id))) throw new ApiError(404, "app password not found");
+    await revokeAppPassword(c.var.db, c.req.valid("query").id, c.var.caller.user.id);
     return ok(c, null);
   });
 }

@@ -2,7 +2,8 @@
 // fixes of DECISIONS §4): lockout, password, second factor, device session, token. Plain inputs
 // (the request's fields and what it tells of the client); refusals are the ApiError the wire answers.
 import { deviceKey, maskIp } from "../../auth/client.ts";
-import { isLockedOut, LOCKED_OUT_MESSAGE } from "../../auth/lockout.ts";
+import { isLockedOut } from "../../auth/lockout.ts";
+import { LOCKED_OUT_MESSAGE, USER_DISABLED } from "../../auth/messages.ts";
 import { checkStaticHash } from "../../auth/password.ts";
 import { signToken } from "../../auth/tokens.ts";
 import { GUEST_ROLE_ID } from "../../auth/roles.ts";
@@ -11,7 +12,7 @@ import { jwtSecret, readConfig, type Env } from "../../env.ts";
 import { ApiError } from "../../http/errors.ts";
 import { INVALID_OTP } from "../two-factor/messages.ts";
 import { secondFactorStep } from "../two-factor/sign-in.ts";
-import { SIGN_IN_FAILED, TOO_MANY_DEVICES, USER_DISABLED } from "./messages.ts";
+import { SIGN_IN_FAILED, TOO_MANY_DEVICES } from "./messages.ts";
 import { deactivateSession, grantSession, readSignInState, releaseAttempt } from "./store.ts";
 
 export interface SignInRequest {

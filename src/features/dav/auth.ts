@@ -13,11 +13,13 @@ import type { Caller } from "../../auth/caller.ts";
 import { clientIp } from "../../auth/client.ts";
 import { sha256Hex } from "../../auth/encoding.ts";
 import { isLockedOut } from "../../auth/lockout.ts";
+import { LOCKED_OUT_MESSAGE, TOKEN_INVALIDATED, USER_DISABLED } from "../../auth/messages.ts";
 import { checkStaticHash, constantTimeEqual, staticHash } from "../../auth/password.ts";
 import { readPermanentTokenAdmin } from "../../auth/store.ts";
 import { GUEST_ROLE_ID } from "../../auth/roles.ts";
 import type { AppEnv } from "../../http/context.ts";
-import { APP_PASSWORD_PREFIX } from "../app-passwords/routes.ts";
+import { APP_PASSWORD_PREFIX } from "../app-passwords/rules.ts";
+import { SIGN_IN_FAILED } from "../auth/messages.ts";
 import { clearFailures, readBasicCaller, recordFailure } from "./store.ts";
 
 /** A refusal before any file work: 401 (with the Basic challenge), 403 or 429. */
@@ -91,7 +93,7 @@ export async function davCaller(c: Context<AppEnv>, extra: readonly BatchItem<"s
   if (credentials.kind === "bearer") {
     const { token, admin, roles, extra: reads } = await readPermanentTokenAdmin(c.var.db, extra);
     const encoder = new TextEncoder();
-    if (token === "" || !admin || !constantTimeEqual(encoder.encode(credentials.token), encoder.encode(token))) throw new DavRefusal(401, "token is invalidated");
+    if (token === "" || !admin || !constantTimeEqual(encoder.encode(credentials.token), encoder.encode(token))) throw new DavRefusal(401, TOKEN_INVALIDATED);
     return { caller: { user: admin, roles, via: "permanent_token", deviceKey: null }, reads };
   }
   return basicCaller(c, credentials.username, credentials.password, extra);
@@ -135,12 +137,12 @@ async function checkBasic(c: Context<AppEnv>, attempt: BasicAttempt, extra: read
   const db = c.var.db;
   const reserve = !isAppPassword && knownHash === null;
   const state = await readBasicCaller(db, { username, appPasswordHash: digest, ip, reserve, now }, extra);
-  if (isLockedOut(state.failures)) throw new DavRefusal(429, "Too many unsuccessful sign-in attempts have been made using an incorrect username or password, Try again later.");
+  if (isLockedOut(state.failures)) throw new DavRefusal(429, LOCKED_OUT_MESSAGE);
 
   const user = state.user && !state.user.roleIds.includes(GUEST_ROLE_ID) ? state.user : undefined;
   const refuse = async (counted: boolean): Promise<never> => {
     if (!counted) await recordFailure(db, { ip, username, now });
-    throw new DavRefusal(401, "username or password is incorrect");
+    throw new DavRefusal(401, SIGN_IN_FAILED);
   };
 
   if (isAppPassword) {
@@ -159,6 +161,6 @@ async function checkBasic(c: Context<AppEnv>, attempt: BasicAttempt, extra: read
     await clearFailures(db, { ip, username, userId: user.id }, checked.upgrade === null ? null : { from: user.passwordHash, to: checked.upgrade });
     remember(credentialKey, checked.upgrade ?? user.passwordHash);
   }
-  if (user!.disabled) throw new DavRefusal(403, "Current user is disabled, replace please");
+  if (user!.disabled) throw new DavRefusal(403, USER_DISABLED);
   return { caller: { user: user!, roles: state.roles, via: "basic", deviceKey: null }, reads: state.extra };
 }

@@ -2,10 +2,10 @@
 import * as z from "zod";
 import { createRoute } from "../../http/openapi.ts";
 import { adminOnly } from "../../auth/guard.ts";
-import { allDrivers, driverInfo, driverNames, driverNotFound, findDriver } from "../../drivers/index.ts";
+import { allDrivers, driverInfo, driverNames } from "../../drivers/index.ts";
 import { ok } from "../../http/envelope.ts";
-import { ApiError } from "../../http/errors.ts";
 import { envelopeResponse, type Router } from "../../http/router.ts";
+import { templateDriver } from "./rules.ts";
 
 const DriverItem = z
   .object({
@@ -69,10 +69,5 @@ export function registerDriverRoutes(app: Router) {
 
   app.openapi(names, (c) => ok(c, driverNames()));
 
-  app.openapi(info, (c) => {
-    const { driver: name } = c.req.valid("query");
-    const driver = findDriver(name);
-    if (!driver) throw new ApiError(404, driverNotFound(name));
-    return ok(c, driverInfo(driver));
-  });
+  app.openapi(info, (c) => ok(c, driverInfo(templateDriver(c.req.valid("query").driver))));
 }

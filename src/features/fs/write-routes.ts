@@ -6,6 +6,7 @@ import * as z from "zod";
 import { createRoute } from "../../http/openapi.ts";
 import type { Context } from "hono";
 import { isAdmin } from "../../auth/guard.ts";
+import { NOT_AN_ADMIN } from "../../auth/messages.ts";
 import type { AppEnv } from "../../http/context.ts";
 import { envelope, ok } from "../../http/envelope.ts";
 import { ApiError } from "../../http/errors.ts";
@@ -177,7 +178,7 @@ export function registerFsWriteRoutes(app: Router) {
   });
 
   app.openapi(link, async (c) => {
-    if (!isAdmin(c.var.caller)) throw new ApiError(403, "You are not an admin");
+    if (!isAdmin(c.var.caller)) throw new ApiError(403, NOT_AN_ADMIN);
     const path = joinBasePath("/", c.req.valid("json").path);
     if (path === null) throw new ApiError(403, "access using relative path is not allowed");
     const found = await new MountTree(c.var.fs.tree, c.var.db, c.req.raw.signal).link(path, { redirect: false });

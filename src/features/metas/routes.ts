@@ -5,14 +5,11 @@ import * as z from "zod";
 import { createRoute } from "../../http/openapi.ts";
 import { adminOnly, planned, reading } from "../../auth/guard.ts";
 import { ok } from "../../http/envelope.ts";
-import { ApiError, refuseDuplicate } from "../../http/errors.ts";
 import { fromQuery, idParam, pageWindow, pagingParams } from "../../http/params.ts";
 import { envelopeResponse, jsonBody, type Router } from "../../http/router.ts";
 import { wellFormed } from "../../http/text.ts";
-import { cleanPath } from "../../lib/path.ts";
-import { deleteMeta, insertMeta, metaById, metaPage, updateMeta, type MetaFields, type MetaRow } from "./store.ts";
-
-const META_NOT_FOUND = "meta not found";
+import { changeMeta, createMeta, foundMeta, removeMeta } from "./rules.ts";
+import { metaById, metaPage, type MetaRow } from "./store.ts";
 
 const MetaFieldsShape = {
   path: wellFormed(z.string().min(1, { error: "is required" }).max(4096)).openapi({ example: "/s3/private" }),
@@ -116,62 +113,27 @@ function toWire(row: MetaRow) {
   };
 }
 
-/** The body as a row: the path cleaned, every hide line a pattern that compiles (AList's 400 text). */
-function fieldsOf(body: z.infer<typeof CreateBody>): MetaFields {
-  for (const line of body.hide.split("\n")) {
-    const pattern = line.replace(/\r$/, "");
-    if (pattern === "") continue;
-    try {
-      new RegExp(pattern);
-    } catch (error) {
-      throw new ApiError(400, `${pattern} is illegal: ${error instanceof Error ? error.message : String(error)}`);
-    }
-  }
-  return {
-    path: cleanPath(body.path),
-    password: body.password,
-    passwordSub: body.p_sub,
-    write: body.write,
-    writeSub: body.w_sub,
-    hide: body.hide,
-    hideSub: body.h_sub,
-    readme: body.readme,
-    readmeSub: body.r_sub,
-    header: body.header,
-    headerSub: body.header_sub,
-  };
-}
-
-const metaExists = (path: string) => `a meta for ${path} already exists`;
-
 export function registerMetaRoutes(app: Router) {
   app.openapi(list, async (c) => {
     const { rows, total } = await planned(c, listPlan);
     return ok(c, { content: rows.map(toWire), total });
   });
 
-  app.openapi(get, async (c) => {
-    const row = await planned(c, getPlan);
-    if (!row) throw new ApiError(404, META_NOT_FOUND);
-    return ok(c, toWire(row));
-  });
+  app.openapi(get, async (c) => ok(c, toWire(foundMeta(await planned(c, getPlan)))));
 
   app.openapi(create, async (c) => {
-    const fields = fieldsOf(c.req.valid("json"));
-    await refuseDuplicate(metaExists(fields.path), insertMeta(c.var.db, fields));
+    await createMeta(c.var.db, c.req.valid("json"));
     return ok(c, null);
   });
 
   app.openapi(update, async (c) => {
-    const body = c.req.valid("json");
-    const fields = fieldsOf(body);
-    const row = await refuseDuplicate(metaExists(fields.path), updateMeta(c.var.db, body.id, fields));
-    if (!row) throw new ApiError(404, META_NOT_FOUND);
+    const { id, ...body } = c.req.valid("json");
+    await changeMeta(c.var.db, id, body);
     return ok(c, null);
   });
 
   app.openapi(remove, async (c) => {
-    if (!(await deleteMeta(c.var.db, c.req.valid("query").id))) throw new ApiError(404, META_NOT_FOUND);
+    await removeMeta(c.var.db, c.req.valid("query").id);
     return ok(c, null);
   });
 }

@@ -3,10 +3,10 @@ import * as z from "zod";
 import { createRoute } from "../../http/openapi.ts";
 import { adminOnly, planned, reading, signedIn } from "../../auth/guard.ts";
 import { ok } from "../../http/envelope.ts";
-import { ApiError } from "../../http/errors.ts";
 import { fromQuery, pageWindow, pagingParams } from "../../http/params.ts";
 import { envelopeResponse, jsonBody, type Router } from "../../http/router.ts";
-import { activeSessions, evictSession } from "./store.ts";
+import { evictAnySession, evictOwnSession, ownSessions } from "./rules.ts";
+import { activeSessions } from "./store.ts";
 
 const OwnSession = z.object({
   session_id: z.string().openapi({ description: "equals the device_key returned at sign-in" }),
@@ -69,20 +69,12 @@ type Row = ReturnType<ReturnType<typeof activeSessions>["read"]>[number];
 const ownView = (s: Row) => ({ session_id: s.sessionId, last_active: s.lastActive, status: s.status, ua: s.userAgent, ip: s.ip });
 
 export function registerSessionRoutes(app: Router) {
-  app.openapi(listOwn, async (c) => {
-    const { caller } = c.var;
-    // The guest and the permanent token have no device sessions (DECISIONS §4.6).
-    if (caller.via !== "session") return ok(c, []);
-    return ok(c, (await planned(c, ownPlan)).map(ownView));
-  });
+  // The guest and the permanent token have no device sessions (DECISIONS §4.6).
+  app.openapi(listOwn, async (c) => ok(c, ownSessions(c.var.caller.via, await planned(c, ownPlan)).map(ownView)));
 
   app.openapi(evictOwn, async (c) => {
-    const { caller } = c.var;
-    const { session_id } = c.req.valid("json");
-    // Someone else's session and a missing one answer alike.
-    if (caller.via !== "session" || !(await evictSession(c.var.db, session_id, caller.user.id))) {
-      throw new ApiError(404, "failed find session: record not found");
-    }
+    const { via, user } = c.var.caller;
+    await evictOwnSession(c.var.db, { via, userId: user.id }, c.req.valid("json").session_id);
     return ok(c, null);
   });
 
@@ -91,7 +83,7 @@ export function registerSessionRoutes(app: Router) {
   );
 
   app.openapi(evictAny, async (c) => {
-    if (!(await evictSession(c.var.db, c.req.valid("json").session_id, null))) throw new ApiError(404, "failed find session: record not found");
+    await evictAnySession(c.var.db, c.req.valid("json").session_id);
     return ok(c, null);
   });
 }

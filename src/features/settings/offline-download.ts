@@ -3,6 +3,17 @@
 // the Worker's fetch and a timeout, and reports why when they do not. Credentials never appear in
 // a message.
 import { ApiError } from "../../http/errors.ts";
+import {
+  ARIA2_URI_CREDENTIALS,
+  ARIA2_URI_NOT_HTTP,
+  aria2Failed,
+  aria2WebSocket,
+  QBIT_UNAUTHORIZED,
+  QBIT_URL_ENCODING,
+  QBIT_URL_NOT_HTTP,
+  qbitLoginFailed,
+  qbitUnreachable,
+} from "./messages.ts";
 import { parseJson } from "./validate.ts";
 
 /** How long one check may wait for the service; AList uses 4 s for aria2's dial and reply. */
@@ -12,12 +23,12 @@ export const SERVICE_TIMEOUT_MS = 5_000;
 export function parseAria2Uri(raw: string): URL {
   const url = parseUrl(raw);
   if (url && (url.protocol === "ws:" || url.protocol === "wss:")) {
-    throw new ApiError(400, `uri: only HTTP JSON-RPC is supported; use ${url.protocol === "wss:" ? "https" : "http"}://${url.host}${url.pathname} instead`);
+    throw new ApiError(400, aria2WebSocket(`${url.protocol === "wss:" ? "https" : "http"}://${url.host}${url.pathname}`));
   }
   if (!url || (url.protocol !== "http:" && url.protocol !== "https:")) {
-    throw new ApiError(400, "uri: must be an http:// or https:// URL, e.g. http://localhost:6800/jsonrpc");
+    throw new ApiError(400, ARIA2_URI_NOT_HTTP);
   }
-  if (url.username || url.password) throw new ApiError(400, "uri: must not carry credentials; aria2 takes its secret in `secret`");
+  if (url.username || url.password) throw new ApiError(400, ARIA2_URI_CREDENTIALS);
   return url;
 }
 
@@ -33,14 +44,14 @@ export interface QbittorrentWebUi {
 export function parseQbittorrentUrl(raw: string): QbittorrentWebUi {
   const url = parseUrl(raw);
   if (!url || (url.protocol !== "http:" && url.protocol !== "https:")) {
-    throw new ApiError(400, "url: must be an http:// or https:// URL, e.g. http://admin:adminadmin@localhost:8080/");
+    throw new ApiError(400, QBIT_URL_NOT_HTTP);
   }
   let username: string;
   let password: string;
   try {
     [username, password] = [decodeURIComponent(url.username), decodeURIComponent(url.password)];
   } catch {
-    throw new ApiError(400, "url: the username and password must be percent-encoded correctly");
+    throw new ApiError(400, QBIT_URL_ENCODING);
   }
   const base = new URL(url);
   base.username = "";
@@ -53,7 +64,7 @@ export function parseQbittorrentUrl(raw: string): QbittorrentWebUi {
 
 /** `aria2.getVersion`, authorised with `token:<secret>` when a secret is set. Returns the version. */
 export async function aria2Version(uri: URL, secret: string, timeoutMs = SERVICE_TIMEOUT_MS): Promise<string> {
-  const failed = (cause: string) => new ApiError(500, `failed get aria2 version: ${cause}`);
+  const failed = (cause: string) => new ApiError(500, aria2Failed(cause));
   let response: Response;
   let text: string;
   try {
@@ -84,21 +95,21 @@ export async function checkQbittorrent({ base, username, password }: Qbittorrent
       const response = await fetch(new URL(path, base), { method: "POST", ...init, signal: AbortSignal.timeout(timeoutMs) });
       return { response, body: await response.text() };
     } catch (error) {
-      throw new ApiError(500, `failed to reach qBittorrent webui at ${base.href}: ${describeFetchFailure(error, timeoutMs)}`);
+      throw new ApiError(500, qbitUnreachable(base.href, describeFetchFailure(error, timeoutMs)));
     }
   };
 
   if ((await post("api/v2/app/version")).response.status === 200) return;
 
   const login = await post("api/v2/auth/login", { body: new URLSearchParams({ username, password }) });
-  if (!login.body.startsWith("Ok")) throw new ApiError(500, `failed to login into qBittorrent webui with url: ${base.href}`);
+  if (!login.body.startsWith("Ok")) throw new ApiError(500, qbitLoginFailed(base.href));
   const cookie = login.response.headers
     .getSetCookie()
     .map((line) => line.split(";")[0]!.trim())
     .join("; ");
 
   if ((await post("api/v2/app/version", { headers: { Cookie: cookie } })).response.status !== 200) {
-    throw new ApiError(500, "unauthorized qbittorrent url");
+    throw new ApiError(500, QBIT_UNAUTHORIZED);
   }
 }
 

@@ -4,14 +4,12 @@ import * as z from "zod";
 import { createRoute } from "../../http/openapi.ts";
 import { adminOnly, planned, reading } from "../../auth/guard.ts";
 import { fromJson, fromQuery } from "../../http/params.ts";
-import { newPermanentToken } from "../../auth/random.ts";
-import { settingDefinitionByKey, SettingFlag } from "../../db/settings.ts";
+import { settingDefinitionByKey } from "../../db/settings.ts";
 import { ok } from "../../http/envelope.ts";
-import { ApiError } from "../../http/errors.ts";
 import { envelopeResponse, jsonBody, type Router } from "../../http/router.ts";
-import { aria2Version, checkQbittorrent, parseAria2Uri, parseQbittorrentUrl } from "./offline-download.ts";
-import { deleteDeprecatedSetting, saveSettingValues, settingsByKey, settingsInGroups, type SettingRow } from "./store.ts";
-import { defaultRoleOptions, defaultRoleShown, permanentTokenProblem, settingChanges, type RoleName } from "./validate.ts";
+import { askedSettings, keysOrNone, removeSetting, resetPermanentToken, saveSettings, setAria2 as saveAria2, setPermanentToken, setQbittorrent } from "./rules.ts";
+import { settingsByKey, settingsInGroups, type SettingRow } from "./store.ts";
+import { defaultRoleOptions, defaultRoleShown, type RoleName } from "./validate.ts";
 const tags = ["settings"];
 
 const SettingItem = z
@@ -171,26 +169,6 @@ function settingItem(row: SettingRow, roles: readonly RoleName[]) {
 
 const groupNumbers = (raw: string | undefined) => (raw?.trim() ? raw.split(",").map((g) => Number(g.trim())) : null);
 
-/** The keys a get asks for: `keys` when given (even with `key`), else `key`. */
-/** The keys a get names, or none (a request requestedKeys refuses). */
-function keysOrNone(query: { key?: string | undefined; keys?: string | undefined }): string[] {
-  try {
-    return requestedKeys(query).keys;
-  } catch {
-    return [];
-  }
-}
-
-function requestedKeys(query: { key?: string | undefined; keys?: string | undefined }): { keys: string[]; many: boolean } {
-  if (query.keys?.trim()) {
-    const keys = query.keys.split(",").map((k) => k.trim()).filter(Boolean);
-    if (keys.length === 0) throw new ApiError(400, "keys: must name at least one setting");
-    return { keys, many: true };
-  }
-  if (query.key?.trim()) return { keys: [query.key.trim()], many: false };
-  throw new ApiError(400, "key or keys is required");
-}
-
 export function registerSettingRoutes(app: Router) {
   app.openapi(list, async (c) => {
     const { rows, roles } = await planned(c, listPlan);
@@ -198,65 +176,34 @@ export function registerSettingRoutes(app: Router) {
   });
 
   app.openapi(get, async (c) => {
-    const { keys, many } = requestedKeys(c.req.valid("query"));
-    const { rows, roles } = await planned(c, getPlan);
-    const items = keys.map((key) => {
-      const row = rows.get(key);
-      if (!row) throw new ApiError(404, `setting ${key} not found`);
-      return settingItem(row, roles);
-    });
+    const { rows: found, roles } = await planned(c, getPlan);
+    const { rows, many } = askedSettings(c.req.valid("query"), found);
+    const items = rows.map((row) => settingItem(row, roles));
     return ok(c, many ? items : items[0]!);
   });
 
   app.openapi(save, async (c) => {
-    const items = c.req.valid("json");
-    if (items.length === 0) return ok(c, null);
-    const { rows, roles } = await planned(c, savePlan);
-    const stored = new Map([...rows].map(([key, row]) => [key, row.value]));
-    await saveSettingValues(c.var.db, settingChanges(items, stored, roles));
+    await saveSettings(c.var.db, c.req.valid("json"), await planned(c, savePlan));
     return ok(c, null);
   });
 
   app.openapi(remove, async (c) => {
-    const { key } = c.req.valid("query");
-    const row = await deleteDeprecatedSetting(c.var.db, key);
-    if (!row) throw new ApiError(404, `setting ${key} not found`);
-    if (row.flag !== SettingFlag.DEPRECATED) throw new ApiError(400, `setting [${key}] is not deprecated`);
+    await removeSetting(c.var.db, c.req.valid("query").key);
     return ok(c, {});
   });
 
-  app.openapi(resetToken, async (c) => {
-    const token = newPermanentToken();
-    await saveSettingValues(c.var.db, [{ key: "token", value: token }]);
-    return ok(c, token);
-  });
+  app.openapi(resetToken, async (c) => ok(c, await resetPermanentToken(c.var.db)));
 
-  app.openapi(setToken, async (c) => {
-    const { token } = c.req.valid("json");
-    const problem = permanentTokenProblem(token);
-    if (problem) throw new ApiError(400, `token: ${problem}`);
-    await saveSettingValues(c.var.db, [{ key: "token", value: token }]);
-    return ok(c, token);
-  });
+  app.openapi(setToken, async (c) => ok(c, await setPermanentToken(c.var.db, c.req.valid("json").token)));
 
   app.openapi(setAria2, async (c) => {
     const { uri, secret } = c.req.valid("json");
-    const endpoint = parseAria2Uri(uri);
-    await saveSettingValues(c.var.db, [
-      { key: "aria2_uri", value: uri },
-      { key: "aria2_secret", value: secret },
-    ]);
-    return ok(c, `aria2 version: ${await aria2Version(endpoint, secret)}`);
+    return ok(c, await saveAria2(c.var.db, uri, secret));
   });
 
   app.openapi(setQbit, async (c) => {
     const { url, seedtime } = c.req.valid("json");
-    const webUi = parseQbittorrentUrl(url);
-    await saveSettingValues(c.var.db, [
-      { key: "qbittorrent_url", value: url },
-      { key: "qbittorrent_seedtime", value: seedtime },
-    ]);
-    await checkQbittorrent(webUi);
+    await setQbittorrent(c.var.db, url, seedtime);
     return ok(c, "ok" as const);
   });
 }

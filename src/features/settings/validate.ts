@@ -6,6 +6,7 @@ import { settingDefinitionByKey, SettingFlag, type SettingDefinition, type Setti
 import { JWT_SHAPE } from "../../auth/guard.ts";
 import { ApiError } from "../../http/errors.ts";
 import { NOT_A_DEFAULT_ROLE } from "../roles/messages.ts";
+import { DEFAULT_ROLE_NOT_FOUND } from "./messages.ts";
 
 /** Longest value any setting takes (customize_head and iframe_previews are the big ones). */
 const MAX_SETTING_VALUE_LENGTH = 65_536;
@@ -104,7 +105,7 @@ function valueProblem(value: string, definition: SettingDefinition, roles: reado
 /** The web UI picks the default role by name; the table stores its id (reference §13.4). */
 function defaultRoleProblem(name: string, roles: readonly RoleName[]): string | null {
   const role = roles.find((r) => r.name === name);
-  if (!role) return "failed get role: record not found";
+  if (!role) return DEFAULT_ROLE_NOT_FOUND;
   if (role.id === ADMIN_ROLE_ID || role.id === GUEST_ROLE_ID) return NOT_A_DEFAULT_ROLE;
   return null;
 }

@@ -4,17 +4,17 @@ import { createRoute } from "../../http/openapi.ts";
 import { accountOnly, adminOnly, planned, reading } from "../../auth/guard.ts";
 import { wellFormed } from "../../http/text.ts";
 import { ok } from "../../http/envelope.ts";
-import { ApiError, refuseDuplicate } from "../../http/errors.ts";
 import { fromQuery, idParam, pageWindow, pagingParams } from "../../http/params.ts";
 import { envelopeResponse, jsonBody, type Router } from "../../http/router.ts";
-import { InvalidKeyError, MAX_KEY_TEXT, parsePublicKey } from "./parse.ts";
-import { addKey, deleteKey, keyPage } from "./store.ts";
+import { USER_INVALID } from "./messages.ts";
+import { MAX_KEY_TEXT } from "./parse.ts";
+import { addOwnKey, foundUserKeys, removeKey } from "./rules.ts";
+import { keyPage } from "./store.ts";
 
-/** Enough for any real person; stops one account from filling the table. */
-export const MAX_KEYS_PER_USER = 100;
+export { MAX_KEYS_PER_USER } from "./rules.ts";
 
 /** The guest has no keys; AList answers it 401 `user invalid`. */
-const ownKeys = accountOnly(401, "user invalid");
+const ownKeys = accountOnly(401, USER_INVALID);
 
 const SshKey = z.object({
   id: z.number().int(),
@@ -96,38 +96,22 @@ export function registerSshKeyRoutes(app: Router) {
   });
 
   app.openapi(addOwn, async (c) => {
-    const userId = c.var.caller.user.id;
-    const { title, key } = c.req.valid("json");
-    let parsed;
-    try {
-      parsed = await parsePublicKey(key);
-    } catch (error) {
-      if (error instanceof InvalidKeyError) throw new ApiError(400, `provided key invalid: ${error.message}`);
-      throw error;
-    }
-    const added = await refuseDuplicate(
-      "key with the same title already exists",
-      addKey(c.var.db, { userId, title, fingerprint: parsed.fingerprint, keyText: key.trim(), now: Math.floor(Date.now() / 1000) }, MAX_KEYS_PER_USER),
-    );
-    if (!added) throw new ApiError(400, `a user can have at most ${MAX_KEYS_PER_USER} keys`);
+    await addOwnKey(c.var.db, c.var.caller.user.id, c.req.valid("json"));
     return ok(c, null);
   });
 
   app.openapi(deleteOwn, async (c) => {
-    const userId = c.var.caller.user.id;
-    // Someone else's key and a missing one answer alike: nothing tells them apart.
-    if (!(await deleteKey(c.var.db, c.req.valid("query").id, userId))) throw new ApiError(404, "failed to get public key");
+    await removeKey(c.var.db, c.req.valid("query").id, c.var.caller.user.id);
     return ok(c, null);
   });
 
   app.openapi(listOfUser, async (c) => {
-    const page = await planned(c, userPlan);
-    if (!page.user) throw new ApiError(404, "user invalid");
+    const page = foundUserKeys(await planned(c, userPlan));
     return ok(c, { content: page.content.map(toWire), total: page.total });
   });
 
   app.openapi(deleteOfUser, async (c) => {
-    if (!(await deleteKey(c.var.db, c.req.valid("query").id, null))) throw new ApiError(404, "failed to get public key");
+    await removeKey(c.var.db, c.req.valid("query").id, null);
     return ok(c, null);
   });
 }

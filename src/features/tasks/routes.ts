@@ -1,6 +1,7 @@
 // The task lists the web UI polls (reference §9.2). Gatehouse runs no background tasks: uploads
 // and copies finish within their request, so every list is empty. The operations on tasks (info,
 // cancel, clear_done, …) are not served: there is never a task to name.
+// No decisions and no queries, so routes.ts is the whole feature; its one text is the guest's refusal below.
 import * as z from "zod";
 import { createRoute } from "../../http/openapi.ts";
 import type { MiddlewareHandler } from "hono";
@@ -13,8 +14,11 @@ import { envelopeResponse, type Router } from "../../http/router.ts";
 const KINDS = ["upload", "copy", "offline_download", "offline_download_transfer", "s3_transition", "decompress", "decompress_upload"] as const;
 const Kind = z.object({ kind: z.enum(KINDS).openapi({ description: "The task kind" }) });
 
+/** AList's refusal of the guest on the user task lists. */
+const GUEST_NO_TASKS = "You are a guest";
+
 const notGuest: MiddlewareHandler<AppEnv> = async (c, next) => {
-  if (isGuest(c.var.caller)) throw new ApiError(403, "You are a guest");
+  if (isGuest(c.var.caller)) throw new ApiError(403, GUEST_NO_TASKS);
   await next();
 };
 const userTasks = { middleware: [...signedIn.middleware, notGuest] as [(typeof signedIn.middleware)[0], typeof notGuest], security: signedIn.security };
