@@ -156,6 +156,15 @@ function userView(user: UserRow): z.infer<typeof UserView> {
   };
 }
 
+/** A create or update body's fields in the domain's names (username and password apart: required on create only). */
+const userFields = (body: { base_path?: string | undefined; role?: number[] | undefined; disabled?: boolean | undefined; permission?: number | undefined; sso_id?: string | undefined }) => ({
+  basePath: body.base_path,
+  roleIds: body.role,
+  disabled: body.disabled,
+  permission: body.permission,
+  ssoId: body.sso_id,
+});
+
 export function registerUserRoutes(app: Router) {
   app.openapi(listUsers, async (c) => {
     const { rows, total } = await planned(c, userListPlan);
@@ -166,29 +175,13 @@ export function registerUserRoutes(app: Router) {
 
   app.openapi(createUserRoute, async (c) => {
     const body = c.req.valid("json");
-    const user = await createUser(c.var.db, {
-      username: body.username,
-      password: body.password,
-      basePath: body.base_path,
-      roleIds: body.role,
-      disabled: body.disabled,
-      permission: body.permission,
-      ssoId: body.sso_id,
-    });
+    const user = await createUser(c.var.db, { ...userFields(body), username: body.username, password: body.password });
     return ok(c, userView(user));
   });
 
   app.openapi(updateUserRoute, async (c) => {
     const { id, ...body } = c.req.valid("json");
-    const user = await changeUser(c.var.db, id, {
-      username: body.username,
-      password: body.password,
-      basePath: body.base_path,
-      roleIds: body.role,
-      disabled: body.disabled,
-      permission: body.permission,
-      ssoId: body.sso_id,
-    });
+    const user = await changeUser(c.var.db, id, { ...userFields(body), username: body.username, password: body.password });
     return ok(c, userView(user));
   });
 
