@@ -103,8 +103,9 @@ async function basicCaller(c: Context<AppEnv>, username: string, password: strin
   const now = Math.floor(Date.now() / 1000);
   const ip = clientIp(c);
   const isAppPassword = password.startsWith(APP_PASSWORD_PREFIX);
-  const digest = await sha256Hex(password);
-  const credentialKey = await sha256Hex(`${username}\u0000${password}`);
+  // An app password is looked up by its hash; an account password is remembered by a digest of both.
+  const digest = isAppPassword ? await sha256Hex(password) : null;
+  const credentialKey = isAppPassword ? "" : await sha256Hex(`${username}\u0000${password}`);
   let knownHash = isAppPassword ? null : remembered(credentialKey);
   if (!isAppPassword && knownHash === null && verifying.has(credentialKey)) {
     for (const started = Date.now(); verifying.has(credentialKey) && Date.now() - started < VERIFY_WAIT_MS; ) await new Promise((resolve) => setTimeout(resolve, 10));
@@ -125,7 +126,7 @@ interface BasicAttempt {
   username: string;
   password: string;
   isAppPassword: boolean;
-  digest: string;
+  digest: string | null;
   credentialKey: string;
   knownHash: string | null;
   ip: string;

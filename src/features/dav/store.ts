@@ -62,8 +62,8 @@ export function toDavRows([locks, properties, ...counts]: unknown[]): DavRows {
 /** What Basic credentials need, read with the request's other reads. */
 export interface BasicRead {
   username: string;
-  /** SHA-256 of the presented password, to find it among the user's app passwords. */
-  appPasswordHash: string;
+  /** SHA-256 of the presented password, to find it among the user's app passwords; null for an account password. */
+  appPasswordHash: string | null;
   ip: string;
   /**
    * Count this attempt toward the lockout before the password is checked (a PBKDF2 check follows):
@@ -94,7 +94,7 @@ export async function readBasicCaller(db: Database, read: BasicRead, extra: read
   const userId = sql`(SELECT ${users.id} FROM ${users} WHERE ${users.username} = ${read.username})`;
   const matching = and(
     eq(appPasswords.userId, userId),
-    eq(appPasswords.hash, read.appPasswordHash),
+    eq(appPasswords.hash, read.appPasswordHash ?? ""),
     eq(appPasswords.passwordChangedAt, sql`(SELECT ${users.passwordChangedAt} FROM ${users} WHERE ${users.username} = ${read.username})`),
   );
   const counted = (scope: "ip" | "user", subject: string) =>
@@ -104,16 +104,19 @@ export async function readBasicCaller(db: Database, read: BasicRead, extra: read
           .select({ count: sql<number>`${loginFailures.count} + 1` })
           .from(loginFailures)
           .where(and(eq(loginFailures.scope, scope), eq(loginFailures.subject, subject), gt(loginFailures.expiresAt, read.now)));
+  // An account password finds no app password (no hash is ""), and writes nothing.
+  const touch = read.appPasswordHash === null ? [] : [db.update(appPasswords).set({ lastUsedAt: read.now }).where(and(matching, sql`${appPasswords.lastUsedAt} < ${read.now - 60}`))];
   const results = (await db.batch([
     counted("ip", read.ip),
     counted("user", read.username),
-    db.update(appPasswords).set({ lastUsedAt: read.now }).where(and(matching, sql`${appPasswords.lastUsedAt} < ${read.now - 60}`)),
     db.select().from(users).where(eq(users.username, read.username)),
     rolesOf(db, userId),
     db.select({ id: appPasswords.id }).from(appPasswords).where(matching),
+    ...touch,
     ...extra,
   ] as unknown as Batch)) as unknown[];
-  const [ipCount, userCount, , [user], roles, [appPassword], ...rest] = results as [{ count: number }[], { count: number }[], unknown, UserRow[], RoleRow[], { id: number }[], ...unknown[]];
+  results.splice(5, touch.length);
+  const [ipCount, userCount, [user], roles, [appPassword], ...rest] = results as [{ count: number }[], { count: number }[], UserRow[], RoleRow[], { id: number }[], ...unknown[]];
   const before = (rows: { count: number }[]) => (rows[0]?.count ?? 1) - 1;
   return { user, roles, appPassword, failures: { ip: before(ipCount), user: before(userCount) }, extra: rest };
 }
