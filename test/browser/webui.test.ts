@@ -157,10 +157,19 @@ describe("the web UI on a fresh npm start", () => {
       await page.locator('input[type="file"]:not([webkitdirectory])').setInputFiles({ name: "from-ui.txt", mimeType: "text/plain", buffer: Buffer.from("uploaded through the UI\n") });
       await expect.poll(async () => (await fetch(`${dav!.url}${DAV_ROOT}/from-ui.txt`, { headers: { Authorization: basic } })).text(), { timeout: 15_000 }).toBe("uploaded through the UI\n");
       await page.getByRole("dialog").getByRole("button", { name: "Close" }).click();
+      await page.getByRole("dialog").waitFor({ state: "detached" });
       await page.locator("a.list-item", { hasText: "from-ui.txt" }).click({ button: "right" });
       await page.getByText("Rename", { exact: true }).click();
-      await page.getByRole("dialog").locator("input:not([type=checkbox])").fill("renamed-in-ui.txt");
+      const renameInput = page.getByRole("dialog").locator("input:not([type=checkbox])");
+      // The dialog fills in the current name and, a moment later, selects it without its extension:
+      // text typed before that lands beside the extension. Type until the field holds the new name.
+      await expect.poll(async () => {
+        await renameInput.fill("renamed-in-ui.txt");
+        return renameInput.inputValue();
+      }).toBe("renamed-in-ui.txt");
       await page.keyboard.press("Enter");
+      // The UI shows the new name once its rename call answered; then the upstream must have it.
+      await page.locator("a.list-item", { hasText: "renamed-in-ui.txt" }).waitFor({ timeout: 15_000 });
       await expect.poll(() => davStatus("/renamed-in-ui.txt"), { timeout: 10_000 }).toBe(207);
       expect(await davStatus("/from-ui.txt")).toBe(404);
       await page.locator("a.list-item", { hasText: "renamed-in-ui.txt" }).click({ button: "right" });
