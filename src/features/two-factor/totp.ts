@@ -1,11 +1,17 @@
 // TOTP as AList uses it (reference §5): SHA1, 6 digits, 30 s, one step of skew either way, a
 // 20-byte secret in unpadded base32. Unlike AList a code is accepted once: the caller stores the
 // time step it was valid for and refuses that step or any earlier one afterwards.
-import { Secret, TOTP } from "otpauth";
+import { hmac } from "@noble/hashes/hmac.js";
+import { sha1 } from "@noble/hashes/legacy.js";
+import { Secret, TOTP } from "otpauth/bare";
 import QRCode from "qrcode-svg";
 
 const ISSUER = "Gatehouse";
 const PERIOD = 30;
+
+// otpauth's default build bundles every hash it supports (SHA-2, SHA-3: about 8 KiB gzip); its bare
+// build takes the one HMAC TOTP needs from the same library it would have bundled.
+const hmacSha1 = (_algorithm: string, key: Uint8Array, message: Uint8Array) => hmac(sha1, key, message);
 
 export function newTotpSecret(): string {
   return new Secret({ size: 20 }).base32.replace(/=+$/, "");
@@ -17,7 +23,7 @@ export function normaliseSecret(secret: string): string {
 }
 
 function totp(secret: string, username: string): TOTP {
-  return new TOTP({ issuer: ISSUER, label: username, algorithm: "SHA1", digits: 6, period: PERIOD, secret: Secret.fromBase32(normaliseSecret(secret)) });
+  return new TOTP({ issuer: ISSUER, label: username, algorithm: "SHA1", digits: 6, period: PERIOD, secret: Secret.fromBase32(normaliseSecret(secret)), hmac: hmacSha1 });
 }
 
 /** The time step a code is valid for, or null. `nowMs` is injectable for tests. */
