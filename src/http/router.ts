@@ -7,7 +7,9 @@
 // recorded instead, and scripts/openapi.ts turns them into src/generated/openapi.json, which
 // GET /api/openapi.json serves (src/app.ts).
 import type { Hook, OpenAPIHono, RouteConfig } from "@hono/zod-openapi";
-import { Hono, type Context, type MiddlewareHandler } from "hono";
+import type { Context, MiddlewareHandler } from "hono";
+import { HonoBase } from "hono/hono-base";
+import { RegExpRouter } from "hono/router/reg-exp-router";
 import { HTTPException } from "hono/http-exception";
 import { validator } from "hono/validator";
 import * as z from "zod";
@@ -33,8 +35,14 @@ class DefinitionRecorder {
 type Target = "query" | "param" | "header" | "cookie" | "json" | "form";
 type ValidationHook = Hook<unknown, AppEnv, string, unknown>;
 
-export class Router extends Hono<AppEnv> {
+// One router, RegExpRouter (Hono's fastest matcher, which every path here fits), instead of Hono's
+// default that carries a second router as a fallback for patterns this app does not use.
+export class Router extends HonoBase<AppEnv> {
   readonly openAPIRegistry = new DefinitionRecorder();
+
+  constructor() {
+    super({ router: new RegExpRouter() });
+  }
 
   /** Registers `route` on its method and path: its middleware, then its input validators, then `handler`. */
   openapi = ((routeWithMiddleware: RouteConfig, handler: MiddlewareHandler<AppEnv>, hook?: ValidationHook) => {
