@@ -1,13 +1,9 @@
-// Device sessions and SSH keys in workerd, with round trips counted at the database endpoint:
-// the guard is one, each endpoint's own work one more.
+// Device sessions in workerd, with round trips counted at the database endpoint: the guard is one,
+// each endpoint's own work one more. (SSH keys: src/features/sshkeys/sshkeys.workerd.test.ts.)
 import { exports } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { INTEGRATION_ADMIN_PASSWORD } from "../../../test/support/integration-constants.ts";
 import { roundTrips, sql } from "../../../test/support/libsql-http.ts";
-
-// Made once with `ssh-keygen -t ed25519`; the fingerprint is what `ssh-keygen -lf` printed for it.
-const KEY = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIF830has9voa3nSKF+gYRCV98EULchtH7fXUcW3jplIh test@gatehouse";
-const FINGERPRINT = "SHA256:NmLCfiO0z3fX+xm9bHY/mv7o11XWrlXV0Ov/s9NqO9k";
 
 type Envelope = { code: number; message: string; data: any };
 const call = async (path: string, init: RequestInit = {}): Promise<Envelope> =>
@@ -48,23 +44,5 @@ describe("device sessions in workerd", () => {
     expect(await post("/api/me/sessions/evict", phone.token, { session_id: laptop.device_key })).toEqual({ code: 200, message: "success", data: null });
     expect(await trips.count()).toBe(2);
     expect((await call("/api/me", { headers: { Authorization: laptop.token } })).message).toBe("session inactive");
-  });
-});
-
-describe("SSH keys in workerd", () => {
-  it("adds and deletes a key in two round trips each, lists in one", async () => {
-    const addTrips = await roundTrips();
-    expect(await post("/api/me/sshkey/add", phone.token, { title: "workerd", key: KEY })).toEqual({ code: 200, message: "success", data: null });
-    expect(await addTrips.count()).toBe(2);
-
-    const listTrips = await roundTrips();
-    const listed = await call("/api/me/sshkey/list", { headers: { Authorization: phone.token } });
-    expect(await listTrips.count()).toBe(1);
-    expect(listed.data.content).toEqual([expect.objectContaining({ title: "workerd", fingerprint: FINGERPRINT })]);
-
-    const deleteTrips = await roundTrips();
-    expect((await post(`/api/me/sshkey/delete?id=${listed.data.content[0].id}`, phone.token)).code).toBe(200);
-    expect(await deleteTrips.count()).toBe(2);
-    expect(await sql("SELECT count(*) FROM ssh_public_keys")).toEqual([[0]]);
   });
 });
