@@ -30,7 +30,7 @@ describe("FTP reads", () => {
     const root = await call("/api/fs/list", { path: "/ftp" });
     expect(root.data.provider).toBe("FTP");
     const byName = Object.fromEntries(root.data.content.map((e: any) => [e.name, e]));
-    // fs-write.test.ts works in a folder of its own, "written".
+    // write.workerd.test.ts works in a folder of its own, "written".
     expect(Object.keys(byName).filter((name) => name !== "written").sort()).toEqual(["big.bin", "docs", "hello.txt"]);
     expect(byName["hello.txt"]).toMatchObject({ size: 15, is_dir: false, path: "/exports/hello.txt" });
     expect(byName.docs).toMatchObject({ is_dir: true, size: 0 });

@@ -1,6 +1,6 @@
 // The read side of the file API in Node, on Virtual storages (generated, deterministic files):
 // the mount tree, paging, permissions from role scopes, base paths, metas, signs and /d, /p.
-// The drivers that reach real servers are tested in workerd (test/integration/fs-*.test.ts).
+// The drivers that reach real servers are tested in workerd (ftp, s3, webdav and write .workerd.test.ts beside this file).
 import { createHash } from "node:crypto";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";

@@ -39,7 +39,7 @@ describe("WebDAV reads", () => {
     const root = await call("/api/fs/list", { path: "/dav" });
     expect(root.data.provider).toBe("WebDav");
     const byName = Object.fromEntries(root.data.content.map((e: any) => [e.name, e]));
-    // fs-write.test.ts works in a folder of its own, "written".
+    // write.workerd.test.ts works in a folder of its own, "written".
     expect(Object.keys(byName).filter((name) => name !== "written").sort()).toEqual(["notes.md", "readme.txt", "sub"]);
     expect(byName.sub).toMatchObject({ is_dir: true, size: 0, type: 1 });
     const sub = await call("/api/fs/list", { path: "/dav/sub" });

@@ -1,6 +1,6 @@
 // The storage group end to end through app.request(): every endpoint, its error paths, and the rows
 // left in the database. Drivers here need no server (Virtual, Local, Alias, Crypt) or use the slow
-// WebDAV stand-in; storages-checks.test.ts covers the servers.
+// WebDAV stand-in; checks.test.ts covers the servers.
 import { eq, inArray, like } from "drizzle-orm";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { hashStaticHash, staticHash } from "../../auth/password.ts";
