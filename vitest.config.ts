@@ -1,7 +1,9 @@
 import { cloudflareTest } from "@cloudflare/vitest-plugin";
-import { defineConfig } from "vitest/config";
+import { configDefaults, defineConfig } from "vitest/config";
 
-// The layers, run one after another by `npm test`:
+// The layers, run one after another by `npm test`. A feature's or module's own tests sit beside it:
+// src/<dir>/<name>.test.ts runs in unit, src/<dir>/<name>.workerd.test.ts in workerd (the AList
+// importer's likewise in scripts/import-alist/test); test/ holds the suites that span the API.
 //   unit     - the Hono app through app.request() in Node, on a libSQL file per test file
 //   libsql   - the local libSQL endpoint (development tooling), driven by @libsql/client; its tests
 //              live beside it in scripts/libsql-server/test
@@ -16,7 +18,8 @@ export default defineConfig({
       {
         test: {
           name: "unit",
-          include: ["test/unit/**/*.test.ts"],
+          include: ["src/**/*.test.ts", "scripts/import-alist/test/**/*.test.ts", "test/unit/**/*.test.ts"],
+          exclude: [...configDefaults.exclude, "**/*.workerd.test.ts"],
           environment: "node",
         },
       },
@@ -42,7 +45,7 @@ export default defineConfig({
         ],
         test: {
           name: "workerd",
-          include: ["test/integration/**/*.test.ts"],
+          include: ["src/**/*.workerd.test.ts", "scripts/import-alist/test/**/*.workerd.test.ts", "test/integration/**/*.test.ts"],
           globalSetup: ["test/support/libsql-global-setup.ts", "test/support/storage-servers-global-setup.ts"],
           // Files share one endpoint; one at a time keeps round-trip counts exact.
           fileParallelism: false,

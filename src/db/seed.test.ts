@@ -1,0 +1,73 @@
+import { eq } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { staticHash, verifyStaticHash } from "../auth/password.ts";
+import { roles, settings, users } from "./schema.ts";
+import { seed } from "./seed.ts";
+import { SETTING_DEFINITIONS } from "./settings.ts";
+import { createUnitFixture, TEST_ADMIN_PASSWORD, type UnitFixture } from "../../test/support/unit.ts";
+
+let fixture: UnitFixture;
+beforeAll(async () => (fixture = await createUnitFixture()));
+afterAll(() => fixture.close());
+
+describe("first seed", () => {
+  it("creates the guest and admin roles with AList's ids and scopes", async () => {
+    const rows = await fixture.db.select().from(roles).orderBy(roles.id);
+    expect(rows).toEqual([
+      { id: 1, name: "guest", description: "Guest", isDefault: false, permissionScopes: [{ path: "/", permission: 0 }] },
+      { id: 2, name: "admin", description: "Administrator", isDefault: false, permissionScopes: [{ path: "/", permission: 65535 }] },
+    ]);
+  });
+
+  it("creates a disabled guest and an admin whose first password is ADMIN_PASSWORD", async () => {
+    const [guest, admin] = await fixture.db.select().from(users).orderBy(users.id);
+    expect(guest).toMatchObject({ id: 1, username: "guest", disabled: true, roleIds: [1], permission: 0, basePath: "/" });
+    expect(admin).toMatchObject({ id: 2, username: "admin", disabled: false, roleIds: [2], permission: 65535, basePath: "/" });
+    expect(admin!.passwordHash).toMatch(/^pbkdf2-sha256\$100000\$/);
+    expect(await verifyStaticHash(await staticHash(TEST_ADMIN_PASSWORD), admin!.passwordHash)).toBe(true);
+  });
+
+  it("writes every setting of the table with its metadata, and a fresh permanent token", async () => {
+    const rows = await fixture.db.select().from(settings);
+    expect(rows).toHaveLength(SETTING_DEFINITIONS.length);
+    const token = rows.find((row) => row.key === "token")!;
+    expect(token.value).toMatch(/^alist-[0-9a-f-]{36}[A-Za-z0-9]{64}$/);
+    expect(token).toMatchObject({ group: 0, flag: 1, type: "string" });
+    expect(rows.find((row) => row.key === "device_evict_policy")).toMatchObject({ value: "deny", type: "select", options: "deny,evict_oldest", group: 4, flag: 0, index: 45 });
+  });
+});
+
+describe("seeding again", () => {
+  it("changes nothing on an unchanged database and prints no password", async () => {
+    const before = await fixture.db.select().from(settings);
+    const report = await seed(fixture.db, { adminPassword: "another" });
+    expect(report).toEqual({ adminPassword: null, rolesAdded: 0, usersAdded: 0, settingsAdded: 0, settingsRepaired: 0, settingsDeprecated: 0 });
+    expect(await fixture.db.select().from(settings)).toEqual(before);
+  });
+
+  it("keeps an operator's values, repairs damaged metadata, restores the version and retires unknown keys", async () => {
+    await fixture.db.update(settings).set({ value: "30" }).where(eq(settings.key, "default_page_size"));
+    await fixture.db.update(settings).set({ flag: 0, group: 1 }).where(eq(settings.key, "aria2_secret"));
+    await fixture.db.update(settings).set({ value: "v9.9.9" }).where(eq(settings.key, "version"));
+    await fixture.db.insert(settings).values({ key: "legacy_switch", value: "on" });
+
+    const report = await seed(fixture.db);
+    expect(report).toMatchObject({ settingsAdded: 0, settingsRepaired: 2, settingsDeprecated: 1 });
+
+    const byKey = new Map((await fixture.db.select().from(settings)).map((row) => [row.key, row]));
+    expect(byKey.get("default_page_size")!.value).toBe("30");
+    expect(byKey.get("aria2_secret")).toMatchObject({ flag: 1, group: 5 });
+    expect(byKey.get("version")!.value).toBe("v3.58.0");
+    expect(byKey.get("legacy_switch")).toMatchObject({ value: "on", flag: 3 });
+  });
+});
+
+describe("seeding after the built-in accounts were renamed", () => {
+  it("recognises the admin and the guest by their roles and creates no second admin", async () => {
+    await fixture.db.update(users).set({ username: "root" }).where(eq(users.username, "admin"));
+    await fixture.db.update(users).set({ username: "anonymous" }).where(eq(users.username, "guest"));
+    const report = await seed(fixture.db, { adminPassword: "would be printed" });
+    expect(report).toMatchObject({ adminPassword: null, usersAdded: 0 });
+    expect((await fixture.db.select().from(users)).map((u) => u.username).sort()).toEqual(["anonymous", "root"]);
+  });
+});

@@ -1,0 +1,80 @@
+// The one path module of the file side, attacked directly (FILES.md §3.1, §3.3): no spelling of a
+// request path leaves the base path, prefixes respect segment boundaries, names are checked,
+// download paths are decoded exactly once.
+import { describe, expect, it } from "vitest";
+import { decodeDownloadPath, escapePath, isValidName, isWithin, joinBasePath } from "./path.ts";
+
+describe("joinBasePath", () => {
+  it.each([
+    ["/", "/"],
+    ["", "/"],
+    ["docs", "/docs"],
+    ["/docs/", "/docs"],
+    ["//docs//a", "/docs/a"],
+    ["/./docs/./a", "/docs/a"],
+    ["\\docs\\a", "/docs/a"],
+    ["%2e%2e/x", "/%2e%2e/x"],
+    ["/a..b", "/a..b"],
+    ["/...", "/..."],
+  ])("joins %j under /home/bo as %j below it", (request, inside) => {
+    expect(joinBasePath("/home/bo", request)).toBe(inside === "/" ? "/home/bo" : `/home/bo${inside}`);
+  });
+
+  it.each(["..", "/..", "../x", "/a/../../x", "/a/..", "..\\x", "/a\\..\\..\\x", "a/b/../../..", "x\u0000y", "x\ny", "\u001b[0m"])("refuses %j", (request) => {
+    expect(joinBasePath("/home/bo", request)).toBeNull();
+  });
+
+  it("leaves paths alone for a base path of /", () => {
+    expect(joinBasePath("/", "/x/y")).toBe("/x/y");
+    expect(joinBasePath("/", "/")).toBe("/");
+  });
+
+  it("never yields a path outside the base path, for any mix of separators and dots", () => {
+    const parts = ["a", ".", "..", "", "\\", "b..", "..c", "%2e", "%2f"];
+    for (let n = 0; n < 5000; n++) {
+      let request = "";
+      for (let i = 0; i < 6; i++) request += parts[(n * 7 + i * 13 + ((n >> i) & 3)) % parts.length] + (i % 2 ? "/" : "\\");
+      const joined = joinBasePath("/home/bo", request);
+      if (joined !== null) expect(isWithin(joined, "/home/bo"), request).toBe(true);
+    }
+  });
+});
+
+describe("isWithin", () => {
+  it("holds a path below a prefix on a / boundary only", () => {
+    expect(isWithin("/a/b", "/a")).toBe(true);
+    expect(isWithin("/a", "/a")).toBe(true);
+    expect(isWithin("/ab", "/a")).toBe(false);
+    expect(isWithin("/a-b/c", "/a")).toBe(false);
+    expect(isWithin("/anything", "/")).toBe(true);
+  });
+});
+
+describe("names", () => {
+  it.each(["", ".", "..", "a/b", "a\\b", "x\u0000y", "tab\there"])("refuses %j", (name) => expect(isValidName(name)).toBe(false));
+  it.each(["a..b.txt", "...", ".hidden", "100%.txt", "é ü.txt", "a b", "#1?"])("accepts %j", (name) => expect(isValidName(name)).toBe(true));
+});
+
+describe("decodeDownloadPath", () => {
+  it("decodes once: a literal %, an encoded %, and encoded slashes", () => {
+    expect(decodeDownloadPath("/v/100%.txt")).toBe("/v/100%.txt");
+    expect(decodeDownloadPath("/v/100%25.txt")).toBe("/v/100%.txt");
+    expect(decodeDownloadPath("/v/a%252Fb")).toBe("/v/a%2Fb");
+    expect(decodeDownloadPath("/v/a%2Fb")).toBe("/v/a/b");
+    expect(decodeDownloadPath("/v/%C3%A9")).toBe("/v/é");
+    expect(decodeDownloadPath("/v/%FF")).toBe("/v/%FF");
+  });
+
+  it("climbs no higher than the root of the tree, whatever the spelling", () => {
+    for (const raw of ["/../../etc/passwd", "/%2e%2e/%2e%2e/x", "/v/..%2f..%2fx", "/v/%2e%2e%5cx", "/..\\..\\x"]) {
+      expect(decodeDownloadPath(raw).startsWith("/"), raw).toBe(true);
+      expect(decodeDownloadPath(raw).split("/"), raw).not.toContain("..");
+    }
+  });
+});
+
+describe("escapePath", () => {
+  it("escapes each segment as Go's url.PathEscape does", () => {
+    expect(escapePath("/a b/c+d/é/x?y#z/$&:=@/100%")).toBe("/a%20b/c+d/%C3%A9/x%3Fy%23z/$&:=@/100%25");
+  });
+});

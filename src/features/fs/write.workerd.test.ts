@@ -1,0 +1,207 @@
+// The write side inside workerd against the real servers (s3rver, webdav-server, ftp-srv): each
+// operation through Gatehouse, each result read back from the upstream itself (S3 with aws4fetch,
+// WebDAV with fetch, FTP through a second storage listing), and the refusals that change nothing.
+import { AwsClient } from "aws4fetch";
+import { exports } from "cloudflare:workers";
+import { beforeAll, beforeEach, describe, expect, inject, it } from "vitest";
+import { sql } from "../../../test/support/libsql-http.ts";
+import { callApi, signIn, type Envelope } from "../../../test/support/workerd-client.ts";
+
+const servers = inject("storageServers");
+const BUCKET = "gatehouse-bucket";
+const s3 = new AwsClient({ accessKeyId: "GATEHOUSEKEY", secretAccessKey: "gatehouse-secret-key", service: "s3", region: "us-east-1", retries: 0 });
+const s3Url = (key: string) => `${servers.s3Endpoint}/${BUCKET}/${key.split("/").map(encodeURIComponent).join("/")}`;
+const s3Text = async (key: string) => {
+  const response = await s3.fetch(s3Url(key));
+  return response.status === 404 ? null : response.text();
+};
+const DAV = `Basic ${btoa("davuser:dav password")}`;
+/** Everything this file writes stays below these folders, away from what the read tests list. */
+const DAV_ROOT = "/library/written";
+const FTP_ROOT = "/exports/written";
+const davText = async (path: string) => {
+  const response = await fetch(`${servers.webdavUrl}${DAV_ROOT}${path.split("/").map(encodeURIComponent).join("/")}`, { headers: { Authorization: DAV } });
+  return response.status === 404 ? null : response.text();
+};
+
+let admin: string;
+const call = (path: string, body?: unknown, token = admin) => callApi(token, path, body);
+const upload = async (path: string, body: BodyInit, headers: Record<string, string> = {}, token = admin): Promise<Envelope> =>
+  (await exports.default.fetch(new Request("http://gatehouse.test/api/fs/put", { method: "PUT", headers: { Authorization: token, "File-Path": encodeURIComponent(path), ...headers }, body }))).json();
+const create = (mountPath: string, driver: string, addition: Record<string, unknown>) => call("/api/admin/storage/create", { mount_path: mountPath, driver, addition: JSON.stringify(addition) });
+
+beforeAll(async () => {
+  admin = await signIn("fs-write");
+  expect([201, 405]).toContain((await fetch(`${servers.webdavUrl}${DAV_ROOT}`, { method: "MKCOL", headers: { Authorization: DAV } })).status);
+  await sql("DELETE FROM storages");
+  await create("/ftp-top", "FTP", { address: servers.ftpAddress, username: "ftpuser", password: "ftp password", root_folder_path: "/exports" });
+  expect((await call("/api/fs/mkdir", { path: "/ftp-top/written" })).code).toBe(200);
+});
+beforeEach(async () => {
+  await sql("DELETE FROM storages");
+  expect((await create("/s3", "S3", { endpoint: servers.s3Endpoint, bucket: BUCKET, access_key_id: "GATEHOUSEKEY", secret_access_key: "gatehouse-secret-key", root_folder_path: "/w", placeholder: "keep" })).code).toBe(200);
+  expect((await create("/dav", "WebDav", { address: servers.webdavUrl, username: "davuser", password: "dav password", root_folder_path: DAV_ROOT })).code).toBe(200);
+  expect((await create("/ftp", "FTP", { address: servers.ftpAddress, username: "ftpuser", password: "ftp password", root_folder_path: FTP_ROOT })).code).toBe(200);
+});
+
+/** A body of `size` bytes made as it is read: nothing holds it whole. */
+function generated(size: number): ReadableStream<Uint8Array> {
+  let sent = 0;
+  return new ReadableStream({
+    pull(controller) {
+      if (sent >= size) return controller.close();
+      const chunk = new Uint8Array(Math.min(65536, size - sent)).map((_, i) => (sent + i) % 251);
+      sent += chunk.length;
+      controller.enqueue(chunk);
+    },
+  });
+}
+
+describe("uploads", () => {
+  it("streams an 8 MiB body to S3 with its length, and creates the folders on the way", async () => {
+    const size = 8 * 1024 * 1024 + 3;
+    expect(await upload("/s3/up/deep/big.bin", generated(size), { "Content-Length": String(size) })).toEqual({ code: 200, message: "success", data: null });
+    const stored = new Uint8Array(await (await s3.fetch(s3Url("w/up/deep/big.bin"))).arrayBuffer());
+    expect(stored.length).toBe(size);
+    expect([stored[0], stored[1000], stored[size - 1]]).toEqual([0, 1000 % 251, (size - 1) % 251]);
+  });
+
+  it("uploads to WebDAV and FTP, and answers As-Task with a finished task", async () => {
+    expect((await upload("/dav/up.txt", "to dav", { "Content-Length": "6" })).code).toBe(200);
+    expect(await davText("/up.txt")).toBe("to dav");
+    const task = await upload("/ftp/up.txt", "to ftp!", { "Content-Length": "7", "As-Task": "true" });
+    expect(task.data.task).toMatchObject({ state: 2, progress: 100, total_bytes: 7, name: "upload up.txt to [/ftp](/)" });
+    const file = (await call("/api/fs/get", { path: "/ftp/up.txt" })).data;
+    expect(await (await exports.default.fetch(`http://gatehouse.test/d/ftp/up.txt?sign=${file.sign}`)).text()).toBe("to ftp!");
+  });
+
+  it("takes the file part of a multipart form (PUT /api/fs/form) as a stream, and stores nothing from a form that ends wrong", async () => {
+    const content = "form body ".repeat(100_000);
+    const boundary = "----GatehouseFormBoundary7MA4YWxkTrZu0gW";
+    // As a browser sends FormData: the closing boundary, then a line break.
+    const form = (ending: string) =>
+      `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="ignored.txt"\r\nContent-Type: text/plain\r\n\r\n${content}\r\n--${boundary}--${ending}`;
+    const send = (path: string, body: string) =>
+      exports.default.fetch(
+        new Request("http://gatehouse.test/api/fs/form", {
+          method: "PUT",
+          headers: { Authorization: admin, "File-Path": encodeURIComponent(path), "Content-Type": `multipart/form-data; boundary=${boundary}`, "Content-Length": String(body.length) },
+          body,
+        }),
+      );
+    expect(await (await send("/s3/form/sent.txt", form("\r\n"))).json()).toEqual({ code: 200, message: "success", data: null });
+    expect(await s3Text("w/form/sent.txt")).toBe(content);
+    // The upload fails before its declared length is sent: AWS S3 then stores nothing (s3rver keeps
+    // the bytes that arrived, never the whole file).
+    expect((await (await send("/s3/form/cut.txt", form(""))).json<Envelope>()).code).toBe(500);
+    expect(await s3Text("w/form/cut.txt")).not.toBe(content);
+    const noFile = `--${boundary}\r\nContent-Disposition: form-data; name="other"\r\n\r\nx\r\n--${boundary}--\r\n`;
+    expect((await (await send("/s3/form/none.txt", noFile)).json<Envelope>()).message).toBe("http: no such file");
+  });
+
+  it("refuses a missing Content-Length, Overwrite: false on an existing file, a bad name and a bad File-Path, leaving the upstream as it was", async () => {
+    await upload("/s3/keep.txt", "first", { "Content-Length": "5" });
+    expect((await upload("/s3/keep.txt", "second", { "Content-Length": "6", Overwrite: "false" })).message).toBe("file exists");
+    expect(await s3Text("w/keep.txt")).toBe("first");
+    expect((await upload("/s3/../x.txt", "x", { "Content-Length": "1" })).code).toBe(403);
+    const broken = await (await exports.default.fetch(new Request("http://gatehouse.test/api/fs/put", { method: "PUT", headers: { Authorization: admin, "File-Path": "%E0%A4%A", "Content-Length": "1" }, body: "x" }))).json<Envelope>();
+    expect(broken).toEqual({ code: 400, message: "File-Path is not percent-encoded UTF-8", data: null });
+  });
+});
+
+describe("file operations", () => {
+  it("mkdir, rename, move, copy and remove on S3, seen in the bucket", async () => {
+    expect(await call("/api/fs/mkdir", { path: "/s3/ops/a" })).toEqual({ code: 200, message: "success", data: null });
+    expect(await s3Text("w/ops/a/keep")).toBe("");
+    await upload("/s3/ops/one.txt", "one", { "Content-Length": "3" });
+    expect(await call("/api/fs/rename", { path: "/s3/ops/one.txt", name: "uno.txt" })).toEqual({ code: 200, message: "success", data: null });
+    expect([await s3Text("w/ops/one.txt"), await s3Text("w/ops/uno.txt")]).toEqual([null, "one"]);
+    expect(await call("/api/fs/move", { src_dir: "/s3/ops", dst_dir: "/s3/ops/a", names: ["uno.txt"] })).toEqual({ code: 200, message: "success", data: null });
+    expect(await s3Text("w/ops/a/uno.txt")).toBe("one");
+    expect((await call("/api/fs/copy", { src_dir: "/s3/ops", dst_dir: "/s3", names: ["a"] })).data).toEqual({ tasks: [] });
+    expect(await s3Text("w/a/uno.txt")).toBe("one");
+    expect(await call("/api/fs/remove", { dir: "/s3", names: ["a", "ops", "never-was"] })).toEqual({ code: 200, message: "success", data: null });
+    expect([await s3Text("w/a/uno.txt"), await s3Text("w/ops/a/uno.txt")]).toEqual([null, null]);
+  });
+
+  it("mkdir, rename and remove on WebDAV and FTP", async () => {
+    for (const mount of ["/dav", "/ftp"]) {
+      expect((await call("/api/fs/mkdir", { path: `${mount}/made/inner` })).code, mount).toBe(200);
+      await upload(`${mount}/made/f.txt`, "ff", { "Content-Length": "2" });
+      expect((await call("/api/fs/rename", { path: `${mount}/made/f.txt`, name: "g.txt" })).code, mount).toBe(200);
+      const names = (await call("/api/fs/list", { path: `${mount}/made` })).data.content.map((e: any) => e.name).sort();
+      expect(names, mount).toEqual(["g.txt", "inner"]);
+      expect((await call("/api/fs/remove", { dir: mount, names: ["made"] })).code, mount).toBe(200);
+      expect((await call("/api/fs/list", { path: `${mount}/made` })).message, mount).toBe("failed get objs: failed get dir: object not found");
+    }
+    expect(await davText("/made/g.txt")).toBeNull();
+  });
+
+  it("copies and moves files and folders across storages by streaming them, file by file", async () => {
+    await upload("/dav/across.txt", "across", { "Content-Length": "6" });
+    expect((await call("/api/fs/copy", { src_dir: "/dav", dst_dir: "/s3", names: ["across.txt"] })).code).toBe(200);
+    expect(await s3Text("w/across.txt")).toBe("across");
+    await upload("/ftp/crossing/a.txt", "aaa", { "Content-Length": "3" });
+    await upload("/ftp/crossing/sub/b.txt", "bb", { "Content-Length": "2" });
+    expect(await call("/api/fs/copy", { src_dir: "/ftp", dst_dir: "/dav", names: ["crossing"] })).toEqual({ code: 200, message: "success", data: { tasks: [] } });
+    expect([await davText("/crossing/a.txt"), await davText("/crossing/sub/b.txt")]).toEqual(["aaa", "bb"]);
+    expect(await call("/api/fs/move", { src_dir: "/dav", dst_dir: "/s3", names: ["crossing"] })).toEqual({ code: 200, message: "success", data: null });
+    expect([await s3Text("w/crossing/a.txt"), await s3Text("w/crossing/sub/b.txt"), await davText("/crossing/a.txt")]).toEqual(["aaa", "bb", null]);
+  });
+
+  it("refuses bad names, existing targets, a folder into itself, a storage root, and says which names a batch did", async () => {
+    for (const name of ["", ".", "..", "a/b", "a\\b", "x\u0000y"]) {
+      expect((await call("/api/fs/rename", { path: "/s3/anything", name })).message, JSON.stringify(name)).toBe("invalid file name");
+    }
+    await upload("/s3/t1.txt", "1", { "Content-Length": "1" });
+    await upload("/s3/t2.txt", "2", { "Content-Length": "1" });
+    expect(await call("/api/fs/rename", { path: "/s3/t1.txt", name: "t2.txt" })).toEqual({ code: 403, message: "file [t2.txt] exists", data: null });
+    expect((await call("/api/fs/rename", { path: "/s3/t1.txt", name: "a..b.txt" })).code).toBe(200);
+    await call("/api/fs/mkdir", { path: "/s3/self" });
+    expect((await call("/api/fs/move", { src_dir: "/s3", dst_dir: "/s3/self", names: ["self"] })).message).toBe("cannot move self into itself");
+    expect((await call("/api/fs/remove", { dir: "/", names: ["s3"] })).message).toBe("delete root folder is not allowed, please goto the manage page to delete the storage instead");
+    expect((await call("/api/fs/move", { src_dir: "/s3", dst_dir: "/s3", names: [] })).message).toBe("Empty file names");
+    const partial = await call("/api/fs/copy", { src_dir: "/s3", dst_dir: "/dav", names: ["t2.txt", "gone.txt", "a..b.txt"] });
+    expect(partial.code).toBe(500);
+    expect(partial.message).toBe("object not found (copied before it: t2.txt; not copied: gone.txt, a..b.txt)");
+    expect(partial.data).toEqual({ done: ["t2.txt"] });
+    expect(await davText("/t2.txt")).toBe("2");
+    expect(await davText("/a..b.txt")).toBeNull();
+  });
+
+  it("batch_rename and regex_rename on WebDAV; recursive_move and remove_empty_directory on S3", async () => {
+    await call("/api/fs/mkdir", { path: "/dav/batch" });
+    for (const name of ["ep1.mkv", "ep2.mkv", "notes.txt"]) await upload(`/dav/batch/${name}`, name, { "Content-Length": String(name.length) });
+    expect((await call("/api/fs/batch_rename", { src_dir: "/dav/batch", rename_objects: [{ src_name: "notes.txt", new_name: "readme.txt" }] })).code).toBe(200);
+    expect((await call("/api/fs/regex_rename", { src_dir: "/dav/batch", src_name_regex: "^ep(\\d+)\\.mkv$", new_name_regex: "Episode ${1}.mkv" })).code).toBe(200);
+    const names = (await call("/api/fs/list", { path: "/dav/batch" })).data.content.map((e: any) => e.name).sort();
+    expect(names).toEqual(["Episode 1.mkv", "Episode 2.mkv", "readme.txt"]);
+    expect(await davText("/batch/Episode 2.mkv")).toBe("ep2.mkv");
+    expect((await call("/api/fs/regex_rename", { src_dir: "/dav/batch", src_name_regex: "(", new_name_regex: "x" })).message).toMatch(/^error parsing regexp: /);
+
+    for (const path of ["/s3/tree/a/one.txt", "/s3/tree/a/b/two.txt", "/s3/tree/three.txt"]) await upload(path, "x", { "Content-Length": "1" });
+    await call("/api/fs/mkdir", { path: "/s3/flat" });
+    await call("/api/fs/mkdir", { path: "/s3/tree/empty/deeper" });
+    const moved = await call("/api/fs/recursive_move", { src_dir: "/s3/tree", dst_dir: "/s3/flat", conflict_policy: "cancel" });
+    expect(moved).toEqual({ code: 200, message: "Successfully moved 3 files", data: null });
+    expect([await s3Text("w/flat/one.txt"), await s3Text("w/flat/two.txt"), await s3Text("w/flat/three.txt"), await s3Text("w/tree/a/one.txt")]).toEqual(["x", "x", "x", null]);
+    expect((await call("/api/fs/remove_empty_directory", { src_dir: "/s3/tree" })).code).toBe(200);
+    expect((await call("/api/fs/list", { path: "/s3/tree" })).data.content).toBeNull();
+  });
+
+  it("needs the bit at the source and write at the destination; a reader changes nothing", async () => {
+    await sql("DELETE FROM users WHERE username = 'reader'");
+    await sql("INSERT OR IGNORE INTO roles (name, permission_scopes) VALUES ('copier', '[{\"path\":\"/s3\",\"permission\":64},{\"path\":\"/dav\",\"permission\":0}]')");
+    const [[roleId]] = (await sql("SELECT id FROM roles WHERE name = 'copier'")) as [[number]];
+    const [[hash]] = (await sql("SELECT password_hash FROM users WHERE username = 'admin'")) as [[string]];
+    await sql("INSERT INTO users (username, password_hash, role) VALUES ('reader', ?, ?)", [hash, `[${roleId}]`]);
+    const token = await signIn("fs-write-reader", "reader");
+    await upload("/s3/mine.txt", "mine", { "Content-Length": "4" });
+    expect(await call("/api/fs/copy", { src_dir: "/s3", dst_dir: "/dav", names: ["mine.txt"] }, token)).toEqual({ code: 403, message: "permission denied", data: null });
+    expect(await davText("/mine.txt")).toBeNull();
+    expect((await call("/api/fs/remove", { dir: "/s3", names: ["mine.txt"] }, token)).message).toBe("permission denied");
+    expect((await upload("/s3/theirs.txt", "x", { "Content-Length": "1" }, token)).message).toBe("permission denied");
+    expect(await s3Text("w/mine.txt")).toBe("mine");
+    expect(await s3Text("w/theirs.txt")).toBeNull();
+  });
+});

@@ -1,0 +1,108 @@
+// The setting group in workerd over Hrana/HTTP, with the round trips each endpoint costs counted
+// at the database endpoint. Every count includes the guard's one round trip (the permanent token,
+// like a login token, costs one).
+import { exports } from "cloudflare:workers";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { roundTrips, sql } from "../../../test/support/libsql-http.ts";
+
+type Envelope = { code: number; message: string; data: any };
+const call = async (path: string, init: RequestInit = {}): Promise<Envelope> =>
+  (await exports.default.fetch(new Request(`http://gatehouse.test${path}`, init))).json();
+
+let token: string;
+const as = (authorization: string, init: RequestInit = {}): RequestInit => ({ ...init, headers: { Authorization: authorization, ...init.headers } });
+const postJson = (path: string, body: unknown) =>
+  call(path, as(token, { method: "POST", headers: { "Content-Type": "application/json;charset=UTF-8" }, body: JSON.stringify(body) }));
+
+/** The endpoint's reply and the round trips it took. */
+async function counted(request: () => Promise<Envelope>): Promise<{ reply: Envelope; trips: number }> {
+  const trips = await roundTrips();
+  const reply = await request();
+  return { reply, trips: await trips.count() };
+}
+
+let original: unknown[][];
+beforeAll(async () => {
+  original = await sql("SELECT key, value FROM settings");
+  token = (await sql("SELECT value FROM settings WHERE key = 'token'"))[0]![0] as string;
+});
+afterAll(async () => {
+  for (const [key, value] of original) await sql("UPDATE settings SET value = ? WHERE key = ?", [value as string, key as string]);
+  await sql("DELETE FROM settings WHERE key = 'retired_feature'");
+});
+
+describe("setting endpoints in workerd", () => {
+  it("the guard alone costs one round trip with the permanent token", async () => {
+    expect(await counted(() => call("/api/me", as(token)))).toMatchObject({ reply: { code: 200 }, trips: 1 });
+  });
+
+  it("list: one round trip (the guard, the settings and the role names in one batch)", async () => {
+    const { reply, trips } = await counted(() => call("/api/admin/setting/list?groups=5,0", as(token)));
+    expect(reply.data.map((i: { key: string }) => i.key)).toContain("token");
+    expect(trips).toBe(1);
+  });
+
+  it("get: one round trip for `key` and for `keys`, the guard's included", async () => {
+    expect(await counted(() => call("/api/admin/setting/get?key=default_role", as(token)))).toMatchObject({
+      reply: { code: 200, data: { key: "default_role", value: "guest" } },
+      trips: 1,
+    });
+    const many = await counted(() => call("/api/admin/setting/get?keys=site_title,version", as(token)));
+    expect(many.reply.data.map((i: { key: string }) => i.key)).toEqual(["site_title", "version"]);
+    expect(many.trips).toBe(1);
+  });
+
+  it("save: one round trip to read (with the guard), one to write; the public settings show it at once, then cost none", async () => {
+    const group = (await call("/api/admin/setting/list?group=1", as(token))).data as { key: string; value: string }[];
+    const edited = group.map((item) => (item.key === "site_title" ? { ...item, value: "Workerd Files" } : item));
+    expect(await counted(() => postJson("/api/admin/setting/save", edited))).toEqual({ reply: { code: 200, message: "success", data: null }, trips: 2 });
+    expect(await counted(() => call("/api/public/settings"))).toMatchObject({ reply: { data: { site_title: "Workerd Files" } }, trips: 1 });
+    expect(await counted(() => call("/api/public/settings"))).toMatchObject({ reply: { data: { site_title: "Workerd Files" } }, trips: 0 });
+  });
+
+  it("save: nothing changed or a refused value costs the read only, and writes nothing", async () => {
+    expect(await counted(() => postJson("/api/admin/setting/save", [{ key: "site_title", value: "Workerd Files" }]))).toMatchObject({ reply: { code: 200 }, trips: 1 });
+    const refused = await counted(() => postJson("/api/admin/setting/save", [{ key: "site_title", value: "Other" }, { key: "allow_indexed", value: "nope" }]));
+    expect(refused).toEqual({ reply: { code: 400, message: "allow_indexed: must be true or false", data: null }, trips: 1 });
+    expect(await sql("SELECT value FROM settings WHERE key = 'site_title'")).toEqual([["Workerd Files"]]);
+  });
+
+  it("delete: one round trip", async () => {
+    await sql("INSERT INTO settings (key, value, flag) VALUES ('retired_feature', 'x', 3)");
+    expect(await counted(() => call("/api/admin/setting/delete?key=retired_feature", as(token, { method: "POST" })))).toEqual({
+      reply: { code: 200, message: "success", data: {} },
+      trips: 1 + 1,
+    });
+    expect(await sql("SELECT key FROM settings WHERE key = 'retired_feature'")).toEqual([]);
+  });
+
+  it("reset_token: one round trip; the old token is refused and the new one is the admin on the next request", async () => {
+    const old = token;
+    const { reply, trips } = await counted(() => call("/api/admin/setting/reset_token", as(old, { method: "POST" })));
+    expect(reply.code).toBe(200);
+    expect(trips).toBe(1 + 1);
+    token = reply.data;
+    expect(await call("/api/me", as(old))).toEqual({ code: 401, message: "token is invalidated", data: null });
+    expect((await call("/api/me", as(token))).data.username).toBe("admin");
+  });
+
+  it("set_token: one round trip; the chosen token works at once", async () => {
+    const old = token;
+    const { reply, trips } = await counted(() => postJson("/api/admin/setting/set_token", { token: "workerd-chosen-token-0123" }));
+    expect(reply).toEqual({ code: 200, message: "success", data: "workerd-chosen-token-0123" });
+    expect(trips).toBe(1 + 1);
+    token = reply.data;
+    expect((await call("/api/me", as(old))).code).toBe(401);
+    expect((await call("/api/me", as(token))).data.username).toBe("admin");
+  });
+
+  it("set_aria2: one round trip to save; a service that cannot be reached is code 500 naming why, settings kept", async () => {
+    // Port 9 (discard) has no listener on 127.0.0.1 here. workerd reports a refused connection as
+    // "Network connection lost." (and logs the refusal itself, which is expected noise).
+    const uri = "http://127.0.0.1:9/jsonrpc";
+    const { reply, trips } = await counted(() => postJson("/api/admin/setting/set_aria2", { uri, secret: "workerd-secret" }));
+    expect(reply).toEqual({ code: 500, message: "failed get aria2 version: Network connection lost.", data: null });
+    expect(trips).toBe(1 + 1);
+    expect(await sql("SELECT value FROM settings WHERE key IN ('aria2_uri', 'aria2_secret') ORDER BY key")).toEqual([["workerd-secret"], [uri]]);
+  });
+});
