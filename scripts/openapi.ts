@@ -5,7 +5,9 @@
 //   --check   write nothing; exit 1 when the committed file differs (test/unit/openapi.test.ts)
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
+import { register } from "node:module";
 import { fileURLToPath } from "node:url";
+import type { RouteConfig } from "@hono/zod-openapi";
 
 // Nothing from src/ or scripts/db.ts is imported statically: see the next comment.
 const projectRoot = resolve(dirname(fileURLToPath(import.meta.url)), "..");
@@ -14,6 +16,9 @@ const DOCUMENT_FILE = join(projectRoot, "src/generated/openapi.json");
 // First: loading @hono/zod-openapi gives zod's `.openapi()` its real meaning (metadata the generator
 // reads) before any route schema is built. The Worker's stand-in (src/http/openapi.ts) then stays out.
 const { OpenAPIHono } = await import("@hono/zod-openapi");
+// Route schemas are zod/mini in the Worker; here they are built with classic zod instead, the same
+// functions with the same meaning, because the generator reads classic schemas (src/http/openapi.ts).
+register(`data:text/javascript,${encodeURIComponent('export const resolve = (specifier, context, next) => next(specifier === "zod/mini" ? "zod" : specifier, context);')}`);
 // src/app.ts imports the document it serves: a fresh checkout without it can still build it.
 if (!existsSync(DOCUMENT_FILE)) {
   mkdirSync(dirname(DOCUMENT_FILE), { recursive: true });
@@ -29,9 +34,9 @@ const app = createApp({
 });
 const generator = new OpenAPIHono();
 for (const definition of app.openAPIRegistry.definitions) {
-  if (definition.type === "route") generator.openAPIRegistry.registerPath(definition.route);
-  else if (definition.type === "component") generator.openAPIRegistry.registerComponent(definition.componentType, definition.name, definition.component);
-  else throw new Error(`unexpected OpenAPI definition ${definition.type}`);
+  // The definitions hold classic zod schemas here (see the resolve hook above): what the generator reads.
+  if (definition.type === "route") generator.openAPIRegistry.registerPath(definition.route as RouteConfig);
+  else generator.openAPIRegistry.registerComponent(definition.componentType as "schemas", definition.name, definition.component as object);
 }
 const document = generator.getOpenAPI31Document({
   openapi: "3.1.0",

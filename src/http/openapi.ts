@@ -1,30 +1,78 @@
-// Route definitions: `createRoute`, and the `.openapi()` metadata method route schemas call.
+// Route definitions: `createRoute`, the types that tie a handler's validated input to its route's
+// schemas, and the `.openapi()` metadata method route schemas call.
 //
-// The OpenAPI document is built ahead of time from these same definitions (scripts/openapi.ts, with
-// @hono/zod-openapi's generator, which gives `.openapi()` its real meaning before any schema is
-// built) and the Worker serves that file, so neither the generator nor the metadata ships. At run
-// time `.openapi()` only hands back the schema it was called on: validation never reads metadata.
+// Schemas are zod/mini (`import * as z from "zod/mini"`): the same zod 4 core as classic zod, but
+// functions instead of methods (`z.optional(z.string().check(z.maxLength(8)))`), so the bundle
+// keeps only what the routes use, about 17 KiB gzip less than classic zod.
 //
-// Schemas import zod as `import * as z from "zod"`, never `import { z } from "zod"`: the bundler
-// keeps only the parts a namespace import uses, but the `z` object drags in all of zod (its 64
-// locales, JSON Schema conversion). A file that calls `.openapi()` at load imports this module.
-import type { createRoute as CreateRoute } from "@hono/zod-openapi";
-import * as z from "zod";
+// The OpenAPI document is built ahead of time from these same definitions (scripts/openapi.ts):
+// there "zod/mini" resolves to classic zod, whose schemas the generator (@asteasolutions/
+// zod-to-openapi, through @hono/zod-openapi) reads, and which gives `.openapi()` its real meaning.
+// Every function used here exists in both with the same meaning. The Worker serves the built file,
+// so neither the generator nor the metadata ships: at run time `.openapi()` hands back the schema
+// it was called on, and validation never reads metadata.
+import type { Handler, MiddlewareHandler } from "hono";
+import type * as core from "zod/v4/core";
+import * as z from "zod/mini";
+import type { AppEnv } from "./context.ts";
 
-const schemaPrototype = z.ZodType.prototype as { openapi?: unknown };
-if (schemaPrototype.openapi === undefined) {
-  schemaPrototype.openapi = function (this: z.ZodType) {
+/** The OpenAPI fields a schema documents itself with: description, example, type, … */
+type SchemaMetadata = Record<string, unknown>;
+
+declare module "zod/mini" {
+  interface ZodMiniType<out Output, out Input, out Internals extends core.$ZodTypeInternals<Output, Input>> {
+    /** Documentation for the OpenAPI document (a component's name, and/or fields); nothing at run time. */
+    openapi(metadata: SchemaMetadata): this;
+    openapi(refId: string, metadata?: SchemaMetadata): this;
+  }
+}
+
+// Under scripts/openapi.ts this module holds classic zod, whose `.openapi()` the generator set up.
+const miniPrototype = (z as { ZodMiniType?: { prototype: { openapi?: unknown } } }).ZodMiniType?.prototype;
+if (miniPrototype && miniPrototype.openapi === undefined) {
+  miniPrototype.openapi = function (this: core.$ZodType) {
     return this;
   };
 }
 
-/** A route's definition: method, path, schemas, responses (as @hono/zod-openapi's `createRoute`). */
-export const createRoute = ((config: { path: string }) => {
-  const route = {
-    ...config,
-    getRoutingPath() {
-      return config.path.replaceAll(/\/{(.+?)}/g, "/:$1");
-    },
-  };
-  return Object.defineProperty(route, "getRoutingPath", { enumerable: false });
-}) as typeof CreateRoute;
+export type Schema = core.$ZodType;
+
+/** A request body's media types and their schemas (`jsonBody` builds the usual one). */
+type BodyContent = Record<string, { schema: Schema | object }>;
+
+/** A route as `app.openapi()` takes it: the fields of an OpenAPI operation, plus its guard. */
+export interface RouteConfig {
+  method: "get" | "post" | "put" | "delete" | "patch" | "head" | "options";
+  path: string;
+  tags?: string[];
+  summary?: string;
+  description?: string;
+  security?: Record<string, string[]>[];
+  /** Run before the validators: the guard, and a route's planned reads. */
+  middleware?: MiddlewareHandler<AppEnv> | readonly MiddlewareHandler<AppEnv>[];
+  /** Served but left out of the document. */
+  hide?: boolean;
+  request?: { query?: Schema; params?: Schema; headers?: Schema; cookies?: Schema; body?: { content: BodyContent; required?: boolean; description?: string } };
+  /** Documented only: handlers answer with the envelope helpers. */
+  responses: Record<string | number, unknown>;
+}
+
+type Output<S> = S extends Schema ? core.output<S> : never;
+type JsonSchemaOf<R> = R extends { request: { body: { content: { "application/json": { schema: infer S } } } } } ? S : never;
+
+/** What `c.req.valid(target)` hands a route's handler: each declared input, parsed. */
+export type RouteInput<R extends RouteConfig> = {
+  out: (R extends { request: { query: infer Q } } ? { query: Output<Q> } : {}) &
+    (R extends { request: { params: infer P } } ? { param: Output<P> } : {}) &
+    ([JsonSchemaOf<R>] extends [never] ? {} : { json: Output<JsonSchemaOf<R>> });
+};
+
+export type RouteHandler<R extends RouteConfig> = Handler<AppEnv, string, RouteInput<R>>;
+
+/** A route's definition; its path in OpenAPI form (`/api/x/{id}`), routed as Hono's (`/api/x/:id`). */
+export function createRoute<const R extends RouteConfig>(config: R): R & { getRoutingPath(): string } {
+  return Object.defineProperty({ ...config }, "getRoutingPath", {
+    enumerable: false,
+    value: () => config.path.replaceAll(/\/{(.+?)}/g, "/:$1"),
+  }) as R & { getRoutingPath(): string };
+}

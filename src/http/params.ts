@@ -1,6 +1,6 @@
 // Query-string parameters shared by many routes. Ids arrive as strings (`?id=3`) on POSTs with an
 // empty body; `0`, negatives and non-numbers are refused, never read as "the first row".
-import * as z from "zod";
+import * as z from "zod/mini";
 import "./openapi.ts";
 import type { SQL } from "drizzle-orm";
 import type { Context } from "hono";
@@ -10,25 +10,18 @@ import type { AppEnv } from "./context.ts";
 
 /** A positive integer id as a query string, parsed to a number (at most 2^53 - 1, which ids never pass). */
 export const idParam = z
-  .string({ error: "is required" })
-  .refine((value) => /^[1-9][0-9]{0,15}$/.test(value) && Number.isSafeInteger(Number(value)), { error: "must be a positive integer" })
-  .transform(Number)
+  .pipe(
+    z.string({ error: "is required" }).check(z.refine((value) => /^[1-9][0-9]{0,15}$/.test(value) && Number.isSafeInteger(Number(value)), { error: "must be a positive integer" })),
+    z.transform(Number),
+  )
   .openapi({ type: "integer", example: 1 });
+
+const nonNegativeInteger = () => z.string().check(z.regex(/^[0-9]{1,9}$/, { error: "must be a non-negative integer" }));
 
 /** `page` (from 1) and `per_page` (at most 1000; 0 or absent means all, as AList treats it). */
 export const pagingParams = {
-  page: z
-    .string()
-    .regex(/^[0-9]{1,9}$/, { error: "must be a non-negative integer" })
-    .transform((v) => Math.max(1, Number(v)))
-    .optional()
-    .openapi({ type: "integer", example: 1 }),
-  per_page: z
-    .string()
-    .regex(/^[0-9]{1,9}$/, { error: "must be a non-negative integer" })
-    .transform(Number)
-    .optional()
-    .openapi({ type: "integer", example: 50 }),
+  page: z.optional(z.pipe(nonNegativeInteger(), z.transform((v) => Math.max(1, Number(v))))).openapi({ type: "integer", example: 1 }),
+  per_page: z.optional(z.pipe(nonNegativeInteger(), z.transform(Number))).openapi({ type: "integer", example: 50 }),
 };
 
 export const MAX_PAGE_SIZE = 1000;
@@ -43,7 +36,7 @@ export function pageWindow(query: { page?: number | undefined; per_page?: number
  * A route's read planned from its query string (auth/guard.ts `reading`): parsed with the route's
  * own schema; null when it does not parse (the route's validator then answers 400).
  */
-export function fromQuery<S extends z.ZodType, T>(schema: S, build: (db: Database, query: z.output<S>, callerId: SQL) => Plan<T>) {
+export function fromQuery<S extends z.ZodMiniType, T>(schema: S, build: (db: Database, query: z.output<S>, callerId: SQL) => Plan<T>) {
   return (c: Context<AppEnv>, callerId: SQL): Plan<T> | null => {
     const query = schema.safeParse(c.req.query());
     return query.success ? build(c.var.db, query.data, callerId) : null;
@@ -51,7 +44,7 @@ export function fromQuery<S extends z.ZodType, T>(schema: S, build: (db: Databas
 }
 
 /** The same, planned from the JSON body (read once, before the guard; the validator reads it again from Hono's cache). */
-export function fromJson<S extends z.ZodType, T>(schema: S, build: (db: Database, body: z.output<S>, callerId: SQL) => Plan<T>) {
+export function fromJson<S extends z.ZodMiniType, T>(schema: S, build: (db: Database, body: z.output<S>, callerId: SQL) => Plan<T>) {
   const planFromBody = (c: Context<AppEnv>, callerId: SQL): Plan<T> | null => {
     const body = schema.safeParse(c.var.json);
     return body.success ? build(c.var.db, body.data, callerId) : null;

@@ -6,34 +6,37 @@
 // generator (@asteasolutions/zod-to-openapi) is not in the Worker. The route definitions are
 // recorded instead, and scripts/openapi.ts turns them into src/generated/openapi.json, which
 // GET /api/openapi.json serves (src/app.ts).
-import type { Hook, OpenAPIHono, RouteConfig } from "@hono/zod-openapi";
 import type { Context, MiddlewareHandler } from "hono";
 import { HonoBase } from "hono/hono-base";
 import { RegExpRouter } from "hono/router/reg-exp-router";
 import { HTTPException } from "hono/http-exception";
 import { validator } from "hono/validator";
-import * as z from "zod";
+import * as z from "zod/mini";
 import type { AppEnv } from "./context.ts";
 import { ApiError } from "./errors.ts";
-import "./openapi.ts";
+import en from "zod/v4/locales/en.js";
+import type { RouteConfig, RouteHandler, Schema } from "./openapi.ts";
 
-type Registry = OpenAPIHono<AppEnv>["openAPIRegistry"];
+// zod/mini loads no messages of its own; the 400 replies name the problem in English, as before.
+z.config(en());
+
 /** What the document is built from: a route (`registerPath`) or a component (`registerComponent`). */
-export type OpenApiDefinition = Registry["definitions"][number];
+export type OpenApiDefinition =
+  | { type: "route"; route: Omit<RouteConfig, "middleware" | "hide"> }
+  | { type: "component"; componentType: string; name: string; component: unknown };
 
 /** Records what OpenAPIRegistry would hold, for scripts/openapi.ts to hand to the generator. */
 class DefinitionRecorder {
   readonly definitions: OpenApiDefinition[] = [];
-  registerPath(route: RouteConfig): void {
+  registerPath(route: Omit<RouteConfig, "middleware" | "hide">): void {
     this.definitions.push({ type: "route", route });
   }
-  registerComponent(...[componentType, name, component]: Parameters<Registry["registerComponent"]>): void {
-    this.definitions.push({ type: "component", componentType, name, component } as OpenApiDefinition);
+  registerComponent(componentType: string, name: string, component: unknown): void {
+    this.definitions.push({ type: "component", componentType, name, component });
   }
 }
 
 type Target = "query" | "param" | "header" | "cookie" | "json" | "form";
-type ValidationHook = Hook<unknown, AppEnv, string, unknown>;
 
 // One router, RegExpRouter (Hono's fastest matcher, which every path here fits), instead of Hono's
 // default that carries a second router as a fallback for patterns this app does not use.
@@ -45,15 +48,15 @@ export class Router extends HonoBase<AppEnv> {
   }
 
   /** Registers `route` on its method and path: its middleware, then its input validators, then `handler`. */
-  openapi = ((routeWithMiddleware: RouteConfig, handler: MiddlewareHandler<AppEnv>, hook?: ValidationHook) => {
+  openapi<R extends RouteConfig>(routeWithMiddleware: R, handler: RouteHandler<R>): this {
     const { middleware: routeMiddleware, hide, ...route } = routeWithMiddleware;
     if (!hide) this.openAPIRegistry.registerPath(route);
     const validators: MiddlewareHandler<AppEnv>[] = [];
     const request = route.request;
-    if (request?.query) validators.push(zValidator("query", request.query, hook));
-    if (request?.params) validators.push(zValidator("param", request.params, hook));
-    if (request?.headers) validators.push(zValidator("header", request.headers as z.ZodType, hook));
-    if (request?.cookies) validators.push(zValidator("cookie", request.cookies, hook));
+    if (request?.query) validators.push(zValidator("query", request.query));
+    if (request?.params) validators.push(zValidator("param", request.params));
+    if (request?.headers) validators.push(zValidator("header", request.headers));
+    if (request?.cookies) validators.push(zValidator("cookie", request.cookies));
     const bodyContent = request?.body?.content;
     if (bodyContent) {
       const declaredMediaTypes = Object.keys(bodyContent);
@@ -81,7 +84,7 @@ export class Router extends HonoBase<AppEnv> {
           ["form", isFormContentType],
         ] as const) {
           if (!matches(mediaType)) continue;
-          const validate = zValidator(target, schema, hook);
+          const validate = zValidator(target, schema);
           if (request?.body?.required) {
             validators.push(validate);
           } else {
@@ -96,9 +99,9 @@ export class Router extends HonoBase<AppEnv> {
       }
     }
     const middleware = routeMiddleware ? (Array.isArray(routeMiddleware) ? routeMiddleware : [routeMiddleware]) : [];
-    this.on([route.method], [route.path.replaceAll(/\/{(.+?)}/g, "/:$1")], ...(middleware as MiddlewareHandler<AppEnv>[]), ...validators, handler);
+    this.on([route.method], [route.path.replaceAll(/\/{(.+?)}/g, "/:$1")], ...(middleware as MiddlewareHandler<AppEnv>[]), ...validators, handler as MiddlewareHandler<AppEnv>);
     return this;
-  }) as unknown as OpenAPIHono<AppEnv>["openapi"];
+  }
 }
 
 export function createRouter(): Router {
@@ -106,20 +109,15 @@ export function createRouter(): Router {
 }
 
 /** Input that fails its schema never reaches a handler: code 400 naming each field. */
-function zValidator(target: Target, schema: z.ZodType, hook: ValidationHook | undefined): MiddlewareHandler<AppEnv> {
+function zValidator(target: Target, schema: Schema): MiddlewareHandler<AppEnv> {
   // Header names arrive in lower case; the schema may spell them otherwise.
   const headerKeys =
     target === "header"
-      ? new Map(Object.keys(("in" in schema ? (schema.in as z.ZodObject) : (schema as unknown as z.ZodObject)).shape).map((key) => [key.toLowerCase(), key]))
+      ? new Map(Object.keys(("in" in schema ? (schema.in as z.ZodMiniObject) : (schema as unknown as z.ZodMiniObject)).shape).map((key) => [key.toLowerCase(), key]))
       : undefined;
   return validator(target, async (value: Record<string, unknown>, c: Context<AppEnv>) => {
     const input = headerKeys ? Object.fromEntries(Object.entries(value).map(([key, v]) => [headerKeys.get(key) ?? key, v])) : value;
-    const result = await schema.safeParseAsync(input);
-    if (hook) {
-      const hookResult = (await hook({ data: input, ...result, target } as Parameters<ValidationHook>[0], c as never)) as unknown;
-      if (hookResult instanceof Response) return hookResult;
-      if (hookResult && typeof hookResult === "object" && "response" in hookResult) return hookResult.response as Response;
-    }
+    const result = await z.safeParseAsync(schema, input);
     if (!result.success) throw new ApiError(400, describeIssues(result.error, target));
     return result.data;
   }) as MiddlewareHandler<AppEnv>;
@@ -130,8 +128,8 @@ function schemaOf(media: object | undefined): unknown {
   return media && "schema" in media ? media.schema : undefined;
 }
 
-function isZod(value: unknown): value is z.ZodType {
-  return typeof value === "object" && value !== null && typeof (value as z.ZodType).safeParseAsync === "function";
+function isZod(value: unknown): value is Schema {
+  return typeof value === "object" && value !== null && "_zod" in value;
 }
 
 function isJSONContentType(contentType: string): boolean {
@@ -176,24 +174,24 @@ async function hasRequestBody(c: Context<AppEnv>): Promise<boolean> {
 }
 
 /** `username: Invalid input: expected string, received number; password: …` */
-export function describeIssues(error: z.ZodError, target: string): string {
+export function describeIssues(error: z.core.$ZodError, target: string): string {
   return error.issues
     .map((issue) => `${issue.path.length > 0 ? issue.path.join(".") : target}: ${issue.message}`)
     .join("; ");
 }
 
 /** A route's required JSON body: `request: { body: jsonBody(schema) }`. */
-export function jsonBody<T extends z.ZodType>(schema: T) {
+export function jsonBody<T extends Schema>(schema: T) {
   return { content: { "application/json": { schema } }, required: true } as const;
 }
 
 /** The `{code, message, data}` envelope around a payload schema. */
-export function envelopeOf<T extends z.ZodType>(data: T) {
-  return z.object({ code: z.number().int().openapi({ example: 200 }), message: z.string().openapi({ example: "success" }), data });
+export function envelopeOf<T extends Schema>(data: T) {
+  return z.object({ code: z.number().check(z.int()).openapi({ example: 200 }), message: z.string().openapi({ example: "success" }), data });
 }
 
 /** A route's one documented response: always HTTP 200 with the envelope (failures included). */
-export function envelopeResponse<T extends z.ZodType>(data: T, description: string) {
+export function envelopeResponse<T extends Schema>(data: T, description: string) {
   return {
     200: {
       description: `${description}. Failures use the same envelope with another code and data null.`,

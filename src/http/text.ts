@@ -1,4 +1,4 @@
-import type * as z from "zod";
+import * as z from "zod/mini";
 
 const CONTROL = /[\u0000-\u001f\u007f]/;
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
@@ -11,8 +11,6 @@ export function isWellFormedText(value: string): boolean {
   return !CONTROL.test(value) && !LONE_SURROGATE.test(value);
 }
 
-export function wellFormed<T extends z.ZodString>(schema: T): T {
-  return schema.refine(isWellFormedText, {
-    error: "must not contain control characters or unpaired surrogates",
-  }) as T;
+export function wellFormed<T extends z.ZodMiniString>(schema: T): T {
+  return schema.check(z.refine(isWellFormedText, { error: "must not contain control characters or unpaired surrogates" }));
 }

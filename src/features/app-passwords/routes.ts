@@ -4,7 +4,7 @@
 // change ends them all.
 import type { SQL } from "drizzle-orm";
 import type { Context } from "hono";
-import * as z from "zod";
+import * as z from "zod/mini";
 import { createRoute } from "../../http/openapi.ts";
 import { accountOnly, planned, reading } from "../../auth/guard.ts";
 import { ok } from "../../http/envelope.ts";
@@ -24,10 +24,10 @@ const ownPasswords = accountOnly(401, USER_INVALID);
 const rfc3339 = (seconds: number) => new Date(seconds * 1000).toISOString();
 
 const AppPassword = z.object({
-  id: z.number().int(),
+  id: z.number().check(z.int()),
   name: z.string(),
   created: z.string().openapi({ description: "RFC 3339" }),
-  last_used: z.string().nullable().openapi({ description: "RFC 3339; null until first used. Updated at most once a minute." }),
+  last_used: z.nullable(z.string()).openapi({ description: "RFC 3339; null until first used. Updated at most once a minute." }),
 });
 
 /** The caller's app passwords, read in the guard's batch. */
@@ -48,8 +48,8 @@ const create = createRoute({
   tags: ["app passwords"],
   summary: "Make an app password for a WebDAV client; the password is in this reply and never again",
   ...ownPasswords,
-  request: { body: jsonBody(z.object({ name: wellFormed(z.string().trim().min(1).max(100)).openapi({ example: "rclone on my laptop" }) })) },
-  responses: envelopeResponse(AppPassword.extend({ password: z.string().openapi({ example: "gh-app-3fQ9…" }) }), "Made"),
+  request: { body: jsonBody(z.object({ name: wellFormed(z.string().check(z.trim(), z.minLength(1), z.maxLength(100))).openapi({ example: "rclone on my laptop" }) })) },
+  responses: envelopeResponse(z.object({ ...AppPassword.shape, password: z.string().openapi({ example: "gh-app-3fQ9…" }) }), "Made"),
 });
 
 const remove = createRoute({

@@ -1,6 +1,6 @@
 // The authentication group: sign-in (plain and hashed) and sign-out. Two-factor enrolment, under
 // /api/auth/2fa/*, is its own module: src/features/two-factor.
-import * as z from "zod";
+import * as z from "zod/mini";
 import { createRoute } from "../../http/openapi.ts";
 import type { Context } from "hono";
 import { clientId, clientIp, userAgent } from "../../auth/client.ts";
@@ -13,11 +13,11 @@ import { envelopeResponse, jsonBody, type Router } from "../../http/router.ts";
 import { signIn, signOut } from "./rules.ts";
 
 const SignInBody = z.object({
-  username: wellFormed(z.string().min(1).max(255)),
-  password: z.string().max(1024),
-  otp_code: z.string().max(32).optional(),
+  username: wellFormed(z.string().check(z.minLength(1), z.maxLength(255))),
+  password: z.string().check(z.maxLength(1024)),
+  otp_code: z.optional(z.string().check(z.maxLength(32))),
 });
-const SignInQuery = z.object({ client_id: z.string().max(255).optional() });
+const SignInQuery = z.object({ client_id: z.optional(z.string().check(z.maxLength(255))) });
 const SignInResult = z.object({ token: z.string(), device_key: z.string() });
 
 const signInRoute = (path: string, summary: string) =>

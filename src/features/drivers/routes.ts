@@ -1,5 +1,5 @@
 // The driver group: the templates the storage form is built from (reference §10).
-import * as z from "zod";
+import * as z from "zod/mini";
 import { createRoute } from "../../http/openapi.ts";
 import { adminOnly } from "../../auth/guard.ts";
 import { allDrivers, driverInfo, driverNames } from "../../drivers/index.ts";
@@ -15,8 +15,7 @@ const DriverItem = z
     options: z.string().openapi({ description: "comma-separated choices of a select" }),
     required: z.boolean(),
     help: z.string(),
-  })
-  .openapi("DriverItem");
+  }).openapi("DriverItem");
 
 const DriverInfo = z
   .object({
@@ -33,8 +32,7 @@ const DriverInfo = z
       default_root: z.string(),
       alert: z.string(),
     }),
-  })
-  .openapi("DriverInfo");
+  }).openapi("DriverInfo");
 
 const list = createRoute({
   method: "get",
@@ -60,7 +58,7 @@ const info = createRoute({
   tags: ["drivers"],
   summary: "One driver's template; an unknown driver gets code 404",
   ...adminOnly,
-  request: { query: z.object({ driver: z.string({ error: "is required" }).min(1, { error: "is required" }) }) },
+  request: { query: z.object({ driver: z.string({ error: "is required" }).check(z.minLength(1, { error: "is required" })) }) },
   responses: envelopeResponse(DriverInfo, "The template"),
 });
 

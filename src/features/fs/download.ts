@@ -1,7 +1,7 @@
 // `/d/*path` and `/p/*path` (reference §6): no login, the sign is the only gate. `/d` sends the
 // client to the upstream (302) when the storage allows it, else serves like `/p`; `/p` streams
 // the bytes through this server. One database round trip: the tree, the metas and the settings.
-import * as z from "zod";
+import * as z from "zod/mini";
 import "../../http/openapi.ts";
 import type { Context } from "hono";
 import type { AppEnv } from "../../http/context.ts";
@@ -37,7 +37,7 @@ export function registerDownloadRoutes(app: Router) {
           : "Proxy: the bytes through this server, with Range and conditional requests. HEAD too.",
       request: {
         params: z.object({ path: z.string().openapi({ description: "The file's full path, percent-encoded per segment" }) }),
-        query: z.object({ sign: z.string().optional().openapi({ description: "The sign from fs/list or fs/get, when one is needed" }) }),
+        query: z.object({ sign: z.optional(z.string()).openapi({ description: "The sign from fs/list or fs/get, when one is needed" }) }),
       },
       responses: {
         200: {

@@ -1,7 +1,7 @@
 // The read side of the file API, AList-exact on the wire (reference §5.1-§5.5): list, get, dirs,
 // other, search. Each request is one database round trip (the caller, the tree, the metas and the
 // settings, read by `fsRoute`), then the upstream calls of the storage it lands on.
-import * as z from "zod";
+import * as z from "zod/mini";
 import { createRoute } from "../../http/openapi.ts";
 import type { Context } from "hono";
 import { isAdmin } from "../../auth/guard.ts";
@@ -18,43 +18,43 @@ import type { FsState, TreeNeeds } from "./state.ts";
 import { fsRoute } from "./store.ts";
 import { getObjectFields, listItem, rfc3339 } from "./wire.ts";
 
-const PathField = z.string().max(4096).default("").openapi({ description: "A path in the caller's view (joined to its base path)", example: "/" });
-const PasswordField = z.string().max(1024).default("").openapi({ description: "The meta password of the folder, if it has one" });
+const PathField = z._default(z.string().check(z.maxLength(4096)), "").openapi({ description: "A path in the caller's view (joined to its base path)", example: "/" });
+const PasswordField = z._default(z.string().check(z.maxLength(1024)), "").openapi({ description: "The meta password of the folder, if it has one" });
 
 const ListBody = z.object({
   path: PathField,
   password: PasswordField,
-  page: z.number().int().min(0).max(1_000_000_000).default(1),
-  per_page: z.number().int().min(-1_000_000_000).max(1_000_000_000).default(0).openapi({ description: "0 or below: 200; at most 500 (AList v3.58)" }),
-  refresh: z.boolean().default(false).openapi({ description: "Gatehouse keeps no listing cache; needs write permission as in AList" }),
+  page: z._default(z.number().check(z.int(), z.gte(0), z.lte(1_000_000_000)), 1),
+  per_page: z._default(z.number().check(z.int(), z.gte(-1_000_000_000), z.lte(1_000_000_000)), 0).openapi({ description: "0 or below: 200; at most 500 (AList v3.58)" }),
+  refresh: z._default(z.boolean(), false).openapi({ description: "Gatehouse keeps no listing cache; needs write permission as in AList" }),
 });
 
 const ObjectShape = {
   id: z.string(),
   path: z.string().openapi({ description: "The driver's internal path; do not build URLs from it" }),
   name: z.string(),
-  size: z.number().int(),
+  size: z.number().check(z.int()),
   is_dir: z.boolean(),
   modified: z.string().openapi({ example: "2026-03-01T08:00:00Z" }),
   created: z.string(),
   sign: z.string().openapi({ description: "Append as ?sign= to /d and /p links; empty when none is needed" }),
   thumb: z.string(),
-  type: z.number().int().openapi({ description: "0 unknown, 1 folder, 2 video, 3 audio, 4 text, 5 image" }),
+  type: z.number().check(z.int()).openapi({ description: "0 unknown, 1 folder, 2 video, 3 audio, 4 text, 5 image" }),
   hashinfo: z.string().openapi({ description: 'JSON text of hash_info; "null" when unknown' }),
-  hash_info: z.record(z.string(), z.string()).nullable(),
-  storage_class: z.string().optional(),
+  hash_info: z.nullable(z.record(z.string(), z.string())),
+  storage_class: z.optional(z.string()),
 };
 
 const ListItem = z.object({ ...ObjectShape, label_list: z.null() });
 
 const ListData = z.object({
-  content: z.array(ListItem).nullable().openapi({ description: "null when the page is empty" }),
-  total: z.number().int(),
-  filtered_total: z.number().int(),
-  page: z.number().int(),
-  per_page: z.number().int(),
+  content: z.nullable(z.array(ListItem)).openapi({ description: "null when the page is empty" }),
+  total: z.number().check(z.int()),
+  filtered_total: z.number().check(z.int()),
+  page: z.number().check(z.int()),
+  per_page: z.number().check(z.int()),
   has_more: z.boolean(),
-  pages_total: z.number().int(),
+  pages_total: z.number().check(z.int()),
   readme: z.string(),
   header: z.string(),
   write: z.boolean(),
@@ -67,7 +67,7 @@ const GetData = z.object({
   readme: z.string(),
   header: z.string(),
   provider: z.string(),
-  related: z.array(z.object(ObjectShape)).nullable(),
+  related: z.nullable(z.array(z.object(ObjectShape))),
 });
 
 const list = createRoute({
@@ -101,11 +101,11 @@ const dirs = createRoute({
       z.object({
         path: PathField,
         password: PasswordField,
-        force_root: z.boolean().default(false).openapi({ description: "Admins only: the path is a full path, not joined to the base path" }),
+        force_root: z._default(z.boolean(), false).openapi({ description: "Admins only: the path is a full path, not joined to the base path" }),
       }),
     ),
   },
-  responses: envelopeResponse(z.array(z.object({ name: z.string(), modified: z.string() })).nullable(), "The folders; null when there are none"),
+  responses: envelopeResponse(z.nullable(z.array(z.object({ name: z.string(), modified: z.string() }))), "The folders; null when there are none"),
 });
 
 const other = createRoute({
@@ -114,8 +114,8 @@ const other = createRoute({
   tags: ["fs"],
   summary: "A driver's extra operation; code 500 `not implement` for drivers without one",
   ...fsRoute((body) => ({ paths: guessedPaths(body.path), folders: [] })),
-  request: { body: jsonBody(z.object({ path: PathField, password: PasswordField, method: z.string().max(256).default(""), data: z.unknown().optional() })) },
-  responses: envelopeResponse(z.record(z.string(), z.unknown()).nullable(), "What the driver answers"),
+  request: { body: jsonBody(z.object({ path: PathField, password: PasswordField, method: z._default(z.string().check(z.maxLength(256)), ""), data: z.optional(z.unknown()) })) },
+  responses: envelopeResponse(z.nullable(z.record(z.string(), z.unknown())), "What the driver answers"),
 });
 
 const search = createRoute({
@@ -128,10 +128,10 @@ const search = createRoute({
     body: jsonBody(
       z.object({
         parent: PathField,
-        keywords: z.string().max(1024).default(""),
-        scope: z.number().int().min(0).max(2).default(0).openapi({ description: "0 all, 1 folders, 2 files" }),
-        page: z.number().int().min(1).max(1_000_000_000).default(1),
-        per_page: z.number().int().min(1).max(1_000_000_000).default(100),
+        keywords: z._default(z.string().check(z.maxLength(1024)), ""),
+        scope: z._default(z.number().check(z.int(), z.gte(0), z.lte(2)), 0).openapi({ description: "0 all, 1 folders, 2 files" }),
+        page: z._default(z.number().check(z.int(), z.gte(1), z.lte(1_000_000_000)), 1),
+        per_page: z._default(z.number().check(z.int(), z.gte(1), z.lte(1_000_000_000)), 100),
         password: PasswordField,
       }),
     ),

@@ -2,7 +2,7 @@
 // permissions are checked where the change happens (move and copy need write at the destination
 // too), meta passwords guard writes as they guard reads, names are checked (FILES.md §3.3), and a
 // batch that stops part-way says which names were done (FILES.md §3.8).
-import * as z from "zod";
+import * as z from "zod/mini";
 import { createRoute } from "../../http/openapi.ts";
 import type { Context } from "hono";
 import { isAdmin } from "../../auth/guard.ts";
@@ -21,16 +21,16 @@ import { fileFromMultipart } from "./multipart.ts";
 import type { FsState, TreeNeeds } from "./state.ts";
 import { fsRoute } from "./store.ts";
 
-const PathField = z.string().max(4096);
-const NameList = z.array(z.string().max(1024)).max(1000);
-const PasswordField = z.string().max(1024).default("").openapi({ description: "The meta password of the folder, when it has one" });
+const PathField = z.string().check(z.maxLength(4096));
+const NameList = z.array(z.string().check(z.maxLength(1024))).check(z.maxLength(1000));
+const PasswordField = z._default(z.string().check(z.maxLength(1024)), "").openapi({ description: "The meta password of the folder, when it has one" });
 
 const guess = (...raws: unknown[]): TreeNeeds => {
   const paths = raws.flatMap((raw) => (typeof raw === "string" && !hasRelativeSegment(raw) ? [joinBasePath("/", raw) ?? "/"] : []));
   return { paths, folders: [] };
 };
 
-function route<T extends z.ZodObject>(path: string, summary: string, body: T, needs: (body: Record<string, unknown>) => TreeNeeds, data: z.ZodType = z.null()) {
+function route<T extends z.ZodMiniObject>(path: string, summary: string, body: T, needs: (body: Record<string, unknown>) => TreeNeeds, data: z.ZodMiniType = z.null()) {
   return createRoute({ method: "post", path, tags: ["fs"], summary, ...fsRoute(needs), request: { body: jsonBody(body) }, responses: envelopeResponse(data, "Done") });
 }
 
@@ -38,14 +38,14 @@ const mkdir = route("/api/fs/mkdir", "Create a folder and the missing folders ab
 const rename = route(
   "/api/fs/rename",
   "Rename a file or folder in place",
-  z.object({ path: PathField, name: z.string().max(1024), overwrite: z.boolean().default(false), password: PasswordField }),
+  z.object({ path: PathField, name: z.string().check(z.maxLength(1024)), overwrite: z._default(z.boolean(), false), password: PasswordField }),
   (b) => guess(b.path),
 );
 const ItemsBody = z.object({
   src_dir: PathField,
   dst_dir: PathField,
   names: NameList,
-  overwrite: z.boolean().default(false),
+  overwrite: z._default(z.boolean(), false),
   password: PasswordField,
 });
 const move = route("/api/fs/move", "Move names from one folder to another of the same storage", ItemsBody, (b) => guess(b.src_dir, b.dst_dir));
@@ -61,16 +61,16 @@ const put = createRoute({
   ...fsRoute(() => ({ paths: [], folders: [] })),
   request: {
     headers: z.object({
-      "file-path": z.string().optional().openapi({ description: "encodeURIComponent of the full target path" }),
-      "content-length": z.string().optional().openapi({ description: "Required: the file's size" }),
-      overwrite: z.string().optional().openapi({ description: "`false`: refuse when the file exists" }),
-      "as-task": z.string().optional().openapi({ description: "`true`: the reply carries a finished task (the upload still completes within the request)" }),
-      "last-modified": z.string().optional().openapi({ description: "Unix epoch milliseconds" }),
-      password: z.string().optional(),
+      "file-path": z.optional(z.string()).openapi({ description: "encodeURIComponent of the full target path" }),
+      "content-length": z.optional(z.string()).openapi({ description: "Required: the file's size" }),
+      overwrite: z.optional(z.string()).openapi({ description: "`false`: refuse when the file exists" }),
+      "as-task": z.optional(z.string()).openapi({ description: "`true`: the reply carries a finished task (the upload still completes within the request)" }),
+      "last-modified": z.optional(z.string()).openapi({ description: "Unix epoch milliseconds" }),
+      password: z.optional(z.string()),
     }),
     body: { content: { "application/octet-stream": { schema: z.string().openapi({ format: "binary" }) } } },
   },
-  responses: envelopeResponse(z.object({ task: z.record(z.string(), z.unknown()) }).nullable(), "Uploaded"),
+  responses: envelopeResponse(z.nullable(z.object({ task: z.record(z.string(), z.unknown()) })), "Uploaded"),
 });
 
 const form = createRoute({
@@ -255,19 +255,19 @@ export const MAX_WALK_ENTRIES = 1000;
 const batchRename = route(
   "/api/fs/batch_rename",
   "Rename several names of one folder; stops at the first failure and says which were renamed",
-  z.object({ src_dir: PathField, rename_objects: z.array(z.object({ src_name: z.string().max(1024), new_name: z.string().max(1024) })).max(1000), password: PasswordField }),
+  z.object({ src_dir: PathField, rename_objects: z.array(z.object({ src_name: z.string().check(z.maxLength(1024)), new_name: z.string().check(z.maxLength(1024)) })).check(z.maxLength(1000)), password: PasswordField }),
   (b) => guess(b.src_dir),
 );
 const regexRename = route(
   "/api/fs/regex_rename",
   "Rename the names of a folder matching a regular expression (JavaScript syntax; $1 and ${name} expand groups)",
-  z.object({ src_dir: PathField, src_name_regex: z.string().max(1024), new_name_regex: z.string().max(1024), password: PasswordField }),
+  z.object({ src_dir: PathField, src_name_regex: z.string().check(z.maxLength(1024)), new_name_regex: z.string().check(z.maxLength(1024)), password: PasswordField }),
   (b) => guess(b.src_dir),
 );
 const recursiveMove = route(
   "/api/fs/recursive_move",
   "Move every file below a folder into another folder of the same storage (flattened)",
-  z.object({ src_dir: PathField, dst_dir: PathField, conflict_policy: z.enum(["cancel", "overwrite", "skip"]).default("cancel"), password: PasswordField }),
+  z.object({ src_dir: PathField, dst_dir: PathField, conflict_policy: z._default(z.enum(["cancel", "overwrite", "skip"]), "cancel"), password: PasswordField }),
   (b) => guess(b.src_dir, b.dst_dir),
 );
 const removeEmpty = route(

@@ -1,5 +1,5 @@
 // The signed-in user: who they are, and changing their own name and password.
-import * as z from "zod";
+import * as z from "zod/mini";
 import { createRoute } from "../../http/openapi.ts";
 import { accountOnly, signedIn } from "../../auth/guard.ts";
 import { wellFormed } from "../../http/text.ts";
@@ -8,16 +8,16 @@ import { envelopeResponse, jsonBody, type Router } from "../../http/router.ts";
 import { GUEST_PROFILE } from "./messages.ts";
 import { changeOwnProfile, mergedPermissions, roleNames } from "./rules.ts";
 
-const PermissionEntry = z.object({ path: z.string(), permission: z.number().int() });
+const PermissionEntry = z.object({ path: z.string(), permission: z.number().check(z.int()) });
 const CurrentUser = z.object({
-  id: z.number().int(),
+  id: z.number().check(z.int()),
   username: z.string(),
   password: z.literal("").openapi({ description: "always empty" }),
   base_path: z.string(),
-  role: z.array(z.number().int()),
+  role: z.array(z.number().check(z.int())),
   role_names: z.array(z.string()),
   disabled: z.boolean(),
-  permission: z.number().int(),
+  permission: z.number().check(z.int()),
   permissions: z.array(PermissionEntry),
   sso_id: z.string(),
   otp: z.boolean(),
@@ -40,9 +40,9 @@ const updateMe = createRoute({
   ...accountOnly(403, GUEST_PROFILE),
   request: {
     body: jsonBody(z.object({
-      username: wellFormed(z.string().trim().min(1).max(255)).optional(),
-      password: z.string().max(1024).optional().openapi({ description: "empty or absent: unchanged" }),
-      sso_id: z.string().max(255).optional(),
+      username: z.optional(wellFormed(z.string().check(z.trim(), z.minLength(1), z.maxLength(255)))),
+      password: z.optional(z.string().check(z.maxLength(1024))).openapi({ description: "empty or absent: unchanged" }),
+      sso_id: z.optional(z.string().check(z.maxLength(255))),
     })),
   },
   responses: envelopeResponse(z.null(), "Saved"),

@@ -1,7 +1,7 @@
 // Metas (reference §4.7): per-folder passwords, hide patterns, readme, header and write grants,
 // admin only. Every file request reads them fresh, so a change applies from the next request
 // (FILES.md §3.5: no stale caches, no negative cache).
-import * as z from "zod";
+import * as z from "zod/mini";
 import { createRoute } from "../../http/openapi.ts";
 import { adminOnly, planned, reading } from "../../auth/guard.ts";
 import { ok } from "../../http/envelope.ts";
@@ -12,21 +12,21 @@ import { changeMeta, createMeta, foundMeta, removeMeta } from "./rules.ts";
 import { metaById, metaPage, type MetaRow } from "./store.ts";
 
 const MetaFieldsShape = {
-  path: wellFormed(z.string().min(1, { error: "is required" }).max(4096)).openapi({ example: "/s3/private" }),
-  password: z.string().max(1024).default(""),
-  p_sub: z.boolean().default(false).openapi({ description: "The password also guards everything below" }),
-  write: z.boolean().default(false).openapi({ description: "Anyone who may open the folder may create folders and upload in it" }),
-  w_sub: z.boolean().default(false),
-  hide: z.string().max(65536).default("").openapi({ description: "Regular expressions (JavaScript syntax), one a line, matched against entry names; empty lines are skipped" }),
-  h_sub: z.boolean().default(false),
-  readme: z.string().max(1_000_000).default(""),
-  r_sub: z.boolean().default(false),
-  header: z.string().max(1_000_000).default(""),
-  header_sub: z.boolean().default(false),
+  path: wellFormed(z.string().check(z.minLength(1, { error: "is required" }), z.maxLength(4096))).openapi({ example: "/s3/private" }),
+  password: z._default(z.string().check(z.maxLength(1024)), ""),
+  p_sub: z._default(z.boolean(), false).openapi({ description: "The password also guards everything below" }),
+  write: z._default(z.boolean(), false).openapi({ description: "Anyone who may open the folder may create folders and upload in it" }),
+  w_sub: z._default(z.boolean(), false),
+  hide: z._default(z.string().check(z.maxLength(65536)), "").openapi({ description: "Regular expressions (JavaScript syntax), one a line, matched against entry names; empty lines are skipped" }),
+  h_sub: z._default(z.boolean(), false),
+  readme: z._default(z.string().check(z.maxLength(1_000_000)), ""),
+  r_sub: z._default(z.boolean(), false),
+  header: z._default(z.string().check(z.maxLength(1_000_000)), ""),
+  header_sub: z._default(z.boolean(), false),
 };
 
 const Meta = z.object({
-  id: z.number().int(),
+  id: z.number().check(z.int()),
   path: z.string(),
   password: z.string(),
   p_sub: z.boolean(),
@@ -41,7 +41,7 @@ const Meta = z.object({
 });
 
 const CreateBody = z.object(MetaFieldsShape);
-const UpdateBody = z.object({ id: z.number().int().positive(), ...MetaFieldsShape });
+const UpdateBody = z.object({ id: z.number().check(z.int(), z.positive()), ...MetaFieldsShape });
 
 const listPlan = fromQuery(z.object(pagingParams), (db, query) => metaPage(db, pageWindow(query)));
 const getPlan = fromQuery(z.object({ id: idParam }), (db, { id }) => metaById(db, id));
@@ -53,7 +53,7 @@ const list = createRoute({
   summary: "Metas by id; per_page absent or 0 lists them all",
   ...reading(adminOnly, listPlan),
   request: { query: z.object(pagingParams) },
-  responses: envelopeResponse(z.object({ content: z.array(Meta), total: z.number().int() }), "One page and the total"),
+  responses: envelopeResponse(z.object({ content: z.array(Meta), total: z.number().check(z.int()) }), "One page and the total"),
 });
 
 const get = createRoute({

@@ -1,5 +1,5 @@
 // Administrative role management, as the AList web UI calls it (/api/admin/role/*).
-import * as z from "zod";
+import * as z from "zod/mini";
 import { createRoute } from "../../http/openapi.ts";
 import { adminOnly, planned, reading } from "../../auth/guard.ts";
 import { wellFormed } from "../../http/text.ts";
@@ -11,12 +11,12 @@ import { changeRole, createRole, foundRole, removeRole } from "./rules.ts";
 import { roleById, rolePage, type RoleRow } from "./store.ts";
 
 const Scope = z.object({
-  path: wellFormed(z.string().max(1024)).openapi({ description: "cleaned like a mount path", example: "/media" }),
+  path: wellFormed(z.string().check(z.maxLength(1024))).openapi({ description: "cleaned like a mount path", example: "/media" }),
   permission: Permission,
 });
 
 const RoleView = z.object({
-  id: z.number().int(),
+  id: z.number().check(z.int()),
   name: z.string(),
   description: z.string(),
   default: z.boolean().openapi({ description: "new users without roles get this one (setting default_role)" }),
@@ -24,25 +24,25 @@ const RoleView = z.object({
 });
 
 const RoleFields = {
-  name: wellFormed(z.string().trim().min(1).max(255)),
-  description: z.string().max(1024),
+  name: wellFormed(z.string().check(z.trim(), z.minLength(1), z.maxLength(255))),
+  description: z.string().check(z.maxLength(1024)),
   default: z.boolean(),
-  permission_scopes: z.array(Scope).max(256).nullable().openapi({ description: "null is an empty list" }),
+  permission_scopes: z.nullable(z.array(Scope).check(z.maxLength(256))).openapi({ description: "null is an empty list" }),
 };
 
 const CreateRoleBody = z.object({
   name: RoleFields.name,
-  description: RoleFields.description.optional(),
-  default: RoleFields.default.optional(),
-  permission_scopes: RoleFields.permission_scopes.optional(),
+  description: z.optional(RoleFields.description),
+  default: z.optional(RoleFields.default),
+  permission_scopes: z.optional(RoleFields.permission_scopes),
 });
 
 const UpdateRoleBody = z.object({
-  id: z.number().int().positive(),
-  name: RoleFields.name.optional(),
-  description: RoleFields.description.optional(),
-  default: RoleFields.default.optional(),
-  permission_scopes: RoleFields.permission_scopes.optional(),
+  id: z.number().check(z.int(), z.positive()),
+  name: z.optional(RoleFields.name),
+  description: z.optional(RoleFields.description),
+  default: z.optional(RoleFields.default),
+  permission_scopes: z.optional(RoleFields.permission_scopes),
 });
 
 const roleListPlan = fromQuery(z.object(pagingParams), (db, query) => rolePage(db, pageWindow(query)));
@@ -55,7 +55,7 @@ const listRoles = createRoute({
   summary: "Roles, by id",
   ...reading(adminOnly, roleListPlan),
   request: { query: z.object(pagingParams) },
-  responses: envelopeResponse(z.object({ content: z.array(RoleView), total: z.number().int() }), "One page of roles and the count of all"),
+  responses: envelopeResponse(z.object({ content: z.array(RoleView), total: z.number().check(z.int()) }), "One page of roles and the count of all"),
 });
 
 const getRole = createRoute({

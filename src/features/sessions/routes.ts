@@ -1,5 +1,5 @@
 // Device sessions: the caller's own (/api/me/sessions) and everyone's for admins (reference §8).
-import * as z from "zod";
+import * as z from "zod/mini";
 import { createRoute } from "../../http/openapi.ts";
 import { adminOnly, planned, reading, signedIn } from "../../auth/guard.ts";
 import { ok } from "../../http/envelope.ts";
@@ -10,19 +10,19 @@ import { activeSessions } from "./store.ts";
 
 const OwnSession = z.object({
   session_id: z.string().openapi({ description: "equals the device_key returned at sign-in" }),
-  last_active: z.number().int().openapi({ description: "unix seconds" }),
-  status: z.number().int().openapi({ description: "0 active (only active sessions are listed)" }),
+  last_active: z.number().check(z.int()).openapi({ description: "unix seconds" }),
+  status: z.number().check(z.int()).openapi({ description: "0 active (only active sessions are listed)" }),
   ua: z.string(),
   ip: z.string().openapi({ description: "masked, e.g. 192.*.*.23" }),
 });
-const AnySession = OwnSession.extend({ user_id: z.number().int() });
+const AnySession = z.object({ ...OwnSession.shape, user_id: z.number().check(z.int()) });
 // The reply stays a bare array, as AList's and as its web UI reads it; `page`/`per_page` only
 // bound it (per_page 0 or absent: the first MAX_PAGE_SIZE rows).
 const SessionPage = { query: z.object(pagingParams) };
 const ownPlan = fromQuery(SessionPage.query, (db, query, callerId) => activeSessions(db, callerId, pageWindow(query)));
 const allPlan = fromQuery(SessionPage.query, (db, query) => activeSessions(db, null, pageWindow(query)));
 const EvictBody = {
-  body: jsonBody(z.object({ session_id: z.string().min(1).max(64) })),
+  body: jsonBody(z.object({ session_id: z.string().check(z.minLength(1), z.maxLength(64)) })),
 };
 
 const listOwn = createRoute({

@@ -1,6 +1,6 @@
 // The setting group (admin only): list, get, save and delete settings, the permanent token, and
 // the offline-download services aria2 and qBittorrent (API.md "Setting group", reference §13).
-import * as z from "zod";
+import * as z from "zod/mini";
 import { createRoute } from "../../http/openapi.ts";
 import { adminOnly, planned, reading } from "../../auth/guard.ts";
 import { fromJson, fromQuery } from "../../http/params.ts";
@@ -19,24 +19,20 @@ const SettingItem = z
     help: z.string(),
     type: z.enum(["string", "number", "text", "select", "bool"]),
     options: z.string().openapi({ description: "comma-separated choices of a `select`" }),
-    group: z.number().int(),
-    flag: z.number().int().openapi({ description: "0 public, 1 private, 2 read-only, 3 deprecated" }),
-    index: z.number().int(),
-  })
-  .openapi("SettingItem");
+    group: z.number().check(z.int()),
+    flag: z.number().check(z.int()).openapi({ description: "0 public, 1 private, 2 read-only, 3 deprecated" }),
+    index: z.number().check(z.int()),
+  }).openapi("SettingItem");
 
-const groupList = z
-  .string()
-  .regex(/^\s*(\d{1,4}\s*(,\s*\d{1,4}\s*)*)?$/, { error: "must be group numbers separated by commas, e.g. 5,0" })
-  .optional();
+const groupList = z.optional(z.string().check(z.regex(/^\s*(\d{1,4}\s*(,\s*\d{1,4}\s*)*)?$/, { error: "must be group numbers separated by commas, e.g. 5,0" })));
 
 const ListQuery = z.object({
   groups: groupList.openapi({ description: "comma-separated group numbers; wins over `group`", example: "5,0" }),
   group: groupList.openapi({ description: "one group number", example: "1" }),
 });
 const GetQuery = z.object({
-  key: z.string().optional().openapi({ example: "site_title" }),
-  keys: z.string().optional().openapi({ description: "comma-separated keys", example: "aria2_uri,aria2_secret" }),
+  key: z.optional(z.string()).openapi({ example: "site_title" }),
+  keys: z.optional(z.string()).openapi({ description: "comma-separated keys", example: "aria2_uri,aria2_secret" }),
 });
 const listPlan = fromQuery(ListQuery, (db, { groups, group }) => settingsInGroups(db, groupNumbers(groups) ?? groupNumbers(group)));
 // A query naming no key reads only the guard's rows; the handler then answers 400.
@@ -67,16 +63,16 @@ const MAX_SAVE_ITEMS = 1000;
 
 const SaveBody = z.array(
   z.object({
-    key: z.string().min(1).max(255),
+    key: z.string().check(z.minLength(1), z.maxLength(255)),
     value: z.string(),
-    help: z.string().optional(),
-    type: z.string().optional(),
-    options: z.string().optional(),
-    group: z.number().optional(),
-    flag: z.number().optional(),
-    index: z.number().optional(),
+    help: z.optional(z.string()),
+    type: z.optional(z.string()),
+    options: z.optional(z.string()),
+    group: z.optional(z.number()),
+    flag: z.optional(z.number()),
+    index: z.optional(z.number()),
   }),
-).max(MAX_SAVE_ITEMS);
+).check(z.maxLength(MAX_SAVE_ITEMS));
 // The stored rows of the known keys it names (a bounded list; settingChanges() refuses the unknown
 // ones) and the role names, read in the guard's batch.
 const savePlan = fromJson(SaveBody, (db, items) => settingsByKey(db, [...new Set(items.map((item) => item.key))].filter((key) => settingDefinitionByKey.has(key))));
@@ -102,7 +98,7 @@ const remove = createRoute({
   summary: "Delete a deprecated setting (flag 3)",
   tags,
   ...adminOnly,
-  request: { query: z.object({ key: z.string({ error: "is required" }).min(1, { error: "is required" }) }) },
+  request: { query: z.object({ key: z.string({ error: "is required" }).check(z.minLength(1, { error: "is required" })) }) },
   responses: envelopeResponse(z.object({}), "Deleted"),
 });
 
@@ -123,7 +119,7 @@ const setToken = createRoute({
   ...adminOnly,
   request: {
     body: jsonBody(z.object({
-      token: z.string().trim().max(4096).openapi({ description: "16 to 512 printable ASCII characters, no spaces, not shaped like a JWT" }),
+      token: z.string().check(z.trim(), z.maxLength(4096)).openapi({ description: "16 to 512 printable ASCII characters, no spaces, not shaped like a JWT" }),
     })),
   },
   responses: envelopeResponse(z.string(), "The saved token"),
@@ -138,8 +134,8 @@ const setAria2 = createRoute({
   ...adminOnly,
   request: {
     body: jsonBody(z.object({
-      uri: z.string().trim().max(2048).openapi({ example: "http://localhost:6800/jsonrpc" }),
-      secret: z.string().max(1024),
+      uri: z.string().check(z.trim(), z.maxLength(2048)).openapi({ example: "http://localhost:6800/jsonrpc" }),
+      secret: z.string().check(z.maxLength(1024)),
     })),
   },
   responses: envelopeResponse(z.string().openapi({ example: "aria2 version: 1.36.0" }), "aria2's version"),
@@ -154,8 +150,8 @@ const setQbit = createRoute({
   ...adminOnly,
   request: {
     body: jsonBody(z.object({
-      url: z.string().trim().max(2048).openapi({ example: "http://admin:adminadmin@localhost:8080/" }),
-      seedtime: z.string().trim().regex(/^\d{1,9}$/, { error: "must be a whole number, 0 or more" }).openapi({ example: "0" }),
+      url: z.string().check(z.trim(), z.maxLength(2048)).openapi({ example: "http://admin:adminadmin@localhost:8080/" }),
+      seedtime: z.string().check(z.trim(), z.regex(/^\d{1,9}$/, { error: "must be a whole number, 0 or more" })).openapi({ example: "0" }),
     })),
   },
   responses: envelopeResponse(z.literal("ok"), "qBittorrent answered"),

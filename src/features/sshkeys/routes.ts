@@ -1,5 +1,5 @@
 // SFTP public keys: a user's own (/api/me/sshkey/*) and an admin's view of anyone's (reference §9).
-import * as z from "zod";
+import * as z from "zod/mini";
 import { createRoute } from "../../http/openapi.ts";
 import { accountOnly, adminOnly, planned, reading } from "../../auth/guard.ts";
 import { wellFormed } from "../../http/text.ts";
@@ -17,13 +17,13 @@ export { MAX_KEYS_PER_USER } from "./rules.ts";
 const ownKeys = accountOnly(401, USER_INVALID);
 
 const SshKey = z.object({
-  id: z.number().int(),
+  id: z.number().check(z.int()),
   title: z.string(),
   fingerprint: z.string().openapi({ example: "SHA256:NmLCfiO0z3fX+xm9bHY/mv7o11XWrlXV0Ov/s9NqO9k" }),
   added_time: z.string().openapi({ description: "RFC 3339" }),
   last_used_time: z.string().openapi({ description: "RFC 3339" }),
 });
-const KeyPage = z.object({ content: z.array(SshKey), total: z.number().int() });
+const KeyPage = z.object({ content: z.array(SshKey), total: z.number().check(z.int()) });
 
 const ownPlan = fromQuery(z.object(pagingParams), (db, query, callerId) => keyPage(db, callerId, pageWindow(query)));
 const userPlan = fromQuery(z.object({ uid: idParam, ...pagingParams }), (db, query) => keyPage(db, query.uid, pageWindow(query)));
@@ -45,7 +45,7 @@ const addOwn = createRoute({
   summary: "Add an OpenSSH public key (ed25519, rsa, ecdsa, and their sk- variants)",
   ...ownKeys,
   request: {
-    body: jsonBody(z.object({ title: wellFormed(z.string().trim().min(1).max(255)), key: z.string().min(1).max(MAX_KEY_TEXT + 1024) })),
+    body: jsonBody(z.object({ title: wellFormed(z.string().check(z.trim(), z.minLength(1), z.maxLength(255))), key: z.string().check(z.minLength(1), z.maxLength(MAX_KEY_TEXT + 1024)) })),
   },
   responses: envelopeResponse(z.null(), "Added"),
 });

@@ -1,6 +1,6 @@
 // The storage group: mounts, their life cycle, and the driver check behind each status
 // (reference §12, DECISIONS §4.7-8).
-import * as z from "zod";
+import * as z from "zod/mini";
 import { createRoute } from "../../http/openapi.ts";
 import { adminOnly, planned, reading } from "../../auth/guard.ts";
 import { findDriver } from "../../drivers/index.ts";
@@ -17,13 +17,10 @@ import { Storage, StorageBody, storageId, toWire } from "./wire.ts";
 const IdQuery = z.object({ id: idParam });
 
 const pageNumber = z
-  .string()
-  .regex(/^-?[0-9]{1,9}$/, { error: "must be an integer" })
-  .transform(Number)
-  .optional()
+  .optional(z.pipe(z.string().check(z.regex(/^-?[0-9]{1,9}$/, { error: "must be an integer" })), z.transform(Number)))
   .openapi({ type: "integer" });
 
-const IdData = z.object({ id: z.number().int() });
+const IdData = z.object({ id: z.number().check(z.int()) });
 
 const storageBody = { body: jsonBody(StorageBody) };
 
@@ -62,7 +59,7 @@ const list = createRoute({
   summary: "Storages in `order`, then `id` order; `per_page` absent or below 1 lists them all (as AList)",
   ...reading(adminOnly, listPlan),
   request: { query: ListQuery },
-  responses: envelopeResponse(z.object({ content: z.array(Storage), total: z.number().int() }), "One page and the total"),
+  responses: envelopeResponse(z.object({ content: z.array(Storage), total: z.number().check(z.int()) }), "One page and the total"),
 });
 
 const get = createRoute({

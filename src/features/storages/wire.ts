@@ -1,7 +1,7 @@
 // The storage on the wire: the JSON AList clients read (snake_case, `addition` a JSON string), and
 // the create/update body turned into a row, with what the body leaves out taken from the driver's
 // template (DECISIONS §3: the web UI sends only the items its form shows).
-import * as z from "zod";
+import * as z from "zod/mini";
 import "../../http/openapi.ts";
 import { parseAddition } from "../../drivers/addition.ts";
 import { commonItems } from "../../drivers/items.ts";
@@ -18,11 +18,11 @@ export type StorageValues = Omit<StorageRow, "id" | "status" | "disabled">;
 
 export const Storage = z
   .object({
-    id: z.number().int(),
+    id: z.number().check(z.int()),
     mount_path: z.string(),
-    order: z.number().int(),
+    order: z.number().check(z.int()),
     driver: z.string(),
-    cache_expiration: z.number().int(),
+    cache_expiration: z.number().check(z.int()),
     status: z.string().openapi({ description: "`work`, `disabled`, or what the last check found wrong" }),
     addition: z.string().openapi({ description: "driver settings: a JSON object encoded as a string" }),
     remark: z.string(),
@@ -38,8 +38,7 @@ export const Storage = z
     proxy_range: z.boolean(),
     down_proxy_url: z.string(),
     down_proxy_sign: z.boolean(),
-  })
-  .openapi("Storage");
+  }).openapi("Storage");
 
 /** AList's field order (its Go struct), so replies read the same. */
 export function toWire(row: StorageRow): z.infer<typeof Storage> {
@@ -68,37 +67,36 @@ export function toWire(row: StorageRow): z.infer<typeof Storage> {
 }
 
 /** An integer as JSON number or as a numeric string (forms and scripts send both). */
-const integerLike = z.union([z.number().int(), z.string().regex(/^-?[0-9]{1,15}$/).transform(Number)], { error: "must be an integer" });
+const integerLike = z.union([z.number().check(z.int()), z.pipe(z.string().check(z.regex(/^-?[0-9]{1,15}$/)), z.transform(Number))], { error: "must be an integer" });
 /** `enable_sign` is declared a string and sent as a boolean (API.md): both are fine. */
-const booleanLike = z.union([z.boolean(), z.enum(["true", "false"]).transform((v) => v === "true")], { error: "must be true or false" });
+const booleanLike = z.union([z.boolean(), z.pipe(z.enum(["true", "false"]), z.transform((v) => v === "true"))], { error: "must be true or false" });
 
 /** A string that must be present and non-empty, with "is required" when it is not. */
 const requiredText = (max: number) =>
-  z.string({ error: (issue) => (issue.input === undefined ? "is required" : undefined) }).min(1, { error: "is required" }).max(max);
+  z.string({ error: (issue) => (issue.input === undefined ? "is required" : undefined) }).check(z.minLength(1, { error: "is required" }), z.maxLength(max));
 
 export const StorageBody = z
   .object({
-    id: z.unknown().optional().openapi({ type: "integer", description: "update only: the storage to change (a number or a numeric string)" }),
+    id: z.optional(z.unknown()).openapi({ type: "integer", description: "update only: the storage to change (a number or a numeric string)" }),
     mount_path: wellFormed(requiredText(1024)),
-    order: integerLike.nullish(),
+    order: z.nullish(integerLike),
     driver: requiredText(64),
-    remark: z.string().max(4096).nullish(),
-    cache_expiration: integerLike.pipe(z.number().min(0, { error: "must not be negative" })).nullish(),
-    status: z.string().nullish().openapi({ description: "ignored: the server computes it" }),
-    web_proxy: z.boolean().nullish(),
-    webdav_policy: z.string().nullish(),
-    down_proxy_url: z.string().max(4096).nullish(),
-    down_proxy_sign: z.boolean().nullish(),
-    order_by: z.string().nullish(),
-    order_direction: z.string().nullish(),
-    extract_folder: z.string().nullish(),
-    addition: z.unknown().optional().openapi({ type: "string", description: "driver settings: a JSON object encoded as a string" }),
-    enable_sign: booleanLike.nullish(),
-    disable_index: z.boolean().nullish(),
-    proxy_range: z.boolean().nullish(),
-    disabled: z.boolean().nullish().openapi({ description: "absent: create enabled, update keeps the current value" }),
-  })
-  .openapi("StorageBody");
+    remark: z.nullish(z.string().check(z.maxLength(4096))),
+    cache_expiration: z.nullish(z.pipe(integerLike, z.number().check(z.gte(0, { error: "must not be negative" })))),
+    status: z.nullish(z.string()).openapi({ description: "ignored: the server computes it" }),
+    web_proxy: z.nullish(z.boolean()),
+    webdav_policy: z.nullish(z.string()),
+    down_proxy_url: z.nullish(z.string().check(z.maxLength(4096))),
+    down_proxy_sign: z.nullish(z.boolean()),
+    order_by: z.nullish(z.string()),
+    order_direction: z.nullish(z.string()),
+    extract_folder: z.nullish(z.string()),
+    addition: z.optional(z.unknown()).openapi({ type: "string", description: "driver settings: a JSON object encoded as a string" }),
+    enable_sign: z.nullish(booleanLike),
+    disable_index: z.nullish(z.boolean()),
+    proxy_range: z.nullish(z.boolean()),
+    disabled: z.nullish(z.boolean()).openapi({ description: "absent: create enabled, update keeps the current value" }),
+  }).openapi("StorageBody");
 
 export type StorageBodyInput = z.infer<typeof StorageBody>;
 

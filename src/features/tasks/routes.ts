@@ -2,7 +2,7 @@
 // and copies finish within their request, so every list is empty. The operations on tasks (info,
 // cancel, clear_done, …) are not served: there is never a task to name.
 // No decisions and no queries, so routes.ts is the whole feature; its one text is the guest's refusal below.
-import * as z from "zod";
+import * as z from "zod/mini";
 import { createRoute } from "../../http/openapi.ts";
 import type { MiddlewareHandler } from "hono";
 import { adminOnly, isGuest, signedIn } from "../../auth/guard.ts";
@@ -32,7 +32,7 @@ function routes(prefix: "/api/task" | "/api/admin/task", access: typeof userTask
       summary: `The ${state} tasks of a kind: always empty (no background tasks at the edge)`,
       ...access,
       request: { params: Kind },
-      responses: envelopeResponse(z.array(z.object({ id: z.string(), name: z.string(), state: z.number().int() })).max(0), "No tasks"),
+      responses: envelopeResponse(z.array(z.object({ id: z.string(), name: z.string(), state: z.number().check(z.int()) })).check(z.maxLength(0)), "No tasks"),
     });
   return [list("undone"), list("done")];
 }

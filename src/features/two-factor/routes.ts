@@ -1,7 +1,7 @@
 // Two-factor enrolment (reference §5): generate hands out a TOTP secret, verify turns two-factor
 // on once a code from it checks out. Sign-in's second step is sign-in.ts; the admin turns it off
 // with cancel_2fa (src/features/users/routes.ts), through store.ts.
-import * as z from "zod";
+import * as z from "zod/mini";
 import { createRoute } from "../../http/openapi.ts";
 import { accountOnly } from "../../auth/guard.ts";
 import { otpSealingKeys } from "../../env.ts";
@@ -29,7 +29,7 @@ const verify2fa = createRoute({
   summary: "Finish two-factor enrolment with a code from the authenticator",
   ...accountOnly(403, GUEST_2FA),
   request: {
-    body: jsonBody(z.object({ code: z.string().min(1).max(32), secret: z.string().min(1).max(128) })),
+    body: jsonBody(z.object({ code: z.string().check(z.minLength(1), z.maxLength(32)), secret: z.string().check(z.minLength(1), z.maxLength(128)) })),
   },
   responses: envelopeResponse(z.null(), "Two-factor authentication is on"),
 });

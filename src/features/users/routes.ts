@@ -1,5 +1,5 @@
 // Administrative user management, as the AList web UI calls it (/api/admin/user/*).
-import * as z from "zod";
+import * as z from "zod/mini";
 import { createRoute } from "../../http/openapi.ts";
 import { adminOnly, planned, reading } from "../../auth/guard.ts";
 import { ALL_PERMISSIONS } from "../../auth/roles.ts";
@@ -14,55 +14,54 @@ import { userById, userPage, type UserRow } from "./store.ts";
  * A permission bit field (reference §1.2). 0xFFFF is what AList gives the admin; bits 16 and
  * up do not exist in v3.58.
  */
+const PERMISSION_RANGE = `must be an integer from 0 to ${ALL_PERMISSIONS}`;
 export const Permission = z
   .number()
-  .int()
-  .min(0, `must be an integer from 0 to ${ALL_PERMISSIONS}`)
-  .max(ALL_PERMISSIONS, `must be an integer from 0 to ${ALL_PERMISSIONS}`)
+  .check(z.int(), z.gte(0, PERMISSION_RANGE), z.lte(ALL_PERMISSIONS, PERMISSION_RANGE))
   .openapi({ description: "permission bits (AList v3.58: 0 to 65535)", example: 264 });
 
-const RoleIds = z.array(z.number().int().positive()).max(64).openapi({ description: "role ids, in order", example: [3] });
+const RoleIds = z.array(z.number().check(z.int(), z.positive())).check(z.maxLength(64)).openapi({ description: "role ids, in order", example: [3] });
 
 const UserView = z.object({
-  id: z.number().int(),
+  id: z.number().check(z.int()),
   username: z.string(),
   password: z.literal("").openapi({ description: "always empty" }),
   base_path: z.string(),
-  role: z.array(z.number().int()),
+  role: z.array(z.number().check(z.int())),
   disabled: z.boolean(),
-  permission: z.number().int(),
+  permission: z.number().check(z.int()),
   otp: z.boolean().openapi({ description: "two-factor authentication is on" }),
   sso_id: z.string(),
 });
 
 const UserFields = {
-  username: wellFormed(z.string().trim().min(1).max(255)),
-  base_path: wellFormed(z.string().max(1024)).openapi({ description: "cleaned like a mount path; empty means /" }),
+  username: wellFormed(z.string().check(z.trim(), z.minLength(1), z.maxLength(255))),
+  base_path: wellFormed(z.string().check(z.maxLength(1024))).openapi({ description: "cleaned like a mount path; empty means /" }),
   role: RoleIds,
   disabled: z.boolean(),
   permission: Permission,
-  sso_id: z.string().max(255),
+  sso_id: z.string().check(z.maxLength(255)),
 };
 
 const CreateUserBody = z.object({
   username: UserFields.username,
-  password: z.string().min(1).max(1024),
-  base_path: UserFields.base_path.optional(),
-  role: UserFields.role.optional().openapi({ description: "absent or empty: the role of the default_role setting, unless that is guest or admin" }),
-  disabled: UserFields.disabled.optional(),
-  permission: UserFields.permission.optional(),
-  sso_id: UserFields.sso_id.optional(),
+  password: z.string().check(z.minLength(1), z.maxLength(1024)),
+  base_path: z.optional(UserFields.base_path),
+  role: z.optional(UserFields.role).openapi({ description: "absent or empty: the role of the default_role setting, unless that is guest or admin" }),
+  disabled: z.optional(UserFields.disabled),
+  permission: z.optional(UserFields.permission),
+  sso_id: z.optional(UserFields.sso_id),
 });
 
 const UpdateUserBody = z.object({
-  id: z.number().int().positive(),
-  username: UserFields.username.optional(),
-  password: z.string().max(1024).optional().openapi({ description: "empty or absent: unchanged; otherwise the user's tokens die" }),
-  base_path: UserFields.base_path.optional(),
-  role: UserFields.role.optional(),
-  disabled: UserFields.disabled.optional(),
-  permission: UserFields.permission.optional(),
-  sso_id: UserFields.sso_id.optional(),
+  id: z.number().check(z.int(), z.positive()),
+  username: z.optional(UserFields.username),
+  password: z.optional(z.string().check(z.maxLength(1024))).openapi({ description: "empty or absent: unchanged; otherwise the user's tokens die" }),
+  base_path: z.optional(UserFields.base_path),
+  role: z.optional(UserFields.role),
+  disabled: z.optional(UserFields.disabled),
+  permission: z.optional(UserFields.permission),
+  sso_id: z.optional(UserFields.sso_id),
 });
 
 const userListPlan = fromQuery(z.object(pagingParams), (db, query) => userPage(db, pageWindow(query)));
@@ -75,7 +74,7 @@ const listUsers = createRoute({
   summary: "Users, by id",
   ...reading(adminOnly, userListPlan),
   request: { query: z.object(pagingParams) },
-  responses: envelopeResponse(z.object({ content: z.array(UserView), total: z.number().int() }), "One page of users and the count of all"),
+  responses: envelopeResponse(z.object({ content: z.array(UserView), total: z.number().check(z.int()) }), "One page of users and the count of all"),
 });
 
 const getUser = createRoute({
@@ -137,7 +136,7 @@ const deleteUserCache = createRoute({
   tags: ["users"],
   summary: "Accepted for AList clients; Gatehouse keeps no user cache, so there is nothing to drop",
   ...adminOnly,
-  request: { query: z.object({ username: z.string().optional() }) },
+  request: { query: z.object({ username: z.optional(z.string()) }) },
   responses: envelopeResponse(z.null(), "Nothing to do"),
 });
 
