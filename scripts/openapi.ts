@@ -1,13 +1,15 @@
-// npm run openapi: writes src/generated/openapi.json, the document GET /api/openapi.json serves,
+// npm run openapi: writes src/generated/openapi.json, the document GET /api/openapi.json serves
+// (copied into the assets folder, webui/api/openapi.json, where the Worker reads it),
 // from the route definitions the app registers (createRoute in src/features/*/routes.ts, and the
 // few registered by hand). Built here, in Node, so the Worker ships neither the generator
 // (@asteasolutions/zod-to-openapi, through @hono/zod-openapi) nor the schemas' metadata.
 //   --check   write nothing; exit 1 when the committed file differs (test/unit/openapi.test.ts)
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import { register } from "node:module";
 import { fileURLToPath } from "node:url";
 import type { RouteConfig } from "@hono/zod-openapi";
+import { publishOpenApiDocument } from "./webui.ts";
 
 // Nothing from src/ or scripts/db.ts is imported statically: see the next comment.
 const projectRoot = resolve(dirname(fileURLToPath(import.meta.url)), "..");
@@ -19,11 +21,6 @@ const { OpenAPIHono } = await import("@hono/zod-openapi");
 // Route schemas are zod/mini in the Worker; here they are built with classic zod instead, the same
 // functions with the same meaning, because the generator reads classic schemas (src/http/openapi.ts).
 register(`data:text/javascript,${encodeURIComponent('export const resolve = (specifier, context, next) => next(specifier === "zod/mini" ? "zod" : specifier, context);')}`);
-// src/app.ts imports the document it serves: a fresh checkout without it can still build it.
-if (!existsSync(DOCUMENT_FILE)) {
-  mkdirSync(dirname(DOCUMENT_FILE), { recursive: true });
-  writeFileSync(DOCUMENT_FILE, "{}\n");
-}
 const { createApp } = await import("../src/app.ts");
 const { GATEHOUSE_VERSION } = await import("../src/version.ts");
 
@@ -51,7 +48,11 @@ if (process.argv.includes("--check")) {
     process.exit(1);
   }
   console.log(`${name} is up to date`);
-} else if (!existsSync(DOCUMENT_FILE) || readFileSync(DOCUMENT_FILE, "utf8") !== text) {
-  writeFileSync(DOCUMENT_FILE, text);
-  console.log(`Wrote ${name} (${Object.keys(document.paths ?? {}).length} paths)`);
+} else {
+  if (!existsSync(DOCUMENT_FILE) || readFileSync(DOCUMENT_FILE, "utf8") !== text) {
+    writeFileSync(DOCUMENT_FILE, text);
+    console.log(`Wrote ${name} (${Object.keys(document.paths ?? {}).length} paths)`);
+  }
+  // The copy the Worker serves, in the assets folder (scripts/webui.ts).
+  publishOpenApiDocument();
 }

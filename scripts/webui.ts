@@ -5,7 +5,7 @@
 // its build needs), so the tarball is fetched with `npm pack` (npm's registry, proxy and cache
 // settings apply) and checked against the integrity pinned here before anything is unpacked.
 //
-//   GATEHOUSE_WEB_UI=off  installs no UI: webui/ holds no assets, and the Worker answers every path
+//   GATEHOUSE_WEB_UI=off  installs no UI: webui/ holds only the OpenAPI document, and the Worker answers every path
 //                         outside the API with the JSON 404 envelope, as an API-only deploy should.
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
@@ -21,6 +21,24 @@ export const WEB_UI_INTEGRITY = "sha512-ebWZEFHyBcQzNcaa8vE6U5LaCHAYblrUzOErGr+N
 const root = fileURLToPath(new URL("..", import.meta.url));
 export const webUiDir = join(root, "webui");
 const STAMP = ".gatehouse-webui.json";
+
+/**
+ * The OpenAPI document GET /api/openapi.json serves. The Worker reads it through its assets binding
+ * (src/app.ts), so its 75 KiB are not in the bundle nor parsed at each cold start. Compact, as
+ * the Worker answered it before. Only the Worker reaches it: wrangler.toml runs the Worker first
+ * for /api/*.
+ */
+export const OPENAPI_ASSET = "api/openapi.json";
+const OPENAPI_SOURCE = join(root, "src/generated/openapi.json");
+
+/** Copies the generated document (src/generated/openapi.json) into the assets folder. */
+export function publishOpenApiDocument(dir: string = webUiDir, source: string = OPENAPI_SOURCE): void {
+  const compact = JSON.stringify(JSON.parse(readFileSync(source, "utf8")));
+  const target = join(dir, OPENAPI_ASSET);
+  if (existsSync(target) && readFileSync(target, "utf8") === compact) return;
+  mkdirSync(dirname(target), { recursive: true });
+  writeFileSync(target, compact);
+}
 
 // Only the content-hashed build output may be cached for good. The other folders keep their names
 // across front-end versions, so they are revalidated (the assets layer sends an ETag) after a day.
@@ -62,7 +80,10 @@ export function ensureWebUi(options: WebUiOptions = {}): "present" | "installed"
   const wanted: Stamp = off
     ? { package: "none", version: "off", integrity: "", logo: "" }
     : { package: WEB_UI_PACKAGE, version, integrity, logo };
-  if (sameStamp(readStamp(dir), wanted)) return off ? "off" : "present";
+  if (sameStamp(readStamp(dir), wanted)) {
+    publishOpenApiDocument(dir);
+    return off ? "off" : "present";
+  }
 
   // Everything goes into a sibling folder that replaces webui/ in one rename: an interrupted or
   // failed run leaves the previous folder (or none), never half of one.
@@ -77,6 +98,7 @@ export function ensureWebUi(options: WebUiOptions = {}): "present" | "installed"
     const previous = join(staging, "previous");
     if (existsSync(dir)) renameSync(dir, previous);
     renameSync(assets, dir);
+    publishOpenApiDocument(dir);
     return off ? "off" : "installed";
   } finally {
     rmSync(staging, { recursive: true, force: true });

@@ -1,16 +1,27 @@
 // Fixture for the fast layer: the real app through app.request(), on a migrated and seeded
 // libSQL file of its own (Node client), so tests see exactly the rows a fresh install has.
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createApp } from "../../src/app.ts";
 import type { Database } from "../../src/db/client.ts";
 import type { Env } from "../../src/env.ts";
 import { migrateAndSeed, openNodeDatabase } from "../../scripts/db.ts";
+import { OPENAPI_ASSET, webUiDir } from "../../scripts/webui.ts";
 
 export const TEST_ADMIN_PASSWORD = "correct horse battery staple";
 
+/**
+ * The assets binding of an API-only deploy (GATEHOUSE_WEB_UI=off): the OpenAPI document `npm ci`
+ * published into webui/, and a 404 for everything else, so the web UI's page stays out of these tests.
+ */
+const apiOnlyAssets = {
+  fetch: async (request: Request) =>
+    new URL(request.url).pathname === `/${OPENAPI_ASSET}` ? new Response(readFileSync(join(webUiDir, OPENAPI_ASSET))) : new Response(null, { status: 404 }),
+} as unknown as Fetcher;
+
 export const testEnv: Env = {
+  ASSETS: apiOnlyAssets,
   JWT_SECRET: "unit-test-secret-unit-test-secret-0123456789",
   TOKEN_EXPIRES_IN_HOURS: "48",
   MAX_BODY_BYTES: "1048576",

@@ -12,7 +12,7 @@ afterAll(() => fixture.close());
 const emptyAssets = { fetch: async () => new Response(null, { status: 404 }) } as unknown as Fetcher;
 
 describe.each<[string, Partial<Env>]>([
-  ["no assets binding", {}],
+  ["no assets binding", { ASSETS: undefined }],
   ["an empty assets folder", { ASSETS: emptyAssets }],
 ])("API-only, with %s", (_, env) => {
   it.each([
