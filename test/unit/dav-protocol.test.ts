@@ -3,7 +3,7 @@
 // DOCTYPE, namespaces resolved whatever the prefix) and writer (a dead property reads back the same).
 import { describe, expect, it } from "vitest";
 import { credentialsOf } from "../../src/features/dav/auth.ts";
-import { BadIfHeader, blockingLock, ifHolds, lockTimeout, parseIf, submittedTokens } from "../../src/features/dav/locks.ts";
+import { BadIfHeader, blockingLock, ifHolds, lockTimeout, parseIf, submittedTokens } from "../../src/features/dav/rules.ts";
 import type { LockRow } from "../../src/features/dav/store.ts";
 import { BadXml, clarkName, parseXml, serialize } from "../../src/features/dav/xml.ts";
 

@@ -53,8 +53,10 @@ export const NOT_A_FILE = "not a file";
 export const LINK_FAILED_PREFIX = "failed link: ";
 export const LIST_FAILED_PREFIX = "failed get objs: ";
 export const LIST_NOT_FOUND = `${LIST_FAILED_PREFIX}failed get dir: ${OBJECT_NOT_FOUND}`;
-export const NO_STORAGE_AT_ROOT = "failed get storage: storage not found; please add a storage first";
-export const noStorageAt = (path: string) => `failed get storage: storage not found; rawPath: ${path}`;
+/** Part of every refusal of a path no storage serves (WebDAV answers those with 404). */
+export const STORAGE_NOT_FOUND = "storage not found";
+export const NO_STORAGE_AT_ROOT = `failed get storage: ${STORAGE_NOT_FOUND}; please add a storage first`;
+export const noStorageAt = (path: string) => `failed get storage: ${STORAGE_NOT_FOUND}; rawPath: ${path}`;
 export const driverNotFound = (driver: string) => `failed get storage: driver [${driver}] not found`;
 export const driverNotAtEdge = (driver: string) => `driver ${driver} cannot serve files at the edge`;
 export const storageNotInit = (status: string) => `storage not init: ${status}`;
