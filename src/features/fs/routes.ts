@@ -20,6 +20,7 @@ import {
   hidePatterns,
   isHidden,
   mayWrite,
+  pageOf,
   readmeFor,
   requireAccess,
   requireRefreshAllowed,
@@ -169,11 +170,6 @@ const objectNeeds = (raw: unknown): TreeNeeds => {
   const paths = guessedPaths(raw);
   return { paths, folders: paths.filter((path) => path !== "/").map(parentOf) };
 };
-
-/** AList v3.58: page from 1; per_page 0 or below is 200, above 500 is 500. */
-function pageOf(page: number, perPage: number) {
-  return { page: Math.max(1, page), perPage: perPage <= 0 ? 200 : Math.min(perPage, 500) };
-}
 
 /** The address clients reach this server at: `site_url` when it is absolute, else the request's. */
 export function apiUrl(c: Context<AppEnv>, state: FsState): string {

@@ -211,6 +211,11 @@ export function requireName(name: string) {
 export const mayWrite = (viewer: Viewer, meta: MetaRow | undefined, path: string) =>
   (permissionAt(viewer.grants, path) & Permission.WRITE) !== 0 || metaGrantsWrite(meta, path);
 
+/** The page of a listing, AList v3.58: page from 1; per_page 0 or below is 200, above 500 is 500. */
+export function pageOf(page: number, perPage: number) {
+  return { page: Math.max(1, page), perPage: perPage <= 0 ? 200 : Math.min(perPage, 500) };
+}
+
 /** fs/list's `refresh` is for those who may write there (AList); Gatehouse keeps no cache to refresh. */
 export function requireRefreshAllowed(refresh: boolean, write: boolean) {
   if (refresh && !write) throw new ApiError(403, REFRESH_REFUSED);
