@@ -20,6 +20,7 @@ import { GUEST_ROLE_ID } from "../../auth/roles.ts";
 import type { AppEnv } from "../../http/context.ts";
 import { APP_PASSWORD_PREFIX } from "../app-passwords/rules.ts";
 import { SIGN_IN_FAILED } from "../auth/messages.ts";
+import { SIGN_IN_NEEDED, TWO_FACTOR_NEEDS_APP_PASSWORD } from "./messages.ts";
 import { clearFailures, readBasicCaller, recordFailure } from "./store.ts";
 
 /** A refusal before any file work: 401 (with the Basic challenge), 403 or 429. */
@@ -32,9 +33,6 @@ export class DavRefusal extends Error {
     super(message);
   }
 }
-
-export const TWO_FACTOR_NEEDS_APP_PASSWORD =
-  "this account has two-factor authentication on: sign in to WebDAV with an app password (Profile → App passwords, or POST /api/me/app_password/create)";
 
 /** Passwords that passed PBKDF2 in this isolate: credential digest → the stored hash it matched. */
 const verified = new Map<string, { storedHash: string; until: number }>();
@@ -89,7 +87,7 @@ export function credentialsOf(header: string | undefined): Credentials {
  */
 export async function davCaller(c: Context<AppEnv>, extra: readonly BatchItem<"sqlite">[]): Promise<{ caller: Caller; reads: unknown[] }> {
   const credentials = credentialsOf(c.req.header("Authorization"));
-  if (credentials.kind === "none") throw new DavRefusal(401, "sign in with your username and password, or an app password");
+  if (credentials.kind === "none") throw new DavRefusal(401, SIGN_IN_NEEDED);
   if (credentials.kind === "bearer") {
     const { token, admin, roles, extra: reads } = await readPermanentTokenAdmin(c.var.db, extra);
     const encoder = new TextEncoder();

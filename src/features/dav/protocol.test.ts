@@ -3,7 +3,7 @@
 // DOCTYPE, namespaces resolved whatever the prefix) and writer (a dead property reads back the same).
 import { describe, expect, it } from "vitest";
 import { credentialsOf } from "./auth.ts";
-import { BadIfHeader, blockingLock, ifHolds, lockTimeout, parseIf, submittedTokens } from "./locks.ts";
+import { BadIfHeader, blockingLock, ifHolds, lockTimeout, parseIf, submittedTokens } from "./rules.ts";
 import type { LockRow } from "./store.ts";
 import { BadXml, clarkName, parseXml, serialize } from "./xml.ts";
 

@@ -2,7 +2,9 @@
 // tree, permissions (WebDAV read and manage bits, reference §3.1, §6.5), metas, base path and
 // storage policies. Each request reads its caller, its part of the tree, the metas, the settings
 // and the locks and dead properties it touches in ONE batch (FILES.md §4); writes to locks and
-// properties follow only when there is something to write. Bodies stream both ways.
+// properties follow only when there is something to write. Bodies stream both ways. This file is
+// the method handlers; their decisions (paths, headers, permissions, locks) are rules.ts and the
+// texts they answer messages.ts.
 import type { Context } from "hono";
 import { isAdmin } from "../../auth/guard.ts";
 import type { FileObject } from "../../drivers/types.ts";
@@ -10,35 +12,87 @@ import type { AppEnv } from "../../http/context.ts";
 import { readConfig } from "../../env.ts";
 import { readAtMost } from "../../http/body.ts";
 import { ApiError } from "../../http/errors.ts";
-import { mayAccess, signFor, viewerOf, visibleEntries, type Viewer } from "../fs/access.ts";
-import { metaGrantsWrite, nearestMeta } from "../fs/metas.ts";
+import { NOT_IMPLEMENTED, OBJECT_NOT_FOUND, STORAGE_NOT_FOUND } from "../fs/messages.ts";
 import { MountTree } from "../fs/mounts.ts";
 import { emptyBody, lookup, makeDirs, need, removePath, transfer } from "../fs/operations.ts";
-import { baseName, decodeDownloadPath, escapePath, isValidName, isWithin, joinBasePath, joinName, parentOf } from "../fs/path.ts";
-import { Permission, permissionAt, withinPathLimit } from "../fs/permissions.ts";
-import { contentTypeOf, etagOf, httpDateSeconds, notModified, preconditionFailed, serveLink } from "../fs/serve.ts";
+import { baseName, escapePath, isWithin, joinName, parentOf } from "../fs/path.ts";
+import { nearestMeta, Permission, signFor, viewerOf, visibleEntries, type Viewer } from "../fs/rules.ts";
+import { contentTypeOf, httpDateSeconds, notModified, preconditionFailed, serveLink } from "../fs/serve.ts";
 import type { FsState } from "../fs/state.ts";
 import { fsStateReads } from "../fs/store.ts";
 import { davCaller, DavRefusal } from "./auth.ts";
-import { BadIfHeader, blockingLock, covers, ifHolds, lockTimeout, parseIf, submittedTokens, type IfList } from "./locks.ts";
+import {
+  ALREADY_EXISTS,
+  BASIC_CHALLENGE,
+  BODY_NOT_UTF8,
+  CANNOT_MODIFY_PROTECTED_PROPERTY,
+  DELETE_DEPTH,
+  DESTINATION_EXISTS,
+  FILE_EXISTS,
+  FRAGMENT_REFUSED,
+  IF_MATCH_FAILED,
+  intoItself,
+  isLocked,
+  LOCK_DEPTH,
+  LOCK_EXPIRED,
+  LOCK_NOT_LOCKINFO,
+  LOCK_OF_ANOTHER,
+  LOCK_SCOPE_UNKNOWN,
+  LOCK_TOKEN_MATCHES_REQUEST_URI,
+  LOCK_TOKEN_MISSING,
+  malformedXml,
+  methodNotAnswered,
+  MKCOL_BODY,
+  NO_CONFLICTING_LOCK,
+  NO_LOCK_IN_IF,
+  NO_STORAGE_HERE,
+  NO_SUCH_LOCK,
+  NOT_FOUND,
+  notAFolder,
+  PROPFIND_EMPTY,
+  PROPFIND_FINITE_DEPTH,
+  PROPFIND_INFINITY,
+  PROPFIND_NOT_PROPFIND,
+  PROPFIND_UNKNOWN,
+  PROPPATCH_NOT_UPDATE,
+  PROPPATCH_UNKNOWN,
+  PUT_ON_FOLDER,
+  SAME_SOURCE_AND_DESTINATION,
+  STORAGE_ROOT_REMOVE,
+  transferDepth,
+  withoutProp,
+  WRITE_LOCKS_ONLY,
+  xmlBodyTooLarge,
+} from "./messages.ts";
+import {
+  BadIfHeader,
+  checkAccess,
+  checkManage,
+  checkRead,
+  checkUnlocked,
+  covers,
+  davPathOf,
+  DavError,
+  depthOf,
+  destinationOf,
+  etagList,
+  etagOfObject,
+  fullPath,
+  hrefOf,
+  lockTimeout,
+  overwriteOf,
+  parseIf,
+  requireName,
+  submittedTokens,
+  uploadSize,
+  viewOf,
+  type IfList,
+} from "./rules.ts";
 import { copyTreeProperties, davReads, deleteLock, forgetTree, insertLock, patchProperties, refreshLock, runAll, toDavRows, type DavRows, type LockRow } from "./store.ts";
 import { BadXml, childDav, clarkName, DAV_NS, davResponse, elements, emptyElement, escapeXml, isDav, MULTISTATUS_CLOSE, MULTISTATUS_OPEN, parseXml, serialize, type XmlElement } from "./xml.ts";
 
-export const DAV_PREFIX = "/dav";
 const METHODS = "OPTIONS, GET, HEAD, PUT, DELETE, MKCOL, COPY, MOVE, PROPFIND, PROPPATCH, LOCK, UNLOCK";
 const READ_METHODS = new Set(["GET", "HEAD", "PROPFIND"]);
-
-/** A reply other than success: a status, a text a person can read, or an RFC 4918 precondition element. */
-export class DavError extends Error {
-  override name = "DavError";
-  constructor(
-    readonly status: number,
-    message: string,
-    readonly condition?: string,
-  ) {
-    super(message);
-  }
-}
 
 /** What one request knows: who, where (full paths), the tree, its locks and properties. */
 interface DavRequest {
@@ -57,32 +111,6 @@ interface DavRequest {
   submitted: Set<string>;
 }
 
-/** The client's view of a full path: the base path taken off again. */
-const viewOf = (viewer: Viewer, fullPath: string) => {
-  if (viewer.basePath === "/" || viewer.basePath === "") return fullPath;
-  const rest = fullPath.slice(viewer.basePath.replace(/\/+$/, "").length);
-  return rest === "" ? "/" : rest;
-};
-
-/** Where the client finds a full path: under /dav, in its own view, collections ending in `/`. */
-const hrefOf = (viewer: Viewer, fullPath: string, isDir: boolean) => {
-  const view = viewOf(viewer, fullPath);
-  return view === "/" ? `${DAV_PREFIX}/` : `${DAV_PREFIX}${escapePath(view)}${isDir ? "/" : ""}`;
-};
-
-/** The path of a /dav URL (or of a Destination or If resource), decoded once; null outside /dav. */
-function davPathOf(pathname: string): string | null {
-  if (pathname !== DAV_PREFIX && !pathname.startsWith(`${DAV_PREFIX}/`)) return null;
-  return decodeDownloadPath(pathname.slice(DAV_PREFIX.length) || "/");
-}
-
-function fullPath(viewer: Viewer, viewPath: string): string {
-  const path = joinBasePath(viewer.basePath, viewPath);
-  if (path === null) throw new DavError(400, "the path holds control characters");
-  if (!withinPathLimit(viewer.grants, path)) throw new DavError(403, "permission denied");
-  return path;
-}
-
 export async function handleDav(c: Context<AppEnv>): Promise<Response> {
   try {
     return await dispatch(c);
@@ -95,11 +123,11 @@ async function dispatch(c: Context<AppEnv>): Promise<Response> {
   const method = c.req.method.toUpperCase();
   // Clients probe OPTIONS before they sign in: it says what the server speaks and reads nothing.
   if (method === "OPTIONS") return new Response(null, { status: 200, headers: { DAV: "1, 2", "MS-Author-Via": "DAV", Allow: METHODS, "Content-Length": "0" } });
-  if (!METHODS.split(", ").includes(method)) throw new DavError(405, `${method} is not a WebDAV method this server answers`);
+  if (!METHODS.split(", ").includes(method)) throw new DavError(405, methodNotAnswered(method));
 
   const url = new URL(c.req.url);
   // A fragment is the client's own business; one in a request names nothing on the server.
-  if (url.hash !== "") throw new DavError(400, "a request URI cannot carry a #fragment");
+  if (url.hash !== "") throw new DavError(400, FRAGMENT_REFUSED);
   const viewPath = davPathOf(url.pathname)!;
   // What the headers say, read up front (the batch needs the destination); a malformed header is
   // answered only once the caller is known, so that strangers learn nothing but 401.
@@ -112,7 +140,7 @@ async function dispatch(c: Context<AppEnv>): Promise<Response> {
       return fallback;
     }
   };
-  const destination = method === "MOVE" || method === "COPY" ? parsed<string | null>(() => destinationOf(c, url), null) : null;
+  const destination = method === "MOVE" || method === "COPY" ? parsed<string | null>(() => destinationOf(c.req.header("Destination"), url), null) : null;
   const ifLists = parsed(() => parseIf(c.req.header("If") ?? null), []);
   const depth = parsed(() => depthOf(c.req.header("Depth"), method), 0);
 
@@ -193,72 +221,20 @@ function pointsRead(paths: string[]): string[] {
   return [...points];
 }
 
-/** `Depth`: 0, 1 or infinity (absent: infinity, except PROPFIND where clients that omit it mean 1). */
-function depthOf(header: string | undefined, method: string): 0 | 1 | -1 {
-  if (header === undefined) return method === "PROPFIND" ? 1 : -1;
-  const value = header.trim().toLowerCase();
-  if (value === "0") return 0;
-  if (value === "1") return 1;
-  if (value === "infinity") return -1;
-  throw new DavError(400, `Depth must be 0, 1 or infinity, not ${JSON.stringify(header.slice(0, 32))}`);
-}
-
-/** The Destination of a COPY or MOVE: this server's /dav, else 502 (RFC 4918 §9.8.5). */
-function destinationOf(c: Context<AppEnv>, url: URL): string {
-  const header = c.req.header("Destination");
-  if (!header) throw new DavError(400, "Destination header missing");
-  let target: URL;
-  try {
-    target = new URL(header, url);
-  } catch {
-    throw new DavError(400, "Destination is not a URL");
-  }
-  if (target.host !== url.host) throw new DavError(502, "Destination is on another server");
-  const path = davPathOf(target.pathname);
-  if (path === null) throw new DavError(502, `Destination is outside ${DAV_PREFIX}`);
-  return path;
-}
-
 // ---------------------------------------------------------------------------------------------
-// Permissions (reference §6.5 with FILES.md §3.2): WebDAV read at the path (PROPFIND also where a
-// scope below grants it), meta hide and password rules (no password can be typed over WebDAV:
-// a guarded path needs the skip-password bit), manage plus the operation's bit for changes.
+// The checks of rules.ts, over what this request read.
 
 function requireRead(request: DavRequest, path: string, listing: boolean) {
-  const { viewer } = request;
-  const here = (permissionAt(viewer.grants, path) & Permission.WEBDAV_READ) !== 0;
-  const below = listing && viewer.grants.scopes.some((scope) => isWithin(scope.path, path) && (scope.permission & Permission.WEBDAV_READ) !== 0);
-  if (!here && !below) throw new DavError(403, "no WebDAV read permission here");
-  if (!mayAccess(viewer, nearestMeta(request.fs.metas, path), path, "")) throw new DavError(403, "password is incorrect or you have no permission");
+  checkRead(request.viewer, request.fs.metas, path, listing);
 }
 
 function requireManage(request: DavRequest, path: string, bits: number[], metaWrite = false) {
-  const { viewer } = request;
-  const dir = parentOf(path);
-  if (!mayAccess(viewer, nearestMeta(request.fs.metas, dir), dir, "") || !mayAccess(viewer, nearestMeta(request.fs.metas, path), path, "")) {
-    throw new DavError(403, "password is incorrect or you have no permission");
-  }
-  const granted = permissionAt(viewer.grants, path);
-  if ((granted & Permission.WEBDAV_MANAGE) === 0) throw new DavError(403, "no WebDAV manage permission here");
-  const writeByMeta = metaWrite && metaGrantsWrite(nearestMeta(request.fs.metas, dir), path);
-  if (!bits.some((bit) => (granted & bit) !== 0) && !writeByMeta) throw new DavError(403, "permission denied");
+  checkManage(request.viewer, request.fs.metas, path, bits, metaWrite);
 }
 
-/** 423 unless every lock on the way is submitted by its owner; 412 when the If header does not hold. */
 function requireUnlocked(request: DavRequest, targets: { path: string; tree: boolean }[], etags: Map<string, string> = new Map()) {
-  const resolve = (href: string) => {
-    try {
-      const path = davPathOf(new URL(href, request.c.req.url).pathname);
-      return path === null ? null : fullPath(request.viewer, path);
-    } catch {
-      return null;
-    }
-  };
-  if (!ifHolds(request.ifLists, request.dav.locks, request.path, resolve, (path) => etags.get(path) ?? null)) throw new DavError(412, "the If header's conditions do not hold");
-  for (const target of targets) {
-    const lock = blockingLock(request.dav.locks, target.path, target.tree, request.submitted, request.userId);
-    if (lock) throw new DavError(423, `${viewOf(request.viewer, lock.path)} is locked`, `<D:lock-token-submitted><D:href>${escapeXml(hrefOf(request.viewer, lock.path, false))}</D:href></D:lock-token-submitted>`);
-  }
+  const { viewer, path, ifLists, submitted, userId } = request;
+  checkUnlocked({ viewer, url: request.c.req.url, path, ifLists, locks: request.dav.locks, submitted, userId }, targets, etags);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -266,26 +242,16 @@ function requireUnlocked(request: DavRequest, targets: { path: string; tree: boo
 
 async function existing(request: DavRequest, path: string): Promise<FileObject> {
   const object = await lookup(request.tree, path);
-  if (!object) throw new DavError(404, "not found");
+  if (!object) throw new DavError(404, NOT_FOUND);
   return object;
 }
 
 /** The folder a new member goes into: 409 when it is missing or a file (RFC 4918 §9.7.1). */
 async function requireParent(request: DavRequest, path: string) {
   const parent = await lookup(request.tree, parentOf(path));
-  if (!parent || !parent.isDir) throw new DavError(409, `${viewOf(request.viewer, parentOf(path))} is not a folder`);
-  if (!(await request.tree.storageAt(parentOf(path)))) throw new DavError(403, "no storage is mounted here");
+  if (!parent || !parent.isDir) throw new DavError(409, notAFolder(viewOf(request.viewer, parentOf(path))));
+  if (!(await request.tree.storageAt(parentOf(path)))) throw new DavError(403, NO_STORAGE_HERE);
 }
-
-function requireName(path: string) {
-  if (path === "/" || !isValidName(baseName(path))) throw new DavError(400, "invalid file name");
-}
-
-/** AList's Etag: the greatest hash the upstream gave, else mtime and size. */
-export const etagOfObject = (object: FileObject) => {
-  const hashes = Object.values(object.hashInfo ?? {}).filter(Boolean).sort();
-  return hashes.length > 0 ? `"${hashes.at(-1)}"` : etagOf(object);
-};
 
 async function get(request: DavRequest): Promise<Response> {
   const { c, path, tree, fs } = request;
@@ -361,17 +327,17 @@ type PropfindKind = { kind: "allprop"; include: string[] } | { kind: "propname" 
 
 function propfindKind(body: XmlElement | null): PropfindKind {
   if (body === null) return { kind: "allprop", include: [] };
-  if (!isDav(body, "propfind")) throw new DavError(400, "the body is not a DAV:propfind");
+  if (!isDav(body, "propfind")) throw new DavError(400, PROPFIND_NOT_PROPFIND);
   const [first] = elements(body);
-  if (!first) throw new DavError(400, "DAV:propfind is empty");
+  if (!first) throw new DavError(400, PROPFIND_EMPTY);
   if (isDav(first, "propname")) return { kind: "propname" };
   if (isDav(first, "allprop")) return { kind: "allprop", include: elements(childDav(body, "include") ?? first).map(clarkName) };
   if (isDav(first, "prop")) return { kind: "prop", names: elements(first).map((e) => ({ ns: e.ns, local: e.local })) };
-  throw new DavError(400, "DAV:propfind holds neither prop, allprop nor propname");
+  throw new DavError(400, PROPFIND_UNKNOWN);
 }
 
 async function propfind(request: DavRequest, depth: 0 | 1 | -1): Promise<Response> {
-  if (depth === -1) throw new DavError(403, "PROPFIND with Depth: infinity is not served; ask for Depth 0 or 1", "<D:propfind-finite-depth/>");
+  if (depth === -1) throw new DavError(403, PROPFIND_INFINITY, PROPFIND_FINITE_DEPTH);
   const kind = propfindKind(await xmlBody(request.c));
   const object = await existing(request, request.path);
   const members = depth === 1 && object.isDir ? await children(request, request.path) : [];
@@ -427,7 +393,7 @@ const nameOf = (clark: string) => {
 
 async function proppatch(request: DavRequest): Promise<Response> {
   const body = await xmlBody(request.c);
-  if (body === null || !isDav(body, "propertyupdate")) throw new DavError(400, "the body is not a DAV:propertyupdate");
+  if (body === null || !isDav(body, "propertyupdate")) throw new DavError(400, PROPPATCH_NOT_UPDATE);
   const object = await existing(request, request.path);
   requireManage(request, request.path, [Permission.WEBDAV_MANAGE]);
   requireUnlocked(request, [{ path: request.path, tree: false }], new Map([[request.path, etagOfObject(object)]]));
@@ -435,9 +401,9 @@ async function proppatch(request: DavRequest): Promise<Response> {
   const names: { ns: string; local: string }[] = [];
   for (const action of elements(body)) {
     const set = isDav(action, "set");
-    if (!set && !isDav(action, "remove")) throw new DavError(400, "DAV:propertyupdate holds only set and remove");
+    if (!set && !isDav(action, "remove")) throw new DavError(400, PROPPATCH_UNKNOWN);
     const prop = childDav(action, "prop");
-    if (!prop) throw new DavError(400, `DAV:${action.local} without DAV:prop`);
+    if (!prop) throw new DavError(400, withoutProp(action.local));
     for (const property of elements(prop)) {
       names.push(property);
       changes.push(set ? { set: { name: clarkName(property), xml: serialize(property) } } : { remove: clarkName(property) });
@@ -450,7 +416,7 @@ async function proppatch(request: DavRequest): Promise<Response> {
     const others = names.filter((name) => name.ns !== DAV_NS);
     const reply = davResponse(href, {
       propstats: [
-        { status: 403, props: protectedNames.map(emptyElement), error: "<D:cannot-modify-protected-property/>" },
+        { status: 403, props: protectedNames.map(emptyElement), error: CANNOT_MODIFY_PROTECTED_PROPERTY },
         { status: 424, props: others.map(emptyElement) },
       ],
     });
@@ -462,10 +428,10 @@ async function proppatch(request: DavRequest): Promise<Response> {
 
 async function mkcol(request: DavRequest): Promise<Response> {
   const { path } = request;
-  if ((await cappedBody(request.c)).byteLength > 0) throw new DavError(415, "MKCOL takes no body");
+  if ((await cappedBody(request.c)).byteLength > 0) throw new DavError(415, MKCOL_BODY);
   requireName(path);
   requireManage(request, path, [Permission.WRITE], true);
-  if (await lookup(request.tree, path)) throw new DavError(405, "something already exists here");
+  if (await lookup(request.tree, path)) throw new DavError(405, ALREADY_EXISTS);
   await requireParent(request, path);
   requireUnlocked(request, [{ path, tree: false }, { path: parentOf(path), tree: false }]);
   const parent = await request.tree.mount(parentOf(path));
@@ -478,12 +444,12 @@ async function put(request: DavRequest): Promise<Response> {
   requireName(path);
   requireManage(request, path, [Permission.WRITE], true);
   const before = await lookup(tree, path);
-  if (before?.isDir) throw new DavError(405, "a folder cannot be overwritten by PUT");
+  if (before?.isDir) throw new DavError(405, PUT_ON_FOLDER);
   if (!before) await requireParent(request, path);
   requireUnlocked(request, [{ path, tree: false }, ...(before ? [] : [{ path: parentOf(path), tree: false }])], new Map(before ? [[path, etagOfObject(before)]] : []));
-  if (c.req.header("If-None-Match")?.trim() === "*" && before) throw new DavError(412, "the file exists");
-  if (c.req.header("If-Match") && (!before || !etagList(c.req.header("If-Match")!).some((tag) => tag === "*" || tag === etagOfObject(before)))) throw new DavError(412, "If-Match does not hold");
-  const size = uploadSize(c);
+  if (c.req.header("If-None-Match")?.trim() === "*" && before) throw new DavError(412, FILE_EXISTS);
+  if (c.req.header("If-Match") && (!before || !etagList(c.req.header("If-Match")!).some((tag) => tag === "*" || tag === etagOfObject(before)))) throw new DavError(412, IF_MATCH_FAILED);
+  const size = uploadSize((name) => c.req.header(name));
   const parent = await tree.mount(parentOf(path));
   await need(parent, "put")(parent.actualPath, {
     name: baseName(path),
@@ -494,24 +460,13 @@ async function put(request: DavRequest): Promise<Response> {
   return created(before ? 204 : 201);
 }
 
-const etagList = (header: string) => header.split(",").map((tag) => tag.trim().replace(/^W\//, ""));
-
-/** The upload's length: Content-Length, or macOS Finder's X-Expected-Entity-Length with chunked bodies. */
-function uploadSize(c: Context<AppEnv>): number {
-  for (const name of ["Content-Length", "X-Expected-Entity-Length"]) {
-    const value = c.req.header(name);
-    if (value !== undefined && /^\d{1,16}$/.test(value.trim())) return Number(value.trim());
-  }
-  throw new DavError(411, "PUT needs a Content-Length: the storages take a file's length before its bytes");
-}
-
 async function remove(request: DavRequest, depth: 0 | 1 | -1): Promise<Response> {
   const { path, tree } = request;
   const object = await existing(request, path);
-  if (object.isDir && depth !== -1) throw new DavError(400, "DELETE of a folder takes Depth: infinity");
+  if (object.isDir && depth !== -1) throw new DavError(400, DELETE_DEPTH);
   requireManage(request, path, [Permission.REMOVE]);
   const storage = path === "/" ? null : await tree.storageAt(path);
-  if (!storage || (await tree.mount(path)).actualPath === "/") throw new DavError(403, "a storage's root is removed on the storages page");
+  if (!storage || (await tree.mount(path)).actualPath === "/") throw new DavError(403, STORAGE_ROOT_REMOVE);
   requireUnlocked(request, [{ path, tree: true }, { path: parentOf(path), tree: false }], new Map([[path, etagOfObject(object)]]));
   await removePath(tree, path);
   await runAll(request.c.var.db, forgetTree(request.c.var.db, path, request.dav.locks.some((lock) => isWithin(lock.path, path)), (request.dav.propertyCounts[0] ?? 0) > 0));
@@ -521,19 +476,18 @@ async function remove(request: DavRequest, depth: 0 | 1 | -1): Promise<Response>
 async function copyOrMove(request: DavRequest, method: "COPY" | "MOVE", destination: string, depth: 0 | 1 | -1): Promise<Response> {
   const { c, path, tree } = request;
   const db = c.var.db;
-  if (depth === 1 || (method === "MOVE" && depth === 0)) throw new DavError(400, `${method} takes Depth: ${method === "MOVE" ? "infinity" : "0 or infinity"}`);
-  const overwriteHeader = (c.req.header("Overwrite") ?? "T").trim().toUpperCase();
-  if (overwriteHeader !== "T" && overwriteHeader !== "F") throw new DavError(400, "Overwrite must be T or F");
+  if (depth === 1 || (method === "MOVE" && depth === 0)) throw new DavError(400, transferDepth(method));
+  const overwriteHeader = overwriteOf(c.req.header("Overwrite"));
   const source = await existing(request, path);
   requireName(destination);
-  if (destination === path) throw new DavError(403, "the source and the destination are the same");
-  if (isWithin(destination, path)) throw new DavError(403, `cannot ${method.toLowerCase()} a folder into itself`);
+  if (destination === path) throw new DavError(403, SAME_SOURCE_AND_DESTINATION);
+  if (isWithin(destination, path)) throw new DavError(403, intoItself(method));
   requireManage(request, path, method === "MOVE" ? [Permission.MOVE, Permission.RENAME] : [Permission.COPY]);
   requireManage(request, destination, [Permission.WRITE], true);
-  if (!mayAccess(request.viewer, nearestMeta(request.fs.metas, path), path, "")) throw new DavError(403, "password is incorrect or you have no permission");
+  checkAccess(request.viewer, request.fs.metas, path);
   await requireParent(request, destination);
   const target = await lookup(tree, destination);
-  if (target && overwriteHeader === "F") throw new DavError(412, "the destination exists and Overwrite is F");
+  if (target && overwriteHeader === "F") throw new DavError(412, DESTINATION_EXISTS);
   const etags = new Map([[path, etagOfObject(source)], ...(target ? [[destination, etagOfObject(target)] as [string, string]] : [])]);
   requireUnlocked(
     request,
@@ -590,20 +544,20 @@ async function lock(request: DavRequest, depth: 0 | 1 | -1): Promise<Response> {
   if (body === null) {
     // A refresh names its lock in the If header.
     const held = request.dav.locks.find((row) => request.submitted.has(row.token) && covers(row, path));
-    if (!held) throw new DavError(412, "no lock of this resource is named in the If header", "<D:lock-token-matches-request-uri/>");
-    if (held.userId !== request.userId) throw new DavError(403, "the lock belongs to another user");
+    if (!held) throw new DavError(412, NO_LOCK_IN_IF, LOCK_TOKEN_MATCHES_REQUEST_URI);
+    if (held.userId !== request.userId) throw new DavError(403, LOCK_OF_ANOTHER);
     const refreshed = await refreshLock(db, held.token, request.userId, timeout, now);
-    if (!refreshed) throw new DavError(412, "the lock has expired");
+    if (!refreshed) throw new DavError(412, LOCK_EXPIRED);
     return lockReply(request, refreshed, 200);
   }
 
-  if (!isDav(body, "lockinfo")) throw new DavError(400, "the body is not a DAV:lockinfo");
-  if (depth === 1) throw new DavError(400, "LOCK takes Depth: 0 or infinity");
+  if (!isDav(body, "lockinfo")) throw new DavError(400, LOCK_NOT_LOCKINFO);
+  if (depth === 1) throw new DavError(400, LOCK_DEPTH);
   const scope = childDav(body, "lockscope");
   const exclusive = scope ? !!childDav(scope, "exclusive") : true;
-  if (scope && !exclusive && !childDav(scope, "shared")) throw new DavError(400, "DAV:lockscope is neither exclusive nor shared");
+  if (scope && !exclusive && !childDav(scope, "shared")) throw new DavError(400, LOCK_SCOPE_UNKNOWN);
   const type = childDav(body, "locktype");
-  if (type && !childDav(type, "write")) throw new DavError(422, "only write locks exist");
+  if (type && !childDav(type, "write")) throw new DavError(422, WRITE_LOCKS_ONLY);
   const owner = childDav(body, "owner");
   const object = await lookup(tree, path);
   if (!object) {
@@ -621,7 +575,7 @@ async function lock(request: DavRequest, depth: 0 | 1 | -1): Promise<Response> {
     timeoutSeconds: timeout,
     expiresAt: now + timeout,
   };
-  if (!(await insertLock(db, row, now))) throw new DavError(423, `${viewOf(request.viewer, path)} is locked`, "<D:no-conflicting-lock/>");
+  if (!(await insertLock(db, row, now))) throw new DavError(423, isLocked(viewOf(request.viewer, path)), NO_CONFLICTING_LOCK);
   if (object) return lockReply(request, row, 200);
   // A lock on a name that does not exist makes an empty file (RFC 4918 §7.3), as Windows and macOS expect.
   try {
@@ -636,10 +590,10 @@ async function lock(request: DavRequest, depth: 0 | 1 | -1): Promise<Response> {
 
 async function unlock(request: DavRequest): Promise<Response> {
   const token = /^\s*<([^>]+)>\s*$/.exec(request.c.req.header("Lock-Token") ?? "")?.[1];
-  if (!token) throw new DavError(400, "Lock-Token header missing");
+  if (!token) throw new DavError(400, LOCK_TOKEN_MISSING);
   const held = request.dav.locks.find((row) => row.token === token && covers(row, request.path));
-  if (!held) throw new DavError(409, "no such lock on this resource", "<D:lock-token-matches-request-uri/>");
-  if (held.userId !== request.userId && !request.admin) throw new DavError(403, "the lock belongs to another user");
+  if (!held) throw new DavError(409, NO_SUCH_LOCK, LOCK_TOKEN_MATCHES_REQUEST_URI);
+  if (held.userId !== request.userId && !request.admin) throw new DavError(403, LOCK_OF_ANOTHER);
   await deleteLock(request.c.var.db, token);
   return created(204);
 }
@@ -653,7 +607,7 @@ async function xmlBody(c: Context<AppEnv>): Promise<XmlElement | null> {
   try {
     return parseXml(new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(bytes));
   } catch (error) {
-    throw new DavError(400, error instanceof BadXml ? `malformed XML: ${error.message}` : "the body is not UTF-8");
+    throw new DavError(400, error instanceof BadXml ? malformedXml(error.message) : BODY_NOT_UTF8);
   }
 }
 
@@ -661,7 +615,7 @@ async function xmlBody(c: Context<AppEnv>): Promise<XmlElement | null> {
 async function cappedBody(c: Context<AppEnv>): Promise<Uint8Array> {
   const limit = readConfig(c.env).maxBodyBytes;
   const bytes = await readAtMost(c.req.raw.body, limit, c.req.header("Content-Length"));
-  if (!bytes) throw new DavError(413, `XML bodies are limited to ${limit} bytes`);
+  if (!bytes) throw new DavError(413, xmlBodyTooLarge(limit));
   return bytes;
 }
 
@@ -674,7 +628,7 @@ const multistatus = (responses: string) =>
 function errorReply(error: unknown): Response {
   if (error instanceof DavRefusal) {
     const headers: Record<string, string> = { "Content-Type": "text/plain; charset=utf-8" };
-    if (error.status === 401) headers["WWW-Authenticate"] = 'Basic realm="Gatehouse WebDAV", charset="UTF-8"';
+    if (error.status === 401) headers["WWW-Authenticate"] = BASIC_CHALLENGE;
     if (error.status === 429) headers["Retry-After"] = "300";
     return new Response(`${error.message}\n`, { status: error.status, headers });
   }
@@ -694,8 +648,8 @@ function errorReply(error: unknown): Response {
 
 /** The file layer's envelope code as an HTTP status. */
 function statusOfFileError(error: ApiError): number {
-  if (/object not found$|storage not found/.test(error.message)) return 404;
-  if (error.message === "not implement") return 405;
+  if (error.message.endsWith(OBJECT_NOT_FOUND) || error.message.includes(STORAGE_NOT_FOUND)) return 404;
+  if (error.message === NOT_IMPLEMENTED) return 405;
   if (error.code === 400 || error.code === 403 || error.code === 404) return error.code;
   if (/file exists$|exists$/.test(error.message)) return 409;
   return 502;

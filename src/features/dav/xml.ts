@@ -3,6 +3,7 @@
 // replies written as text. A dead property's value is kept as XML that declares its own
 // namespaces, so it reads back the same whatever prefixes the client used.
 import { SaxesParser } from "saxes";
+import { DOCTYPE_REFUSED, NO_ROOT_ELEMENT, REASON_PHRASES } from "./messages.ts";
 
 export const DAV_NS = "DAV:";
 
@@ -29,7 +30,7 @@ export function parseXml(text: string): XmlElement | null {
     throw new BadXml(error.message);
   });
   parser.on("doctype", () => {
-    throw new BadXml("DOCTYPE is not accepted");
+    throw new BadXml(DOCTYPE_REFUSED);
   });
   parser.on("opentag", (tag) => {
     const element: XmlElement = {
@@ -52,7 +53,7 @@ export function parseXml(text: string): XmlElement | null {
   } catch (error) {
     throw error instanceof BadXml ? error : new BadXml(error instanceof Error ? error.message : String(error));
   }
-  if (!root) throw new BadXml("no root element");
+  if (!root) throw new BadXml(NO_ROOT_ELEMENT);
   return root;
 }
 
@@ -108,19 +109,4 @@ export function davResponse(href: string, body: { propstats: { status: number; p
 export const MULTISTATUS_OPEN = `<?xml version="1.0" encoding="utf-8"?>\n<D:multistatus xmlns:D="DAV:">`;
 export const MULTISTATUS_CLOSE = "</D:multistatus>";
 
-const REASONS: Record<number, string> = {
-  200: "OK",
-  201: "Created",
-  204: "No Content",
-  403: "Forbidden",
-  404: "Not Found",
-  409: "Conflict",
-  412: "Precondition Failed",
-  423: "Locked",
-  424: "Failed Dependency",
-  500: "Internal Server Error",
-  502: "Bad Gateway",
-  507: "Insufficient Storage",
-};
-
-export const statusLine = (status: number) => `HTTP/1.1 ${status} ${REASONS[status] ?? ""}`.trimEnd();
+export const statusLine = (status: number) => `HTTP/1.1 ${status} ${REASON_PHRASES[status] ?? ""}`.trimEnd();

@@ -9,10 +9,11 @@ import { envelope } from "../../http/envelope.ts";
 import { readAtMost } from "../../http/body.ts";
 import { ApiError } from "../../http/errors.ts";
 import type { Router } from "../../http/router.ts";
-import { signFor, signRequired } from "./access.ts";
 import { sanitizeMarkdown } from "./markdown.ts";
+import { markdownTooLarge, PROXY_NOT_ALLOWED } from "./messages.ts";
 import { fileFailure, MountTree } from "./mounts.ts";
 import { baseName, decodeDownloadPath, escapePath } from "./path.ts";
+import { signFor, signRequired } from "./rules.ts";
 import { serveLink } from "./serve.ts";
 import { signProblem } from "./sign.ts";
 import type { FsState } from "./state.ts";
@@ -74,7 +75,7 @@ async function download(c: Context<AppEnv>, kind: "d" | "p"): Promise<Response> 
     return serveLink(c.req.raw, link, baseName(path));
   }
   if (kind === "p" && !mustProxy && mounted.storage.webdavPolicy !== "use_proxy_url" && !state.settings.textTypes.has(ext)) {
-    return envelope(c, 403, "proxy not allowed", null);
+    return envelope(c, 403, PROXY_NOT_ALLOWED, null);
   }
   if (mounted.storage.downProxyUrl !== "" && !url.searchParams.has("d")) {
     const base = mounted.storage.downProxyUrl.split("\n")[0]!.trim().replace(/\/+$/, "");
@@ -124,7 +125,7 @@ function withForwardedParams(state: FsState, link: string, query: URLSearchParam
 async function safeMarkdown(response: Response): Promise<Response> {
   if (response.status !== 200 || response.body === null) return response;
   const bytes = await readAtMost(response.body, MAX_MARKDOWN_BYTES, response.headers.get("content-length"));
-  if (!bytes) throw new ApiError(500, `markdown larger than ${MAX_MARKDOWN_BYTES} bytes is not previewed while filter_readme_scripts is on`);
+  if (!bytes) throw new ApiError(500, markdownTooLarge(MAX_MARKDOWN_BYTES));
   const body = sanitizeMarkdown(new TextDecoder().decode(bytes));
   const headers = new Headers(response.headers);
   for (const name of ["content-length", "content-encoding", "content-range", "etag", "accept-ranges"]) headers.delete(name);

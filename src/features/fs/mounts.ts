@@ -7,6 +7,19 @@ import { readAddition } from "../../drivers/addition.ts";
 import { findDriver } from "../../drivers/index.ts";
 import { FileError, WORKING, type Driver, type FileBackend, type FileObject, type Link, type LinkOptions, type StorageFs } from "../../drivers/types.ts";
 import { ApiError } from "../../http/errors.ts";
+import {
+  driverNotAtEdge,
+  driverNotFound,
+  LINK_FAILED_PREFIX,
+  LIST_FAILED_PREFIX,
+  LIST_NOT_FOUND,
+  NO_STORAGE_AT_ROOT,
+  noStorageAt,
+  NOT_A_FILE,
+  OBJECT_NOT_FOUND,
+  storageNotInit,
+  tooManyAliases,
+} from "./messages.ts";
 import { baseName, parentOf } from "./path.ts";
 import type { Database } from "../../db/client.ts";
 import type { TreeRows } from "./state.ts";
@@ -69,15 +82,15 @@ export class MountTree implements StorageFs {
     await this.cover([path]);
     const resolved = resolveStorage(this.tree.storages, path);
     if (!resolved) {
-      throw new ApiError(500, path === "/" ? "failed get storage: storage not found; please add a storage first" : `failed get storage: storage not found; rawPath: ${path}`);
+      throw new ApiError(500, path === "/" ? NO_STORAGE_AT_ROOT : noStorageAt(path));
     }
     const { storage, actualPath } = resolved;
     const driver = findDriver(storage.driver);
-    if (!driver) throw new ApiError(500, `failed get storage: driver [${storage.driver}] not found`);
-    if (!driver.files) throw new ApiError(500, `driver ${storage.driver} cannot serve files at the edge`);
+    if (!driver) throw new ApiError(500, driverNotFound(storage.driver));
+    if (!driver.files) throw new ApiError(500, driverNotAtEdge(storage.driver));
     // A failed check refuses; a storage never checked yet (an import's, status "") is tried.
-    if (storage.status !== WORKING && storage.status !== "") throw new ApiError(500, `storage not init: ${storage.status}`);
-    if (this.depth > MAX_ALIAS_DEPTH) throw new ApiError(500, `more than ${MAX_ALIAS_DEPTH} aliases in a row (does an alias show itself?)`);
+    if (storage.status !== WORKING && storage.status !== "") throw new ApiError(500, storageNotInit(storage.status));
+    if (this.depth > MAX_ALIAS_DEPTH) throw new ApiError(500, tooManyAliases(MAX_ALIAS_DEPTH));
     const backend = driver.files({
       id: storage.id,
       mountPath: storage.mountPath,
@@ -143,11 +156,11 @@ export class MountTree implements StorageFs {
     try {
       if (!(options.redirect && mounted.backend.linksWithoutLookup)) {
         const object = await getObject(mounted);
-        if (object.isDir) throw new FileError("not_a_file", "not a file");
+        if (object.isDir) throw new FileError("not_a_file", NOT_A_FILE);
       }
       return await mounted.backend.link(mounted.actualPath, options);
     } catch (error) {
-      throw fileFailure(error, "failed link: ");
+      throw fileFailure(error, LINK_FAILED_PREFIX);
     }
   }
 }
@@ -158,7 +171,7 @@ export async function getObject({ backend, actualPath, storage }: Mounted): Prom
   if (actualPath === "/") return { name: "root", size: 0, isDir: true, modified: new Date(storage.modifiedAtMs), path: "/" };
   const name = baseName(actualPath);
   const found = (await backend.list(parentOf(actualPath))).find((entry) => entry.name === name);
-  if (!found) throw new FileError("not_found", "object not found");
+  if (!found) throw new FileError("not_found", OBJECT_NOT_FOUND);
   return found;
 }
 
@@ -180,8 +193,8 @@ function sortEntries(entries: FileObject[], storage: StorageRow): FileObject[] {
 
 function listFailure(error: unknown): unknown {
   if (error instanceof ApiError) return error;
-  if (error instanceof FileError && error.reason === "not_found") return new ApiError(500, "failed get objs: failed get dir: object not found");
-  return fileFailure(error, "failed get objs: ");
+  if (error instanceof FileError && error.reason === "not_found") return new ApiError(500, LIST_NOT_FOUND);
+  return fileFailure(error, LIST_FAILED_PREFIX);
 }
 
 /** A backend's failure as the envelope AList gives it: code 500 with its text. */

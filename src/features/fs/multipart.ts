@@ -4,6 +4,7 @@
 // break (`\r\n--boundary--\r\n`), as browsers send it; a body that ends otherwise fails before
 // its last byte reaches the storage, so nothing incomplete is stored.
 import { ApiError } from "../../http/errors.ts";
+import { FORM_ENDED_EARLY, FORM_FILE_NOT_LAST, FORM_LENGTH_MISSING, FORM_NO_FILE, FORM_NOT_MULTIPART, FORM_SHORTER } from "./messages.ts";
 
 export interface FilePart {
   filename: string;
@@ -17,9 +18,9 @@ const MAX_HEAD_BYTES = 64 * 1024;
 export async function fileFromMultipart(request: Request): Promise<FilePart> {
   const type = request.headers.get("Content-Type") ?? "";
   const boundary = /boundary=(?:"([^"]+)"|([^;\s]+))/i.exec(type);
-  if (!/^multipart\/form-data/i.test(type) || !boundary) throw new ApiError(400, "the body must be multipart/form-data with a boundary");
+  if (!/^multipart\/form-data/i.test(type) || !boundary) throw new ApiError(400, FORM_NOT_MULTIPART);
   const total = Number(request.headers.get("Content-Length") ?? Number.NaN);
-  if (!Number.isSafeInteger(total)) throw new ApiError(400, "a form upload needs its Content-Length");
+  if (!Number.isSafeInteger(total)) throw new ApiError(400, FORM_LENGTH_MISSING);
   const delimiter = `--${boundary[1] ?? boundary[2]}`;
   const closing = new TextEncoder().encode(`\r\n${delimiter}--\r\n`);
   const reader = request.body!.getReader();
@@ -35,9 +36,9 @@ export async function fileFromMultipart(request: Request): Promise<FilePart> {
       text = match[1]!;
       break;
     }
-    if (head.length > MAX_HEAD_BYTES) throw new ApiError(500, "http: no such file");
+    if (head.length > MAX_HEAD_BYTES) throw new ApiError(500, FORM_NO_FILE);
     const { done, value } = await reader.read();
-    if (done) throw new ApiError(500, "http: no such file");
+    if (done) throw new ApiError(500, FORM_NO_FILE);
     const joined = new Uint8Array(head.length + value.length);
     joined.set(head);
     joined.set(value, head.length);
@@ -48,7 +49,7 @@ export async function fileFromMultipart(request: Request): Promise<FilePart> {
   const filename = decodeLatin1Utf8(/filename="([^"]*)"/i.exec(headers)?.[1] ?? "");
   const contentType = /content-type:\s*([^\r\n]+)/i.exec(headers)?.[1]?.trim() ?? "application/octet-stream";
   const size = total - partStart - closing.length;
-  if (size < 0) throw new ApiError(400, "the form is shorter than its Content-Length says");
+  if (size < 0) throw new ApiError(400, FORM_SHORTER);
 
   // The part's bytes: what is left of `head`, then the rest of the body, minus the closing boundary.
   let pending: Uint8Array = head.subarray(partStart);
@@ -68,11 +69,11 @@ export async function fileFromMultipart(request: Request): Promise<FilePart> {
       const left = size - sent;
       const take = Math.min(left, pending.length - closing.length);
       if (take <= 0 && left > 0) {
-        controller.error(new ApiError(400, "the form ended before its Content-Length"));
+        controller.error(new ApiError(400, FORM_ENDED_EARLY));
         return;
       }
       if (take === left && !sameBytes(pending.subarray(take, take + closing.length), closing)) {
-        controller.error(new ApiError(400, "the file must be the form's last part, followed by its closing boundary"));
+        controller.error(new ApiError(400, FORM_FILE_NOT_LAST));
         return;
       }
       if (take > 0) controller.enqueue(pending.slice(0, take));

@@ -3,6 +3,7 @@
 // through the storages' backends, and fails with the envelope's ApiError.
 import { FileError, type FileBackend, type FileObject } from "../../drivers/types.ts";
 import { ApiError } from "../../http/errors.ts";
+import { copyReadFailed, FILE_EXISTS, fileAtDestination, NOT_IMPLEMENTED, OBJECT_NOT_FOUND, STORAGE_ROOT_DELETE, STORAGE_ROOT_MOVE, tooManyAcross } from "./messages.ts";
 import { fileFailure, getObject, type MountTree, type Mounted } from "./mounts.ts";
 import { baseName, joinName, parentOf } from "./path.ts";
 
@@ -12,7 +13,7 @@ export const MAX_ACROSS_ENTRIES = 200;
 /** A backend operation, or AList's `not implement` when the storage's driver has none. */
 export function need<K extends keyof FileBackend>(mounted: Mounted, operation: K): NonNullable<FileBackend[K]> {
   const method = mounted.backend[operation];
-  if (!method) throw new ApiError(500, "not implement");
+  if (!method) throw new ApiError(500, NOT_IMPLEMENTED);
   return (method as (...args: never[]) => unknown).bind(mounted.backend) as NonNullable<FileBackend[K]>;
 }
 
@@ -21,7 +22,7 @@ export async function lookup(tree: MountTree, path: string): Promise<FileObject 
   try {
     return await tree.get(path);
   } catch (error) {
-    if (error instanceof ApiError && /object not found$/.test(error.message)) return null;
+    if (error instanceof ApiError && error.message.endsWith(OBJECT_NOT_FOUND)) return null;
     throw error;
   }
 }
@@ -36,7 +37,7 @@ export async function makeDirs(tree: MountTree, path: string): Promise<void> {
   for (let actual = mounted.actualPath; actual !== "/"; actual = parentOf(actual)) {
     try {
       const object = await getObject({ ...mounted, actualPath: actual });
-      if (!object.isDir) throw new ApiError(500, "file exists");
+      if (!object.isDir) throw new ApiError(500, FILE_EXISTS);
       break;
     } catch (error) {
       if (!(error instanceof FileError && error.reason === "not_found")) throw fileFailure(error, "");
@@ -58,7 +59,7 @@ export async function transfer(tree: MountTree, kind: "move" | "copy", from: str
   const target = await tree.mount(toDir);
   const sameStorage = source.storage.id === target.storage.id;
   const fromName = baseName(from);
-  if (kind === "move" && source.actualPath === "/") throw new ApiError(403, "a storage's root is moved by changing its mount path");
+  if (kind === "move" && source.actualPath === "/") throw new ApiError(403, STORAGE_ROOT_MOVE);
   try {
     if (sameStorage && parentOf(from) === toDir && kind === "move") {
       if (toName !== fromName) await need(source, "rename")(source.actualPath, toName);
@@ -100,7 +101,7 @@ async function countEntries(source: Mounted, name: string): Promise<number> {
     if (first && !object!.isDir) return 1;
     for (const entry of await source.backend.list(path)) {
       if (++count > MAX_ACROSS_ENTRIES) {
-        throw new ApiError(500, `${name} holds more than ${MAX_ACROSS_ENTRIES} files and folders: Gatehouse copies at most ${MAX_ACROSS_ENTRIES} between storages per request; copy its folders one at a time`);
+        throw new ApiError(500, tooManyAcross(name, MAX_ACROSS_ENTRIES));
       }
       if (entry.isDir) queue.push(path === "/" ? `/${entry.name}` : `${path}/${entry.name}`);
     }
@@ -119,7 +120,7 @@ async function copyAcross(source: Mounted, target: Mounted, name: string): Promi
       throw error;
     });
     if (!existing) await need(target, "makeDir")(target.actualPath, name);
-    else if (!existing.isDir) throw new ApiError(500, `${name} is a file at the destination`);
+    else if (!existing.isDir) throw new ApiError(500, fileAtDestination(name));
     for (const entry of await source.backend.list(source.actualPath)) await copyAcross(into(source, entry.name), made, entry.name);
     return;
   }
@@ -129,7 +130,7 @@ async function copyAcross(source: Mounted, target: Mounted, name: string): Promi
   if ("source" in linked) body = object.size === 0 ? emptyBody() : await linked.source.read(0, object.size - 1);
   else {
     const response = await fetch(linked.url, { headers: linked.headers ?? {}, redirect: linked.headers ? "manual" : "follow" });
-    if (!response.ok || !response.body) throw new ApiError(500, `reading ${name} for the copy: HTTP ${response.status}`);
+    if (!response.ok || !response.body) throw new ApiError(500, copyReadFailed(name, response.status));
     body = response.body;
   }
   await put(target.actualPath, { name, size: object.size, body, contentType: "application/octet-stream" });
@@ -140,6 +141,6 @@ export const emptyBody = () => new ReadableStream<Uint8Array>({ start: (controll
 /** Deletes the object at full path `path` (a folder with everything in it). */
 export async function removePath(tree: MountTree, path: string): Promise<void> {
   const mounted = await tree.mount(path);
-  if (mounted.actualPath === "/") throw new ApiError(500, "delete root folder is not allowed, please goto the manage page to delete the storage instead");
+  if (mounted.actualPath === "/") throw new ApiError(500, STORAGE_ROOT_DELETE);
   await need(mounted, "remove")(mounted.actualPath);
 }

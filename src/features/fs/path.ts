@@ -5,9 +5,6 @@ import { cleanPath } from "../../lib/path.ts";
 
 export { cleanPath };
 
-/** AList's text for a request path with `..` segments (§2.1 step 2). */
-export const RELATIVE_PATH_REFUSED = "access using relative path is not allowed";
-
 /** True when the raw path climbs with `..` (as a segment, with either slash). */
 export function hasRelativeSegment(raw: string): boolean {
   return raw.replace(/\\/g, "/").split("/").includes("..");
@@ -15,7 +12,7 @@ export function hasRelativeSegment(raw: string): boolean {
 
 /**
  * The full path in the mount tree for a path a user sent: the base path joined to the cleaned
- * request path. Null when the request climbs with `..` (callers answer RELATIVE_PATH_REFUSED).
+ * request path. Null when the request climbs with `..` (callers answer messages.ts's RELATIVE_PATH_REFUSED).
  * NUL and other control characters cannot name a file anywhere: they are refused too.
  */
 export function joinBasePath(basePath: string, requestPath: string): string | null {

@@ -1,5 +1,6 @@
 // The read side of the file API, AList-exact on the wire (reference §5.1-§5.5): list, get, dirs,
-// other, search. Each request is one database round trip (the caller, the tree, the metas and the
+// other, search. The layout of src/features/fs/ is in its README.md: the decisions are rules.ts,
+// the texts messages.ts, the queries store.ts. Each request is one database round trip (the caller, the tree, the metas and the
 // settings, read by `fsRoute`), then the upstream calls of the storage it lands on.
 import * as z from "zod/mini";
 import { createRoute } from "../../http/openapi.ts";
@@ -9,11 +10,26 @@ import type { AppEnv } from "../../http/context.ts";
 import { ok } from "../../http/envelope.ts";
 import { ApiError } from "../../http/errors.ts";
 import { envelopeResponse, jsonBody, type Router } from "../../http/router.ts";
-import { fullPathOf, requireAccess, signFor, signRequired, viewerOf, visibleEntries } from "./access.ts";
-import { headerFor, hidePatterns, isHidden, metaGrantsWrite, readmeFor, type MetaRow } from "./metas.ts";
+import { FORCE_ROOT_REFUSED, NOT_IMPLEMENTED, SEARCH_UNAVAILABLE } from "./messages.ts";
 import { fileFailure, MountTree } from "./mounts.ts";
-import { baseName, cleanPath, escapePath, joinBasePath, joinName, parentOf } from "./path.ts";
-import { Permission, permissionAt } from "./permissions.ts";
+import { baseName, escapePath, joinBasePath, joinName, parentOf } from "./path.ts";
+import {
+  fullPathOf,
+  fullPathOfAdmin,
+  headerFor,
+  hidePatterns,
+  isHidden,
+  mayWrite,
+  pageOf,
+  readmeFor,
+  requireAccess,
+  requireRefreshAllowed,
+  signFor,
+  signRequired,
+  viewerOf,
+  visibleEntries,
+  type MetaRow,
+} from "./rules.ts";
 import type { FsState, TreeNeeds } from "./state.ts";
 import { fsRoute } from "./store.ts";
 import { getObjectFields, listItem, rfc3339 } from "./wire.ts";
@@ -155,11 +171,6 @@ const objectNeeds = (raw: unknown): TreeNeeds => {
   return { paths, folders: paths.filter((path) => path !== "/").map(parentOf) };
 };
 
-/** AList v3.58: page from 1; per_page 0 or below is 200, above 500 is 500. */
-function pageOf(page: number, perPage: number) {
-  return { page: Math.max(1, page), perPage: perPage <= 0 ? 200 : Math.min(perPage, 500) };
-}
-
 /** The address clients reach this server at: `site_url` when it is absolute, else the request's. */
 export function apiUrl(c: Context<AppEnv>, state: FsState): string {
   if (/^https?:\/\//i.test(state.settings.siteUrl)) return state.settings.siteUrl.replace(/\/+$/, "");
@@ -193,8 +204,8 @@ export function registerFsReadRoutes(app: Router) {
     const state = c.var.fs;
     const path = fullPathOf(viewer, body.path);
     const meta = requireAccess(viewer, state, path, body.password);
-    const write = (permissionAt(viewer.grants, path) & Permission.WRITE) !== 0 || metaGrantsWrite(meta, path);
-    if (body.refresh && !write) throw new ApiError(403, "Refresh without permission");
+    const write = mayWrite(viewer, meta, path);
+    requireRefreshAllowed(body.refresh, write);
 
     const tree = new MountTree(state.tree, c.var.db, c.req.raw.signal);
     const entries = visibleEntries(viewer, meta, path, await tree.list(path));
@@ -254,7 +265,7 @@ export function registerFsReadRoutes(app: Router) {
     const body = c.req.valid("json");
     const viewer = viewerOf(c.var.caller);
     const state = c.var.fs;
-    if (body.force_root && !isAdmin(c.var.caller)) throw new ApiError(403, "Permission denied");
+    if (body.force_root && !isAdmin(c.var.caller)) throw new ApiError(403, FORCE_ROOT_REFUSED);
     const path = body.force_root ? fullPathOfAdmin(body.path) : fullPathOf(viewer, body.path);
     const meta = requireAccess(viewer, state, path, body.password);
     const tree = new MountTree(state.tree, c.var.db, c.req.raw.signal);
@@ -268,7 +279,7 @@ export function registerFsReadRoutes(app: Router) {
     const path = fullPathOf(viewer, body.path);
     requireAccess(viewer, c.var.fs, path, body.password);
     const mounted = await new MountTree(c.var.fs.tree, c.var.db, c.req.raw.signal).mount(path);
-    if (!mounted.backend.other) throw new ApiError(500, "not implement");
+    if (!mounted.backend.other) throw new ApiError(500, NOT_IMPLEMENTED);
     try {
       return ok(c, (await mounted.backend.other(mounted.actualPath, body.method, body.data)) as Record<string, unknown> | null);
     } catch (error) {
@@ -277,14 +288,8 @@ export function registerFsReadRoutes(app: Router) {
   });
 
   app.openapi(search, () => {
-    throw new ApiError(500, "search not available");
+    throw new ApiError(500, SEARCH_UNAVAILABLE);
   });
-}
-
-/** `force_root`: the admin names a full path; only `..` is still refused. */
-function fullPathOfAdmin(raw: string): string {
-  if (raw.replace(/\\/g, "/").split("/").includes("..")) throw new ApiError(403, "access using relative path is not allowed");
-  return cleanPath(raw);
 }
 
 /**

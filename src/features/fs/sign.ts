@@ -3,6 +3,7 @@
 // with the request, so reset_token and set_token re-key from the next request on (FILES.md §3.4).
 import { toBase64Url } from "../../auth/encoding.ts";
 import { constantTimeEqual } from "../../auth/password.ts";
+import { SIGN_EXPIRE_INVALID, SIGN_EXPIRE_MISSING, SIGN_EXPIRED, SIGN_INVALID } from "./messages.ts";
 
 const encoder = new TextEncoder();
 
@@ -23,10 +24,10 @@ export async function signPath(token: string, path: string, expirationHours: num
 export async function signProblem(token: string, path: string, sign: string, now = Date.now()): Promise<string | null> {
   const presented = sign.endsWith("/") ? sign.slice(0, -1) : sign;
   const expiryText = presented.slice(presented.lastIndexOf(":") + 1);
-  if (expiryText === "") return "expire missing";
-  if (!/^-?\d{1,19}$/.test(expiryText)) return "expire invalid";
+  if (expiryText === "") return SIGN_EXPIRE_MISSING;
+  if (!/^-?\d{1,19}$/.test(expiryText)) return SIGN_EXPIRE_INVALID;
   const expiry = Number(expiryText);
-  if (expiry !== 0 && expiry < now / 1000) return "sign expired";
+  if (expiry !== 0 && expiry < now / 1000) return SIGN_EXPIRED;
   const expected = `${await mac(token, path, expiry)}:${expiry}`;
-  return constantTimeEqual(encoder.encode(presented), encoder.encode(expected)) ? null : "sign invalid";
+  return constantTimeEqual(encoder.encode(presented), encoder.encode(expected)) ? null : SIGN_INVALID;
 }

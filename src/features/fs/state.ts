@@ -1,7 +1,10 @@
 // What the file side knows for one request, as types only: the request context names it without
 // importing the queries (store.ts) or the guard they run with.
-import type { MetaRow } from "./metas.ts";
+import type { metas } from "../../db/schema.ts";
 import type { StorageRow, VirtualFolder } from "./tree.ts";
+
+/** A row of `metas` (rules.ts decides what it says at a path). */
+export type MetaRow = typeof metas.$inferSelect;
 
 export interface FsSettings {
   token: string;

@@ -8,8 +8,7 @@ import type { Database } from "../../db/client.ts";
 import { metas, settings, storages } from "../../db/schema.ts";
 import { SETTING_DEFINITIONS } from "../../db/settings.ts";
 import type { AppEnv } from "../../http/context.ts";
-import type { MetaRow } from "./metas.ts";
-import type { FsState, TreeNeeds, TreeRows } from "./state.ts";
+import type { FsState, MetaRow, TreeNeeds, TreeRows } from "./state.ts";
 import type { StorageRow } from "./tree.ts";
 
 /** The settings the file side reads, with AList's defaults when a row is missing. */

@@ -11,14 +11,30 @@ import type { AppEnv } from "../../http/context.ts";
 import { envelope, ok } from "../../http/envelope.ts";
 import { ApiError } from "../../http/errors.ts";
 import { envelopeResponse, jsonBody, type Router } from "../../http/router.ts";
-import { ACCESS_DENIED, fullPathOf, mayAccess, viewerOf, type Viewer } from "./access.ts";
-import { metaGrantsWrite, nearestMeta, passwordGuards } from "./metas.ts";
+import {
+  ACROSS_STORAGES_MOVE,
+  contentLengthInvalid,
+  EMPTY_NAMES,
+  FILE_EXISTS,
+  FILE_PATH_NOT_ENCODED,
+  FILES_INTO_ITSELF,
+  intoItself,
+  movedCount,
+  nameExists,
+  partlyDone,
+  PERMISSION_DENIED,
+  regexpInvalid,
+  RELATIVE_PATH_REFUSED,
+  STORAGE_ROOT_RENAME,
+  tooManyWalked,
+  uploadTaskName,
+} from "./messages.ts";
 import { fileFailure, MountTree } from "./mounts.ts";
 import { emptyBody, exists, makeDirs, need, removePath, transfer } from "./operations.ts";
-import { baseName, hasRelativeSegment, isValidName, joinBasePath, joinName, parentOf } from "./path.ts";
-import { Permission, permissionAt } from "./permissions.ts";
+import { baseName, hasRelativeSegment, joinBasePath, joinName, parentOf } from "./path.ts";
 import { fileFromMultipart } from "./multipart.ts";
-import type { FsState, TreeNeeds } from "./state.ts";
+import { fullPathOf, Permission, requireName, requireRenamable, requireWritable, viewerOf } from "./rules.ts";
+import type { TreeNeeds } from "./state.ts";
 import { fsRoute } from "./store.ts";
 
 const PathField = z.string().check(z.maxLength(4096));
@@ -84,18 +100,6 @@ const form = createRoute({
   responses: put.responses,
 });
 
-/** May the viewer change things in `dir` (the folder a write lands in)? Access as for reading it, then `bit`. */
-function requireWritable(viewer: Viewer, state: FsState, dir: string, target: string, bit: number, password: string, metaWrite = false) {
-  const meta = nearestMeta(state.metas, dir);
-  if (!mayAccess(viewer, meta, dir, password)) throw new ApiError(403, ACCESS_DENIED);
-  const bits = permissionAt(viewer.grants, target);
-  if ((bits & bit) === 0 && !(metaWrite && metaGrantsWrite(meta, target))) throw new ApiError(403, "permission denied");
-}
-
-function requireName(name: string) {
-  if (!isValidName(name)) throw new ApiError(400, "invalid file name");
-}
-
 /** Runs `work` on each name in order; a failure part-way reports the names done before it. */
 async function eachName(names: string[], verb: string, work: (name: string) => Promise<void>): Promise<void> {
   const done: string[] = [];
@@ -105,7 +109,7 @@ async function eachName(names: string[], verb: string, work: (name: string) => P
     } catch (error) {
       const failure = fileFailure(error, "");
       if (done.length === 0 || !(failure instanceof ApiError)) throw failure;
-      throw new ApiError(failure.code, `${failure.message} (${verb} before it: ${done.join(", ")}; not ${verb}: ${names.slice(done.length).join(", ")})`, { done });
+      throw new ApiError(failure.code, partlyDone(failure.message, verb, done, names.slice(done.length)), { done });
     }
     done.push(name);
   }
@@ -116,7 +120,7 @@ export function registerFsWriteRoutes(app: Router) {
     const body = c.req.valid("json");
     const viewer = viewerOf(c.var.caller);
     const path = fullPathOf(viewer, body.path);
-    if (path === "/") throw new ApiError(403, "permission denied");
+    if (path === "/") throw new ApiError(403, PERMISSION_DENIED);
     requireWritable(viewer, c.var.fs, parentOf(path), path, Permission.WRITE, body.password, true);
     await makeDirs(new MountTree(c.var.fs.tree, c.var.db, c.req.raw.signal), path);
     return ok(c, null);
@@ -127,14 +131,13 @@ export function registerFsWriteRoutes(app: Router) {
     const viewer = viewerOf(c.var.caller);
     const path = fullPathOf(viewer, body.path);
     requireName(body.name);
-    const meta = nearestMeta(c.var.fs.metas, path);
-    if (passwordGuards(meta, path) && !mayAccess(viewer, meta, path, body.password)) throw new ApiError(403, "Path is password-protected and cannot be renamed.");
+    requireRenamable(viewer, c.var.fs, path, body.password);
     requireWritable(viewer, c.var.fs, parentOf(path), path, Permission.RENAME, body.password);
     const tree = new MountTree(c.var.fs.tree, c.var.db, c.req.raw.signal);
     const mounted = await tree.mount(path);
-    if (mounted.actualPath === "/") throw new ApiError(403, "a storage's root is renamed by changing its mount path");
+    if (mounted.actualPath === "/") throw new ApiError(403, STORAGE_ROOT_RENAME);
     const target = joinName(parentOf(path), body.name);
-    if (!body.overwrite && body.name !== baseName(path) && (await exists(tree, target))) throw new ApiError(403, `file [${body.name}] exists`);
+    if (!body.overwrite && body.name !== baseName(path) && (await exists(tree, target))) throw new ApiError(403, nameExists(body.name));
     await need(mounted, "rename")(mounted.actualPath, body.name).catch((error: unknown) => Promise.reject(fileFailure(error, "")));
     return ok(c, null);
   });
@@ -145,7 +148,7 @@ export function registerFsWriteRoutes(app: Router) {
   ] as const) {
     app.openapi(operation as typeof move, async (c: Context<AppEnv>) => {
       const body = (c.req as unknown as { valid(target: "json"): z.infer<typeof ItemsBody> }).valid("json");
-      if (body.names.length === 0) throw new ApiError(400, "Empty file names");
+      if (body.names.length === 0) throw new ApiError(400, EMPTY_NAMES);
       body.names.forEach(requireName);
       const viewer = viewerOf(c.var.caller);
       const src = fullPathOf(viewer, body.src_dir);
@@ -154,11 +157,11 @@ export function registerFsWriteRoutes(app: Router) {
       requireWritable(viewer, c.var.fs, dst, dst, Permission.WRITE, body.password, true);
       for (const name of body.names) {
         const from = joinName(src, name);
-        if (dst === from || dst.startsWith(`${from}/`)) throw new ApiError(400, `cannot ${verb === "moved" ? "move" : "copy"} ${name} into itself`);
+        if (dst === from || dst.startsWith(`${from}/`)) throw new ApiError(400, intoItself(verb === "moved" ? "move" : "copy", name));
       }
       const tree = new MountTree(c.var.fs.tree, c.var.db, c.req.raw.signal);
       if (!body.overwrite) {
-        for (const name of body.names) if (await exists(tree, joinName(dst, name))) throw new ApiError(403, `file [${name}] exists`);
+        for (const name of body.names) if (await exists(tree, joinName(dst, name))) throw new ApiError(403, nameExists(name));
       }
       await eachName(body.names, verb, (name) => transfer(tree, verb === "moved" ? "move" : "copy", joinName(src, name), dst));
       return verb === "moved" ? ok(c, null) : ok(c, { tasks: [] });
@@ -167,7 +170,7 @@ export function registerFsWriteRoutes(app: Router) {
 
   app.openapi(remove, async (c) => {
     const body = c.req.valid("json");
-    if (body.names.length === 0) throw new ApiError(400, "Empty file names");
+    if (body.names.length === 0) throw new ApiError(400, EMPTY_NAMES);
     body.names.forEach(requireName);
     const viewer = viewerOf(c.var.caller);
     const dir = fullPathOf(viewer, body.dir);
@@ -180,7 +183,7 @@ export function registerFsWriteRoutes(app: Router) {
   app.openapi(link, async (c) => {
     if (!isAdmin(c.var.caller)) throw new ApiError(403, NOT_AN_ADMIN);
     const path = joinBasePath("/", c.req.valid("json").path);
-    if (path === null) throw new ApiError(403, "access using relative path is not allowed");
+    if (path === null) throw new ApiError(403, RELATIVE_PATH_REFUSED);
     const found = await new MountTree(c.var.fs.tree, c.var.db, c.req.raw.signal).link(path, { redirect: false });
     if ("source" in found) return ok(c, { url: "", header: null, Expiration: null, concurrency: 0, part_size: 0 });
     return ok(c, { url: found.url, header: found.headers ?? null, Expiration: null, concurrency: 0, part_size: 0 });
@@ -188,7 +191,7 @@ export function registerFsWriteRoutes(app: Router) {
 
   app.openapi(put, async (c) => {
     const lengthHeader = c.req.header("Content-Length") ?? "";
-    if (!/^\d{1,16}$/.test(lengthHeader)) throw new ApiError(400, `strconv.ParseInt: parsing ${JSON.stringify(lengthHeader)}: invalid syntax`);
+    if (!/^\d{1,16}$/.test(lengthHeader)) throw new ApiError(400, contentLengthInvalid(lengthHeader));
     return uploadTo(c, () => ({ size: Number(lengthHeader), body: c.req.raw.body ?? emptyBody(), contentType: c.req.header("Content-Type") || "application/octet-stream" }));
   });
 
@@ -206,7 +209,7 @@ async function uploadTo(c: Context<AppEnv>, bytes: () => Promise<{ size: number;
   try {
     rawPath = decodeURIComponent(c.req.header("File-Path") ?? "");
   } catch {
-    throw new ApiError(400, "File-Path is not percent-encoded UTF-8");
+    throw new ApiError(400, FILE_PATH_NOT_ENCODED);
   }
   const path = fullPathOf(viewer, rawPath);
   const name = baseName(path);
@@ -214,7 +217,7 @@ async function uploadTo(c: Context<AppEnv>, bytes: () => Promise<{ size: number;
   const dir = parentOf(path);
   requireWritable(viewer, c.var.fs, dir, path, Permission.WRITE, c.req.header("Password") ?? "", true);
   const tree = new MountTree(c.var.fs.tree, c.var.db, c.req.raw.signal);
-  if (c.req.header("Overwrite") === "false" && (await exists(tree, path))) throw new ApiError(403, "file exists");
+  if (c.req.header("Overwrite") === "false" && (await exists(tree, path))) throw new ApiError(403, FILE_EXISTS);
   const mounted = await tree.mount(dir);
   const upload = need(mounted, "put");
   if (mounted.actualPath !== "/") await makeDirs(tree, dir);
@@ -232,7 +235,7 @@ async function uploadTo(c: Context<AppEnv>, bytes: () => Promise<{ size: number;
   return ok(c, {
     task: {
       id: crypto.randomUUID(),
-      name: `upload ${name} to [${mounted.storage.mountPath}](${mounted.actualPath})`,
+      name: uploadTaskName(name, mounted.storage.mountPath, mounted.actualPath),
       creator: c.var.caller.user.username,
       creator_role: c.var.caller.user.roleIds,
       state: 2,
@@ -293,7 +296,7 @@ async function walkFiles(tree: MountTree, dir: string): Promise<{ files: string[
   while (queue.length > 0) {
     const current = queue.shift()!;
     for (const entry of await tree.list(current)) {
-      if (files.length + folders.length >= MAX_WALK_ENTRIES) throw new ApiError(500, `more than ${MAX_WALK_ENTRIES} entries below ${dir}: Gatehouse walks at most ${MAX_WALK_ENTRIES} per request`);
+      if (files.length + folders.length >= MAX_WALK_ENTRIES) throw new ApiError(500, tooManyWalked(dir, MAX_WALK_ENTRIES));
       const path = joinName(current, entry.name);
       if (entry.isDir) {
         folders.push(path);
@@ -317,8 +320,7 @@ export function registerFsBatchRoutes(app: Router) {
         requireName(from);
         requireName(to);
         const path = joinName(src, from);
-        const meta = nearestMeta(c.var.fs.metas, path);
-        if (passwordGuards(meta, path) && !mayAccess(viewer, meta, path, password)) throw new ApiError(403, "Path is password-protected and cannot be renamed.");
+        requireRenamable(viewer, c.var.fs, path, password);
         const mounted = await tree.mount(path);
         await need(mounted, "rename")(mounted.actualPath, to);
       },
@@ -340,7 +342,7 @@ export function registerFsBatchRoutes(app: Router) {
     try {
       pattern = new RegExp(body.src_name_regex);
     } catch (error) {
-      throw new ApiError(400, `error parsing regexp: ${error instanceof Error ? error.message : String(error)}`);
+      throw new ApiError(400, regexpInvalid(error));
     }
     const template = goTemplate(body.new_name_regex);
     const entries = await new MountTree(c.var.fs.tree, c.var.db, c.req.raw.signal).list(src);
@@ -355,7 +357,7 @@ export function registerFsBatchRoutes(app: Router) {
     const viewer = viewerOf(c.var.caller);
     const src = fullPathOf(viewer, body.src_dir);
     const dst = fullPathOf(viewer, body.dst_dir);
-    if (dst === src || dst.startsWith(`${src}/`)) throw new ApiError(400, "cannot move a folder's files into the folder itself");
+    if (dst === src || dst.startsWith(`${src}/`)) throw new ApiError(400, FILES_INTO_ITSELF);
     requireWritable(viewer, c.var.fs, src, src, Permission.MOVE, body.password);
     requireWritable(viewer, c.var.fs, dst, dst, Permission.WRITE, body.password, true);
     const tree = new MountTree(c.var.fs.tree, c.var.db, c.req.raw.signal);
@@ -364,15 +366,15 @@ export function registerFsBatchRoutes(app: Router) {
     const existing = new Set((await tree.list(dst)).map((entry) => entry.name));
     if (body.conflict_policy === "cancel") {
       const clash = files.find((file) => existing.has(baseName(file)));
-      if (clash) throw new ApiError(403, `file [${baseName(clash)}] exists`);
+      if (clash) throw new ApiError(403, nameExists(baseName(clash)));
     }
     const moving = files.filter((file) => body.conflict_policy !== "skip" || !existing.has(baseName(file)));
     await eachName(moving, "moved", async (file) => {
       const source = await tree.mount(file);
-      if (source.storage.id !== target.storage.id) throw new ApiError(500, "can't move files between two storages, try to copy");
+      if (source.storage.id !== target.storage.id) throw new ApiError(500, ACROSS_STORAGES_MOVE);
       await need(source, "move")(source.actualPath, target.actualPath);
     });
-    return envelope(c, 200, `Successfully moved ${moving.length} ${moving.length === 1 ? "file" : "files"}`, null);
+    return envelope(c, 200, movedCount(moving.length), null);
   });
 
   app.openapi(removeEmpty, async (c) => {

@@ -1,5 +1,5 @@
 // The messages of two-factor enrolment and of sign-in's second step, in one place. (WebDAV's
-// refusal of a password when two-factor is on stays with the WebDAV sign-in, in dav/auth.ts.)
+// refusal of a password when two-factor is on stays with the WebDAV sign-in, in dav/messages.ts.)
 
 /** A wrong or reused code, at sign-in (402) and at enrolment (400); AList's text. */
 export const INVALID_OTP = "Invalid 2FA code";

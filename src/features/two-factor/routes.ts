@@ -1,17 +1,17 @@
 // Two-factor enrolment (reference §5): generate hands out a TOTP secret, verify turns two-factor
-// on once a code from it checks out. Sign-in's second step is sign-in.ts; the admin turns it off
-// with cancel_2fa (src/features/users/routes.ts), through store.ts.
+// on once a code from it checks out (that decision is rules.ts). Sign-in's second step is
+// sign-in.ts; the admin turns it off with cancel_2fa (src/features/users/routes.ts), through store.ts.
 import * as z from "zod/mini";
 import { createRoute } from "../../http/openapi.ts";
 import { accountOnly } from "../../auth/guard.ts";
 import { otpSealingKeys } from "../../env.ts";
 import { ok } from "../../http/envelope.ts";
-import { ApiError } from "../../http/errors.ts";
 import { envelopeResponse, jsonBody, type Router } from "../../http/router.ts";
-import { GUEST_2FA, INVALID_OTP, SECRET_NOT_ISSUED } from "./messages.ts";
-import { open, seal } from "./secret-box.ts";
-import { enableTwoFactor, OTP_ENROLMENT_TTL_SECONDS, readPendingEnrolment, savePendingEnrolment } from "./store.ts";
-import { enrolmentQr, matchTotpStep, newTotpSecret, normaliseSecret } from "./totp.ts";
+import { GUEST_2FA } from "./messages.ts";
+import { verifiedEnrolment } from "./rules.ts";
+import { seal } from "./secret-box.ts";
+import { enableTwoFactor, readPendingEnrolment, savePendingEnrolment } from "./store.ts";
+import { enrolmentQr, newTotpSecret } from "./totp.ts";
 
 const generate2fa = createRoute({
   method: "post",
@@ -46,14 +46,9 @@ export function registerTwoFactorRoutes(app: Router) {
   app.openapi(verify2fa, async (c) => {
     const { user } = c.var.caller;
     const { code, secret } = c.req.valid("json");
-    const keys = otpSealingKeys(c.env);
     const pending = await readPendingEnrolment(c.var.db, user.id);
-    const issued = pending && pending.createdAt > Math.floor(Date.now() / 1000) - OTP_ENROLMENT_TTL_SECONDS ? await open(keys, pending.secret) : null;
-    // Only the secret this server issued to this user, recently, can be enrolled.
-    if (issued === null || normaliseSecret(issued) !== normaliseSecret(secret)) throw new ApiError(400, SECRET_NOT_ISSUED);
-    const step = matchTotpStep(issued, code);
-    if (step === null) throw new ApiError(400, INVALID_OTP);
-    await enableTwoFactor(c.var.db, user.id, await seal(keys, issued), step);
+    const enrolment = await verifiedEnrolment(otpSealingKeys(c.env), pending, Date.now(), { secret, code });
+    await enableTwoFactor(c.var.db, user.id, enrolment.sealedSecret, enrolment.step);
     return ok(c, null);
   });
 }

@@ -1,0 +1,228 @@
+// The decisions of the file side, over plain inputs (the caller's grants, the metas and settings a
+// request read, full paths), in one place: what a caller may do at a path (reference §3.2, with
+// FILES.md §3.2's fix: the permission at `/` or the base path is that of the scopes holding it,
+// never the OR of every scope), what metas do (reference §4: the nearest meta of a path is used
+// alone; passwords, hide patterns, readme and header, and the write grant, each on the meta's own
+// path or below it), who may see and change what in AList's order of checks (reference §3.2, §3.3)
+// with FILES.md §3's fixes (the base path is joined to every request path, the path limit holds),
+// and when a download needs a sign. Each returns data or throws the refusal (ApiError).
+import type { Caller } from "../../auth/caller.ts";
+import { constantTimeEqual } from "../../auth/password.ts";
+import type { PermissionScope } from "../../db/schema.ts";
+import type { FileObject } from "../../drivers/types.ts";
+import { ApiError } from "../../http/errors.ts";
+import { ACCESS_DENIED, INVALID_NAME, PERMISSION_DENIED, REFRESH_REFUSED, RELATIVE_PATH_REFUSED, RENAME_PASSWORD_PROTECTED } from "./messages.ts";
+import { baseName, cleanPath, hasRelativeSegment, isValidName, isWithin, joinBasePath, joinName, parentOf } from "./path.ts";
+import { signPath } from "./sign.ts";
+import type { FsState, MetaRow } from "./state.ts";
+import type { StorageRow } from "./tree.ts";
+
+export type { MetaRow };
+
+// ---------------------------------------------------------------------------------------------
+// Permissions: what the scopes of a caller's roles grant at a full path.
+
+export const Permission = {
+  SEE_HIDES: 1 << 0,
+  ACCESS_WITHOUT_PASSWORD: 1 << 1,
+  OFFLINE_DOWNLOAD: 1 << 2,
+  WRITE: 1 << 3,
+  RENAME: 1 << 4,
+  MOVE: 1 << 5,
+  COPY: 1 << 6,
+  REMOVE: 1 << 7,
+  WEBDAV_READ: 1 << 8,
+  WEBDAV_MANAGE: 1 << 9,
+  PATH_LIMIT: 1 << 14,
+} as const;
+
+export interface Grants {
+  scopes: PermissionScope[];
+  /** The user's own `permission` column; only its path-limit bit matters to the file side. */
+  userPermission: number;
+}
+
+export function grantsOf(roles: readonly { permissionScopes: PermissionScope[] }[], userPermission: number): Grants {
+  return { scopes: roles.flatMap((role) => role.permissionScopes), userPermission };
+}
+
+/** OR of the scopes at `path` or above it. */
+export function permissionAt(grants: Grants, path: string): number {
+  let bits = 0;
+  for (const scope of grants.scopes) if (isWithin(path, scope.path)) bits |= scope.permission;
+  return bits;
+}
+
+export const can = (grants: Grants, path: string, bit: number) => (permissionAt(grants, path) & bit) !== 0;
+
+/**
+ * Whether `path` may be read at all: some scope holds it, or lies below it (so the folders on the
+ * way to a scope can be browsed; their listings are filtered to the branches that lead there).
+ */
+export function canReadPath(grants: Grants, path: string): boolean {
+  return grants.scopes.some((scope) => isWithin(path, scope.path) || isWithin(scope.path, path));
+}
+
+/**
+ * AList's path limit: a user whose own permission has bit 14 stays inside (at or below) the scope
+ * paths of its roles.
+ */
+export function withinPathLimit(grants: Grants, path: string): boolean {
+  if ((grants.userPermission & Permission.PATH_LIMIT) === 0 || path === "/") return true;
+  return grants.scopes.some((scope) => isWithin(path, scope.path));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Metas: the nearest meta of a path, and what it says there.
+
+/** The meta on `path` itself, else on its closest ancestor. */
+export function nearestMeta(rows: readonly MetaRow[], path: string): MetaRow | undefined {
+  let best: MetaRow | undefined;
+  for (const row of rows) {
+    if (isWithin(path, row.path) && (!best || row.path.length > best.path.length)) best = row;
+  }
+  return best;
+}
+
+const applies = (meta: MetaRow, path: string, sub: boolean) => meta.path === path || (sub && isWithin(path, meta.path));
+
+/** The meta's password guards `path` (on the meta's own folder, or below it with `p_sub`). */
+export const passwordGuards = (meta: MetaRow | undefined, path: string): meta is MetaRow =>
+  !!meta && meta.password !== "" && applies(meta, path, meta.passwordSub);
+
+export function passwordMatches(meta: MetaRow, supplied: string): boolean {
+  const encoder = new TextEncoder();
+  return constantTimeEqual(encoder.encode(supplied), encoder.encode(meta.password));
+}
+
+/**
+ * The hide patterns in force for the entries of folder `dir`. Empty lines are skipped (AList hid
+ * everything when the text ended with a newline, FILES.md §3.5); a line that is not a valid
+ * pattern hides nothing (create and update refuse such lines).
+ */
+export function hidePatterns(meta: MetaRow | undefined, dir: string): RegExp[] {
+  if (!meta || meta.hide === "" || !applies(meta, dir, meta.hideSub)) return [];
+  return meta.hide
+    .split("\n")
+    .map((line) => line.replace(/\r$/, ""))
+    .filter((line) => line !== "")
+    .flatMap((line) => {
+      try {
+        return [new RegExp(line)];
+      } catch {
+        return [];
+      }
+    });
+}
+
+export const isHidden = (patterns: readonly RegExp[], name: string) => patterns.some((pattern) => pattern.test(name));
+
+/** Direct access to `path` hidden by its nearest meta's rules for the parent folder (§3.2 step 2). */
+export const hiddenFromParent = (meta: MetaRow | undefined, path: string) =>
+  path !== "/" && isHidden(hidePatterns(meta, parentOf(path)), baseName(path));
+
+export const readmeFor = (meta: MetaRow | undefined, path: string) => (meta && applies(meta, path, meta.readmeSub) ? meta.readme : "");
+export const headerFor = (meta: MetaRow | undefined, path: string) => (meta && applies(meta, path, meta.headerSub) ? meta.header : "");
+
+/** The meta's write grant at `path` (AList's exact comparison without `w_sub`). */
+export const metaGrantsWrite = (meta: MetaRow | undefined, path: string) => !!meta && meta.write && (meta.writeSub || meta.path === path);
+
+// ---------------------------------------------------------------------------------------------
+// Access: who may see what.
+
+export interface Viewer {
+  grants: Grants;
+  basePath: string;
+}
+
+export const viewerOf = (caller: Caller): Viewer => ({ grants: grantsOf(caller.roles, caller.user.permission), basePath: caller.user.basePath });
+
+/** The full path for a path the client sent (403 for `..` and outside the path limit). */
+export function fullPathOf(viewer: Viewer, requestPath: string): string {
+  const path = joinBasePath(viewer.basePath, requestPath);
+  if (path === null) throw new ApiError(403, RELATIVE_PATH_REFUSED);
+  if (!withinPathLimit(viewer.grants, path)) throw new ApiError(403, PERMISSION_DENIED);
+  return path;
+}
+
+/** May the viewer open `path` with `password`? (CanAccessWithRoles) */
+export function mayAccess(viewer: Viewer, meta: MetaRow | undefined, path: string, password: string): boolean {
+  if (!canReadPath(viewer.grants, path)) return false;
+  const bits = permissionAt(viewer.grants, path);
+  if ((bits & Permission.SEE_HIDES) === 0 && hiddenFromParent(meta, path)) return false;
+  if ((bits & Permission.ACCESS_WITHOUT_PASSWORD) !== 0) return true;
+  return !passwordGuards(meta, path) || passwordMatches(meta, password);
+}
+
+/**
+ * The entries of folder `path` the viewer may see: hide patterns (unless the see-hides bit) and
+ * role scopes (a branch is shown when a scope holds it or lies below it).
+ */
+export function visibleEntries(viewer: Viewer, meta: MetaRow | undefined, path: string, entries: FileObject[]): FileObject[] {
+  const hides = (permissionAt(viewer.grants, path) & Permission.SEE_HIDES) === 0 ? hidePatterns(meta, path) : [];
+  return entries.filter((entry) => !isHidden(hides, entry.name) && canReadPath(viewer.grants, joinName(path, entry.name)));
+}
+
+export function requireAccess(viewer: Viewer, state: FsState, path: string, password: string): MetaRow | undefined {
+  const meta = nearestMeta(state.metas, path);
+  if (!mayAccess(viewer, meta, path, password)) throw new ApiError(403, ACCESS_DENIED);
+  return meta;
+}
+
+/**
+ * Does a download of `path` need a sign? `sign_all`, the storage's `enable_sign`, or a meta
+ * password guarding the path (reference §6.1).
+ */
+export function signRequired(state: FsState, path: string, storage: StorageRow | null): boolean {
+  return state.settings.signAll || !!storage?.enableSign || passwordGuards(nearestMeta(state.metas, path), path);
+}
+
+/** The sign for a file's links, or "" when its downloads need none. */
+export async function signFor(state: FsState, path: string, storage: StorageRow | null, required = signRequired(state, path, storage)): Promise<string> {
+  return required ? signPath(state.settings.token, path, state.settings.linkExpirationHours) : "";
+}
+
+// ---------------------------------------------------------------------------------------------
+// Checks the routes make before they change anything (write-routes.ts; WebDAV has its own, in
+// src/features/dav/rules.ts, over the same functions).
+
+/**
+ * May the viewer change things in `dir` (the folder a write lands in)? Access as for reading it,
+ * then `bit` at `target`, or with `metaWrite` a meta's write grant there.
+ */
+export function requireWritable(viewer: Viewer, state: FsState, dir: string, target: string, bit: number, password: string, metaWrite = false) {
+  const meta = nearestMeta(state.metas, dir);
+  if (!mayAccess(viewer, meta, dir, password)) throw new ApiError(403, ACCESS_DENIED);
+  const bits = permissionAt(viewer.grants, target);
+  if ((bits & bit) === 0 && !(metaWrite && metaGrantsWrite(meta, target))) throw new ApiError(403, PERMISSION_DENIED);
+}
+
+/** A rename of a path its meta's password guards needs that password (or the skip-password bit). */
+export function requireRenamable(viewer: Viewer, state: FsState, path: string, password: string) {
+  const meta = nearestMeta(state.metas, path);
+  if (passwordGuards(meta, path) && !mayAccess(viewer, meta, path, password)) throw new ApiError(403, RENAME_PASSWORD_PROTECTED);
+}
+
+export function requireName(name: string) {
+  if (!isValidName(name)) throw new ApiError(400, INVALID_NAME);
+}
+
+/** May the viewer write at `path` (the `write` of fs/list): the write bit, or a meta's write grant. */
+export const mayWrite = (viewer: Viewer, meta: MetaRow | undefined, path: string) =>
+  (permissionAt(viewer.grants, path) & Permission.WRITE) !== 0 || metaGrantsWrite(meta, path);
+
+/** The page of a listing, AList v3.58: page from 1; per_page 0 or below is 200, above 500 is 500. */
+export function pageOf(page: number, perPage: number) {
+  return { page: Math.max(1, page), perPage: perPage <= 0 ? 200 : Math.min(perPage, 500) };
+}
+
+/** fs/list's `refresh` is for those who may write there (AList); Gatehouse keeps no cache to refresh. */
+export function requireRefreshAllowed(refresh: boolean, write: boolean) {
+  if (refresh && !write) throw new ApiError(403, REFRESH_REFUSED);
+}
+
+/** `force_root`: the admin names a full path; only `..` is still refused. */
+export function fullPathOfAdmin(raw: string): string {
+  if (hasRelativeSegment(raw)) throw new ApiError(403, RELATIVE_PATH_REFUSED);
+  return cleanPath(raw);
+}
