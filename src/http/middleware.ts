@@ -1,24 +1,32 @@
 import type { MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
-import { cors } from "hono/cors";
 import { logs, readConfig } from "../env.ts";
 import type { AppEnv } from "./context.ts";
 import { GATEHOUSE_VERSION } from "../version.ts";
 import { payloadTooLarge } from "./on-error.ts";
 import { isApiPath, isDavPath, isDownloadPath } from "./paths.ts";
 
-/**
- * Any origin; the headers AList clients send. No cookies: the token travels in a header. Not on
- * the WebDAV server, whose OPTIONS is its own (DAV: 1, 2) and whose clients are not browsers.
- */
-const corsForBrowsers = cors({
-  origin: "*",
-  allowMethods: ["GET", "POST", "PUT", "DELETE", "OPTIONS"],
-  allowHeaders: ["Authorization", "Content-Type", "Client-Id"],
-  exposeHeaders: ["X-Request-Id", "X-Gatehouse-Version"],
-  maxAge: 86400,
-});
-export const corsForClients: MiddlewareHandler<AppEnv> = (c, next) => (isDavPath(c.req.path) ? next() : corsForBrowsers(c, next));
+// CORS: any origin, the headers AList clients send, no cookies (the token travels in a header).
+// Not on the WebDAV server, whose OPTIONS is its own (DAV: 1, 2) and whose clients are not browsers.
+const corsHeaders = [
+  ["Access-Control-Allow-Origin", "*"],
+  ["Access-Control-Expose-Headers", "X-Request-Id,X-Gatehouse-Version"],
+] as const;
+const preflightHeaders = [
+  ...corsHeaders,
+  ["Access-Control-Allow-Headers", "Authorization,Content-Type,Client-Id"],
+  ["Access-Control-Allow-Methods", "GET,POST,PUT,DELETE,OPTIONS"],
+  ["Access-Control-Max-Age", "86400"],
+  ["Vary", "Access-Control-Request-Headers"],
+] as const;
+
+/** A preflight (any OPTIONS outside /dav) is answered here; every other reply gets the CORS headers. */
+export const corsForClients: MiddlewareHandler<AppEnv> = async (c, next) => {
+  if (isDavPath(c.req.path)) return next();
+  if (c.req.method === "OPTIONS") return new Response(null, { status: 204, headers: preflightHeaders.map(([name, value]) => [name, value]) });
+  await next();
+  for (const [name, value] of corsHeaders) c.res.headers.set(name, value);
+};
 
 // Hardening headers on every reply, one table per kind of reply, set after the handler ran (on
 // its own Response too). What they say:

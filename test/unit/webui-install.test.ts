@@ -49,9 +49,11 @@ describe("the web UI install step", () => {
     expect(readdirSync(parent)).toEqual([]);
   });
 
-  it("GATEHOUSE_WEB_UI=off leaves an assets folder with nothing to upload", () => {
+  it("GATEHOUSE_WEB_UI=off leaves an assets folder with only the OpenAPI document to upload", () => {
     expect(ensureWebUi({ dir, env: { GATEHOUSE_WEB_UI: "off" } })).toBe("off");
-    expect(readdirSync(dir).sort()).toEqual([".assetsignore", ".gatehouse-webui.json"]);
+    expect(readdirSync(dir).sort()).toEqual([".assetsignore", ".gatehouse-webui.json", "api"]);
+    expect(readdirSync(join(dir, "api"))).toEqual(["openapi.json"]);
+    expect(JSON.parse(readFileSync(join(dir, "api/openapi.json"), "utf8"))).toEqual(JSON.parse(readFileSync("src/generated/openapi.json", "utf8")));
     expect(readFileSync(join(dir, ".assetsignore"), "utf8")).toBe(".gatehouse-webui.json\n");
     expect(ensureWebUi({ dir, env: { GATEHOUSE_WEB_UI: "off" } })).toBe("off");
   });
