@@ -32,7 +32,7 @@ export function localDatabaseFile(env: NodeJS.ProcessEnv = process.env): string 
 export function openNodeDatabase(target: DatabaseTarget): { db: Database; close(): void } {
   if (target.url.startsWith("file:")) preparePrivateDatabaseFile(target.url.slice("file:".length));
   const client = createClient({ url: target.url, ...(target.authToken ? { authToken: target.authToken } : {}) });
-  return { db: drizzle(client, { schema }) as unknown as Database, close: () => client.close() };
+  return { db: drizzle(client) as unknown as Database, close: () => client.close() };
 }
 
 export async function migrateAndSeed(target: DatabaseTarget, options: { adminPassword?: string | undefined } = {}): Promise<SeedReport> {

@@ -1,7 +1,8 @@
 // Login tokens: HS256 JWTs (jose). Besides AList's claims (username, pwd_ts) a token names its
 // device session (`sid`) and carries an id (`jti`); the guard accepts it only while that session
 // is active and still holds that id, so logout and eviction end it at once (DECISIONS §4.1).
-import { errors, jwtVerify, SignJWT } from "jose";
+import { jwtVerify, SignJWT } from "jose";
+import { JOSEAlgNotAllowed, JWSInvalid, JWSSignatureVerificationFailed, JWTClaimValidationFailed, JWTExpired, JWTInvalid } from "jose/errors";
 import { TOKEN_INVALIDATED } from "./messages.ts";
 
 export interface TokenClaims {
@@ -62,11 +63,11 @@ export async function verifyToken(secret: Uint8Array, token: string): Promise<To
 }
 
 function tokenErrorMessage(error: unknown): string {
-  if (error instanceof errors.JWTExpired) return "token is expired";
-  if (error instanceof errors.JWTClaimValidationFailed && error.claim === "nbf") return "token not active yet";
+  if (error instanceof JWTExpired) return "token is expired";
+  if (error instanceof JWTClaimValidationFailed && error.claim === "nbf") return "token not active yet";
   // A wrong key or a refused algorithm (alg: none) means someone else made this token.
-  if (error instanceof errors.JWSSignatureVerificationFailed || error instanceof errors.JOSEAlgNotAllowed) return TOKEN_INVALIDATED;
-  if (error instanceof errors.JWSInvalid || error instanceof errors.JWTInvalid) return "that's not even a token";
+  if (error instanceof JWSSignatureVerificationFailed || error instanceof JOSEAlgNotAllowed) return TOKEN_INVALIDATED;
+  if (error instanceof JWSInvalid || error instanceof JWTInvalid) return "that's not even a token";
   return "couldn't handle this token";
 }
 

@@ -1,9 +1,9 @@
 import { createClient } from "@libsql/client/http";
 import type { LibSQLDatabase } from "drizzle-orm/libsql";
 import { drizzle } from "drizzle-orm/libsql/http";
-import * as schema from "./schema.ts";
 
-export type Database = LibSQLDatabase<typeof schema>;
+// Queries use the query builder with the tables of schema.ts; no relational queries (`db.query`).
+export type Database = LibSQLDatabase;
 
 /**
  * The Worker's database: Turso, sqld or the local endpoint, over Hrana/HTTP (the HTTP-only client:
@@ -11,5 +11,5 @@ export type Database = LibSQLDatabase<typeof schema>;
  * unit tests) opens its own with @libsql/client/node instead, which also accepts `file:` URLs.
  */
 export function openDatabase(url: string, authToken?: string): Database {
-  return drizzle(createClient({ url, ...(authToken ? { authToken } : {}) }), { schema });
+  return drizzle(createClient({ url, ...(authToken ? { authToken } : {}) }));
 }

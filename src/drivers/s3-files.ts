@@ -6,7 +6,7 @@ import { AwsClient } from "aws4fetch";
 import { cleanPath } from "../lib/path.ts";
 import { requireText } from "./addition.ts";
 import { errorText } from "./failures.ts";
-import { FileError, notAFolder, objectNotFound, type FileBackend, type FileObject, type StorageHandle, type Upload } from "./types.ts";
+import { CheckFailed, FileError, notAFolder, objectNotFound, type Addition, type FileBackend, type FileObject, type StorageHandle, type Upload } from "./types.ts";
 
 /** Most objects a folder copy, move or remove touches in one request: the work stays bounded. */
 export const MAX_OBJECTS_PER_REQUEST = 1000;
@@ -21,16 +21,22 @@ interface S3Object {
   storageClass?: string;
 }
 
-export function s3Files(storage: StorageHandle): FileBackend {
-  const { addition } = storage;
-  const bucket = requireText(addition, "bucket");
+/**
+ * The bucket's URL (path-style for IPs, localhost and when asked, else virtual-hosted) and a SigV4
+ * client with the storage's keys, for the check and the file side alike. No retries: aws4fetch's
+ * ten would outlast a request (or a check) many times over.
+ */
+export function s3Bucket(addition: Addition): { bucket: string; host: string; bucketUrl: string; client: AwsClient } {
   const endpoint = requireText(addition, "endpoint");
-  const base = new URL(/^[a-z][a-z0-9+.-]*:\/\//i.test(endpoint) ? endpoint : `https://${endpoint}`);
+  const bucket = requireText(addition, "bucket");
+  let base: URL;
+  try {
+    base = new URL(/^[a-z][a-z0-9+.-]*:\/\//i.test(endpoint) ? endpoint : `https://${endpoint}`);
+  } catch (error) {
+    throw new CheckFailed(`endpoint "${endpoint}" is not a URL: ${errorText(error)}`);
+  }
   const pathStyle = addition.flag("force_path_style") || base.hostname === "localhost" || /^\d{1,3}(\.\d{1,3}){3}$/.test(base.hostname) || base.hostname.startsWith("[");
   const basePath = base.pathname.replace(/\/+$/, "");
-  const bucketUrl = pathStyle ? `${base.protocol}//${base.host}${basePath}/${encodeURIComponent(bucket)}` : `${base.protocol}//${bucket}.${base.host}${basePath}`;
-  const root = cleanPath(addition.text("root_folder_path")).slice(1);
-  const placeholder = addition.text("placeholder") || ".alist";
   const client = new AwsClient({
     accessKeyId: requireText(addition, "access_key_id"),
     secretAccessKey: requireText(addition, "secret_access_key"),
@@ -39,6 +45,15 @@ export function s3Files(storage: StorageHandle): FileBackend {
     region: addition.text("region") || "us-east-1",
     retries: 0,
   });
+  const bucketUrl = pathStyle ? `${base.protocol}//${base.host}${basePath}/${encodeURIComponent(bucket)}` : `${base.protocol}//${bucket}.${base.host}${basePath}`;
+  return { bucket, host: base.host, bucketUrl, client };
+}
+
+export function s3Files(storage: StorageHandle): FileBackend {
+  const { addition } = storage;
+  const { bucket, host: endpointHost, bucketUrl, client } = s3Bucket(addition);
+  const root = cleanPath(addition.text("root_folder_path")).slice(1);
+  const placeholder = addition.text("placeholder") || ".alist";
 
   /** The object key of an actual path (no leading slash), under the root. */
   const keyOf = (path: string) => [root, ...path.split("/").filter(Boolean)].filter(Boolean).join("/");
@@ -51,7 +66,7 @@ export function s3Files(storage: StorageHandle): FileBackend {
     try {
       return await fetch(request, { signal: storage.signal });
     } catch (error) {
-      throw new Error(`cannot reach ${base.host}: ${errorText(error)}`);
+      throw new Error(`cannot reach ${endpointHost}: ${errorText(error)}`);
     }
   }
 
@@ -59,7 +74,7 @@ export function s3Files(storage: StorageHandle): FileBackend {
     const body = await response.text().catch(() => "");
     const code = xmlText(body, "Code");
     if (response.status === 404 && (code === "NoSuchKey" || code === undefined)) return objectNotFound();
-    return new Error(code ? `${what}: ${code}: ${xmlText(body, "Message") ?? ""}`.trim() : `${what}: ${base.host} answered HTTP ${response.status}`);
+    return new Error(code ? `${what}: ${code}: ${xmlText(body, "Message") ?? ""}`.trim() : `${what}: ${endpointHost} answered HTTP ${response.status}`);
   }
 
   const v2 = addition.text("list_object_version") === "v2";

@@ -1,11 +1,11 @@
 // S3 and S3-compatible services: the check lists at most one object under the root with a
 // SigV4-signed request, which proves the endpoint, the bucket and the key pair together.
-import { AwsClient } from "aws4fetch";
+import type { AwsClient } from "aws4fetch";
 import { cleanPath } from "../lib/path.ts";
 import { requireText } from "./addition.ts";
-import { errorText, unreachable } from "./failures.ts";
+import { unreachable } from "./failures.ts";
 import { driverConfig, items } from "./items.ts";
-import { s3Files } from "./s3-files.ts";
+import { s3Bucket, s3Files } from "./s3-files.ts";
 import { CheckFailed, type Addition, type Driver } from "./types.ts";
 
 export const s3: Driver = {
@@ -36,14 +36,7 @@ export const s3: Driver = {
   files: (storage) => s3Files(storage),
   async check(addition, context) {
     const endpoint = requireText(addition, "endpoint");
-    const url = listUrl(addition, endpoint);
-    const client = new AwsClient({
-      accessKeyId: requireText(addition, "access_key_id"),
-      secretAccessKey: requireText(addition, "secret_access_key"),
-      sessionToken: addition.text("session_token") || undefined,
-      service: "s3",
-      region: addition.text("region") || "us-east-1",
-    });
+    const { url, client } = listUrl(addition);
     // sign() then fetch(): AwsClient.fetch retries 5xx answers ten times, longer than a check may take.
     const request = await client.sign(url.toString(), { method: "GET" });
     let response: Response;
@@ -61,30 +54,15 @@ export const s3: Driver = {
   },
 };
 
-/** ListObjects of at most one key under the root; path-style for IPs, localhost and when asked. */
-function listUrl(addition: Addition, endpoint: string): URL {
-  const bucket = requireText(addition, "bucket");
-  let base: URL;
-  try {
-    base = new URL(/^[a-z][a-z0-9+.-]*:\/\//i.test(endpoint) ? endpoint : `https://${endpoint}`);
-  } catch (error) {
-    throw new CheckFailed(`endpoint "${endpoint}" is not a URL: ${errorText(error)}`);
-  }
-  const pathStyle = addition.flag("force_path_style") || isIpOrLocalhost(base.hostname);
-  const basePath = base.pathname.replace(/\/+$/, "");
-  const url = pathStyle
-    ? new URL(`${base.protocol}//${base.host}${basePath}/${encodeURIComponent(bucket)}`)
-    : new URL(`${base.protocol}//${bucket}.${base.host}${basePath}/`);
+/** ListObjects of at most one key under the root, as the storage lists (AList's default is v1, which every S3 service answers). */
+function listUrl(addition: Addition): { url: URL; client: AwsClient } {
+  const { bucketUrl, client } = s3Bucket(addition);
+  const url = new URL(`${bucketUrl}/`);
   const root = cleanPath(addition.text("root_folder_path")).slice(1);
-  // As the storage lists (AList's default is v1, which every S3 service answers).
   if (addition.text("list_object_version") === "v2") url.searchParams.set("list-type", "2");
   url.searchParams.set("max-keys", "1");
   url.searchParams.set("prefix", root === "" ? "" : `${root}/`);
-  return url;
-}
-
-function isIpOrLocalhost(hostname: string): boolean {
-  return hostname === "localhost" || /^\d{1,3}(\.\d{1,3}){3}$/.test(hostname) || hostname.startsWith("[");
+  return { url, client };
 }
 
 function xmlText(xml: string, tag: string): string | undefined {

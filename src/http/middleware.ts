@@ -1,4 +1,4 @@
-import type { MiddlewareHandler } from "hono";
+import type { Context, MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { logs, readConfig } from "../env.ts";
 import type { AppEnv } from "./context.ts";
@@ -25,8 +25,21 @@ export const corsForClients: MiddlewareHandler<AppEnv> = async (c, next) => {
   if (isDavPath(c.req.path)) return next();
   if (c.req.method === "OPTIONS") return new Response(null, { status: 204, headers: preflightHeaders.map(([name, value]) => [name, value]) });
   await next();
-  for (const [name, value] of corsHeaders) c.res.headers.set(name, value);
+  setReplyHeaders(c, corsHeaders);
 };
+
+/**
+ * Sets `headers` on the reply. A reply from the assets binding (or a fetch()) has immutable
+ * headers: it is copied once (the body streams on), and the copy takes them.
+ */
+function setReplyHeaders(c: Context<AppEnv>, headers: readonly (readonly [string, string])[]): void {
+  try {
+    for (const [name, value] of headers) c.res.headers.set(name, value);
+  } catch {
+    c.res = new Response(c.res.body, c.res);
+    for (const [name, value] of headers) c.res.headers.set(name, value);
+  }
+}
 
 // Hardening headers on every reply, one table per kind of reply, set after the handler ran (on
 // its own Response too). What they say:
@@ -74,9 +87,8 @@ const downloadHeaders = [
 export const securityHeaders: MiddlewareHandler<AppEnv> = async (c, next) => {
   await next();
   const path = c.req.path;
-  const headers = c.res.headers;
-  for (const [name, value] of isDownloadPath(path) ? downloadHeaders : isApiPath(path) ? apiHeaders : pageHeaders) headers.set(name, value);
-  headers.delete("X-Powered-By");
+  setReplyHeaders(c, isDownloadPath(path) ? downloadHeaders : isApiPath(path) ? apiHeaders : pageHeaders);
+  c.res.headers.delete("X-Powered-By");
 };
 
 /**
