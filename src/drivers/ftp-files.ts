@@ -7,7 +7,7 @@ import { cleanPath } from "../lib/path.ts";
 import { requireText } from "./addition.ts";
 import { errorText } from "./failures.ts";
 import { hostAndPort, openTcp, workersSockets, type TcpConnection } from "./tcp.ts";
-import { FileError, notAFolder, objectNotFound, type ByteSource, type FileBackend, type FileObject, type StorageHandle } from "./types.ts";
+import { FileError, notAFolder, objectNotFound, type Addition, type ByteSource, type FileBackend, type FileObject, type StorageHandle } from "./types.ts";
 
 /** Most entries a folder removal deletes in one request. */
 export const MAX_REMOVED_PER_REQUEST = 1000;
@@ -43,23 +43,26 @@ export function parseListLine(line: string, now = new Date()): { name: string; i
   return { name, isDir: type === "d", size: Number(size), modified };
 }
 
-class FtpSession {
+/** One control connection, signed in. The storage check opens one too (src/drivers/ftp.ts). */
+export class FtpSession {
   private constructor(
     private readonly control: TcpConnection,
     private readonly hostname: string,
     private readonly signal: AbortSignal,
   ) {}
 
-  static async open(storage: StorageHandle): Promise<FtpSession> {
-    const address = requireText(storage.addition, "address");
-    const signal = storage.signal ?? new AbortController().signal;
-    const control = await openTcp(address, 21, { signal, timeoutMs: TIMEOUT_MS });
+  static async open(addition: Addition, signal: AbortSignal = new AbortController().signal, timeoutMs = TIMEOUT_MS): Promise<FtpSession> {
+    const address = requireText(addition, "address");
+    // Checked before connecting: a line break would smuggle in another command.
+    const username = credential(addition.text("username") || "anonymous", "username");
+    const password = credential(addition.text("password"), "password");
+    const control = await openTcp(address, 21, { signal, timeoutMs });
     const session = new FtpSession(control, hostAndPort(address, 21).hostname, signal);
     try {
       await session.expect(await session.reply(), [220], "the connection");
-      const user = await session.command(`USER ${oneLine(storage.addition.text("username") || "anonymous")}`);
+      const user = await session.command(`USER ${username}`);
       if (user.code === 331 || user.code === 332) {
-        const pass = await session.command(`PASS ${oneLine(storage.addition.text("password"))}`);
+        const pass = await session.command(`PASS ${password}`);
         if (pass.code === 530) throw new FileError("upstream", "wrong username or password");
         await session.expect(pass, [230, 202], "PASS");
       } else if (user.code === 530) {
@@ -80,7 +83,7 @@ class FtpSession {
   async reply(): Promise<Reply> {
     const first = await this.control.readLine();
     const match = /^(\d{3})([ -])(.*)$/.exec(first);
-    if (!match) throw new Error(`${this.control.target} sent "${first.slice(0, 80)}", not an FTP reply`);
+    if (!match) throw new Error(`${this.control.target} is not an FTP server (it sent "${first.slice(0, 80)}")`);
     if (match[2] === "-") for (let line = await this.control.readLine(); !line.startsWith(`${match[1]} `); line = await this.control.readLine());
     return { code: Number(match[1]), text: match[3]! };
   }
@@ -127,6 +130,11 @@ class FtpSession {
   }
 }
 
+function credential(value: string, name: string): string {
+  if (/[\r\n]/.test(value)) throw new FileError("upstream", `${name} must not contain line breaks`);
+  return value;
+}
+
 function oneLine(value: string): string {
   if (/[\r\n]/.test(value)) throw new FileError("upstream", "FTP names and credentials cannot hold line breaks");
   return value;
@@ -143,7 +151,7 @@ export function ftpFiles(storage: StorageHandle): FileBackend {
   const parentOf = (path: string) => path.slice(0, Math.max(1, path.lastIndexOf("/")));
 
   async function withSession<T>(work: (session: FtpSession) => Promise<T>): Promise<T> {
-    const session = await FtpSession.open(storage);
+    const session = await FtpSession.open(storage.addition, storage.signal);
     try {
       return await work(session);
     } finally {
@@ -262,7 +270,7 @@ export function ftpFiles(storage: StorageHandle): FileBackend {
 
   /** Bytes `start`..`end` of a file: REST, RETR, and exactly that many bytes of the data connection. */
   async function retrieve(path: string, start: number, end: number): Promise<ReadableStream<Uint8Array>> {
-    const session = await FtpSession.open(storage);
+    const session = await FtpSession.open(storage.addition, storage.signal);
     let data: Awaited<ReturnType<FtpSession["data"]>> | undefined;
     try {
       data = await session.data();
