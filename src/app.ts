@@ -1,5 +1,4 @@
 // Builds the router: global middleware, feature routes, and the error and not-found replies.
-import { requestId } from "hono/request-id";
 import type { Database } from "./db/client.ts";
 import type { MiddlewareHandler } from "hono";
 import { ConfigError, type Env } from "./env.ts";
@@ -40,7 +39,7 @@ export interface AppDependencies {
 export function createApp(dependencies: AppDependencies) {
   const app = createRouter();
 
-  app.use("*", requestId(), accessLog, securityHeaders, corsForClients, limitBodySize);
+  app.use("*", accessLog, securityHeaders, corsForClients, limitBodySize);
 
   // Plain text, outside the envelope and before any database work: a liveness probe. Any method
   // answers, as in AList; the document shows the GET clients use.

@@ -8,7 +8,8 @@ import { errorText } from "./failures.ts";
 import { withLength } from "./s3-files.ts";
 import { FileError, notAFolder, objectNotFound, type FileBackend, type FileObject, type StorageHandle } from "./types.ts";
 
-const PROPFIND_BODY =
+/** The properties a listing asks for; the storage check asks the root for the same. */
+export const PROPFIND_BODY =
   '<?xml version="1.0" encoding="utf-8"?><propfind xmlns="DAV:"><prop><displayname/><resourcetype/><getcontentlength/><getlastmodified/><creationdate/></prop></propfind>';
 
 export interface DavEntry {

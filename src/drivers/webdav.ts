@@ -4,9 +4,7 @@ import { requireText } from "./addition.ts";
 import { errorText, unreachable } from "./failures.ts";
 import { driverConfig, items } from "./items.ts";
 import { CheckFailed, type Driver } from "./types.ts";
-import { base64, webDavFiles } from "./webdav-files.ts";
-
-const PROPFIND_BODY = '<?xml version="1.0" encoding="utf-8"?><propfind xmlns="DAV:"><prop><resourcetype/></prop></propfind>';
+import { base64, PROPFIND_BODY, webDavFiles } from "./webdav-files.ts";
 
 export const webDav: Driver = {
   config: driverConfig({ name: "WebDav", local_sort: true, only_proxy: true, default_root: "/" }),

@@ -99,17 +99,21 @@ export const securityHeaders: MiddlewareHandler<AppEnv> = async (c, next) => {
  */
 export const accessLog: MiddlewareHandler<AppEnv> = async (c, next) => {
   const started = Date.now();
+  // Always the server's own: an X-Request-Id a client sends is ignored, so no outsider picks the
+  // ids the logs are searched by.
+  const id = crypto.randomUUID();
+  c.set("requestId", id);
   // A bad LOG_LEVEL (or MAX_BODY_BYTES …) fails every request with the configuration error.
   const config = readConfig(c.env ?? {});
   await next();
   c.header("X-Gatehouse-Version", GATEHOUSE_VERSION);
   // Set again on the reply: a handler's own Response (WebDAV, file bytes) does not carry the
   // headers middleware prepared before it ran.
-  c.header("X-Request-Id", c.get("requestId"));
+  c.header("X-Request-Id", id);
   const worst = Math.max(c.res.status, c.get("envelopeCode") ?? 0);
   const level = worst >= 500 ? "error" : worst >= 400 ? "warn" : "info";
   if (!logs(config, level)) return;
-  const line = JSON.stringify({ level, requestId: c.get("requestId"), method: c.req.method, path: c.req.path, status: c.res.status, code: c.get("envelopeCode"), ms: Date.now() - started });
+  const line = JSON.stringify({ level, requestId: id, method: c.req.method, path: c.req.path, status: c.res.status, code: c.get("envelopeCode"), ms: Date.now() - started });
   if (level === "error") console.error(line);
   else console.log(line);
 };

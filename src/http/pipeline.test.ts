@@ -87,6 +87,15 @@ describe("request id and version headers", () => {
     expect(response.headers.get("x-gatehouse-version")).toBe(GATEHOUSE_VERSION);
     expect(GATEHOUSE_VERSION).toBe(packageJson.version);
   });
+
+  it("never takes a request id from the client", async () => {
+    const chosen = "11111111-2222-3333-4444-555555555555";
+    const [first, second] = await Promise.all([1, 2].map(() => fixture.request("/ping", { headers: { "X-Request-Id": chosen } })));
+    const ids = [first!.headers.get("x-request-id"), second!.headers.get("x-request-id")];
+    for (const id of ids) expect(id).toMatch(/^[0-9a-f-]{36}$/);
+    expect(ids).not.toContain(chosen);
+    expect(ids[0]).not.toBe(ids[1]);
+  });
 });
 
 describe("input validation", () => {

@@ -4,6 +4,7 @@
 // server rewrites it (server/static/static.go): title, icons, the customize_head/customize_body
 // snippets, and window.OPENLIST_CONFIG pointing the app at this origin.
 import type { Context } from "hono";
+import { toBase64Url } from "../../auth/encoding.ts";
 import type { Database } from "../../db/client.ts";
 import type { AppEnv } from "../../http/context.ts";
 import { readPublicSettings } from "../settings/store.ts";
@@ -200,7 +201,7 @@ function balanced(snippet: string, names: string[]): boolean {
 
 async function digest(text: string): Promise<string> {
   const hash = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text)));
-  return btoa(String.fromCharCode(...hash.subarray(0, 18))).replace(/\+/g, "-").replace(/\//g, "_");
+  return toBase64Url(hash.subarray(0, 18));
 }
 
 function matchesEtag(header: string | undefined, etag: string): boolean {
