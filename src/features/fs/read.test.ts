@@ -83,6 +83,14 @@ describe("the mount tree", () => {
     expect(data).toMatchObject({ total: 2, filtered_total: 2, page: 1, per_page: 200, has_more: false, pages_total: 1, write: true, provider: "unknown" });
   });
 
+  it("lists only the mount paths below the folder, whatever sorts beside them", async () => {
+    // Neighbours of "/m/" in byte order: "-" and "." sort before "/", "0" right after it.
+    for (const path of ["/m-x/a", "/m.x/a", "/m0/a", "/m/é/a", "/m/z", "/m/x/y", "/n/a"]) await mount(path);
+    expect((await list("/m")).data.content.map((e: any) => e.name)).toEqual(["x", "z", "é"]);
+    expect((await get("/m/é")).data).toMatchObject({ name: "é", is_dir: true });
+    expect((await get("/m0")).data).toMatchObject({ name: "m0", is_dir: true });
+  });
+
   it("lists a storage: files with signs (sign_all is on), then folders; the same names on every request", async () => {
     await mount("/v");
     const first = await list("/v");

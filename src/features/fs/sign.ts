@@ -7,8 +7,20 @@ import { SIGN_EXPIRE_INVALID, SIGN_EXPIRE_MISSING, SIGN_EXPIRED, SIGN_INVALID } 
 
 const encoder = new TextEncoder();
 
+/**
+ * The HMAC key of the current token, imported once per isolate: a listing signs every file in it.
+ * A different token (after reset_token or set_token) imports its own.
+ */
+let signingKey: { token: string; key: Promise<CryptoKey> } | undefined;
+function keyOf(token: string): Promise<CryptoKey> {
+  if (signingKey?.token !== token) {
+    signingKey = { token, key: crypto.subtle.importKey("raw", encoder.encode(token), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]) };
+  }
+  return signingKey.key;
+}
+
 async function mac(token: string, path: string, expiry: number): Promise<string> {
-  const key = await crypto.subtle.importKey("raw", encoder.encode(token), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
+  const key = await keyOf(token);
   const digest = new Uint8Array(await crypto.subtle.sign("HMAC", key, encoder.encode(`${path}:${expiry}`)));
   const unpadded = toBase64Url(digest);
   return unpadded + "=".repeat((4 - (unpadded.length % 4)) % 4);

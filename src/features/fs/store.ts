@@ -1,7 +1,7 @@
 // Every query of the file side. A file request reads the caller (through the guard), the storages
 // its paths can land on, the virtual folders of the folders it lists, the metas and the settings
 // in ONE batch (FILES.md §4): one round trip. The metas are a small table read whole.
-import { and, eq, inArray, ne, sql } from "drizzle-orm";
+import { and, eq, gte, inArray, lt, ne, or, sql } from "drizzle-orm";
 import type { MiddlewareHandler } from "hono";
 import { authenticateWith, eitherToken } from "../../auth/guard.ts";
 import type { Database } from "../../db/client.ts";
@@ -39,6 +39,13 @@ const chainOf = (path: string) => {
 };
 
 /**
+ * Mount paths starting with `prefix` (which ends in "/") as a range of the mount-path index:
+ * [prefix, the same with its "/" raised to "0"), since "/" and "0" are neighbours in byte order.
+ * A listing then reads the storages below its folder, not all of them.
+ */
+const below = (prefix: string) => and(gte(storages.mountPath, prefix), lt(storages.mountPath, `${prefix.slice(0, -1)}0`));
+
+/**
  * The tree reads for `needs`: the storages on the paths' chains (longest-match candidates), and
  * per folder the first segments of the mount paths below it, one row a name, in AList's order
  * (storage order, then mount path; the name's first storage gives its time). Computed in SQL, so
@@ -59,7 +66,7 @@ function treeReads(db: Database, needs: TreeNeeds) {
     return db
       .select({ name, modified: storages.modifiedAtMs, first })
       .from(storages)
-      .where(and(eq(storages.disabled, false), ne(storages.mountPath, folder), sql`instr(${storages.mountPath}, ${prefix}) = 1`))
+      .where(and(eq(storages.disabled, false), ne(storages.mountPath, folder), below(prefix)))
       .groupBy(name)
       .orderBy(first);
   });
@@ -68,7 +75,7 @@ function treeReads(db: Database, needs: TreeNeeds) {
     db
       .select({ name: sql<string>`${path}`, modified: storages.modifiedAtMs })
       .from(storages)
-      .where(and(eq(storages.disabled, false), sql`(${storages.mountPath} = ${path} OR instr(${storages.mountPath}, ${`${path}/`}) = 1)`))
+      .where(and(eq(storages.disabled, false), or(eq(storages.mountPath, path), below(`${path}/`))))
       .orderBy(storages.order, storages.mountPath)
       .limit(1),
   );
