@@ -7,13 +7,17 @@
 // The web UI rows show the rendered index against /ping, and the front end's files: the "worker
 // runs/req" column counts replies carrying X-Request-Id, so files the assets layer serves read 0.
 //
-// A bare Hono worker (scripts/bench-baseline) runs beside it under the same wrangler: the "vs bare"
-// column is each endpoint's rate as a share of the bare worker's /ping, measured in the same run.
+// Two bare Hono workers (scripts/bench-baseline) run beside it under the same wrangler, each
+// answering /ping: "vs bare" is each endpoint's rate as a share of the one deployed as Gatehouse is
+// (the same [assets] routing in front: wrangler dev passes every non-asset request through its
+// assets router first, which by itself costs 15-20% of a bare /ping), so it measures the Worker's
+// own code; "vs plain" is the share of a bare worker without [assets]. Both measured in the same run.
 // The Worker runs at its production log level (wrangler.toml's LOG_LEVEL).
 // With Chromium installed (see scripts/browser.ts) it also counts the requests and bytes of a
 // first load of the sign-in page.
 //
-//   BENCH_REQUESTS (default 200) and BENCH_CONCURRENCY (default 8) change the load; BENCH_ONLY (a
+//   BENCH_REQUESTS (default 200, per round), BENCH_ROUNDS (default 5) and BENCH_CONCURRENCY
+//   (default 8) change the load; each endpoint's figures are medians of its rounds; BENCH_ONLY (a
 //   regular expression) runs the endpoints whose names match it, and skips the streaming runs.
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
@@ -31,6 +35,7 @@ import { startWranglerDev, waitForWorker } from "./wrangler-dev.ts";
 
 const REQUESTS = Number(process.env.BENCH_REQUESTS || 200);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY || 8);
+const ROUNDS = Number(process.env.BENCH_ROUNDS || 5);
 const ADMIN_PASSWORD = "bench admin password";
 const STORAGES = 10_000;
 
@@ -52,26 +57,40 @@ await migrateAndSeed(database, { adminPassword: ADMIN_PASSWORD });
 const secrets = join(dir, "secrets.vars");
 writeFileSync(secrets, `JWT_SECRET=${randomBytes(48).toString("base64url")}\nOTP_ENCRYPTION_KEY=${randomBytes(48).toString("base64url")}\n`, { mode: 0o600 });
 const port = await freePort();
-const wrangler = startWranglerDev({ port, dataDir: dir, database, envFiles: [secrets], stdio: "ignore", trustClientAddress: true, logLevel: null });
-let baseline: ChildProcess | undefined;
+const wrangler = startWranglerDev({ port, dataDir: dir, database, envFiles: [secrets], stdio: "ignore", trustClientAddress: true, logLevel: null, testScheduled: false });
+const baselines: ChildProcess[] = [];
+
+/** A bare Hono worker under wrangler dev (scripts/bench-baseline/<config>); its URL once it answers. */
+async function startBaseline(config: string): Promise<string> {
+  // One at a time, once the Worker is up: wrangler dev sessions starting together race for ports.
+  const baselinePort = await freePort();
+  const child = spawn(process.execPath, [join(projectRoot, "node_modules/wrangler/bin/wrangler.js"), "dev", "--config", join(projectRoot, "scripts/bench-baseline", config), "--ip", "127.0.0.1", "--port", String(baselinePort), "--persist-to", join(dir, `baseline-${config}`), "--show-interactive-dev-session=false"], {
+    cwd: projectRoot,
+    stdio: "ignore",
+    env: { ...process.env, WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false" },
+  });
+  baselines.push(child);
+  await waitForWorker(baselinePort);
+  return `http://127.0.0.1:${baselinePort}`;
+}
 const ONLY = process.env.BENCH_ONLY ? new RegExp(process.env.BENCH_ONLY) : null;
 
 try {
   await waitForWorker(port);
   // Started once the Worker is up: two wrangler dev sessions starting together race for their ports.
-  const baselinePort = await freePort();
-  baseline = spawn(process.execPath, [join(projectRoot, "node_modules/wrangler/bin/wrangler.js"), "dev", "--config", join(projectRoot, "scripts/bench-baseline/wrangler.toml"), "--ip", "127.0.0.1", "--port", String(baselinePort), "--persist-to", join(dir, "baseline"), "--show-interactive-dev-session=false"], {
-    cwd: projectRoot,
-    stdio: "ignore",
-    env: { ...process.env, WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false" },
-  });
-  await waitForWorker(baselinePort);
+  const bareUrl = await startBaseline("wrangler.toml");
+  const plainUrl = await startBaseline("wrangler.plain.toml");
   const base = `http://127.0.0.1:${port}`;
-  const bare: Scenario = { name: "bare Hono GET /ping", request: () => fetch(`http://127.0.0.1:${baselinePort}/ping`), expect: undefined };
+  const bare: Scenario = { name: "bare Hono GET /ping", request: () => fetch(`${bareUrl}/ping`), expect: undefined };
+  const plain: Scenario = { name: "bare Hono GET /ping, no [assets]", request: () => fetch(`${plainUrl}/ping`), expect: undefined };
   const json = (path: string, body: unknown, headers: Record<string, string> = {}) =>
     fetch(base + path, { method: "POST", headers: { "Content-Type": "application/json;charset=UTF-8", ...headers }, body: JSON.stringify(body) });
   const login = await (await json("/api/auth/login", { username: "admin", password: ADMIN_PASSWORD }, { "Client-Id": "bench" })).json() as { data: { token: string } };
   const token = login.data.token;
+  // The sign-in rows sign in as a user of their own: hundreds of sign-ins would otherwise evict
+  // the session above (a user keeps at most 100).
+  const signer = await json("/api/admin/user/create", { username: "bench-signer", password: ADMIN_PASSWORD }, { Authorization: token });
+  if (((await signer.json()) as { code: number }).code !== 200) throw new Error("could not create the sign-in user");
 
   await insertStorages(database, STORAGES);
   const index = await (await fetch(`${base}/`)).text();
@@ -100,13 +119,13 @@ try {
       requests: Math.min(REQUESTS, 60),
       // An address per request too: more than 5 sign-ins at once from one address are refused
       // while the first 5 are being checked (the lockout counts each attempt before its check).
-      request: (i) => json("/api/auth/login", { username: "admin", password: ADMIN_PASSWORD }, { "Client-Id": `bench-${i}`, "CF-Connecting-IP": `10.2.${i >> 8}.${i & 255}` }),
+      request: (i) => json("/api/auth/login", { username: "bench-signer", password: ADMIN_PASSWORD }, { "Client-Id": `bench-${i}`, "CF-Connecting-IP": `10.2.${i >> 8}.${i & 255}` }),
     },
     {
       name: "POST /api/auth/login (wrong password)",
       requests: Math.min(REQUESTS, 60),
       // A fresh address per request, so the lockout never kicks in and each one is a real check.
-      request: (i) => json("/api/auth/login", { username: "admin", password: "wrong" }, { "CF-Connecting-IP": `10.1.${i >> 8}.${i & 255}` }),
+      request: (i) => json("/api/auth/login", { username: "bench-signer", password: "wrong" }, { "CF-Connecting-IP": `10.1.${i >> 8}.${i & 255}` }),
       expect: 400,
     },
     {
@@ -150,25 +169,48 @@ try {
   ];
 
   console.log(`Gatehouse bench: ${CONCURRENCY} concurrent, wrangler dev on 127.0.0.1:${port}, libSQL endpoint ${endpoint.url}\n`);
-  console.log(["endpoint".padEnd(40), "requests", "req/s".padStart(8), "vs bare".padStart(8), "p50 ms".padStart(8), "p99 ms".padStart(8), "round trips/req".padStart(16), "worker runs/req".padStart(16)].join("  "));
+  console.log(["endpoint".padEnd(40), "requests", "req/s".padStart(8), "vs bare".padStart(8), "vs plain".padStart(8), "p50 ms".padStart(8), "p99 ms".padStart(8), "round trips/req".padStart(16), "worker runs/req".padStart(16)].join("  "));
   const rates = new Map<string, number>();
-  // The bare worker's rate: measured before each endpoint, the median of all those runs.
   const bareRates: number[] = [];
-  const bareRate = () => [...bareRates].sort((a, b) => a - b)[bareRates.length >> 1]!;
-  const measured: { scenario: Scenario; count: number; rate: number; latencies: number[]; trips: number; runs: number }[] = [];
+  const plainRates: number[] = [];
+  const median = (values: number[]) => [...values].sort((a, b) => a - b)[values.length >> 1]!;
+  const bareRate = () => median(bareRates);
+  const measured: { scenario: Scenario; count: number; rate: number; vsBare: number; vsPlain: number; latencies: number[]; trips: number; runs: number }[] = [];
   for (const scenario of scenarios.filter((s) => !ONLY || ONLY.test(s.name))) {
     const count = scenario.requests ?? REQUESTS;
-    await run(10, bare);
-    const bareRun = await run(REQUESTS, bare);
-    bareRates.push(REQUESTS / bareRun.seconds);
     // Unmeasured warm-up: the first requests after startup pay for compiling the Worker's code.
     await run(Math.min(10, count), { ...scenario, request: (i) => scenario.request(count + i) });
+    // Interleaved rounds (bare, plain, the endpoint), each endpoint's rate taken as a share of the
+    // baselines' in the same round: on a shared machine rates drift within seconds; ratios less.
+    const rounds: { rate: number; vsBare: number; vsPlain: number }[] = [];
+    const latencies: number[] = [];
+    let workerRuns = 0;
+    // The baselines read no database: every pipeline the endpoint counts is the Worker's.
     endpoint.resetStats();
-    const { latencies, seconds, workerRuns } = await run(count, scenario);
-    const trips = endpoint.stats().pipelines / count;
-    measured.push({ scenario, count, rate: count / seconds, latencies, trips, runs: workerRuns / count });
+    for (let round = 0; round < ROUNDS; round++) {
+      const bareRound = REQUESTS / (await run(REQUESTS, bare)).seconds;
+      const plainRound = REQUESTS / (await run(REQUESTS, plain)).seconds;
+      bareRates.push(bareRound);
+      plainRates.push(plainRound);
+      const result = await run(count, { ...scenario, request: (i) => scenario.request((round + 2) * count + i) });
+      latencies.push(...result.latencies);
+      workerRuns += result.workerRuns;
+      const rate = count / result.seconds;
+      rounds.push({ rate, vsBare: rate / bareRound, vsPlain: rate / plainRound });
+    }
+    const trips = endpoint.stats().pipelines / (count * ROUNDS);
+    measured.push({
+      scenario,
+      count: count * ROUNDS,
+      rate: median(rounds.map((r) => r.rate)),
+      vsBare: median(rounds.map((r) => r.vsBare)),
+      vsPlain: median(rounds.map((r) => r.vsPlain)),
+      latencies,
+      trips,
+      runs: workerRuns / (count * ROUNDS),
+    });
   }
-  for (const { scenario, count, rate, latencies, trips, runs } of measured) {
+  for (const { scenario, count, rate, vsBare, vsPlain, latencies, trips, runs } of measured) {
     rates.set(scenario.name, rate);
     latencies.sort((a, b) => a - b);
     console.log(
@@ -176,7 +218,8 @@ try {
         scenario.name.padEnd(40),
         String(count).padStart(8),
         rate.toFixed(0).padStart(8),
-        `${((rate / bareRate()) * 100).toFixed(0)}%`.padStart(8),
+        `${(vsBare * 100).toFixed(0)}%`.padStart(8),
+        `${(vsPlain * 100).toFixed(0)}%`.padStart(8),
         percentile(latencies, 0.5).toFixed(1).padStart(8),
         percentile(latencies, 0.99).toFixed(1).padStart(8),
         trips.toFixed(2).padStart(16),
@@ -184,7 +227,8 @@ try {
       ].join("  "),
     );
   }
-  console.log(`${bare.name.padEnd(40)}  ${String(REQUESTS).padStart(8)}  ${bareRate().toFixed(0).padStart(8)}      100%  (median of ${bareRates.length} runs, one before each endpoint)`);
+  console.log(`${bare.name.padEnd(40)}  ${String(REQUESTS).padStart(8)}  ${bareRate().toFixed(0).padStart(8)}      100%  (same [assets] routing as Gatehouse; median of ${bareRates.length} runs, interleaved)`);
+  console.log(`${plain.name.padEnd(40)}  ${String(REQUESTS).padStart(8)}  ${median(plainRates).toFixed(0).padStart(8)}  ${`${((median(plainRates) / bareRate()) * 100).toFixed(0)}%`.padStart(8)}      100%  (median of ${plainRates.length} runs)`);
   if (!ONLY) {
     await streamBigFile(base, token, database);
     await s3RoundTrip(base, token);
@@ -214,8 +258,8 @@ try {
   }
 } finally {
   wrangler.kill("SIGINT");
-  baseline?.kill("SIGINT");
-  await Promise.all([wrangler, ...(baseline ? [baseline] : [])].map((child) => new Promise((resolve) => (child.exitCode !== null ? resolve(null) : child.once("exit", resolve)))));
+  for (const child of baselines) child.kill("SIGINT");
+  await Promise.all([wrangler, ...baselines].map((child) => new Promise((resolve) => (child.exitCode !== null ? resolve(null) : child.once("exit", resolve)))));
   await endpoint.close();
   rmSync(dir, { recursive: true, force: true });
 }

@@ -17,6 +17,12 @@ export interface WranglerDevOptions {
   logLevel?: string | null;
   /** Believe the client's CF-Connecting-IP (bench only: it picks addresses to stay clear of the lockout). Default false. */
   trustClientAddress?: boolean;
+  /**
+   * wrangler's `--test-scheduled` (GET /__scheduled runs the cron), on unless false. It wraps the
+   * Worker in a facade that looks at every request, so the bench, measuring the Worker as deployed,
+   * turns it off.
+   */
+  testScheduled?: boolean;
 }
 
 /**
@@ -42,7 +48,7 @@ export function startWranglerDev(options: WranglerDevOptions): ChildProcess {
       "--port", String(options.port),
       ...[...options.envFiles, instanceVars].flatMap((file) => ["--env-file", file]),
       "--persist-to", join(options.dataDir, "wrangler"),
-      "--test-scheduled",
+      ...(options.testScheduled === false ? [] : ["--test-scheduled"]),
       "--show-interactive-dev-session=false",
     ],
     // No telemetry, and a placeholder request.cf instead of fetching it from Cloudflare at startup.
