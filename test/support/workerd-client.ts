@@ -1,22 +1,40 @@
-// What the file-side tests inside workerd do as a client: sign in, call the JSON API with a token,
-// mount a storage. Requests go to the Worker under test through `exports.default.fetch`.
+// What the tests inside workerd do as a client: sign in, call the JSON API with a token, count a
+// request's database round trips, mount a storage. Requests go to the Worker under test through
+// `exports.default.fetch`.
 import { exports } from "cloudflare:workers";
+import { expect } from "vitest";
 import { INTEGRATION_ADMIN_PASSWORD } from "./integration-constants.ts";
+import { roundTrips } from "./libsql-http.ts";
 
 export type Envelope = { code: number; message: string; data: any };
 
-/** A login token; the same password as the admin's unless told (a second account reuses its hash). */
+/** The envelope the Worker answers `path` with. */
+export async function call(path: string, init: RequestInit = {}): Promise<Envelope> {
+  return (await exports.default.fetch(new Request(`http://gatehouse.test${path}`, init))).json();
+}
+
+/** A sign-in's data (token, device key); the same password as the admin's unless told (a second account reuses its hash). */
+export async function signInAs(clientId: string, username = "admin", password = INTEGRATION_ADMIN_PASSWORD): Promise<{ token: string; device_key: string }> {
+  const reply = await call("/api/auth/login", {
+    method: "POST",
+    headers: { "Content-Type": "application/json", "Client-Id": clientId },
+    body: JSON.stringify({ username, password }),
+  });
+  expect(reply.code, `sign-in of ${username}: ${reply.message}`).toBe(200);
+  return reply.data;
+}
+
+/** A login token (see signInAs). */
 export async function signIn(clientId: string, username = "admin", password = INTEGRATION_ADMIN_PASSWORD): Promise<string> {
-  const reply = await (
-    await exports.default.fetch(
-      new Request("http://gatehouse.test/api/auth/login", {
-        method: "POST",
-        headers: { "Content-Type": "application/json", "Client-Id": clientId },
-        body: JSON.stringify({ username, password }),
-      }),
-    )
-  ).json<Envelope>();
-  return reply.data.token;
+  return (await signInAs(clientId, username, password)).token;
+}
+
+/** Runs `request` and checks how many round trips it made to the database. */
+export async function inTrips<T>(expected: number, request: () => Promise<T>): Promise<T> {
+  const trips = await roundTrips();
+  const result = await request();
+  expect(await trips.count()).toBe(expected);
+  return result;
 }
 
 /** POST `body` as JSON with `token`, and read the envelope. */

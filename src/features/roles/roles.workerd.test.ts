@@ -1,42 +1,16 @@
 // The admin role API in workerd over Hrana/HTTP, with round trips counted at the database endpoint:
 // the guard is one, each endpoint's own work one more.
-import { exports } from "cloudflare:workers";
 import { beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { INTEGRATION_ADMIN_PASSWORD } from "../../../test/support/integration-constants.ts";
-import { roundTrips, sql } from "../../../test/support/libsql-http.ts";
+import { sql } from "../../../test/support/libsql-http.ts";
+import { call, callApi, inTrips, signIn } from "../../../test/support/workerd-client.ts";
 
-type Envelope = { code: number; message: string; data: any };
-const call = async (path: string, init: RequestInit = {}): Promise<Envelope> =>
-  (await exports.default.fetch(new Request(`http://gatehouse.test${path}`, init))).json();
 const get = (path: string, token = admin) => call(path, { headers: { Authorization: token } });
-const post = (path: string, body?: unknown, token = admin) =>
-  call(path, {
-    method: "POST",
-    headers: { Authorization: token, ...(body === undefined ? {} : { "Content-Type": "application/json;charset=UTF-8" }) },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-const signIn = async (username: string, password: string, clientId: string): Promise<string> => {
-  const body = await call("/api/auth/login", {
-    method: "POST",
-    headers: { "Content-Type": "application/json;charset=UTF-8", "Client-Id": clientId },
-    body: JSON.stringify({ username, password }),
-  });
-  expect(body.code, `sign-in of ${username}`).toBe(200);
-  return body.data.token;
-};
-
-/** Runs `request` and checks how many round trips it made to the database. */
-async function inTrips<T>(expected: number, request: () => Promise<T>): Promise<T> {
-  const trips = await roundTrips();
-  const result = await request();
-  expect(await trips.count()).toBe(expected);
-  return result;
-}
+const post = (path: string, body?: unknown, token = admin) => callApi(token, path, body);
 
 let admin: string;
 beforeAll(async () => {
   await sql("DELETE FROM login_failures");
-  admin = await signIn("admin", INTEGRATION_ADMIN_PASSWORD, "roles");
+  admin = await signIn("roles");
 });
 beforeEach(async () => {
   await sql("DELETE FROM login_failures");

@@ -1,34 +1,17 @@
 // Device sessions in workerd, with round trips counted at the database endpoint: the guard is one,
 // each endpoint's own work one more. (SSH keys: src/features/sshkeys/sshkeys.workerd.test.ts.)
-import { exports } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
-import { INTEGRATION_ADMIN_PASSWORD } from "../../../test/support/integration-constants.ts";
 import { roundTrips, sql } from "../../../test/support/libsql-http.ts";
+import { call, callApi, signInAs } from "../../../test/support/workerd-client.ts";
 
-type Envelope = { code: number; message: string; data: any };
-const call = async (path: string, init: RequestInit = {}): Promise<Envelope> =>
-  (await exports.default.fetch(new Request(`http://gatehouse.test${path}`, init))).json();
-const post = (path: string, token: string, body?: unknown) =>
-  call(path, {
-    method: "POST",
-    headers: { Authorization: token, ...(body === undefined ? {} : { "Content-Type": "application/json;charset=UTF-8" }) },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
+const post = (path: string, token: string, body?: unknown) => callApi(token, path, body);
 
 let laptop: { token: string; device_key: string };
 let phone: { token: string; device_key: string };
 beforeAll(async () => {
   await sql("DELETE FROM login_failures");
-  const signIn = async (device: string) =>
-    (
-      await call("/api/auth/login", {
-        method: "POST",
-        headers: { "Content-Type": "application/json", "Client-Id": device },
-        body: JSON.stringify({ username: "admin", password: INTEGRATION_ADMIN_PASSWORD }),
-      })
-    ).data;
-  laptop = await signIn("sessions-laptop");
-  phone = await signIn("sessions-phone");
+  laptop = await signInAs("sessions-laptop");
+  phone = await signInAs("sessions-phone");
 });
 
 describe("device sessions in workerd", () => {

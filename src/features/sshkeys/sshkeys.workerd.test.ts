@@ -1,34 +1,19 @@
 // SSH keys in workerd, with round trips counted at the database endpoint: the guard is one, each
 // endpoint's own work one more.
-import { exports } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
-import { INTEGRATION_ADMIN_PASSWORD } from "../../../test/support/integration-constants.ts";
 import { roundTrips, sql } from "../../../test/support/libsql-http.ts";
+import { call, callApi, signInAs } from "../../../test/support/workerd-client.ts";
 
 // Made once with `ssh-keygen -t ed25519`; the fingerprint is what `ssh-keygen -lf` printed for it.
 const KEY = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIF830has9voa3nSKF+gYRCV98EULchtH7fXUcW3jplIh test@gatehouse";
 const FINGERPRINT = "SHA256:NmLCfiO0z3fX+xm9bHY/mv7o11XWrlXV0Ov/s9NqO9k";
 
-type Envelope = { code: number; message: string; data: any };
-const call = async (path: string, init: RequestInit = {}): Promise<Envelope> =>
-  (await exports.default.fetch(new Request(`http://gatehouse.test${path}`, init))).json();
-const post = (path: string, token: string, body?: unknown) =>
-  call(path, {
-    method: "POST",
-    headers: { Authorization: token, ...(body === undefined ? {} : { "Content-Type": "application/json;charset=UTF-8" }) },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
+const post = (path: string, token: string, body?: unknown) => callApi(token, path, body);
 
 let phone: { token: string; device_key: string };
 beforeAll(async () => {
   await sql("DELETE FROM login_failures");
-  phone = (
-    await call("/api/auth/login", {
-      method: "POST",
-      headers: { "Content-Type": "application/json", "Client-Id": "sshkeys-phone" },
-      body: JSON.stringify({ username: "admin", password: INTEGRATION_ADMIN_PASSWORD }),
-    })
-  ).data;
+  phone = await signInAs("sshkeys-phone");
 });
 
 describe("SSH keys in workerd", () => {

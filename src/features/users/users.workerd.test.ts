@@ -1,43 +1,17 @@
 // The admin user API in workerd over Hrana/HTTP, with round trips counted at the database endpoint:
 // the guard is one, each endpoint's own work one more (del_cache has none). (Roles:
 // src/features/roles/roles.workerd.test.ts.)
-import { exports } from "cloudflare:workers";
 import { beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { INTEGRATION_ADMIN_PASSWORD } from "../../../test/support/integration-constants.ts";
-import { roundTrips, sql } from "../../../test/support/libsql-http.ts";
+import { sql } from "../../../test/support/libsql-http.ts";
+import { call, callApi, inTrips, signIn } from "../../../test/support/workerd-client.ts";
 
-type Envelope = { code: number; message: string; data: any };
-const call = async (path: string, init: RequestInit = {}): Promise<Envelope> =>
-  (await exports.default.fetch(new Request(`http://gatehouse.test${path}`, init))).json();
 const get = (path: string, token = admin) => call(path, { headers: { Authorization: token } });
-const post = (path: string, body?: unknown, token = admin) =>
-  call(path, {
-    method: "POST",
-    headers: { Authorization: token, ...(body === undefined ? {} : { "Content-Type": "application/json;charset=UTF-8" }) },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-const signIn = async (username: string, password: string, clientId: string): Promise<string> => {
-  const body = await call("/api/auth/login", {
-    method: "POST",
-    headers: { "Content-Type": "application/json;charset=UTF-8", "Client-Id": clientId },
-    body: JSON.stringify({ username, password }),
-  });
-  expect(body.code, `sign-in of ${username}`).toBe(200);
-  return body.data.token;
-};
-
-/** Runs `request` and checks how many round trips it made to the database. */
-async function inTrips<T>(expected: number, request: () => Promise<T>): Promise<T> {
-  const trips = await roundTrips();
-  const result = await request();
-  expect(await trips.count()).toBe(expected);
-  return result;
-}
+const post = (path: string, body?: unknown, token = admin) => callApi(token, path, body);
 
 let admin: string;
 beforeAll(async () => {
   await sql("DELETE FROM login_failures");
-  admin = await signIn("admin", INTEGRATION_ADMIN_PASSWORD, "users");
+  admin = await signIn("users");
 });
 beforeEach(async () => {
   await sql("DELETE FROM login_failures");
@@ -57,12 +31,12 @@ describe("users in workerd", () => {
     expect((await inTrips(1, () => get(`/api/admin/user/get?id=${id}`))).data.username).toBe("wk-user");
 
     // A new password: the user's token dies on its next request.
-    let token = await signIn("wk-user", "wk pw", "wk-device");
+    let token = await signIn("wk-device", "wk-user", "wk pw");
     expect((await inTrips(2, () => post("/api/admin/user/update", { id, password: "wk new pw" }))).code).toBe(200);
     expect(await get("/api/me", token)).toEqual({ code: 401, message: "Password has been changed, login please", data: null });
 
     // Disabling: the token dies and the device sessions end in the same round trip.
-    token = await signIn("wk-user", "wk new pw", "wk-device");
+    token = await signIn("wk-device", "wk-user", "wk new pw");
     expect((await inTrips(2, () => post("/api/admin/user/update", { id, disabled: true }))).data.disabled).toBe(true);
     expect(await get("/api/me", token)).toEqual({ code: 401, message: "Current user is disabled, replace please", data: null });
     expect(await sql("SELECT DISTINCT status FROM device_sessions WHERE user_id = ?", [id])).toEqual([[1]]);
