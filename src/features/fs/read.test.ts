@@ -233,24 +233,6 @@ describe("permissions and paths", () => {
 describe("metas", () => {
   const createMeta = (meta: Record<string, unknown>) => post("/api/admin/meta/create", meta);
 
-  it("creates, lists, gets, updates and deletes metas; checks hide patterns; refuses non-admins", async () => {
-    expect(await createMeta({ path: "/v/private/", password: "123", p_sub: true, hide: "^\\." })).toEqual({ code: 200, message: "success", data: null });
-    const listed = await (await send(fixture, "GET", "/api/admin/meta/list", undefined, { Authorization: admin })).json() as Envelope;
-    expect(listed.data.total).toBe(1);
-    const meta = listed.data.content[0];
-    expect(meta).toEqual({ id: meta.id, path: "/v/private", password: "123", p_sub: true, write: false, w_sub: false, hide: "^\\.", h_sub: false, readme: "", r_sub: false, header: "", header_sub: false });
-    expect((await createMeta({ path: "/v/private" })).message).toBe("a meta for /v/private already exists");
-    expect((await createMeta({ path: "/x", hide: "ok\n(" })).message).toMatch(/^\( is illegal: /);
-    expect((await createMeta({ hide: "" })).code).toBe(400);
-    expect(await post("/api/admin/meta/update", { ...meta, readme: "# hi" })).toEqual({ code: 200, message: "success", data: null });
-    expect((await (await send(fixture, "GET", `/api/admin/meta/get?id=${meta.id}`, undefined, { Authorization: admin })).json() as Envelope).data.readme).toBe("# hi");
-    expect((await post("/api/admin/meta/update", { ...meta, id: 99999 })).code).toBe(404);
-    const reader = await member("mo", [{ path: "/", permission: 0 }]);
-    expect((await post("/api/admin/meta/create", { path: "/y" }, reader)).code).toBe(403);
-    expect(await post(`/api/admin/meta/delete?id=${meta.id}`, undefined)).toEqual({ code: 200, message: "success", data: null });
-    expect((await post(`/api/admin/meta/delete?id=${meta.id}`, undefined)).code).toBe(404);
-  });
-
   it("guards a folder with its password (p_sub below), with immediate effect, and signs what it guards", async () => {
     await mount("/v");
     await fixture.db.update(settings).set({ value: "false" }).where(eq(settings.key, "sign_all"));
@@ -400,22 +382,6 @@ describe("Alias", () => {
   it("stops an alias that shows itself with a clear error", async () => {
     await alias("/loop", "/loop");
     expect(await list("/loop")).toEqual({ code: 500, message: "more than 8 aliases in a row (does an alias show itself?)", data: null });
-  });
-});
-
-describe("task lists", () => {
-  it("are empty for every kind (no background tasks at the edge); an unknown kind is refused", async () => {
-    for (const path of ["/api/task/upload/undone", "/api/task/copy/done", "/api/admin/task/upload/undone"]) {
-      expect(await (await send(fixture, "GET", path, undefined, { Authorization: admin })).json(), path).toEqual({ code: 200, message: "success", data: [] });
-    }
-    expect(((await (await send(fixture, "GET", "/api/task/nope/undone", undefined, { Authorization: admin })).json()) as Envelope).code).toBe(400);
-  });
-});
-
-describe("ids in query strings", () => {
-  it("refuses an id past JavaScript's safe integers instead of rounding it to another row", async () => {
-    const reply = (await (await send(fixture, "GET", "/api/admin/meta/get?id=9007199254740993", undefined, { Authorization: admin })).json()) as Envelope;
-    expect(reply).toEqual({ code: 400, message: "id: must be a positive integer", data: null });
   });
 });
 
