@@ -69,10 +69,7 @@ export type RouteInput<R extends RouteConfig> = {
 
 export type RouteHandler<R extends RouteConfig> = Handler<AppEnv, string, RouteInput<R>>;
 
-/** A route's definition; its path in OpenAPI form (`/api/x/{id}`), routed as Hono's (`/api/x/:id`). */
-export function createRoute<const R extends RouteConfig>(config: R): R & { getRoutingPath(): string } {
-  return Object.defineProperty({ ...config }, "getRoutingPath", {
-    enumerable: false,
-    value: () => config.path.replaceAll(/\/{(.+?)}/g, "/:$1"),
-  }) as R & { getRoutingPath(): string };
+/** A route's definition: its path in OpenAPI form (`/api/x/{id}`); the router registers it as Hono's (`/api/x/:id`). */
+export function createRoute<const R extends RouteConfig>(config: R): R {
+  return config;
 }
