@@ -1,17 +1,32 @@
-// GET /api/me is proved in src/auth/guard.test.ts (the admin's reply, merged scopes, the guest);
-// here: a user changing their own name, password and SSO id.
+// GET /api/me (the caller's own account, roles and merged scopes) and POST /api/me/update (a user
+// changing their own name, password and SSO id). How tokens are accepted and refused, and the
+// guest, are the guard's (src/auth/guard.test.ts).
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { hashStaticHash, staticHash } from "../../auth/password.ts";
-import { loginFailures, users } from "../../db/schema.ts";
+import { loginFailures, roles, users } from "../../db/schema.ts";
 import { getAs, login, postJson } from "../../../test/support/auth.ts";
-import { createUnitFixture, readEnvelope, type UnitFixture } from "../../../test/support/unit.ts";
+import { createUnitFixture, readEnvelope, TEST_ADMIN_PASSWORD, type UnitFixture } from "../../../test/support/unit.ts";
 
 let fixture: UnitFixture;
+let carolId: number;
 beforeAll(async () => {
   fixture = await createUnitFixture();
   // Holds the name "dave" that a rename below must find taken.
   await fixture.db.insert(users).values({ username: "dave", passwordHash: await hashStaticHash(await staticHash("dave pw")), roleIds: [] });
+  const [editors] = await fixture.db
+    .insert(roles)
+    .values({ name: "editors", permissionScopes: [{ path: "/media", permission: 8 }, { path: "/docs/", permission: 1 }] })
+    .returning();
+  const [viewers] = await fixture.db
+    .insert(roles)
+    .values({ name: "viewers", permissionScopes: [{ path: "media", permission: 256 }, { path: "/", permission: 1 }] })
+    .returning();
+  const [carol] = await fixture.db
+    .insert(users)
+    .values({ username: "carol", passwordHash: await hashStaticHash(await staticHash("carol pw")), roleIds: [viewers!.id, editors!.id], basePath: "/media", permission: 264 })
+    .returning();
+  carolId = carol!.id;
 });
 afterAll(() => fixture.close());
 // Every request here comes from one address; wrong passwords on purpose must not lock later tests out.
@@ -20,6 +35,43 @@ beforeEach(async () => {
 });
 
 const authed = (token: string) => ({ Authorization: token });
+const adminLogin = async () => (await login(fixture, { username: "admin", password: TEST_ADMIN_PASSWORD })).data!.token;
+
+describe("GET /api/me", () => {
+  it("describes the admin, with an empty password and no secrets", async () => {
+    const body = await getAs(fixture, "/api/me", await adminLogin());
+    expect(body).toEqual({
+      code: 200,
+      message: "success",
+      data: {
+        id: 2,
+        username: "admin",
+        password: "",
+        base_path: "/",
+        role: [2],
+        role_names: ["admin"],
+        disabled: false,
+        permission: 65535,
+        permissions: [{ path: "/", permission: 65535 }],
+        sso_id: "",
+        otp: false,
+      },
+    });
+  });
+
+  it("merges the permission scopes of several roles by cleaned path, in the user's role order", async () => {
+    const token = (await login(fixture, { username: "carol", password: "carol pw" })).data!.token;
+    const { data } = await getAs(fixture, "/api/me", token);
+    expect(data.role_names).toEqual(["viewers", "editors"]);
+    expect(data.permissions).toEqual([
+      { path: "/media", permission: 256 | 8 },
+      { path: "/", permission: 1 },
+      { path: "/docs", permission: 1 },
+    ]);
+    expect(data).toMatchObject({ id: carolId, base_path: "/media", permission: 264, otp: false });
+  });
+
+});
 
 describe("POST /api/me/update", () => {
   it("changes the password: old tokens die, the new password works, the old one does not", async () => {
