@@ -1,28 +1,17 @@
 import { eq } from "drizzle-orm";
 import { SignJWT, UnsecuredJWT } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { hashStaticHash, staticHash } from "./password.ts";
-import { deviceSessions, roles, settings, users } from "../db/schema.ts";
+import { deviceSessions, settings, users } from "../db/schema.ts";
 import { getAs, login } from "../../test/support/auth.ts";
-import { createUnitFixture, TEST_ADMIN_PASSWORD, testEnv, type UnitFixture } from "../../test/support/unit.ts";
+import { createUnitFixture, insertRole, insertUser, TEST_ADMIN_PASSWORD, testEnv, type UnitFixture } from "../../test/support/unit.ts";
 
 let fixture: UnitFixture;
 let carolId: number;
 beforeAll(async () => {
   fixture = await createUnitFixture();
-  const [editors] = await fixture.db
-    .insert(roles)
-    .values({ name: "editors", permissionScopes: [{ path: "/media", permission: 8 }, { path: "/docs/", permission: 1 }] })
-    .returning();
-  const [viewers] = await fixture.db
-    .insert(roles)
-    .values({ name: "viewers", permissionScopes: [{ path: "media", permission: 256 }, { path: "/", permission: 1 }] })
-    .returning();
-  const [carol] = await fixture.db
-    .insert(users)
-    .values({ username: "carol", passwordHash: await hashStaticHash(await staticHash("carol pw")), roleIds: [viewers!.id, editors!.id], basePath: "/media", permission: 264 })
-    .returning();
-  carolId = carol!.id;
+  const editors = await insertRole(fixture, "editors", [{ path: "/media", permission: 8 }, { path: "/docs/", permission: 1 }]);
+  const viewers = await insertRole(fixture, "viewers", [{ path: "media", permission: 256 }, { path: "/", permission: 1 }]);
+  carolId = await insertUser(fixture, "carol", "carol pw", { roleIds: [viewers, editors], basePath: "/media", permission: 264 });
 });
 afterAll(() => fixture.close());
 

@@ -1,7 +1,7 @@
 // What a client does to sign in, written from the spec rather than from src/: JSON requests,
 // AList's static hash, and TOTP codes computed with Node's HMAC (RFC 6238), not with otpauth.
 import { createHash, createHmac } from "node:crypto";
-import { TEST_ADMIN_PASSWORD, type UnitFixture } from "./unit.ts";
+import { insertRole, insertUser, TEST_ADMIN_PASSWORD, type UnitFixture } from "./unit.ts";
 
 export function aListStaticHash(password: string): string {
   return createHash("sha256").update(`${password}-https://github.com/alist-org/alist`).digest("hex");
@@ -36,6 +36,17 @@ export function postJson(fixture: UnitFixture, path: string, body: unknown, head
 /** A login token of the seeded admin. */
 export async function signInAdmin(fixture: UnitFixture): Promise<string> {
   return (await login(fixture, { username: "admin", password: TEST_ADMIN_PASSWORD })).data!.token;
+}
+
+/** A user `name` (password `<name> pw`) holding one role of the given scopes, signed in: its token. */
+export async function signInMember(
+  fixture: UnitFixture,
+  name: string,
+  scopes: { path: string; permission: number }[],
+  fields: Parameters<typeof insertUser>[3] = {},
+): Promise<string> {
+  await insertUser(fixture, name, `${name} pw`, { roleIds: [await insertRole(fixture, `${name}-role`, scopes)], ...fields });
+  return (await login(fixture, { username: name, password: `${name} pw` })).data!.token;
 }
 
 export async function login(

@@ -5,6 +5,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createApp } from "../../src/app.ts";
 import type { Database } from "../../src/db/client.ts";
+import { hashStaticHash, staticHash } from "../../src/auth/password.ts";
+import { roles, users } from "../../src/db/schema.ts";
 import type { Env } from "../../src/env.ts";
 import { migrateAndSeed, openNodeDatabase } from "../../scripts/db.ts";
 import { OPENAPI_ASSET, webUiDir } from "../../scripts/webui.ts";
@@ -52,6 +54,21 @@ export async function createUnitFixture(): Promise<UnitFixture> {
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/** Inserts a role with these permission scopes; its id. */
+export async function insertRole(fixture: UnitFixture, name: string, permissionScopes: { path: string; permission: number }[]): Promise<number> {
+  const [role] = await fixture.db.insert(roles).values({ name, permissionScopes }).returning({ id: roles.id });
+  return role!.id;
+}
+
+/** Inserts a user whose password is `password`, stored as the API stores it; its id. */
+export async function insertUser(fixture: UnitFixture, username: string, password: string, fields: Partial<typeof users.$inferInsert> = {}): Promise<number> {
+  const [user] = await fixture.db
+    .insert(users)
+    .values({ username, passwordHash: await hashStaticHash(await staticHash(password)), roleIds: [], ...fields })
+    .returning({ id: users.id });
+  return user!.id;
 }
 
 export async function readEnvelope(response: Response): Promise<{ code: number; message: string; data: unknown }> {

@@ -4,9 +4,8 @@
 import { createHash } from "node:crypto";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { hashStaticHash, staticHash } from "../../auth/password.ts";
-import { metas, roles, settings, storages, users } from "../../db/schema.ts";
-import { login, send, signInAdmin } from "../../../test/support/auth.ts";
+import { metas, settings, storages, users } from "../../db/schema.ts";
+import { login, send, signInAdmin, signInMember } from "../../../test/support/auth.ts";
 import { createUnitFixture, type UnitFixture } from "../../../test/support/unit.ts";
 
 type Envelope = { code: number; message: string; data: any };
@@ -31,12 +30,8 @@ async function mount(mountPath: string, addition: Record<string, unknown> = {}, 
   });
 }
 
-/** A user with one role of the given scopes. */
-async function member(name: string, scopes: { path: string; permission: number }[], fields: Partial<typeof users.$inferInsert> = {}) {
-  const [role] = await fixture.db.insert(roles).values({ name: `${name}-role`, permissionScopes: scopes }).returning();
-  await fixture.db.insert(users).values({ username: name, passwordHash: await hashStaticHash(await staticHash(`${name} pw`)), roleIds: [role!.id], ...fields });
-  return (await login(fixture, { username: name, password: `${name} pw` })).data!.token;
-}
+/** A user with one role of the given scopes, signed in. */
+const member = (name: string, scopes: { path: string; permission: number }[], fields: Parameters<typeof signInMember>[3] = {}) => signInMember(fixture, name, scopes, fields);
 
 beforeAll(async () => {
   fixture = await createUnitFixture();

@@ -4,9 +4,9 @@
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { hashStaticHash, staticHash } from "../../auth/password.ts";
-import { loginFailures, roles, users } from "../../db/schema.ts";
+import { loginFailures, users } from "../../db/schema.ts";
 import { getAs, login, postJson } from "../../../test/support/auth.ts";
-import { createUnitFixture, readEnvelope, TEST_ADMIN_PASSWORD, type UnitFixture } from "../../../test/support/unit.ts";
+import { createUnitFixture, insertRole, insertUser, readEnvelope, TEST_ADMIN_PASSWORD, type UnitFixture } from "../../../test/support/unit.ts";
 
 let fixture: UnitFixture;
 let carolId: number;
@@ -14,19 +14,9 @@ beforeAll(async () => {
   fixture = await createUnitFixture();
   // Holds the name "dave" that a rename below must find taken.
   await fixture.db.insert(users).values({ username: "dave", passwordHash: await hashStaticHash(await staticHash("dave pw")), roleIds: [] });
-  const [editors] = await fixture.db
-    .insert(roles)
-    .values({ name: "editors", permissionScopes: [{ path: "/media", permission: 8 }, { path: "/docs/", permission: 1 }] })
-    .returning();
-  const [viewers] = await fixture.db
-    .insert(roles)
-    .values({ name: "viewers", permissionScopes: [{ path: "media", permission: 256 }, { path: "/", permission: 1 }] })
-    .returning();
-  const [carol] = await fixture.db
-    .insert(users)
-    .values({ username: "carol", passwordHash: await hashStaticHash(await staticHash("carol pw")), roleIds: [viewers!.id, editors!.id], basePath: "/media", permission: 264 })
-    .returning();
-  carolId = carol!.id;
+  const editors = await insertRole(fixture, "editors", [{ path: "/media", permission: 8 }, { path: "/docs/", permission: 1 }]);
+  const viewers = await insertRole(fixture, "viewers", [{ path: "media", permission: 256 }, { path: "/", permission: 1 }]);
+  carolId = await insertUser(fixture, "carol", "carol pw", { roleIds: [viewers, editors], basePath: "/media", permission: 264 });
 });
 afterAll(() => fixture.close());
 // Every request here comes from one address; wrong passwords on purpose must not lock later tests out.

@@ -2,9 +2,7 @@
 // to listings (passwords, hidden entries, readme and header) is proved with the file API in
 // src/features/fs/read.test.ts.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { hashStaticHash, staticHash } from "../../auth/password.ts";
-import { roles, users } from "../../db/schema.ts";
-import { login, send, signInAdmin } from "../../../test/support/auth.ts";
+import { send, signInAdmin, signInMember } from "../../../test/support/auth.ts";
 import { createUnitFixture, type UnitFixture } from "../../../test/support/unit.ts";
 
 type Envelope = { code: number; message: string; data: any };
@@ -15,12 +13,8 @@ let admin: string;
 const post = async (path: string, body: unknown, auth = admin): Promise<Envelope> =>
   (await send(fixture, "POST", path, body, auth ? { Authorization: auth } : {})).json() as Promise<Envelope>;
 
-/** A user with one role of the given scopes. */
-async function member(name: string, scopes: { path: string; permission: number }[], fields: Partial<typeof users.$inferInsert> = {}) {
-  const [role] = await fixture.db.insert(roles).values({ name: `${name}-role`, permissionScopes: scopes }).returning();
-  await fixture.db.insert(users).values({ username: name, passwordHash: await hashStaticHash(await staticHash(`${name} pw`)), roleIds: [role!.id], ...fields });
-  return (await login(fixture, { username: name, password: `${name} pw` })).data!.token;
-}
+/** A user with one role of the given scopes, signed in. */
+const member = (name: string, scopes: { path: string; permission: number }[], fields: Parameters<typeof signInMember>[3] = {}) => signInMember(fixture, name, scopes, fields);
 
 beforeAll(async () => {
   fixture = await createUnitFixture();
