@@ -54,8 +54,8 @@ export class FtpSession {
   static async open(addition: Addition, signal: AbortSignal = new AbortController().signal, timeoutMs = TIMEOUT_MS): Promise<FtpSession> {
     const address = requireText(addition, "address");
     // Checked before connecting: a line break would smuggle in another command.
-    const username = credential(addition.text("username") || "anonymous", "username");
-    const password = credential(addition.text("password"), "password");
+    const username = lineFree(addition.text("username") || "anonymous", "username");
+    const password = lineFree(addition.text("password"), "password");
     const control = await openTcp(address, 21, { signal, timeoutMs });
     const session = new FtpSession(control, hostAndPort(address, 21).hostname, signal);
     try {
@@ -130,15 +130,14 @@ export class FtpSession {
   }
 }
 
-function credential(value: string, name: string): string {
+/** A value sent as an FTP command argument: a line break in it would smuggle in another command. */
+export function lineFree(value: string, name: string): string {
   if (/[\r\n]/.test(value)) throw new FileError("upstream", `${name} must not contain line breaks`);
   return value;
 }
 
-function oneLine(value: string): string {
-  if (/[\r\n]/.test(value)) throw new FileError("upstream", "FTP names and credentials cannot hold line breaks");
-  return value;
-}
+/** A path sent as a command argument (RETR, STOR, CWD …). */
+const oneLine = (path: string) => lineFree(path, "an FTP path");
 
 async function readAllText(stream: ReadableStream<Uint8Array>): Promise<string> {
   return new Response(stream).text();

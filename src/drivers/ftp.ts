@@ -1,7 +1,7 @@
 // FTP: the check signs in as the file side does (over a Workers TCP socket) and changes to the root folder.
 import { cleanPath } from "../lib/path.ts";
 import { driverConfig, items } from "./items.ts";
-import { FtpSession, ftpFiles } from "./ftp-files.ts";
+import { FtpSession, ftpFiles, lineFree } from "./ftp-files.ts";
 import { CheckFailed, type Driver } from "./types.ts";
 
 export const ftp: Driver = {
@@ -15,11 +15,10 @@ export const ftp: Driver = {
   ]),
   files: (storage) => ftpFiles(storage),
   async check(addition, context) {
-    const root = cleanPath(addition.text("root_folder_path"));
+    const root = lineFree(cleanPath(addition.text("root_folder_path")), "root_folder_path");
     // The sign-in the file side uses, then the root folder.
     const session = await FtpSession.open(addition, context.signal, context.timeoutMs);
     try {
-      if (/[\r\n]/.test(root)) throw new CheckFailed("root_folder_path must not contain line breaks");
       const cwd = await session.command(`CWD ${root}`);
       if (cwd.code === 550) throw new CheckFailed(`root folder ${root} not found`);
       await session.expect(cwd, [250], "CWD");

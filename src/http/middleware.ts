@@ -88,7 +88,6 @@ export const securityHeaders: MiddlewareHandler<AppEnv> = async (c, next) => {
   await next();
   const path = c.req.path;
   setReplyHeaders(c, isDownloadPath(path) ? downloadHeaders : isApiPath(path) ? apiHeaders : pageHeaders);
-  c.res.headers.delete("X-Powered-By");
 };
 
 /**
