@@ -1,5 +1,5 @@
 // The admin guard every /api/admin/* route puts after `authenticate`, on the shared router factory.
-import * as z from "zod";
+import * as z from "zod/mini";
 import { createRoute } from "../http/openapi.ts";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

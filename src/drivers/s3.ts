@@ -5,7 +5,7 @@ import { cleanPath } from "../lib/path.ts";
 import { requireText } from "./addition.ts";
 import { unreachable } from "./failures.ts";
 import { driverConfig, items } from "./items.ts";
-import { s3Bucket, s3Files } from "./s3-files.ts";
+import { s3Bucket, s3Files, xmlText } from "./s3-files.ts";
 import { CheckFailed, type Addition, type Driver } from "./types.ts";
 
 export const s3: Driver = {
@@ -63,9 +63,4 @@ function listUrl(addition: Addition): { url: URL; client: AwsClient } {
   url.searchParams.set("max-keys", "1");
   url.searchParams.set("prefix", root === "" ? "" : `${root}/`);
   return { url, client };
-}
-
-function xmlText(xml: string, tag: string): string | undefined {
-  const raw = new RegExp(`<${tag}>([^<]*)</${tag}>`).exec(xml)?.[1];
-  return raw?.replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&quot;/g, '"').replace(/&apos;/g, "'").replace(/&amp;/g, "&");
 }

@@ -8,22 +8,22 @@ import { isApiPath, isDavPath, isDownloadPath } from "./paths.ts";
 
 // CORS: any origin, the headers AList clients send, no cookies (the token travels in a header).
 // Not on the WebDAV server, whose OPTIONS is its own (DAV: 1, 2) and whose clients are not browsers.
-const corsHeaders = [
+const corsHeaders: [string, string][] = [
   ["Access-Control-Allow-Origin", "*"],
   ["Access-Control-Expose-Headers", "X-Request-Id,X-Gatehouse-Version"],
-] as const;
-const preflightHeaders = [
+];
+const preflightHeaders: [string, string][] = [
   ...corsHeaders,
   ["Access-Control-Allow-Headers", "Authorization,Content-Type,Client-Id"],
   ["Access-Control-Allow-Methods", "GET,POST,PUT,DELETE,OPTIONS"],
   ["Access-Control-Max-Age", "86400"],
   ["Vary", "Access-Control-Request-Headers"],
-] as const;
+];
 
 /** A preflight (any OPTIONS outside /dav) is answered here; every other reply gets the CORS headers. */
 export const corsForClients: MiddlewareHandler<AppEnv> = async (c, next) => {
   if (isDavPath(c.req.path)) return next();
-  if (c.req.method === "OPTIONS") return new Response(null, { status: 204, headers: preflightHeaders.map(([name, value]) => [name, value]) });
+  if (c.req.method === "OPTIONS") return new Response(null, { status: 204, headers: preflightHeaders });
   await next();
   setReplyHeaders(c, corsHeaders);
 };

@@ -1,6 +1,6 @@
 // The request pipeline every route shares: envelope, 404/405, body limit, CORS, request id,
 // validation errors, and what happens when the Worker is misconfigured.
-import * as z from "zod";
+import * as z from "zod/mini";
 import { createRoute } from "./openapi.ts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import worker from "../index.ts";
@@ -103,7 +103,7 @@ describe("input validation", () => {
   const login = createRoute({
     method: "post",
     path: "/echo",
-    request: { body: { content: { "application/json": { schema: z.object({ username: z.string(), remember: z.boolean().optional() }) } } } },
+    request: { body: { content: { "application/json": { schema: z.object({ username: z.string(), remember: z.optional(z.boolean()) }) } } } },
     responses: envelopeResponse(z.string(), "The username"),
   });
   const app = createRouter();

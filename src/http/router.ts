@@ -4,8 +4,8 @@
 // `app.openapi(route, handler)` validates a route's input with zod as @hono/zod-openapi's
 // OpenAPIHono does (same targets, same media-type gate, same order), on plain Hono: the document
 // generator (@asteasolutions/zod-to-openapi) is not in the Worker. The route definitions are
-// recorded instead, and scripts/openapi.ts turns them into src/generated/openapi.json, which
-// GET /api/openapi.json serves (src/app.ts).
+// recorded instead, and scripts/openapi.ts turns them into the document GET /api/openapi.json
+// serves from the assets folder (src/app.ts).
 import type { Context, MiddlewareHandler } from "hono";
 import { HonoBase } from "hono/hono-base";
 import { RegExpRouter } from "hono/router/reg-exp-router";
@@ -110,11 +110,8 @@ export function createRouter(): Router {
 
 /** Input that fails its schema never reaches a handler: code 400 naming each field. */
 function zValidator(target: Target, schema: Schema): MiddlewareHandler<AppEnv> {
-  // Header names arrive in lower case; the schema may spell them otherwise.
-  const headerKeys =
-    target === "header"
-      ? new Map(Object.keys(("in" in schema ? (schema.in as z.ZodMiniObject) : (schema as unknown as z.ZodMiniObject)).shape).map((key) => [key.toLowerCase(), key]))
-      : undefined;
+  // Header names arrive in lower case; the schema (an object) may spell them otherwise.
+  const headerKeys = target === "header" ? new Map(Object.keys((schema as z.ZodMiniObject).shape).map((key) => [key.toLowerCase(), key])) : undefined;
   return validator(target, async (value: Record<string, unknown>, c: Context<AppEnv>) => {
     const input = headerKeys ? Object.fromEntries(Object.entries(value).map(([key, v]) => [headerKeys.get(key) ?? key, v])) : value;
     const result = await z.safeParseAsync(schema, input);
