@@ -1,5 +1,6 @@
 // SQLite connections of the local libSQL endpoint (development tooling), on the `libsql`
-// package. Every Hrana stream gets a connection of its own, as with sqld.
+// package. Every Hrana stream gets a connection of its own, as with sqld, taken from the
+// connections earlier streams left (ConnectionPool).
 
 import Database from "libsql";
 import { chmodSync, closeSync, mkdirSync, openSync } from "node:fs";
@@ -43,9 +44,56 @@ export function openDatabaseFile(path: string): Database.Database {
   return db;
 }
 
+/** Statements a connection keeps prepared, by SQL text; past this many it starts again. */
+const KEPT_STATEMENTS = 256;
+
+interface PreparedStatement {
+  info: SqlInfo;
+  statement: Database.Statement;
+  cols: { name: string; decltype: string | null }[];
+}
+
+/**
+ * Connections of ended streams, kept for the next ones (as sqld pools its connections): opening
+ * one opens the file and reads the schema again, and every HTTP batch of a client is a stream of
+ * its own. Only a connection back in autocommit mode, with no failed lock attempt behind it,
+ * is kept.
+ */
+export class ConnectionPool {
+  readonly #idle: Connection[] = [];
+  readonly #open: () => Connection;
+  readonly #max: number;
+
+  constructor(open: () => Connection, max = 8) {
+    this.#open = open;
+    this.#max = max;
+  }
+
+  take(): Connection {
+    return this.#idle.pop() ?? this.#open();
+  }
+
+  give(connection: Connection): void {
+    if (connection.isAutocommit && !connection.isTainted && this.#idle.length < this.#max) this.#idle.push(connection);
+    else connection.close();
+  }
+
+  close(): void {
+    for (const connection of this.#idle.splice(0)) connection.close();
+  }
+}
+
 export class Connection {
   readonly #db: Database.Database;
   readonly #busyTimeoutMs: number;
+  /**
+   * Each client sends the same few statements again and again: preparing one means parsing it,
+   * and a connection's first prepare reads the whole schema. SQLite re-prepares a kept
+   * statement by itself when the schema has changed since.
+   */
+  readonly #prepared = new Map<string, PreparedStatement>();
+  #preparedForSchema: bigint | undefined;
+  #schemaVersionProbe: Database.Statement | undefined;
   #changesProbe: Database.Statement | undefined;
   #tainted = false;
 
@@ -70,11 +118,8 @@ export class Connection {
   }
 
   async execute(sql: string, stmt: Stmt): Promise<StmtResult> {
-    const info = inspectSingleStatement(sql);
-    const prepared = this.#db.prepare(sql);
+    const { info, statement: prepared, cols } = this.#prepare(sql);
     const args = bindArguments(info, stmt);
-    const cols = prepared.columns().map((c) => ({ name: c.name, decltype: c.type }));
-    if (prepared.reader) prepared.raw(true);
     const run = prepared.reader
       ? () => prepared.all(args) as unknown[][]
       : () => {
@@ -110,6 +155,26 @@ export class Connection {
     };
   }
 
+  #prepare(sql: string): PreparedStatement {
+    // A schema change (on any connection) can change what a statement returns, and its columns
+    // are read when it is prepared: the kept ones go.
+    this.#schemaVersionProbe ??= this.#db.prepare("PRAGMA schema_version").raw(true);
+    const [version] = this.#schemaVersionProbe.get() as [bigint];
+    if (version !== this.#preparedForSchema) {
+      this.#prepared.clear();
+      this.#preparedForSchema = version;
+    }
+    const kept = this.#prepared.get(sql);
+    if (kept) return kept;
+    const info = inspectSingleStatement(sql);
+    const statement = this.#db.prepare(sql);
+    if (statement.reader) statement.raw(true);
+    const prepared = { info, statement, cols: statement.columns().map((c) => ({ name: c.name, decltype: c.type })) };
+    if (this.#prepared.size >= KEPT_STATEMENTS) this.#prepared.clear();
+    this.#prepared.set(sql, prepared);
+    return prepared;
+  }
+
   async sequence(sql: string): Promise<void> {
     // exec() stops at the first failing statement, after the earlier ones have run, so it must
     // not be retried. Wait for the write lock first with a transaction that changes nothing;
@@ -139,6 +204,7 @@ export class Connection {
     if (!this.#db.open) return;
     // While statements of `libsql` await garbage collection, close() only marks the connection
     // for closing, and an open transaction would keep its locks until then: roll it back now.
+    this.#prepared.clear();
     try {
       if (this.#db.inTransaction) this.#db.exec("ROLLBACK");
     } finally {

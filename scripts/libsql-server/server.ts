@@ -16,7 +16,7 @@ import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import { type IncomingMessage, type ServerResponse, createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 
-import { Connection, openDatabaseFile, preparePrivateDatabaseFile } from "./database.ts";
+import { Connection, ConnectionPool, openDatabaseFile, preparePrivateDatabaseFile } from "./database.ts";
 import { ProtocolError, decodeCursorBody, decodePipelineBody } from "./hrana.ts";
 import { type Counters, runCursor, runPipeline } from "./pipeline.ts";
 import { BatonError, StreamRegistry } from "./streams.ts";
@@ -60,7 +60,7 @@ export async function startLibsqlServer(options: LibsqlServerOptions): Promise<L
   // to wait for it, so a writer queued behind a transaction that a client abandoned gets the lock
   // instead of failing first.
   const busyTimeoutMs = streamIdleTimeoutMs + 1_000;
-  const registry = new StreamRegistry(() => new Connection(path, busyTimeoutMs), streamIdleTimeoutMs, log);
+  const registry = new StreamRegistry(new ConnectionPool(() => new Connection(path, busyTimeoutMs)), streamIdleTimeoutMs, log);
   const counters: Counters = { pipelines: 0, statements: 0 };
 
   async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {

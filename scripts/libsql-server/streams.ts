@@ -7,7 +7,7 @@
 
 import { randomBytes } from "node:crypto";
 
-import type { Connection } from "./database.ts";
+import type { Connection, ConnectionPool } from "./database.ts";
 import { RequestError } from "./hrana.ts";
 
 /** The baton leads to no usable stream; the HTTP request fails with status 400. */
@@ -27,13 +27,13 @@ export class Stream {
   secret: string | undefined;
   expiryTimer: NodeJS.Timeout | undefined;
   readonly id: number;
-  readonly #openConnection: () => Connection;
+  readonly #pool: ConnectionPool;
   #connection: Connection | undefined;
 
-  constructor(id: number, openConnection: () => Connection) {
+  constructor(id: number, pool: ConnectionPool) {
     this.id = id;
-    this.#openConnection = openConnection;
-    this.#connection = openConnection();
+    this.#pool = pool;
+    this.#connection = pool.take();
   }
 
   get isClosed(): boolean {
@@ -44,27 +44,27 @@ export class Stream {
     if (this.#connection === undefined) throw new RequestError("The stream is closed", "STREAM_CLOSED");
     if (this.#connection.isTainted && this.#connection.isAutocommit) {
       this.#connection.close();
-      this.#connection = this.#openConnection();
+      this.#connection = this.#pool.take();
     }
     return this.#connection;
   }
 
-  /** Closing the connection rolls back a transaction left open. */
+  /** Hands the connection back to the pool; one left in a transaction is closed, which rolls it back. */
   close(): void {
-    this.#connection?.close();
+    if (this.#connection) this.#pool.give(this.#connection);
     this.#connection = undefined;
   }
 }
 
 export class StreamRegistry {
   readonly #streams = new Map<number, Stream>();
-  readonly #openConnection: () => Connection;
+  readonly #pool: ConnectionPool;
   readonly #idleTimeoutMs: number;
   readonly #log: (line: string) => void;
   #lastId = 0;
 
-  constructor(openConnection: () => Connection, idleTimeoutMs: number, log: (line: string) => void) {
-    this.#openConnection = openConnection;
+  constructor(pool: ConnectionPool, idleTimeoutMs: number, log: (line: string) => void) {
+    this.#pool = pool;
     this.#idleTimeoutMs = idleTimeoutMs;
     this.#log = log;
   }
@@ -72,7 +72,7 @@ export class StreamRegistry {
   /** Opens a stream when there is no baton, else takes the stream the baton refers to. */
   acquire(baton: string | undefined): Stream {
     if (baton === undefined) {
-      const stream = new Stream(++this.#lastId, this.#openConnection);
+      const stream = new Stream(++this.#lastId, this.#pool);
       this.#streams.set(stream.id, stream);
       return stream;
     }
@@ -114,6 +114,7 @@ export class StreamRegistry {
       stream.close();
     }
     this.#streams.clear();
+    this.#pool.close();
   }
 
   #expire(stream: Stream): void {

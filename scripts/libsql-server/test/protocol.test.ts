@@ -273,6 +273,29 @@ describe("batch conditions", () => {
   });
 });
 
+describe("connections", () => {
+  it("of a stream closed inside a transaction are not reused: the transaction is rolled back", async () => {
+    await pipeline(test.server, null, [execute("BEGIN"), execute("INSERT INTO t (name) VALUES ('left open')"), { type: "close" }]);
+    // Closed streams hand their connections to the next ones; none may still be in that transaction.
+    for (let i = 0; i < 3; i++) {
+      const next = await pipeline(test.server, null, [{ type: "get_autocommit" }, execute("SELECT count(*) FROM t"), { type: "close" }]);
+      expect(next.results[0].response.is_autocommit).toBe(true);
+      expect(next.results[1].response.result.rows).toEqual([[int(0)]]);
+    }
+  });
+
+  it("keep statements prepared across streams, and see a schema change", async () => {
+    const select = () => pipeline(test.server, null, [execute("SELECT * FROM t"), { type: "close" }]);
+    expect((await select()).results[0].response.result.cols.map((c: { name: string }) => c.name)).toEqual(["id", "name"]);
+    await pipeline(test.server, null, [execute("ALTER TABLE t ADD COLUMN size INTEGER DEFAULT 7"), execute("INSERT INTO t (name) VALUES ('a')"), { type: "close" }]);
+    for (let i = 0; i < 3; i++) {
+      const { result } = (await select()).results[0].response;
+      expect(result.cols.map((c: { name: string }) => c.name)).toEqual(["id", "name", "size"]);
+      expect(result.rows[0].slice(1)).toEqual([text("a"), int(7)]);
+    }
+  });
+});
+
 describe("batons", () => {
   it("keep a transaction on its own connection across requests", async () => {
     const first = await pipeline(test.server, null, [execute("BEGIN"), execute("INSERT INTO t (name) VALUES ('a')")]);
