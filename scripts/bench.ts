@@ -13,6 +13,11 @@
 // assets router first, which by itself costs 15-20% of a bare /ping), so it measures the Worker's
 // own code; "vs plain" is the share of a bare worker without [assets]. Both measured in the same run.
 // The Worker runs at its production log level (wrangler.toml's LOG_LEVEL).
+//
+// On a machine of a few cores every process competes for them, so the rates follow the CPU each
+// request costs in all: "wrangler CPU" is what wrangler dev's processes (workerd running the
+// Worker, and its proxy) use per request, the bare worker's printed beside it; "bench CPU" is this
+// process's own, the load generator and the local libSQL endpoint (which Turso is in production).
 // With Chromium installed (see scripts/browser.ts) it also counts the requests and bytes of a
 // first load of the sign-in page.
 //
@@ -38,6 +43,8 @@ const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY || 8);
 const ROUNDS = Number(process.env.BENCH_ROUNDS || 5);
 const ADMIN_PASSWORD = "bench admin password";
 const STORAGES = 10_000;
+/** Linux's USER_HZ, the unit of /proc/<pid>/stat's CPU times (100 on every common build). */
+const CLOCK_TICKS_PER_SECOND = 100;
 
 interface Scenario {
   name: string;
@@ -169,13 +176,15 @@ try {
   ];
 
   console.log(`Gatehouse bench: ${CONCURRENCY} concurrent, wrangler dev on 127.0.0.1:${port}, libSQL endpoint ${endpoint.url}\n`);
-  console.log(["endpoint".padEnd(40), "requests", "req/s".padStart(8), "vs bare".padStart(8), "vs plain".padStart(8), "p50 ms".padStart(8), "p99 ms".padStart(8), "round trips/req".padStart(16), "worker runs/req".padStart(16)].join("  "));
+  console.log(["endpoint".padEnd(40), "requests", "req/s".padStart(8), "vs bare".padStart(8), "vs plain".padStart(8), "p50 ms".padStart(8), "p99 ms".padStart(8), "round trips/req".padStart(16), "worker runs/req".padStart(16), "wrangler CPU".padStart(12), "bench CPU".padStart(12)].join("  "));
   const rates = new Map<string, number>();
   const bareRates: number[] = [];
+  /** wrangler CPU per request of the bare worker, each round. */
+  const bareCpuMs: number[] = [];
   const plainRates: number[] = [];
   const median = (values: number[]) => [...values].sort((a, b) => a - b)[values.length >> 1]!;
   const bareRate = () => median(bareRates);
-  const measured: { scenario: Scenario; count: number; rate: number; vsBare: number; vsPlain: number; latencies: number[]; trips: number; runs: number }[] = [];
+  const measured: { scenario: Scenario; count: number; rate: number; vsBare: number; vsPlain: number; latencies: number[]; trips: number; runs: number; workerCpu: number; benchCpu: number }[] = [];
   for (const scenario of scenarios.filter((s) => !ONLY || ONLY.test(s.name))) {
     const count = scenario.requests ?? REQUESTS;
     // Unmeasured warm-up: the first requests after startup pay for compiling the Worker's code.
@@ -185,14 +194,22 @@ try {
     const rounds: { rate: number; vsBare: number; vsPlain: number }[] = [];
     const latencies: number[] = [];
     let workerRuns = 0;
+    let workerCpuMs = 0;
+    let benchCpuMs = 0;
     // The baselines read no database: every pipeline the endpoint counts is the Worker's.
     endpoint.resetStats();
     for (let round = 0; round < ROUNDS; round++) {
+      const bareCpuBefore = treeCpuMs(baselines[0]!.pid!);
       const bareRound = REQUESTS / (await run(REQUESTS, bare)).seconds;
+      bareCpuMs.push((treeCpuMs(baselines[0]!.pid!) - bareCpuBefore) / REQUESTS);
       const plainRound = REQUESTS / (await run(REQUESTS, plain)).seconds;
       bareRates.push(bareRound);
       plainRates.push(plainRound);
+      const cpuBefore = [treeCpuMs(wrangler.pid!), process.cpuUsage()] as const;
       const result = await run(count, { ...scenario, request: (i) => scenario.request((round + 2) * count + i) });
+      workerCpuMs += treeCpuMs(wrangler.pid!) - cpuBefore[0];
+      const own = process.cpuUsage(cpuBefore[1]);
+      benchCpuMs += (own.user + own.system) / 1000;
       latencies.push(...result.latencies);
       workerRuns += result.workerRuns;
       const rate = count / result.seconds;
@@ -208,9 +225,11 @@ try {
       latencies,
       trips,
       runs: workerRuns / (count * ROUNDS),
+      workerCpu: workerCpuMs / (count * ROUNDS),
+      benchCpu: benchCpuMs / (count * ROUNDS),
     });
   }
-  for (const { scenario, count, rate, vsBare, vsPlain, latencies, trips, runs } of measured) {
+  for (const { scenario, count, rate, vsBare, vsPlain, latencies, trips, runs, workerCpu, benchCpu } of measured) {
     rates.set(scenario.name, rate);
     latencies.sort((a, b) => a - b);
     console.log(
@@ -224,10 +243,12 @@ try {
         percentile(latencies, 0.99).toFixed(1).padStart(8),
         trips.toFixed(2).padStart(16),
         runs.toFixed(2).padStart(16),
+        workerCpu.toFixed(2).padStart(12),
+        benchCpu.toFixed(2).padStart(12),
       ].join("  "),
     );
   }
-  console.log(`${bare.name.padEnd(40)}  ${String(REQUESTS).padStart(8)}  ${bareRate().toFixed(0).padStart(8)}      100%  (same [assets] routing as Gatehouse; median of ${bareRates.length} runs, interleaved)`);
+  console.log(`${bare.name.padEnd(40)}  ${String(REQUESTS).padStart(8)}  ${bareRate().toFixed(0).padStart(8)}      100%  (same [assets] routing as Gatehouse; median of ${bareRates.length} runs, interleaved; wrangler CPU ${median(bareCpuMs).toFixed(2)} ms/req)`);
   console.log(`${plain.name.padEnd(40)}  ${String(REQUESTS).padStart(8)}  ${median(plainRates).toFixed(0).padStart(8)}  ${`${((median(plainRates) / bareRate()) * 100).toFixed(0)}%`.padStart(8)}      100%  (median of ${plainRates.length} runs)`);
   if (!ONLY) {
     await streamBigFile(base, token, database);
@@ -415,6 +436,43 @@ async function run(count: number, scenario: Scenario): Promise<{ latencies: numb
     }),
   );
   return { latencies, seconds: (performance.now() - started) / 1000, workerRuns };
+}
+
+/**
+ * CPU milliseconds used so far by a process and all its descendants (Linux /proc; 0 elsewhere):
+ * wrangler dev's tree is the Worker (workerd) and wrangler's own proxy in front of it.
+ */
+function treeCpuMs(root: number): number {
+  let entries: string[];
+  try {
+    entries = readdirSync("/proc").filter((name) => /^\d+$/.test(name));
+  } catch {
+    return 0;
+  }
+  const children = new Map<number, number[]>();
+  const ticks = new Map<number, number>();
+  for (const name of entries) {
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${name}/stat`, "utf8");
+    } catch {
+      continue; // gone meanwhile
+    }
+    // Fields after the command (which may hold spaces): state, ppid, ..., utime (14th), stime (15th).
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    const pid = Number(name);
+    const parent = Number(fields[1]);
+    children.set(parent, [...(children.get(parent) ?? []), pid]);
+    ticks.set(pid, Number(fields[11]) + Number(fields[12]));
+  }
+  let total = 0;
+  const pending = [root];
+  while (pending.length > 0) {
+    const pid = pending.pop()!;
+    total += ticks.get(pid) ?? 0;
+    pending.push(...(children.get(pid) ?? []));
+  }
+  return (total * 1000) / CLOCK_TICKS_PER_SECOND;
 }
 
 function percentile(sorted: number[], p: number): number {
