@@ -73,13 +73,17 @@ export function readConfig(env: Env): Config {
 /** Whether lines of `level` are written under this configuration. */
 export const logs = (config: Config, level: Exclude<LogLevel, "off">) => LOG_LEVELS.indexOf(level) >= config.logLevel;
 
+/** The last secret encoded: the guard asks on every request, and the token key is kept by these bytes. */
+let encodedSecret: { text: string; bytes: Uint8Array } | undefined;
+
 /** The JWT key. There is no built-in fallback: a missing or short secret is a configuration error. */
 export function jwtSecret(env: Env): Uint8Array {
   const secret = env.JWT_SECRET ?? "";
   if (secret.length < MIN_JWT_SECRET_LENGTH) {
     throw new ConfigError(`JWT_SECRET must be set to at least ${MIN_JWT_SECRET_LENGTH} characters (wrangler secret put JWT_SECRET)`);
   }
-  return new TextEncoder().encode(secret);
+  if (encodedSecret?.text !== secret) encodedSecret = { text: secret, bytes: new TextEncoder().encode(secret) };
+  return encodedSecret.bytes;
 }
 
 /**

@@ -75,7 +75,7 @@ export function reading<T>(access: Access, build: RoutePlan<T>) {
     if (build.readsJson) c.set("json", /json/i.test(c.req.header("Content-Type") ?? "") ? await c.req.json().catch(() => undefined) : undefined);
     let route: Plan<T> | null = null;
     const { reads } = await authenticateWith(c, (callerId) => (route = build(c, callerId))?.reads ?? []);
-    if (route) c.set("routeData", { value: (route as Plan<T>).read(reads) });
+    if (route) c.set("routeData", { build, value: (route as Plan<T>).read(reads) });
     await next();
   };
   const [, ...rest] = access.middleware;
@@ -87,12 +87,12 @@ export type RoutePlan<T> = ((c: Context<AppEnv>, callerId: SQL) => Plan<T> | nul
 
 /**
  * In a handler of a `reading` route: what its plan read. Should the plan not have been built
- * before the guard (a request its schema accepts after all), it runs now: one more round trip,
- * never a wrong answer.
+ * before the guard (a request its schema accepts after all), or be another than the route's,
+ * it runs now: one more round trip, never a wrong answer.
  */
 export async function planned<T>(c: Context<AppEnv>, build: RoutePlan<T>): Promise<T> {
-  const data = c.var.routeData as { value: T } | undefined;
-  if (data) return data.value;
+  const data = c.var.routeData as { build: RoutePlan<T>; value: T } | undefined;
+  if (data?.build === build) return data.value;
   if (build.readsJson) c.set("json", await c.req.json());
   const route = build(c, sql`${c.var.caller.user.id}`);
   if (!route) throw new Error("a reading route's plan refused a request its validator accepted");

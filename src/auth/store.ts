@@ -2,6 +2,7 @@
 import { and, asc, eq, inArray, lt, sql, type SQL } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { Database } from "../db/client.ts";
+import { keptQuery } from "../db/kept.ts";
 import { deviceSessions, DeviceSessionStatus, roles, settings, users } from "../db/schema.ts";
 import { ADMIN_ROLE_ID, GUEST_ROLE_ID } from "./roles.ts";
 import type { TokenClaims } from "./tokens.ts";
@@ -27,7 +28,7 @@ const readsFor = (extra: CallerReads, callerId: SQL) => (typeof extra === "funct
 type Batch = [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]];
 
 /** The roles of the user selected by `userId` (a scalar subquery), in role-id order. */
-export function rolesOf(db: Database, userId: ReturnType<typeof sql>) {
+export function rolesOf(db: Database, userId: SQL) {
   return db
     .select()
     .from(roles)
@@ -35,36 +36,47 @@ export function rolesOf(db: Database, userId: ReturnType<typeof sql>) {
     .orderBy(asc(roles.id));
 }
 
+/** The user of the session a token names (a scalar subquery). */
+const sessionUserOf = (sid: unknown) => sql`(SELECT ${deviceSessions.userId} FROM ${deviceSessions} WHERE ${deviceSessions.deviceKey} = ${sid})`;
+
 /**
- * A JWT's session, user and roles, and the `last_active` touch, in one batch. The touch only
- * lands when the token is still good (session active and holding this token id, user enabled
- * with the same password timestamp) and at most once a second per session.
+ * The `last_active` touch: it only lands when the token is still good (session active and
+ * holding this token id, user enabled with the same password timestamp) and at most once a
+ * second per session.
  */
-export async function readTokenSession(db: Database, claims: TokenClaims, seen: { now: number; userAgent: string; ip: string }, extra: CallerReads = []) {
-  const sessionUser = sql`(SELECT ${deviceSessions.userId} FROM ${deviceSessions} WHERE ${deviceSessions.deviceKey} = ${claims.sid})`;
-  const [, [session], [user], userRoles, ...extraResults] = (await db.batch([
-    db
-      .update(deviceSessions)
-      .set({ lastActive: seen.now, userAgent: seen.userAgent, ip: seen.ip })
-      .where(
-        and(
-          eq(deviceSessions.deviceKey, claims.sid),
-          eq(deviceSessions.tokenId, claims.jti),
-          eq(deviceSessions.status, DeviceSessionStatus.ACTIVE),
-          lt(deviceSessions.lastActive, seen.now),
-          inArray(
-            deviceSessions.userId,
-            db
-              .select({ id: users.id })
-              .from(users)
-              .where(and(eq(users.username, claims.username), eq(users.disabled, false), eq(users.passwordChangedAt, claims.pwd_ts))),
-          ),
+const touchSession = keptQuery(["now", "userAgent", "ip", "sid", "jti", "username", "pwdTs"], (db, v) =>
+  db
+    .update(deviceSessions)
+    .set({ lastActive: sql`${v.now}`, userAgent: sql`${v.userAgent}`, ip: sql`${v.ip}` })
+    .where(
+      and(
+        eq(deviceSessions.deviceKey, v.sid),
+        eq(deviceSessions.tokenId, v.jti),
+        eq(deviceSessions.status, DeviceSessionStatus.ACTIVE),
+        lt(deviceSessions.lastActive, v.now),
+        inArray(
+          deviceSessions.userId,
+          db
+            .select({ id: users.id })
+            .from(users)
+            .where(and(eq(users.username, v.username), eq(users.disabled, false), eq(users.passwordChangedAt, v.pwdTs))),
         ),
       ),
-    db.select().from(deviceSessions).where(eq(deviceSessions.deviceKey, claims.sid)),
-    db.select().from(users).where(eq(users.id, sessionUser)),
-    rolesOf(db, sessionUser),
-    ...readsFor(extra, sessionUser),
+    ),
+);
+const sessionByKey = keptQuery(["sid"], (db, v) => db.select().from(deviceSessions).where(eq(deviceSessions.deviceKey, v.sid)));
+const sessionUser = keptQuery(["sid"], (db, v) => db.select().from(users).where(eq(users.id, sessionUserOf(v.sid))));
+const sessionUserRoles = keptQuery(["sid"], (db, v) => rolesOf(db, sessionUserOf(v.sid)));
+
+/** A JWT's session, user and roles, and the `last_active` touch, in one batch. */
+export async function readTokenSession(db: Database, claims: TokenClaims, seen: { now: number; userAgent: string; ip: string }, extra: CallerReads = []) {
+  const { sid } = claims;
+  const [, [session], [user], userRoles, ...extraResults] = (await db.batch([
+    touchSession(db, { ...seen, sid, jti: claims.jti, username: claims.username, pwdTs: claims.pwd_ts }),
+    sessionByKey(db, { sid }),
+    sessionUser(db, { sid }),
+    sessionUserRoles(db, { sid }),
+    ...readsFor(extra, sessionUserOf(sid)),
   ] as unknown as Batch)) as unknown as [unknown, DeviceSessionRow[], UserRow[], RoleRow[], ...unknown[]];
   return { session, user, roles: userRoles, extra: extraResults };
 }

@@ -22,17 +22,16 @@ export class TokenError extends Error {
 
 /**
  * The HMAC key of a secret, imported once per isolate and secret (jose would import raw bytes on
- * every sign and verify: the guard runs on every request).
+ * every sign and verify: the guard runs on every request). Kept by the secret's bytes, which
+ * env.ts encodes once.
  */
-const hmacKeys = new Map<string, CryptoKey>();
+const hmacKeys = new WeakMap<Uint8Array, CryptoKey>();
 async function hmacKey(secret: Uint8Array): Promise<CryptoKey> {
-  const id = new TextDecoder().decode(secret);
-  const kept = hmacKeys.get(id);
+  const kept = hmacKeys.get(secret);
   if (kept) return kept;
   // Keys, not promises, are shared: a request never awaits work another request started.
   const key = await crypto.subtle.importKey("raw", secret as BufferSource, { name: "HMAC", hash: "SHA-256" }, false, ["sign", "verify"]);
-  if (hmacKeys.size > 4) hmacKeys.clear(); // a rotated secret: the old keys go
-  hmacKeys.set(id, key);
+  hmacKeys.set(secret, key);
   return key;
 }
 
