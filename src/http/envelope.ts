@@ -7,7 +7,7 @@ export interface Envelope<T> {
   data: T;
 }
 
-/** Writes the `{code, message, data}` envelope. The one place a JSON reply is made. */
+/** Writes the `{code, message, data}` envelope. With okJson below, the one place a JSON reply is made. */
 export function envelope<T>(c: Context, code: ApiCode, message: string, data: T) {
   c.set("envelopeCode", code);
   return c.json({ code, message, data } satisfies Envelope<T>, 200);
@@ -15,4 +15,10 @@ export function envelope<T>(c: Context, code: ApiCode, message: string, data: T)
 
 export function ok<T>(c: Context, data: T) {
   return envelope(c, 200, "success", data);
+}
+
+/** The success envelope around `data` that is JSON already (built by SQLite: storages/store.ts). */
+export function okJson(c: Context, data: string) {
+  c.set("envelopeCode", 200);
+  return c.body(`{"code":200,"message":"success","data":${data}}`, 200, { "Content-Type": "application/json" });
 }

@@ -4,14 +4,14 @@ import * as z from "zod/mini";
 import { createRoute } from "../../http/openapi.ts";
 import { adminOnly, planned, reading } from "../../auth/guard.ts";
 import { findDriver } from "../../drivers/index.ts";
-import { ok } from "../../http/envelope.ts";
+import { ok, okJson } from "../../http/envelope.ts";
 import { fromJson, fromQuery, idParam } from "../../http/params.ts";
 import { cleanPath } from "../../lib/path.ts";
 import { envelopeResponse, jsonBody, type Router } from "../../http/router.ts";
 import { mountsToRead, recheckAll } from "./checks.ts";
 import { changeStorage, createStorage, disableStorage, enableStorage, foundStorage, removeStorage, storageDraft } from "./rules.ts";
-import { changeReads, readAllStorages, storageById, storagePage, storageUsage } from "./store.ts";
-import { Storage, StorageBody, storageId, toWire } from "./wire.ts";
+import { changeReads, readAllStorages, storageById, storageJsonOf, storagePage, storageUsage } from "./store.ts";
+import { Storage, StorageBody, storageId } from "./wire.ts";
 
 /** `?id=` as POSTs carry it: a positive integer; never "the first row" (DECISIONS §4.7). */
 const IdQuery = z.object({ id: idParam });
@@ -35,6 +35,7 @@ function pageOf(query: z.infer<typeof ListQuery>) {
 
 const listPlan = fromQuery(ListQuery, (db, query) => storagePage(db, pageOf(query)));
 const getPlan = fromQuery(IdQuery, (db, { id }) => storageById(db, id));
+const showPlan = fromQuery(IdQuery, (db, { id }) => storageJsonOf(db, id));
 const usagePlan = fromQuery(IdQuery, (db, { id }) => storageUsage(db, id));
 /** A create's or update's reads before the driver check; none for a body its validator refuses or an unknown driver. */
 const changePlan = (id: (body: z.output<typeof StorageBody>) => number | null) =>
@@ -67,7 +68,7 @@ const get = createRoute({
   path: "/api/admin/storage/get",
   tags: ["storages"],
   summary: "One storage",
-  ...reading(adminOnly, getPlan),
+  ...reading(adminOnly, showPlan),
   request: { query: IdQuery },
   responses: envelopeResponse(Storage, "The storage"),
 });
@@ -133,11 +134,10 @@ const loadAll = createRoute({
 
 export function registerStorageRoutes(app: Router) {
   app.openapi(list, async (c) => {
-    const { rows, total } = await planned(c, listPlan);
-    return ok(c, { content: rows.map(toWire), total });
+    return okJson(c, await planned(c, listPlan));
   });
 
-  app.openapi(get, async (c) => ok(c, toWire(foundStorage(await planned(c, getPlan)))));
+  app.openapi(get, async (c) => okJson(c, foundStorage(await planned(c, showPlan))));
 
   app.openapi(create, async (c) => {
     const draft = storageDraft(c.req.valid("json"), Date.now());

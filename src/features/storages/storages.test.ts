@@ -233,6 +233,63 @@ describe("storage/get and storage/list", () => {
     expect((await get("/api/admin/storage/list?per_page=0")).data.content).toHaveLength(3);
   });
 
+  it("writes each stored value as AList's JSON: text escaped, flags as booleans, the time in RFC 3339 UTC with milliseconds", async () => {
+    const stored = {
+      mountPath: '/wire "quoted" \\ é 𝄞',
+      order: -3,
+      driver: "Virtual",
+      cacheExpiration: 0,
+      status: "failed: line one\nline two\ttab \u0001",
+      addition: '{"num_file":1,"nested":{"a":"b"}}',
+      remark: "<script>&</script>",
+      modifiedAtMs: 1_700_000_000_007,
+      disabled: true,
+      disableIndex: true,
+      enableSign: false,
+      orderBy: "name",
+      orderDirection: "desc",
+      extractFolder: "back",
+      webProxy: true,
+      webdavPolicy: "302_redirect",
+      proxyRange: true,
+      downProxyUrl: "https://proxy.example/a?b=c",
+      downProxySign: false,
+    };
+    const { id } = (await fixture.db.insert(storages).values(stored).returning({ id: storages.id }))[0]!;
+    try {
+      const expected = {
+        id,
+        mount_path: stored.mountPath,
+        order: -3,
+        driver: "Virtual",
+        cache_expiration: 0,
+        status: stored.status,
+        addition: stored.addition,
+        remark: stored.remark,
+        modified: new Date(stored.modifiedAtMs).toISOString(),
+        disabled: true,
+        disable_index: true,
+        enable_sign: false,
+        order_by: "name",
+        order_direction: "desc",
+        extract_folder: "back",
+        web_proxy: true,
+        webdav_policy: "302_redirect",
+        proxy_range: true,
+        down_proxy_url: stored.downProxyUrl,
+        down_proxy_sign: false,
+      };
+      expect(expected.modified).toBe("2023-11-14T22:13:20.007Z");
+      const shown = await get(`/api/admin/storage/get?id=${id}`);
+      expect(shown).toEqual({ code: 200, message: "success", data: expected });
+      expect(Object.keys(shown.data)).toEqual(Object.keys(expected));
+      const listed = await get("/api/admin/storage/list");
+      expect(listed.data.content[0]).toEqual(expected); // order -3 sorts first
+    } finally {
+      await fixture.db.delete(storages).where(eq(storages.id, id));
+    }
+  });
+
   it("lists every storage with per_page=0 or without per_page, past any default page size (60 here)", async () => {
     const before = (await get("/api/admin/storage/list")).data.total as number;
     await fixture.db.insert(storages).values(

@@ -1,6 +1,7 @@
-// The storage on the wire: the JSON AList clients read (snake_case, `addition` a JSON string), and
-// the create/update body turned into a row, with what the body leaves out taken from the driver's
-// template (DECISIONS §3: the web UI sends only the items its form shows).
+// The storage on the wire: the JSON AList clients read (snake_case, `addition` a JSON string;
+// SQLite writes it, store.ts `storageJson`), and the create/update body turned into a row, with
+// what the body leaves out taken from the driver's template (DECISIONS §3: the web UI sends only
+// the items its form shows).
 import * as z from "zod/mini";
 import "../../http/openapi.ts";
 import { parseAddition } from "../../drivers/addition.ts";
@@ -39,32 +40,6 @@ export const Storage = z
     down_proxy_url: z.string(),
     down_proxy_sign: z.boolean(),
   }).openapi("Storage");
-
-/** AList's field order (its Go struct), so replies read the same. */
-export function toWire(row: StorageRow): z.infer<typeof Storage> {
-  return {
-    id: row.id,
-    mount_path: row.mountPath,
-    order: row.order,
-    driver: row.driver,
-    cache_expiration: row.cacheExpiration,
-    status: row.status,
-    addition: row.addition,
-    remark: row.remark,
-    modified: new Date(row.modifiedAtMs).toISOString(),
-    disabled: row.disabled,
-    disable_index: row.disableIndex,
-    enable_sign: row.enableSign,
-    order_by: row.orderBy,
-    order_direction: row.orderDirection,
-    extract_folder: row.extractFolder,
-    web_proxy: row.webProxy,
-    webdav_policy: row.webdavPolicy,
-    proxy_range: row.proxyRange,
-    down_proxy_url: row.downProxyUrl,
-    down_proxy_sign: row.downProxySign,
-  };
-}
 
 /** An integer as JSON number or as a numeric string (forms and scripts send both). */
 const integerLike = z.union([z.number().check(z.int()), z.pipe(z.string().check(z.regex(/^-?[0-9]{1,15}$/)), z.transform(Number))], { error: "must be an integer" });
