@@ -37,6 +37,15 @@ if (miniPrototype && miniPrototype.openapi === undefined) {
 
 export type Schema = core.$ZodType;
 
+declare global {
+  /**
+   * True while scripts/openapi.ts builds the document; the Worker's build replaces it with false
+   * (wrangler.toml `define`). Routes write `responses: globalThis.OPENAPI_BUILD ? envelopeResponse(...)
+   * : {}`, so the response schemas, which only document, are not in the bundle.
+   */
+  var OPENAPI_BUILD: boolean | undefined;
+}
+
 /** A request body's media types and their schemas (`jsonBody` builds the usual one). */
 type BodyContent = Record<string, { schema: Schema | object }>;
 

@@ -93,7 +93,7 @@ const list = createRoute({
   summary: "A folder's entries, filtered to what the caller may see, one page",
   ...fsRoute((body) => folderNeeds(body.path)),
   request: { body: jsonBody(ListBody) },
-  responses: envelopeResponse(ListData, "One page of the folder"),
+  responses: globalThis.OPENAPI_BUILD ? envelopeResponse(ListData, "One page of the folder") : {},
 });
 
 const get = createRoute({
@@ -103,7 +103,7 @@ const get = createRoute({
   summary: "One file or folder, with its raw_url and the related files beside it",
   ...fsRoute((body) => objectNeeds(body.path)),
   request: { body: jsonBody(z.object({ path: PathField, password: PasswordField })) },
-  responses: envelopeResponse(GetData, "The object"),
+  responses: globalThis.OPENAPI_BUILD ? envelopeResponse(GetData, "The object") : {},
 });
 
 const dirs = createRoute({
@@ -121,7 +121,7 @@ const dirs = createRoute({
       }),
     ),
   },
-  responses: envelopeResponse(z.nullable(z.array(z.object({ name: z.string(), modified: z.string() }))), "The folders; null when there are none"),
+  responses: globalThis.OPENAPI_BUILD ? envelopeResponse(z.nullable(z.array(z.object({ name: z.string(), modified: z.string() }))), "The folders; null when there are none") : {},
 });
 
 const other = createRoute({
@@ -131,7 +131,7 @@ const other = createRoute({
   summary: "A driver's extra operation; code 500 `not implement` for drivers without one",
   ...fsRoute((body) => ({ paths: guessedPaths(body.path), folders: [] })),
   request: { body: jsonBody(z.object({ path: PathField, password: PasswordField, method: z._default(z.string().check(z.maxLength(256)), ""), data: z.optional(z.unknown()) })) },
-  responses: envelopeResponse(z.nullable(z.record(z.string(), z.unknown())), "What the driver answers"),
+  responses: globalThis.OPENAPI_BUILD ? envelopeResponse(z.nullable(z.record(z.string(), z.unknown())), "What the driver answers") : {},
 });
 
 const search = createRoute({
@@ -152,7 +152,7 @@ const search = createRoute({
       }),
     ),
   },
-  responses: envelopeResponse(z.null(), "Never succeeds"),
+  responses: globalThis.OPENAPI_BUILD ? envelopeResponse(z.null(), "Never succeeds") : {},
 });
 
 /** The full path a raw request path names for a caller whose base path is `/`; none when it climbs. */

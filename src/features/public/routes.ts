@@ -11,7 +11,7 @@ const publicSettings = createRoute({
   path: "/api/public/settings",
   tags: ["public"],
   summary: "Public site settings (flag public or read-only), values as strings",
-  responses: envelopeResponse(z.record(z.string(), z.string()), "Settings by key"),
+  responses: globalThis.OPENAPI_BUILD ? envelopeResponse(z.record(z.string(), z.string()), "Settings by key") : {},
 });
 
 // The AList web UI calls these two on every page load and renders nothing if they fail.
@@ -21,7 +21,7 @@ const archiveExtensions = createRoute({
   path: "/api/public/archive_extensions",
   tags: ["public"],
   summary: "Archive extensions the gateway can preview (none)",
-  responses: envelopeResponse(z.array(z.string()), "Extensions"),
+  responses: globalThis.OPENAPI_BUILD ? envelopeResponse(z.array(z.string()), "Extensions") : {},
 });
 
 const offlineDownloadTools = createRoute({
@@ -29,7 +29,7 @@ const offlineDownloadTools = createRoute({
   path: "/api/public/offline_download_tools",
   tags: ["public"],
   summary: "Offline download tools available (none)",
-  responses: envelopeResponse(z.array(z.string()), "Tool names"),
+  responses: globalThis.OPENAPI_BUILD ? envelopeResponse(z.array(z.string()), "Tool names") : {},
 });
 
 export function registerPublicRoutes(app: Router) {

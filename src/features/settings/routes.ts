@@ -45,7 +45,7 @@ const list = createRoute({
   tags,
   ...reading(adminOnly, listPlan),
   request: { query: ListQuery },
-  responses: envelopeResponse(z.array(SettingItem), "Setting items"),
+  responses: globalThis.OPENAPI_BUILD ? envelopeResponse(z.array(SettingItem), "Setting items") : {},
 });
 
 const get = createRoute({
@@ -55,7 +55,7 @@ const get = createRoute({
   tags,
   ...reading(adminOnly, getPlan),
   request: { query: GetQuery },
-  responses: envelopeResponse(z.union([SettingItem, z.array(SettingItem)]), "The item, or the items in request order"),
+  responses: globalThis.OPENAPI_BUILD ? envelopeResponse(z.union([SettingItem, z.array(SettingItem)]), "The item, or the items in request order") : {},
 });
 
 /** Far more than there are settings (the web UI saves one group), far fewer than SQLite's 32,766 variables. */
@@ -89,7 +89,7 @@ const save = createRoute({
   request: {
     body: jsonBody(SaveBody),
   },
-  responses: envelopeResponse(z.null(), "Saved"),
+  responses: globalThis.OPENAPI_BUILD ? envelopeResponse(z.null(), "Saved") : {},
 });
 
 const remove = createRoute({
@@ -99,7 +99,7 @@ const remove = createRoute({
   tags,
   ...adminOnly,
   request: { query: z.object({ key: z.string({ error: "is required" }).check(z.minLength(1, { error: "is required" })) }) },
-  responses: envelopeResponse(z.object({}), "Deleted"),
+  responses: globalThis.OPENAPI_BUILD ? envelopeResponse(z.object({}), "Deleted") : {},
 });
 
 const resetToken = createRoute({
@@ -108,7 +108,7 @@ const resetToken = createRoute({
   summary: "Replace the permanent token with a new random one; the old one stops working at once",
   tags,
   ...adminOnly,
-  responses: envelopeResponse(z.string(), "The new token"),
+  responses: globalThis.OPENAPI_BUILD ? envelopeResponse(z.string(), "The new token") : {},
 });
 
 const setToken = createRoute({
@@ -122,7 +122,7 @@ const setToken = createRoute({
       token: z.string().check(z.trim(), z.maxLength(4096)).openapi({ description: "16 to 512 printable ASCII characters, no spaces, not shaped like a JWT" }),
     })),
   },
-  responses: envelopeResponse(z.string(), "The saved token"),
+  responses: globalThis.OPENAPI_BUILD ? envelopeResponse(z.string(), "The saved token") : {},
 });
 
 const setAria2 = createRoute({
@@ -138,7 +138,7 @@ const setAria2 = createRoute({
       secret: z.string().check(z.maxLength(1024)),
     })),
   },
-  responses: envelopeResponse(z.string().openapi({ example: "aria2 version: 1.36.0" }), "aria2's version"),
+  responses: globalThis.OPENAPI_BUILD ? envelopeResponse(z.string().openapi({ example: "aria2 version: 1.36.0" }), "aria2's version") : {},
 });
 
 const setQbit = createRoute({
@@ -154,7 +154,7 @@ const setQbit = createRoute({
       seedtime: z.string().check(z.trim(), z.regex(/^\d{1,9}$/, { error: "must be a whole number, 0 or more" })).openapi({ example: "0" }),
     })),
   },
-  responses: envelopeResponse(z.literal("ok"), "qBittorrent answered"),
+  responses: globalThis.OPENAPI_BUILD ? envelopeResponse(z.literal("ok"), "qBittorrent answered") : {},
 });
 
 /** A row as clients see it: `default_role` by name, with the names it may take (reference §13.1). */
