@@ -54,7 +54,7 @@ export async function signIn(env: Env, db: Database, request: SignInRequest, cli
   const otpStep = await secondFactorStep(env, user.otpSecret, request.otpCode);
 
   const sessionKey = await deviceKey(user.id, client.clientId);
-  const alreadyActive = state.activeSessions.some((s) => s.deviceKey === sessionKey);
+  const alreadyActive = state.activeSessionKeys.has(sessionKey);
   const limited = state.maxDevices > 0 && !alreadyActive;
   const tokenId = crypto.randomUUID();
   const outcome = await grantSession(db, {

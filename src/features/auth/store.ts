@@ -1,8 +1,9 @@
 // Every query of the sign-in flow: one batch to reserve the attempt and read, one to write.
-import { and, asc, eq, inArray, or, sql } from "drizzle-orm";
+import { and, eq, inArray, or, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import { FAILURE_WINDOW_SECONDS, MAX_FAILURES, type FailureCounts } from "../../auth/lockout.ts";
 import type { Database } from "../../db/client.ts";
+import { keptQuery } from "../../db/kept.ts";
 import { deviceSessions, DeviceSessionStatus, loginFailures, settings, users } from "../../db/schema.ts";
 import { consumeStep, stepUnused } from "../two-factor/store.ts";
 
@@ -25,50 +26,58 @@ type Attempt = { username: string; ip: string; now: number };
  * attempt that reached the limit). A window that ended starts again at 1.
  */
 export function reserveAttempt(db: Database, scope: "ip" | "user", subject: string, now: number) {
-  const live = sql`${loginFailures.expiresAt} > ${now}`;
+  return reserveAttemptQuery(db, { scope, subject, now, expiresAt: now + FAILURE_WINDOW_SECONDS });
+}
+
+const reserveAttemptQuery = keptQuery(["scope", "subject", "now", "expiresAt"], (db, v) => {
+  const live = sql`${loginFailures.expiresAt} > ${v.now}`;
   return db
     .insert(loginFailures)
-    .values({ scope, subject, count: 1, expiresAt: now + FAILURE_WINDOW_SECONDS })
+    .values({ scope: sql`${v.scope}`, subject: sql`${v.subject}`, count: 1, expiresAt: sql`${v.expiresAt}` })
     .onConflictDoUpdate({
       target: [loginFailures.scope, loginFailures.subject],
       set: {
         count: sql`CASE WHEN ${live} THEN min(${loginFailures.count} + 1, ${MAX_FAILURES + 1}) ELSE 1 END`,
-        expiresAt: sql`CASE WHEN ${live} AND ${loginFailures.count} >= ${MAX_FAILURES} THEN ${loginFailures.expiresAt} ELSE ${now + FAILURE_WINDOW_SECONDS} END`,
+        expiresAt: sql`CASE WHEN ${live} AND ${loginFailures.count} >= ${MAX_FAILURES} THEN ${loginFailures.expiresAt} ELSE ${v.expiresAt} END`,
       },
     })
     .returning({ count: loginFailures.count });
-}
+});
+
+const userByName = keptQuery(["username"], (db, v) => db.select().from(users).where(eq(users.username, v.username)));
+const deviceSettings = keptQuery([], (db) => db.select({ key: settings.key, value: settings.value }).from(settings).where(inArray(settings.key, ["max_devices", "device_evict_policy"])));
+/** The keys of the user's active sessions, as one space-separated text: a user may have a hundred. */
+const activeSessionKeys = keptQuery(["username"], (db, v) => {
+  const active = db
+    .select({ deviceKey: deviceSessions.deviceKey })
+    .from(deviceSessions)
+    .where(and(eq(deviceSessions.userId, sql`(SELECT ${users.id} FROM ${users} WHERE ${users.username} = ${v.username})`), eq(deviceSessions.status, DeviceSessionStatus.ACTIVE)))
+    .limit(ACTIVE_SESSIONS_READ)
+    .as("active");
+  return db.select({ keys: sql<string | null>`group_concat(${active.deviceKey}, ' ')` }).from(active);
+});
 
 /**
  * Reserves the attempt (see reserveAttempt) and reads what the sign-in needs, in one batch.
  * `failures` are the attempts before this one that have not succeeded: failed or still running.
  */
 export async function readSignInState(db: Database, attempt: Attempt) {
-  const [[ipCount], [userCount], [user], deviceSettings, activeSessions] = await db.batch([
+  const [[ipCount], [userCount], [user], devices, [active]] = await db.batch([
     reserveAttempt(db, "ip", attempt.ip, attempt.now),
     reserveAttempt(db, "user", attempt.username, attempt.now),
-    db.select().from(users).where(eq(users.username, attempt.username)),
-    db.select({ key: settings.key, value: settings.value }).from(settings).where(inArray(settings.key, ["max_devices", "device_evict_policy"])),
-    db
-      .select({ deviceKey: deviceSessions.deviceKey, lastActive: deviceSessions.lastActive })
-      .from(deviceSessions)
-      .where(
-        and(
-          eq(deviceSessions.userId, sql`(SELECT ${users.id} FROM ${users} WHERE ${users.username} = ${attempt.username})`),
-          eq(deviceSessions.status, DeviceSessionStatus.ACTIVE),
-        ),
-      )
-      .orderBy(asc(deviceSessions.lastActive))
-      .limit(ACTIVE_SESSIONS_READ),
+    userByName(db, { username: attempt.username }),
+    deviceSettings(db, {}),
+    activeSessionKeys(db, { username: attempt.username }),
   ]);
   const counts: FailureCounts = { ip: (ipCount?.count ?? 1) - 1, user: (userCount?.count ?? 1) - 1 };
-  const setting = new Map(deviceSettings.map((s) => [s.key, s.value]));
+  const setting = new Map(devices.map((s) => [s.key, s.value]));
   return {
     failures: counts,
     user,
     maxDevices: Number.parseInt(setting.get("max_devices") ?? "0", 10) || 0,
     evictPolicy: setting.get("device_evict_policy") === "evict_oldest" ? ("evict_oldest" as const) : ("deny" as const),
-    activeSessions,
+    /** Device keys are hex: a space cannot be in one. */
+    activeSessionKeys: new Set(active?.keys ? active.keys.split(" ") : []),
   };
 }
 
