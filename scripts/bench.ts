@@ -168,6 +168,8 @@ try {
       expect: undefined,
       status: 206,
     },
+    { name: "GET /api/admin/user/list", request: () => fetch(`${base}/api/admin/user/list`, { headers: { Authorization: token } }) },
+    { name: "GET /api/me/sessions", request: () => fetch(`${base}/api/me/sessions`, { headers: { Authorization: token } }) },
     {
       name: `GET /api/admin/storage/list (${STORAGES / 1000}k, 50/page)`,
       // A different page each time, across all of them.
