@@ -65,12 +65,17 @@ export function mountsToRead(driver: Driver, additionJson: string): string[] {
 /** How many checks load_all runs at once. */
 export const RECHECK_CONCURRENCY = 4;
 
-/** The status `row` gets from its driver's check, reading the storages it points into when it needs them. */
-export async function checkRow(db: Database, row: Pick<StorageRow, "id" | "driver" | "addition">): Promise<string> {
+/**
+ * The status `row` gets from its driver's check, against the storages it points into: `mounted`
+ * when the caller read them (any superset will do), else read here.
+ */
+export async function checkRow(db: Database, row: Pick<StorageRow, "id" | "driver" | "addition">, mounted?: MountedStorage[]): Promise<string> {
   const driver = findDriver(row.driver);
   if (!driver) return driverNotFound(row.driver);
-  const mounted = await readMounted(db, mountsToRead(driver, row.addition));
-  return checkStorage(driver, row.addition, mounted.filter((s) => s.id !== row.id));
+  const paths = mountsToRead(driver, row.addition);
+  const candidates = mounted ?? (await readMounted(db, paths));
+  const wanted = new Set(paths);
+  return checkStorage(driver, row.addition, candidates.filter((s) => s.id !== row.id && wanted.has(s.mountPath)));
 }
 
 /**

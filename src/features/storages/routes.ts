@@ -10,7 +10,7 @@ import { cleanPath } from "../../lib/path.ts";
 import { envelopeResponse, jsonBody, type Router } from "../../http/router.ts";
 import { mountsToRead, recheckAll } from "./checks.ts";
 import { changeStorage, createStorage, disableStorage, enableStorage, foundStorage, removeStorage, storageDraft } from "./rules.ts";
-import { changeReads, readAllStorages, storageById, storageJsonOf, storagePage, storageUsage } from "./store.ts";
+import { changeReads, readAllStorages, storageJsonOf, storagePage, storageUsage, storageWithMounts } from "./store.ts";
 import { Storage, StorageBody, storageId } from "./wire.ts";
 
 /** `?id=` as POSTs carry it: a positive integer; never "the first row" (DECISIONS §4.7). */
@@ -34,8 +34,8 @@ function pageOf(query: z.infer<typeof ListQuery>) {
 }
 
 const listPlan = fromQuery(ListQuery, (db, query) => storagePage(db, pageOf(query)));
-const getPlan = fromQuery(IdQuery, (db, { id }) => storageById(db, id));
 const showPlan = fromQuery(IdQuery, (db, { id }) => storageJsonOf(db, id));
+const enablePlan = fromQuery(IdQuery, (db, { id }) => storageWithMounts(db, id));
 const usagePlan = fromQuery(IdQuery, (db, { id }) => storageUsage(db, id));
 /** A create's or update's reads before the driver check; none for a body its validator refuses or an unknown driver. */
 const changePlan = (id: (body: z.output<typeof StorageBody>) => number | null) =>
@@ -108,7 +108,7 @@ const enable = createRoute({
   path: "/api/admin/storage/enable",
   tags: ["storages"],
   summary: "Enable a disabled storage and check it",
-  ...reading(adminOnly, getPlan),
+  ...reading(adminOnly, enablePlan),
   request: { query: IdQuery },
   responses: globalThis.OPENAPI_BUILD ? envelopeResponse(z.null(), "Enabled and working") : {},
 });
@@ -160,7 +160,7 @@ export function registerStorageRoutes(app: Router) {
   });
 
   app.openapi(enable, async (c) => {
-    await enableStorage(c.var.db, await planned(c, getPlan));
+    await enableStorage(c.var.db, await planned(c, enablePlan));
     return ok(c, null);
   });
 

@@ -108,10 +108,10 @@ export async function removeStorage(db: Database, id: number, usage: StorageUsag
 }
 
 /** Enables a disabled storage and checks it; it stays enabled when the check fails (AList). */
-export async function enableStorage(db: Database, row: StorageRow | undefined): Promise<void> {
-  const storage = foundStorage(row);
+export async function enableStorage(db: Database, reads: { row: StorageRow | undefined; mounted: MountedStorage[] }): Promise<void> {
+  const storage = foundStorage(reads.row);
   if (!storage.disabled) throw new ApiError(400, ALREADY_ENABLED);
-  const status = await checkRow(db, storage);
+  const status = await checkRow(db, storage, reads.mounted);
   await saveEnabled(db, storage.id, status);
   if (status !== WORKING) throw new ApiError(500, enabledButFailed(status));
 }

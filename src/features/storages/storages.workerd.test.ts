@@ -131,6 +131,18 @@ describe("round trips per storage endpoint (the guard's one included)", () => {
     expect((await counted(() => call(`/api/admin/storage/enable?id=${id}`))).trips).toBe(2);
     expect((await counted(() => call(`/api/admin/storage/delete?id=${id}`))).trips).toBe(2);
     await create("/v", "Virtual", {});
+    // An Alias reads the storages it points into with the guard too.
+    const alias = (await create("/alias", "Alias", { paths: "/v\nnamed:/v/inner" })).data.id;
+    const broken = (await create("/broken", "Alias", { paths: "/nowhere" })).data.id;
+    for (const aliasId of [alias, broken]) await call(`/api/admin/storage/disable?id=${aliasId}`);
+    const enabled = await counted(() => call(`/api/admin/storage/enable?id=${alias}`));
+    expect(enabled.result).toEqual({ code: 200, message: "success", data: null });
+    expect(enabled.trips).toBe(2);
+    expect(await statusOf(alias)).toBe("work");
+    const failed = await counted(() => call(`/api/admin/storage/enable?id=${broken}`));
+    expect(failed.result.code).toBe(500);
+    expect(failed.result.message).toContain("/nowhere");
+    expect(failed.trips).toBe(2);
     const duplicate = await counted(() => create("/v", "Virtual", {}));
     expect(duplicate.result).toEqual({ code: 400, message: "mount path /v is already used", data: null });
     expect(duplicate.trips).toBe(1);

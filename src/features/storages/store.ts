@@ -3,10 +3,11 @@
 import { and, asc, count, eq, getTableColumns, inArray, ne, sql } from "drizzle-orm";
 import type { Database } from "../../db/client.ts";
 import { keptQuery } from "../../db/kept.ts";
-import { plan, run } from "../../db/plan.ts";
+import { plan } from "../../db/plan.ts";
 import { roles, storages, users } from "../../db/schema.ts";
 import { ADMIN_ROLE_ID, GUEST_ROLE_ID } from "../../auth/roles.ts";
 import type { MountedStorage } from "../../drivers/types.ts";
+import { allDrivers } from "../../drivers/index.ts";
 import { firstSegmentSql } from "./segment.ts";
 import type { StorageValues } from "./wire.ts";
 
@@ -68,11 +69,32 @@ export function storageJsonOf(db: Database, id: number) {
   return plan([storageJsonById(db, { id })], ([[row]]) => row?.json);
 }
 
-export function storageById(db: Database, id: number) {
-  return plan([db.select().from(storages).where(eq(storages.id, id))], ([[row]]) => row);
+
+/** Drivers whose check reads the storages they point into (Alias, Crypt). */
+const POINTING_DRIVERS = allDrivers().filter((driver) => driver.pointsInto !== undefined).map((driver) => driver.config.name);
+
+/**
+ * A storage and, when its driver points into others, every mounted storage as one JSON array of
+ * [id, mount_path, disabled, status] (null otherwise: the condition is a constant SQLite tests
+ * once, so other drivers read nothing more). What enable needs for its check in the guard's batch,
+ * before the storage's paths are known.
+ */
+export function storageWithMounts(db: Database, id: number) {
+  const pointing = sql`(SELECT ${storages.driver} FROM ${storages} WHERE ${storages.id} = ${id}) IN ${POINTING_DRIVERS}`;
+  return plan(
+    [
+      db.select().from(storages).where(eq(storages.id, id)),
+      db.select({ json: sql<string>`json_group_array(json_array(${storages.id}, ${storages.mountPath}, ${storages.disabled}, ${storages.status}))` }).from(storages).where(pointing),
+    ],
+    ([[row], [mounts]]) => ({
+      row,
+      mounted: row && POINTING_DRIVERS.includes(row.driver)
+        ? (JSON.parse(mounts!.json) as [number, string, number, string][]).map(([id, mountPath, disabled, status]) => ({ id, mountPath, disabled: disabled === 1, status }))
+        : [],
+    }),
+  );
 }
 
-export const readStorage = (db: Database, id: number) => run(db, storageById(db, id));
 
 export async function readMounted(db: Database, mountPaths: string[]): Promise<MountedStorage[]> {
   return mountPaths.length === 0 ? [] : mountedAt(db, mountPaths);
