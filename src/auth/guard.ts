@@ -11,7 +11,7 @@ import { DeviceSessionStatus } from "../db/schema.ts";
 import { ApiError } from "../http/errors.ts";
 import { clientIp, maskIp, userAgent } from "./client.ts";
 import { constantTimeEqual } from "./password.ts";
-import { readGuest, readPermanentTokenAdmin, readTokenSession, type CallerReads } from "./store.ts";
+import { NOBODY, readGuest, readPermanentTokenAdmin, readTokenSession, type CallerReads } from "./store.ts";
 import { tokenFromHeader, verifyToken } from "./tokens.ts";
 import type { Caller } from "./caller.ts";
 import { sql, type SQL } from "drizzle-orm";
@@ -74,7 +74,7 @@ export function reading<T>(access: Access, build: RoutePlan<T>) {
     // A plan from a JSON body reads it here first (Hono keeps it for the route's validator).
     if (build.readsJson) c.set("json", /json/i.test(c.req.header("Content-Type") ?? "") ? await c.req.json().catch(() => undefined) : undefined);
     let route: Plan<T> | null = null;
-    const { reads } = await authenticateWith(c, (callerId) => (route = build(c, callerId))?.reads ?? []);
+    const { reads } = await authenticateWith(c, (callerId, callerIsAdmin) => (route = build(c, callerId, callerIsAdmin))?.reads ?? []);
     if (route) c.set("routeData", { build, value: (route as Plan<T>).read(reads) });
     await next();
   };
@@ -82,8 +82,12 @@ export function reading<T>(access: Access, build: RoutePlan<T>) {
   return { middleware: [guard, ...rest] as [typeof guard, ...MiddlewareHandler<AppEnv>[]], security: access.security };
 }
 
-/** A route's plan, from the raw request and the caller's user id (a scalar subquery); null for a request its validator refuses. */
-export type RoutePlan<T> = ((c: Context<AppEnv>, callerId: SQL) => Plan<T> | null) & { readsJson?: boolean };
+/**
+ * A route's plan, from the raw request, the caller's user id (a scalar subquery) and whether the
+ * caller is an admin (SQL, false unless the batch proves it: a plan's writes are conditioned on
+ * it); null for a request its validator refuses.
+ */
+export type RoutePlan<T> = ((c: Context<AppEnv>, callerId: SQL, callerIsAdmin: SQL) => Plan<T> | null) & { readsJson?: boolean };
 
 /**
  * In a handler of a `reading` route: what its plan read. Should the plan not have been built
@@ -94,7 +98,7 @@ export async function planned<T>(c: Context<AppEnv>, build: RoutePlan<T>): Promi
   const data = c.var.routeData as { build: RoutePlan<T>; value: T } | undefined;
   if (data?.build === build) return data.value;
   if (build.readsJson) c.set("json", await c.req.json());
-  const route = build(c, sql`${c.var.caller.user.id}`);
+  const route = build(c, sql`${c.var.caller.user.id}`, NOBODY);
   if (!route) throw new Error("a reading route's plan refused a request its validator accepted");
   return run(c.var.db, route);
 }

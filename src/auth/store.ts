@@ -19,11 +19,15 @@ export type ExtraReads = readonly BatchItem<"sqlite">[];
 
 /**
  * A route's reads, or a function that builds them from the caller's user id as a scalar subquery
- * (own sessions, own keys: data of whoever the guard finds), resolved in the same batch.
+ * (own sessions, own keys: data of whoever the guard finds) and `callerIsAdmin` (see
+ * sessionIsAdmin), resolved in the same batch.
  */
-export type CallerReads = ExtraReads | ((callerId: SQL) => ExtraReads);
+export type CallerReads = ExtraReads | ((callerId: SQL, callerIsAdmin: SQL) => ExtraReads);
 
-const readsFor = (extra: CallerReads, callerId: SQL) => (typeof extra === "function" ? extra(callerId) : extra);
+const readsFor = (extra: CallerReads, callerId: SQL, callerIsAdmin: SQL = NOBODY) => (typeof extra === "function" ? extra(callerId, callerIsAdmin) : extra);
+
+/** `callerIsAdmin` for callers whose writes wait for the guard's decision in the Worker. */
+export const NOBODY = sql`0`;
 
 type Batch = [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]];
 
@@ -68,6 +72,16 @@ const sessionByKey = keptQuery(["sid"], (db, v) => db.select().from(deviceSessio
 const sessionUser = keptQuery(["sid"], (db, v) => db.select().from(users).where(eq(users.id, sessionUserOf(v.sid))));
 const sessionUserRoles = keptQuery(["sid"], (db, v) => rolesOf(db, sessionUserOf(v.sid)));
 
+/**
+ * Whether a token's caller is an admin, as SQL a route's writes in the guard's batch are
+ * conditioned on, so that nothing is written for a caller the guard refuses: the same conditions
+ * as the guard's own checks of the rows it reads (guard.ts sessionCaller) and requireAdmin's.
+ * Session active and holding this token id; user enabled, with the token's username and password
+ * timestamp; the admin role among the user's.
+ */
+const sessionIsAdmin = (claims: TokenClaims) =>
+  sql`EXISTS (SELECT 1 FROM ${deviceSessions} JOIN ${users} ON ${users.id} = ${deviceSessions.userId} WHERE ${deviceSessions.deviceKey} = ${claims.sid} AND ${deviceSessions.tokenId} = ${claims.jti} AND ${deviceSessions.status} = ${DeviceSessionStatus.ACTIVE} AND ${users.username} = ${claims.username} AND ${users.disabled} = 0 AND ${users.passwordChangedAt} = ${claims.pwd_ts} AND EXISTS (SELECT 1 FROM json_each(${users.roleIds}) WHERE value = ${ADMIN_ROLE_ID}))`;
+
 /** A JWT's session, user and roles, and the `last_active` touch, in one batch. */
 export async function readTokenSession(db: Database, claims: TokenClaims, seen: { now: number; userAgent: string; ip: string }, extra: CallerReads = []) {
   const { sid } = claims;
@@ -76,7 +90,7 @@ export async function readTokenSession(db: Database, claims: TokenClaims, seen: 
     sessionByKey(db, { sid }),
     sessionUser(db, { sid }),
     sessionUserRoles(db, { sid }),
-    ...readsFor(extra, sessionUserOf(sid)),
+    ...readsFor(extra, sessionUserOf(sid), sessionIsAdmin(claims)),
   ] as unknown as Batch)) as unknown as [unknown, DeviceSessionRow[], UserRow[], RoleRow[], ...unknown[]];
   return { session, user, roles: userRoles, extra: extraResults };
 }

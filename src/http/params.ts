@@ -36,18 +36,18 @@ export function pageWindow(query: { page?: number | undefined; per_page?: number
  * A route's read planned from its query string (auth/guard.ts `reading`): parsed with the route's
  * own schema; null when it does not parse (the route's validator then answers 400).
  */
-export function fromQuery<S extends z.ZodMiniType, T>(schema: S, build: (db: Database, query: z.output<S>, callerId: SQL) => Plan<T>) {
-  return (c: Context<AppEnv>, callerId: SQL): Plan<T> | null => {
+export function fromQuery<S extends z.ZodMiniType, T>(schema: S, build: (db: Database, query: z.output<S>, callerId: SQL, callerIsAdmin: SQL) => Plan<T>) {
+  return (c: Context<AppEnv>, callerId: SQL, callerIsAdmin: SQL): Plan<T> | null => {
     const query = schema.safeParse(c.req.query());
-    return query.success ? build(c.var.db, query.data, callerId) : null;
+    return query.success ? build(c.var.db, query.data, callerId, callerIsAdmin) : null;
   };
 }
 
 /** The same, planned from the JSON body (read once, before the guard; the validator reads it again from Hono's cache). */
-export function fromJson<S extends z.ZodMiniType, T>(schema: S, build: (db: Database, body: z.output<S>, callerId: SQL) => Plan<T>) {
-  const planFromBody = (c: Context<AppEnv>, callerId: SQL): Plan<T> | null => {
+export function fromJson<S extends z.ZodMiniType, T>(schema: S, build: (db: Database, body: z.output<S>, callerId: SQL, callerIsAdmin: SQL) => Plan<T>) {
+  const planFromBody = (c: Context<AppEnv>, callerId: SQL, callerIsAdmin: SQL): Plan<T> | null => {
     const body = schema.safeParse(c.var.json);
-    return body.success ? build(c.var.db, body.data, callerId) : null;
+    return body.success ? build(c.var.db, body.data, callerId, callerIsAdmin) : null;
   };
   return Object.assign(planFromBody, { readsJson: true });
 }

@@ -3,13 +3,14 @@
 import * as z from "zod/mini";
 import { createRoute } from "../../http/openapi.ts";
 import { adminOnly, planned, reading } from "../../auth/guard.ts";
+import { NOBODY } from "../../auth/store.ts";
 import { fromJson, fromQuery } from "../../http/params.ts";
 import { settingDefinitionByKey } from "../../db/settings.ts";
 import { ok } from "../../http/envelope.ts";
 import { envelopeResponse, jsonBody, type Router } from "../../http/router.ts";
 import { askedSettings, keysOrNone, removeSetting, resetPermanentToken, saveSettings, setAria2 as saveAria2, setPermanentToken, setQbittorrent } from "./rules.ts";
-import { settingsByKey, settingsInGroups, type SettingRow } from "./store.ts";
-import { defaultRoleOptions, defaultRoleShown, type RoleName } from "./validate.ts";
+import { settingsByKey, settingsInGroups, settingsSave, type SettingRow } from "./store.ts";
+import { defaultRoleOptions, defaultRoleShown, presaveSplit, type RoleName } from "./validate.ts";
 const tags = ["settings"];
 
 const SettingItem = z
@@ -74,8 +75,12 @@ const SaveBody = z.array(
   }),
 ).check(z.maxLength(MAX_SAVE_ITEMS));
 // The stored rows of the known keys it names (a bounded list; settingChanges() refuses the unknown
-// ones) and the role names, read in the guard's batch.
-const savePlan = fromJson(SaveBody, (db, items) => settingsByKey(db, [...new Set(items.map((item) => item.key))].filter((key) => settingDefinitionByKey.has(key))));
+// ones) and the role names, read in the guard's batch, with the values it can write there already.
+const savePlan = fromJson(SaveBody, (db, items, _callerId, callerIsAdmin) => {
+  const keys = [...new Set(items.map((item) => item.key))].filter((key) => settingDefinitionByKey.has(key));
+  const split = presaveSplit(items);
+  return settingsSave(db, keys, split?.sure ?? [], split?.mustStand ?? [], split ? callerIsAdmin : NOBODY);
+});
 
 const save = createRoute({
   method: "post",

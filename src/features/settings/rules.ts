@@ -8,7 +8,7 @@ import { SettingFlag } from "../../db/settings.ts";
 import { ApiError } from "../../http/errors.ts";
 import { KEY_REQUIRED, KEYS_EMPTY, aria2VersionReply, notDeprecated, settingNotFound, tokenRefused } from "./messages.ts";
 import { aria2Version, checkQbittorrent, parseAria2Uri, parseQbittorrentUrl } from "./offline-download.ts";
-import { deleteDeprecatedSetting, saveSettingValues, type SettingRow } from "./store.ts";
+import { deleteDeprecatedSetting, forgetPublicSettings, saveSettingValues, type SettingRow } from "./store.ts";
 import { permanentTokenProblem, settingChanges, type RoleName, type SettingValue } from "./validate.ts";
 
 type KeyQuery = { key?: string | undefined; keys?: string | undefined };
@@ -44,11 +44,17 @@ export function askedSettings(query: KeyQuery, found: ReadonlyMap<string, Settin
   return { rows, many };
 }
 
-/** Saves the values that change, all or nothing (validate.ts refuses every problem at once). */
-export async function saveSettings(db: Database, items: readonly SettingValue[], reads: { rows: ReadonlyMap<string, SettingRow>; roles: readonly RoleName[] }): Promise<void> {
+/**
+ * Saves the values that change, all or nothing (validate.ts refuses every problem at once). The
+ * guard's batch wrote them already when it could prove the request valid (store.ts settingsSave);
+ * otherwise they are written here, once validated.
+ */
+export async function saveSettings(db: Database, items: readonly SettingValue[], reads: { rows: ReadonlyMap<string, SettingRow>; roles: readonly RoleName[]; wrote: boolean }): Promise<void> {
   if (items.length === 0) return;
   const stored = new Map([...reads.rows].map(([key, row]) => [key, row.value]));
-  await saveSettingValues(db, settingChanges(items, stored, reads.roles));
+  const changes = settingChanges(items, stored, reads.roles);
+  if (reads.wrote) forgetPublicSettings(db);
+  else await saveSettingValues(db, changes);
 }
 
 /** Deletes a deprecated setting; any other is refused. */

@@ -1,6 +1,6 @@
 // Data access for settings. Every query the settings endpoints run is here; each function is one
 // round trip (one batch).
-import { and, asc, eq, inArray, or, sql } from "drizzle-orm";
+import { and, asc, eq, inArray, or, sql, type SQL } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { Database } from "../../db/client.ts";
 import { plan } from "../../db/plan.ts";
@@ -62,6 +62,34 @@ export function settingsByKey(db: Database, keys: readonly string[]) {
     ([found, roleRows]): { rows: Map<string, SettingRow>; roles: RoleName[] } => ({ rows: new Map(found.map((row) => [row.key, row])), roles: roleRows }),
   );
 }
+
+/**
+ * What a save reads (the stored rows of its keys, the role names) and, in the same batch, its
+ * `sure` values (see validate.ts presaveSplit), written only if the caller is an admin and every
+ * `mustStand` item is stored as it is sent: exactly when settingChanges accepts the request and
+ * asks for these writes. `wrote` says whether they were written; if not, the handler validates and
+ * writes in a round trip of its own. Unchanged values are not written again.
+ */
+export function settingsSave(db: Database, keys: readonly string[], sure: readonly SettingValue[], mustStand: readonly SettingValue[], callerIsAdmin: SQL) {
+  const stands = ({ key, value }: SettingValue) =>
+    key === "default_role"
+      ? sql`EXISTS (SELECT 1 FROM ${roles} WHERE ${roles.name} = ${value} AND CAST(${roles.id} AS TEXT) = (SELECT ${settings.value} FROM ${settings} WHERE ${settings.key} = 'default_role'))`
+      : sql`EXISTS (SELECT 1 FROM ${settings} WHERE ${settings.key} = ${key} AND ${settings.value} = ${value})`;
+  const allowed = sql.join([callerIsAdmin, ...mustStand.map(stands)], sql` AND `);
+  const upsert = ({ key, value }: SettingValue) => {
+    const { help, type, options, group, flag, index } = settingDefinitionByKey.get(key)!;
+    return db.run(sql`INSERT INTO ${settings} ("key", "value", "help", "type", "options", "group", "flag", "index")
+      SELECT ${key}, ${value}, ${help}, ${type}, ${options}, ${group}, ${flag}, ${index} WHERE ${allowed}
+      ON CONFLICT ("key") DO UPDATE SET "value" = excluded."value" WHERE ${settings.value} <> excluded."value"`);
+  };
+  return plan(
+    [db.select().from(settings).where(inArray(settings.key, [...keys])), roleNames(db), db.get<{ wrote: number }>(sql`SELECT ${allowed} AS wrote`), ...sure.map(upsert)],
+    ([found, roleRows, verdict]) => ({ rows: new Map(found.map((row) => [row.key, row])), roles: roleRows as RoleName[], wrote: sure.length > 0 && Number(verdict?.wrote) === 1 }),
+  );
+}
+
+/** Forgets the public settings this isolate keeps (readPublicSettings), after a save. */
+export const forgetPublicSettings = (db: Database) => publicSettingsCache.delete(db);
 
 /**
  * Writes values of known settings in one batch. A row that is missing is created with its

@@ -95,6 +95,26 @@ export function settingChanges(items: readonly SettingValue[], stored: ReadonlyM
   return changes;
 }
 
+/**
+ * A save's items as the guard's batch can write them before the stored values are known:
+ * `sure` are valid whatever is stored; `mustStand` are only accepted as they are stored (values
+ * valueProblem refuses, which settingChanges lets pass unchanged, and `default_role`, a role name
+ * checked against the roles). Null for a request with a problem nothing stored can lift: an
+ * unknown or repeated key.
+ */
+export function presaveSplit(items: readonly SettingValue[]): { sure: SettingValue[]; mustStand: SettingValue[] } | null {
+  const seen = new Set<string>();
+  const sure: SettingValue[] = [];
+  const mustStand: SettingValue[] = [];
+  for (const { key, value } of items) {
+    const definition = settingDefinitionByKey.get(key);
+    if (!definition || seen.has(key)) return null;
+    seen.add(key);
+    (key === "default_role" || valueProblem(value, definition, []) !== null ? mustStand : sure).push({ key, value });
+  }
+  return { sure, mustStand };
+}
+
 function valueProblem(value: string, definition: SettingDefinition, roles: readonly RoleName[]): string | null {
   if (definition.flag === SettingFlag.READONLY) return "is read-only";
   if (value.length > MAX_SETTING_VALUE_LENGTH) return `must be at most ${MAX_SETTING_VALUE_LENGTH} characters long`;
