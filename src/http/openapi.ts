@@ -40,8 +40,10 @@ export type Schema = core.$ZodType;
 declare global {
   /**
    * True while scripts/openapi.ts builds the document; the Worker's build replaces it with false
-   * (wrangler.toml `define`). Routes write `responses: globalThis.OPENAPI_BUILD ? envelopeResponse(...)
-   * : {}`, so the response schemas, which only document, are not in the bundle.
+   * (wrangler.toml `define`), and esbuild drops what only documents. Routes write
+   * `summary: globalThis.OPENAPI_BUILD ? "…" : ""` and `responses: globalThis.OPENAPI_BUILD ?
+   * envelopeResponse(…) : {}`: summaries and response schemas are not in the bundle (about 2.6
+   * KiB gzip). It must be read as `globalThis.OPENAPI_BUILD` for the build to replace it.
    */
   var OPENAPI_BUILD: boolean | undefined;
 }

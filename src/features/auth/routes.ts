@@ -38,7 +38,7 @@ const logout = createRoute({
   method: "get",
   path: "/api/auth/logout",
   tags: ["auth"],
-  summary: "Sign out: the device session becomes inactive and its token stops working",
+  summary: globalThis.OPENAPI_BUILD ? "Sign out: the device session becomes inactive and its token stops working" : "",
   ...signedIn,
   responses: globalThis.OPENAPI_BUILD ? envelopeResponse(z.null(), "Signed out") : {},
 });

@@ -38,7 +38,7 @@ const list = createRoute({
   method: "get",
   path: "/api/admin/driver/list",
   tags: ["drivers"],
-  summary: "Every driver's template, by driver name",
+  summary: globalThis.OPENAPI_BUILD ? "Every driver's template, by driver name" : "",
   ...adminOnly,
   responses: globalThis.OPENAPI_BUILD ? envelopeResponse(z.record(z.string(), DriverInfo), "Templates by driver name") : {},
 });
@@ -47,7 +47,7 @@ const names = createRoute({
   method: "get",
   path: "/api/admin/driver/names",
   tags: ["drivers"],
-  summary: "The driver names, in alphabetical order",
+  summary: globalThis.OPENAPI_BUILD ? "The driver names, in alphabetical order" : "",
   ...adminOnly,
   responses: globalThis.OPENAPI_BUILD ? envelopeResponse(z.array(z.string()), "Driver names") : {},
 });
@@ -56,7 +56,7 @@ const info = createRoute({
   method: "get",
   path: "/api/admin/driver/info",
   tags: ["drivers"],
-  summary: "One driver's template; an unknown driver gets code 404",
+  summary: globalThis.OPENAPI_BUILD ? "One driver's template; an unknown driver gets code 404" : "",
   ...adminOnly,
   request: { query: z.object({ driver: z.string({ error: "is required" }).check(z.minLength(1, { error: "is required" })) }) },
   responses: globalThis.OPENAPI_BUILD ? envelopeResponse(DriverInfo, "The template") : {},

@@ -73,7 +73,7 @@ const put = createRoute({
   method: "put",
   path: "/api/fs/put",
   tags: ["fs"],
-  summary: "Upload the request body as a file (File-Path header, percent-encoded); streamed to the storage",
+  summary: globalThis.OPENAPI_BUILD ? "Upload the request body as a file (File-Path header, percent-encoded); streamed to the storage" : "",
   ...fsRoute(() => ({ paths: [], folders: [] })),
   request: {
     headers: z.object({
@@ -93,7 +93,7 @@ const form = createRoute({
   method: "put",
   path: "/api/fs/form",
   tags: ["fs"],
-  summary: "Upload the `file` part of a multipart/form-data body (headers as /api/fs/put); streamed, so the file must be the form's last part",
+  summary: globalThis.OPENAPI_BUILD ? "Upload the `file` part of a multipart/form-data body (headers as /api/fs/put); streamed, so the file must be the form's last part" : "",
   ...fsRoute(() => ({ paths: [], folders: [] })),
   // The multipart body is not declared: a declared form is parsed (held whole) before the handler.
   request: { headers: put.request.headers },

@@ -27,7 +27,7 @@ const me = createRoute({
   method: "get",
   path: "/api/me",
   tags: ["me"],
-  summary: "The current user, with role names and permissions merged by path",
+  summary: globalThis.OPENAPI_BUILD ? "The current user, with role names and permissions merged by path" : "",
   ...signedIn,
   responses: globalThis.OPENAPI_BUILD ? envelopeResponse(CurrentUser, "The current user") : {},
 });
@@ -36,7 +36,7 @@ const updateMe = createRoute({
   method: "post",
   path: "/api/me/update",
   tags: ["me"],
-  summary: "Change one's own username, password or SSO id; a new password ends every other sign-in",
+  summary: globalThis.OPENAPI_BUILD ? "Change one's own username, password or SSO id; a new password ends every other sign-in" : "",
   ...accountOnly(403, GUEST_PROFILE),
   request: {
     body: jsonBody(z.object({

@@ -10,7 +10,7 @@ const publicSettings = createRoute({
   method: "get",
   path: "/api/public/settings",
   tags: ["public"],
-  summary: "Public site settings (flag public or read-only), values as strings",
+  summary: globalThis.OPENAPI_BUILD ? "Public site settings (flag public or read-only), values as strings" : "",
   responses: globalThis.OPENAPI_BUILD ? envelopeResponse(z.record(z.string(), z.string()), "Settings by key") : {},
 });
 
@@ -20,7 +20,7 @@ const archiveExtensions = createRoute({
   method: "get",
   path: "/api/public/archive_extensions",
   tags: ["public"],
-  summary: "Archive extensions the gateway can preview (none)",
+  summary: globalThis.OPENAPI_BUILD ? "Archive extensions the gateway can preview (none)" : "",
   responses: globalThis.OPENAPI_BUILD ? envelopeResponse(z.array(z.string()), "Extensions") : {},
 });
 
@@ -28,7 +28,7 @@ const offlineDownloadTools = createRoute({
   method: "get",
   path: "/api/public/offline_download_tools",
   tags: ["public"],
-  summary: "Offline download tools available (none)",
+  summary: globalThis.OPENAPI_BUILD ? "Offline download tools available (none)" : "",
   responses: globalThis.OPENAPI_BUILD ? envelopeResponse(z.array(z.string()), "Tool names") : {},
 });
 

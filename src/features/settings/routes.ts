@@ -42,7 +42,7 @@ const getPlan = fromQuery(GetQuery, (db, query) => settingsByKey(db, keysOrNone(
 const list = createRoute({
   method: "get",
   path: "/api/admin/setting/list",
-  summary: "Settings, all or of some groups (by index); the permanent token included",
+  summary: globalThis.OPENAPI_BUILD ? "Settings, all or of some groups (by index); the permanent token included" : "",
   tags,
   ...reading(adminOnly, listPlan),
   request: { query: ListQuery },
@@ -52,7 +52,7 @@ const list = createRoute({
 const get = createRoute({
   method: "get",
   path: "/api/admin/setting/get",
-  summary: "One setting by `key`, or several by `keys` (an array in request order; `keys` wins when both are given)",
+  summary: globalThis.OPENAPI_BUILD ? "One setting by `key`, or several by `keys` (an array in request order; `keys` wins when both are given)" : "",
   tags,
   ...reading(adminOnly, getPlan),
   request: { query: GetQuery },
@@ -85,7 +85,7 @@ const savePlan = fromJson(SaveBody, (db, items, _callerId, callerIsAdmin) => {
 const save = createRoute({
   method: "post",
   path: "/api/admin/setting/save",
-  summary: "Change setting values: known keys only, each checked against its type; all or nothing",
+  summary: globalThis.OPENAPI_BUILD ? "Change setting values: known keys only, each checked against its type; all or nothing" : "",
   description:
     "Only `key` and `value` are read; the other columns the web UI sends back are ignored, so a key's type, group, flag, options and help never change. " +
     "An item whose value is unchanged (read-only `version` included) is accepted and left alone. `default_role` takes a role name.",
@@ -100,7 +100,7 @@ const save = createRoute({
 const remove = createRoute({
   method: "post",
   path: "/api/admin/setting/delete",
-  summary: "Delete a deprecated setting (flag 3)",
+  summary: globalThis.OPENAPI_BUILD ? "Delete a deprecated setting (flag 3)" : "",
   tags,
   ...adminOnly,
   request: { query: z.object({ key: z.string({ error: "is required" }).check(z.minLength(1, { error: "is required" })) }) },
@@ -110,7 +110,7 @@ const remove = createRoute({
 const resetToken = createRoute({
   method: "post",
   path: "/api/admin/setting/reset_token",
-  summary: "Replace the permanent token with a new random one; the old one stops working at once",
+  summary: globalThis.OPENAPI_BUILD ? "Replace the permanent token with a new random one; the old one stops working at once" : "",
   tags,
   ...adminOnly,
   responses: globalThis.OPENAPI_BUILD ? envelopeResponse(z.string(), "The new token") : {},
@@ -119,7 +119,7 @@ const resetToken = createRoute({
 const setToken = createRoute({
   method: "post",
   path: "/api/admin/setting/set_token",
-  summary: "Replace the permanent token with a chosen one; the old one stops working at once",
+  summary: globalThis.OPENAPI_BUILD ? "Replace the permanent token with a chosen one; the old one stops working at once" : "",
   tags,
   ...adminOnly,
   request: {
@@ -133,7 +133,7 @@ const setToken = createRoute({
 const setAria2 = createRoute({
   method: "post",
   path: "/api/admin/setting/set_aria2",
-  summary: "Save aria2's JSON-RPC URI and secret, then ask it for its version",
+  summary: globalThis.OPENAPI_BUILD ? "Save aria2's JSON-RPC URI and secret, then ask it for its version" : "",
   description: "The settings stay saved when aria2 cannot be reached; the reply is then code 500 naming the cause.",
   tags,
   ...adminOnly,
@@ -149,7 +149,7 @@ const setAria2 = createRoute({
 const setQbit = createRoute({
   method: "post",
   path: "/api/admin/setting/set_qbit",
-  summary: "Save qBittorrent's Web UI URL (credentials in the URL) and seed time, then sign in to check them",
+  summary: globalThis.OPENAPI_BUILD ? "Save qBittorrent's Web UI URL (credentials in the URL) and seed time, then sign in to check them" : "",
   description: "The settings stay saved when qBittorrent cannot be reached or refuses the credentials; the reply is then code 500 naming the cause.",
   tags,
   ...adminOnly,

@@ -17,7 +17,7 @@ const generate2fa = createRoute({
   method: "post",
   path: "/api/auth/2fa/generate",
   tags: ["auth"],
-  summary: "Start two-factor enrolment: a new TOTP secret and its QR code, valid for 10 minutes",
+  summary: globalThis.OPENAPI_BUILD ? "Start two-factor enrolment: a new TOTP secret and its QR code, valid for 10 minutes" : "",
   ...accountOnly(403, GUEST_2FA),
   responses: globalThis.OPENAPI_BUILD ? envelopeResponse(z.object({ qr: z.string(), secret: z.string() }), "The secret and an SVG QR code as a data URL") : {},
 });
@@ -26,7 +26,7 @@ const verify2fa = createRoute({
   method: "post",
   path: "/api/auth/2fa/verify",
   tags: ["auth"],
-  summary: "Finish two-factor enrolment with a code from the authenticator",
+  summary: globalThis.OPENAPI_BUILD ? "Finish two-factor enrolment with a code from the authenticator" : "",
   ...accountOnly(403, GUEST_2FA),
   request: {
     body: jsonBody(z.object({ code: z.string().check(z.minLength(1), z.maxLength(32)), secret: z.string().check(z.minLength(1), z.maxLength(128)) })),
