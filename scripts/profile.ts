@@ -7,14 +7,13 @@
 import { execSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import WebSocket from "ws";
 import { storages } from "../src/db/schema.ts";
 import { migrateAndSeed, openNodeDatabase, projectRoot } from "./db.ts";
 import { startLibsqlServer } from "./libsql-server/server.ts";
-import { startWranglerDev, waitForWorker } from "./wrangler-dev.ts";
+import { freePort, startWranglerDev, waitForWorker } from "./wrangler-dev.ts";
 
 const path = process.argv[2] ?? "/api/me";
 const signIn = path === "/api/auth/login";
@@ -122,16 +121,5 @@ function connect(url: string): Promise<(method: string, params?: object) => Prom
         socket.send(JSON.stringify({ id, method, params }));
       })),
     );
-  });
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-    server.on("error", reject);
   });
 }

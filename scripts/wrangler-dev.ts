@@ -1,6 +1,7 @@
 // Starts `wrangler dev` for this project: used by npm start and npm run bench.
 import { spawn, type ChildProcess } from "node:child_process";
 import { chmodSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
 import { join } from "node:path";
 import { projectRoot, type DatabaseTarget } from "./db.ts";
 
@@ -72,4 +73,16 @@ export async function waitForWorker(port: number, timeoutMs = 60_000): Promise<v
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
   throw new Error(`wrangler dev did not answer on port ${port} within ${timeoutMs} ms`);
+}
+
+/** A TCP port free on 127.0.0.1 right now, for a server about to start. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+    server.on("error", reject);
+  });
 }

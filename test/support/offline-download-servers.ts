@@ -6,6 +6,7 @@ import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { pbkdf2Sync, randomBytes } from "node:crypto";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, type Socket } from "node:net";
+import { freePort } from "../../scripts/wrangler-dev.ts";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
@@ -18,14 +19,8 @@ export interface RunningService {
   stop(): Promise<void>;
 }
 
-/** A port nothing listens on right now (also what "connection refused" tests point at). */
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
+// freePort: a port nothing listens on right now (also what "connection refused" tests point at).
+export { freePort };
 
 /** `aria2c --enable-rpc` with a secret; Debian package `aria2`. */
 export async function startAria2(secret: string): Promise<RunningService> {
