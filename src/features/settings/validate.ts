@@ -99,8 +99,9 @@ export function settingChanges(items: readonly SettingValue[], stored: ReadonlyM
  * A save's items as the guard's batch can write them before the stored values are known:
  * `sure` are valid whatever is stored; `mustStand` are only accepted as they are stored (values
  * valueProblem refuses, which settingChanges lets pass unchanged, and `default_role`, a role name
- * checked against the roles). Null for a request with a problem nothing stored can lift: an
- * unknown or repeated key.
+ * checked against the roles). Null for a request with a problem nothing stored can lift (an
+ * unknown or repeated key), or with more than MAX_MUST_STAND items that must stand: every write
+ * repeats their conditions, so the handler writes those requests after validating instead.
  */
 export function presaveSplit(items: readonly SettingValue[]): { sure: SettingValue[]; mustStand: SettingValue[] } | null {
   const seen = new Set<string>();
@@ -112,8 +113,11 @@ export function presaveSplit(items: readonly SettingValue[]): { sure: SettingVal
     seen.add(key);
     (key === "default_role" || valueProblem(value, definition, []) !== null ? mustStand : sure).push({ key, value });
   }
-  return { sure, mustStand };
+  return mustStand.length > MAX_MUST_STAND ? null : { sure, mustStand };
 }
+
+/** More than a group of settings the web UI saves back holds (read-only and unchanged ones). */
+const MAX_MUST_STAND = 32;
 
 function valueProblem(value: string, definition: SettingDefinition, roles: readonly RoleName[]): string | null {
   if (definition.flag === SettingFlag.READONLY) return "is read-only";

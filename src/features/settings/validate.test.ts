@@ -1,0 +1,38 @@
+// presaveSplit decides which values of a save the guard's batch may write before the stored values
+// are known (store.ts settingsSave): only those valid whatever is stored.
+import { describe, expect, it } from "vitest";
+import { SETTING_DEFINITIONS } from "../../db/settings.ts";
+import { presaveSplit } from "./validate.ts";
+
+describe("presaveSplit", () => {
+  it("writes at once the values valid whatever is stored; the rest must stand as stored", () => {
+    expect(
+      presaveSplit([
+        { key: "site_title", value: "Mine" },
+        { key: "allow_indexed", value: "true" },
+        { key: "allow_mounted", value: "maybe" }, // refused unless it is what is stored
+        { key: "version", value: "v3.58.0" }, // read-only: accepted unchanged only
+        { key: "default_role", value: "general" }, // a role name, checked against the roles
+      ]),
+    ).toEqual({
+      sure: [
+        { key: "site_title", value: "Mine" },
+        { key: "allow_indexed", value: "true" },
+      ],
+      mustStand: [
+        { key: "allow_mounted", value: "maybe" },
+        { key: "version", value: "v3.58.0" },
+        { key: "default_role", value: "general" },
+      ],
+    });
+  });
+
+  it("writes nothing at once for an unknown or repeated key, or for too many values that must stand", () => {
+    expect(presaveSplit([{ key: "site_title", value: "a" }, { key: "no_such_key", value: "b" }])).toBeNull();
+    expect(presaveSplit([{ key: "site_title", value: "a" }, { key: "site_title", value: "b" }])).toBeNull();
+    const refused = SETTING_DEFINITIONS.filter(({ type }) => type === "bool" || type === "number").map(({ key }) => ({ key, value: "neither" }));
+    expect(refused.length).toBeGreaterThan(32);
+    expect(presaveSplit(refused.slice(0, 32))).toEqual({ sure: [], mustStand: refused.slice(0, 32) });
+    expect(presaveSplit(refused.slice(0, 33))).toBeNull();
+  });
+});
