@@ -79,7 +79,7 @@ const SaveBody = z.array(
 const savePlan = fromJson(SaveBody, (db, items, _callerId, callerIsAdmin) => {
   const keys = [...new Set(items.map((item) => item.key))].filter((key) => settingDefinitionByKey.has(key));
   const split = presaveSplit(items);
-  return settingsSave(db, keys, split?.sure ?? [], split?.mustStand ?? [], split ? callerIsAdmin : NOBODY);
+  return settingsSave(db, keys, split ?? { sure: [], mustStand: [], defaultRole: undefined }, split ? callerIsAdmin : NOBODY);
 });
 
 const save = createRoute({

@@ -136,13 +136,21 @@ describe("setting save with a login token", () => {
     expect(await counted(() => call("/api/public/settings"))).toMatchObject({ reply: { data: { site_title: "One Trip" } }, trips: 1 });
   });
 
-  it("a new default role is checked against the roles first: one more round trip", async () => {
+  it("a new default role is written with the roles' default flag, in the same round trip", async () => {
     await sql("INSERT INTO roles (name) VALUES ('visitors')");
     const [[visitors]] = (await sql("SELECT id FROM roles WHERE name = 'visitors'")) as [[number]];
-    const before = (await sql("SELECT value FROM settings WHERE key = 'default_role'"))[0]![0];
-    expect(await save(deputy, [{ key: "default_role", value: "visitors" }, { key: "site_title", value: "Two Trips" }])).toMatchObject({ reply: { code: 200 }, trips: 2 });
-    expect(await sql("SELECT value FROM settings WHERE key IN ('default_role', 'site_title') ORDER BY key")).toEqual([[String(visitors)], ["Two Trips"]]);
-    await sql("UPDATE settings SET value = ? WHERE key = 'default_role'", [before as string]);
+    const before = (await sql("SELECT value FROM settings WHERE key = 'default_role'"))[0]![0] as string;
+    expect(await save(deputy, [{ key: "default_role", value: "visitors" }, { key: "site_title", value: "With Visitors" }])).toEqual({
+      reply: { code: 200, message: "success", data: null },
+      trips: 1,
+    });
+    expect(await sql("SELECT value FROM settings WHERE key IN ('default_role', 'site_title') ORDER BY key")).toEqual([[String(visitors)], ["With Visitors"]]);
+    expect(await sql("SELECT name FROM roles WHERE is_default = 1")).toEqual([["visitors"]]);
+    // Sent back unchanged (the web UI saves whole groups): accepted, nothing moves.
+    expect(await save(deputy, [{ key: "default_role", value: "visitors" }])).toMatchObject({ reply: { code: 200 }, trips: 1 });
+    expect(await sql("SELECT name FROM roles WHERE is_default = 1")).toEqual([["visitors"]]);
+    await sql("UPDATE settings SET value = ? WHERE key = 'default_role'", [before]);
+    await sql("UPDATE roles SET is_default = CAST(id AS TEXT) = ?", [before]);
   });
 
   it("writes nothing when another item is refused, or a read-only value would change", async () => {
@@ -153,6 +161,14 @@ describe("setting save with a login token", () => {
     });
     expect(await save(deputy, [{ key: "site_title", value: "Lost" }, { key: "version", value: "v9" }])).toMatchObject({ reply: { code: 400, message: "version: is read-only" }, trips: 1 });
     expect(await save(deputy, [{ key: "site_title", value: "Lost" }, { key: "default_role", value: "no such role" }])).toMatchObject({ reply: { code: 400 }, trips: 1 });
+    const defaults = await sql("SELECT id FROM roles WHERE is_default = 1");
+    for (const name of ["admin", "guest"]) {
+      const [[stored]] = (await sql("SELECT value FROM settings WHERE key = 'default_role'")) as [[string]];
+      const [[id]] = (await sql("SELECT CAST(id AS TEXT) FROM roles WHERE name = ?", [name])) as [[string]];
+      if (id === stored) continue; // unchanged is accepted
+      expect(await save(deputy, [{ key: "site_title", value: "Lost" }, { key: "default_role", value: name }])).toMatchObject({ reply: { code: 400 }, trips: 1 });
+    }
+    expect(await sql("SELECT id FROM roles WHERE is_default = 1")).toEqual(defaults);
     expect(await save(deputy, [{ key: "site_title", value: "Lost" }, { key: "site_title", value: "Lost twice" }])).toMatchObject({ reply: { code: 400 }, trips: 1 });
     expect(await save(deputy, [{ key: "site_title", value: "Lost" }, { key: "no_such_key", value: "x" }])).toMatchObject({ reply: { code: 400 }, trips: 1 });
     expect(await title()).toBe("Kept");

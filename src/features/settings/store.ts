@@ -2,6 +2,7 @@
 // round trip (one batch).
 import { and, asc, eq, inArray, or, sql, type SQL } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
+import { ADMIN_ROLE_ID, GUEST_ROLE_ID } from "../../auth/roles.ts";
 import type { Database } from "../../db/client.ts";
 import { plan } from "../../db/plan.ts";
 import { roles, settings } from "../../db/schema.ts";
@@ -65,26 +66,40 @@ export function settingsByKey(db: Database, keys: readonly string[]) {
 
 /**
  * What a save reads (the stored rows of its keys, the role names) and, in the same batch, its
- * `sure` values (see validate.ts presaveSplit), written only if the caller is an admin and every
- * `mustStand` item is stored as it is sent: exactly when settingChanges accepts the request and
- * asks for these writes. `wrote` says whether they were written; if not, the handler validates and
- * writes in a round trip of its own. Unchanged values are not written again.
+ * writes (see validate.ts presaveSplit): the `sure` values, and a new default role with the roles'
+ * `default` flag. They are written only if the caller is an admin, every `mustStand` item is
+ * stored as it is sent, and `defaultRole` names the stored default role or one that may be the
+ * default: exactly when settingChanges accepts the request, asking for these writes. `wrote` says
+ * whether they were written; if not, the handler validates and writes in a round trip of its own.
+ * Unchanged values are not written again.
  */
-export function settingsSave(db: Database, keys: readonly string[], sure: readonly SettingValue[], mustStand: readonly SettingValue[], callerIsAdmin: SQL) {
-  const stands = ({ key, value }: SettingValue) =>
-    key === "default_role"
-      ? sql`EXISTS (SELECT 1 FROM ${roles} WHERE ${roles.name} = ${value} AND CAST(${roles.id} AS TEXT) = (SELECT ${settings.value} FROM ${settings} WHERE ${settings.key} = 'default_role'))`
-      : sql`EXISTS (SELECT 1 FROM ${settings} WHERE ${settings.key} = ${key} AND ${settings.value} = ${value})`;
-  const allowed = sql.join([callerIsAdmin, ...mustStand.map(stands)], sql` AND `);
-  const upsert = ({ key, value }: SettingValue) => {
+export function settingsSave(db: Database, keys: readonly string[], presave: { sure: readonly SettingValue[]; mustStand: readonly SettingValue[]; defaultRole: string | undefined }, callerIsAdmin: SQL) {
+  const { sure, mustStand, defaultRole } = presave;
+  const storedDefault = sql`(SELECT ${settings.value} FROM ${settings} WHERE ${settings.key} = 'default_role')`;
+  const namedRole = sql`(SELECT CAST(${roles.id} AS TEXT) FROM ${roles} WHERE ${roles.name} = ${defaultRole ?? null})`;
+  const stands = ({ key, value }: SettingValue) => sql`EXISTS (SELECT 1 FROM ${settings} WHERE ${settings.key} = ${key} AND ${settings.value} = ${value})`;
+  const conditions = [callerIsAdmin, ...mustStand.map(stands)];
+  if (defaultRole !== undefined) {
+    conditions.push(sql`EXISTS (SELECT 1 FROM ${roles} WHERE ${roles.name} = ${defaultRole} AND (CAST(${roles.id} AS TEXT) = ${storedDefault} OR ${roles.id} NOT IN (${ADMIN_ROLE_ID}, ${GUEST_ROLE_ID})))`);
+  }
+  const allowed = sql.join(conditions, sql` AND `);
+  const upsert = (key: string, value: SQL | string) => {
     const { help, type, options, group, flag, index } = settingDefinitionByKey.get(key)!;
     return db.run(sql`INSERT INTO ${settings} ("key", "value", "help", "type", "options", "group", "flag", "index")
       SELECT ${key}, ${value}, ${help}, ${type}, ${options}, ${group}, ${flag}, ${index} WHERE ${allowed}
       ON CONFLICT ("key") DO UPDATE SET "value" = excluded."value" WHERE ${settings.value} <> excluded."value"`);
   };
+  const writes = sure.map(({ key, value }) => upsert(key, value));
+  if (defaultRole !== undefined) {
+    // The flag first: it compares the new role with the stored one, which the upsert then replaces.
+    writes.push(
+      db.run(sql`UPDATE ${roles} SET "is_default" = CAST(${roles.id} AS TEXT) = ${namedRole} WHERE ${allowed} AND ${namedRole} IS NOT ${storedDefault}`),
+      upsert("default_role", namedRole),
+    );
+  }
   return plan(
-    [db.select().from(settings).where(inArray(settings.key, [...keys])), roleNames(db), db.get<{ wrote: number }>(sql`SELECT ${allowed} AS wrote`), ...sure.map(upsert)],
-    ([found, roleRows, verdict]) => ({ rows: new Map(found.map((row) => [row.key, row])), roles: roleRows as RoleName[], wrote: sure.length > 0 && Number(verdict?.wrote) === 1 }),
+    [db.select().from(settings).where(inArray(settings.key, [...keys])), roleNames(db), db.get<{ wrote: number }>(sql`SELECT ${allowed} AS wrote`), ...writes],
+    ([found, roleRows, verdict]) => ({ rows: new Map(found.map((row) => [row.key, row])), roles: roleRows as RoleName[], wrote: writes.length > 0 && Number(verdict?.wrote) === 1 }),
   );
 }
 

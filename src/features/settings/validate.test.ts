@@ -5,14 +5,14 @@ import { SETTING_DEFINITIONS } from "../../db/settings.ts";
 import { presaveSplit } from "./validate.ts";
 
 describe("presaveSplit", () => {
-  it("writes at once the values valid whatever is stored; the rest must stand as stored", () => {
+  it("writes at once the values valid whatever is stored; the rest must stand as stored, the default role is checked apart", () => {
     expect(
       presaveSplit([
         { key: "site_title", value: "Mine" },
         { key: "allow_indexed", value: "true" },
         { key: "allow_mounted", value: "maybe" }, // refused unless it is what is stored
         { key: "version", value: "v3.58.0" }, // read-only: accepted unchanged only
-        { key: "default_role", value: "general" }, // a role name, checked against the roles
+        { key: "default_role", value: "general" }, // a role name, checked against the roles in SQL
       ]),
     ).toEqual({
       sure: [
@@ -22,8 +22,8 @@ describe("presaveSplit", () => {
       mustStand: [
         { key: "allow_mounted", value: "maybe" },
         { key: "version", value: "v3.58.0" },
-        { key: "default_role", value: "general" },
       ],
+      defaultRole: "general",
     });
   });
 
@@ -32,7 +32,7 @@ describe("presaveSplit", () => {
     expect(presaveSplit([{ key: "site_title", value: "a" }, { key: "site_title", value: "b" }])).toBeNull();
     const refused = SETTING_DEFINITIONS.filter(({ type }) => type === "bool" || type === "number").map(({ key }) => ({ key, value: "neither" }));
     expect(refused.length).toBeGreaterThan(32);
-    expect(presaveSplit(refused.slice(0, 32))).toEqual({ sure: [], mustStand: refused.slice(0, 32) });
+    expect(presaveSplit(refused.slice(0, 32))).toEqual({ sure: [], mustStand: refused.slice(0, 32), defaultRole: undefined });
     expect(presaveSplit(refused.slice(0, 33))).toBeNull();
   });
 });

@@ -98,22 +98,25 @@ export function settingChanges(items: readonly SettingValue[], stored: ReadonlyM
 /**
  * A save's items as the guard's batch can write them before the stored values are known:
  * `sure` are valid whatever is stored; `mustStand` are only accepted as they are stored (values
- * valueProblem refuses, which settingChanges lets pass unchanged, and `default_role`, a role name
- * checked against the roles). Null for a request with a problem nothing stored can lift (an
+ * valueProblem refuses, which settingChanges lets pass unchanged); `defaultRole`, a role name,
+ * is valid when it names the stored role or one that may be the default (store.ts settingsSave
+ * checks that against the roles). Null for a request with a problem nothing stored can lift (an
  * unknown or repeated key), or with more than MAX_MUST_STAND items that must stand: every write
  * repeats their conditions, so the handler writes those requests after validating instead.
  */
-export function presaveSplit(items: readonly SettingValue[]): { sure: SettingValue[]; mustStand: SettingValue[] } | null {
+export function presaveSplit(items: readonly SettingValue[]): { sure: SettingValue[]; mustStand: SettingValue[]; defaultRole: string | undefined } | null {
   const seen = new Set<string>();
   const sure: SettingValue[] = [];
   const mustStand: SettingValue[] = [];
+  let defaultRole: string | undefined;
   for (const { key, value } of items) {
     const definition = settingDefinitionByKey.get(key);
     if (!definition || seen.has(key)) return null;
     seen.add(key);
-    (key === "default_role" || valueProblem(value, definition, []) !== null ? mustStand : sure).push({ key, value });
+    if (key === "default_role") defaultRole = value;
+    else (valueProblem(value, definition, []) === null ? sure : mustStand).push({ key, value });
   }
-  return mustStand.length > MAX_MUST_STAND ? null : { sure, mustStand };
+  return mustStand.length > MAX_MUST_STAND ? null : { sure, mustStand, defaultRole };
 }
 
 /** More than a group of settings the web UI saves back holds (read-only and unchanged ones). */
