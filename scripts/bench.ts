@@ -464,7 +464,8 @@ function treeCpuMs(root: number): number {
     const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
     const pid = Number(name);
     const parent = Number(fields[1]);
-    children.set(parent, [...(children.get(parent) ?? []), pid]);
+    if (!children.has(parent)) children.set(parent, []);
+    children.get(parent)!.push(pid);
     ticks.set(pid, Number(fields[11]) + Number(fields[12]));
   }
   let total = 0;

@@ -80,7 +80,8 @@ function report(profile: Profile, requests: number, seconds: number) {
     total += micros;
     if (functionName === "(idle)") idle += micros;
     const module = url === "" ? `(${functionName || "native"})` : url.replace(/^.*node_modules\//, "").replace(/^(@[^/]+\/[^/]+|[^/]+)\/.*$/, "$1").replace(/^.*\/\.wrangler\/.*$/, "worker bundle");
-    byFunction.set(`${functionName || "(anonymous)"} ${url.replace(/^.*\//, "")}:${lineNumber + 1}`, (byFunction.get(`${functionName || "(anonymous)"} ${url.replace(/^.*\//, "")}:${lineNumber + 1}`) ?? 0) + micros);
+    const place = `${functionName || "(anonymous)"} ${url.replace(/^.*\//, "")}:${lineNumber + 1}`;
+    byFunction.set(place, (byFunction.get(place) ?? 0) + micros);
     byModule.set(module, (byModule.get(module) ?? 0) + micros);
   }
   const busy = total - idle;

@@ -104,7 +104,7 @@ export function settingsSave(db: Database, keys: readonly string[], presave: { s
 }
 
 /** Forgets the public settings this isolate keeps (readPublicSettings), after a save. */
-export const forgetPublicSettings = (db: Database) => publicSettingsCache.delete(db);
+export const forgetPublicSettings = (db: Database) => void publicSettingsCache.delete(db);
 
 /**
  * Writes values of known settings in one batch. A row that is missing is created with its
@@ -112,7 +112,7 @@ export const forgetPublicSettings = (db: Database) => publicSettingsCache.delete
  * the roles' `default` flag, so the role list and the setting agree.
  */
 export async function saveSettingValues(db: Database, values: readonly SettingValue[]): Promise<void> {
-  publicSettingsCache.delete(db);
+  forgetPublicSettings(db);
   const writes: BatchItem<"sqlite">[] = values.map(({ key, value }) => {
     const definition = settingDefinitionByKey.get(key);
     if (!definition) throw new Error(`saveSettingValues: ${key} is not a known setting`);
@@ -123,12 +123,12 @@ export async function saveSettingValues(db: Database, values: readonly SettingVa
   if (defaultRole) writes.push(db.update(roles).set({ isDefault: sql`${roles.id} = ${Number(defaultRole.value)}` }));
   if (writes.length > 0) await db.batch(writes as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]);
   // Again: a read while the write was under way may have kept the old values.
-  publicSettingsCache.delete(db);
+  forgetPublicSettings(db);
 }
 
 /** Deletes a setting if it is deprecated; returns the row as it was (undefined when there was none). */
 export async function deleteDeprecatedSetting(db: Database, key: string): Promise<SettingRow | undefined> {
-  publicSettingsCache.delete(db);
+  forgetPublicSettings(db);
   const [[row]] = await db.batch([
     db.select().from(settings).where(eq(settings.key, key)),
     db.delete(settings).where(and(eq(settings.key, key), eq(settings.flag, SettingFlag.DEPRECATED))),
