@@ -1,4 +1,5 @@
 // npm start: run Gatehouse locally.
+//   0. PORT (8787) and LIBSQL_PORT are checked first: a taken one stops it before anything is written.
 //   1. .dev.vars gets a random JWT_SECRET and OTP_ENCRYPTION_KEY if it lacks them (kept across runs,
 //      so logins and two-factor enrolments survive restarts).
 //   2. Database: TURSO_DATABASE_URL when set; otherwise the local libSQL endpoint on
@@ -15,9 +16,21 @@ import { databaseTargetFromEnv, describeTarget, localDatabaseFile, migrateAndSee
 import { startLibsqlServer, type LibsqlServer } from "./libsql-server/server.ts";
 import { printSeedReport } from "./seed-report.ts";
 import { ensureWebUi } from "./webui.ts";
-import { startWranglerDev } from "./wrangler-dev.ts";
+import { portIsFree, startWranglerDev } from "./wrangler-dev.ts";
 
 const port = Number(process.env.PORT || 8787);
+// Before anything is written: a taken port would otherwise be found by wrangler, last, after the
+// database was migrated and a new admin password printed.
+for (const [name, value] of [["PORT", port], ["LIBSQL_PORT", Number(process.env.LIBSQL_PORT || 0)]] as const) {
+  if (!Number.isInteger(value) || value < 0 || value > 65535 || (name === "PORT" && value === 0)) {
+    console.error(`${name} must be a TCP port number, got "${process.env[name]}"`);
+    process.exit(1);
+  }
+  if (value !== 0 && !(await portIsFree(value))) {
+    console.error(`Port ${value} on 127.0.0.1 is in use. Stop what holds it, or pick another: ${name}=${value + 1} npm start`);
+    process.exit(1);
+  }
+}
 const dataDir = resolve(process.env.DATA_DIR || join(projectRoot, ".data"));
 // Private: it holds the database, its bearer token (wrangler.vars) and wrangler's state. A chosen
 // DATA_DIR is created 0700 but left as it is if it exists; the default one is narrowed to 0700.

@@ -14,7 +14,11 @@ export interface WranglerDevOptions {
   envFiles: string[];
   /** "pipe": the caller reads wrangler's output. */
   stdio: "inherit" | "ignore" | "pipe";
-  /** LOG_LEVEL for this instance (npm start: "info", every request); null keeps wrangler.toml's production level. */
+  /**
+   * LOG_LEVEL for this instance; null keeps wrangler.toml's. Default "warn": wrangler prints a line
+   * for every request already, so the access log adds one only for refusals and failures, with the
+   * envelope code and request id that wrangler's line lacks.
+   */
   logLevel?: string | null;
   /** Believe the client's CF-Connecting-IP (bench only: it picks addresses to stay clear of the lockout). Default false. */
   trustClientAddress?: boolean;
@@ -38,7 +42,7 @@ export function startWranglerDev(options: WranglerDevOptions): ChildProcess {
   // Locally nothing sets CF-Connecting-IP but the client itself: believing it would let anyone
   // pick the address the sign-in lockout counts against.
   const trust = options.trustClientAddress === true;
-  const logLevel = options.logLevel === undefined ? "info" : options.logLevel;
+  const logLevel = options.logLevel === undefined ? "warn" : options.logLevel;
   const vars = `TURSO_DATABASE_URL=${url}\n${authToken ? `TURSO_AUTH_TOKEN=${authToken}\n` : ""}TRUST_CF_CONNECTING_IP=${trust}\n${logLevel === null ? "" : `LOG_LEVEL=${logLevel}\n`}`;
   writeFileSync(instanceVars, vars, { mode: 0o600 });
   chmodSync(instanceVars, 0o600); // writeFileSync's mode only applies to a new file
@@ -73,6 +77,15 @@ export async function waitForWorker(port: number, timeoutMs = 60_000): Promise<v
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
   throw new Error(`wrangler dev did not answer on port ${port} within ${timeoutMs} ms`);
+}
+
+/** Whether `port` on 127.0.0.1 can be listened on right now (nothing else holds it). */
+export function portIsFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.once("error", () => resolve(false));
+    server.listen(port, "127.0.0.1", () => server.close(() => resolve(true)));
+  });
 }
 
 /** A TCP port free on 127.0.0.1 right now, for a server about to start. */

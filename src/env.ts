@@ -58,7 +58,7 @@ const configs = new WeakMap<Env, Config>();
 export function readConfig(env: Env): Config {
   let config = configs.get(env);
   if (!config) {
-    const level = (env.LOG_LEVEL || "info").toLowerCase();
+    const level = (env.LOG_LEVEL || "warn").toLowerCase();
     if (!(LOG_LEVELS as readonly string[]).includes(level)) throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(", ")}, got "${env.LOG_LEVEL}"`);
     config = {
       tokenTtlSeconds: positiveNumber(env.TOKEN_EXPIRES_IN_HOURS, 48, "TOKEN_EXPIRES_IN_HOURS") * 3600,
