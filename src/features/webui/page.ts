@@ -44,6 +44,8 @@ export async function serveWebUi(c: Context<AppEnv>, database: () => Database): 
   // AList's NoRoute: the page for GET and POST, 405 with an empty body for anything else.
   if (!readable && method !== "POST") return new Response(null, { status: 405 });
 
+  if (c.req.path === "/manifest.json" && readable) return manifest(await readPublicSettings(database(), []));
+
   const settings = await readPublicSettings(database(), PAGE_PRIVATE_KEYS);
 
   // The management pages get no customize_head/customize_body, as in AList: a snippet that breaks
@@ -119,6 +121,26 @@ function pageSettings(settings: Record<string, string>, origin: string, manage: 
     customizeHead: manage ? "" : (settings.customize_head ?? ""),
     customizeBody: manage ? "" : (settings.customize_body ?? ""),
   };
+}
+
+/**
+ * The web app manifest index.html links to, from the same settings as the page: the browser reads
+ * it on every page (a page in its place logged a syntax error each time) and names and draws an
+ * installed app with it.
+ */
+function manifest(settings: Record<string, string>): Response {
+  const title = settings.site_title || "Gatehouse";
+  const icon = (settings.logo ?? "").split("\n")[0]!.trim();
+  const body = {
+    name: title,
+    short_name: title,
+    start_url: "/",
+    scope: "/",
+    display: "standalone",
+    ...(settings.main_color ? { theme_color: settings.main_color } : {}),
+    icons: icon ? [{ src: icon, sizes: "any" }] : [],
+  };
+  return new Response(JSON.stringify(body), { headers: { "Content-Type": "application/manifest+json", "Cache-Control": "no-cache" } });
 }
 
 function render(index: Response, page: PageSettings): Response {

@@ -113,12 +113,41 @@ describe("the index page", () => {
   });
 
   it("is the page of every deep link, whatever the client says it accepts", async () => {
-    for (const path of ["/@manage/storages", "/movies/a.mkv", "/@login", "/%E4%B8%AD%E6%96%87/x.txt", "/manifest.json"]) {
+    for (const path of ["/@manage/storages", "/movies/a.mkv", "/@login", "/%E4%B8%AD%E6%96%87/x.txt"]) {
       const response = await call(path, { headers: { Accept: "application/json" } });
       expect(response.status, path).toBe(200);
       expect(response.headers.get("Content-Type"), path).toBe("text/html; charset=utf-8");
       expect(await response.text(), path).toContain('<div id="root"></div>');
     }
+  });
+
+  it("links a web app manifest built from the site title, logo and main colour, not the page", async () => {
+    await setting("site_title", "My Files");
+    await setting("logo", "/images/light.svg\n/images/dark.svg");
+    await setting("main_color", "#ff5500");
+    const counter = await roundTrips();
+    const response = await call("/manifest.json");
+    expect(response.status).toBe(200);
+    expect(response.headers.get("Content-Type")).toBe("application/manifest+json");
+    expect(await response.json()).toEqual({
+      name: "My Files",
+      short_name: "My Files",
+      start_url: "/",
+      scope: "/",
+      display: "standalone",
+      theme_color: "#ff5500",
+      icons: [{ src: "/images/light.svg", sizes: "any" }],
+    });
+    expect(await counter.count()).toBe(1);
+
+    await setting("logo", "");
+    await setting("site_title", "");
+    await setting("main_color", "");
+    expect(await (await call("/manifest.json")).json()).toEqual({ name: "Gatehouse", short_name: "Gatehouse", start_url: "/", scope: "/", display: "standalone", icons: [] });
+    // Only GET and HEAD read it; a POST there is the page, as for any path outside the API.
+    const posted = await call("/manifest.json", { method: "POST" });
+    expect(posted.headers.get("Content-Type")).toBe("text/html; charset=utf-8");
+    await posted.arrayBuffer();
   });
 
   it("allows the page's scripts: no default-src 'none' policy, but no framing", async () => {
