@@ -7,7 +7,6 @@ import { createClient } from "@libsql/client/node";
 import { drizzle } from "drizzle-orm/libsql/node";
 import { migrate } from "drizzle-orm/libsql/migrator";
 import type { Database } from "../src/db/client.ts";
-import * as schema from "../src/db/schema.ts";
 import { seed, type SeedReport } from "../src/db/seed.ts";
 import { preparePrivateDatabaseFile } from "./libsql-server/database.ts";
 

@@ -70,7 +70,7 @@ try {
 function report(profile: Profile, requests: number, seconds: number) {
   const byId = new Map(profile.nodes.map((node) => [node.id, node]));
   const self = new Map<number, number>();
-  profile.samples.forEach((id, i) => self.set(id, (self.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0)));
+  for (const [i, id] of profile.samples.entries()) self.set(id, (self.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0));
   const byFunction = new Map<string, number>();
   const byModule = new Map<string, number>();
   let total = 0;

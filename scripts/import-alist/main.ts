@@ -124,7 +124,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env,
   const seeded = args.dryRun ? null : await migrateAndSeed(target, { adminPassword: env.ADMIN_PASSWORD });
   const { db, close } = openNodeDatabase(target);
   try {
-    let state;
+    let state: Awaited<ReturnType<typeof readTarget>>;
     try {
       state = await readTarget(db);
     } catch (error) {

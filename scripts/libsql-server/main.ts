@@ -14,20 +14,22 @@ import { startLibsqlServer } from "./server.ts";
 const usage =
   "usage: tsx scripts/libsql-server/main.ts [--file PATH] [--port PORT] [--host HOST] [--auth-token TOKEN]";
 
-let values;
-try {
-  ({ values } = parseArgs({
-    options: {
-      file: { type: "string", default: ".data/gatehouse.db" },
-      port: { type: "string", default: "8080" },
-      host: { type: "string", default: "127.0.0.1" },
-      "auth-token": { type: "string" },
-    },
-  }));
-} catch (error) {
-  console.error(`${(error as Error).message}\n${usage}`);
-  process.exit(2);
+function commandLine() {
+  try {
+    return parseArgs({
+      options: {
+        file: { type: "string", default: ".data/gatehouse.db" },
+        port: { type: "string", default: "8080" },
+        host: { type: "string", default: "127.0.0.1" },
+        "auth-token": { type: "string" },
+      },
+    }).values;
+  } catch (error) {
+    console.error(`${(error as Error).message}\n${usage}`);
+    process.exit(2);
+  }
 }
+const values = commandLine();
 
 const port = Number(values.port);
 if (!Number.isInteger(port) || port < 0 || port > 65535) {

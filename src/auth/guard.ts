@@ -74,7 +74,10 @@ export function reading<T>(access: Access, build: RoutePlan<T>) {
     // A plan from a JSON body reads it here first (Hono keeps it for the route's validator).
     if (build.readsJson) c.set("json", /json/i.test(c.req.header("Content-Type") ?? "") ? await c.req.json().catch(() => undefined) : undefined);
     let route: Plan<T> | null = null;
-    const { reads } = await authenticateWith(c, (callerId, callerIsAdmin) => (route = build(c, callerId, callerIsAdmin))?.reads ?? []);
+    const { reads } = await authenticateWith(c, (callerId, callerIsAdmin) => {
+      route = build(c, callerId, callerIsAdmin);
+      return route?.reads ?? [];
+    });
     if (route) c.set("routeData", { build, value: (route as Plan<T>).read(reads) });
     await next();
   };

@@ -47,7 +47,9 @@ export async function cleanUp(db: Database, now = Math.floor(Date.now() / 1000))
       db.run(sql`DELETE FROM ${table} WHERE rowid IN (SELECT rowid FROM ${table} WHERE ${expired} LIMIT ${CHUNK})`),
     );
     const results = await db.batch(statements as [(typeof statements)[number], ...typeof statements]);
-    results.forEach((result, i) => (report[pending[i]!.name] += result.rowsAffected));
+    results.forEach((result, i) => {
+      report[pending[i]!.name] += result.rowsAffected;
+    });
     pending = pending.filter((_, i) => results[i]!.rowsAffected >= CHUNK);
   }
   report.incomplete = pending.length > 0;

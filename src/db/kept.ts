@@ -25,6 +25,7 @@ export function keptQuery<const K extends string, Q extends BatchItem<"sqlite">>
     const mapping = built;
     const item = {
       _prepare: (): BuiltQuery => ({ getQuery: () => query, mapResult: (result, isFromBatch) => mapping.mapResult(result, isFromBatch) }),
+      // biome-ignore lint/suspicious/noThenProperty: awaiting a kept query alone runs it, as awaiting a drizzle query does
       then: (resolve: (value: unknown) => unknown, reject: (reason: unknown) => unknown) =>
         db.batch([item as unknown as BatchItem<"sqlite">]).then(([result]) => result).then(resolve, reject),
     };

@@ -52,8 +52,8 @@ const IFRAME_PREVIEWS = JSON.stringify(
 // RE2 syntax, as the gateway's file server evaluates them: IPv4, IPv6, access_token query values.
 const PRIVACY_REGS = [
   String.raw`(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)`,
-  String.raw`(?:[[:xdigit:]]{1,4}:){7}[[:xdigit:]]{1,4}|(?:[[:xdigit:]]{1,4}:){1,7}:|(?:[[:xdigit:]]{1,4}:){1,6}:[[:xdigit:]]{1,4}|(?:[[:xdigit:]]{1,4}:){1,5}(?::[[:xdigit:]]{1,4}){1,2}|(?:[[:xdigit:]]{1,4}:){1,4}(?::[[:xdigit:]]{1,4}){1,3}|(?:[[:xdigit:]]{1,4}:){1,3}(?::[[:xdigit:]]{1,4}){1,4}|(?:[[:xdigit:]]{1,4}:){1,2}(?::[[:xdigit:]]{1,4}){1,5}|[[:xdigit:]]{1,4}:(?::[[:xdigit:]]{1,4}){1,6}|:(?:(?::[[:xdigit:]]{1,4}){1,7}|:)`,
-  String.raw`(?U)access_token=(.*)&`,
+  "(?:[[:xdigit:]]{1,4}:){7}[[:xdigit:]]{1,4}|(?:[[:xdigit:]]{1,4}:){1,7}:|(?:[[:xdigit:]]{1,4}:){1,6}:[[:xdigit:]]{1,4}|(?:[[:xdigit:]]{1,4}:){1,5}(?::[[:xdigit:]]{1,4}){1,2}|(?:[[:xdigit:]]{1,4}:){1,4}(?::[[:xdigit:]]{1,4}){1,3}|(?:[[:xdigit:]]{1,4}:){1,3}(?::[[:xdigit:]]{1,4}){1,4}|(?:[[:xdigit:]]{1,4}:){1,2}(?::[[:xdigit:]]{1,4}){1,5}|[[:xdigit:]]{1,4}:(?::[[:xdigit:]]{1,4}){1,6}|:(?:(?::[[:xdigit:]]{1,4}){1,7}|:)",
+  "(?U)access_token=(.*)&",
 ].join("\n");
 
 /** A definition with its usual fields left out: a public string, without options or help. */

@@ -84,7 +84,7 @@ export function s3Files(storage: StorageHandle): FileBackend {
    * continuation token. `token` is whichever the previous page gave.
    */
   async function listPage(prefix: string, delimiter: boolean, token: string | undefined, maxKeys = 1000) {
-    const url = new URL(bucketUrl + "/");
+    const url = new URL(`${bucketUrl}/`);
     if (v2) url.searchParams.set("list-type", "2");
     url.searchParams.set("prefix", prefix);
     url.searchParams.set("max-keys", String(maxKeys));
@@ -162,7 +162,7 @@ export function s3Files(storage: StorageHandle): FileBackend {
   async function customHostLink(key: string): Promise<string> {
     const host = addition.text("custom_host");
     let url = addition.flag("enable_custom_host_presign")
-      ? (await client.sign(urlOf(key) + "?X-Amz-Expires=" + Math.round((Number(addition.text("sign_url_expire")) || DEFAULT_SIGN_HOURS) * 3600), { method: "GET", aws: { signQuery: true } })).url
+      ? (await client.sign(`${urlOf(key)}?X-Amz-Expires=${Math.round((Number(addition.text("sign_url_expire")) || DEFAULT_SIGN_HOURS) * 3600)}`, { method: "GET", aws: { signQuery: true } })).url
       : urlOf(key);
     const target = new URL(url);
     const custom = new URL(/^https?:\/\//i.test(host) ? host : `${target.protocol}//${host}`);

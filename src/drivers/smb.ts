@@ -39,13 +39,13 @@ const NEGOTIATE = (() => {
   const body = 36 + DIALECTS.length * 2;
   const message = new DataView(new ArrayBuffer(4 + header + body));
   message.setUint32(0, header + body); // NetBIOS: type 0, 24-bit length
-  [0xfe, 0x53, 0x4d, 0x42].forEach((byte, i) => message.setUint8(4 + i, byte));
+  for (const [i, byte] of [0xfe, 0x53, 0x4d, 0x42].entries()) message.setUint8(4 + i, byte);
   message.setUint16(8, header, true); // StructureSize
   message.setUint16(4 + 14, 1, true); // CreditRequest; Command 0 = NEGOTIATE, the rest zero
   const start = 4 + header;
   message.setUint16(start, 36, true); // StructureSize
   message.setUint16(start + 2, DIALECTS.length, true);
   message.setUint16(start + 4, 1, true); // SecurityMode: signing enabled
-  DIALECTS.forEach((dialect, i) => message.setUint16(start + 36 + i * 2, dialect, true));
+  for (const [i, dialect] of DIALECTS.entries()) message.setUint16(start + 36 + i * 2, dialect, true);
   return new Uint8Array(message.buffer);
 })();

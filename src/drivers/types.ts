@@ -189,4 +189,3 @@ export class FileError extends Error {
 export const objectNotFound = () => new FileError("not_found", "object not found");
 export const notAFolder = () => new FileError("not_a_folder", "not a folder");
 export const notAFile = () => new FileError("not_a_file", "not a file");
-export const notImplemented = () => new FileError("not_implemented", "not implement");

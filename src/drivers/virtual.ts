@@ -107,9 +107,6 @@ const BLOCK = (() => {
   return Uint8Array.from({ length: CHUNK }, () => Math.floor(next() * 256));
 })();
 
-/** The byte at `offset` of the file with `seed`: any range reads the same bytes. */
-export const virtualByteAt = (seed: number, offset: number) => BLOCK[(offset + seed) % CHUNK]!;
-
 function bytesOf(seed: number, start: number, end: number): ReadableStream<Uint8Array> {
   let offset = start;
   return new ReadableStream<Uint8Array>(

@@ -127,7 +127,10 @@ export const limitBodySize: MiddlewareHandler<AppEnv> = (c, next) => {
   if (method === "GET" || method === "HEAD" || method === "OPTIONS" || c.req.path === "/api/fs/put" || c.req.path === "/api/fs/form" || isDavPath(c.req.path)) return next();
   const maxSize = readConfig(c.env).maxBodyBytes;
   let limit = bodyLimits.get(maxSize);
-  if (!limit) bodyLimits.set(maxSize, (limit = bodyLimit({ maxSize, onError: payloadTooLarge })));
+  if (!limit) {
+    limit = bodyLimit({ maxSize, onError: payloadTooLarge });
+    bodyLimits.set(maxSize, limit);
+  }
   return limit(c, next);
 };
 

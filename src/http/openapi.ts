@@ -73,9 +73,9 @@ type JsonSchemaOf<R> = R extends { request: { body: { content: { "application/js
 
 /** What `c.req.valid(target)` hands a route's handler: each declared input, parsed. */
 export type RouteInput<R extends RouteConfig> = {
-  out: (R extends { request: { query: infer Q } } ? { query: Output<Q> } : {}) &
-    (R extends { request: { params: infer P } } ? { param: Output<P> } : {}) &
-    ([JsonSchemaOf<R>] extends [never] ? {} : { json: Output<JsonSchemaOf<R>> });
+  out: (R extends { request: { query: infer Q } } ? { query: Output<Q> } : object) &
+    (R extends { request: { params: infer P } } ? { param: Output<P> } : object) &
+    ([JsonSchemaOf<R>] extends [never] ? object : { json: Output<JsonSchemaOf<R>> });
 };
 
 export type RouteHandler<R extends RouteConfig> = Handler<AppEnv, string, RouteInput<R>>;

@@ -112,7 +112,7 @@ export function createRouter(): Router {
 function zValidator(target: Target, schema: Schema): MiddlewareHandler<AppEnv> {
   // Header names arrive in lower case; the schema (an object) may spell them otherwise.
   const headerKeys = target === "header" ? new Map(Object.keys((schema as z.ZodMiniObject).shape).map((key) => [key.toLowerCase(), key])) : undefined;
-  return validator(target, async (value: Record<string, unknown>, c: Context<AppEnv>) => {
+  return validator(target, async (value: Record<string, unknown>) => {
     const input = headerKeys ? Object.fromEntries(Object.entries(value).map(([key, v]) => [headerKeys.get(key) ?? key, v])) : value;
     const result = await z.safeParseAsync(schema, input);
     if (!result.success) throw new ApiError(400, describeIssues(result.error, target));

@@ -43,7 +43,7 @@ describe("the web UI on a fresh npm start", () => {
     expect(load.byPath.map((entry) => entry.path)).toEqual(expect.arrayContaining(["/", "/api/public/settings", "/images/logo.svg"]));
     console.log(`first load of the sign-in page: ${load.requests} requests, ${load.bytes} bytes`);
 
-    const index = await page.goto(server.origin + "/");
+    const index = await page.goto(`${server.origin}/`);
     expect(await index!.text()).toContain("<title>AList</title>");
     await page.waitForURL(/\/@login/);
     await expect.poll(() => page.title()).toContain("AList");
@@ -51,25 +51,25 @@ describe("the web UI on a fresh npm start", () => {
   });
 
   it("sends the index uncached with an ETag, and hashed assets as immutable", async () => {
-    const index = await fetch(server.origin + "/");
+    const index = await fetch(`${server.origin}/`);
     await index.arrayBuffer();
     expect(index.headers.get("Cache-Control")).toBe("no-cache");
     const etag = index.headers.get("ETag")!;
-    expect((await fetch(server.origin + "/", { headers: { "If-None-Match": etag } })).status).toBe(304);
+    expect((await fetch(`${server.origin}/`, { headers: { "If-None-Match": etag } })).status).toBe(304);
 
-    const script = /\/assets\/index-[\w-]+\.js/.exec(await (await fetch(server.origin + "/")).text())![0];
+    const script = /\/assets\/index-[\w-]+\.js/.exec(await (await fetch(`${server.origin}/`)).text())![0];
     const asset = await fetch(server.origin + script);
     await asset.arrayBuffer();
     expect(asset.status).toBe(200);
     expect(asset.headers.get("Cache-Control")).toBe("public, max-age=31536000, immutable");
-    const image = await fetch(server.origin + "/images/logo.svg");
+    const image = await fetch(`${server.origin}/images/logo.svg`);
     expect(image.headers.get("Content-Type")).toMatch(/^image\/svg\+xml/);
     expect(image.headers.get("Cache-Control")).toBe("public, max-age=86400");
     expect(await image.text()).toContain("<svg");
   });
 
   it("leaves the API and the file paths alone", async () => {
-    expect(await (await fetch(server.origin + "/ping", { headers: { Accept: "text/html" } })).text()).toBe("pong");
+    expect(await (await fetch(`${server.origin}/ping`, { headers: { Accept: "text/html" } })).text()).toBe("pong");
     expect((await api("/api/public/settings")).data.site_title).toBe("AList");
     for (const path of ["/api/nowhere", "/d/a.txt", "/p/a.txt", "/dav", "/dav/a"]) {
       const response = await fetch(server.origin + path, { headers: { Accept: "text/html" } });
@@ -79,23 +79,23 @@ describe("the web UI on a fresh npm start", () => {
   });
 
   it("signs in as the admin and opens the management pages", async () => {
-    await page.goto(server.origin + "/@login");
+    await page.goto(`${server.origin}/@login`);
     await page.locator('input[name="username"]').fill("admin");
     await page.locator('input[name="password"]').fill(ADMIN_PASSWORD);
     await page.getByRole("button", { name: "Login" }).click();
     await page.waitForURL((url) => !url.pathname.startsWith("/@login"));
 
-    await page.goto(server.origin + "/@manage/storages");
+    await page.goto(`${server.origin}/@manage/storages`);
     await page.getByRole("button", { name: "Add" }).waitFor();
-    await page.goto(server.origin + "/@manage/users");
+    await page.goto(`${server.origin}/@manage/users`);
     await page.getByRole("cell", { name: "admin", exact: true }).first().waitFor();
-    await page.goto(server.origin + "/@manage/settings/site");
+    await page.goto(`${server.origin}/@manage/settings/site`);
     await expect.poll(() => page.locator("#site_title").inputValue()).toBe("AList");
     expect(blocked).toEqual([]);
   });
 
   it("shows a site title saved in the settings page on the next load", async () => {
-    await page.goto(server.origin + "/@manage/settings/site");
+    await page.goto(`${server.origin}/@manage/settings/site`);
     await expect.poll(() => page.locator("#site_title").inputValue()).toBe("AList");
     await page.locator("#site_title").fill("Gatehouse in a browser");
     const saved = page.waitForResponse((response) => response.url().endsWith("/api/admin/setting/save"));
@@ -110,7 +110,7 @@ describe("the web UI on a fresh npm start", () => {
 
   it("opens a deep link straight into its page", async () => {
     const deep = await context.newPage();
-    const response = await deep.goto(server.origin + "/@manage/users");
+    const response = await deep.goto(`${server.origin}/@manage/users`);
     expect(response!.headers()["content-type"]).toBe("text/html; charset=utf-8");
     await deep.getByRole("cell", { name: "admin", exact: true }).first().waitFor();
     await deep.close();
@@ -137,13 +137,13 @@ describe("the web UI on a fresh npm start", () => {
       });
       expect(created.code, created.message).toBe(200);
 
-      await page.goto(server.origin + "/library");
+      await page.goto(`${server.origin}/library`);
       await page.getByText("hello.txt", { exact: true }).click();
       await page.waitForURL(/\/library\/hello\.txt$/);
       await page.getByText("Hello from the mounted storage").waitFor();
       // The write side through the UI's own tools, each result checked on the WebDAV server itself.
       const davStatus = async (path: string) => (await fetch(`${dav!.url}${DAV_ROOT}${path}`, { method: "PROPFIND", headers: { Authorization: basic, Depth: "0" } })).status;
-      await page.goto(server.origin + "/library");
+      await page.goto(`${server.origin}/library`);
       await page.getByText("hello.txt", { exact: true }).waitFor();
       // The tool bar opens from the round button in the bottom right corner.
       const viewport = page.viewportSize()!;

@@ -2,7 +2,7 @@
 // stored: a NUL cuts text short in the local driver, and sqld refuses broken UTF-16.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { roles, sshPublicKeys, storages, users } from "../../src/db/schema.ts";
-import { login, postJson, signInAdmin } from "../support/auth.ts";
+import { postJson, signInAdmin } from "../support/auth.ts";
 import { createUnitFixture, readEnvelope, TEST_ADMIN_PASSWORD, type UnitFixture } from "../support/unit.ts";
 
 let fixture: UnitFixture;

@@ -364,7 +364,12 @@ describe("bad input gets the status RFC 4918 names, never 500", () => {
     // MAX_BODY_BYTES (1 MiB in wrangler.toml) holds for XML bodies, declared or streamed.
     const huge = `<D:propfind xmlns:D="DAV:"><D:prop>${"<D:displayname/>".repeat(80_000)}</D:prop></D:propfind>`;
     expect((await dav("PROPFIND", "/s3/", { headers: { Depth: "0" }, body: huge })).status).toBe(413);
-    const streamed = new ReadableStream({ start: (controller) => (controller.enqueue(new TextEncoder().encode(huge)), controller.close()) });
+    const streamed = new ReadableStream({
+      start(controller) {
+        controller.enqueue(new TextEncoder().encode(huge));
+        controller.close();
+      },
+    });
     expect((await dav("PROPPATCH", "/s3/", { body: streamed })).status).toBe(413);
   });
 
@@ -396,7 +401,12 @@ describe("bad input gets the status RFC 4918 names, never 500", () => {
     expect((await move("/dav/s3/x", { Overwrite: "maybe" })).status).toBe(400);
     expect((await dav("MOVE", "/s3/moving")).status).toBe(400);
     expect((await dav("MKCOL", "/s3/with-body", { body: "<x/>" })).status).toBe(415);
-    const unsized = new ReadableStream({ start: (controller) => (controller.enqueue(new TextEncoder().encode("x")), controller.close()) });
+    const unsized = new ReadableStream({
+      start(controller) {
+        controller.enqueue(new TextEncoder().encode("x"));
+        controller.close();
+      },
+    });
     expect((await dav("PUT", "/s3/unsized.txt", { body: unsized })).status).toBe(411);
     expect((await dav("DELETE", "/s3")).status).toBe(403);
     expect((await dav("PROPPATCH", "/s3/moving", { body: "<D:propertyupdate" })).status).toBe(400);

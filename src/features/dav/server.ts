@@ -249,7 +249,7 @@ async function existing(request: DavRequest, path: string): Promise<FileObject> 
 /** The folder a new member goes into: 409 when it is missing or a file (RFC 4918 §9.7.1). */
 async function requireParent(request: DavRequest, path: string) {
   const parent = await lookup(request.tree, parentOf(path));
-  if (!parent || !parent.isDir) throw new DavError(409, notAFolder(viewOf(request.viewer, parentOf(path))));
+  if (!parent?.isDir) throw new DavError(409, notAFolder(viewOf(request.viewer, parentOf(path))));
   if (!(await request.tree.storageAt(parentOf(path)))) throw new DavError(403, NO_STORAGE_HERE);
 }
 

@@ -60,15 +60,9 @@ export function parseXml(text: string): XmlElement | null {
 export const elements = (element: XmlElement) => element.children.filter((child): child is XmlElement => typeof child !== "string");
 export const isDav = (element: XmlElement, local: string) => element.ns === DAV_NS && element.local === local;
 export const childDav = (element: XmlElement, local: string) => elements(element).find((child) => isDav(child, local));
-export const textOf = (element: XmlElement): string => element.children.map((child) => (typeof child === "string" ? child : textOf(child))).join("");
 
 /** `{namespace}local`: how a property is named in storage and compared. */
 export const clarkName = (element: { ns: string; local: string }) => `{${element.ns}}${element.local}`;
-
-export function fromClark(name: string): { ns: string; local: string } {
-  const end = name.indexOf("}");
-  return { ns: name.slice(1, end), local: name.slice(end + 1) };
-}
 
 export const escapeXml = (text: string) => text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(/\r/g, "&#13;");
 
@@ -109,4 +103,4 @@ export function davResponse(href: string, body: { propstats: { status: number; p
 export const MULTISTATUS_OPEN = `<?xml version="1.0" encoding="utf-8"?>\n<D:multistatus xmlns:D="DAV:">`;
 export const MULTISTATUS_CLOSE = "</D:multistatus>";
 
-export const statusLine = (status: number) => `HTTP/1.1 ${status} ${REASON_PHRASES[status] ?? ""}`.trimEnd();
+const statusLine = (status: number) => `HTTP/1.1 ${status} ${REASON_PHRASES[status] ?? ""}`.trimEnd();

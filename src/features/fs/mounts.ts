@@ -44,7 +44,10 @@ const naturalOrder = new Intl.Collator(undefined, { numeric: true, sensitivity: 
 const chainCovered = (chains: Set<string>, path: string) => {
   if (!chains.has("/")) return false;
   let prefix = "";
-  for (const segment of path.split("/").filter(Boolean)) if (!chains.has((prefix += `/${segment}`))) return false;
+  for (const segment of path.split("/").filter(Boolean)) {
+    prefix += `/${segment}`;
+    if (!chains.has(prefix)) return false;
+  }
   return true;
 };
 

@@ -5,7 +5,7 @@ import { createHash } from "node:crypto";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { metas, settings, storages, users } from "../../db/schema.ts";
-import { login, send, signInAdmin, signInMember } from "../../../test/support/auth.ts";
+import { send, signInAdmin, signInMember } from "../../../test/support/auth.ts";
 import { createUnitFixture, type UnitFixture } from "../../../test/support/unit.ts";
 
 type Envelope = { code: number; message: string; data: any };

@@ -6,7 +6,7 @@ import { AwsClient } from "aws4fetch";
 import { exports } from "cloudflare:workers";
 import { beforeAll, beforeEach, describe, expect, inject, it } from "vitest";
 import { sql } from "../../../test/support/libsql-http.ts";
-import { callApi, signIn, type Envelope } from "../../../test/support/workerd-client.ts";
+import { callApi, signIn, } from "../../../test/support/workerd-client.ts";
 
 const servers = inject("storageServers");
 const BUCKET = "gatehouse-bucket";
@@ -17,10 +17,6 @@ const objectUrl = (key: string) => `${servers.s3Endpoint}/${BUCKET}/${key.split(
 async function putObject(key: string, body: string | Uint8Array) {
   const response = await s3.fetch(objectUrl(key), { method: "PUT", body });
   expect(response.ok, `${key}: ${response.status}`).toBe(true);
-}
-async function objectText(key: string): Promise<string | null> {
-  const response = await s3.fetch(objectUrl(key));
-  return response.status === 404 ? null : response.text();
 }
 
 let admin: string;
@@ -132,4 +128,3 @@ async function signFor(token: string, path: string): Promise<string> {
   return `${btoa(String.fromCharCode(...mac)).replace(/\+/g, "-").replace(/\//g, "_")}:0`;
 }
 
-export { objectText };

@@ -34,7 +34,10 @@ type FsSettingKey = (typeof FS_SETTING_KEYS)[number];
 const chainOf = (path: string) => {
   const chain = ["/"];
   let prefix = "";
-  for (const segment of path.split("/").filter(Boolean)) chain.push((prefix += `/${segment}`));
+  for (const segment of path.split("/").filter(Boolean)) {
+    prefix += `/${segment}`;
+    chain.push(prefix);
+  }
   return chain;
 };
 
@@ -91,7 +94,9 @@ function toTree(needs: TreeNeeds, chains: string[], [storageRows, ...rest]: Tree
   for (const path of chains) tree.chains.add(path);
   const folders = rest.slice(0, needs.folders.length);
   const points = rest.slice(needs.folders.length);
-  needs.folders.forEach((folder, i) => tree.virtual.set(folder, folders[i]!.map((row) => ({ name: row.name, modified: new Date(row.modified) }))));
+  for (const [i, folder] of needs.folders.entries()) {
+    tree.virtual.set(folder, folders[i]!.map((row) => ({ name: row.name, modified: new Date(row.modified) })));
+  }
   (needs.points ?? []).forEach((path, i) => {
     const [row] = points[i]!;
     tree.points.set(path, row ? { name: path.slice(path.lastIndexOf("/") + 1), modified: new Date(row.modified) } : null);

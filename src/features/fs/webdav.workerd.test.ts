@@ -4,7 +4,7 @@
 import { exports } from "cloudflare:workers";
 import { beforeAll, beforeEach, describe, expect, inject, it } from "vitest";
 import { sql } from "../../../test/support/libsql-http.ts";
-import { callApi, signIn, type Envelope } from "../../../test/support/workerd-client.ts";
+import { callApi, signIn, } from "../../../test/support/workerd-client.ts";
 
 const servers = inject("storageServers");
 const BASIC = `Basic ${btoa("davuser:dav password")}`;

@@ -263,6 +263,7 @@ const batchRename = route(
 );
 const regexRename = route(
   "/api/fs/regex_rename",
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: the summary names the replacement syntax
   "Rename the names of a folder matching a regular expression (JavaScript syntax; $1 and ${name} expand groups)",
   z.object({ src_dir: PathField, src_name_regex: z.string().check(z.maxLength(1024)), new_name_regex: z.string().check(z.maxLength(1024)), password: PasswordField }),
   (b) => guess(b.src_dir),

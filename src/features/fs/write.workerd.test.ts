@@ -173,6 +173,7 @@ describe("file operations", () => {
     await call("/api/fs/mkdir", { path: "/dav/batch" });
     for (const name of ["ep1.mkv", "ep2.mkv", "notes.txt"]) await upload(`/dav/batch/${name}`, name, { "Content-Length": String(name.length) });
     expect((await call("/api/fs/batch_rename", { src_dir: "/dav/batch", rename_objects: [{ src_name: "notes.txt", new_name: "readme.txt" }] })).code).toBe(200);
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: a replacement pattern, not a template
     expect((await call("/api/fs/regex_rename", { src_dir: "/dav/batch", src_name_regex: "^ep(\\d+)\\.mkv$", new_name_regex: "Episode ${1}.mkv" })).code).toBe(200);
     const names = (await call("/api/fs/list", { path: "/dav/batch" })).data.content.map((e: any) => e.name).sort();
     expect(names).toEqual(["Episode 1.mkv", "Episode 2.mkv", "readme.txt"]);

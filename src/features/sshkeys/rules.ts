@@ -12,7 +12,7 @@ export const MAX_KEYS_PER_USER = 100;
 
 /** Adds an OpenSSH public key to the user's: a key that parses, a title of their own, under the limit. */
 export async function addOwnKey(db: Database, userId: number, entry: { title: string; key: string }): Promise<void> {
-  let parsed;
+  let parsed: Awaited<ReturnType<typeof parsePublicKey>>;
   try {
     parsed = await parsePublicKey(entry.key);
   } catch (error) {

@@ -1,6 +1,6 @@
 // Every query of the storage group. Each endpoint reads in one batch and writes in one more at most;
 // the status a driver check finds is written on its own, after the check.
-import { and, asc, count, eq, getTableColumns, inArray, ne, sql } from "drizzle-orm";
+import { and, asc, eq, getTableColumns, inArray, ne, sql } from "drizzle-orm";
 import type { Database } from "../../db/client.ts";
 import { keptQuery } from "../../db/kept.ts";
 import { plan } from "../../db/plan.ts";
