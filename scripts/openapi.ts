@@ -21,8 +21,6 @@ const { OpenAPIHono } = await import("@hono/zod-openapi");
 // Route schemas are zod/mini in the Worker; here they are built with classic zod instead, the same
 // functions with the same meaning, because the generator reads classic schemas (src/http/openapi.ts).
 register(`data:text/javascript,${encodeURIComponent('export const resolve = (specifier, context, next) => next(specifier === "zod/mini" ? "zod" : specifier, context);')}`);
-// The routes' response schemas only exist for this build (src/http/openapi.ts, OPENAPI_BUILD).
-globalThis.OPENAPI_BUILD = true;
 const { createApp } = await import("../src/app.ts");
 const { GATEHOUSE_VERSION } = await import("../src/version.ts");
 

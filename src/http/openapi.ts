@@ -37,17 +37,6 @@ if (miniPrototype && miniPrototype.openapi === undefined) {
 
 export type Schema = core.$ZodType;
 
-declare global {
-  /**
-   * True while scripts/openapi.ts builds the document; the Worker's build replaces it with false
-   * (wrangler.toml `define`), and esbuild drops what only documents. Routes write
-   * `summary: globalThis.OPENAPI_BUILD ? "…" : ""` and `responses: globalThis.OPENAPI_BUILD ?
-   * envelopeResponse(…) : {}`: summaries and response schemas are not in the bundle (about 2.6
-   * KiB gzip). It must be read as `globalThis.OPENAPI_BUILD` for the build to replace it.
-   */
-  var OPENAPI_BUILD: boolean | undefined;
-}
-
 /** A request body's media types and their schemas (`jsonBody` builds the usual one). */
 type BodyContent = Record<string, { schema: Schema | object }>;
 

@@ -37,29 +37,29 @@ const list = createRoute({
   method: "get",
   path: "/api/me/app_password/list",
   tags: ["app passwords"],
-  summary: globalThis.OPENAPI_BUILD ? "The caller's app passwords (names and use, never the passwords)" : "",
+  summary: "The caller's app passwords (names and use, never the passwords)",
   ...reading(ownPasswords, listPlan),
-  responses: globalThis.OPENAPI_BUILD ? envelopeResponse(z.array(AppPassword), "The app passwords, oldest first") : {},
+  responses: envelopeResponse(z.array(AppPassword), "The app passwords, oldest first"),
 });
 
 const create = createRoute({
   method: "post",
   path: "/api/me/app_password/create",
   tags: ["app passwords"],
-  summary: globalThis.OPENAPI_BUILD ? "Make an app password for a WebDAV client; the password is in this reply and never again" : "",
+  summary: "Make an app password for a WebDAV client; the password is in this reply and never again",
   ...ownPasswords,
   request: { body: jsonBody(z.object({ name: wellFormed(z.string().check(z.trim(), z.minLength(1), z.maxLength(100))).openapi({ example: "rclone on my laptop" }) })) },
-  responses: globalThis.OPENAPI_BUILD ? envelopeResponse(z.object({ ...AppPassword.shape, password: z.string().openapi({ example: "gh-app-3fQ9…" }) }), "Made") : {},
+  responses: envelopeResponse(z.object({ ...AppPassword.shape, password: z.string().openapi({ example: "gh-app-3fQ9…" }) }), "Made"),
 });
 
 const remove = createRoute({
   method: "post",
   path: "/api/me/app_password/delete",
   tags: ["app passwords"],
-  summary: globalThis.OPENAPI_BUILD ? "Revoke one of the caller's app passwords: WebDAV refuses it from the next request" : "",
+  summary: "Revoke one of the caller's app passwords: WebDAV refuses it from the next request",
   ...ownPasswords,
   request: { query: z.object({ id: idParam }) },
-  responses: globalThis.OPENAPI_BUILD ? envelopeResponse(z.null(), "Revoked") : {},
+  responses: envelopeResponse(z.null(), "Revoked"),
 });
 
 export function registerAppPasswordRoutes(app: Router) {

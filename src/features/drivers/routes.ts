@@ -38,28 +38,28 @@ const list = createRoute({
   method: "get",
   path: "/api/admin/driver/list",
   tags: ["drivers"],
-  summary: globalThis.OPENAPI_BUILD ? "Every driver's template, by driver name" : "",
+  summary: "Every driver's template, by driver name",
   ...adminOnly,
-  responses: globalThis.OPENAPI_BUILD ? envelopeResponse(z.record(z.string(), DriverInfo), "Templates by driver name") : {},
+  responses: envelopeResponse(z.record(z.string(), DriverInfo), "Templates by driver name"),
 });
 
 const names = createRoute({
   method: "get",
   path: "/api/admin/driver/names",
   tags: ["drivers"],
-  summary: globalThis.OPENAPI_BUILD ? "The driver names, in alphabetical order" : "",
+  summary: "The driver names, in alphabetical order",
   ...adminOnly,
-  responses: globalThis.OPENAPI_BUILD ? envelopeResponse(z.array(z.string()), "Driver names") : {},
+  responses: envelopeResponse(z.array(z.string()), "Driver names"),
 });
 
 const info = createRoute({
   method: "get",
   path: "/api/admin/driver/info",
   tags: ["drivers"],
-  summary: globalThis.OPENAPI_BUILD ? "One driver's template; an unknown driver gets code 404" : "",
+  summary: "One driver's template; an unknown driver gets code 404",
   ...adminOnly,
   request: { query: z.object({ driver: z.string({ error: "is required" }).check(z.minLength(1, { error: "is required" })) }) },
-  responses: globalThis.OPENAPI_BUILD ? envelopeResponse(DriverInfo, "The template") : {},
+  responses: envelopeResponse(DriverInfo, "The template"),
 });
 
 export function registerDriverRoutes(app: Router) {

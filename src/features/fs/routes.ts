@@ -90,27 +90,27 @@ const list = createRoute({
   method: "post",
   path: "/api/fs/list",
   tags: ["fs"],
-  summary: globalThis.OPENAPI_BUILD ? "A folder's entries, filtered to what the caller may see, one page" : "",
+  summary: "A folder's entries, filtered to what the caller may see, one page",
   ...fsRoute((body) => folderNeeds(body.path)),
   request: { body: jsonBody(ListBody) },
-  responses: globalThis.OPENAPI_BUILD ? envelopeResponse(ListData, "One page of the folder") : {},
+  responses: envelopeResponse(ListData, "One page of the folder"),
 });
 
 const get = createRoute({
   method: "post",
   path: "/api/fs/get",
   tags: ["fs"],
-  summary: globalThis.OPENAPI_BUILD ? "One file or folder, with its raw_url and the related files beside it" : "",
+  summary: "One file or folder, with its raw_url and the related files beside it",
   ...fsRoute((body) => objectNeeds(body.path)),
   request: { body: jsonBody(z.object({ path: PathField, password: PasswordField })) },
-  responses: globalThis.OPENAPI_BUILD ? envelopeResponse(GetData, "The object") : {},
+  responses: envelopeResponse(GetData, "The object"),
 });
 
 const dirs = createRoute({
   method: "post",
   path: "/api/fs/dirs",
   tags: ["fs"],
-  summary: globalThis.OPENAPI_BUILD ? "The folders of a folder (the web UI's folder chooser)" : "",
+  summary: "The folders of a folder (the web UI's folder chooser)",
   ...fsRoute((body) => folderNeeds(body.path)),
   request: {
     body: jsonBody(
@@ -121,24 +121,24 @@ const dirs = createRoute({
       }),
     ),
   },
-  responses: globalThis.OPENAPI_BUILD ? envelopeResponse(z.nullable(z.array(z.object({ name: z.string(), modified: z.string() }))), "The folders; null when there are none") : {},
+  responses: envelopeResponse(z.nullable(z.array(z.object({ name: z.string(), modified: z.string() }))), "The folders; null when there are none"),
 });
 
 const other = createRoute({
   method: "post",
   path: "/api/fs/other",
   tags: ["fs"],
-  summary: globalThis.OPENAPI_BUILD ? "A driver's extra operation; code 500 `not implement` for drivers without one" : "",
+  summary: "A driver's extra operation; code 500 `not implement` for drivers without one",
   ...fsRoute((body) => ({ paths: guessedPaths(body.path), folders: [] })),
   request: { body: jsonBody(z.object({ path: PathField, password: PasswordField, method: z._default(z.string().check(z.maxLength(256)), ""), data: z.optional(z.unknown()) })) },
-  responses: globalThis.OPENAPI_BUILD ? envelopeResponse(z.nullable(z.record(z.string(), z.unknown())), "What the driver answers") : {},
+  responses: envelopeResponse(z.nullable(z.record(z.string(), z.unknown())), "What the driver answers"),
 });
 
 const search = createRoute({
   method: "post",
   path: "/api/fs/search",
   tags: ["fs"],
-  summary: globalThis.OPENAPI_BUILD ? "Always code 500 `search not available`: Gatehouse keeps no search index (search_index none, as AList's default)" : "",
+  summary: "Always code 500 `search not available`: Gatehouse keeps no search index (search_index none, as AList's default)",
   ...fsRoute(() => ({ paths: [], folders: [] })),
   request: {
     body: jsonBody(
@@ -152,7 +152,7 @@ const search = createRoute({
       }),
     ),
   },
-  responses: globalThis.OPENAPI_BUILD ? envelopeResponse(z.null(), "Never succeeds") : {},
+  responses: envelopeResponse(z.null(), "Never succeeds"),
 });
 
 /** The full path a raw request path names for a caller whose base path is `/`; none when it climbs. */

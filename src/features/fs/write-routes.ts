@@ -47,7 +47,7 @@ const guess = (...raws: unknown[]): TreeNeeds => {
 };
 
 function route<T extends z.ZodMiniObject>(path: string, summary: string, body: T, needs: (body: Record<string, unknown>) => TreeNeeds, data: z.ZodMiniType = z.null()) {
-  return createRoute({ method: "post", path, tags: ["fs"], summary, ...fsRoute(needs), request: { body: jsonBody(body) }, responses: globalThis.OPENAPI_BUILD ? envelopeResponse(data, "Done") : {} });
+  return createRoute({ method: "post", path, tags: ["fs"], summary, ...fsRoute(needs), request: { body: jsonBody(body) }, responses: envelopeResponse(data, "Done") });
 }
 
 const mkdir = route("/api/fs/mkdir", "Create a folder and the missing folders above it", z.object({ path: PathField, password: PasswordField }), (b) => guess(b.path));
@@ -73,7 +73,7 @@ const put = createRoute({
   method: "put",
   path: "/api/fs/put",
   tags: ["fs"],
-  summary: globalThis.OPENAPI_BUILD ? "Upload the request body as a file (File-Path header, percent-encoded); streamed to the storage" : "",
+  summary: "Upload the request body as a file (File-Path header, percent-encoded); streamed to the storage",
   ...fsRoute(() => ({ paths: [], folders: [] })),
   request: {
     headers: z.object({
@@ -86,14 +86,14 @@ const put = createRoute({
     }),
     body: { content: { "application/octet-stream": { schema: z.string().openapi({ format: "binary" }) } } },
   },
-  responses: globalThis.OPENAPI_BUILD ? envelopeResponse(z.nullable(z.object({ task: z.record(z.string(), z.unknown()) })), "Uploaded") : {},
+  responses: envelopeResponse(z.nullable(z.object({ task: z.record(z.string(), z.unknown()) })), "Uploaded"),
 });
 
 const form = createRoute({
   method: "put",
   path: "/api/fs/form",
   tags: ["fs"],
-  summary: globalThis.OPENAPI_BUILD ? "Upload the `file` part of a multipart/form-data body (headers as /api/fs/put); streamed, so the file must be the form's last part" : "",
+  summary: "Upload the `file` part of a multipart/form-data body (headers as /api/fs/put); streamed, so the file must be the form's last part",
   ...fsRoute(() => ({ paths: [], folders: [] })),
   // The multipart body is not declared: a declared form is parsed (held whole) before the handler.
   request: { headers: put.request.headers },

@@ -27,16 +27,16 @@ const me = createRoute({
   method: "get",
   path: "/api/me",
   tags: ["me"],
-  summary: globalThis.OPENAPI_BUILD ? "The current user, with role names and permissions merged by path" : "",
+  summary: "The current user, with role names and permissions merged by path",
   ...signedIn,
-  responses: globalThis.OPENAPI_BUILD ? envelopeResponse(CurrentUser, "The current user") : {},
+  responses: envelopeResponse(CurrentUser, "The current user"),
 });
 
 const updateMe = createRoute({
   method: "post",
   path: "/api/me/update",
   tags: ["me"],
-  summary: globalThis.OPENAPI_BUILD ? "Change one's own username, password or SSO id; a new password ends every other sign-in" : "",
+  summary: "Change one's own username, password or SSO id; a new password ends every other sign-in",
   ...accountOnly(403, GUEST_PROFILE),
   request: {
     body: jsonBody(z.object({
@@ -45,7 +45,7 @@ const updateMe = createRoute({
       sso_id: z.optional(z.string().check(z.maxLength(255))),
     })),
   },
-  responses: globalThis.OPENAPI_BUILD ? envelopeResponse(z.null(), "Saved") : {},
+  responses: envelopeResponse(z.null(), "Saved"),
 });
 
 export function registerMeRoutes(app: Router) {

@@ -50,50 +50,50 @@ const list = createRoute({
   method: "get",
   path: "/api/admin/meta/list",
   tags: ["metas"],
-  summary: globalThis.OPENAPI_BUILD ? "Metas by id; per_page absent or 0 lists them all" : "",
+  summary: "Metas by id; per_page absent or 0 lists them all",
   ...reading(adminOnly, listPlan),
   request: { query: z.object(pagingParams) },
-  responses: globalThis.OPENAPI_BUILD ? envelopeResponse(z.object({ content: z.array(Meta), total: z.number().check(z.int()) }), "One page and the total") : {},
+  responses: envelopeResponse(z.object({ content: z.array(Meta), total: z.number().check(z.int()) }), "One page and the total"),
 });
 
 const get = createRoute({
   method: "get",
   path: "/api/admin/meta/get",
   tags: ["metas"],
-  summary: globalThis.OPENAPI_BUILD ? "One meta" : "",
+  summary: "One meta",
   ...reading(adminOnly, getPlan),
   request: { query: z.object({ id: idParam }) },
-  responses: globalThis.OPENAPI_BUILD ? envelopeResponse(Meta, "The meta") : {},
+  responses: envelopeResponse(Meta, "The meta"),
 });
 
 const create = createRoute({
   method: "post",
   path: "/api/admin/meta/create",
   tags: ["metas"],
-  summary: globalThis.OPENAPI_BUILD ? "Attach a meta to a path (one meta a path)" : "",
+  summary: "Attach a meta to a path (one meta a path)",
   ...adminOnly,
   request: { body: jsonBody(CreateBody) },
-  responses: globalThis.OPENAPI_BUILD ? envelopeResponse(z.null(), "Created") : {},
+  responses: envelopeResponse(z.null(), "Created"),
 });
 
 const update = createRoute({
   method: "post",
   path: "/api/admin/meta/update",
   tags: ["metas"],
-  summary: globalThis.OPENAPI_BUILD ? "Save a meta whole (every field; absent ones take their defaults, as AList saves the row)" : "",
+  summary: "Save a meta whole (every field; absent ones take their defaults, as AList saves the row)",
   ...adminOnly,
   request: { body: jsonBody(UpdateBody) },
-  responses: globalThis.OPENAPI_BUILD ? envelopeResponse(z.null(), "Saved") : {},
+  responses: envelopeResponse(z.null(), "Saved"),
 });
 
 const remove = createRoute({
   method: "post",
   path: "/api/admin/meta/delete",
   tags: ["metas"],
-  summary: globalThis.OPENAPI_BUILD ? "Delete a meta" : "",
+  summary: "Delete a meta",
   ...adminOnly,
   request: { query: z.object({ id: idParam }) },
-  responses: globalThis.OPENAPI_BUILD ? envelopeResponse(z.null(), "Deleted") : {},
+  responses: envelopeResponse(z.null(), "Deleted"),
 });
 
 function toWire(row: MetaRow) {

@@ -10,8 +10,8 @@ const publicSettings = createRoute({
   method: "get",
   path: "/api/public/settings",
   tags: ["public"],
-  summary: globalThis.OPENAPI_BUILD ? "Public site settings (flag public or read-only), values as strings" : "",
-  responses: globalThis.OPENAPI_BUILD ? envelopeResponse(z.record(z.string(), z.string()), "Settings by key") : {},
+  summary: "Public site settings (flag public or read-only), values as strings",
+  responses: envelopeResponse(z.record(z.string(), z.string()), "Settings by key"),
 });
 
 // The AList web UI calls these two on every page load and renders nothing if they fail.
@@ -20,16 +20,16 @@ const archiveExtensions = createRoute({
   method: "get",
   path: "/api/public/archive_extensions",
   tags: ["public"],
-  summary: globalThis.OPENAPI_BUILD ? "Archive extensions the gateway can preview (none)" : "",
-  responses: globalThis.OPENAPI_BUILD ? envelopeResponse(z.array(z.string()), "Extensions") : {},
+  summary: "Archive extensions the gateway can preview (none)",
+  responses: envelopeResponse(z.array(z.string()), "Extensions"),
 });
 
 const offlineDownloadTools = createRoute({
   method: "get",
   path: "/api/public/offline_download_tools",
   tags: ["public"],
-  summary: globalThis.OPENAPI_BUILD ? "Offline download tools available (none)" : "",
-  responses: globalThis.OPENAPI_BUILD ? envelopeResponse(z.array(z.string()), "Tool names") : {},
+  summary: "Offline download tools available (none)",
+  responses: envelopeResponse(z.array(z.string()), "Tool names"),
 });
 
 export function registerPublicRoutes(app: Router) {

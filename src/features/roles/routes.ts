@@ -52,50 +52,50 @@ const listRoles = createRoute({
   method: "get",
   path: "/api/admin/role/list",
   tags: ["roles"],
-  summary: globalThis.OPENAPI_BUILD ? "Roles, by id" : "",
+  summary: "Roles, by id",
   ...reading(adminOnly, roleListPlan),
   request: { query: z.object(pagingParams) },
-  responses: globalThis.OPENAPI_BUILD ? envelopeResponse(z.object({ content: z.array(RoleView), total: z.number().check(z.int()) }), "One page of roles and the count of all") : {},
+  responses: envelopeResponse(z.object({ content: z.array(RoleView), total: z.number().check(z.int()) }), "One page of roles and the count of all"),
 });
 
 const getRole = createRoute({
   method: "get",
   path: "/api/admin/role/get",
   tags: ["roles"],
-  summary: globalThis.OPENAPI_BUILD ? "One role" : "",
+  summary: "One role",
   ...reading(adminOnly, roleGetPlan),
   request: { query: z.object({ id: idParam }) },
-  responses: globalThis.OPENAPI_BUILD ? envelopeResponse(RoleView, "The role") : {},
+  responses: envelopeResponse(RoleView, "The role"),
 });
 
 const createRoleRoute = createRoute({
   method: "post",
   path: "/api/admin/role/create",
   tags: ["roles"],
-  summary: globalThis.OPENAPI_BUILD ? "Create a role; `default: true` makes it the role of new users" : "",
+  summary: "Create a role; `default: true` makes it the role of new users",
   ...adminOnly,
   request: { body: jsonBody(CreateRoleBody) },
-  responses: globalThis.OPENAPI_BUILD ? envelopeResponse(RoleView, "The new role") : {},
+  responses: envelopeResponse(RoleView, "The new role"),
 });
 
 const updateRoleRoute = createRoute({
   method: "post",
   path: "/api/admin/role/update",
   tags: ["roles"],
-  summary: globalThis.OPENAPI_BUILD ? "Change a role; absent fields stay as they are. Not the admin role; the guest role keeps its name" : "",
+  summary: "Change a role; absent fields stay as they are. Not the admin role; the guest role keeps its name",
   ...adminOnly,
   request: { body: jsonBody(UpdateRoleBody) },
-  responses: globalThis.OPENAPI_BUILD ? envelopeResponse(RoleView, "The role as saved") : {},
+  responses: envelopeResponse(RoleView, "The role as saved"),
 });
 
 const deleteRoleRoute = createRoute({
   method: "post",
   path: "/api/admin/role/delete",
   tags: ["roles"],
-  summary: globalThis.OPENAPI_BUILD ? "Delete a role no user holds; not the admin or guest role" : "",
+  summary: "Delete a role no user holds; not the admin or guest role",
   ...adminOnly,
   request: { query: z.object({ id: idParam }) },
-  responses: globalThis.OPENAPI_BUILD ? envelopeResponse(z.null(), "Deleted") : {},
+  responses: envelopeResponse(z.null(), "Deleted"),
 });
 
 function roleView(role: RoleRow): z.infer<typeof RoleView> {

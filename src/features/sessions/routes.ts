@@ -29,40 +29,40 @@ const listOwn = createRoute({
   method: "get",
   path: "/api/me/sessions",
   tags: ["sessions"],
-  summary: globalThis.OPENAPI_BUILD ? "The caller's active device sessions, most recently used first; `page`/`per_page` (at most 1000) as AList's" : "",
+  summary: "The caller's active device sessions, most recently used first; `page`/`per_page` (at most 1000) as AList's",
   ...reading(signedIn, ownPlan),
   request: SessionPage,
-  responses: globalThis.OPENAPI_BUILD ? envelopeResponse(z.array(OwnSession), "Sessions") : {},
+  responses: envelopeResponse(z.array(OwnSession), "Sessions"),
 });
 
 const evictOwn = createRoute({
   method: "post",
   path: "/api/me/sessions/evict",
   tags: ["sessions"],
-  summary: globalThis.OPENAPI_BUILD ? "End one of the caller's device sessions; its token is refused from the next request on" : "",
+  summary: "End one of the caller's device sessions; its token is refused from the next request on",
   ...signedIn,
   request: EvictBody,
-  responses: globalThis.OPENAPI_BUILD ? envelopeResponse(z.null(), "Evicted") : {},
+  responses: envelopeResponse(z.null(), "Evicted"),
 });
 
 const listAll = createRoute({
   method: "get",
   path: "/api/admin/session/list",
   tags: ["sessions", "admin"],
-  summary: globalThis.OPENAPI_BUILD ? "Every user's active device sessions, most recently used first; `page`/`per_page` (at most 1000) as AList's" : "",
+  summary: "Every user's active device sessions, most recently used first; `page`/`per_page` (at most 1000) as AList's",
   ...reading(adminOnly, allPlan),
   request: SessionPage,
-  responses: globalThis.OPENAPI_BUILD ? envelopeResponse(z.array(AnySession), "Sessions") : {},
+  responses: envelopeResponse(z.array(AnySession), "Sessions"),
 });
 
 const evictAny = createRoute({
   method: "post",
   path: "/api/admin/session/evict",
   tags: ["sessions", "admin"],
-  summary: globalThis.OPENAPI_BUILD ? "End anyone's device session" : "",
+  summary: "End anyone's device session",
   ...adminOnly,
   request: EvictBody,
-  responses: globalThis.OPENAPI_BUILD ? envelopeResponse(z.null(), "Evicted") : {},
+  responses: envelopeResponse(z.null(), "Evicted"),
 });
 
 type Row = ReturnType<ReturnType<typeof activeSessions>["read"]>[number];

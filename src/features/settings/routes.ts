@@ -42,21 +42,21 @@ const getPlan = fromQuery(GetQuery, (db, query) => settingsByKey(db, keysOrNone(
 const list = createRoute({
   method: "get",
   path: "/api/admin/setting/list",
-  summary: globalThis.OPENAPI_BUILD ? "Settings, all or of some groups (by index); the permanent token included" : "",
+  summary: "Settings, all or of some groups (by index); the permanent token included",
   tags,
   ...reading(adminOnly, listPlan),
   request: { query: ListQuery },
-  responses: globalThis.OPENAPI_BUILD ? envelopeResponse(z.array(SettingItem), "Setting items") : {},
+  responses: envelopeResponse(z.array(SettingItem), "Setting items"),
 });
 
 const get = createRoute({
   method: "get",
   path: "/api/admin/setting/get",
-  summary: globalThis.OPENAPI_BUILD ? "One setting by `key`, or several by `keys` (an array in request order; `keys` wins when both are given)" : "",
+  summary: "One setting by `key`, or several by `keys` (an array in request order; `keys` wins when both are given)",
   tags,
   ...reading(adminOnly, getPlan),
   request: { query: GetQuery },
-  responses: globalThis.OPENAPI_BUILD ? envelopeResponse(z.union([SettingItem, z.array(SettingItem)]), "The item, or the items in request order") : {},
+  responses: envelopeResponse(z.union([SettingItem, z.array(SettingItem)]), "The item, or the items in request order"),
 });
 
 /** Far more than there are settings (the web UI saves one group), far fewer than SQLite's 32,766 variables. */
@@ -85,7 +85,7 @@ const savePlan = fromJson(SaveBody, (db, items, _callerId, callerIsAdmin) => {
 const save = createRoute({
   method: "post",
   path: "/api/admin/setting/save",
-  summary: globalThis.OPENAPI_BUILD ? "Change setting values: known keys only, each checked against its type; all or nothing" : "",
+  summary: "Change setting values: known keys only, each checked against its type; all or nothing",
   description:
     "Only `key` and `value` are read; the other columns the web UI sends back are ignored, so a key's type, group, flag, options and help never change. " +
     "An item whose value is unchanged (read-only `version` included) is accepted and left alone. `default_role` takes a role name.",
@@ -94,32 +94,32 @@ const save = createRoute({
   request: {
     body: jsonBody(SaveBody),
   },
-  responses: globalThis.OPENAPI_BUILD ? envelopeResponse(z.null(), "Saved") : {},
+  responses: envelopeResponse(z.null(), "Saved"),
 });
 
 const remove = createRoute({
   method: "post",
   path: "/api/admin/setting/delete",
-  summary: globalThis.OPENAPI_BUILD ? "Delete a deprecated setting (flag 3)" : "",
+  summary: "Delete a deprecated setting (flag 3)",
   tags,
   ...adminOnly,
   request: { query: z.object({ key: z.string({ error: "is required" }).check(z.minLength(1, { error: "is required" })) }) },
-  responses: globalThis.OPENAPI_BUILD ? envelopeResponse(z.object({}), "Deleted") : {},
+  responses: envelopeResponse(z.object({}), "Deleted"),
 });
 
 const resetToken = createRoute({
   method: "post",
   path: "/api/admin/setting/reset_token",
-  summary: globalThis.OPENAPI_BUILD ? "Replace the permanent token with a new random one; the old one stops working at once" : "",
+  summary: "Replace the permanent token with a new random one; the old one stops working at once",
   tags,
   ...adminOnly,
-  responses: globalThis.OPENAPI_BUILD ? envelopeResponse(z.string(), "The new token") : {},
+  responses: envelopeResponse(z.string(), "The new token"),
 });
 
 const setToken = createRoute({
   method: "post",
   path: "/api/admin/setting/set_token",
-  summary: globalThis.OPENAPI_BUILD ? "Replace the permanent token with a chosen one; the old one stops working at once" : "",
+  summary: "Replace the permanent token with a chosen one; the old one stops working at once",
   tags,
   ...adminOnly,
   request: {
@@ -127,13 +127,13 @@ const setToken = createRoute({
       token: z.string().check(z.trim(), z.maxLength(4096)).openapi({ description: "16 to 512 printable ASCII characters, no spaces, not shaped like a JWT" }),
     })),
   },
-  responses: globalThis.OPENAPI_BUILD ? envelopeResponse(z.string(), "The saved token") : {},
+  responses: envelopeResponse(z.string(), "The saved token"),
 });
 
 const setAria2 = createRoute({
   method: "post",
   path: "/api/admin/setting/set_aria2",
-  summary: globalThis.OPENAPI_BUILD ? "Save aria2's JSON-RPC URI and secret, then ask it for its version" : "",
+  summary: "Save aria2's JSON-RPC URI and secret, then ask it for its version",
   description: "The settings stay saved when aria2 cannot be reached; the reply is then code 500 naming the cause.",
   tags,
   ...adminOnly,
@@ -143,13 +143,13 @@ const setAria2 = createRoute({
       secret: z.string().check(z.maxLength(1024)),
     })),
   },
-  responses: globalThis.OPENAPI_BUILD ? envelopeResponse(z.string().openapi({ example: "aria2 version: 1.36.0" }), "aria2's version") : {},
+  responses: envelopeResponse(z.string().openapi({ example: "aria2 version: 1.36.0" }), "aria2's version"),
 });
 
 const setQbit = createRoute({
   method: "post",
   path: "/api/admin/setting/set_qbit",
-  summary: globalThis.OPENAPI_BUILD ? "Save qBittorrent's Web UI URL (credentials in the URL) and seed time, then sign in to check them" : "",
+  summary: "Save qBittorrent's Web UI URL (credentials in the URL) and seed time, then sign in to check them",
   description: "The settings stay saved when qBittorrent cannot be reached or refuses the credentials; the reply is then code 500 naming the cause.",
   tags,
   ...adminOnly,
@@ -159,7 +159,7 @@ const setQbit = createRoute({
       seedtime: z.string().check(z.trim(), z.regex(/^\d{1,9}$/, { error: "must be a whole number, 0 or more" })).openapi({ example: "0" }),
     })),
   },
-  responses: globalThis.OPENAPI_BUILD ? envelopeResponse(z.literal("ok"), "qBittorrent answered") : {},
+  responses: envelopeResponse(z.literal("ok"), "qBittorrent answered"),
 });
 
 /** A row as clients see it: `default_role` by name, with the names it may take (reference §13.1). */

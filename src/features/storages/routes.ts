@@ -57,79 +57,79 @@ const list = createRoute({
   method: "get",
   path: "/api/admin/storage/list",
   tags: ["storages"],
-  summary: globalThis.OPENAPI_BUILD ? "Storages in `order`, then `id` order; `per_page` absent or below 1 lists them all (as AList)" : "",
+  summary: "Storages in `order`, then `id` order; `per_page` absent or below 1 lists them all (as AList)",
   ...reading(adminOnly, listPlan),
   request: { query: ListQuery },
-  responses: globalThis.OPENAPI_BUILD ? envelopeResponse(z.object({ content: z.array(Storage), total: z.number().check(z.int()) }), "One page and the total") : {},
+  responses: envelopeResponse(z.object({ content: z.array(Storage), total: z.number().check(z.int()) }), "One page and the total"),
 });
 
 const get = createRoute({
   method: "get",
   path: "/api/admin/storage/get",
   tags: ["storages"],
-  summary: globalThis.OPENAPI_BUILD ? "One storage" : "",
+  summary: "One storage",
   ...reading(adminOnly, showPlan),
   request: { query: IdQuery },
-  responses: globalThis.OPENAPI_BUILD ? envelopeResponse(Storage, "The storage") : {},
+  responses: envelopeResponse(Storage, "The storage"),
 });
 
 const create = createRoute({
   method: "post",
   path: "/api/admin/storage/create",
   tags: ["storages"],
-  summary: globalThis.OPENAPI_BUILD ? "Mount a storage and check it; a failed check keeps the row and answers code 500 with its id" : "",
+  summary: "Mount a storage and check it; a failed check keeps the row and answers code 500 with its id",
   ...reading(adminOnly, createPlan),
   request: storageBody,
-  responses: globalThis.OPENAPI_BUILD ? envelopeResponse(IdData, "The new storage's id") : {},
+  responses: envelopeResponse(IdData, "The new storage's id"),
 });
 
 const update = createRoute({
   method: "post",
   path: "/api/admin/storage/update",
   tags: ["storages"],
-  summary: globalThis.OPENAPI_BUILD ? "Save a storage (same driver) and check it again unless it is disabled" : "",
+  summary: "Save a storage (same driver) and check it again unless it is disabled",
   ...reading(adminOnly, updatePlan),
   request: storageBody,
-  responses: globalThis.OPENAPI_BUILD ? envelopeResponse(IdData, "The storage's id") : {},
+  responses: envelopeResponse(IdData, "The storage's id"),
 });
 
 const remove = createRoute({
   method: "post",
   path: "/api/admin/storage/delete",
   tags: ["storages"],
-  summary: globalThis.OPENAPI_BUILD ? "Delete a storage, unless a role's scope or a user's base path still uses its first mount segment" : "",
+  summary: "Delete a storage, unless a role's scope or a user's base path still uses its first mount segment",
   ...reading(adminOnly, usagePlan),
   request: { query: IdQuery },
-  responses: globalThis.OPENAPI_BUILD ? envelopeResponse(z.null(), "Deleted") : {},
+  responses: envelopeResponse(z.null(), "Deleted"),
 });
 
 const enable = createRoute({
   method: "post",
   path: "/api/admin/storage/enable",
   tags: ["storages"],
-  summary: globalThis.OPENAPI_BUILD ? "Enable a disabled storage and check it" : "",
+  summary: "Enable a disabled storage and check it",
   ...reading(adminOnly, enablePlan),
   request: { query: IdQuery },
-  responses: globalThis.OPENAPI_BUILD ? envelopeResponse(z.null(), "Enabled and working") : {},
+  responses: envelopeResponse(z.null(), "Enabled and working"),
 });
 
 const disable = createRoute({
   method: "post",
   path: "/api/admin/storage/disable",
   tags: ["storages"],
-  summary: globalThis.OPENAPI_BUILD ? "Disable a storage: status `disabled`" : "",
+  summary: "Disable a storage: status `disabled`",
   ...adminOnly,
   request: { query: IdQuery },
-  responses: globalThis.OPENAPI_BUILD ? envelopeResponse(z.null(), "Disabled") : {},
+  responses: envelopeResponse(z.null(), "Disabled"),
 });
 
 const loadAll = createRoute({
   method: "post",
   path: "/api/admin/storage/load_all",
   tags: ["storages"],
-  summary: globalThis.OPENAPI_BUILD ? "Check every enabled storage again, in the background; answers at once" : "",
+  summary: "Check every enabled storage again, in the background; answers at once",
   ...adminOnly,
-  responses: globalThis.OPENAPI_BUILD ? envelopeResponse(z.null(), "Checks started") : {},
+  responses: envelopeResponse(z.null(), "Checks started"),
 });
 
 export function registerStorageRoutes(app: Router) {

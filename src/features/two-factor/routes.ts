@@ -17,21 +17,21 @@ const generate2fa = createRoute({
   method: "post",
   path: "/api/auth/2fa/generate",
   tags: ["auth"],
-  summary: globalThis.OPENAPI_BUILD ? "Start two-factor enrolment: a new TOTP secret and its QR code, valid for 10 minutes" : "",
+  summary: "Start two-factor enrolment: a new TOTP secret and its QR code, valid for 10 minutes",
   ...accountOnly(403, GUEST_2FA),
-  responses: globalThis.OPENAPI_BUILD ? envelopeResponse(z.object({ qr: z.string(), secret: z.string() }), "The secret and an SVG QR code as a data URL") : {},
+  responses: envelopeResponse(z.object({ qr: z.string(), secret: z.string() }), "The secret and an SVG QR code as a data URL"),
 });
 
 const verify2fa = createRoute({
   method: "post",
   path: "/api/auth/2fa/verify",
   tags: ["auth"],
-  summary: globalThis.OPENAPI_BUILD ? "Finish two-factor enrolment with a code from the authenticator" : "",
+  summary: "Finish two-factor enrolment with a code from the authenticator",
   ...accountOnly(403, GUEST_2FA),
   request: {
     body: jsonBody(z.object({ code: z.string().check(z.minLength(1), z.maxLength(32)), secret: z.string().check(z.minLength(1), z.maxLength(128)) })),
   },
-  responses: globalThis.OPENAPI_BUILD ? envelopeResponse(z.null(), "Two-factor authentication is on") : {},
+  responses: envelopeResponse(z.null(), "Two-factor authentication is on"),
 });
 
 export function registerTwoFactorRoutes(app: Router) {

@@ -71,73 +71,73 @@ const listUsers = createRoute({
   method: "get",
   path: "/api/admin/user/list",
   tags: ["users"],
-  summary: globalThis.OPENAPI_BUILD ? "Users, by id" : "",
+  summary: "Users, by id",
   ...reading(adminOnly, userListPlan),
   request: { query: z.object(pagingParams) },
-  responses: globalThis.OPENAPI_BUILD ? envelopeResponse(z.object({ content: z.array(UserView), total: z.number().check(z.int()) }), "One page of users and the count of all") : {},
+  responses: envelopeResponse(z.object({ content: z.array(UserView), total: z.number().check(z.int()) }), "One page of users and the count of all"),
 });
 
 const getUser = createRoute({
   method: "get",
   path: "/api/admin/user/get",
   tags: ["users"],
-  summary: globalThis.OPENAPI_BUILD ? "One user" : "",
+  summary: "One user",
   ...reading(adminOnly, userGetPlan),
   request: { query: z.object({ id: idParam }) },
-  responses: globalThis.OPENAPI_BUILD ? envelopeResponse(UserView, "The user") : {},
+  responses: envelopeResponse(UserView, "The user"),
 });
 
 const createUserRoute = createRoute({
   method: "post",
   path: "/api/admin/user/create",
   tags: ["users"],
-  summary: globalThis.OPENAPI_BUILD ? "Create a user; the admin and guest roles cannot be given" : "",
+  summary: "Create a user; the admin and guest roles cannot be given",
   ...adminOnly,
   request: { body: jsonBody(CreateUserBody) },
-  responses: globalThis.OPENAPI_BUILD ? envelopeResponse(UserView, "The new user") : {},
+  responses: envelopeResponse(UserView, "The new user"),
 });
 
 const updateUserRoute = createRoute({
   method: "post",
   path: "/api/admin/user/update",
   tags: ["users"],
-  summary: globalThis.OPENAPI_BUILD ? "Change a user; absent fields stay as they are" : "",
+  summary: "Change a user; absent fields stay as they are",
   description:
     "The admin keeps its role, stays enabled and is forced to base path / and permission 65535. The guest keeps its role. " +
     "A new password or disabling ends the user's tokens at once.",
   ...adminOnly,
   request: { body: jsonBody(UpdateUserBody) },
-  responses: globalThis.OPENAPI_BUILD ? envelopeResponse(UserView, "The user as saved") : {},
+  responses: envelopeResponse(UserView, "The user as saved"),
 });
 
 const deleteUserRoute = createRoute({
   method: "post",
   path: "/api/admin/user/delete",
   tags: ["users"],
-  summary: globalThis.OPENAPI_BUILD ? "Delete a user with their device sessions, SSH keys and 2FA enrolment; not the admin or the guest" : "",
+  summary: "Delete a user with their device sessions, SSH keys and 2FA enrolment; not the admin or the guest",
   ...adminOnly,
   request: { query: z.object({ id: idParam }) },
-  responses: globalThis.OPENAPI_BUILD ? envelopeResponse(z.null(), "Deleted") : {},
+  responses: envelopeResponse(z.null(), "Deleted"),
 });
 
 const cancelTwoFactorRoute = createRoute({
   method: "post",
   path: "/api/admin/user/cancel_2fa",
   tags: ["users"],
-  summary: globalThis.OPENAPI_BUILD ? "Turn a user's two-factor authentication off" : "",
+  summary: "Turn a user's two-factor authentication off",
   ...adminOnly,
   request: { query: z.object({ id: idParam }) },
-  responses: globalThis.OPENAPI_BUILD ? envelopeResponse(z.null(), "Two-factor authentication is off") : {},
+  responses: envelopeResponse(z.null(), "Two-factor authentication is off"),
 });
 
 const deleteUserCache = createRoute({
   method: "post",
   path: "/api/admin/user/del_cache",
   tags: ["users"],
-  summary: globalThis.OPENAPI_BUILD ? "Accepted for AList clients; Gatehouse keeps no user cache, so there is nothing to drop" : "",
+  summary: "Accepted for AList clients; Gatehouse keeps no user cache, so there is nothing to drop",
   ...adminOnly,
   request: { query: z.object({ username: z.optional(z.string()) }) },
-  responses: globalThis.OPENAPI_BUILD ? envelopeResponse(z.null(), "Nothing to do") : {},
+  responses: envelopeResponse(z.null(), "Nothing to do"),
 });
 
 /** A user as replies show it: never the password hash, pwd_ts or the TOTP secret. */
