@@ -20,6 +20,14 @@ const byMountPath = keptQuery(["path"], (db, v) => db.select().from(storages).wh
 const fresh = (path: string) => fixture.db.select().from(storages).where(eq(storages.mountPath, path));
 
 describe("keptQuery", () => {
+  it("finds drizzle's private _prepare() where it builds on it", () => {
+    const query = fresh("/kept/a") as unknown as { _prepare?: () => { getQuery?: unknown; mapResult?: unknown } };
+    expect(typeof query._prepare).toBe("function");
+    const prepared = query._prepare!();
+    expect(typeof prepared.getQuery).toBe("function");
+    expect(typeof prepared.mapResult).toBe("function");
+  });
+
   it("sends the SQL drizzle builds, with each call's values", () => {
     const kept = byMountPath(fixture.db, { path: "/kept/a" }) as unknown as { _prepare(): { getQuery(): unknown } };
     expect(kept._prepare().getQuery()).toEqual(fresh("/kept/a").toSQL());

@@ -1,6 +1,9 @@
 // Queries whose SQL text never changes, built once per isolate. drizzle builds a query's text
 // anew at every call, 35-60 µs each (measured in V8), and the guard's four run on every request;
 // a kept query builds its text and result mapping once and only binds new values after.
+// It calls drizzle's private `_prepare()` and stands in for a query inside `db.batch`: not a public
+// contract, so drizzle-orm is pinned to an exact version and src/db/kept.test.ts fails on an
+// upgrade that changes either (run it first when bumping drizzle).
 import { fillPlaceholders, sql, type Placeholder } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { Database } from "./client.ts";
