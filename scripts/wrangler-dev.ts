@@ -60,8 +60,13 @@ export function startWranglerDev(options: WranglerDevOptions): ChildProcess {
       ...(options.inspectorPort === undefined ? [] : ["--inspector-port", String(options.inspectorPort), "--minify=false"]),
       "--show-interactive-dev-session=false",
     ],
-    // No telemetry, and a placeholder request.cf instead of fetching it from Cloudflare at startup.
-    { cwd: projectRoot, stdio: options.stdio === "pipe" ? ["ignore", "pipe", "pipe"] : options.stdio, env: { ...process.env, WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false" } },
+    // No telemetry, a placeholder request.cf instead of fetching it from Cloudflare at startup, and
+    // no banner: its update check offers a wrangler other than the one package-lock.json pins.
+    {
+      cwd: projectRoot,
+      stdio: options.stdio === "pipe" ? ["ignore", "pipe", "pipe"] : options.stdio,
+      env: { ...process.env, WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false", WRANGLER_HIDE_BANNER: "true" },
+    },
   );
 }
 
