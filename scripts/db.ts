@@ -31,6 +31,7 @@ export function localDatabaseFile(env: NodeJS.ProcessEnv = process.env): string 
 export function openNodeDatabase(target: DatabaseTarget): { db: Database; close(): void } {
   if (target.url.startsWith("file:")) preparePrivateDatabaseFile(target.url.slice("file:".length));
   const client = createClient({ url: target.url, ...(target.authToken ? { authToken: target.authToken } : {}) });
+  // The node client's drizzle is the same API as the Worker's web one, typed apart by its client.
   return { db: drizzle(client) as unknown as Database, close: () => client.close() };
 }
 

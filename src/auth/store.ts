@@ -3,6 +3,7 @@ import { and, asc, eq, inArray, lt, sql, type SQL } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { Database } from "../db/client.ts";
 import { keptQuery } from "../db/kept.ts";
+import { runBatch } from "../db/plan.ts";
 import { deviceSessions, DeviceSessionStatus, roles, settings, users } from "../db/schema.ts";
 import { ADMIN_ROLE_ID, GUEST_ROLE_ID } from "./roles.ts";
 import type { TokenClaims } from "./tokens.ts";
@@ -29,7 +30,6 @@ const readsFor = (extra: CallerReads, callerId: SQL, callerIsAdmin: SQL = NOBODY
 /** `callerIsAdmin` for callers whose writes wait for the guard's decision in the Worker. */
 export const NOBODY = sql`0`;
 
-type Batch = [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]];
 
 /** The roles of the user selected by `userId` (a scalar subquery), in role-id order. */
 export function rolesOf(db: Database, userId: SQL) {
@@ -85,35 +85,35 @@ const sessionIsAdmin = (claims: TokenClaims) =>
 /** A JWT's session, user and roles, and the `last_active` touch, in one batch. */
 export async function readTokenSession(db: Database, claims: TokenClaims, seen: { now: number; userAgent: string; ip: string }, extra: CallerReads = []) {
   const { sid } = claims;
-  const [, [session], [user], userRoles, ...extraResults] = (await db.batch([
+  const [, [session], [user], userRoles, ...extraResults] = (await runBatch(db, [
     touchSession(db, { ...seen, sid, jti: claims.jti, username: claims.username, pwdTs: claims.pwd_ts }),
     sessionByKey(db, { sid }),
     sessionUser(db, { sid }),
     sessionUserRoles(db, { sid }),
     ...readsFor(extra, sessionUserOf(sid), sessionIsAdmin(claims)),
-  ] as unknown as Batch)) as unknown as [unknown, DeviceSessionRow[], UserRow[], RoleRow[], ...unknown[]];
+  ])) as [unknown, DeviceSessionRow[], UserRow[], RoleRow[], ...unknown[]];
   return { session, user, roles: userRoles, extra: extraResults };
 }
 
 /** The permanent token, and the admin it stands for (the first user holding the admin role). */
 export async function readPermanentTokenAdmin(db: Database, extra: CallerReads = []) {
   const adminId = sql`(SELECT ${users.id} FROM ${users} WHERE EXISTS (SELECT 1 FROM json_each(${users.roleIds}) WHERE value = ${ADMIN_ROLE_ID}) ORDER BY ${users.id} LIMIT 1)`;
-  const [[token], [admin], adminRoles, ...extraResults] = (await db.batch([
+  const [[token], [admin], adminRoles, ...extraResults] = (await runBatch(db, [
     db.select({ value: settings.value }).from(settings).where(eq(settings.key, "token")),
     db.select().from(users).where(eq(users.id, adminId)),
     rolesOf(db, adminId),
     ...readsFor(extra, adminId),
-  ] as unknown as Batch)) as unknown as [{ value: string }[], UserRow[], RoleRow[], ...unknown[]];
+  ])) as [{ value: string }[], UserRow[], RoleRow[], ...unknown[]];
   return { token: token?.value ?? "", admin, roles: adminRoles, extra: extraResults };
 }
 
 /** The guest account (the first user holding the guest role) and its roles. */
 export async function readGuest(db: Database, extra: CallerReads = []) {
   const guestId = sql`(SELECT ${users.id} FROM ${users} WHERE EXISTS (SELECT 1 FROM json_each(${users.roleIds}) WHERE value = ${GUEST_ROLE_ID}) ORDER BY ${users.id} LIMIT 1)`;
-  const [[guest], guestRoles, ...extraResults] = (await db.batch([
+  const [[guest], guestRoles, ...extraResults] = (await runBatch(db, [
     db.select().from(users).where(eq(users.id, guestId)),
     rolesOf(db, guestId),
     ...readsFor(extra, guestId),
-  ] as unknown as Batch)) as unknown as [UserRow[], RoleRow[], ...unknown[]];
+  ])) as [UserRow[], RoleRow[], ...unknown[]];
   return { guest, roles: guestRoles, extra: extraResults };
 }

@@ -20,7 +20,18 @@ export function plan<const R extends readonly BatchItem<"sqlite">[], T>(reads: R
 
 /** Runs a plan on its own: one round trip. */
 export async function run<T>(db: Database, planned: Plan<T>): Promise<T> {
-  return planned.read(await db.batch(planned.reads as unknown as Batch));
+  return planned.read(await runBatch(db, planned.reads));
+}
+
+/**
+ * Runs statements gathered at run time as one batch: one round trip, one transaction. drizzle
+ * types `batch` for a tuple written out at the call, so a list of any length is cast here, once;
+ * the caller names the shape of the results it reads. No statements, no round trip.
+ */
+export async function runBatch(db: Database, statements: readonly BatchItem<"sqlite">[]): Promise<unknown[]> {
+  if (statements.length === 0) return [];
+  // Not empty (checked above), which is all drizzle's tuple type asks of it.
+  return db.batch(statements as unknown as Batch);
 }
 
 /** One page of a table in id order, and the count of all its rows (the admin lists). */

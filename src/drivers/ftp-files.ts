@@ -27,7 +27,7 @@ const MONTHS = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "
 export function parseListLine(line: string, now = new Date()): { name: string; isDir: boolean; size: number; modified: Date } | null {
   const match = /^([-dl])[rwxsStT-]{9}\S*\s+\d+\s+\S+\s+\S+\s+(\d+)\s+(\w{3})\s+(\d{1,2})\s+(\d{1,2}:\d{2}|\d{4})\s(.+)$/.exec(line);
   if (!match) return null;
-  const [, type, size, monthName, day, timeOrYear, rawName] = match as unknown as string[];
+  const [, type, size, monthName, day, timeOrYear, rawName] = match;
   const month = MONTHS.indexOf(monthName!.toLowerCase());
   if (month < 0) return null;
   let modified: Date;

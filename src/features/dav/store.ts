@@ -7,6 +7,7 @@ import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import type { BatchItem } from "drizzle-orm/batch";
 import { rolesOf, type RoleRow, type UserRow } from "../../auth/store.ts";
 import type { Database } from "../../db/client.ts";
+import { runBatch } from "../../db/plan.ts";
 import { appPasswords, davLocks, davProperties, loginFailures, users } from "../../db/schema.ts";
 import { reserveAttempt } from "../auth/store.ts";
 import type { FailureCounts } from "../../auth/lockout.ts";
@@ -83,7 +84,6 @@ export interface BasicState {
   extra: unknown[];
 }
 
-type Batch = [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]];
 
 /**
  * The user of `username`, its roles, the app password the client presented and the lockout
@@ -106,7 +106,7 @@ export async function readBasicCaller(db: Database, read: BasicRead, extra: read
           .where(and(eq(loginFailures.scope, scope), eq(loginFailures.subject, subject), gt(loginFailures.expiresAt, read.now)));
   // An account password finds no app password (no hash is ""), and writes nothing.
   const touch = read.appPasswordHash === null ? [] : [db.update(appPasswords).set({ lastUsedAt: read.now }).where(and(matching, sql`${appPasswords.lastUsedAt} < ${read.now - 60}`))];
-  const results = (await db.batch([
+  const results = await runBatch(db, [
     counted("ip", read.ip),
     counted("user", read.username),
     db.select().from(users).where(eq(users.username, read.username)),
@@ -114,7 +114,7 @@ export async function readBasicCaller(db: Database, read: BasicRead, extra: read
     db.select({ id: appPasswords.id }).from(appPasswords).where(matching),
     ...touch,
     ...extra,
-  ] as unknown as Batch)) as unknown[];
+  ]);
   results.splice(5, touch.length);
   const [ipCount, userCount, [user], roles, [appPassword], ...rest] = results as [{ count: number }[], { count: number }[], UserRow[], RoleRow[], { id: number }[], ...unknown[]];
   const before = (rows: { count: number }[]) => (rows[0]?.count ?? 1) - 1;
@@ -189,9 +189,9 @@ export async function patchProperties(db: Database, path: string, changes: ({ se
       ? db.insert(davProperties).values({ path, name: change.set.name, xml: change.set.xml }).onConflictDoUpdate({ target: [davProperties.path, davProperties.name], set: { xml: change.set.xml } })
       : db.delete(davProperties).where(and(eq(davProperties.path, path), eq(davProperties.name, change.remove))),
   );
-  if (statements.length > 0) await db.batch(statements as unknown as Batch);
+  await runBatch(db, statements);
 }
 
 export async function runAll(db: Database, statements: BatchItem<"sqlite">[]) {
-  if (statements.length > 0) await db.batch(statements as unknown as Batch);
+  await runBatch(db, statements);
 }

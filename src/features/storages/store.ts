@@ -51,6 +51,7 @@ function storageJson(s: typeof storages) {
 /** `{"content": [...], "total": n}` of one page in `order`, then `id` order; limit -1 is every row. */
 const storagePageJson = keptQuery(["limit", "offset"], (db, v) => {
   const page = db.select().from(storages).orderBy(asc(storages.order), asc(storages.id)).limit(v.limit).offset(v.offset).as("storages");
+  // The page is a subquery with the table's own columns; drizzle types it apart from the table.
   const listed = page as unknown as typeof storages;
   return db
     .select({ json: sql<string>`json_object('content', json_group_array(json(${storageJson(listed)}) ORDER BY ${listed.order}, ${listed.id}), 'total', (SELECT count(*) FROM ${storages}))` })
