@@ -20,6 +20,7 @@ const byMountPath = keptQuery(["path"], (db, v) => db.select().from(storages).wh
 const fresh = (path: string) => fixture.db.select().from(storages).where(eq(storages.mountPath, path));
 
 describe("keptQuery", () => {
+  // The casts below reach drizzle's private members on purpose: they are what keptQuery relies on.
   it("finds drizzle's private _prepare() where it builds on it", () => {
     const query = fresh("/kept/a") as unknown as { _prepare?: () => { getQuery?: unknown; mapResult?: unknown } };
     expect(typeof query._prepare).toBe("function");

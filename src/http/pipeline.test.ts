@@ -9,7 +9,7 @@ import { handleError } from "./on-error.ts";
 import { createRouter, envelopeResponse } from "./router.ts";
 import { GATEHOUSE_VERSION } from "../version.ts";
 import packageJson from "../../package.json" with { type: "json" };
-import { createUnitFixture, readEnvelope, type UnitFixture } from "../../test/support/unit.ts";
+import { backgroundContext, createUnitFixture, readEnvelope, type UnitFixture } from "../../test/support/unit.ts";
 
 let fixture: UnitFixture;
 beforeAll(async () => (fixture = await createUnitFixture()));
@@ -149,7 +149,7 @@ describe("input validation", () => {
 
 describe("misconfigured Worker", () => {
   it("answers a clear configuration error when TURSO_DATABASE_URL is missing, and /ping still works", async () => {
-    const ctx = { waitUntil() {}, passThroughOnException() {}, props: {} } as unknown as ExecutionContext;
+    const { ctx } = backgroundContext();
     const response = await worker.fetch(new Request("http://gatehouse.test/api/public/settings"), {}, ctx);
     expect(await readEnvelope(response)).toEqual({
       code: 500,

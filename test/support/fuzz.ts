@@ -23,7 +23,7 @@ import openApiDocument from "../../src/generated/openapi.json";
 import { SETTING_DEFINITIONS } from "../../src/db/settings.ts";
 import { allDrivers } from "../../src/drivers/index.ts";
 import { aListStaticHash, login, postJson } from "./auth.ts";
-import { createUnitFixture, TEST_ADMIN_PASSWORD, testEnv, type UnitFixture } from "./unit.ts";
+import { backgroundContext, createUnitFixture, TEST_ADMIN_PASSWORD, testEnv, type UnitFixture } from "./unit.ts";
 
 // ---------------------------------------------------------------------------------------------
 // Run parameters
@@ -257,6 +257,7 @@ interface Hint {
 }
 
 /** The OpenAPI document GET /api/openapi.json serves (built from the route schemas by scripts/openapi.ts). */
+// The imported JSON, typed as far as the fuzzer reads it.
 const DOCUMENT = openApiDocument as unknown as {
   paths: Record<string, Record<string, { parameters?: { name: string; in: string; schema: Schema }[]; requestBody?: { content: Record<string, { schema: Schema }> } }>>;
   components?: { schemas?: Record<string, Schema> };
@@ -541,10 +542,9 @@ async function send(context: FuzzContext, request: FuzzRequest): Promise<Respons
     });
   }
   // Background work (load_all's re-checks) is awaited, so it cannot outlive its case.
-  const pending: Promise<unknown>[] = [];
-  const executionContext = { waitUntil: (promise: Promise<unknown>) => void pending.push(promise), passThroughOnException() {}, props: {} };
+  const { ctx, pending } = backgroundContext();
   const init = { method: request.method, headers, body, ...(request.chunked ? { duplex: "half" } : {}) } as RequestInit;
-  const response = await context.fixture.app.request(request.path, init, testEnv, executionContext as unknown as ExecutionContext);
+  const response = await context.fixture.app.request(request.path, init, testEnv, ctx);
   await Promise.allSettled(pending);
   return response;
 }

@@ -12,6 +12,7 @@ export function connect(address: { hostname: string; port: number }) {
     socket.on("error", reject);
   });
   const closed = new Promise<void>((resolve) => socket.once("close", () => resolve()));
+  // Node types the web streams of Duplex.toWeb as `any` chunks; a socket carries bytes.
   const { readable, writable } = Duplex.toWeb(socket) as unknown as { readable: ReadableStream<Uint8Array>; writable: WritableStream<Uint8Array> };
   return {
     opened,

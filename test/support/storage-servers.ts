@@ -88,7 +88,7 @@ function signatureMismatch(req: IncomingMessage): boolean {
   const authorization = req.headers.authorization ?? "";
   const match = /^AWS4-HMAC-SHA256 Credential=([^/]+)\/(\d{8})\/([^/]+)\/([^/]+)\/aws4_request, ?SignedHeaders=([^,]+), ?Signature=([0-9a-f]+)$/.exec(authorization);
   if (!match) return false;
-  const [, accessKeyId, day, region, service, signedHeaders, signature] = match as unknown as string[];
+  const [, accessKeyId, day, region, service, signedHeaders, signature] = match;
   if (accessKeyId !== S3_ACCESS_KEY_ID) return false; // s3rver itself answers InvalidAccessKeyId
   const url = new URL(req.url ?? "/", "http://s3.test");
   const encode = (value: string) => encodeURIComponent(value).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
@@ -177,6 +177,7 @@ export async function startFtp(): Promise<RunningServer> {
     else reject(new Error("Invalid username or password")); // ftp-srv answers PASS with 530 and this text
   });
   await ftp.listen();
+  // ftp-srv keeps its net.Server in a field its types leave out; the port is only known there.
   const server = (ftp as unknown as { server: TcpServer }).server;
   const port = (server.address() as AddressInfo).port;
   return {

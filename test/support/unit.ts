@@ -14,9 +14,20 @@ import { OPENAPI_ASSET, webUiDir } from "../../scripts/webui.ts";
 export const TEST_ADMIN_PASSWORD = "correct horse battery staple";
 
 /**
+ * An execution context for app.request() (c.executionCtx throws without one): waitUntil work is
+ * collected in `pending` for the test to await. It has only the members the app calls, hence the cast.
+ */
+export function backgroundContext(): { ctx: ExecutionContext; pending: Promise<unknown>[] } {
+  const pending: Promise<unknown>[] = [];
+  const ctx = { waitUntil: (work: Promise<unknown>) => void pending.push(work), passThroughOnException() {}, props: {} };
+  return { ctx: ctx as unknown as ExecutionContext, pending };
+}
+
+/**
  * The assets binding of an API-only deploy (GATEHOUSE_WEB_UI=off): the OpenAPI document `npm ci`
  * published into webui/, and a 404 for everything else, so the web UI's page stays out of these tests.
  */
+// A Fetcher with only `fetch`, the one member the app calls.
 const apiOnlyAssets = {
   fetch: async (request: Request) =>
     new URL(request.url).pathname === `/${OPENAPI_ASSET}` ? new Response(readFileSync(join(webUiDir, OPENAPI_ASSET))) : new Response(null, { status: 404 }),

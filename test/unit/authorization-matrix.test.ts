@@ -7,7 +7,7 @@ import { hashStaticHash, staticHash } from "../../src/auth/password.ts";
 import { settings, users } from "../../src/db/schema.ts";
 import { getAs, login, postJson } from "../support/auth.ts";
 import { CALLERS, type CallerKind, expectedReply, ROUTES, routeKey, type RouteRow, servedRoutes } from "../support/authorization-matrix.ts";
-import { createUnitFixture, TEST_ADMIN_PASSWORD, testEnv, type UnitFixture } from "../support/unit.ts";
+import { backgroundContext, createUnitFixture, TEST_ADMIN_PASSWORD, testEnv, type UnitFixture } from "../support/unit.ts";
 
 let fixture: UnitFixture;
 
@@ -16,8 +16,7 @@ type Credential = (fresh: boolean) => Promise<string | undefined>;
 const credentials = new Map<CallerKind, Credential>();
 
 // load_all hands its checks to waitUntil, which app.request() only has with an execution context.
-const backgroundWork: Promise<unknown>[] = [];
-const executionContext = { waitUntil: (work: Promise<unknown>) => void backgroundWork.push(work), passThroughOnException() {}, props: {} } as unknown as ExecutionContext;
+const { ctx: executionContext, pending: backgroundWork } = backgroundContext();
 
 async function addUser(username: string): Promise<number> {
   const [user] = await fixture.db

@@ -9,7 +9,7 @@ import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { settings } from "../../src/db/schema.ts";
 import { servedRoutes } from "../support/authorization-matrix.ts";
-import { createUnitFixture, readEnvelope, testEnv, type UnitFixture } from "../support/unit.ts";
+import { backgroundContext, createUnitFixture, readEnvelope, testEnv, type UnitFixture } from "../support/unit.ts";
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 type JsonObject = { [key: string]: Json };
@@ -36,8 +36,7 @@ let raw: JsonObject;
 /** Routes as the document names them: `get /api/me`. The ALL route (/ping) is documented as its GET. */
 let routes: { operation: string; method: string; path: string }[];
 
-const backgroundWork: Promise<unknown>[] = [];
-const executionContext = { waitUntil: (work: Promise<unknown>) => void backgroundWork.push(work), passThroughOnException() {}, props: {} } as unknown as ExecutionContext;
+const { ctx: executionContext, pending: backgroundWork } = backgroundContext();
 
 beforeAll(async () => {
   fixture = await createUnitFixture();
@@ -45,6 +44,7 @@ beforeAll(async () => {
   expect(response.status).toBe(200);
   expect(response.headers.get("content-type")).toMatch(/^application\/json/);
   raw = (await response.json()) as JsonObject;
+  // The same JSON, read through the OpenAPI types; the tests below check what they rely on.
   document = raw as unknown as Document;
   routes = servedRoutes(fixture.app.routes)
     .filter((route) => route.path !== DOCUMENT_PATH)
@@ -251,6 +251,7 @@ describe("the served document is built from the route definitions", () => {
   });
 
   it("is a misconfiguration, not a crash, when the assets folder lacks it", async () => {
+    // A Fetcher with only `fetch`, the one member the app calls.
     const emptyAssets = { fetch: async () => new Response("not found", { status: 404 }) } as unknown as Fetcher;
     for (const env of [{ ASSETS: emptyAssets }, { ASSETS: undefined }]) {
       const response = await fixture.request(DOCUMENT_PATH, {}, env);

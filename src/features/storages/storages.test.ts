@@ -7,7 +7,7 @@ import { hashStaticHash, staticHash } from "../../auth/password.ts";
 import { roles, storages, users } from "../../db/schema.ts";
 import { login, postJson, signInAdmin } from "../../../test/support/auth.ts";
 import { startSlowWebdav } from "../../../test/support/storage-servers.ts";
-import { createUnitFixture, testEnv, type UnitFixture } from "../../../test/support/unit.ts";
+import { backgroundContext, createUnitFixture, testEnv, type UnitFixture } from "../../../test/support/unit.ts";
 
 type Envelope = { code: number; message: string; data: any };
 
@@ -441,12 +441,7 @@ describe("storage/delete", () => {
 });
 
 describe("storage/load_all", () => {
-  /** An execution context that collects waitUntil work, as app.request() needs for c.executionCtx. */
-  const executionContext = () => {
-    const pending: Promise<unknown>[] = [];
-    const ctx = { waitUntil: (promise: Promise<unknown>) => void pending.push(promise), passThroughOnException() {}, props: {} };
-    return { ctx: ctx as unknown as ExecutionContext, pending };
-  };
+  const executionContext = backgroundContext;
   const loadAll = async (ctx: ExecutionContext): Promise<Envelope> =>
     (await fixture.app.request("/api/admin/storage/load_all", { method: "POST", headers: { Authorization: admin } }, testEnv, ctx)).json();
 

@@ -8,7 +8,8 @@ let fixture: UnitFixture;
 beforeAll(async () => (fixture = await createUnitFixture()));
 afterAll(() => fixture.close());
 
-// What the assets binding of an empty assets folder answers: 404 for every path.
+// What the assets binding of an empty assets folder answers: 404 for every path (a Fetcher with
+// only `fetch`, the one member the app calls).
 const emptyAssets = { fetch: async () => new Response(null, { status: 404 }) } as unknown as Fetcher;
 
 describe.each<[string, Partial<Env>]>([
