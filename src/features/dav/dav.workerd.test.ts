@@ -415,3 +415,89 @@ describe("bad input gets the status RFC 4918 names, never 500", () => {
     expect((await dav("DELETE", "/s3/moving")).status).toBe(204);
   });
 });
+
+describe("subtrees, hidden paths, anchored folders and write metas", () => {
+  const as = (username: string) => (method: string, path: string, init: DavInit = {}) => dav(method, path, { auth: basic(username, `${username} password`), ...init });
+
+  it("COPY, MOVE and DELETE of a folder need the skip-password bit for every meta password inside it", async () => {
+    for (const folder of ["/s3/dg", "/s3/dg/locked"]) expect((await dav("MKCOL", folder)).status).toBe(201);
+    expect((await dav("PUT", "/s3/dg/locked/in.txt", { body: "in" })).status).toBe(201);
+    expect((await call("/api/admin/meta/create", { path: "/s3/dg/locked", password: "pw", p_sub: false })).code).toBe(200);
+    await makeUser("dav-subtree", MANAGE);
+    const user = as("dav-subtree");
+    expect((await user("DELETE", "/s3/dg")).status).toBe(403);
+    expect((await user("MOVE", "/s3/dg", { headers: { Destination: "/dav/s3/dg-moved" } })).status).toBe(403);
+    const copied = await user("COPY", "/s3/dg", { headers: { Destination: "/dav/s3/dg-copy" } });
+    expect(copied.status).toBe(403);
+    expect(await copied.text()).toBe("dg is or holds a password-protected folder: give its password\n");
+    expect([await s3Text("davs/dg/locked/in.txt"), await s3Text("davs/dg-copy/locked/in.txt"), await s3Text("davs/dg-moved/locked/in.txt")]).toEqual(["in", null, null]);
+    // The admin may skip passwords.
+    expect((await dav("COPY", "/s3/dg", { headers: { Destination: "/dav/s3/dg-copy" } })).status).toBe(201);
+    expect(await s3Text("davs/dg-copy/locked/in.txt")).toBe("in");
+    for (const folder of ["/s3/dg", "/s3/dg-copy"]) expect((await dav("DELETE", folder)).status).toBe(204);
+    await sql("DELETE FROM metas");
+  });
+
+  it("refuses every method below a hidden name to a user who may not see hides", async () => {
+    for (const folder of ["/s3/dh", "/s3/dh/secret"]) expect((await dav("MKCOL", folder)).status).toBe(201);
+    expect((await dav("PUT", "/s3/dh/secret/in.txt", { body: "in" })).status).toBe(201);
+    expect((await call("/api/admin/meta/create", { path: "/s3/dh", hide: "^secret$", h_sub: false })).code).toBe(200);
+    await makeUser("dav-unseeing", MANAGE);
+    const user = as("dav-unseeing");
+    expect((await user("GET", "/s3/dh/secret/in.txt")).status).toBe(403);
+    expect((await user("PROPFIND", "/s3/dh/secret/in.txt", { headers: { Depth: "0" } })).status).toBe(403);
+    expect((await user("PROPFIND", "/s3/dh/secret/", { headers: { Depth: "1" } })).status).toBe(403);
+    expect((await user("PUT", "/s3/dh/secret/new.txt", { body: "new" })).status).toBe(403);
+    expect((await user("DELETE", "/s3/dh/secret/in.txt")).status).toBe(403);
+    expect((await user("MOVE", "/s3/dh/secret/in.txt", { headers: { Destination: "/dav/s3/dh/out.txt" } })).status).toBe(403);
+    expect((await user("COPY", "/s3/dh/secret/in.txt", { headers: { Destination: "/dav/s3/dh/out.txt" } })).status).toBe(403);
+    expect([await s3Text("davs/dh/secret/in.txt"), await s3Text("davs/dh/secret/new.txt"), await s3Text("davs/dh/out.txt")]).toEqual(["in", null, null]);
+    expect(await (await dav("GET", "/s3/dh/secret/in.txt")).text()).toBe("in");
+    expect((await dav("DELETE", "/s3/dh")).status).toBe(204);
+    await sql("DELETE FROM metas");
+  });
+
+  it("answers 403 to a MOVE or DELETE of the caller's base path, a scope root, a mount point or a folder holding one", async () => {
+    for (const folder of ["/s3/dbase", "/s3/dbase/team"]) expect((await dav("MKCOL", folder)).status).toBe(201);
+    expect((await dav("PUT", "/s3/dbase/team/f.txt", { body: "f" })).status).toBe(201);
+    const role = await call("/api/admin/role/create", { name: "dav-anchored-role", permission_scopes: [{ path: "/", permission: MANAGE }, { path: "/s3/dbase/team", permission: MANAGE }] });
+    expect((await call("/api/admin/user/create", { username: "dav-anchored", password: "dav-anchored password", role: [role.data.id], base_path: "/s3/dbase" })).code).toBe(200);
+    const user = as("dav-anchored");
+    const deleted = await user("DELETE", "/");
+    expect(deleted.status).toBe(403);
+    expect(await deleted.text()).toBe("your base path and the folders above it cannot be renamed, moved or removed\n");
+    expect((await user("DELETE", "/team")).status).toBe(403);
+    expect((await user("MOVE", "/team", { headers: { Destination: "/dav/crew" } })).status).toBe(403);
+    expect(await s3Text("davs/dbase/team/f.txt")).toBe("f");
+
+    const s3Addition = { endpoint: servers.s3Endpoint, bucket: BUCKET, access_key_id: "GATEHOUSEKEY", secret_access_key: "gatehouse-secret-key", placeholder: "keep", root_folder_path: "/davs-inner" };
+    expect((await dav("MKCOL", "/s3/dmnt")).status).toBe(201);
+    expect((await dav("PUT", "/s3/dmnt/keep.txt", { body: "keep" })).status).toBe(201);
+    expect((await call("/api/admin/storage/create", { mount_path: "/s3/dmnt/inner", driver: "S3", addition: JSON.stringify(s3Addition) })).code).toBe(200);
+    expect((await dav("DELETE", "/s3/dmnt")).status).toBe(403);
+    expect((await dav("MOVE", "/s3/dmnt", { headers: { Destination: "/dav/s3/dmnt2" } })).status).toBe(403);
+    // An existing destination is deleted before a COPY lands: the same refusal.
+    expect((await dav("COPY", "/s3/dbase/team/f.txt", { headers: { Destination: "/dav/s3/dmnt", Overwrite: "T" } })).status).toBe(403);
+    expect((await dav("DELETE", "/s3/dmnt/inner")).status).toBe(403);
+    expect(await s3Text("davs/dmnt/keep.txt")).toBe("keep");
+    await sql("DELETE FROM storages WHERE mount_path = '/s3/dmnt/inner'");
+    for (const folder of ["/s3/dmnt", "/s3/dbase"]) expect((await dav("DELETE", folder)).status).toBe(204);
+  });
+
+  it("a write meta without w_sub lets PUT and MKCOL into its own folder, not the folders below", async () => {
+    expect((await dav("MKCOL", "/s3/dw")).status).toBe(201);
+    expect((await call("/api/admin/meta/create", { path: "/s3/dw", write: true, w_sub: false })).code).toBe(200);
+    await makeUser("dav-meta-writer", READ | 512);
+    const user = as("dav-meta-writer");
+    expect((await user("PUT", "/s3/dw/a.txt", { body: "a" })).status).toBe(201);
+    expect(await s3Text("davs/dw/a.txt")).toBe("a");
+    expect((await user("MKCOL", "/s3/dw/d")).status).toBe(201);
+    expect((await user("PUT", "/s3/dw/d/b.txt", { body: "b" })).status).toBe(403);
+    expect((await user("MKCOL", "/s3/dw/d/e")).status).toBe(403);
+    expect((await user("PUT", "/s3/beside.txt", { body: "x" })).status).toBe(403);
+    expect((await user("DELETE", "/s3/dw/a.txt")).status).toBe(403);
+    expect([await s3Text("davs/dw/a.txt"), await s3Text("davs/dw/d/b.txt"), await s3Text("davs/beside.txt")]).toEqual(["a", null, null]);
+    expect((await dav("DELETE", "/s3/dw")).status).toBe(204);
+    await sql("DELETE FROM metas");
+  });
+});

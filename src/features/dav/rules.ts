@@ -5,9 +5,10 @@
 // locked resource changes only for a request that submits the lock's token, as the lock's owner.
 // Each returns data or throws the refusal (DavError); server.ts's method handlers do the I/O.
 import type { FileObject } from "../../drivers/types.ts";
-import { ACCESS_DENIED, INVALID_NAME, PERMISSION_DENIED } from "../fs/messages.ts";
+import { ACCESS_DENIED, INVALID_NAME, PERMISSION_DENIED, protectedInside } from "../fs/messages.ts";
 import { baseName, decodeDownloadPath, escapePath, isValidName, isWithin, joinBasePath, parentOf } from "../fs/path.ts";
-import { mayAccess, metaGrantsWrite, nearestMeta, Permission, permissionAt, withinPathLimit, type MetaRow, type Viewer } from "../fs/rules.ts";
+import { anchoredBy, guardInside, mayAccess, mayReach, metaGrantsWrite, nearestMeta, Permission, permissionAt, withinPathLimit, type MetaRow, type Viewer } from "../fs/rules.ts";
+import type { MountsAt } from "../fs/state.ts";
 import { etagOf } from "../fs/serve.ts";
 import {
   CONTENT_LENGTH_NEEDED,
@@ -140,9 +141,24 @@ export const etagList = (header: string) => header.split(",").map((tag) => tag.t
 // scope below grants it), meta hide and password rules (no password can be typed over WebDAV:
 // a guarded path needs the skip-password bit), manage plus the operation's bit for changes.
 
-/** May the viewer open `path` without a password (meta hiding and passwords)? */
+/** May the viewer open `path` without a password (meta hiding, on its whole way, and passwords)? */
 export function checkAccess(viewer: Viewer, metas: readonly MetaRow[], path: string) {
-  if (!mayAccess(viewer, nearestMeta(metas, path), path, "")) throw new DavError(403, ACCESS_DENIED);
+  if (!mayReach(viewer, metas, path) || !mayAccess(viewer, nearestMeta(metas, path), path, "")) throw new DavError(403, ACCESS_DENIED);
+}
+
+/**
+ * A change that takes the subtree at `path` (COPY, MOVE, DELETE, and a destination that is
+ * overwritten): every meta password in it needs the skip-password bit, as none can be typed.
+ */
+export function checkSubtree(viewer: Viewer, metas: readonly MetaRow[], path: string) {
+  checkAccess(viewer, metas, path);
+  if (guardInside(viewer, metas, path, "")) throw new DavError(403, protectedInside(baseName(path)));
+}
+
+/** A MOVE or DELETE of the root, a mount point or a folder holding one, the base path, a scope root (or above them): 403. */
+export function checkMovable(viewer: Viewer, path: string, mounts: MountsAt, operation: "move" | "remove") {
+  const refusal = anchoredBy(viewer, path, mounts, operation);
+  if (refusal) throw new DavError(403, refusal);
 }
 
 export function checkRead(viewer: Viewer, metas: readonly MetaRow[], path: string, listing: boolean) {
@@ -154,12 +170,12 @@ export function checkRead(viewer: Viewer, metas: readonly MetaRow[], path: strin
 
 export function checkManage(viewer: Viewer, metas: readonly MetaRow[], path: string, bits: number[], metaWrite = false) {
   const dir = parentOf(path);
-  if (!mayAccess(viewer, nearestMeta(metas, dir), dir, "") || !mayAccess(viewer, nearestMeta(metas, path), path, "")) {
-    throw new DavError(403, ACCESS_DENIED);
-  }
+  checkAccess(viewer, metas, dir);
+  checkAccess(viewer, metas, path);
   const granted = permissionAt(viewer.grants, path);
   if ((granted & Permission.WEBDAV_MANAGE) === 0) throw new DavError(403, NO_MANAGE_PERMISSION);
-  const writeByMeta = metaWrite && metaGrantsWrite(nearestMeta(metas, dir), path);
+  // A meta's write grant is judged at the folder the write lands in, as fs/list's `write` flag.
+  const writeByMeta = metaWrite && metaGrantsWrite(nearestMeta(metas, dir), dir);
   if (!bits.some((bit) => (granted & bit) !== 0) && !writeByMeta) throw new DavError(403, PERMISSION_DENIED);
 }
 

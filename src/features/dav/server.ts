@@ -66,8 +66,9 @@ import {
 } from "./messages.ts";
 import {
   BadIfHeader,
-  checkAccess,
   checkManage,
+  checkMovable,
+  checkSubtree,
   checkRead,
   checkUnlocked,
   covers,
@@ -465,6 +466,8 @@ async function remove(request: DavRequest, depth: 0 | 1 | -1): Promise<Response>
   const object = await existing(request, path);
   if (object.isDir && depth !== -1) throw new DavError(400, DELETE_DEPTH);
   requireManage(request, path, [Permission.REMOVE]);
+  checkSubtree(request.viewer, request.fs.metas, path);
+  checkMovable(request.viewer, path, await tree.mountsAt(path), "remove");
   const storage = path === "/" ? null : await tree.storageAt(path);
   if (!storage || (await tree.mount(path)).actualPath === "/") throw new DavError(403, STORAGE_ROOT_REMOVE);
   requireUnlocked(request, [{ path, tree: true }, { path: parentOf(path), tree: false }], new Map([[path, etagOfObject(object)]]));
@@ -484,10 +487,14 @@ async function copyOrMove(request: DavRequest, method: "COPY" | "MOVE", destinat
   if (isWithin(destination, path)) throw new DavError(403, intoItself(method));
   requireManage(request, path, method === "MOVE" ? [Permission.MOVE, Permission.RENAME] : [Permission.COPY]);
   requireManage(request, destination, [Permission.WRITE], true);
-  checkAccess(request.viewer, request.fs.metas, path);
+  checkSubtree(request.viewer, request.fs.metas, path);
+  checkSubtree(request.viewer, request.fs.metas, destination);
+  if (method === "MOVE") checkMovable(request.viewer, path, await tree.mountsAt(path), "move");
   await requireParent(request, destination);
   const target = await lookup(tree, destination);
   if (target && overwriteHeader === "F") throw new DavError(412, DESTINATION_EXISTS);
+  // An existing destination is deleted first: the same rules as DELETE.
+  if (target) checkMovable(request.viewer, destination, await tree.mountsAt(destination), "remove");
   const etags = new Map([[path, etagOfObject(source)], ...(target ? [[destination, etagOfObject(target)] as [string, string]] : [])]);
   requireUnlocked(
     request,

@@ -19,8 +19,16 @@ export const REFRESH_REFUSED = "Refresh without permission";
 /** fs/dirs with `force_root` by someone other than the admin; AList's text (capitalised, unlike PERMISSION_DENIED). */
 export const FORCE_ROOT_REFUSED = "Permission denied";
 
-/** A rename of a path its meta's password guards, without the password; AList's text. */
+/** A rename of a path its meta's password guards (or that holds one), without the password; AList's text. */
 export const RENAME_PASSWORD_PROTECTED = "Path is password-protected and cannot be renamed.";
+
+/** A move, copy or remove of a name that is or holds a password-protected folder, without its password. */
+export const protectedInside = (name: string) => `${name} is or holds a password-protected folder: give its password`;
+
+/** Renaming, moving or removing what keeps a caller's own view of the tree in place. */
+export const OWN_BASE_PATH = "your base path and the folders above it cannot be renamed, moved or removed";
+export const OWN_SCOPE_ROOT = "a folder your permissions start at (and the folders above it) cannot be renamed, moved or removed";
+export const HOLDS_MOUNT_POINT = "a folder holding a storage's mount point cannot be renamed, moved or removed: change the storage's mount path on the storage page";
 
 // ---- Names and requests
 

@@ -22,7 +22,7 @@ import {
 } from "./messages.ts";
 import { baseName, parentOf } from "./path.ts";
 import type { Database } from "../../db/client.ts";
-import type { TreeRows } from "./state.ts";
+import type { MountsAt, TreeRows } from "./state.ts";
 import { extendTree } from "./store.ts";
 import { resolveStorage, type StorageRow, type VirtualFolder } from "./tree.ts";
 
@@ -103,6 +103,17 @@ export class MountTree implements StorageFs {
       signal: this.signal,
     });
     return { storage, driver, backend, actualPath };
+  }
+
+  /**
+   * Whether `path` is a storage's mount point or a folder above one (what may not be renamed, moved
+   * or removed): from the rows read already (the chain of `path`, its parent's virtual folders or
+   * its own point), else one round trip.
+   */
+  async mountsAt(path: string): Promise<MountsAt> {
+    await this.cover([path], [], path === "/" ? [] : [path]);
+    if (this.tree.storages.some((row) => !row.disabled && row.mountPath === path)) return "mount point";
+    return path === "/" || this.mountPoint(path) ? "above a mount point" : null;
   }
 
   /** The storage serving `path`, or null (a purely virtual folder). */

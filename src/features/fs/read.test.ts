@@ -392,3 +392,37 @@ describe("copy between storages", () => {
     });
   });
 });
+
+describe("hidden subtrees", () => {
+  it("refuses everything below a hidden name by its exact path, even under a meta of its own; see-hides holders get it with a sign", async () => {
+    await mount("/v", { num_file: 1, num_folder: 2 });
+    const [hidden, shown] = (await list("/v")).data.content.filter((e: any) => e.is_dir).map((e: any) => e.name as string);
+    const inner = (await list(`/v/${hidden}`)).data.content.find((e: any) => !e.is_dir).name as string;
+    const deep = (await list(`/v/${hidden}`)).data.content.find((e: any) => e.is_dir).name as string;
+    expect((await post("/api/admin/meta/create", { path: "/v", hide: `^${hidden}$`, h_sub: false })).code).toBe(200);
+    // A meta on the hidden folder itself (here a readme) does not make it reachable.
+    expect((await post("/api/admin/meta/create", { path: `/v/${hidden}/${deep}`, readme: "deep" })).code).toBe(200);
+    await fixture.db.update(settings).set({ value: "false" }).where(eq(settings.key, "sign_all"));
+    try {
+      const reader = await member("hidi", [{ path: "/", permission: 0 }]);
+      const denied = { code: 403, message: "password is incorrect or you have no permission", data: null };
+      expect((await list("/v", {}, reader)).data.content.map((e: any) => e.name)).not.toContain(hidden);
+      expect(await list(`/v/${hidden}`, {}, reader)).toEqual(denied);
+      expect(await get(`/v/${hidden}/${inner}`, {}, reader)).toEqual(denied);
+      expect(await list(`/v/${hidden}/${deep}`, {}, reader)).toEqual(denied);
+      expect(await post("/api/fs/dirs", { path: `/v/${hidden}` }, reader)).toEqual(denied);
+      expect((await list(`/v/${shown}`, {}, reader)).code).toBe(200);
+      // /d and /p know no caller: with sign_all off a hidden file still needs the sign only a see-hides holder is given.
+      for (const kind of ["d", "p"]) {
+        expect(await (await fixture.request(`/${kind}/v/${hidden}/${inner}`)).json(), kind).toEqual({ code: 401, message: "expire missing", data: null });
+      }
+      const seen = await get(`/v/${hidden}/${inner}`);
+      expect(seen.data.sign).toBe(signOf(`/v/${hidden}/${inner}`));
+      expect((await list(`/v/${hidden}`)).data.content.find((e: any) => e.name === inner).sign).toBe(signOf(`/v/${hidden}/${inner}`));
+      expect((await fixture.request(`/d/v/${hidden}/${inner}?sign=${seen.data.sign}`)).status).toBe(200);
+      expect((await fixture.request(`/d/v/${shown}/${inner}`)).status).toBe(200);
+    } finally {
+      await fixture.db.update(settings).set({ value: "true" }).where(eq(settings.key, "sign_all"));
+    }
+  });
+});

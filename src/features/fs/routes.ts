@@ -213,8 +213,12 @@ export function registerFsReadRoutes(app: Router) {
     const storage = await tree.storageAt(path);
     const slice = entries.slice((page - 1) * perPage, page * perPage);
     const required = signRequired(state, path, storage);
+    // A hidden name (shown to see-hides holders) is downloaded with a sign only (rules.ts, signRequired).
+    const hides = hidePatterns(meta, path);
     const content = await Promise.all(
-      slice.map(async (entry) => listItem(entry, entry.isDir ? "" : await signFor(state, joinName(path, entry.name), storage, required), state.settings)),
+      slice.map(async (entry) =>
+        listItem(entry, entry.isDir ? "" : await signFor(state, joinName(path, entry.name), storage, required || isHidden(hides, entry.name)), state.settings),
+      ),
     );
     return ok(c, {
       content: content.length > 0 ? content : null,

@@ -11,10 +11,24 @@ import { constantTimeEqual } from "../../auth/password.ts";
 import type { PermissionScope } from "../../db/schema.ts";
 import type { FileObject } from "../../drivers/types.ts";
 import { ApiError } from "../../http/errors.ts";
-import { ACCESS_DENIED, INVALID_NAME, PERMISSION_DENIED, REFRESH_REFUSED, RELATIVE_PATH_REFUSED, RENAME_PASSWORD_PROTECTED } from "./messages.ts";
+import {
+  ACCESS_DENIED,
+  HOLDS_MOUNT_POINT,
+  INVALID_NAME,
+  OWN_BASE_PATH,
+  OWN_SCOPE_ROOT,
+  PERMISSION_DENIED,
+  protectedInside,
+  REFRESH_REFUSED,
+  RELATIVE_PATH_REFUSED,
+  RENAME_PASSWORD_PROTECTED,
+  STORAGE_ROOT_DELETE,
+  STORAGE_ROOT_MOVE,
+  STORAGE_ROOT_RENAME,
+} from "./messages.ts";
 import { baseName, cleanPath, hasRelativeSegment, isValidName, isWithin, joinBasePath, joinName, parentOf } from "./path.ts";
 import { signPath } from "./sign.ts";
-import type { FsState, MetaRow } from "./state.ts";
+import type { FsState, MetaRow, MountsAt } from "./state.ts";
 import type { StorageRow } from "./tree.ts";
 
 export type { MetaRow };
@@ -121,11 +135,28 @@ export const isHidden = (patterns: readonly RegExp[], name: string) => patterns.
 export const hiddenFromParent = (meta: MetaRow | undefined, path: string) =>
   path !== "/" && isHidden(hidePatterns(meta, parentOf(path)), baseName(path));
 
+/**
+ * Does `path` lie in a hidden subtree: is it, or a folder on its way, hidden in its own folder (by
+ * that folder's nearest meta)? A hidden name hides everything below it (docs/files.md, Metas).
+ */
+export function hiddenOnTheWay(metas: readonly MetaRow[], path: string): boolean {
+  if (!metas.some((meta) => meta.hide !== "")) return false;
+  for (let at = path; at !== "/"; at = parentOf(at)) {
+    const dir = parentOf(at);
+    if (isHidden(hidePatterns(nearestMeta(metas, dir), dir), baseName(at))) return true;
+  }
+  return false;
+}
+
 export const readmeFor = (meta: MetaRow | undefined, path: string) => (meta && applies(meta, path, meta.readmeSub) ? meta.readme : "");
 export const headerFor = (meta: MetaRow | undefined, path: string) => (meta && applies(meta, path, meta.headerSub) ? meta.header : "");
 
-/** The meta's write grant at `path` (AList's exact comparison without `w_sub`). */
-export const metaGrantsWrite = (meta: MetaRow | undefined, path: string) => !!meta && meta.write && (meta.writeSub || meta.path === path);
+/**
+ * The meta's write grant for folder `dir`: a write that lands in `dir` (an upload or a new folder
+ * there, the destination of a move or copy) may go ahead. Without `w_sub` only the meta's own
+ * folder is writable, not the folders below it (docs/files.md, Changing files).
+ */
+export const metaGrantsWrite = (meta: MetaRow | undefined, dir: string) => !!meta && meta.write && (meta.writeSub || meta.path === dir);
 
 // ---------------------------------------------------------------------------------------------
 // Access: who may see what.
@@ -163,18 +194,28 @@ export function visibleEntries(viewer: Viewer, meta: MetaRow | undefined, path: 
   return entries.filter((entry) => !isHidden(hides, entry.name) && canReadPath(viewer.grants, joinName(path, entry.name)));
 }
 
+/** May the viewer reach `path` past the hide rules: the see-hides bit, or no hidden name on its way? */
+export const mayReach = (viewer: Viewer, metas: readonly MetaRow[], path: string) =>
+  (permissionAt(viewer.grants, path) & Permission.SEE_HIDES) !== 0 || !hiddenOnTheWay(metas, path);
+
+/** A path a write names or makes (a rename's new name, a copy's target) is refused when hidden from the viewer. */
+export function requireReach(viewer: Viewer, state: FsState, path: string) {
+  if (!mayReach(viewer, state.metas, path)) throw new ApiError(403, ACCESS_DENIED);
+}
+
 export function requireAccess(viewer: Viewer, state: FsState, path: string, password: string): MetaRow | undefined {
   const meta = nearestMeta(state.metas, path);
-  if (!mayAccess(viewer, meta, path, password)) throw new ApiError(403, ACCESS_DENIED);
+  if (!mayReach(viewer, state.metas, path) || !mayAccess(viewer, meta, path, password)) throw new ApiError(403, ACCESS_DENIED);
   return meta;
 }
 
 /**
- * Does a download of `path` need a sign? `sign_all`, the storage's `enable_sign`, or a meta
- * password guarding the path (reference §6.1).
+ * Does a download of `path` need a sign? `sign_all`, the storage's `enable_sign`, a meta password
+ * guarding the path (reference §6.1), or a hidden name on its way: `/d` and `/p` know no caller,
+ * so only a sign, given to those who may see the path, reaches it.
  */
 export function signRequired(state: FsState, path: string, storage: StorageRow | null): boolean {
-  return state.settings.signAll || !!storage?.enableSign || passwordGuards(nearestMeta(state.metas, path), path);
+  return state.settings.signAll || !!storage?.enableSign || passwordGuards(nearestMeta(state.metas, path), path) || hiddenOnTheWay(state.metas, path);
 }
 
 /** The sign for a file's links, or "" when its downloads need none. */
@@ -187,27 +228,68 @@ export async function signFor(state: FsState, path: string, storage: StorageRow 
 // src/features/dav/rules.ts, over the same functions).
 
 /**
- * May the viewer change things in `dir` (the folder a write lands in)? Access as for reading it,
- * then `bit` at `target`, or with `metaWrite` a meta's write grant there.
+ * May the viewer change things in `dir` (the folder a write lands in)? Access as for reading it
+ * (and `target` past the hide rules), then `bit` at `target`, or with `metaWrite` a meta's write
+ * grant for `dir` (the rule of fs/list's `write` flag).
  */
 export function requireWritable(viewer: Viewer, state: FsState, dir: string, target: string, bit: number, password: string, metaWrite = false) {
   const meta = nearestMeta(state.metas, dir);
-  if (!mayAccess(viewer, meta, dir, password)) throw new ApiError(403, ACCESS_DENIED);
+  if (!mayReach(viewer, state.metas, target) || !mayReach(viewer, state.metas, dir) || !mayAccess(viewer, meta, dir, password)) throw new ApiError(403, ACCESS_DENIED);
   const bits = permissionAt(viewer.grants, target);
-  if ((bits & bit) === 0 && !(metaWrite && metaGrantsWrite(meta, target))) throw new ApiError(403, PERMISSION_DENIED);
+  if ((bits & bit) === 0 && !(metaWrite && metaGrantsWrite(meta, dir))) throw new ApiError(403, PERMISSION_DENIED);
 }
 
-/** A rename of a path its meta's password guards needs that password (or the skip-password bit). */
+/**
+ * The first meta password guarding something in the subtree at `root` (root itself, from above
+ * with `p_sub`, or any meta at or below it) that the viewer may not pass: neither the
+ * skip-password bit there nor `password`. A write that takes a subtree must pass them all.
+ */
+export function guardInside(viewer: Viewer, metas: readonly MetaRow[], root: string, password: string): MetaRow | undefined {
+  const nearest = nearestMeta(metas, root);
+  const guards = metas.filter((meta) => meta.password !== "" && isWithin(meta.path, root));
+  if (passwordGuards(nearest, root) && !guards.includes(nearest)) guards.push(nearest);
+  return guards.find((meta) => (permissionAt(viewer.grants, meta.path) & Permission.ACCESS_WITHOUT_PASSWORD) === 0 && !passwordMatches(meta, password));
+}
+
+/**
+ * A write that takes the object at `path` with everything below it (move, copy, remove): the
+ * viewer reaches it past the hide rules, and passes every meta password in it (one `password`,
+ * as AList's request carries one).
+ */
+export function requireSubtree(viewer: Viewer, state: FsState, path: string, password: string) {
+  if (!mayReach(viewer, state.metas, path)) throw new ApiError(403, ACCESS_DENIED);
+  if (guardInside(viewer, state.metas, path, password)) throw new ApiError(403, protectedInside(baseName(path)));
+}
+
+/** A rename takes the subtree too: every meta password in it needs its password (or the skip-password bit). */
 export function requireRenamable(viewer: Viewer, state: FsState, path: string, password: string) {
-  const meta = nearestMeta(state.metas, path);
-  if (passwordGuards(meta, path) && !mayAccess(viewer, meta, path, password)) throw new ApiError(403, RENAME_PASSWORD_PROTECTED);
+  if (!mayReach(viewer, state.metas, path)) throw new ApiError(403, ACCESS_DENIED);
+  if (guardInside(viewer, state.metas, path, password)) throw new ApiError(403, RENAME_PASSWORD_PROTECTED);
+}
+
+/**
+ * Why the viewer may not rename, move or remove `path`, or null: the root, a storage's mount point
+ * or a folder holding one (the storage page changes those), the viewer's base path or a folder
+ * above it, or a root of the viewer's role scopes or a folder above one (docs/files.md, Changing files).
+ */
+export function anchoredBy(viewer: Viewer, path: string, mounts: MountsAt, operation: "rename" | "move" | "remove"): string | null {
+  if (path === "/" || mounts === "mount point") return operation === "rename" ? STORAGE_ROOT_RENAME : operation === "move" ? STORAGE_ROOT_MOVE : STORAGE_ROOT_DELETE;
+  if (mounts === "above a mount point") return HOLDS_MOUNT_POINT;
+  if (isWithin(cleanPath(viewer.basePath || "/"), path)) return OWN_BASE_PATH;
+  if (viewer.grants.scopes.some((scope) => isWithin(cleanPath(scope.path || "/"), path))) return OWN_SCOPE_ROOT;
+  return null;
+}
+
+export function requireMovable(viewer: Viewer, path: string, mounts: MountsAt, operation: "rename" | "move" | "remove") {
+  const refusal = anchoredBy(viewer, path, mounts, operation);
+  if (refusal) throw new ApiError(403, refusal);
 }
 
 export function requireName(name: string) {
   if (!isValidName(name)) throw new ApiError(400, INVALID_NAME);
 }
 
-/** May the viewer write at `path` (the `write` of fs/list): the write bit, or a meta's write grant. */
+/** May the viewer write in folder `path` (the `write` of fs/list): the write bit, or a meta's write grant for it. */
 export const mayWrite = (viewer: Viewer, meta: MetaRow | undefined, path: string) =>
   (permissionAt(viewer.grants, path) & Permission.WRITE) !== 0 || metaGrantsWrite(meta, path);
 

@@ -52,3 +52,6 @@ export interface TreeNeeds {
   folders: string[];
   points?: string[];
 }
+
+/** What sits at a path in the mount tree: a storage's mount point, a folder above one, or neither. */
+export type MountsAt = "mount point" | "above a mount point" | null;

@@ -31,9 +31,9 @@ import {
 } from "./messages.ts";
 import { fileFailure, MountTree } from "./mounts.ts";
 import { emptyBody, exists, makeDirs, need, removePath, transfer } from "./operations.ts";
-import { baseName, hasRelativeSegment, joinBasePath, joinName, parentOf } from "./path.ts";
+import { baseName, hasRelativeSegment, isValidName, joinBasePath, joinName, parentOf } from "./path.ts";
 import { fileFromMultipart } from "./multipart.ts";
-import { fullPathOf, Permission, requireName, requireRenamable, requireWritable, viewerOf } from "./rules.ts";
+import { anchoredBy, fullPathOf, Permission, requireMovable, requireName, requireReach, requireRenamable, requireSubtree, requireWritable, viewerOf } from "./rules.ts";
 import type { TreeNeeds } from "./state.ts";
 import { fsRoute } from "./store.ts";
 
@@ -46,6 +46,19 @@ const guess = (...raws: unknown[]): TreeNeeds => {
   return { paths, folders: [] };
 };
 
+/**
+ * A request on `names` of folder `dir` (then `others`): the chains of each name too, and with
+ * `folder` the folder's virtual folders, which say which names are mount points or hold one
+ * (a move, remove or rename of those is refused): all in the request's one round trip.
+ */
+const itemsGuess = (dir: unknown, names: unknown, folder: boolean, ...others: unknown[]): TreeNeeds => {
+  const needs = guess(dir, ...others);
+  const full = typeof dir === "string" && !hasRelativeSegment(dir) ? joinBasePath("/", dir) : null;
+  if (full === null || !Array.isArray(names)) return needs;
+  const items = names.filter((name): name is string => typeof name === "string" && isValidName(name)).map((name) => joinName(full, name));
+  return { paths: [...needs.paths, ...items], folders: folder ? [full] : [] };
+};
+
 function route<T extends z.ZodMiniObject>(path: string, summary: string, body: T, needs: (body: Record<string, unknown>) => TreeNeeds, data: z.ZodMiniType = z.null()) {
   return createRoute({ method: "post", path, tags: ["fs"], summary, ...fsRoute(needs), request: { body: jsonBody(body) }, responses: envelopeResponse(data, "Done") });
 }
@@ -55,7 +68,7 @@ const rename = route(
   "/api/fs/rename",
   "Rename a file or folder in place",
   z.object({ path: PathField, name: z.string().check(z.maxLength(1024)), overwrite: z._default(z.boolean(), false), password: PasswordField }),
-  (b) => guess(b.path),
+  (b) => ({ ...guess(b.path), points: guess(b.path).paths.filter((path) => path !== "/") }),
 );
 const ItemsBody = z.object({
   src_dir: PathField,
@@ -64,9 +77,9 @@ const ItemsBody = z.object({
   overwrite: z._default(z.boolean(), false),
   password: PasswordField,
 });
-const move = route("/api/fs/move", "Move names from one folder to another of the same storage", ItemsBody, (b) => guess(b.src_dir, b.dst_dir));
-const copy = route("/api/fs/copy", "Copy names to another folder (within a storage; single files across storages)", ItemsBody, (b) => guess(b.src_dir, b.dst_dir), z.object({ tasks: z.array(z.unknown()) }));
-const remove = route("/api/fs/remove", "Delete names from a folder; a name that does not exist counts as deleted", z.object({ dir: PathField, names: NameList, password: PasswordField }), (b) => guess(b.dir));
+const move = route("/api/fs/move", "Move names from one folder to another of the same storage", ItemsBody, (b) => itemsGuess(b.src_dir, b.names, true, b.dst_dir));
+const copy = route("/api/fs/copy", "Copy names to another folder (within a storage; single files across storages)", ItemsBody, (b) => itemsGuess(b.src_dir, b.names, false, b.dst_dir), z.object({ tasks: z.array(z.unknown()) }));
+const remove = route("/api/fs/remove", "Delete names from a folder; a name that does not exist counts as deleted", z.object({ dir: PathField, names: NameList, password: PasswordField }), (b) => itemsGuess(b.dir, b.names, true));
 const link = route("/api/fs/link", "Admins: the upstream link of a file, credentials included (full path, not joined)", z.object({ path: PathField }), (b) => guess(b.path), z.record(z.string(), z.unknown()));
 
 const put = createRoute({
@@ -133,10 +146,12 @@ export function registerFsWriteRoutes(app: Router) {
     requireName(body.name);
     requireRenamable(viewer, c.var.fs, path, body.password);
     requireWritable(viewer, c.var.fs, parentOf(path), path, Permission.RENAME, body.password);
+    const target = joinName(parentOf(path), body.name);
+    requireReach(viewer, c.var.fs, target);
     const tree = new MountTree(c.var.fs.tree, c.var.db, c.req.raw.signal);
+    requireMovable(viewer, path, await tree.mountsAt(path), "rename");
     const mounted = await tree.mount(path);
     if (mounted.actualPath === "/") throw new ApiError(403, STORAGE_ROOT_RENAME);
-    const target = joinName(parentOf(path), body.name);
     if (!body.overwrite && body.name !== baseName(path) && (await exists(tree, target))) throw new ApiError(403, nameExists(body.name));
     await need(mounted, "rename")(mounted.actualPath, body.name).catch((error: unknown) => Promise.reject(fileFailure(error, "")));
     return ok(c, null);
@@ -158,8 +173,11 @@ export function registerFsWriteRoutes(app: Router) {
       for (const name of body.names) {
         const from = joinName(src, name);
         if (dst === from || dst.startsWith(`${from}/`)) throw new ApiError(400, intoItself(verb === "moved" ? "move" : "copy", name));
+        requireSubtree(viewer, c.var.fs, from, body.password);
+        requireSubtree(viewer, c.var.fs, joinName(dst, name), body.password);
       }
       const tree = new MountTree(c.var.fs.tree, c.var.db, c.req.raw.signal);
+      if (verb === "moved") for (const name of body.names) requireMovable(viewer, joinName(src, name), await tree.mountsAt(joinName(src, name)), "move");
       if (!body.overwrite) {
         for (const name of body.names) if (await exists(tree, joinName(dst, name))) throw new ApiError(403, nameExists(name));
       }
@@ -175,7 +193,9 @@ export function registerFsWriteRoutes(app: Router) {
     const viewer = viewerOf(c.var.caller);
     const dir = fullPathOf(viewer, body.dir);
     requireWritable(viewer, c.var.fs, dir, dir, Permission.REMOVE, body.password);
+    for (const name of body.names) requireSubtree(viewer, c.var.fs, joinName(dir, name), body.password);
     const tree = new MountTree(c.var.fs.tree, c.var.db, c.req.raw.signal);
+    for (const name of body.names) requireMovable(viewer, joinName(dir, name), await tree.mountsAt(joinName(dir, name)), "remove");
     await eachName(body.names, "deleted", (name) => removePath(tree, joinName(dir, name)));
     return ok(c, null);
   });
@@ -259,14 +279,14 @@ const batchRename = route(
   "/api/fs/batch_rename",
   "Rename several names of one folder; stops at the first failure and says which were renamed",
   z.object({ src_dir: PathField, rename_objects: z.array(z.object({ src_name: z.string().check(z.maxLength(1024)), new_name: z.string().check(z.maxLength(1024)) })).check(z.maxLength(1000)), password: PasswordField }),
-  (b) => guess(b.src_dir),
+  (b) => itemsGuess(b.src_dir, Array.isArray(b.rename_objects) ? b.rename_objects.map((o: unknown) => (o !== null && typeof o === "object" ? (o as { src_name?: unknown }).src_name : undefined)) : [], true),
 );
 const regexRename = route(
   "/api/fs/regex_rename",
   // biome-ignore lint/suspicious/noTemplateCurlyInString: the summary names the replacement syntax
   "Rename the names of a folder matching a regular expression (JavaScript syntax; $1 and ${name} expand groups)",
   z.object({ src_dir: PathField, src_name_regex: z.string().check(z.maxLength(1024)), new_name_regex: z.string().check(z.maxLength(1024)), password: PasswordField }),
-  (b) => guess(b.src_dir),
+  (b) => itemsGuess(b.src_dir, [], true),
 );
 const recursiveMove = route(
   "/api/fs/recursive_move",
@@ -322,6 +342,8 @@ export function registerFsBatchRoutes(app: Router) {
         requireName(to);
         const path = joinName(src, from);
         requireRenamable(viewer, c.var.fs, path, password);
+        requireReach(viewer, c.var.fs, joinName(src, to));
+        requireMovable(viewer, path, await tree.mountsAt(path), "rename");
         const mounted = await tree.mount(path);
         await need(mounted, "rename")(mounted.actualPath, to);
       },
@@ -361,6 +383,7 @@ export function registerFsBatchRoutes(app: Router) {
     if (dst === src || dst.startsWith(`${src}/`)) throw new ApiError(400, FILES_INTO_ITSELF);
     requireWritable(viewer, c.var.fs, src, src, Permission.MOVE, body.password);
     requireWritable(viewer, c.var.fs, dst, dst, Permission.WRITE, body.password, true);
+    requireSubtree(viewer, c.var.fs, src, body.password);
     const tree = new MountTree(c.var.fs.tree, c.var.db, c.req.raw.signal);
     const target = await tree.mount(dst);
     const { files } = await walkFiles(tree, src);
@@ -383,11 +406,15 @@ export function registerFsBatchRoutes(app: Router) {
     const viewer = viewerOf(c.var.caller);
     const src = fullPathOf(viewer, body.src_dir);
     requireWritable(viewer, c.var.fs, src, src, Permission.REMOVE, body.password);
+    requireSubtree(viewer, c.var.fs, src, body.password);
     const tree = new MountTree(c.var.fs.tree, c.var.db, c.req.raw.signal);
     const { files, folders } = await walkFiles(tree, src);
+    // A folder that may not be removed (a mount point, a scope root) stays, and so do those above it.
+    const kept: string[] = [];
+    for (const folder of folders) if (anchoredBy(viewer, folder, await tree.mountsAt(folder), "remove")) kept.push(folder);
     // Deepest first: a folder whose folders were all empty is empty once they are gone.
-    const holding = new Set<string>();
-    for (const file of files) for (let dir = parentOf(file); dir !== src && dir !== "/"; dir = parentOf(dir)) holding.add(dir);
+    const holding = new Set<string>(kept);
+    for (const file of [...files, ...kept]) for (let dir = parentOf(file); dir !== src && dir !== "/"; dir = parentOf(dir)) holding.add(dir);
     const empty = folders.filter((folder) => !holding.has(folder)).sort((a, b) => b.split("/").length - a.split("/").length);
     await eachName(empty, "deleted", async (folder) => {
       const mounted = await tree.mount(folder);

@@ -206,3 +206,111 @@ describe("file operations", () => {
     expect(await s3Text("w/theirs.txt")).toBeNull();
   });
 });
+
+describe("writes that take a subtree, hidden paths, anchored folders and write metas", () => {
+  const EVERY_CHANGE = 8 | 16 | 32 | 64 | 128;
+  /** A user whose one role has `scopes`, signed in; its login token. */
+  async function member(name: string, scopes: { path: string; permission: number }[], extra: Record<string, unknown> = {}): Promise<string> {
+    await sql("DELETE FROM users WHERE username = ?", [name]);
+    await sql("DELETE FROM roles WHERE name = ?", [`${name}-role`]);
+    const role = await call("/api/admin/role/create", { name: `${name}-role`, permission_scopes: scopes });
+    expect(role.code, role.message).toBe(200);
+    const user = await call("/api/admin/user/create", { username: name, password: `${name} password`, role: [role.data.id], ...extra });
+    expect(user.code, user.message).toBe(200);
+    return signIn(`fs-write-${name}`, name, `${name} password`);
+  }
+  beforeEach(() => sql("DELETE FROM metas"));
+
+  it("a copy, move, remove or rename that takes a folder needs every meta password inside it, also when named from its parent", async () => {
+    await upload("/s3/g/locked/in.txt", "in", { "Content-Length": "2" });
+    await call("/api/fs/mkdir", { path: "/s3/g2" });
+    expect((await call("/api/admin/meta/create", { path: "/s3/g/locked", password: "pw", p_sub: false })).code).toBe(200);
+    const token = await member("subtree", [{ path: "/", permission: EVERY_CHANGE }]);
+    const refused = { code: 403, message: "locked is or holds a password-protected folder: give its password", data: null };
+    for (const route of ["/api/fs/copy", "/api/fs/move"]) {
+      expect(await call(route, { src_dir: "/s3/g", dst_dir: "/s3/g2", names: ["locked"] }, token), route).toEqual(refused);
+      expect(await call(route, { src_dir: "/s3/g", dst_dir: "/s3/g2", names: ["locked"], password: "wrong" }, token), route).toEqual(refused);
+    }
+    expect(await call("/api/fs/remove", { dir: "/s3/g", names: ["locked"] }, token)).toEqual(refused);
+    const renameRefused = { code: 403, message: "Path is password-protected and cannot be renamed.", data: null };
+    expect(await call("/api/fs/rename", { path: "/s3/g", name: "g3" }, token)).toEqual(renameRefused);
+    expect(await call("/api/fs/batch_rename", { src_dir: "/s3", rename_objects: [{ src_name: "g", new_name: "g3" }] }, token)).toEqual(renameRefused);
+    expect((await call("/api/fs/remove_empty_directory", { src_dir: "/s3/g" }, token)).message).toBe("g is or holds a password-protected folder: give its password");
+    expect([await s3Text("w/g/locked/in.txt"), await s3Text("w/g2/locked/in.txt"), await s3Text("w/g3/locked/in.txt")]).toEqual(["in", null, null]);
+    // With the password, or as the admin (who may skip passwords), the same requests go through.
+    expect((await call("/api/fs/copy", { src_dir: "/s3/g", dst_dir: "/s3/g2", names: ["locked"], password: "pw" }, token)).code).toBe(200);
+    expect(await s3Text("w/g2/locked/in.txt")).toBe("in");
+    expect((await call("/api/fs/remove", { dir: "/s3", names: ["g", "g2"] })).code).toBe(200);
+    expect(await s3Text("w/g/locked/in.txt")).toBeNull();
+  });
+
+  it("a user without the see-hides bit reaches nothing below a hidden name, to read or to write", async () => {
+    await upload("/s3/h/secret/in.txt", "in", { "Content-Length": "2" });
+    await upload("/s3/h/shown.txt", "shown", { "Content-Length": "5" });
+    expect((await call("/api/admin/meta/create", { path: "/s3/h", hide: "^secret$", h_sub: false })).code).toBe(200);
+    const token = await member("unseeing", [{ path: "/", permission: EVERY_CHANGE }]);
+    const denied = { code: 403, message: "password is incorrect or you have no permission", data: null };
+    expect(await call("/api/fs/get", { path: "/s3/h/secret/in.txt" }, token)).toEqual(denied);
+    expect(await upload("/s3/h/secret/new.txt", "new", { "Content-Length": "3" }, token)).toEqual(denied);
+    expect(await upload("/s3/h/secret", "x", { "Content-Length": "1" }, token)).toEqual(denied);
+    expect(await call("/api/fs/remove", { dir: "/s3/h", names: ["secret"] }, token)).toEqual(denied);
+    expect(await call("/api/fs/copy", { src_dir: "/s3/h", dst_dir: "/s3", names: ["secret"] }, token)).toEqual(denied);
+    expect(await call("/api/fs/move", { src_dir: "/s3/h/secret", dst_dir: "/s3", names: ["in.txt"] }, token)).toEqual(denied);
+    expect(await call("/api/fs/rename", { path: "/s3/h/secret/in.txt", name: "out.txt" }, token)).toEqual(denied);
+    // Nor may a name be renamed onto a hidden one.
+    expect(await call("/api/fs/rename", { path: "/s3/h/shown.txt", name: "secret", overwrite: true }, token)).toEqual(denied);
+    expect([await s3Text("w/h/secret/in.txt"), await s3Text("w/h/secret/new.txt"), await s3Text("w/secret/in.txt"), await s3Text("w/h/shown.txt")]).toEqual(["in", null, null, "shown"]);
+    // The admin sees hidden names.
+    expect((await call("/api/fs/get", { path: "/s3/h/secret/in.txt" })).code).toBe(200);
+    expect((await call("/api/fs/remove", { dir: "/s3", names: ["h"] })).code).toBe(200);
+  });
+
+  it("refuses renaming, moving or removing the caller's base path, its scope roots, a mount point and a folder holding one", async () => {
+    await upload("/s3/home/team/f.txt", "f", { "Content-Length": "1" });
+    await call("/api/fs/mkdir", { path: "/s3/home/sub" });
+    const token = await member("anchored", [{ path: "/", permission: EVERY_CHANGE }, { path: "/s3/home/team", permission: EVERY_CHANGE }], { base_path: "/s3/home" });
+    const base = "your base path and the folders above it cannot be renamed, moved or removed";
+    const scope = "a folder your permissions start at (and the folders above it) cannot be renamed, moved or removed";
+    expect(await call("/api/fs/rename", { path: "/", name: "elsewhere" }, token)).toEqual({ code: 403, message: base, data: null });
+    expect((await call("/api/fs/rename", { path: "/team", name: "crew" }, token)).message).toBe(scope);
+    expect((await call("/api/fs/move", { src_dir: "/", dst_dir: "/sub", names: ["team"] }, token)).message).toBe(scope);
+    expect((await call("/api/fs/remove", { dir: "/", names: ["team"] }, token)).message).toBe(scope);
+    expect(await s3Text("w/home/team/f.txt")).toBe("f");
+
+    expect((await create("/s3/mnt/inner", "S3", { endpoint: servers.s3Endpoint, bucket: BUCKET, access_key_id: "GATEHOUSEKEY", secret_access_key: "gatehouse-secret-key", root_folder_path: "/inner-w", placeholder: "keep" })).code).toBe(200);
+    await upload("/s3/mnt/keep.txt", "keep", { "Content-Length": "4" });
+    const holds = "a folder holding a storage's mount point cannot be renamed, moved or removed: change the storage's mount path on the storage page";
+    expect(await call("/api/fs/remove", { dir: "/s3", names: ["mnt"] })).toEqual({ code: 403, message: holds, data: null });
+    expect((await call("/api/fs/rename", { path: "/s3/mnt", name: "mount" })).message).toBe(holds);
+    expect((await call("/api/fs/move", { src_dir: "/s3", dst_dir: "/s3/home", names: ["mnt"] })).message).toBe(holds);
+    expect((await call("/api/fs/batch_rename", { src_dir: "/s3", rename_objects: [{ src_name: "mnt", new_name: "mount" }] })).message).toBe(holds);
+    expect((await call("/api/fs/remove", { dir: "/s3/mnt", names: ["inner"] })).message).toBe("delete root folder is not allowed, please goto the manage page to delete the storage instead");
+    expect((await call("/api/fs/rename", { path: "/s3/mnt/inner", name: "x" })).message).toBe("a storage's root is renamed by changing its mount path");
+    expect(await s3Text("w/mnt/keep.txt")).toBe("keep");
+    // A copy changes nothing at its source: it goes through.
+    expect((await call("/api/fs/copy", { src_dir: "/s3", dst_dir: "/s3/home", names: ["mnt"] })).code).toBe(200);
+    expect(await s3Text("w/home/mnt/keep.txt")).toBe("keep");
+    await sql("DELETE FROM storages WHERE mount_path = '/s3/mnt/inner'");
+    expect((await call("/api/fs/remove", { dir: "/s3", names: ["home", "mnt"] })).code).toBe(200);
+  });
+
+  it("a write meta without w_sub opens its own folder to uploads and new folders, not the folders below: as fs/list's write flag says", async () => {
+    await call("/api/fs/mkdir", { path: "/s3/open" });
+    expect((await call("/api/admin/meta/create", { path: "/s3/open", write: true, w_sub: false })).code).toBe(200);
+    const token = await member("meta-writer", [{ path: "/", permission: 0 }]);
+    expect((await call("/api/fs/list", { path: "/s3/open" }, token)).data.write).toBe(true);
+    expect(await upload("/s3/open/a.txt", "a", { "Content-Length": "1" }, token)).toEqual({ code: 200, message: "success", data: null });
+    expect(await s3Text("w/open/a.txt")).toBe("a");
+    expect((await call("/api/fs/mkdir", { path: "/s3/open/d" }, token)).code).toBe(200);
+    expect((await call("/api/fs/list", { path: "/s3/open/d" }, token)).data.write).toBe(false);
+    expect((await upload("/s3/open/d/b.txt", "b", { "Content-Length": "1" }, token)).message).toBe("permission denied");
+    expect((await call("/api/fs/mkdir", { path: "/s3/open/d/e" }, token)).message).toBe("permission denied");
+    expect((await call("/api/fs/list", { path: "/s3" }, token)).data.write).toBe(false);
+    expect((await upload("/s3/beside.txt", "x", { "Content-Length": "1" }, token)).message).toBe("permission denied");
+    // The grant writes; it neither removes nor renames.
+    expect((await call("/api/fs/remove", { dir: "/s3/open", names: ["a.txt"] }, token)).message).toBe("permission denied");
+    expect((await call("/api/fs/rename", { path: "/s3/open/a.txt", name: "b.txt" }, token)).message).toBe("permission denied");
+    expect([await s3Text("w/open/a.txt"), await s3Text("w/open/d/b.txt"), await s3Text("w/beside.txt")]).toEqual(["a", null, null]);
+    expect((await call("/api/fs/remove", { dir: "/s3", names: ["open"] })).code).toBe(200);
+  });
+});
