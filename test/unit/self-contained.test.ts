@@ -1,7 +1,7 @@
 // The repository explains itself: no comment or doc points at a document a person who clones it
 // does not have (the team's private spec, its reference notes, a path on one machine), and every
 // rule a comment cites as `docs/decisions.md D4.3` is written in docs/decisions.md. AList's
-// behaviour is cited by its public source instead (`AList v3.58.0 server/handles/fsread.go:120`).
+// behaviour is cited by its public source instead (`AList v3.58.0 pkg/sign/hmac.go:17`).
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
 import { describe, expect, it } from "vitest";

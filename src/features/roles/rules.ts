@@ -55,7 +55,7 @@ export interface RoleEdit {
 export async function changeRole(db: Database, id: number, edit: RoleEdit): Promise<RoleRow> {
   // AList forces the admin role to every permission on /; there is nothing to change.
   if (id === ADMIN_ROLE_ID) throw new ApiError(400, ADMIN_ROLE_FIXED);
-  // The settings page refuses the same (AList v3.58.0 server/handles/setting.go:117): new users
+  // The settings page refuses the same (AList v3.58.0 server/handles/setting.go:118): new users
   // never get the guest role.
   if (id === GUEST_ROLE_ID && edit.isDefault) throw new ApiError(400, NOT_A_DEFAULT_ROLE);
   const { written, role } = await refuseDuplicate(

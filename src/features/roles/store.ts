@@ -20,7 +20,7 @@ const defaultRoleSetting = eq(settings.key, "default_role");
 
 /**
  * Once the role is flagged default: clears the flag on every other role and points the
- * `default_role` setting at it (AList v3.58.0 internal/op/role.go:148-157). Conditioned on the
+ * `default_role` setting at it (AList v3.58.0 internal/op/role.go:147-157). Conditioned on the
  * flag, so a refused write changes nothing here either.
  */
 function becomeDefault(db: Database, roleId: number | SQL): BatchItem<"sqlite">[] {

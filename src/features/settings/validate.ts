@@ -131,7 +131,7 @@ function valueProblem(value: string, definition: SettingDefinition, roles: reado
 
 /**
  * The web UI picks the default role by name; the table stores its id (AList v3.58.0
- * server/handles/setting.go:111-121).
+ * server/handles/setting.go:111-124).
  */
 function defaultRoleProblem(name: string, roles: readonly RoleName[]): string | null {
   const role = roles.find((r) => r.name === name);
