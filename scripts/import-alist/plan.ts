@@ -553,7 +553,7 @@ function planStorages(source: AListSource, target: TargetState, options: PlanOpt
         webdav_policy: text(row.webdav_policy),
         proxy_range: bool(row.proxy_range),
         down_proxy_url: text(row.down_proxy_url),
-        // GORM's column default is true (reference §2.8).
+        // GORM's column default is true (AList v3.58.0 internal/model/storage.go:35).
         down_proxy_sign: bool(row.down_proxy_sign, true),
       };
       const checked = StorageBody.safeParse(body);

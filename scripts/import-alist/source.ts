@@ -1,5 +1,6 @@
-// The AList side of the import: the rows of an AList v3 data.db (reference §2), read as they are.
-// Plain data only, so the planner (plan.ts) can be fed rows from anywhere, tests included.
+// The AList side of the import: the rows of an AList v3 data.db (its GORM models: AList v3.58.0
+// internal/model/*.go), read as they are. Plain data only, so the planner (plan.ts) can be fed rows
+// from anywhere, tests included.
 
 /** One row as SQLite gave it: column name to value. */
 export type SourceRow = Record<string, unknown>;

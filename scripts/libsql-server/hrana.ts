@@ -54,7 +54,7 @@ export interface Col {
   decltype: string | null;
 }
 
-// The spec's StmtResult has exactly these four fields. sqld also sends rows_read, rows_written
+// The Hrana spec's StmtResult has exactly these four fields. sqld also sends rows_read, rows_written
 // and query_duration_ms, which clients ignore; the `libsql` package cannot measure the first two.
 export interface StmtResult {
   cols: Col[];

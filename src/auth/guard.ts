@@ -2,7 +2,7 @@
 //   empty                 → the guest account (401 while it is disabled, AList's default)
 //   a JWT                 → its device session's user, if the token is still good (one round trip)
 //   the permanent token   → the admin (compared in constant time)
-// Guests and permanent-token callers have no device session (DECISIONS §4.6).
+// Guests and permanent-token callers have no device session (docs/decisions.md D4.6).
 import type { Context, MiddlewareHandler } from "hono";
 import { jwtSecret } from "../env.ts";
 import type { AppEnv } from "../http/context.ts";

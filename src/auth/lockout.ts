@@ -1,4 +1,4 @@
-// Sign-in lockout (DECISIONS §4.4). Failures are counted in the database (isolates share nothing),
+// Sign-in lockout (docs/decisions.md D4.4). Failures are counted in the database (isolates share nothing),
 // per client address and per username, each in a window that ends 5 minutes after its last failure.
 //   - an address with 5 failures is locked out, whatever username it tries;
 //   - a username with 5 failures is locked out from every address that has failed itself,

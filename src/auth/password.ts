@@ -1,4 +1,4 @@
-// Password storage (DECISIONS §4.3). Clients send, or we compute, AList's static hash
+// Password storage (docs/decisions.md D4.3). Clients send, or we compute, AList's static hash
 // sha256("<password>-https://github.com/alist-org/alist"); we store PBKDF2-SHA256 of that hash
 // with a per-user salt, parameters in the string so they can be raised later without a migration.
 // Passwords imported from AList keep AList's salted SHA-256 until their first sign-in upgrades them.
@@ -33,7 +33,7 @@ export async function verifyStaticHash(hash: string, stored: string | null): Pro
   return (await checkStaticHash(hash, stored)).ok;
 }
 
-/** Stored form of a password imported from AList (reference §4.2): `alist-sha256$<salt>$<pwd_hash hex>`. */
+/** Stored form of a password imported from AList (AList v3.58.0 internal/model/user.go:80): `alist-sha256$<salt>$<pwd_hash hex>`. */
 export const ALIST_SCHEME = "alist-sha256";
 
 export function alistStoredHash(salt: string, pwdHash: string): string {

@@ -1,6 +1,6 @@
 // Login tokens: HS256 JWTs (jose). Besides AList's claims (username, pwd_ts) a token names its
 // device session (`sid`) and carries an id (`jti`); the guard accepts it only while that session
-// is active and still holds that id, so logout and eviction end it at once (DECISIONS §4.1).
+// is active and still holds that id, so logout and eviction end it at once (docs/decisions.md D4.1).
 import { jwtVerify, SignJWT } from "jose";
 import { JOSEAlgNotAllowed, JWSInvalid, JWSSignatureVerificationFailed, JWTClaimValidationFailed, JWTExpired, JWTInvalid } from "jose/errors";
 import { TOKEN_INVALIDATED } from "./messages.ts";

@@ -1,4 +1,4 @@
-// The scheduled sweep (DECISIONS §4.6): device sessions idle longer than `device_session_ttl`,
+// The scheduled sweep (docs/decisions.md D4.6): device sessions idle longer than `device_session_ttl`,
 // expired login-failure windows, 2FA enrolments nobody verified, and expired WebDAV locks (already
 // ignored by every request; this only keeps the table small). Deletes run in bounded
 // chunks so a large backlog never holds the write lock long or outruns the Worker's limits;

@@ -1,4 +1,4 @@
-// First-run data and metadata repair (DECISIONS §5). Idempotent: a second run on an unchanged
+// First-run data and metadata repair (docs/decisions.md D5). Idempotent: a second run on an unchanged
 // database writes nothing. Reads everything it compares in one batch, writes in one batch.
 import { eq, inArray, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";

@@ -1,4 +1,4 @@
-// The settings table of AList v3.58.0 (reference §13.3 and §8.1), the single source for seeding,
+// The settings table of AList v3.58.0 (internal/bootstrap/data/setting.go:87), the single source for seeding,
 // validation and metadata repair. A row's index is its position in this list.
 
 export const SettingGroup = {
@@ -30,7 +30,7 @@ export interface SettingDefinition {
   help: string;
 }
 
-/** What clients read as the server version; they gate features on it (DECISIONS §3). */
+/** What clients read as the server version; they gate features on it (docs/decisions.md D3.5). */
 export const ALIST_COMPATIBLE_VERSION = "v3.58.0";
 
 /** Placeholder for the permanent token's default: the seed draws a fresh one per install. */

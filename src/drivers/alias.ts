@@ -43,11 +43,11 @@ function aliasEntries(addition: Addition): { name: string; target: string }[] {
 }
 
 /**
- * The file side (reference §8.3 Alias): with one name, the alias root shows that name's targets
- * directly; with several, one folder per name. A folder lists every target of its name (first
- * name wins in the merge); get, link and reads go to the first target where the object exists.
- * Read-only at the edge: writes answer AList's `permission denied` unless `writable`, and writing
- * through an alias is not built yet.
+ * The file side (AList v3.58.0 drivers/alias/driver.go:62-128, util.go:20): with one name, the
+ * alias root shows that name's targets directly; with several, one folder per name. A folder lists
+ * every target of its name (first name wins in the merge); get, link and reads go to the first
+ * target where the object exists. Read-only at the edge: writes answer AList's `permission denied`
+ * unless `writable`, and writing through an alias is not built yet.
  */
 function aliasFiles(storage: StorageHandle): FileBackend {
   const groups = new Map<string, string[]>();

@@ -1,8 +1,9 @@
-// The file side of FTP (FILES.md §2, reference §8.3 FTP) over Workers TCP sockets. A Worker cannot
-// keep a connection between requests, so each operation signs in on its own control connection
-// and ends it. Data moves over passive connections (EPSV, else PASV) to the control connection's
-// own host: the address a PASV reply names is ignored, so a server cannot point the Worker at
-// another machine. Reads are byte sources (REST + RETR), so /d and /p serve ranges.
+// The file side of FTP (docs/decisions.md D7; AList v3.58.0 drivers/ftp/driver.go) over Workers TCP
+// sockets. A Worker cannot keep a connection between requests, so each operation signs in on its
+// own control connection and ends it. Data moves over passive connections (EPSV, else PASV) to the
+// control connection's own host: the address a PASV reply names is ignored, so a server cannot
+// point the Worker at another machine. Reads are byte sources (REST + RETR), so /d and /p serve
+// ranges.
 import { cleanPath } from "../lib/path.ts";
 import { requireText } from "./addition.ts";
 import { errorText } from "./failures.ts";

@@ -1,5 +1,6 @@
 // The common items every driver template starts with, generated from its config in AList's order
-// and with its conditions (reference §10.2), and the helpers that complete the drivers' tables.
+// and with its conditions (AList v3.58.0 internal/op/driver.go:61-153), and the helpers that
+// complete the drivers' tables.
 import type { Driver, DriverConfig, DriverItem } from "./types.ts";
 
 type ItemSpec = Pick<DriverItem, "name" | "type"> & Partial<DriverItem>;

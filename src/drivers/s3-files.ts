@@ -1,7 +1,7 @@
-// The file side of S3 (FILES.md §2, reference §8.3 S3): folders are key prefixes, listed with
-// ListObjects (v1 or v2, as `list_object_version` says) and a delimiter; a file is one HeadObject; downloads are presigned URLs computed
-// here (no upstream call); writes are PutObject with a known length, CopyObject, and
-// DeleteObjects in batches of 1000.
+// The file side of S3 (docs/decisions.md D7; AList v3.58.0 drivers/s3/util.go:81-189): folders are
+// key prefixes, listed with ListObjects (v1 or v2, as `list_object_version` says) and a delimiter;
+// a file is one HeadObject; downloads are presigned URLs computed here (no upstream call); writes
+// are PutObject with a known length, CopyObject, and DeleteObjects in batches of 1000.
 import { AwsClient } from "aws4fetch";
 import { cleanPath } from "../lib/path.ts";
 import { requireText } from "./addition.ts";
@@ -147,7 +147,7 @@ export function s3Files(storage: StorageHandle): FileBackend {
   }
 
   async function presign(key: string, name: string): Promise<string> {
-    const hours = Number(addition.text("sign_url_expire")) || DEFAULT_SIGN_HOURS; // 0 means the default (FILES.md §3.6)
+    const hours = Number(addition.text("sign_url_expire")) || DEFAULT_SIGN_HOURS; // 0 means the default (docs/decisions.md D8.6)
     const url = new URL(urlOf(key));
     url.searchParams.set("X-Amz-Expires", String(Math.min(7 * 24 * 3600, Math.round(hours * 3600))));
     const escaped = encodeURIComponent(name).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
@@ -158,7 +158,10 @@ export function s3Files(storage: StorageHandle): FileBackend {
     return (await client.sign(url.toString(), { method: "GET", aws: { signQuery: true } })).url;
   }
 
-  /** A link through `custom_host`: its host (and scheme), presigned only when asked (reference §8.3). */
+  /**
+   * A link through `custom_host`: its host (and scheme), presigned only when asked (AList v3.58.0
+   * drivers/s3/driver.go:128-134).
+   */
   async function customHostLink(key: string): Promise<string> {
     const host = addition.text("custom_host");
     let url = addition.flag("enable_custom_host_presign")

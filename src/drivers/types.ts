@@ -1,7 +1,11 @@
 // What a driver is: its template (config, additional items) as AList v3.58 publishes it, and the
-// check that tells whether a storage configured with it can work (reference §10, §12.1).
+// check that tells whether a storage configured with it can work (AList v3.58.0
+// internal/op/driver.go:61, :155; internal/op/storage.go:113).
 
-/** One field of a driver template; all six keys always present, strings "" when empty (§10.1). */
+/**
+ * One field of a driver template; all six keys always present, strings "" when empty (AList v3.58.0
+ * internal/driver/item.go:7).
+ */
 export interface DriverItem {
   name: string;
   type: "string" | "number" | "text" | "select" | "bool";
@@ -51,7 +55,10 @@ export interface Addition {
 
 export interface Driver {
   config: DriverConfig;
-  /** AList's hidden `proxy_range` option: adds the common item of that name (reference §10.2). */
+  /**
+   * AList's hidden `proxy_range` option: adds the common item of that name (AList v3.58.0
+   * internal/op/driver.go:96-104).
+   */
   proxyRangeOption?: boolean;
   additional: DriverItem[];
   /** The paths of other storages this one shows (Alias, Crypt); the check gets the storages mounted on or above them. */
@@ -72,8 +79,8 @@ export class CheckFailed extends Error {
 }
 
 // ---------------------------------------------------------------------------------------------
-// The file side of a driver (FILES.md §2). The fs layer resolves a full path to a storage and an
-// actual path inside it ("/" or "/a/b", cleaned, never with `..`), then calls the storage's
+// The file side of a driver (docs/decisions.md D7). The fs layer resolves a full path to a storage
+// and an actual path inside it ("/" or "/a/b", cleaned, never with `..`), then calls the storage's
 // backend. Backends speak in actual paths; they add their own root (`root_folder_path`).
 // ---------------------------------------------------------------------------------------------
 

@@ -1,5 +1,6 @@
-// UrlTree's text format (reference §8.3) and its storages through the file API: every line shape,
-// nesting, the errors a person can act on, and /d answering 302 to the node's URL.
+// UrlTree's text format (AList v3.58.0 drivers/url_tree/util.go:36) and its storages through the
+// file API: every line shape, nesting, the errors a person can act on, and /d answering 302 to the
+// node's URL.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { storages } from "../db/schema.ts";
 import { CheckFailed } from "./types.ts";

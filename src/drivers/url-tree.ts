@@ -1,6 +1,6 @@
-// UrlTree: a tree of folders and links written as text (reference §8.3 UrlTree). Each line is a
-// folder (`name:`) or a file (`[name:][size:][modified:]URL`), nested by two spaces. Nothing is
-// stored upstream: a file is its URL, and /d sends the client there.
+// UrlTree: a tree of folders and links written as text (AList v3.58.0 drivers/url_tree/util.go:36,
+// :98). Each line is a folder (`name:`) or a file (`[name:][size:][modified:]URL`), nested by two
+// spaces. Nothing is stored upstream: a file is its URL, and /d sends the client there.
 import { driverConfig, items } from "./items.ts";
 import { CheckFailed, FileError, notAFile, notAFolder, objectNotFound, type Driver, type FileBackend, type FileObject, type StorageHandle } from "./types.ts";
 

@@ -1,7 +1,7 @@
-// The file side of WebDAV (FILES.md §2, reference §8.3 WebDAV): PROPFIND Depth 1 lists, Depth 0
-// looks one object up; downloads are proxied (the upstream needs credentials, which never reach
-// the client); writes are PUT with a known length, MKCOL, MOVE, COPY and DELETE. Basic auth is
-// sent with every request (one round trip each); Digest is not supported.
+// The file side of WebDAV (docs/decisions.md D7; AList v3.58.0 drivers/webdav/driver.go:50):
+// PROPFIND Depth 1 lists, Depth 0 looks one object up; downloads are proxied (the upstream needs
+// credentials, which never reach the client); writes are PUT with a known length, MKCOL, MOVE, COPY
+// and DELETE. Basic auth is sent with every request (one round trip each); Digest is not supported.
 import { cleanPath } from "../lib/path.ts";
 import { requireText } from "./addition.ts";
 import { errorText } from "./failures.ts";

@@ -1,7 +1,8 @@
-// AList v3.58 databases for the import tests, written from the reference (alist-v3.58-behaviour.md
-// §2, fs §4.1) rather than from the importer: the tables as GORM creates them on SQLite, and rows
-// as AList stores them (bools 0/1, times as GORM text, passwords as sha256(static hash-salt)).
-// Pure data, so workerd tests can feed a fixture to the planner; alist-sqlite.ts writes it to a file.
+// AList v3.58 databases for the import tests, written from AList's GORM models (AList v3.58.0
+// internal/model/*.go) rather than from the importer: the tables as GORM creates them on SQLite,
+// and rows as AList stores them (bools 0/1, times as GORM text, passwords as sha256(static
+// hash-salt)). Pure data, so workerd tests can feed a fixture to the planner; alist-sqlite.ts
+// writes it to a file.
 
 export const ALIST_SCHEMA: Record<string, string[]> = {
   users: [
@@ -44,7 +45,7 @@ async function sha256Hex(text: string): Promise<string> {
   return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
 }
 
-/** What AList's SetPassword stores (reference §4.2). */
+/** What AList's SetPassword stores (AList v3.58.0 internal/model/user.go:80-85, :177). */
 export async function alistPassword(password: string, salt: string): Promise<{ pwd_hash: string; salt: string }> {
   return { pwd_hash: await sha256Hex(`${await sha256Hex(`${password}-${STATIC_SALT}`)}-${salt}`), salt };
 }

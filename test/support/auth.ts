@@ -1,5 +1,6 @@
-// What a client does to sign in, written from the spec rather than from src/: JSON requests,
-// AList's static hash, and TOTP codes computed with Node's HMAC (RFC 6238), not with otpauth.
+// What a client does to sign in, written from AList's behaviour (docs/api.md) rather than from
+// src/: JSON requests, AList's static hash, and TOTP codes computed with Node's HMAC (RFC 6238),
+// not with otpauth.
 import { createHash, createHmac } from "node:crypto";
 import { insertRole, insertUser, TEST_ADMIN_PASSWORD, type UnitFixture } from "./unit.ts";
 

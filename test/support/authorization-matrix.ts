@@ -148,7 +148,8 @@ export const ROUTES: RouteRow[] = [
     { method: "GET", path: `/api/task/:kind/${state}`, url: `/api/task/upload/${state}`, access: userOnly(403, "You are a guest") },
     { method: "GET", path: `/api/admin/task/:kind/${state}`, url: `/api/admin/task/copy/${state}`, access: ADMIN_ONLY },
   ]),
-  // No login: the sign is the only gate (reference §6.1), missing here (401 expire missing).
+  // No login: the sign is the only gate (AList v3.58.0 server/middlewares/down.go:19-43), missing
+  // here (401 expire missing).
   { method: "GET", path: "/d/:path{.+}", url: "/d/nothing", access: PUBLIC, alsoAnswers: [401] },
   { method: "GET", path: "/p/:path{.+}", url: "/p/nothing", access: PUBLIC, alsoAnswers: [401] },
 ];

@@ -1,4 +1,4 @@
-// `npm run import:alist` end to end: AList data.db files written from the reference's schema,
+// `npm run import:alist` end to end: AList data.db files written from AList's schema,
 // imported into a fresh local Gatehouse database, the database read back.
 import { execFile } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";

@@ -1,5 +1,5 @@
 // App passwords (/api/me/app_password/*): the way a WebDAV client signs in without the account's
-// own password, and the only way for a user with two-factor on (FILES.md §3.9). Each is random,
+// own password, and the only way for a user with two-factor on (docs/decisions.md D8.9). Each is random,
 // shown once, stored as a hash, listed with its last use, and revoked on its own; a password
 // change ends them all.
 import type { SQL } from "drizzle-orm";

@@ -1,5 +1,5 @@
-// What a user may do to their app passwords (FILES.md §3.9): make one (random, shown once, stored
-// as a hash, under a limit) and revoke one of their own. Each decision takes plain inputs (the
+// What a user may do to their app passwords (docs/decisions.md D8.9): make one (random, shown once,
+// stored as a hash, under a limit) and revoke one of their own. Each decision takes plain inputs (the
 // caller's id, the parsed body) and returns data or throws the refusal (ApiError) the wire answers.
 import { sha256Hex } from "../../auth/encoding.ts";
 import { randomAlphanumeric } from "../../auth/random.ts";

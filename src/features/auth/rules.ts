@@ -1,6 +1,7 @@
-// The sign-in flow shared by /api/auth/login and /api/auth/login/hash (reference §4.3 with the
-// fixes of DECISIONS §4): lockout, password, second factor, device session, token. Plain inputs
-// (the request's fields and what it tells of the client); refusals are the ApiError the wire answers.
+// The sign-in flow shared by /api/auth/login and /api/auth/login/hash (AList v3.58.0
+// server/handles/auth.go:61, with docs/decisions.md D4's fixes): lockout, password, second factor,
+// device session, token. Plain inputs (the request's fields and what it tells of the client);
+// refusals are the ApiError the wire answers.
 import { deviceKey, maskIp } from "../../auth/client.ts";
 import { isLockedOut } from "../../auth/lockout.ts";
 import { LOCKED_OUT_MESSAGE, USER_DISABLED } from "../../auth/messages.ts";

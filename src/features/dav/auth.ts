@@ -1,4 +1,4 @@
-// Who a WebDAV request comes from (FILES.md §3.9). WebDAV clients send HTTP Basic on every
+// Who a WebDAV request comes from (docs/decisions.md D8.9). WebDAV clients send HTTP Basic on every
 // request, so the check must be cheap and must never let two-factor be skipped:
 //   Basic user:app-password  → the user, while the app password is good (one SHA-256, no PBKDF2)
 //   Basic user:password      → the user, unless two-factor is on (then only app passwords work)

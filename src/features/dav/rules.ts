@@ -137,9 +137,10 @@ export const etagOfObject = (object: FileObject) => {
 export const etagList = (header: string) => header.split(",").map((tag) => tag.trim().replace(/^W\//, ""));
 
 // ---------------------------------------------------------------------------------------------
-// Permissions (reference §6.5 with FILES.md §3.2): WebDAV read at the path (PROPFIND also where a
-// scope below grants it), meta hide and password rules (no password can be typed over WebDAV:
-// a guarded path needs the skip-password bit), manage plus the operation's bit for changes.
+// Permissions (AList v3.58.0 server/webdav.go:129-150 with docs/decisions.md D8.2): WebDAV read at
+// the path (PROPFIND also where a scope below grants it), meta hide and password rules (no password
+// can be typed over WebDAV: a guarded path needs the skip-password bit), manage plus the
+// operation's bit for changes.
 
 /** May the viewer open `path` without a password (meta hiding, on its whole way, and passwords)? */
 export function checkAccess(viewer: Viewer, metas: readonly MetaRow[], path: string) {

@@ -1,10 +1,10 @@
 // The WebDAV server at /dav (RFC 4918 class 1 and 2) on the file layer of /api/fs: the same mount
-// tree, permissions (WebDAV read and manage bits, reference §3.1, §6.5), metas, base path and
-// storage policies. Each request reads its caller, its part of the tree, the metas, the settings
-// and the locks and dead properties it touches in ONE batch (FILES.md §4); writes to locks and
-// properties follow only when there is something to write. Bodies stream both ways. This file is
-// the method handlers; their decisions (paths, headers, permissions, locks) are rules.ts and the
-// texts they answer messages.ts.
+// tree, permissions (WebDAV read and manage bits, AList v3.58.0 server/webdav.go:129-150), metas,
+// base path and storage policies. Each request reads its caller, its part of the tree, the metas,
+// the settings and the locks and dead properties it touches in ONE batch (docs/decisions.md D9.1);
+// writes to locks and properties follow only when there is something to write. Bodies stream both
+// ways. This file is the method handlers; their decisions (paths, headers, permissions, locks) are
+// rules.ts and the texts they answer messages.ts.
 import type { Context } from "hono";
 import { isAdmin } from "../../auth/guard.ts";
 import type { FileObject } from "../../drivers/types.ts";

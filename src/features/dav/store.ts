@@ -1,7 +1,7 @@
 // Every query of the WebDAV server. A request reads, in ONE batch: the caller (Basic credentials
 // or the permanent token), the file side's tree, metas and settings, and the locks and dead
-// properties of the paths it touches (FILES.md §4). Writes to locks and properties are a second
-// round trip, made only when there is something to write.
+// properties of the paths it touches (docs/decisions.md D9.1). Writes to locks and properties are a
+// second round trip, made only when there is something to write.
 import { and, eq, gt, inArray, or, sql, type SQL } from "drizzle-orm";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import type { BatchItem } from "drizzle-orm/batch";

@@ -1,5 +1,6 @@
-// The driver group: templates field by field against the reference (§10.2 common items with their
-// conditions, §10.4 additional items and configs), written here from the reference, not from src/.
+// The driver group: templates field by field against AList v3.58.0 (common items with their
+// conditions: internal/op/driver.go:61 `getMainItems`; additional items and configs: each driver's
+// drivers/<name>/meta.go), written here from AList's source, not from src/.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { hashStaticHash, staticHash } from "../../auth/password.ts";
 import { users } from "../../db/schema.ts";
@@ -17,7 +18,7 @@ afterAll(() => fixture.close());
 type Row = [name: string, type: string, defaultValue: string, options: string, required: boolean, help: string];
 const item = ([name, type, defaultValue, options, required, help]: Row) => ({ name, type, default: defaultValue, options, required, help });
 
-// Reference §10.2, one row per common item; webdav_policy has two forms.
+// AList v3.58.0 internal/op/driver.go:61-153, one row per common item; webdav_policy has two forms.
 const COMMON: Record<string, Row> = {
   mount_path: ["mount_path", "string", "", "", true, "The path you want to mount to, it is unique and cannot be repeated"],
   order: ["order", "number", "", "", false, "use to sort"],
@@ -212,7 +213,7 @@ describe("driver templates", () => {
   });
 
   for (const name of Object.keys(EXPECTED)) {
-    it(`serves ${name}'s common items, additional items and config as the reference lists them`, async () => {
+    it(`serves ${name}'s common items, additional items and config as AList v3.58.0 lists them`, async () => {
       const reply = await getAs(fixture, `/api/admin/driver/info?driver=${name}`, admin);
       expect(reply).toEqual({ code: 200, message: "success", data: expectedInfo(name) });
       // Every item carries all six keys, in AList's key set.

@@ -1,4 +1,5 @@
-// The driver group: the templates the storage form is built from (reference §10).
+// The driver group: the templates the storage form is built from (AList v3.58.0
+// server/handles/driver.go, internal/op/driver.go:61).
 import * as z from "zod/mini";
 import { createRoute } from "../../http/openapi.ts";
 import { adminOnly } from "../../auth/guard.ts";

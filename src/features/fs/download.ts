@@ -1,6 +1,7 @@
-// `/d/*path` and `/p/*path` (reference §6): no login, the sign is the only gate. `/d` sends the
-// client to the upstream (302) when the storage allows it, else serves like `/p`; `/p` streams
-// the bytes through this server. One database round trip: the tree, the metas and the settings.
+// `/d/*path` and `/p/*path` (AList v3.58.0 server/middlewares/down.go:19,
+// server/handles/down.go:23, :50): no login, the sign is the only gate. `/d` sends the client to
+// the upstream (302) when the storage allows it, else serves like `/p`; `/p` streams the bytes
+// through this server. One database round trip: the tree, the metas and the settings.
 import * as z from "zod/mini";
 import "../../http/openapi.ts";
 import type { Context } from "hono";
@@ -121,7 +122,10 @@ function withForwardedParams(state: FsState, link: string, query: URLSearchParam
   return target.toString();
 }
 
-/** The upstream's Markdown, made script-free (FILES.md §3.7); other statuses pass as they are. */
+/**
+ * The upstream's Markdown, made script-free (docs/decisions.md D8.7); other statuses pass as they
+ * are.
+ */
 async function safeMarkdown(response: Response): Promise<Response> {
   if (response.status !== 200 || response.body === null) return response;
   const bytes = await readAtMost(response.body, MAX_MARKDOWN_BYTES, response.headers.get("content-length"));

@@ -1,4 +1,4 @@
-// Markdown through /p while `filter_readme_scripts` is on (FILES.md §3.7): the text stays
+// Markdown through /p while `filter_readme_scripts` is on (docs/decisions.md D8.7): the text stays
 // Markdown (the web UI renders it), with every way to run script taken out. Raw HTML keeps only
 // an allowlist of presentational tags and attributes; elements that run or embed (script, style,
 // iframe, object, …) go with their content; URLs with script schemes, in HTML or in Markdown

@@ -10,7 +10,10 @@ export const ACCESS_DENIED = "password is incorrect or you have no permission";
 /** A path outside the path limit, or a change the caller's permissions do not allow. */
 export const PERMISSION_DENIED = "permission denied";
 
-/** AList's text for a request path with `..` segments (§2.1 step 2). */
+/**
+ * AList's text for a request path with `..` segments (AList v3.58.0 pkg/utils/path.go:85-90,
+ * internal/errs/errors.go:13).
+ */
 export const RELATIVE_PATH_REFUSED = "access using relative path is not allowed";
 
 /** fs/list with `refresh` by a caller who may not write there; AList's text. */
@@ -46,7 +49,10 @@ export const regexpInvalid = (error: unknown) => `error parsing regexp: ${error 
 export const uploadTaskName = (name: string, mountPath: string, actualPath: string) => `upload ${name} to [${mountPath}](${actualPath})`;
 export const movedCount = (count: number) => `Successfully moved ${count} ${count === 1 ? "file" : "files"}`;
 
-/** A batch that stopped part-way: the failure, then which names were done and which not (FILES.md §3.8). */
+/**
+ * A batch that stopped part-way: the failure, then which names were done and which not
+ * (docs/decisions.md D8.8).
+ */
 export const partlyDone = (failure: string, verb: string, done: readonly string[], notDone: readonly string[]) =>
   `${failure} (${verb} before it: ${done.join(", ")}; not ${verb}: ${notDone.join(", ")})`;
 

@@ -1,8 +1,9 @@
-// The mount tree at work (reference §2.3, §8.2): a full path resolves to the storage with the
-// longest mount path and the path inside it; listings merge the storage's entries with the
-// virtual folders that deeper mount paths make. Built per request from the rows the request's
-// batch read; a path that batch did not cover (an Alias target, a guess that missed) is read with
-// one more round trip. Nothing is cached across requests: changes apply on the next one.
+// The mount tree at work (AList v3.58.0 internal/op/path.go:15, internal/op/storage.go:356-418): a
+// full path resolves to the storage with the longest mount path and the path inside it; listings
+// merge the storage's entries with the virtual folders that deeper mount paths make. Built per
+// request from the rows the request's batch read; a path that batch did not cover (an Alias target,
+// a guess that missed) is read with one more round trip. Nothing is cached across requests: changes
+// apply on the next one.
 import { readAddition } from "../../drivers/addition.ts";
 import { findDriver } from "../../drivers/index.ts";
 import { FileError, WORKING, type Driver, type FileBackend, type FileObject, type Link, type LinkOptions, type StorageFs } from "../../drivers/types.ts";
@@ -189,7 +190,10 @@ export async function getObject({ backend, actualPath, storage }: Mounted): Prom
   return found;
 }
 
-/** The storage's `order_by`, `order_direction` and `extract_folder` (reference §5.1). */
+/**
+ * The storage's `order_by`, `order_direction` and `extract_folder` (AList v3.58.0
+ * internal/op/fs.go:152-154).
+ */
 function sortEntries(entries: FileObject[], storage: StorageRow): FileObject[] {
   const sorted = [...entries];
   const direction = storage.orderDirection === "desc" ? -1 : 1;

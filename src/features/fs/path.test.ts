@@ -1,6 +1,6 @@
-// The one path module of the file side, attacked directly (FILES.md §3.1, §3.3): no spelling of a
-// request path leaves the base path, prefixes respect segment boundaries, names are checked,
-// download paths are decoded exactly once.
+// The one path module of the file side, attacked directly (docs/decisions.md D8.1, D8.3): no
+// spelling of a request path leaves the base path, prefixes respect segment boundaries, names are
+// checked, download paths are decoded exactly once.
 import { describe, expect, it } from "vitest";
 import { decodeDownloadPath, escapePath, isValidName, isWithin, joinBasePath } from "./path.ts";
 

@@ -1,6 +1,6 @@
 // The one path module of the file side. Every path a client sends goes through here before it
 // names anything: cleaning, joining the caller's base path, prefix tests and URL decoding.
-// FILES.md §3.1: the base path is joined to every request path, so no spelling escapes it.
+// docs/decisions.md D8.1: the base path is joined to every request path, so no spelling escapes it.
 import { cleanPath } from "../../lib/path.ts";
 
 export { cleanPath };
@@ -53,16 +53,16 @@ export function pathChain(path: string): string[] {
 }
 
 /**
- * Names of files and folders (FILES.md §3.3): not empty, not `.` or `..`, no `/`, `\` or control
- * characters. `a..b.txt` is a fine name (AList refused it).
+ * Names of files and folders (docs/decisions.md D8.3): not empty, not `.` or `..`, no `/`, `\` or
+ * control characters. `a..b.txt` is a fine name (AList refused it).
  */
 export function isValidName(name: string): boolean {
   return name !== "" && name !== "." && name !== ".." && !/[/\\\u0000-\u001f]/.test(name);
 }
 
 /**
- * The path of a `/d` or `/p` URL, decoded exactly once (FILES.md §3.3). A `%` that starts no
- * escape stays a `%`, so a file named `100%.txt` downloads; bytes that are not UTF-8 are kept as
+ * The path of a `/d` or `/p` URL, decoded exactly once (docs/decisions.md D8.3). A `%` that starts
+ * no escape stays a `%`, so a file named `100%.txt` downloads; bytes that are not UTF-8 are kept as
  * they came. The result is cleaned: `..` can only climb to the root of the tree.
  */
 export function decodeDownloadPath(rawPath: string): string {
@@ -76,7 +76,10 @@ export function decodeDownloadPath(rawPath: string): string {
   return cleanPath(decoded);
 }
 
-/** Each segment percent-escaped as Go's url.PathEscape does it (AList's links, §7). */
+/**
+ * Each segment percent-escaped as Go's url.PathEscape does it (AList's links: AList v3.58.0
+ * server/handles/fsread.go:393-396).
+ */
 export function escapePath(path: string): string {
   return path
     .split("/")

@@ -45,7 +45,10 @@ beforeEach(async () => {
   await fixture.db.delete(metas);
 });
 
-/** The sign of AList's format, computed here with Node's HMAC from the reference (§6.2). */
+/**
+ * The sign of AList's format (AList v3.58.0 pkg/sign/hmac.go:17-26), computed here with Node's
+ * HMAC.
+ */
 function signOf(path: string, expiry = 0, key = token) {
   const { createHmac } = require("node:crypto") as typeof import("node:crypto");
   const mac = createHmac("sha256", key).update(`${path}:${expiry}`).digest("base64").replace(/\+/g, "-").replace(/\//g, "_");
@@ -181,7 +184,7 @@ describe("permissions and paths", () => {
     expect((await list("/", {}, reader)).data.content.map((e: any) => e.name)).toEqual(["public"]);
     expect((await list("/public", {}, reader)).code).toBe(200);
     expect(await list("/private", {}, reader)).toEqual({ code: 403, message: "password is incorrect or you have no permission", data: null });
-    // No over-grant at the root: a write scope below does not make / writable (FILES.md §3.2).
+    // No over-grant at the root (docs/decisions.md D8.2): a write scope below does not make / writable.
     const writer = await member("wes", [{ path: "/public", permission: 8 }]);
     expect((await list("/", {}, writer)).data.write).toBe(false);
     expect((await list("/public", {}, writer)).data.write).toBe(true);

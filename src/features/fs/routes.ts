@@ -1,7 +1,8 @@
-// The read side of the file API, AList-exact on the wire (reference §5.1-§5.5): list, get, dirs,
-// other, search. The layout of src/features/fs/ is in its README.md: the decisions are rules.ts,
-// the texts messages.ts, the queries store.ts. Each request is one database round trip (the caller, the tree, the metas and the
-// settings, read by `fsRoute`), then the upstream calls of the storage it lands on.
+// The read side of the file API, AList-exact on the wire (AList v3.58.0 server/handles/fsread.go,
+// server/handles/search.go): list, get, dirs, other, search. The layout of src/features/fs/ is in
+// its README.md: the decisions are rules.ts, the texts messages.ts, the queries store.ts. Each
+// request is one database round trip (the caller, the tree, the metas and the settings, read by
+// `fsRoute`), then the upstream calls of the storage it lands on.
 import * as z from "zod/mini";
 import { createRoute } from "../../http/openapi.ts";
 import type { Context } from "hono";
@@ -179,7 +180,10 @@ export function apiUrl(c: Context<AppEnv>, state: FsState): string {
   return `${proto}//${c.req.header("X-Forwarded-Host") ?? url.host}`;
 }
 
-/** `raw_url` of a file (reference §7): the down proxy, this server's /p, or the upstream's own URL. */
+/**
+ * `raw_url` of a file (AList v3.58.0 server/handles/fsread.go:375-416): the down proxy, this
+ * server's /p, or the upstream's own URL.
+ */
 async function rawUrl(c: Context<AppEnv>, state: FsState, tree: MountTree, path: string): Promise<string> {
   const mounted = await tree.mount(path);
   const { storage, driver } = mounted;

@@ -1,11 +1,13 @@
 // The decisions of the file side, over plain inputs (the caller's grants, the metas and settings a
-// request read, full paths), in one place: what a caller may do at a path (reference §3.2, with
-// FILES.md §3.2's fix: the permission at `/` or the base path is that of the scopes holding it,
-// never the OR of every scope), what metas do (reference §4: the nearest meta of a path is used
-// alone; passwords, hide patterns, readme and header, and the write grant, each on the meta's own
-// path or below it), who may see and change what in AList's order of checks (reference §3.2, §3.3)
-// with FILES.md §3's fixes (the base path is joined to every request path, the path limit holds),
-// and when a download needs a sign. Each returns data or throws the refusal (ApiError).
+// request read, full paths), in one place: what a caller may do at a path (AList v3.58.0
+// server/common/role_perm.go:36-86, with docs/decisions.md D8.2's fix: the permission at `/` or the
+// base path is that of the scopes holding it, never the OR of every scope), what metas do (AList
+// v3.58.0 internal/op/meta.go:25: the nearest meta of a path is used alone; passwords, hide
+// patterns, readme and header, and the write grant, each on the meta's own path or below it), who
+// may see and change what in AList's order of checks (AList v3.58.0 server/common/role_perm.go:61,
+// server/handles/fsread.go, fsmanage.go) with docs/decisions.md D8's fixes (the base path is joined
+// to every request path, the path limit holds), and when a download needs a sign. Each returns data
+// or throws the refusal (ApiError).
 import type { Caller } from "../../auth/caller.ts";
 import { constantTimeEqual } from "../../auth/password.ts";
 import type { PermissionScope } from "../../db/schema.ts";
@@ -111,8 +113,8 @@ export function passwordMatches(meta: MetaRow, supplied: string): boolean {
 
 /**
  * The hide patterns in force for the entries of folder `dir`. Empty lines are skipped (AList hid
- * everything when the text ended with a newline, FILES.md §3.5); a line that is not a valid
- * pattern hides nothing (create and update refuse such lines).
+ * everything when the text ended with a newline, docs/decisions.md D8.5); a line that is not a
+ * valid pattern hides nothing (create and update refuse such lines).
  */
 export function hidePatterns(meta: MetaRow | undefined, dir: string): RegExp[] {
   if (!meta || meta.hide === "" || !applies(meta, dir, meta.hideSub)) return [];
@@ -131,7 +133,10 @@ export function hidePatterns(meta: MetaRow | undefined, dir: string): RegExp[] {
 
 export const isHidden = (patterns: readonly RegExp[], name: string) => patterns.some((pattern) => pattern.test(name));
 
-/** Direct access to `path` hidden by its nearest meta's rules for the parent folder (§3.2 step 2). */
+/**
+ * Direct access to `path` hidden by its nearest meta's rules for the parent folder (AList v3.58.0
+ * server/common/role_perm.go:66-74).
+ */
 export const hiddenFromParent = (meta: MetaRow | undefined, path: string) =>
   path !== "/" && isHidden(hidePatterns(meta, parentOf(path)), baseName(path));
 
@@ -211,8 +216,8 @@ export function requireAccess(viewer: Viewer, state: FsState, path: string, pass
 
 /**
  * Does a download of `path` need a sign? `sign_all`, the storage's `enable_sign`, a meta password
- * guarding the path (reference §6.1), or a hidden name on its way: `/d` and `/p` know no caller,
- * so only a sign, given to those who may see the path, reaches it.
+ * guarding the path (AList v3.58.0 server/middlewares/down.go:50-64), or a hidden name on its way:
+ * `/d` and `/p` know no caller, so only a sign, given to those who may see the path, reaches it.
  */
 export function signRequired(state: FsState, path: string, storage: StorageRow | null): boolean {
   return state.settings.signAll || !!storage?.enableSign || passwordGuards(nearestMeta(state.metas, path), path) || hiddenOnTheWay(state.metas, path);

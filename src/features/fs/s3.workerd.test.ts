@@ -121,7 +121,7 @@ describe("S3 reads", () => {
   });
 });
 
-/** A sign as the reference defines it (§6.2), made here with WebCrypto. */
+/** A sign as AList makes it (AList v3.58.0 pkg/sign/hmac.go:17-26), made here with WebCrypto. */
 async function signFor(token: string, path: string): Promise<string> {
   const key = await crypto.subtle.importKey("raw", new TextEncoder().encode(token), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
   const mac = new Uint8Array(await crypto.subtle.sign("HMAC", key, new TextEncoder().encode(`${path}:0`)));

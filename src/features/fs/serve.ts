@@ -1,6 +1,7 @@
-// Serving a file's bytes through this server (reference §6.4): a URL link is fetched with the
-// client's Range and If-* headers and streamed back as the upstream answers; a byte source is
-// served here with Range and conditional requests. Bodies stream: memory stays flat.
+// Serving a file's bytes through this server (AList v3.58.0 server/handles/down.go:124,
+// server/common/proxy.go:23): a URL link is fetched with the client's Range and If-* headers and
+// streamed back as the upstream answers; a byte source is served here with Range and conditional
+// requests. Bodies stream: memory stays flat.
 import type { ByteSource, Link } from "../../drivers/types.ts";
 import { redactUserinfo } from "../../drivers/failures.ts";
 import { ApiError } from "../../http/errors.ts";

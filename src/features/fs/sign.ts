@@ -1,6 +1,7 @@
-// Download signs, AList's format exactly (reference §6.2): base64url (with padding) of
-// HMAC-SHA256(token, "<path>:<expiry>"), then ":<expiry>". The key is the permanent token, read
-// with the request, so reset_token and set_token re-key from the next request on (FILES.md §3.4).
+// Download signs, AList's format exactly (AList v3.58.0 pkg/sign/hmac.go:17-26): base64url (with
+// padding) of HMAC-SHA256(token, "<path>:<expiry>"), then ":<expiry>". The key is the permanent
+// token, read with the request, so reset_token and set_token re-key from the next request on
+// (docs/decisions.md D8.4).
 import { toBase64Url } from "../../auth/encoding.ts";
 import { constantTimeEqual } from "../../auth/password.ts";
 import { SIGN_EXPIRE_INVALID, SIGN_EXPIRE_MISSING, SIGN_EXPIRED, SIGN_INVALID } from "./messages.ts";

@@ -1,6 +1,6 @@
 // Every query of the file side. A file request reads the caller (through the guard), the storages
 // its paths can land on, the virtual folders of the folders it lists, the metas and the settings
-// in ONE batch (FILES.md §4): one round trip. The metas are a small table read whole.
+// in ONE batch (docs/decisions.md D9.1): one round trip. The metas are a small table read whole.
 import { and, eq, gte, inArray, lt, ne, or, sql } from "drizzle-orm";
 import type { MiddlewareHandler } from "hono";
 import { authenticateWith, eitherToken } from "../../auth/guard.ts";

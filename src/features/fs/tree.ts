@@ -1,5 +1,6 @@
-// The mount tree (reference §2.3): which storage serves a full path (longest match), over the
-// storage rows a request read. The virtual folders are computed in SQL (store.ts).
+// The mount tree (AList v3.58.0 internal/op/storage.go:356-383): which storage serves a full path
+// (longest match), over the storage rows a request read. The virtual folders are computed in SQL
+// (store.ts).
 import type { storages } from "../../db/schema.ts";
 import { isWithin } from "./path.ts";
 

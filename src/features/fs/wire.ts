@@ -1,5 +1,6 @@
-// AList's wire shapes of the file side (reference §5.1, §5.2): the object keys in AList's order,
-// times as Go's RFC 3339 with nanoseconds, the type by extension, hash info as text and object.
+// AList's wire shapes of the file side (AList v3.58.0 server/handles/fsread.go:35-59, :330): the
+// object keys in AList's order, times as Go's RFC 3339 with nanoseconds, the type by extension,
+// hash info as text and object.
 import type { FileObject } from "../../drivers/types.ts";
 import type { FsSettings } from "./state.ts";
 

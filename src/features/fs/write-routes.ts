@@ -1,7 +1,8 @@
-// The write side of the file API (reference §5.6-§5.17), AList's wire with FILES.md §3's fixes:
-// permissions are checked where the change happens (move and copy need write at the destination
-// too), meta passwords guard writes as they guard reads, names are checked (FILES.md §3.3), and a
-// batch that stops part-way says which names were done (FILES.md §3.8).
+// The write side of the file API (AList v3.58.0 server/handles/fsmanage.go, fsbatch.go, fsup.go),
+// AList's wire with docs/decisions.md D8's fixes: permissions are checked where the change happens
+// (move and copy need write at the destination too), meta passwords guard writes as they guard
+// reads, names are checked (docs/decisions.md D8.3), and a batch that stops part-way says which
+// names were done (docs/decisions.md D8.8).
 import * as z from "zod/mini";
 import { createRoute } from "../../http/openapi.ts";
 import type { Context } from "hono";
@@ -219,9 +220,10 @@ export function registerFsWriteRoutes(app: Router) {
 }
 
 /**
- * An upload of either kind (reference §5.15, §5.16): `File-Path` decoded once and joined, write
- * permission (or a meta's write grant) at the target, Overwrite: false honoured, missing folders
- * made, then the body streamed to the storage. `bytes` is read only once every check passed.
+ * An upload of either kind (AList v3.58.0 server/handles/fsup.go:30, :107): `File-Path` decoded
+ * once and joined, write permission (or a meta's write grant) at the target, Overwrite: false
+ * honoured, missing folders made, then the body streamed to the storage. `bytes` is read only once
+ * every check passed.
  */
 async function uploadTo(c: Context<AppEnv>, bytes: () => Promise<{ size: number; body: ReadableStream<Uint8Array>; contentType: string }> | { size: number; body: ReadableStream<Uint8Array>; contentType: string }) {
   const viewer = viewerOf(c.var.caller);
@@ -270,7 +272,8 @@ async function uploadTo(c: Context<AppEnv>, bytes: () => Promise<{ size: number;
 }
 
 // ---------------------------------------------------------------------------------------------
-// Batch operations (reference §5.8, §5.9, §5.11, §5.14) and the form upload (§5.16).
+// Batch operations (AList v3.58.0 server/handles/fsbatch.go:155, :215, :25, fsmanage.go:331) and
+// the form upload (fsup.go:107).
 
 /** Most entries a recursive walk (recursive_move, remove_empty_directory) visits in one request. */
 export const MAX_WALK_ENTRIES = 1000;

@@ -16,7 +16,7 @@ export function roleNames(roleIds: readonly number[], roles: readonly RoleRow[])
 
 /**
  * Permission scopes of all the user's roles merged by cleaned path, first appearance first,
- * permissions OR-ed (reference §7).
+ * permissions OR-ed (AList v3.58.0 server/handles/auth.go:168-178).
  */
 export function mergedPermissions(roleIds: readonly number[], roles: readonly RoleRow[]): { path: string; permission: number }[] {
   const merged = new Map<string, number>();

@@ -1,6 +1,6 @@
-// Metas (reference §4.7): per-folder passwords, hide patterns, readme, header and write grants,
-// admin only. Every file request reads them fresh, so a change applies from the next request
-// (FILES.md §3.5: no stale caches, no negative cache).
+// Metas (AList v3.58.0 server/handles/meta.go): per-folder passwords, hide patterns, readme, header
+// and write grants, admin only. Every file request reads them fresh, so a change applies from the
+// next request (docs/decisions.md D8.5: no stale caches, no negative cache).
 import * as z from "zod/mini";
 import { createRoute } from "../../http/openapi.ts";
 import { adminOnly, planned, reading } from "../../auth/guard.ts";

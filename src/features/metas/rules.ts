@@ -1,6 +1,7 @@
-// What the admin may save as a meta (reference §4.7): one meta a path, the path cleaned, every
-// hide line a pattern that compiles. Each decision takes plain inputs (the parsed body, what the
-// route's plan read) and returns data or throws the refusal (ApiError) the wire answers.
+// What the admin may save as a meta (AList v3.58.0 server/handles/meta.go:35-80): one meta a path,
+// the path cleaned, every hide line a pattern that compiles. Each decision takes plain inputs (the
+// parsed body, what the route's plan read) and returns data or throws the refusal (ApiError) the
+// wire answers.
 import type { Database } from "../../db/client.ts";
 import { ApiError, refuseDuplicate } from "../../http/errors.ts";
 import { cleanPath } from "../../lib/path.ts";

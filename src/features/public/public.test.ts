@@ -30,7 +30,7 @@ describe("GET /api/public/settings", () => {
 
     const expectedKeys = SETTING_DEFINITIONS.filter((d) => d.flag === 0 || d.flag === 2).map((d) => d.key).sort();
     expect(Object.keys(data)).toEqual(expectedKeys);
-    expect(expectedKeys).toHaveLength(43); // reference §11.2: 43 public keys on a fresh v3.58.0 install
+    expect(expectedKeys).toHaveLength(43); // 43 public keys on a fresh AList v3.58.0 install (internal/bootstrap/data/setting.go:87)
     expect(Object.values(data).every((value) => typeof value === "string")).toBe(true);
     expect(data.version).toBe("v3.58.0");
     expect(data.default_page_size).toBe("50");

@@ -1,5 +1,6 @@
 // The messages the admin role routes answer, each defined once. The settings page refuses the
-// guest or admin as `default_role` with the same sentence as a role update (reference §13.4).
+// guest or admin as `default_role` with the same sentence as a role update (AList v3.58.0
+// server/handles/setting.go:118-119).
 
 export const ROLE_NOT_FOUND = "role not found";
 

@@ -1,7 +1,8 @@
-// What the admin API may do to a role. The admin and guest roles are how the guard recognises
-// those accounts (reference §2.2–2.4): the admin role is fixed, the guest role keeps its name and
-// never becomes the role of new users, and neither can be deleted. Each decision takes plain
-// inputs and returns the role or throws the refusal (ApiError) the wire answers.
+// What the admin API may do to a role. The admin and guest roles are how the guard recognises those
+// accounts (AList v3.58.0 internal/op/role.go:161-175, :219): the admin role is fixed, the guest
+// role keeps its name and never becomes the role of new users, and neither can be deleted. Each
+// decision takes plain inputs and returns the role or throws the refusal (ApiError) the wire
+// answers.
 import { ADMIN_ROLE_ID, GUEST_ROLE_ID } from "../../auth/roles.ts";
 import type { Database } from "../../db/client.ts";
 import type { PermissionScope } from "../../db/schema.ts";
@@ -54,7 +55,8 @@ export interface RoleEdit {
 export async function changeRole(db: Database, id: number, edit: RoleEdit): Promise<RoleRow> {
   // AList forces the admin role to every permission on /; there is nothing to change.
   if (id === ADMIN_ROLE_ID) throw new ApiError(400, ADMIN_ROLE_FIXED);
-  // The settings page refuses the same (reference §13.4): new users never get the guest role.
+  // The settings page refuses the same (AList v3.58.0 server/handles/setting.go:118): new users
+  // never get the guest role.
   if (id === GUEST_ROLE_ID && edit.isDefault) throw new ApiError(400, NOT_A_DEFAULT_ROLE);
   const { written, role } = await refuseDuplicate(
     roleNameTaken(edit.name),

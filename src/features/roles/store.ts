@@ -20,8 +20,8 @@ const defaultRoleSetting = eq(settings.key, "default_role");
 
 /**
  * Once the role is flagged default: clears the flag on every other role and points the
- * `default_role` setting at it (reference §2.3). Conditioned on the flag, so a refused write
- * changes nothing here either.
+ * `default_role` setting at it (AList v3.58.0 internal/op/role.go:147-157). Conditioned on the
+ * flag, so a refused write changes nothing here either.
  */
 function becomeDefault(db: Database, roleId: number | SQL): BatchItem<"sqlite">[] {
   return [

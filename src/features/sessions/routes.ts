@@ -1,4 +1,5 @@
-// Device sessions: the caller's own (/api/me/sessions) and everyone's for admins (reference §8).
+// Device sessions: the caller's own (/api/me/sessions) and everyone's for admins (AList v3.58.0
+// server/handles/session.go).
 import * as z from "zod/mini";
 import { createRoute } from "../../http/openapi.ts";
 import { adminOnly, planned, reading, signedIn } from "../../auth/guard.ts";
@@ -69,7 +70,7 @@ type Row = ReturnType<ReturnType<typeof activeSessions>["read"]>[number];
 const ownView = (s: Row) => ({ session_id: s.sessionId, last_active: s.lastActive, status: s.status, ua: s.userAgent, ip: s.ip });
 
 export function registerSessionRoutes(app: Router) {
-  // The guest and the permanent token have no device sessions (DECISIONS §4.6).
+  // The guest and the permanent token have no device sessions (docs/decisions.md D4.6).
   app.openapi(listOwn, async (c) => ok(c, ownSessions(c.var.caller.via, await planned(c, ownPlan)).map(ownView)));
 
   app.openapi(evictOwn, async (c) => {

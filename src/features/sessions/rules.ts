@@ -1,6 +1,6 @@
-// What a caller may see and end of the device sessions (reference §8, DECISIONS §4.6). Each
-// decision takes plain inputs (how the caller signed in, the parsed body, what the route's plan
-// read) and returns data or throws the refusal (ApiError) the wire answers.
+// What a caller may see and end of the device sessions (AList v3.58.0 server/handles/session.go,
+// docs/decisions.md D4.6). Each decision takes plain inputs (how the caller signed in, the parsed
+// body, what the route's plan read) and returns data or throws the refusal (ApiError) the wire answers.
 import type { Caller } from "../../auth/caller.ts";
 import type { Database } from "../../db/client.ts";
 import { ApiError } from "../../http/errors.ts";

@@ -1,7 +1,7 @@
 // The offline-download services an admin points the gateway at: aria2 (JSON-RPC over HTTP) and
-// qBittorrent (its Web API). Gatehouse only checks that they answer (reference §13.7, §13.8), with
-// the Worker's fetch and a timeout, and reports why when they do not. Credentials never appear in
-// a message.
+// qBittorrent (its Web API). Gatehouse only checks that they answer (AList v3.58.0
+// server/handles/offline_download.go:22, :54), with the Worker's fetch and a timeout, and reports
+// why when they do not. Credentials never appear in a message.
 import { ApiError } from "../../http/errors.ts";
 import {
   ARIA2_URI_CREDENTIALS,

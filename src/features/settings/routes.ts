@@ -1,5 +1,6 @@
 // The setting group (admin only): list, get, save and delete settings, the permanent token, and
-// the offline-download services aria2 and qBittorrent (API.md "Setting group", reference §13).
+// the offline-download services aria2 and qBittorrent (docs/api.md "Settings", AList v3.58.0
+// server/handles/setting.go).
 import * as z from "zod/mini";
 import { createRoute } from "../../http/openapi.ts";
 import { adminOnly, planned, reading } from "../../auth/guard.ts";
@@ -162,7 +163,10 @@ const setQbit = createRoute({
   responses: envelopeResponse(z.literal("ok"), "qBittorrent answered"),
 });
 
-/** A row as clients see it: `default_role` by name, with the names it may take (reference §13.1). */
+/**
+ * A row as clients see it: `default_role` by name, with the names it may take (AList v3.58.0
+ * server/handles/setting.go:164-170).
+ */
 function settingItem(row: SettingRow, roles: readonly RoleName[]) {
   const item = { ...row, type: row.type as z.infer<typeof SettingItem>["type"] };
   return row.key === "default_role" ? { ...item, value: defaultRoleShown(row.value, roles), options: defaultRoleOptions(roles) } : item;

@@ -1,6 +1,6 @@
-// What the admin may read and change of the settings (API.md "Setting group", reference §13).
-// Each decision takes plain inputs (the parsed query or body, what the route's plan read) and
-// returns data or throws the refusal (ApiError) the wire answers. What a value may be is
+// What the admin may read and change of the settings (docs/api.md "Settings", docs/decisions.md
+// D3.9, D4.9). Each decision takes plain inputs (the parsed query or body, what the route's plan
+// read) and returns data or throws the refusal (ApiError) the wire answers. What a value may be is
 // validate.ts's; talking to aria2 and qBittorrent is offline-download.ts's; the queries store.ts's.
 import { newPermanentToken } from "../../auth/random.ts";
 import type { Database } from "../../db/client.ts";

@@ -73,16 +73,16 @@ describe("GET /api/admin/setting/list", () => {
     const { code, data } = await get("/api/admin/setting/list");
     expect(code).toBe(200);
     const items = data as Item[];
-    // The expectation is the reference's table (test/fixtures), not the definitions the code seeds from.
+    // The expectation is AList's table (test/fixtures/alist-settings.ts), not the definitions the code seeds from.
     expect(items.map((i) => i.key)).toEqual(REFERENCE_SETTINGS.map(([key]) => key));
     REFERENCE_SETTINGS.forEach(([key, value, type, options, group, flag, help], index) => {
       const item = items[index]!;
-      // default_role's options are computed: the roles it may take (reference §13.1).
+      // default_role's options are computed: the roles it may take (AList v3.58.0 server/handles/setting.go:17).
       expect({ ...item, value: null }).toEqual({ key, value: null, type, options: key === "default_role" ? "editor,viewer" : options, group, flag, help, index });
       if (value !== null && key !== "default_role") expect(item.value, key).toBe(DELIBERATE_DEFAULTS[key] ?? value);
     });
     const value = (key: string) => items.find((i) => i.key === key)!.value;
-    // The values the reference describes in prose.
+    // The values the fixture leaves out (null there): AList computes them or writes them out of line.
     expect(value("version")).toBe("v3.58.0");
     expect(value("default_role")).toBe("guest"); // stored as the guest role's id, 1; listed by name
     expect((await storedRows("default_role"))[0]!.value).toBe("1");

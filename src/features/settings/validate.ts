@@ -1,4 +1,4 @@
-// What a setting may be set to (DECISIONS §4.9): known keys only, each value checked against its
+// What a setting may be set to (docs/decisions.md D4.9): known keys only, each value checked against its
 // definition's type and options, a few keys against their own rule. Metadata always comes from the
 // definition, never from the client.
 import { ADMIN_ROLE_ID, GUEST_ROLE_ID } from "../../auth/roles.ts";
@@ -129,7 +129,10 @@ function valueProblem(value: string, definition: SettingDefinition, roles: reado
   return typeRules[definition.type](value, definition) ?? keyRules[definition.key]?.(value, definition) ?? null;
 }
 
-/** The web UI picks the default role by name; the table stores its id (reference §13.4). */
+/**
+ * The web UI picks the default role by name; the table stores its id (AList v3.58.0
+ * server/handles/setting.go:111-124).
+ */
 function defaultRoleProblem(name: string, roles: readonly RoleName[]): string | null {
   const role = roles.find((r) => r.name === name);
   if (!role) return DEFAULT_ROLE_NOT_FOUND;
@@ -137,7 +140,10 @@ function defaultRoleProblem(name: string, roles: readonly RoleName[]): string | 
   return null;
 }
 
-/** `default_role` as list and get show it: the role's name when the stored id resolves (reference §13.1). */
+/**
+ * `default_role` as list and get show it: the role's name when the stored id resolves (AList
+ * v3.58.0 server/handles/setting.go:164-170).
+ */
 export function defaultRoleShown(storedId: string, roles: readonly RoleName[]): string {
   return roles.find((r) => String(r.id) === storedId)?.name ?? storedId;
 }

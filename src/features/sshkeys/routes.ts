@@ -1,4 +1,5 @@
-// SFTP public keys: a user's own (/api/me/sshkey/*) and an admin's view of anyone's (reference §9).
+// SFTP public keys: a user's own (/api/me/sshkey/*) and an admin's view of anyone's (AList v3.58.0
+// server/handles/sshkey.go:17-120).
 import * as z from "zod/mini";
 import { createRoute } from "../../http/openapi.ts";
 import { accountOnly, adminOnly, planned, reading } from "../../auth/guard.ts";

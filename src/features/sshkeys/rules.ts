@@ -1,6 +1,7 @@
-// What a user may do to their SSH public keys and an admin to anyone's (reference §9). Each
-// decision takes plain inputs (the caller's id, the parsed body, what the route's plan read) and
-// returns data or throws the refusal (ApiError) the wire answers; the key format is parse.ts's.
+// What a user may do to their SSH public keys and an admin to anyone's (AList v3.58.0
+// server/handles/sshkey.go, with docs/decisions.md D4.7). Each decision takes plain inputs (the
+// caller's id, the parsed body, what the route's plan read) and returns data or throws the refusal
+// (ApiError) the wire answers; the key format is parse.ts's.
 import type { Database } from "../../db/client.ts";
 import { ApiError, refuseDuplicate } from "../../http/errors.ts";
 import { KEY_NOT_FOUND, KEY_TITLE_TAKEN, keyInvalid, tooManyKeys, USER_INVALID } from "./messages.ts";

@@ -1,8 +1,8 @@
 // Checking a storage: its driver's check, bounded in time, and the `status` it gives the storage,
-// `work` or a sentence a person can act on (reference §12.1). The one place that runs checks:
-// create and update (checkStorage), enable (checkRow), and every enabled row in the background
-// (load_all: recheckAll), storages that others point into before the ones that point. The drivers
-// (src/drivers) only say how to check; when and for how long is decided here.
+// `work` or a sentence a person can act on (AList v3.58.0 internal/op/storage.go:120-158). The one
+// place that runs checks: create and update (checkStorage), enable (checkRow), and every enabled
+// row in the background (load_all: recheckAll), storages that others point into before the ones
+// that point. The drivers (src/drivers) only say how to check; when and for how long is decided here.
 import type { Database } from "../../db/client.ts";
 import { parseAddition, readAddition } from "../../drivers/addition.ts";
 import { errorText, seconds } from "../../drivers/failures.ts";

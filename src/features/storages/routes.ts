@@ -1,5 +1,5 @@
 // The storage group: mounts, their life cycle, and the driver check behind each status
-// (reference §12, DECISIONS §4.7-8).
+// (AList v3.58.0 server/handles/storage.go, docs/decisions.md D4.7-D4.8).
 import * as z from "zod/mini";
 import { createRoute } from "../../http/openapi.ts";
 import { adminOnly, planned, reading } from "../../auth/guard.ts";
@@ -13,7 +13,7 @@ import { changeStorage, createStorage, disableStorage, enableStorage, foundStora
 import { changeReads, readAllStorages, storageJsonOf, storagePage, storageUsage, storageWithMounts } from "./store.ts";
 import { Storage, StorageBody, storageId } from "./wire.ts";
 
-/** `?id=` as POSTs carry it: a positive integer; never "the first row" (DECISIONS §4.7). */
+/** `?id=` as POSTs carry it: a positive integer; never "the first row" (docs/decisions.md D4.7). */
 const IdQuery = z.object({ id: idParam });
 
 const pageNumber = z

@@ -1,7 +1,8 @@
 // What the admin API may do to a storage: the refusals of each change and what its driver check
-// means for the reply (reference §12, DECISIONS §4.7-8). Each decision takes plain inputs (the
-// parsed body, what the route's plan read) and returns data or throws the refusal (ApiError) the
-// wire answers; the checks themselves are checks.ts, the queries store.ts.
+// means for the reply (AList v3.58.0 server/handles/storage.go, docs/decisions.md D4.7-D4.8). Each
+// decision takes plain inputs (the parsed body, what the route's plan read) and returns data or
+// throws the refusal (ApiError) the wire answers; the checks themselves are checks.ts, the queries
+// store.ts.
 import type { Database } from "../../db/client.ts";
 import { driverNotFound, findDriver } from "../../drivers/index.ts";
 import { WORKING, type Driver, type MountedStorage } from "../../drivers/types.ts";
@@ -88,7 +89,8 @@ export async function changeStorage(db: Database, id: number, draft: StorageDraf
 
 /**
  * Who still uses the storage: roles with a scope and users with a base path under its first
- * mount segment (reference §12.6). A storage mounted at / has no segment, so nobody.
+ * mount segment (AList v3.58.0 internal/op/storage.go:282-300). A storage mounted at / has no
+ * segment, so nobody.
  */
 function usersOf(mountPath: string, usage: StorageUsage): string[] {
   const segment = firstSegment(mountPath);

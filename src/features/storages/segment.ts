@@ -1,7 +1,7 @@
-// "The first mount segment" (reference §12.6): what a storage's delete checks usage by. It has
-// two forms because it is needed on both sides: SQL narrows the rows a delete reads, TypeScript
-// compares exactly (after cleaning paths SQL cannot clean). They sit together here, and
-// segment.test.ts beside it checks that they agree.
+// "The first mount segment" (AList v3.58.0 internal/op/storage.go:44 `firstPathSegment`): what a
+// storage's delete checks usage by. It has two forms because it is needed on both sides: SQL
+// narrows the rows a delete reads, TypeScript compares exactly (after cleaning paths SQL cannot
+// clean). They sit together here, and segment.test.ts beside it checks that they agree.
 import { sql, type SQL, type SQLWrapper } from "drizzle-orm";
 import { cleanPath } from "../../lib/path.ts";
 

@@ -1,7 +1,7 @@
 // The storage on the wire: the JSON AList clients read (snake_case, `addition` a JSON string;
 // SQLite writes it, store.ts `storageJson`), and the create/update body turned into a row, with
-// what the body leaves out taken from the driver's template (DECISIONS §3: the web UI sends only
-// the items its form shows).
+// what the body leaves out taken from the driver's template (docs/decisions.md D3.8: the web UI
+// sends only the items its form shows).
 import * as z from "zod/mini";
 import "../../http/openapi.ts";
 import { parseAddition } from "../../drivers/addition.ts";
@@ -43,7 +43,7 @@ export const Storage = z
 
 /** An integer as JSON number or as a numeric string (forms and scripts send both). */
 const integerLike = z.union([z.number().check(z.int()), z.pipe(z.string().check(z.regex(/^-?[0-9]{1,15}$/)), z.transform(Number))], { error: "must be an integer" });
-/** `enable_sign` is declared a string and sent as a boolean (API.md): both are fine. */
+/** `enable_sign` is declared a string and sent as a boolean (docs/decisions.md D3.8): both are fine. */
 const booleanLike = z.union([z.boolean(), z.pipe(z.enum(["true", "false"]), z.transform((v) => v === "true"))], { error: "must be true or false" });
 
 /** A string that must be present and non-empty, with "is required" when it is not. */

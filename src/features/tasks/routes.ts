@@ -1,7 +1,8 @@
-// The task lists the web UI polls (reference §9.2). Gatehouse runs no background tasks: uploads
-// and copies finish within their request, so every list is empty. The operations on tasks (info,
-// cancel, clear_done, …) are not served: there is never a task to name.
-// No decisions and no queries, so routes.ts is the whole feature; its one text is the guest's refusal below.
+// The task lists the web UI polls (AList v3.58.0 server/handles/task.go:125, docs/decisions.md
+// D6.2). Gatehouse runs no background tasks: uploads and copies finish within their request, so
+// every list is empty. The operations on tasks (info, cancel, clear_done, …) are not served: there
+// is never a task to name. No decisions and no queries, so routes.ts is the whole feature; its one
+// text is the guest's refusal below.
 import * as z from "zod/mini";
 import { createRoute } from "../../http/openapi.ts";
 import type { MiddlewareHandler } from "hono";

@@ -1,6 +1,7 @@
-// Two-factor enrolment (reference §5): generate hands out a TOTP secret, verify turns two-factor
-// on once a code from it checks out (that decision is rules.ts). Sign-in's second step is
-// sign-in.ts; the admin turns it off with cancel_2fa (src/features/users/routes.ts), through store.ts.
+// Two-factor enrolment (AList v3.58.0 server/handles/auth.go:216, :250; docs/decisions.md D4.5):
+// generate hands out a TOTP secret, verify turns two-factor on once a code from it checks out (that
+// decision is rules.ts). Sign-in's second step is sign-in.ts; the admin turns it off with
+// cancel_2fa (src/features/users/routes.ts), through store.ts.
 import * as z from "zod/mini";
 import { createRoute } from "../../http/openapi.ts";
 import { accountOnly } from "../../auth/guard.ts";

@@ -1,5 +1,5 @@
-// The decisions of two-factor enrolment (reference §5), over plain inputs: the enrolment waiting
-// for its first code, the time, what the person submitted and the sealing keys. The routes only
+// The decisions of two-factor enrolment (docs/decisions.md D4.5), over plain inputs: the enrolment
+// waiting for its first code, the time, what the person submitted and the sealing keys. The routes only
 // map the wire to these and save what they return (store.ts).
 import { ApiError } from "../../http/errors.ts";
 import { INVALID_OTP, SECRET_NOT_ISSUED } from "./messages.ts";

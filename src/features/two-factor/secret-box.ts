@@ -1,6 +1,6 @@
-// Encryption at rest for TOTP secrets (DECISIONS §4.5): AES-256-GCM under a key derived with HKDF
-// from a Worker secret (env.ts `otpSealingKeys`), so a copy of the database alone does not yield
-// anyone's second factor. Stored form: `v1.<iv base64url>.<ciphertext base64url>`.
+// Encryption at rest for TOTP secrets (docs/decisions.md D4.5): AES-256-GCM under a key derived
+// with HKDF from a Worker secret (env.ts `otpSealingKeys`), so a copy of the database alone does
+// not yield anyone's second factor. Stored form: `v1.<iv base64url>.<ciphertext base64url>`.
 import { fromBase64Url, toBase64Url } from "../../auth/encoding.ts";
 
 const encoder = new TextEncoder();

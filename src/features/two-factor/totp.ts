@@ -1,6 +1,7 @@
-// TOTP as AList uses it (reference §5): SHA1, 6 digits, 30 s, one step of skew either way, a
-// 20-byte secret in unpadded base32. Unlike AList a code is accepted once: the caller stores the
-// time step it was valid for and refuses that step or any earlier one afterwards.
+// TOTP as AList uses it (AList v3.58.0 server/handles/auth.go:222, the pquerna/otp defaults): SHA1,
+// 6 digits, 30 s, one step of skew either way, a 20-byte secret in unpadded base32. Unlike AList a
+// code is accepted once: the caller stores the time step it was valid for and refuses that step or
+// any earlier one afterwards.
 import { hmac } from "@noble/hashes/hmac.js";
 import { sha1 } from "@noble/hashes/legacy.js";
 import { Secret, TOTP } from "otpauth/bare";

@@ -11,8 +11,8 @@ import { changeUser, createUser, foundUser, removeUser, turnOffTwoFactor } from 
 import { userById, userPage, type UserRow } from "./store.ts";
 
 /**
- * A permission bit field (reference §1.2). 0xFFFF is what AList gives the admin; bits 16 and
- * up do not exist in v3.58.
+ * A permission bit field (AList v3.58.0 internal/model/user.go:36-51). 0xFFFF is what AList gives
+ * the admin (internal/bootstrap/data/user.go:59); bits 16 and up do not exist in v3.58.
  */
 const PERMISSION_RANGE = `must be an integer from 0 to ${ALL_PERMISSIONS}`;
 export const Permission = z

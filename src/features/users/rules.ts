@@ -1,7 +1,8 @@
 // What the admin API may do to an account. The admin (role 2) and the guest (role 1) are fixed
-// points of the system: the guard recognises them by those roles (reference §2.2–2.4), so they
-// keep them, nobody else gets them, and the admin cannot be switched off. Each decision takes
-// plain inputs and returns the user or throws the refusal (ApiError) the wire answers.
+// points of the system: the guard recognises them by those roles (AList v3.58.0
+// server/handles/user.go:43, :90, internal/op/user.go:141), so they keep them, nobody else gets
+// them, and the admin cannot be switched off. Each decision takes plain inputs and returns the user
+// or throws the refusal (ApiError) the wire answers.
 import { ADMIN_ROLE_ID, GUEST_ROLE_ID } from "../../auth/roles.ts";
 import { hashStaticHash, staticHash } from "../../auth/password.ts";
 import type { Database } from "../../db/client.ts";
