@@ -9,7 +9,7 @@ import { describe, expect, it } from "vitest";
 const ROOT = resolve(import.meta.dirname, "../..");
 const THIS_FILE = relative(ROOT, import.meta.filename);
 /** What is scanned: the code, its tests and scripts, the docs and the configuration a reader opens. */
-const SCANNED = ["src", "scripts", "test", "docs", ".ci", "README.md", "wrangler.toml", "package.json", "tsconfig.json", "drizzle.config.ts", "vitest.config.ts"];
+const SCANNED = ["src", "scripts", "test", "docs", ".ci", "README.md", "CONTRIBUTING.md", "biome.jsonc", ".npmrc", ".editorconfig", "wrangler.toml", "package.json", "tsconfig.json", "drizzle.config.ts", "vitest.config.ts"];
 const SKIPPED_DIRS = new Set(["node_modules", ".git", ".data", ".wrangler", "dist"]);
 const TEXT = /\.(ts|js|mjs|cjs|json|md|toml|sh|sql|ya?ml|txt)$|^run$/;
 
