@@ -141,6 +141,17 @@ describe("proxying to the upstream", () => {
     expect(seen.filter((request) => request.url.startsWith("/elsewhere"))).toEqual([]);
   });
 
+  it("nor when a copy to another storage reads the file through that link", async () => {
+    await mount("/wd", "WebDav", { address: `${origin}/dav`, username: "storage-user", password: "storage password", root_folder_path: "/" });
+    await mount("/wd2", "WebDav", { address: `${origin}/dav2`, username: "other-user", password: "other password", root_folder_path: "/" });
+    expect(await post("/api/fs/copy", { src_dir: "/wd", dst_dir: "/wd2", names: ["moved.txt"], overwrite: true })).toEqual({
+      code: 500,
+      message: "reading moved.txt for the copy: HTTP 302",
+      data: null,
+    });
+    expect(seen.filter((request) => request.url.startsWith("/elsewhere") || request.method === "PUT")).toEqual([]);
+  });
+
   it("filters scripts out of Markdown for a Range request too: the whole file, made safe, never a raw slice", async () => {
     await mount("/links", "UrlTree", { url_structure: `readme.md:${README.length}:${origin}/files/readme.md` }, { webProxy: true });
     expect(README.slice(0, 60)).toContain("<script>");
