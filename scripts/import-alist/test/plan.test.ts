@@ -258,7 +258,7 @@ describe("importing again", () => {
     for (const replace of [false, true]) {
       const p = await plan(await fullFixture(), { replace });
       expect(p.report.metas, `replace: ${replace}`).toMatchObject({ unchanged: ['#1 "/media/private"', '#2 "/docs"'], imported: [], replaced: [], skipped: [] });
-      expect(Object.values(p.writes).flat().filter((write) => write.table === "metas")).toEqual([]);
+      expect(Object.values(p.writes).flat().filter((write) => "table" in write && write.table === "metas")).toEqual([]);
       await applyPlan(fx.db, p);
       expect(await rows("SELECT * FROM metas ORDER BY id")).toEqual(before);
     }

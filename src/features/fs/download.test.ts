@@ -155,7 +155,7 @@ describe("proxying to the upstream", () => {
   it("filters scripts out of Markdown for a Range request too: the whole file, made safe, never a raw slice", async () => {
     await mount("/links", "UrlTree", { url_structure: `readme.md:${README.length}:${origin}/files/readme.md` }, { webProxy: true });
     expect(README.slice(0, 60)).toContain("<script>");
-    for (const headers of [{}, { Range: "bytes=0-59" }, { Range: "bytes=0-59", "If-Range": '"anything"' }]) {
+    for (const headers of [{}, { Range: "bytes=0-59" }, { Range: "bytes=0-59", "If-Range": '"anything"' }] as Record<string, string>[]) {
       const response = await fetchPath("/p/links/readme.md", headers);
       expect(response.status, JSON.stringify(headers)).toBe(200);
       expect(response.headers.get("content-range")).toBeNull();
