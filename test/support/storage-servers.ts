@@ -52,6 +52,7 @@ export async function startS3(): Promise<RunningServer & { endpoint: string }> {
       );
       return;
     }
+    if (!copySourceAsS3Decodes(req, res)) return;
     handle(req, res);
   });
   const port = await listen(server);
@@ -64,6 +65,24 @@ export async function startS3(): Promise<RunningServer & { endpoint: string }> {
       rmSync(directory, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * S3 decodes CopyObject's `x-amz-copy-source` fully (a `+` sent as `%2B` is a `+`) and refuses one
+ * that is not valid percent-encoding; s3rver decodes it with decodeURI, which keeps `%2B`, `%23`,
+ * `%3F` and the like. The header is handed to s3rver as S3 would read it; false when refused here.
+ */
+function copySourceAsS3Decodes(req: IncomingMessage, res: ServerResponse): boolean {
+  const source = req.headers["x-amz-copy-source"];
+  if (typeof source !== "string") return true;
+  try {
+    req.headers["x-amz-copy-source"] = encodeURI(decodeURIComponent(source));
+    return true;
+  } catch {
+    res.writeHead(400, { "Content-Type": "application/xml" });
+    res.end('<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>InvalidArgument</Code><Message>Invalid copy source encoding</Message></Error>');
+    return false;
+  }
 }
 
 /**

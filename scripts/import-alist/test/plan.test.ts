@@ -239,3 +239,28 @@ describe("bad input", () => {
     expect(await rows("SELECT count(*) AS n FROM roles")).toEqual([{ n: 2 }]);
   });
 });
+
+describe("importing again", () => {
+  it("turns off a 2FA that was turned off in AList since, with --replace: the password alone signs in", async () => {
+    await importFixture(await fullFixture());
+    expect((await signIn("alice", ALICE_PASSWORD)).message).toBe("Invalid 2FA code");
+    const later = await fullFixture();
+    later.rows.users!.find((row) => row.username === "alice")!.otp_secret = "";
+    const p = await importFixture(later, { replace: true });
+    expect(p.report.users.replaced).toContain('#7 "alice"');
+    expect(await rows("SELECT otp_secret FROM users WHERE username = 'alice'")).toEqual([{ otp_secret: null }]);
+    expect((await signIn("alice", ALICE_PASSWORD)).code).toBe(200);
+  });
+
+  it("reports an identical meta unchanged and writes nothing for it, with or without --replace", async () => {
+    await importFixture(await fullFixture());
+    const before = await rows("SELECT * FROM metas ORDER BY id");
+    for (const replace of [false, true]) {
+      const p = await plan(await fullFixture(), { replace });
+      expect(p.report.metas, `replace: ${replace}`).toMatchObject({ unchanged: ['#1 "/media/private"', '#2 "/docs"'], imported: [], replaced: [], skipped: [] });
+      expect(Object.values(p.writes).flat().filter((write) => "table" in write && write.table === "metas")).toEqual([]);
+      await applyPlan(fx.db, p);
+      expect(await rows("SELECT * FROM metas ORDER BY id")).toEqual(before);
+    }
+  });
+});
