@@ -2,7 +2,7 @@
 // does not have (the team's private spec, its reference notes, a path on one machine), and every
 // rule a comment cites as `docs/decisions.md D4.3` is written in docs/decisions.md. AList's
 // behaviour is cited by its public source instead (`AList v3.58.0 pkg/sign/hmac.go:17`).
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { readdirSync, readFileSync, type Stats, statSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 
@@ -11,11 +11,11 @@ const THIS_FILE = relative(ROOT, import.meta.filename);
 /** What is scanned: the code, its tests and scripts, the docs and the configuration a reader opens. */
 const SCANNED = ["src", "scripts", "test", "docs", ".ci", "README.md", "CONTRIBUTING.md", "biome.jsonc", ".npmrc", ".editorconfig", "wrangler.toml", "package.json", "tsconfig.json", "drizzle.config.ts", "vitest.config.ts"];
 const SKIPPED_DIRS = new Set(["node_modules", ".git", ".data", ".wrangler", "dist"]);
-const TEXT = /\.(ts|js|mjs|cjs|json|md|toml|sh|sql|ya?ml|txt)$|^run$/;
+const TEXT = /\.(ts|js|mjs|cjs|jsonc?|md|toml|sh|sql|ya?ml|txt)$|^(run|\.npmrc|\.editorconfig)$/;
 
 function files(path: string): string[] {
   const full = join(ROOT, path);
-  let stat;
+  let stat: Stats;
   try {
     stat = statSync(full);
   } catch {
