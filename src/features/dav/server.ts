@@ -11,8 +11,7 @@ import type { FileObject } from "../../drivers/types.ts";
 import type { AppEnv } from "../../http/context.ts";
 import { readConfig } from "../../env.ts";
 import { readAtMost } from "../../http/body.ts";
-import { ApiError } from "../../http/errors.ts";
-import { NOT_IMPLEMENTED, OBJECT_NOT_FOUND, STORAGE_NOT_FOUND } from "../fs/messages.ts";
+import { FileError } from "../../http/errors.ts";
 import { MountTree } from "../fs/mounts.ts";
 import { emptyBody, lookup, makeDirs, need, removePath, transfer } from "../fs/operations.ts";
 import { baseName, escapePath, isWithin, joinName, parentOf } from "../fs/path.ts";
@@ -73,6 +72,7 @@ import {
   covers,
   davPathOf,
   DavError,
+  davStatusOf,
   depthOf,
   destinationOf,
   etagList,
@@ -624,8 +624,8 @@ const created = (status: 201 | 204) => new Response(null, { status });
 const multistatus = (responses: string) =>
   new Response(`${MULTISTATUS_OPEN}${responses}${MULTISTATUS_CLOSE}\n`, { status: 207, headers: { "Content-Type": "application/xml; charset=utf-8" } });
 
-/** Every failure as a WebDAV status: the file layer's envelope codes mapped, never a crash. */
-function errorReply(error: unknown): Response {
+/** Every refusal as a WebDAV reply: its own, the sign-in's, and the file side's by kind (davStatusOf). */
+export function errorReply(error: unknown): Response {
   if (error instanceof DavRefusal) {
     const headers: Record<string, string> = { "Content-Type": "text/plain; charset=utf-8" };
     if (error.status === 401) headers["WWW-Authenticate"] = BASIC_CHALLENGE;
@@ -641,16 +641,7 @@ function errorReply(error: unknown): Response {
     }
     return new Response(`${error.message}\n`, { status: error.status, headers: { "Content-Type": "text/plain; charset=utf-8", ...(error.status === 405 ? { Allow: METHODS } : {}) } });
   }
-  if (error instanceof ApiError) return errorReply(new DavError(statusOfFileError(error), error.message));
+  if (error instanceof FileError) return errorReply(new DavError(davStatusOf(error.kind), error.message));
   if (error instanceof Error && error.name === "AbortError") return new Response(null, { status: 499 });
   throw error;
-}
-
-/** The file layer's envelope code as an HTTP status. */
-function statusOfFileError(error: ApiError): number {
-  if (error.message.endsWith(OBJECT_NOT_FOUND) || error.message.includes(STORAGE_NOT_FOUND)) return 404;
-  if (error.message === NOT_IMPLEMENTED) return 405;
-  if (error.code === 400 || error.code === 403 || error.code === 404) return error.code;
-  if (/file exists$|exists$/.test(error.message)) return 409;
-  return 502;
 }

@@ -8,7 +8,7 @@ import type { Context } from "hono";
 import { isAdmin } from "../../auth/guard.ts";
 import type { AppEnv } from "../../http/context.ts";
 import { ok } from "../../http/envelope.ts";
-import { ApiError } from "../../http/errors.ts";
+import { ApiError, FileError } from "../../http/errors.ts";
 import { envelopeResponse, jsonBody, type Router } from "../../http/router.ts";
 import { FORCE_ROOT_REFUSED, NOT_IMPLEMENTED, SEARCH_UNAVAILABLE } from "./messages.ts";
 import { fileFailure, MountTree } from "./mounts.ts";
@@ -279,7 +279,7 @@ export function registerFsReadRoutes(app: Router) {
     const path = fullPathOf(viewer, body.path);
     requireAccess(viewer, c.var.fs, path, body.password);
     const mounted = await new MountTree(c.var.fs.tree, c.var.db, c.req.raw.signal).mount(path);
-    if (!mounted.backend.other) throw new ApiError(500, NOT_IMPLEMENTED);
+    if (!mounted.backend.other) throw new FileError("not_implemented", NOT_IMPLEMENTED);
     try {
       return ok(c, (await mounted.backend.other(mounted.actualPath, body.method, body.data)) as Record<string, unknown> | null);
     } catch (error) {
