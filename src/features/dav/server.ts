@@ -19,7 +19,7 @@ import { nearestMeta, Permission, signFor, viewerOf, visibleEntries, type Viewer
 import { contentTypeOf, httpDateSeconds, notModified, preconditionFailed, serveLink } from "../fs/serve.ts";
 import type { FsState } from "../fs/state.ts";
 import { fsStateReads } from "../fs/store.ts";
-import { davCaller, DavRefusal } from "./auth.ts";
+import { davCaller } from "./auth.ts";
 import {
   ALREADY_EXISTS,
   BASIC_CHALLENGE,
@@ -624,14 +624,8 @@ const created = (status: 201 | 204) => new Response(null, { status });
 const multistatus = (responses: string) =>
   new Response(`${MULTISTATUS_OPEN}${responses}${MULTISTATUS_CLOSE}\n`, { status: 207, headers: { "Content-Type": "application/xml; charset=utf-8" } });
 
-/** Every refusal as a WebDAV reply: its own, the sign-in's, and the file side's by kind (davStatusOf). */
+/** Every refusal as a WebDAV reply: its own (the sign-in's among them), and the file side's by kind (davStatusOf). */
 export function errorReply(error: unknown): Response {
-  if (error instanceof DavRefusal) {
-    const headers: Record<string, string> = { "Content-Type": "text/plain; charset=utf-8" };
-    if (error.status === 401) headers["WWW-Authenticate"] = BASIC_CHALLENGE;
-    if (error.status === 429) headers["Retry-After"] = "300";
-    return new Response(`${error.message}\n`, { status: error.status, headers });
-  }
   if (error instanceof DavError) {
     if (error.condition) {
       return new Response(`<?xml version="1.0" encoding="utf-8"?>\n<D:error xmlns:D="DAV:">${error.condition}</D:error>\n`, {
@@ -639,7 +633,12 @@ export function errorReply(error: unknown): Response {
         headers: { "Content-Type": "application/xml; charset=utf-8" },
       });
     }
-    return new Response(`${error.message}\n`, { status: error.status, headers: { "Content-Type": "text/plain; charset=utf-8", ...(error.status === 405 ? { Allow: METHODS } : {}) } });
+    const headers: Record<string, string> = { "Content-Type": "text/plain; charset=utf-8" };
+    // A 401 asks for credentials; a 429 (the sign-in lockout) says when to try again.
+    if (error.status === 401) headers["WWW-Authenticate"] = BASIC_CHALLENGE;
+    if (error.status === 429) headers["Retry-After"] = "300";
+    if (error.status === 405) headers.Allow = METHODS;
+    return new Response(`${error.message}\n`, { status: error.status, headers });
   }
   if (error instanceof FileError) return errorReply(new DavError(davStatusOf(error.kind), error.message));
   if (error instanceof Error && error.name === "AbortError") return new Response(null, { status: 499 });
