@@ -19,8 +19,8 @@ import {
   headerFor,
   hidePatterns,
   isHidden,
+  listingPage,
   mayWrite,
-  pageOf,
   readmeFor,
   requireAccess,
   requireRefreshAllowed,
@@ -209,7 +209,7 @@ export function registerFsReadRoutes(app: Router) {
 
     const tree = new MountTree(state.tree, c.var.db, c.req.raw.signal);
     const entries = visibleEntries(viewer, meta, path, await tree.list(path));
-    const { page, perPage } = pageOf(body.page, body.per_page);
+    const { page, perPage } = listingPage(body.page, body.per_page);
     const storage = await tree.storageAt(path);
     const slice = entries.slice((page - 1) * perPage, page * perPage);
     const required = signRequired(state, path, storage);
