@@ -24,10 +24,10 @@ export type ExtraReads = readonly BatchItem<"sqlite">[];
  */
 export type CallerReads = ExtraReads | ((callerId: SQL, callerIsAdmin: SQL) => ExtraReads);
 
-const readsFor = (extra: CallerReads, callerId: SQL, callerIsAdmin: SQL = NOBODY) => (typeof extra === "function" ? extra(callerId, callerIsAdmin) : extra);
+const readsFor = (extra: CallerReads, callerId: SQL, callerIsAdmin: SQL = NOT_ADMIN) => (typeof extra === "function" ? extra(callerId, callerIsAdmin) : extra);
 
-/** `callerIsAdmin` for callers whose writes wait for the guard's decision in the Worker. */
-export const NOBODY = sql`0`;
+/** A `callerIsAdmin` that never holds: writes conditioned on it wait for the guard's decision in the Worker. */
+export const NOT_ADMIN = sql`0`;
 
 type Batch = [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]];
 
