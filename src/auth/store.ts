@@ -95,9 +95,12 @@ export async function readTokenSession(db: Database, claims: TokenClaims, seen: 
   return { session, user, roles: userRoles, extra: extraResults };
 }
 
-/** The permanent token, and the admin it stands for (the first user holding the admin role). */
+/** The admin's id as a scalar subquery: the first user holding the admin role, whatever it is called. */
+export const firstAdminId = () => sql`(SELECT ${users.id} FROM ${users} WHERE EXISTS (SELECT 1 FROM json_each(${users.roleIds}) WHERE value = ${ADMIN_ROLE_ID}) ORDER BY ${users.id} LIMIT 1)`;
+
+/** The permanent token, and the admin it stands for (firstAdminId). */
 export async function readPermanentTokenAdmin(db: Database, extra: CallerReads = []) {
-  const adminId = sql`(SELECT ${users.id} FROM ${users} WHERE EXISTS (SELECT 1 FROM json_each(${users.roleIds}) WHERE value = ${ADMIN_ROLE_ID}) ORDER BY ${users.id} LIMIT 1)`;
+  const adminId = firstAdminId();
   const [[token], [admin], adminRoles, ...extraResults] = (await db.batch([
     db.select({ value: settings.value }).from(settings).where(eq(settings.key, "token")),
     db.select().from(users).where(eq(users.id, adminId)),
