@@ -91,8 +91,25 @@ import {
 import { copyTreeProperties, davReads, deleteLock, forgetTree, insertLock, patchProperties, refreshLock, runAll, toDavRows, type DavRows, type LockRow } from "./store.ts";
 import { BadXml, childDav, clarkName, DAV_NS, davResponse, elements, emptyElement, escapeXml, isDav, MULTISTATUS_CLOSE, MULTISTATUS_OPEN, parseXml, serialize, type XmlElement } from "./xml.ts";
 
-const METHODS = "OPTIONS, GET, HEAD, PUT, DELETE, MKCOL, COPY, MOVE, PROPFIND, PROPPATCH, LOCK, UNLOCK";
-const READ_METHODS = new Set(["GET", "HEAD", "PROPFIND"]);
+/** Each method and its handler, in the order `Allow` lists them; OPTIONS is answered before sign-in. */
+const HANDLERS = {
+  GET: get,
+  HEAD: get,
+  PUT: put,
+  DELETE: (request) => remove(request, request.depth),
+  MKCOL: mkcol,
+  COPY: (request) => copyOrMove(request, "COPY", request.destination!, request.depth),
+  MOVE: (request) => copyOrMove(request, "MOVE", request.destination!, request.depth),
+  PROPFIND: (request) => propfind(request, request.depth),
+  PROPPATCH: proppatch,
+  LOCK: (request) => lock(request, request.depth),
+  UNLOCK: unlock,
+} satisfies Record<string, (request: DavRequest) => Promise<Response>>;
+type DavMethod = keyof typeof HANDLERS;
+
+const METHODS = ["OPTIONS", ...Object.keys(HANDLERS)].join(", ");
+const READ_METHODS = new Set<DavMethod>(["GET", "HEAD", "PROPFIND"]);
+const isDavMethod = (method: string): method is DavMethod => Object.hasOwn(HANDLERS, method);
 
 /** What one request knows: who, where (full paths), the tree, its locks and properties. */
 interface DavRequest {
@@ -104,6 +121,9 @@ interface DavRequest {
   viewPath: string;
   /** The full path in the mount tree. */
   path: string;
+  /** COPY's and MOVE's Destination as a full path; null for the other methods. */
+  destination: string | null;
+  depth: 0 | 1 | -1;
   fs: FsState;
   tree: MountTree;
   dav: DavRows;
@@ -123,8 +143,14 @@ async function dispatch(c: Context<AppEnv>): Promise<Response> {
   const method = c.req.method.toUpperCase();
   // Clients probe OPTIONS before they sign in: it says what the server speaks and reads nothing.
   if (method === "OPTIONS") return new Response(null, { status: 200, headers: { DAV: "1, 2", "MS-Author-Via": "DAV", Allow: METHODS, "Content-Length": "0" } });
-  if (!METHODS.split(", ").includes(method)) throw new DavError(405, methodNotAnswered(method));
+  if (!isDavMethod(method)) throw new DavError(405, methodNotAnswered(method));
+  const request = await readRequest(c, method);
+  if (READ_METHODS.has(method)) requireRead(request, request.path, method === "PROPFIND");
+  return HANDLERS[method](request);
+}
 
+/** The caller and everything the request touches, read in one batch (one more when a base path moves the paths). */
+async function readRequest(c: Context<AppEnv>, method: DavMethod): Promise<DavRequest> {
   const url = new URL(c.req.url);
   // A fragment is the client's own business; one in a request names nothing on the server.
   if (url.hash !== "") throw new DavError(400, FRAGMENT_REFUSED);
@@ -171,43 +197,21 @@ async function dispatch(c: Context<AppEnv>): Promise<Response> {
     dav = toDavRows(await c.var.db.batch([first, ...rest]));
   }
 
-  const request: DavRequest = {
+  return {
     c,
     viewer,
     userId: caller.user.id,
     admin: isAdmin(caller),
     viewPath,
     path,
+    destination: destinationPath,
+    depth,
     fs,
     tree: new MountTree(fs.tree, c.var.db, c.req.raw.signal),
     dav,
     ifLists,
     submitted: submittedTokens(ifLists),
   };
-  if (READ_METHODS.has(method)) requireRead(request, path, method === "PROPFIND");
-
-  switch (method) {
-    case "GET":
-    case "HEAD":
-      return get(request);
-    case "PROPFIND":
-      return propfind(request, depth);
-    case "PROPPATCH":
-      return proppatch(request);
-    case "MKCOL":
-      return mkcol(request);
-    case "PUT":
-      return put(request);
-    case "DELETE":
-      return remove(request, depth);
-    case "COPY":
-    case "MOVE":
-      return copyOrMove(request, method, destinationPath!, depth);
-    case "LOCK":
-      return lock(request, depth);
-    default:
-      return unlock(request);
-  }
 }
 
 /** The paths a request looks up (is it a mount point?): each path, and the folder a write lands in. */
