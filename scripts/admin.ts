@@ -2,12 +2,14 @@
 // Recovers access to the admin account: the account holding the admin role (the first by id, as
 // the permanent token's admin), whatever it is called now; any user can take the name "admin" once
 // the admin renames itself. Changing the password also moves pwd_ts strictly forward, so every
-// token issued before is rejected on its next request.
-import { sql } from "drizzle-orm";
-import { hashStaticHash, staticHash } from "../src/auth/password.ts";
+// token issued before is rejected on its next request. Both rules are the Worker's own
+// (firstAdminId, newPasswordColumns), used here rather than written again.
+import { eq } from "drizzle-orm";
 import { randomAlphanumeric } from "../src/auth/random.ts";
+import { firstAdminId } from "../src/auth/store.ts";
 import { users } from "../src/db/schema.ts";
-import { ADMIN_ROLE_ID } from "../src/auth/roles.ts";
+import { storedPasswordHash } from "../src/features/users/rules.ts";
+import { newPasswordColumns } from "../src/features/users/store.ts";
 import { databaseTargetFromEnv, describeTarget, openNodeDatabase } from "./db.ts";
 
 const usage = "usage: npm run admin -- set-password <password> | random";
@@ -24,12 +26,11 @@ else {
 const target = databaseTargetFromEnv();
 const { db, close } = openNodeDatabase(target);
 try {
-  const passwordHash = await hashStaticHash(await staticHash(password));
-  const adminId = sql`(SELECT id FROM ${users} WHERE EXISTS (SELECT 1 FROM json_each(${users.roleIds}) WHERE value = ${ADMIN_ROLE_ID}) ORDER BY id LIMIT 1)`;
+  const hash = await storedPasswordHash(password);
   const updated = await db
     .update(users)
-    .set({ passwordHash, passwordChangedAt: sql`max(${Math.floor(Date.now() / 1000)}, ${users.passwordChangedAt} + 1)` })
-    .where(sql`${users.id} = ${adminId}`)
+    .set(newPasswordColumns({ hash, now: Math.floor(Date.now() / 1000) }))
+    .where(eq(users.id, firstAdminId()))
     .returning({ id: users.id, username: users.username });
   const admin = updated[0];
   if (!admin) {

@@ -4,7 +4,7 @@ import { and, eq, ne } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { Database } from "../../src/db/client.ts";
 import { metas, roles, settings, sshPublicKeys, storages, users } from "../../src/db/schema.ts";
-import { GROUPS, type Group, type ImportPlan, type PlannedWrite, type TargetState, type TargetTable } from "./plan.ts";
+import { GROUPS, type Group, type ImportPlan, type PlannedWrite, type TargetState, type TargetTable } from "./types.ts";
 
 export async function readTarget(db: Database): Promise<TargetState> {
   const [userRows, roleRows, storageRows, metaRows, settingRows, keyRows] = await db.batch([

@@ -7,7 +7,8 @@ import { join } from "node:path";
 import Sqlite from "libsql";
 import { databaseTargetFromEnv, describeTarget, migrateAndSeed, openNodeDatabase, projectRoot } from "../db.ts";
 import { applyPlan, readTarget } from "./apply.ts";
-import { OTP_KEY_MISSING, planImport } from "./plan.ts";
+import { planImport } from "./plan.ts";
+import { OTP_KEY_MISSING } from "./types.ts";
 import { countRefused, countWrites, formatReport } from "./report.ts";
 import { NotAListError, readSource, type AListSource, type SourceRow } from "./source.ts";
 

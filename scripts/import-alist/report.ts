@@ -1,6 +1,6 @@
 // The import's report, as text: per table, what was (or would be) imported, replaced, left as it
 // was, skipped and refused, each row named with the reason.
-import { REPORT_TABLES, type ImportPlan, type ReportTable } from "./plan.ts";
+import { REPORT_TABLES, type ImportPlan, type ReportTable } from "./types.ts";
 
 const TITLES: Record<ReportTable, string> = {
   roles: "Roles",

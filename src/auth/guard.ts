@@ -11,7 +11,7 @@ import { DeviceSessionStatus } from "../db/schema.ts";
 import { ApiError } from "../http/errors.ts";
 import { clientIp, maskIp, userAgent } from "./client.ts";
 import { constantTimeEqual } from "./password.ts";
-import { NOBODY, readGuest, readPermanentTokenAdmin, readTokenSession, type CallerReads } from "./store.ts";
+import { NOT_ADMIN, readGuest, readPermanentTokenAdmin, readTokenSession, type CallerReads } from "./store.ts";
 import { tokenFromHeader, verifyToken } from "./tokens.ts";
 import type { Caller } from "./caller.ts";
 import { sql, type SQL } from "drizzle-orm";
@@ -101,7 +101,7 @@ export async function planned<T>(c: Context<AppEnv>, build: RoutePlan<T>): Promi
   const data = c.var.routeData as { build: RoutePlan<T>; value: T } | undefined;
   if (data?.build === build) return data.value;
   if (build.readsJson) c.set("json", await c.req.json());
-  const route = build(c, sql`${c.var.caller.user.id}`, NOBODY);
+  const route = build(c, sql`${c.var.caller.user.id}`, NOT_ADMIN);
   if (!route) throw new Error("a reading route's plan refused a request its validator accepted");
   return run(c.var.db, route);
 }

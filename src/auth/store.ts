@@ -25,10 +25,10 @@ export type ExtraReads = readonly BatchItem<"sqlite">[];
  */
 export type CallerReads = ExtraReads | ((callerId: SQL, callerIsAdmin: SQL) => ExtraReads);
 
-const readsFor = (extra: CallerReads, callerId: SQL, callerIsAdmin: SQL = NOBODY) => (typeof extra === "function" ? extra(callerId, callerIsAdmin) : extra);
+const readsFor = (extra: CallerReads, callerId: SQL, callerIsAdmin: SQL = NOT_ADMIN) => (typeof extra === "function" ? extra(callerId, callerIsAdmin) : extra);
 
-/** `callerIsAdmin` for callers whose writes wait for the guard's decision in the Worker. */
-export const NOBODY = sql`0`;
+/** A `callerIsAdmin` that never holds: writes conditioned on it wait for the guard's decision in the Worker. */
+export const NOT_ADMIN = sql`0`;
 
 
 /** The roles of the user selected by `userId` (a scalar subquery), in role-id order. */
@@ -95,9 +95,12 @@ export async function readTokenSession(db: Database, claims: TokenClaims, seen: 
   return { session, user, roles: userRoles, extra: extraResults };
 }
 
-/** The permanent token, and the admin it stands for (the first user holding the admin role). */
+/** The admin's id as a scalar subquery: the first user holding the admin role, whatever it is called. */
+export const firstAdminId = () => sql`(SELECT ${users.id} FROM ${users} WHERE EXISTS (SELECT 1 FROM json_each(${users.roleIds}) WHERE value = ${ADMIN_ROLE_ID}) ORDER BY ${users.id} LIMIT 1)`;
+
+/** The permanent token, and the admin it stands for (firstAdminId). */
 export async function readPermanentTokenAdmin(db: Database, extra: CallerReads = []) {
-  const adminId = sql`(SELECT ${users.id} FROM ${users} WHERE EXISTS (SELECT 1 FROM json_each(${users.roleIds}) WHERE value = ${ADMIN_ROLE_ID}) ORDER BY ${users.id} LIMIT 1)`;
+  const adminId = firstAdminId();
   const [[token], [admin], adminRoles, ...extraResults] = (await runBatch(db, [
     db.select({ value: settings.value }).from(settings).where(eq(settings.key, "token")),
     db.select().from(users).where(eq(users.id, adminId)),

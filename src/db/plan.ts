@@ -35,7 +35,7 @@ export async function runBatch(db: Database, statements: readonly BatchItem<"sql
 }
 
 /** One page of a table in id order, and the count of all its rows (the admin lists). */
-export function pageOf<T extends SQLiteTable & { id: SQLiteColumn }>(db: Database, table: T, window: { limit: number; offset: number }) {
+export function tablePage<T extends SQLiteTable & { id: SQLiteColumn }>(db: Database, table: T, window: { limit: number; offset: number }) {
   return plan(
     [db.select().from(table as SQLiteTable).orderBy(asc(table.id)).limit(window.limit).offset(window.offset), db.select({ total: count() }).from(table as SQLiteTable)],
     ([rows, [total]]) => ({ rows: rows as T["$inferSelect"][], total: total?.total ?? 0 }),

@@ -232,7 +232,7 @@ export function ftpFiles(storage: StorageHandle): FileBackend {
         try {
           target = await find(session, path);
         } catch (error) {
-          if (error instanceof FileError && error.reason === "not_found") return; // already gone: done, as AList
+          if (error instanceof FileError && error.kind === "not_found") return; // already gone: done, as AList
           throw error;
         }
         await removeTree(session, path, target.isDir, { left: MAX_REMOVED_PER_REQUEST });

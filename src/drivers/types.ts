@@ -1,6 +1,7 @@
 // What a driver is: its template (config, additional items) as AList v3.58 publishes it, and the
 // check that tells whether a storage configured with it can work (AList v3.58.0
 // internal/op/driver.go:61, :155; internal/op/storage.go:113).
+import { FileError } from "../http/errors.ts";
 
 /**
  * One field of a driver template; all six keys always present, strings "" when empty (AList v3.58.0
@@ -182,16 +183,8 @@ export interface FileBackend {
   other?(path: string, method: string, data: unknown): Promise<unknown>;
 }
 
-/** AList's file-side failures, with its texts; the fs layer maps each to its envelope. */
-export class FileError extends Error {
-  override name = "FileError";
-  constructor(
-    readonly reason: "not_found" | "not_a_folder" | "not_a_file" | "exists" | "not_implemented" | "forbidden" | "upstream",
-    message: string,
-  ) {
-    super(message);
-  }
-}
+/** A driver's failures are the file side's one error type, with AList's texts (src/http/errors.ts). */
+export { FileError, type FileErrorKind } from "../http/errors.ts";
 
 export const objectNotFound = () => new FileError("not_found", "object not found");
 export const notAFolder = () => new FileError("not_a_folder", "not a folder");

@@ -20,6 +20,70 @@ export class ApiError extends Error {
 }
 
 /**
+ * What went wrong on the file side (/api/fs, /d, /p and WebDAV). A kind is all a protocol needs to
+ * answer: the API's envelope code is `envelopeCodeOf(kind)`, WebDAV's status `davStatusOf(kind)`
+ * (src/features/dav/rules.ts); neither reads the message.
+ */
+export type FileErrorKind =
+  /** The object is not there. */
+  | "not_found"
+  /** No storage serves the path. */
+  | "no_storage"
+  /** A folder was needed and something else is there. */
+  | "not_a_folder"
+  /** A file was needed and a folder is there. */
+  | "not_a_file"
+  /** Something is already there. */
+  | "exists"
+  /** The storage's driver has no such operation. */
+  | "not_implemented"
+  /** The storage or the file side forbids it (a read-only storage, a storage's root moved). */
+  | "forbidden"
+  /** The storage failed or could not be reached. */
+  | "upstream"
+  /** The storage cannot serve at all: its driver is unknown or not built for the edge, its check failed, its aliases loop. */
+  | "unavailable"
+  /** Gatehouse declines it (a copy over its limit, a storage's root deleted here), answered as AList answers a failure. */
+  | "refused";
+
+/** A file-side kind's envelope code: AList answers every file failure with 500, a refusal with 403. */
+export function envelopeCodeOf(kind: FileErrorKind): 403 | 500 {
+  switch (kind) {
+    case "forbidden":
+      return 403;
+    case "not_found":
+    case "no_storage":
+    case "not_a_folder":
+    case "not_a_file":
+    case "exists":
+    case "not_implemented":
+    case "upstream":
+    case "unavailable":
+    case "refused":
+      return 500;
+  }
+}
+
+/**
+ * A file-side failure, thrown by drivers and the file layer alike: an ApiError (so the API answers it
+ * as any other, with the code of its kind) that WebDAV answers by its kind.
+ */
+export class FileError extends ApiError {
+  override name = "FileError";
+  constructor(
+    readonly kind: FileErrorKind,
+    message: string,
+    /**
+     * The mount tree has put its words on it (a `failed link: ` prefix, say): an Alias's outer tree
+     * passes its target's failure on as it is. A driver's own failure is not worded yet.
+     */
+    readonly worded = false,
+  ) {
+    super(envelopeCodeOf(kind), message);
+  }
+}
+
+/**
  * The one way a write refuses a duplicate: runs it, and turns a UNIQUE violation into a 400 with
  * `message`. A write is one statement or one batch (one transaction), so nothing was saved then.
  */

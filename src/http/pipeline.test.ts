@@ -5,6 +5,7 @@ import { createRoute } from "./openapi.ts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import worker from "../index.ts";
 import { ok } from "./envelope.ts";
+import { FileError, type FileErrorKind } from "./errors.ts";
 import { handleError } from "./on-error.ts";
 import { createRouter, envelopeResponse } from "./router.ts";
 import { GATEHOUSE_VERSION } from "../version.ts";
@@ -167,5 +168,32 @@ describe("OpenAPI document", () => {
     expect(Object.keys(document.paths)).toEqual(
       expect.arrayContaining(["/api/public/settings", "/api/public/archive_extensions", "/api/public/offline_download_tools"]),
     );
+  });
+});
+
+describe("file-side failures", () => {
+  // The envelope code of each kind; a kind left out here fails the type check.
+  const codes: Record<FileErrorKind, number> = {
+    not_found: 500,
+    no_storage: 500,
+    not_a_folder: 500,
+    not_a_file: 500,
+    exists: 500,
+    not_implemented: 500,
+    forbidden: 403,
+    upstream: 500,
+    unavailable: 500,
+    refused: 500,
+  };
+  const app = createRouter();
+  app.get("/fail/:kind", (c) => {
+    throw new FileError(c.req.param("kind") as FileErrorKind, `the ${c.req.param("kind")} text`);
+  });
+  app.onError(handleError);
+
+  it.each(Object.entries(codes))("answers %s with HTTP 200 and code %i, its text as the message", async (kind, code) => {
+    const response = await app.request(`/fail/${kind}`);
+    expect(response.status).toBe(200);
+    expect(await readEnvelope(response)).toEqual({ code, message: `the ${kind} text`, data: null });
   });
 });

@@ -21,18 +21,8 @@ import type { AppEnv } from "../../http/context.ts";
 import { APP_PASSWORD_PREFIX } from "../app-passwords/rules.ts";
 import { SIGN_IN_FAILED } from "../auth/messages.ts";
 import { SIGN_IN_NEEDED, TWO_FACTOR_NEEDS_APP_PASSWORD } from "./messages.ts";
+import { DavError } from "./rules.ts";
 import { clearFailures, readBasicCaller, recordFailure } from "./store.ts";
-
-/** A refusal before any file work: 401 (with the Basic challenge), 403 or 429. */
-export class DavRefusal extends Error {
-  override name = "DavRefusal";
-  constructor(
-    readonly status: 401 | 403 | 429,
-    message: string,
-  ) {
-    super(message);
-  }
-}
 
 /** Passwords that passed PBKDF2 in this isolate: credential digest → the stored hash it matched. */
 const verified = new Map<string, { storedHash: string; until: number }>();
@@ -83,15 +73,15 @@ export function credentialsOf(header: string | undefined): Credentials {
 /**
  * The caller of a WebDAV request and the results of `extra`, read in one batch (a second round
  * trip only for a password's first use in this isolate, to clear its reserved attempt, and for a
- * failure that was not reserved). Throws DavRefusal.
+ * failure that was not reserved). Throws the refusal (DavError: 401, 403 or 429).
  */
 export async function davCaller(c: Context<AppEnv>, extra: readonly BatchItem<"sqlite">[]): Promise<{ caller: Caller; reads: unknown[] }> {
   const credentials = credentialsOf(c.req.header("Authorization"));
-  if (credentials.kind === "none") throw new DavRefusal(401, SIGN_IN_NEEDED);
+  if (credentials.kind === "none") throw new DavError(401, SIGN_IN_NEEDED);
   if (credentials.kind === "bearer") {
     const { token, admin, roles, extra: reads } = await readPermanentTokenAdmin(c.var.db, extra);
     const encoder = new TextEncoder();
-    if (token === "" || !admin || !constantTimeEqual(encoder.encode(credentials.token), encoder.encode(token))) throw new DavRefusal(401, TOKEN_INVALIDATED);
+    if (token === "" || !admin || !constantTimeEqual(encoder.encode(credentials.token), encoder.encode(token))) throw new DavError(401, TOKEN_INVALIDATED);
     return { caller: { user: admin, roles, via: "permanent_token", deviceKey: null }, reads };
   }
   return basicCaller(c, credentials.username, credentials.password, extra);
@@ -136,12 +126,12 @@ async function checkBasic(c: Context<AppEnv>, attempt: BasicAttempt, extra: read
   const db = c.var.db;
   const reserve = !isAppPassword && knownHash === null;
   const state = await readBasicCaller(db, { username, appPasswordHash: digest, ip, reserve, now }, extra);
-  if (isLockedOut(state.failures)) throw new DavRefusal(429, LOCKED_OUT_MESSAGE);
+  if (isLockedOut(state.failures)) throw new DavError(429, LOCKED_OUT_MESSAGE);
 
   const user = state.user && !state.user.roleIds.includes(GUEST_ROLE_ID) ? state.user : undefined;
   const refuse = async (counted: boolean): Promise<never> => {
     if (!counted) await recordFailure(db, { ip, username, now });
-    throw new DavRefusal(401, SIGN_IN_FAILED);
+    throw new DavError(401, SIGN_IN_FAILED);
   };
 
   if (isAppPassword) {
@@ -156,10 +146,10 @@ async function checkBasic(c: Context<AppEnv>, attempt: BasicAttempt, extra: read
     }
     const checked = await checkStaticHash(await staticHash(password), user?.passwordHash ?? null);
     if (!user || !checked.ok) return refuse(true);
-    if (user.otpSecret !== null) throw new DavRefusal(401, TWO_FACTOR_NEEDS_APP_PASSWORD);
+    if (user.otpSecret !== null) throw new DavError(401, TWO_FACTOR_NEEDS_APP_PASSWORD);
     await clearFailures(db, { ip, username, userId: user.id }, checked.upgrade === null ? null : { from: user.passwordHash, to: checked.upgrade });
     remember(credentialKey, checked.upgrade ?? user.passwordHash);
   }
-  if (user!.disabled) throw new DavRefusal(403, USER_DISABLED);
+  if (user!.disabled) throw new DavError(403, USER_DISABLED);
   return { caller: { user: user!, roles: state.roles, via: "basic", deviceKey: null }, reads: state.extra };
 }

@@ -1,9 +1,12 @@
 // The WebDAV server's protocol pieces on their own: the If header (RFC 4918 §10.4) and the rule a
 // lock imposes, the Timeout header, Basic credentials, and the XML reader (well-formedness, no
-// DOCTYPE, namespaces resolved whatever the prefix) and writer (a dead property reads back the same).
+// DOCTYPE, namespaces resolved whatever the prefix) and writer (a dead property reads back the same),
+// and the status each kind of file-side failure is answered with.
 import { describe, expect, it } from "vitest";
+import { FileError, type FileErrorKind } from "../../http/errors.ts";
 import { credentialsOf } from "./auth.ts";
 import { BadIfHeader, blockingLock, ifHolds, lockTimeout, parseIf, submittedTokens } from "./rules.ts";
+import { errorReply } from "./server.ts";
 import type { LockRow } from "./store.ts";
 import { BadXml, clarkName, parseXml, serialize } from "./xml.ts";
 
@@ -107,5 +110,29 @@ describe("XML", () => {
     const written = serialize(property);
     expect(written).toBe('<tag xmlns="urn:p" xmlns:a0="urn:q" a0:level="2">a &amp; <b xmlns="urn:q">c</b><u xmlns="">d</u></tag>');
     expect(JSON.stringify(parseXml(written))).toBe(JSON.stringify(property));
+  });
+});
+
+describe("file-side failures", () => {
+  // The HTTP status of each kind; a kind left out here fails the type check.
+  const statuses: Record<FileErrorKind, number> = {
+    not_found: 404,
+    no_storage: 404,
+    not_a_folder: 502,
+    not_a_file: 502,
+    exists: 409,
+    not_implemented: 405,
+    forbidden: 403,
+    upstream: 502,
+    unavailable: 502,
+    refused: 502,
+  };
+
+  it.each(Object.entries(statuses))("answers %s with %i and its text, whatever the text says", async (kind, status) => {
+    // The text of another kind: the status follows the kind alone.
+    const reply = errorReply(new FileError(kind as FileErrorKind, "failed get objs: failed get dir: object not found; file exists"));
+    expect(reply.status).toBe(status);
+    expect(reply.headers.get("content-type")).toBe("text/plain; charset=utf-8");
+    expect(await reply.text()).toBe("failed get objs: failed get dir: object not found; file exists\n");
   });
 });

@@ -4,7 +4,7 @@
 // the `If` header parsed and evaluated against the locks a request read, and the rule that a
 // locked resource changes only for a request that submits the lock's token, as the lock's owner.
 // Each returns data or throws the refusal (DavError); server.ts's method handlers do the I/O.
-import type { FileObject } from "../../drivers/types.ts";
+import type { FileErrorKind, FileObject } from "../../drivers/types.ts";
 import { ACCESS_DENIED, INVALID_NAME, PERMISSION_DENIED, protectedInside } from "../fs/messages.ts";
 import { baseName, decodeDownloadPath, escapePath, isValidName, isWithin, joinBasePath, parentOf } from "../fs/path.ts";
 import { anchoredBy, guardInside, mayAccess, mayReach, metaGrantsWrite, nearestMeta, Permission, permissionAt, withinPathLimit, type MetaRow, type Viewer } from "../fs/rules.ts";
@@ -46,6 +46,31 @@ export class DavError extends Error {
     readonly condition?: string,
   ) {
     super(message);
+  }
+}
+
+/**
+ * The HTTP status of a file-side failure, by its kind: a missing object or storage is 404, a
+ * driver without the operation 405, a name taken 409, a refusal 403; the rest is the storage's or
+ * this gateway's failure, 502.
+ */
+export function davStatusOf(kind: FileErrorKind): 403 | 404 | 405 | 409 | 502 {
+  switch (kind) {
+    case "not_found":
+    case "no_storage":
+      return 404;
+    case "not_implemented":
+      return 405;
+    case "exists":
+      return 409;
+    case "forbidden":
+      return 403;
+    case "not_a_folder":
+    case "not_a_file":
+    case "upstream":
+    case "unavailable":
+    case "refused":
+      return 502;
   }
 }
 

@@ -11,8 +11,7 @@ import type { FileObject } from "../../drivers/types.ts";
 import type { AppEnv } from "../../http/context.ts";
 import { readConfig } from "../../env.ts";
 import { readAtMost } from "../../http/body.ts";
-import { ApiError } from "../../http/errors.ts";
-import { NOT_IMPLEMENTED, OBJECT_NOT_FOUND, STORAGE_NOT_FOUND } from "../fs/messages.ts";
+import { FileError } from "../../http/errors.ts";
 import { MountTree } from "../fs/mounts.ts";
 import { emptyBody, lookup, makeDirs, need, removePath, transfer } from "../fs/operations.ts";
 import { baseName, escapePath, isWithin, joinName, parentOf } from "../fs/path.ts";
@@ -20,7 +19,7 @@ import { nearestMeta, Permission, signFor, viewerOf, visibleEntries, type Viewer
 import { contentTypeOf, httpDateSeconds, notModified, preconditionFailed, serveLink } from "../fs/serve.ts";
 import type { FsState } from "../fs/state.ts";
 import { fsStateReads } from "../fs/store.ts";
-import { davCaller, DavRefusal } from "./auth.ts";
+import { davCaller } from "./auth.ts";
 import {
   ALREADY_EXISTS,
   BASIC_CHALLENGE,
@@ -74,6 +73,7 @@ import {
   covers,
   davPathOf,
   DavError,
+  davStatusOf,
   depthOf,
   destinationOf,
   etagList,
@@ -89,11 +89,29 @@ import {
   viewOf,
   type IfList,
 } from "./rules.ts";
-import { copyTreeProperties, davReads, deleteLock, forgetTree, insertLock, patchProperties, refreshLock, runAll, toDavRows, type DavRows, type LockRow } from "./store.ts";
+import { runBatch } from "../../db/plan.ts";
+import { copyTreeProperties, davReads, deleteLock, forgetTree, insertLock, patchProperties, refreshLock, toDavRows, type DavRows, type LockRow } from "./store.ts";
 import { BadXml, childDav, clarkName, DAV_NS, davResponse, elements, emptyElement, escapeXml, isDav, MULTISTATUS_CLOSE, MULTISTATUS_OPEN, parseXml, serialize, type XmlElement } from "./xml.ts";
 
-const METHODS = "OPTIONS, GET, HEAD, PUT, DELETE, MKCOL, COPY, MOVE, PROPFIND, PROPPATCH, LOCK, UNLOCK";
-const READ_METHODS = new Set(["GET", "HEAD", "PROPFIND"]);
+/** Each method and its handler, in the order `Allow` lists them; OPTIONS is answered before sign-in. */
+const HANDLERS = {
+  GET: get,
+  HEAD: get,
+  PUT: put,
+  DELETE: (request) => remove(request, request.depth),
+  MKCOL: mkcol,
+  COPY: (request) => copyOrMove(request, "COPY", request.destination!, request.depth),
+  MOVE: (request) => copyOrMove(request, "MOVE", request.destination!, request.depth),
+  PROPFIND: (request) => propfind(request, request.depth),
+  PROPPATCH: proppatch,
+  LOCK: (request) => lock(request, request.depth),
+  UNLOCK: unlock,
+} satisfies Record<string, (request: DavRequest) => Promise<Response>>;
+type DavMethod = keyof typeof HANDLERS;
+
+const METHODS = ["OPTIONS", ...Object.keys(HANDLERS)].join(", ");
+const READ_METHODS = new Set<DavMethod>(["GET", "HEAD", "PROPFIND"]);
+const isDavMethod = (method: string): method is DavMethod => Object.hasOwn(HANDLERS, method);
 
 /** What one request knows: who, where (full paths), the tree, its locks and properties. */
 interface DavRequest {
@@ -105,6 +123,9 @@ interface DavRequest {
   viewPath: string;
   /** The full path in the mount tree. */
   path: string;
+  /** COPY's and MOVE's Destination as a full path; null for the other methods. */
+  destination: string | null;
+  depth: 0 | 1 | -1;
   fs: FsState;
   tree: MountTree;
   dav: DavRows;
@@ -124,8 +145,14 @@ async function dispatch(c: Context<AppEnv>): Promise<Response> {
   const method = c.req.method.toUpperCase();
   // Clients probe OPTIONS before they sign in: it says what the server speaks and reads nothing.
   if (method === "OPTIONS") return new Response(null, { status: 200, headers: { DAV: "1, 2", "MS-Author-Via": "DAV", Allow: METHODS, "Content-Length": "0" } });
-  if (!METHODS.split(", ").includes(method)) throw new DavError(405, methodNotAnswered(method));
+  if (!isDavMethod(method)) throw new DavError(405, methodNotAnswered(method));
+  const request = await readRequest(c, method);
+  if (READ_METHODS.has(method)) requireRead(request, request.path, method === "PROPFIND");
+  return HANDLERS[method](request);
+}
 
+/** The caller and everything the request touches, read in one batch (one more when a base path moves the paths). */
+async function readRequest(c: Context<AppEnv>, method: DavMethod): Promise<DavRequest> {
   const url = new URL(c.req.url);
   // A fragment is the client's own business; one in a request names nothing on the server.
   if (url.hash !== "") throw new DavError(400, FRAGMENT_REFUSED);
@@ -172,43 +199,21 @@ async function dispatch(c: Context<AppEnv>): Promise<Response> {
     dav = toDavRows(await c.var.db.batch([first, ...rest]));
   }
 
-  const request: DavRequest = {
+  return {
     c,
     viewer,
     userId: caller.user.id,
     admin: isAdmin(caller),
     viewPath,
     path,
+    destination: destinationPath,
+    depth,
     fs,
     tree: new MountTree(fs.tree, c.var.db, c.req.raw.signal),
     dav,
     ifLists,
     submitted: submittedTokens(ifLists),
   };
-  if (READ_METHODS.has(method)) requireRead(request, path, method === "PROPFIND");
-
-  switch (method) {
-    case "GET":
-    case "HEAD":
-      return get(request);
-    case "PROPFIND":
-      return propfind(request, depth);
-    case "PROPPATCH":
-      return proppatch(request);
-    case "MKCOL":
-      return mkcol(request);
-    case "PUT":
-      return put(request);
-    case "DELETE":
-      return remove(request, depth);
-    case "COPY":
-    case "MOVE":
-      return copyOrMove(request, method, destinationPath!, depth);
-    case "LOCK":
-      return lock(request, depth);
-    default:
-      return unlock(request);
-  }
 }
 
 /** The paths a request looks up (is it a mount point?): each path, and the folder a write lands in. */
@@ -472,7 +477,7 @@ async function remove(request: DavRequest, depth: 0 | 1 | -1): Promise<Response>
   if (!storage || (await tree.mount(path)).actualPath === "/") throw new DavError(403, STORAGE_ROOT_REMOVE);
   requireUnlocked(request, [{ path, tree: true }, { path: parentOf(path), tree: false }], new Map([[path, etagOfObject(object)]]));
   await removePath(tree, path);
-  await runAll(request.c.var.db, forgetTree(request.c.var.db, path, request.dav.locks.some((lock) => isWithin(lock.path, path)), (request.dav.propertyCounts[0] ?? 0) > 0));
+  await runBatch(request.c.var.db, forgetTree(request.c.var.db, path, request.dav.locks.some((lock) => isWithin(lock.path, path)), (request.dav.propertyCounts[0] ?? 0) > 0));
   return created(204);
 }
 
@@ -508,12 +513,12 @@ async function copyOrMove(request: DavRequest, method: "COPY" | "MOVE", destinat
   const [sourceProperties = 0, destinationProperties = 0] = request.dav.propertyCounts;
   if (target) {
     await removePath(tree, destination);
-    await runAll(db, forgetTree(db, destination, true, destinationProperties > 0));
+    await runBatch(db, forgetTree(db, destination, true, destinationProperties > 0));
   }
   if (method === "COPY" && depth === 0 && source.isDir) await makeDirs(tree, destination);
   else await transfer(tree, method === "MOVE" ? "move" : "copy", path, parentOf(destination), baseName(destination));
   // Dead properties go with the resource; locks stay behind (RFC 4918 §7.7: a moved resource is not locked).
-  await runAll(db, [
+  await runBatch(db, [
     ...(sourceProperties > 0 ? copyTreeProperties(db, path, destination) : []),
     ...(method === "MOVE" ? forgetTree(db, path, request.dav.locks.some((lock) => isWithin(lock.path, path)), sourceProperties > 0) : []),
   ]);
@@ -631,14 +636,8 @@ const created = (status: 201 | 204) => new Response(null, { status });
 const multistatus = (responses: string) =>
   new Response(`${MULTISTATUS_OPEN}${responses}${MULTISTATUS_CLOSE}\n`, { status: 207, headers: { "Content-Type": "application/xml; charset=utf-8" } });
 
-/** Every failure as a WebDAV status: the file layer's envelope codes mapped, never a crash. */
-function errorReply(error: unknown): Response {
-  if (error instanceof DavRefusal) {
-    const headers: Record<string, string> = { "Content-Type": "text/plain; charset=utf-8" };
-    if (error.status === 401) headers["WWW-Authenticate"] = BASIC_CHALLENGE;
-    if (error.status === 429) headers["Retry-After"] = "300";
-    return new Response(`${error.message}\n`, { status: error.status, headers });
-  }
+/** Every refusal as a WebDAV reply: its own (the sign-in's among them), and the file side's by kind (davStatusOf). */
+export function errorReply(error: unknown): Response {
   if (error instanceof DavError) {
     if (error.condition) {
       return new Response(`<?xml version="1.0" encoding="utf-8"?>\n<D:error xmlns:D="DAV:">${error.condition}</D:error>\n`, {
@@ -646,18 +645,14 @@ function errorReply(error: unknown): Response {
         headers: { "Content-Type": "application/xml; charset=utf-8" },
       });
     }
-    return new Response(`${error.message}\n`, { status: error.status, headers: { "Content-Type": "text/plain; charset=utf-8", ...(error.status === 405 ? { Allow: METHODS } : {}) } });
+    const headers: Record<string, string> = { "Content-Type": "text/plain; charset=utf-8" };
+    // A 401 asks for credentials; a 429 (the sign-in lockout) says when to try again.
+    if (error.status === 401) headers["WWW-Authenticate"] = BASIC_CHALLENGE;
+    if (error.status === 429) headers["Retry-After"] = "300";
+    if (error.status === 405) headers.Allow = METHODS;
+    return new Response(`${error.message}\n`, { status: error.status, headers });
   }
-  if (error instanceof ApiError) return errorReply(new DavError(statusOfFileError(error), error.message));
+  if (error instanceof FileError) return errorReply(new DavError(davStatusOf(error.kind), error.message));
   if (error instanceof Error && error.name === "AbortError") return new Response(null, { status: 499 });
   throw error;
-}
-
-/** The file layer's envelope code as an HTTP status. */
-function statusOfFileError(error: ApiError): number {
-  if (error.message.endsWith(OBJECT_NOT_FOUND) || error.message.includes(STORAGE_NOT_FOUND)) return 404;
-  if (error.message === NOT_IMPLEMENTED) return 405;
-  if (error.code === 400 || error.code === 403 || error.code === 404) return error.code;
-  if (/file exists$|exists$/.test(error.message)) return 409;
-  return 502;
 }

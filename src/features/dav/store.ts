@@ -191,7 +191,3 @@ export async function patchProperties(db: Database, path: string, changes: ({ se
   );
   await runBatch(db, statements);
 }
-
-export async function runAll(db: Database, statements: BatchItem<"sqlite">[]) {
-  await runBatch(db, statements);
-}

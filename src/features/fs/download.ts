@@ -6,7 +6,6 @@ import * as z from "zod/mini";
 import "../../http/openapi.ts";
 import type { Context } from "hono";
 import type { AppEnv } from "../../http/context.ts";
-import { envelope } from "../../http/envelope.ts";
 import { readAtMost } from "../../http/body.ts";
 import { ApiError } from "../../http/errors.ts";
 import type { Router } from "../../http/router.ts";
@@ -62,7 +61,7 @@ async function download(c: Context<AppEnv>, kind: "d" | "p"): Promise<Response> 
 
   if (signRequired(state, path, storage)) {
     const problem = await signProblem(state.settings.token, path, url.searchParams.get("sign") ?? "");
-    if (problem) return envelope(c, 401, problem, null);
+    if (problem) throw new ApiError(401, problem);
   }
 
   const mounted = await tree.mount(path);
@@ -76,7 +75,7 @@ async function download(c: Context<AppEnv>, kind: "d" | "p"): Promise<Response> 
     return serveLink(c.req.raw, link, baseName(path));
   }
   if (kind === "p" && !mustProxy && mounted.storage.webdavPolicy !== "use_proxy_url" && !state.settings.textTypes.has(ext)) {
-    return envelope(c, 403, PROXY_NOT_ALLOWED, null);
+    throw new ApiError(403, PROXY_NOT_ALLOWED);
   }
   if (mounted.storage.downProxyUrl !== "" && !url.searchParams.has("d")) {
     const base = mounted.storage.downProxyUrl.split("\n")[0]!.trim().replace(/\/+$/, "");

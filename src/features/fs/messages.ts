@@ -58,16 +58,16 @@ export const partlyDone = (failure: string, verb: string, done: readonly string[
 
 // ---- Storages and operations (mounts.ts, operations.ts)
 
-/** A driver without the operation asked for; AList's text. WebDAV answers it with 405. */
+/** A driver without the operation asked for; AList's text. */
 export const NOT_IMPLEMENTED = "not implement";
 export const SEARCH_UNAVAILABLE = "search not available";
-/** A backend's lookup of a name that is not there; the failures that carry it end with it (WebDAV answers 404). */
+/** A backend's lookup of a name that is not there. */
 export const OBJECT_NOT_FOUND = "object not found";
 export const NOT_A_FILE = "not a file";
 export const LINK_FAILED_PREFIX = "failed link: ";
 export const LIST_FAILED_PREFIX = "failed get objs: ";
 export const LIST_NOT_FOUND = `${LIST_FAILED_PREFIX}failed get dir: ${OBJECT_NOT_FOUND}`;
-/** Part of every refusal of a path no storage serves (WebDAV answers those with 404). */
+/** Part of every refusal of a path no storage serves. */
 export const STORAGE_NOT_FOUND = "storage not found";
 export const NO_STORAGE_AT_ROOT = `failed get storage: ${STORAGE_NOT_FOUND}; please add a storage first`;
 export const noStorageAt = (path: string) => `failed get storage: ${STORAGE_NOT_FOUND}; rawPath: ${path}`;

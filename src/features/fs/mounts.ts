@@ -85,16 +85,14 @@ export class MountTree implements StorageFs {
   async mount(path: string): Promise<Mounted> {
     await this.cover([path]);
     const resolved = resolveStorage(this.tree.storages, path);
-    if (!resolved) {
-      throw new ApiError(500, path === "/" ? NO_STORAGE_AT_ROOT : noStorageAt(path));
-    }
+    if (!resolved) throw new FileError("no_storage", path === "/" ? NO_STORAGE_AT_ROOT : noStorageAt(path), true);
     const { storage, actualPath } = resolved;
     const driver = findDriver(storage.driver);
-    if (!driver) throw new ApiError(500, driverNotFound(storage.driver));
-    if (!driver.files) throw new ApiError(500, driverNotAtEdge(storage.driver));
+    if (!driver) throw new FileError("unavailable", driverNotFound(storage.driver), true);
+    if (!driver.files) throw new FileError("unavailable", driverNotAtEdge(storage.driver), true);
     // A failed check refuses; a storage never checked yet (an import's, status "") is tried.
-    if (storage.status !== WORKING && storage.status !== "") throw new ApiError(500, storageNotInit(storage.status));
-    if (this.depth > MAX_ALIAS_DEPTH) throw new ApiError(500, tooManyAliases(MAX_ALIAS_DEPTH));
+    if (storage.status !== WORKING && storage.status !== "") throw new FileError("unavailable", storageNotInit(storage.status), true);
+    if (this.depth > MAX_ALIAS_DEPTH) throw new FileError("unavailable", tooManyAliases(MAX_ALIAS_DEPTH), true);
     const backend = driver.files({
       id: storage.id,
       mountPath: storage.mountPath,
@@ -210,15 +208,18 @@ function sortEntries(entries: FileObject[], storage: StorageRow): FileObject[] {
 }
 
 function listFailure(error: unknown): unknown {
-  if (error instanceof ApiError) return error;
-  if (error instanceof FileError && error.reason === "not_found") return new ApiError(500, LIST_NOT_FOUND);
+  if (error instanceof FileError && !error.worded && error.kind === "not_found") return new FileError("not_found", LIST_NOT_FOUND, true);
   return fileFailure(error, LIST_FAILED_PREFIX);
 }
 
-/** A backend's failure as the envelope AList gives it: code 500 with its text. */
+/**
+ * A backend's failure in AList's words: a driver's FileError with `prefix` put before its text, any
+ * other failure as an upstream one. A failure already worded (the mount tree's own refusals, an
+ * Alias target's failure), any other ApiError and an abort pass as they are.
+ */
 export function fileFailure(error: unknown, prefix: string): unknown {
+  if (error instanceof FileError) return error.worded ? error : new FileError(error.kind, prefix + error.message, true);
   if (error instanceof ApiError) return error;
-  if (error instanceof FileError) return new ApiError(error.reason === "forbidden" ? 403 : 500, prefix + error.message);
   if (error instanceof Error && error.name === "AbortError") return error;
-  return new ApiError(500, prefix + (error instanceof Error ? error.message : String(error)));
+  return new FileError("upstream", prefix + (error instanceof Error ? error.message : String(error)), true);
 }

@@ -1,9 +1,8 @@
 // File operations on the mount tree, shared by the JSON API (write-routes.ts) and the WebDAV
 // server (features/dav): each takes full paths whose checks the caller already made, works
-// through the storages' backends, and fails with the envelope's ApiError.
+// through the storages' backends, and fails with a FileError each protocol answers by its kind.
 import { FileError, type FileBackend, type FileObject } from "../../drivers/types.ts";
-import { ApiError } from "../../http/errors.ts";
-import { copyReadFailed, FILE_EXISTS, fileAtDestination, NOT_IMPLEMENTED, OBJECT_NOT_FOUND, STORAGE_ROOT_DELETE, STORAGE_ROOT_MOVE, tooManyAcross } from "./messages.ts";
+import { copyReadFailed, FILE_EXISTS, fileAtDestination, NOT_IMPLEMENTED, STORAGE_ROOT_DELETE, STORAGE_ROOT_MOVE, tooManyAcross } from "./messages.ts";
 import { fileFailure, getObject, type MountTree, type Mounted } from "./mounts.ts";
 import { baseName, joinName, parentOf } from "./path.ts";
 
@@ -13,7 +12,7 @@ export const MAX_ACROSS_ENTRIES = 200;
 /** A backend operation, or AList's `not implement` when the storage's driver has none. */
 export function need<K extends keyof FileBackend>(mounted: Mounted, operation: K): NonNullable<FileBackend[K]> {
   const method = mounted.backend[operation];
-  if (!method) throw new ApiError(500, NOT_IMPLEMENTED);
+  if (!method) throw new FileError("not_implemented", NOT_IMPLEMENTED);
   return (method as (...args: never[]) => unknown).bind(mounted.backend) as NonNullable<FileBackend[K]>;
 }
 
@@ -22,7 +21,7 @@ export async function lookup(tree: MountTree, path: string): Promise<FileObject 
   try {
     return await tree.get(path);
   } catch (error) {
-    if (error instanceof ApiError && error.message.endsWith(OBJECT_NOT_FOUND)) return null;
+    if (error instanceof FileError && error.kind === "not_found") return null;
     throw error;
   }
 }
@@ -37,10 +36,10 @@ export async function makeDirs(tree: MountTree, path: string): Promise<void> {
   for (let actual = mounted.actualPath; actual !== "/"; actual = parentOf(actual)) {
     try {
       const object = await getObject({ ...mounted, actualPath: actual });
-      if (!object.isDir) throw new ApiError(500, FILE_EXISTS);
+      if (!object.isDir) throw new FileError("exists", FILE_EXISTS);
       break;
     } catch (error) {
-      if (!(error instanceof FileError && error.reason === "not_found")) throw fileFailure(error, "");
+      if (!(error instanceof FileError && error.kind === "not_found")) throw fileFailure(error, "");
       missing.unshift(actual);
     }
   }
@@ -59,7 +58,7 @@ export async function transfer(tree: MountTree, kind: "move" | "copy", from: str
   const target = await tree.mount(toDir);
   const sameStorage = source.storage.id === target.storage.id;
   const fromName = baseName(from);
-  if (kind === "move" && source.actualPath === "/") throw new ApiError(403, STORAGE_ROOT_MOVE);
+  if (kind === "move" && source.actualPath === "/") throw new FileError("forbidden", STORAGE_ROOT_MOVE);
   try {
     if (sameStorage && parentOf(from) === toDir && kind === "move") {
       if (toName !== fromName) await need(source, "rename")(source.actualPath, toName);
@@ -101,7 +100,7 @@ async function countEntries(source: Mounted, name: string): Promise<number> {
     if (first && !object!.isDir) return 1;
     for (const entry of await source.backend.list(path)) {
       if (++count > MAX_ACROSS_ENTRIES) {
-        throw new ApiError(500, tooManyAcross(name, MAX_ACROSS_ENTRIES));
+        throw new FileError("refused", tooManyAcross(name, MAX_ACROSS_ENTRIES));
       }
       if (entry.isDir) queue.push(path === "/" ? `/${entry.name}` : `${path}/${entry.name}`);
     }
@@ -116,11 +115,11 @@ async function copyAcross(source: Mounted, target: Mounted, name: string): Promi
   if (object.isDir) {
     const made = into(target, name);
     const existing = await getObject(made).catch((error: unknown) => {
-      if (error instanceof FileError && error.reason === "not_found") return null;
+      if (error instanceof FileError && error.kind === "not_found") return null;
       throw error;
     });
     if (!existing) await need(target, "makeDir")(target.actualPath, name);
-    else if (!existing.isDir) throw new ApiError(500, fileAtDestination(name));
+    else if (!existing.isDir) throw new FileError("not_a_folder", fileAtDestination(name));
     for (const entry of await source.backend.list(source.actualPath)) await copyAcross(into(source, entry.name), made, entry.name);
     return;
   }
@@ -130,7 +129,7 @@ async function copyAcross(source: Mounted, target: Mounted, name: string): Promi
   if ("source" in linked) body = object.size === 0 ? emptyBody() : await linked.source.read(0, object.size - 1);
   else {
     const response = await fetch(linked.url, { headers: linked.headers ?? {}, redirect: linked.headers ? "manual" : "follow" });
-    if (!response.ok || !response.body) throw new ApiError(500, copyReadFailed(name, response.status));
+    if (!response.ok || !response.body) throw new FileError("upstream", copyReadFailed(name, response.status));
     body = response.body;
   }
   await put(target.actualPath, { name, size: object.size, body, contentType: "application/octet-stream" });
@@ -141,6 +140,6 @@ export const emptyBody = () => new ReadableStream<Uint8Array>({ start: (controll
 /** Deletes the object at full path `path` (a folder with everything in it). */
 export async function removePath(tree: MountTree, path: string): Promise<void> {
   const mounted = await tree.mount(path);
-  if (mounted.actualPath === "/") throw new ApiError(500, STORAGE_ROOT_DELETE);
+  if (mounted.actualPath === "/") throw new FileError("refused", STORAGE_ROOT_DELETE);
   await need(mounted, "remove")(mounted.actualPath);
 }

@@ -9,7 +9,7 @@ import type { Context } from "hono";
 import { isAdmin } from "../../auth/guard.ts";
 import type { AppEnv } from "../../http/context.ts";
 import { ok } from "../../http/envelope.ts";
-import { ApiError } from "../../http/errors.ts";
+import { ApiError, FileError } from "../../http/errors.ts";
 import { envelopeResponse, jsonBody, type Router } from "../../http/router.ts";
 import { FORCE_ROOT_REFUSED, NOT_IMPLEMENTED, SEARCH_UNAVAILABLE } from "./messages.ts";
 import { fileFailure, MountTree } from "./mounts.ts";
@@ -20,8 +20,8 @@ import {
   headerFor,
   hidePatterns,
   isHidden,
+  listingPage,
   mayWrite,
-  pageOf,
   readmeFor,
   requireAccess,
   requireRefreshAllowed,
@@ -213,7 +213,7 @@ export function registerFsReadRoutes(app: Router) {
 
     const tree = new MountTree(state.tree, c.var.db, c.req.raw.signal);
     const entries = visibleEntries(viewer, meta, path, await tree.list(path));
-    const { page, perPage } = pageOf(body.page, body.per_page);
+    const { page, perPage } = listingPage(body.page, body.per_page);
     const storage = await tree.storageAt(path);
     const slice = entries.slice((page - 1) * perPage, page * perPage);
     const required = signRequired(state, path, storage);
@@ -287,7 +287,7 @@ export function registerFsReadRoutes(app: Router) {
     const path = fullPathOf(viewer, body.path);
     requireAccess(viewer, c.var.fs, path, body.password);
     const mounted = await new MountTree(c.var.fs.tree, c.var.db, c.req.raw.signal).mount(path);
-    if (!mounted.backend.other) throw new ApiError(500, NOT_IMPLEMENTED);
+    if (!mounted.backend.other) throw new FileError("not_implemented", NOT_IMPLEMENTED);
     try {
       return ok(c, (await mounted.backend.other(mounted.actualPath, body.method, body.data)) as Record<string, unknown> | null);
     } catch (error) {

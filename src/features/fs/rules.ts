@@ -298,8 +298,8 @@ export function requireName(name: string) {
 export const mayWrite = (viewer: Viewer, meta: MetaRow | undefined, path: string) =>
   (permissionAt(viewer.grants, path) & Permission.WRITE) !== 0 || metaGrantsWrite(meta, path);
 
-/** The page of a listing, AList v3.58: page from 1; per_page 0 or below is 200, above 500 is 500. */
-export function pageOf(page: number, perPage: number) {
+/** The page of a folder listing (fs/list), AList v3.58: page from 1; per_page 0 or below is 200, above 500 is 500. */
+export function listingPage(page: number, perPage: number) {
   return { page: Math.max(1, page), perPage: perPage <= 0 ? 200 : Math.min(perPage, 500) };
 }
 

@@ -2,9 +2,8 @@
 // server/common/proxy.go:23): a URL link is fetched with the client's Range and If-* headers and
 // streamed back as the upstream answers; a byte source is served here with Range and conditional
 // requests. Bodies stream: memory stays flat.
-import type { ByteSource, Link } from "../../drivers/types.ts";
+import { FileError, type ByteSource, type Link } from "../../drivers/types.ts";
 import { redactUserinfo } from "../../drivers/failures.ts";
-import { ApiError } from "../../http/errors.ts";
 import { upstreamFailed, upstreamRedirected, upstreamUnreachable } from "./messages.ts";
 import { escapePath } from "./path.ts";
 import { extensionOf } from "./wire.ts";
@@ -38,15 +37,15 @@ async function proxyUrl(request: Request, link: { url: string; headers?: Record<
     // A link that carries credentials is not followed elsewhere: a redirect would take them along.
     upstream = await fetch(link.url, { method, headers, redirect: link.headers ? "manual" : "follow", signal: request.signal });
   } catch (error) {
-    throw new ApiError(500, upstreamUnreachable(withoutQuery(link.url), redactUserinfo(error instanceof Error ? error.message : String(error))));
+    throw new FileError("upstream", upstreamUnreachable(withoutQuery(link.url), redactUserinfo(error instanceof Error ? error.message : String(error))));
   }
   if (upstream.status >= 300 && upstream.status < 400 && upstream.status !== 304) {
     await upstream.body?.cancel();
-    throw new ApiError(500, upstreamRedirected(withoutQuery(link.url), upstream.status));
+    throw new FileError("upstream", upstreamRedirected(withoutQuery(link.url), upstream.status));
   }
   if (upstream.status >= 400 && !CLIENT_STATUSES.has(upstream.status)) {
     const text = (await upstream.text().catch(() => "")).slice(0, 512);
-    throw new ApiError(500, upstreamFailed(withoutQuery(link.url), upstream.status, text));
+    throw new FileError("upstream", upstreamFailed(withoutQuery(link.url), upstream.status, text));
   }
   const replyHeaders = new Headers();
   for (const name of RETURNED_HEADERS) {

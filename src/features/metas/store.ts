@@ -1,13 +1,13 @@
 // Every query of the meta admin routes; each function is one round trip.
 import { eq } from "drizzle-orm";
 import type { Database } from "../../db/client.ts";
-import { pageOf, plan } from "../../db/plan.ts";
+import { plan, tablePage } from "../../db/plan.ts";
 import { metas } from "../../db/schema.ts";
 
 export type MetaRow = typeof metas.$inferSelect;
 export type MetaFields = Omit<MetaRow, "id">;
 
-export const metaPage = (db: Database, window: { limit: number; offset: number }) => pageOf(db, metas, window);
+export const metaPage = (db: Database, window: { limit: number; offset: number }) => tablePage(db, metas, window);
 
 export function metaById(db: Database, id: number) {
   return plan([db.select().from(metas).where(eq(metas.id, id))], ([[row]]): MetaRow | undefined => row);

@@ -3,7 +3,7 @@
 import { and, asc, count, eq, ne, sql, type SQL } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { Database } from "../../db/client.ts";
-import { pageOf, plan } from "../../db/plan.ts";
+import { plan, tablePage } from "../../db/plan.ts";
 import { roles, settings, users, type PermissionScope } from "../../db/schema.ts";
 import { GUEST_ROLE_ID } from "../../auth/roles.ts";
 import { settingDefinitionByKey } from "../../db/settings.ts";
@@ -45,7 +45,7 @@ function stopBeingDefault(db: Database, roleId: number): BatchItem<"sqlite"> {
 /** Users whose role list holds `roleId`. */
 const holdsRole = (roleId: number) => sql`EXISTS (SELECT 1 FROM json_each(${users.roleIds}) WHERE value = ${roleId})`;
 
-export const rolePage = (db: Database, window: { limit: number; offset: number }) => pageOf(db, roles, window);
+export const rolePage = (db: Database, window: { limit: number; offset: number }) => tablePage(db, roles, window);
 
 export function roleById(db: Database, id: number) {
   return plan([db.select().from(roles).where(eq(roles.id, id))], ([[role]]): RoleRow | undefined => role);

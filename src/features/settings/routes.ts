@@ -4,7 +4,7 @@
 import * as z from "zod/mini";
 import { createRoute } from "../../http/openapi.ts";
 import { adminOnly, planned, reading } from "../../auth/guard.ts";
-import { NOBODY } from "../../auth/store.ts";
+import { NOT_ADMIN } from "../../auth/store.ts";
 import { fromJson, fromQuery } from "../../http/params.ts";
 import { settingDefinitionByKey } from "../../db/settings.ts";
 import { ok } from "../../http/envelope.ts";
@@ -80,7 +80,7 @@ const SaveBody = z.array(
 const savePlan = fromJson(SaveBody, (db, items, _callerId, callerIsAdmin) => {
   const keys = [...new Set(items.map((item) => item.key))].filter((key) => settingDefinitionByKey.has(key));
   const split = presaveSplit(items);
-  return settingsSave(db, keys, split ?? { sure: [], mustStand: [], defaultRole: undefined }, split ? callerIsAdmin : NOBODY);
+  return settingsSave(db, keys, split ?? { sure: [], mustStand: [], defaultRole: undefined }, split ? callerIsAdmin : NOT_ADMIN);
 });
 
 const save = createRoute({

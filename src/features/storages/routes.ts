@@ -26,14 +26,14 @@ const storageBody = { body: jsonBody(StorageBody) };
 
 const ListQuery = z.object({ page: pageNumber, per_page: pageNumber });
 
-/** The page a list request asks for: `per_page` absent or below 1 is every row (AList). */
-function pageOf(query: z.infer<typeof ListQuery>) {
+/** The window of rows a storage list asks for: `per_page` absent or below 1 is every row (AList). */
+function storageListWindow(query: z.infer<typeof ListQuery>) {
   const perPage = query.per_page ?? 0;
   const limit = perPage < 1 ? null : perPage;
   return { limit, offset: limit === null ? 0 : (Math.max(1, query.page ?? 1) - 1) * limit };
 }
 
-const listPlan = fromQuery(ListQuery, (db, query) => storagePage(db, pageOf(query)));
+const listPlan = fromQuery(ListQuery, (db, query) => storagePage(db, storageListWindow(query)));
 const showPlan = fromQuery(IdQuery, (db, { id }) => storageJsonOf(db, id));
 const enablePlan = fromQuery(IdQuery, (db, { id }) => storageWithMounts(db, id));
 const usagePlan = fromQuery(IdQuery, (db, { id }) => storageUsage(db, id));

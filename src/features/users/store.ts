@@ -4,7 +4,7 @@
 import { and, eq, getTableColumns, inArray, sql, type SQL } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { Database } from "../../db/client.ts";
-import { pageOf, plan } from "../../db/plan.ts";
+import { plan, tablePage } from "../../db/plan.ts";
 import { deviceSessions, DeviceSessionStatus, pendingOtpEnrolments, roles, settings, sshPublicKeys, users } from "../../db/schema.ts";
 import { ADMIN_ROLE_ID, ALL_PERMISSIONS, GUEST_ROLE_ID } from "../../auth/roles.ts";
 import type { AccountKind } from "./rules.ts";
@@ -51,7 +51,7 @@ const defaultRoleIds = sql`COALESCE((SELECT json_array(${roles.id}) FROM ${roles
   WHERE ${roles.id} = (SELECT CAST(${settings.value} AS INTEGER) FROM ${settings} WHERE ${settings.key} = 'default_role')
     AND ${roles.id} NOT IN (${ADMIN_ROLE_ID}, ${GUEST_ROLE_ID})), '[]')`;
 
-export const userPage = (db: Database, window: { limit: number; offset: number }) => pageOf(db, users, window);
+export const userPage = (db: Database, window: { limit: number; offset: number }) => tablePage(db, users, window);
 
 export function userById(db: Database, id: number) {
   return plan([db.select().from(users).where(eq(users.id, id))], ([[user]]): UserRow | undefined => user);
