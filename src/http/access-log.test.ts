@@ -2,6 +2,7 @@
 // successes, warn for refusals, error for failures), nothing written below the configured level,
 // and a bad LOG_LEVEL answered as a configuration error.
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { signInAdmin } from "../../test/support/auth.ts";
 import { createUnitFixture, readEnvelope, type UnitFixture } from "../../test/support/unit.ts";
 
 let fixture: UnitFixture;
@@ -39,6 +40,25 @@ describe("the access log", () => {
     expect(atWarn.log).toEqual([expect.objectContaining({ level: "warn", path: "/api/me", status: 200, code: 401 })]);
     const off = await linesOf(() => fixture.request("/api/me", undefined, { LOG_LEVEL: "off" }));
     expect(off).toEqual({ log: [], error: [] });
+  });
+
+  it("writes the file side's expected answers at warn though their code is 500, and upstream failures at error", async () => {
+    const token = await signInAdmin(fixture);
+    const list = (path: string) =>
+      fixture.request("/api/fs/list", { method: "POST", headers: { Authorization: token, "Content-Type": "application/json" }, body: JSON.stringify({ path }) }, { LOG_LEVEL: "warn" });
+    // A fresh install: nothing is mounted yet.
+    const lines = await linesOf(async () => expect((await readEnvelope(await list("/"))).message).toContain("please add a storage first"));
+    expect(lines).toEqual({ log: [expect.objectContaining({ level: "warn", path: "/api/fs/list", status: 200, code: 500 })], error: [] });
+
+    // A storage whose upstream cannot be reached is something an operator should look at.
+    const created = await fixture.request("/api/admin/storage/create", {
+      method: "POST",
+      headers: { Authorization: token, "Content-Type": "application/json" },
+      body: JSON.stringify({ mount_path: "/gone", driver: "WebDav", addition: JSON.stringify({ address: "http://127.0.0.1:9", username: "", password: "", root_folder_path: "/" }) }),
+    });
+    expect((await readEnvelope(created)).code).toBe(500);
+    const broken = await linesOf(() => list("/gone"));
+    expect(broken).toEqual({ log: [], error: [expect.objectContaining({ level: "error", path: "/api/fs/list", status: 200, code: 500 })] });
   });
 
   it("answers every request with the configuration error while LOG_LEVEL is unknown", async () => {

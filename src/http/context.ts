@@ -18,6 +18,8 @@ export interface AppVariables {
   routeData: unknown;
   /** The envelope code of the reply, for the access log. */
   envelopeCode: number;
+  /** Set for a reply whose code says failure but which answers the request as it should. */
+  expectedFailure: boolean;
 }
 
 export type AppEnv = { Bindings: Env; Variables: AppVariables };

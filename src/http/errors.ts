@@ -65,6 +65,28 @@ export function envelopeCodeOf(kind: FileErrorKind): 403 | 500 {
 }
 
 /**
+ * Whether a kind answers the request as it stands (nothing there, nothing mounted, not allowed)
+ * rather than reporting something broken: the access log writes those at `warn`, though AList's
+ * code for them is 500. A fresh install's "please add a storage first" is no server failure.
+ */
+export function isExpectedAnswer(kind: FileErrorKind): boolean {
+  switch (kind) {
+    case "not_found":
+    case "no_storage":
+    case "not_a_folder":
+    case "not_a_file":
+    case "exists":
+    case "not_implemented":
+    case "forbidden":
+    case "refused":
+      return true;
+    case "upstream":
+    case "unavailable":
+      return false;
+  }
+}
+
+/**
  * A file-side failure, thrown by drivers and the file layer alike: an ApiError (so the API answers it
  * as any other, with the code of its kind) that WebDAV answers by its kind.
  */

@@ -93,7 +93,8 @@ export const securityHeaders: MiddlewareHandler<AppEnv> = async (c, next) => {
 /**
  * One JSON line per request, keyed by the request id that is also sent back as X-Request-Id, at
  * the reply's level: `error` for failures (HTTP or envelope code 500 and up), `warn` for refusals
- * (400-499), `info` for the rest. Under LOG_LEVEL nothing of a line is computed when its level is
+ * (400-499) and for the file side's expected answers that AList codes 500 (errors.ts
+ * `isExpectedAnswer`: nothing there, no storage mounted), `info` for the rest. Under LOG_LEVEL nothing of a line is computed when its level is
  * off (production runs at `warn`: wrangler.toml).
  */
 export const accessLog: MiddlewareHandler<AppEnv> = async (c, next) => {
@@ -110,7 +111,7 @@ export const accessLog: MiddlewareHandler<AppEnv> = async (c, next) => {
   // headers middleware prepared before it ran.
   c.header("X-Request-Id", id);
   const worst = Math.max(c.res.status, c.get("envelopeCode") ?? 0);
-  const level = worst >= 500 ? "error" : worst >= 400 ? "warn" : "info";
+  const level = worst >= 500 && !c.get("expectedFailure") ? "error" : worst >= 400 ? "warn" : "info";
   if (!logs(config, level)) return;
   const line = JSON.stringify({ level, requestId: id, method: c.req.method, path: c.req.path, status: c.res.status, code: c.get("envelopeCode"), ms: Date.now() - started });
   if (level === "error") console.error(line);

@@ -3,14 +3,17 @@ import { HTTPException } from "hono/http-exception";
 import { TokenError } from "../auth/tokens.ts";
 import { ConfigError } from "../env.ts";
 import { envelope } from "./envelope.ts";
-import { ApiError } from "./errors.ts";
+import { ApiError, FileError, isExpectedAnswer } from "./errors.ts";
 
 /**
  * Maps every thrown error to an envelope: the API's own errors, the domain errors that have a fixed
  * answer, and Hono's. Unexpected errors are logged with the request id, never sent.
  */
 export function handleError(error: Error, c: Context) {
-  if (error instanceof ApiError) return envelope(c, error.code, error.message, error.data);
+  if (error instanceof ApiError) {
+    if (error instanceof FileError && isExpectedAnswer(error.kind)) c.set("expectedFailure", true);
+    return envelope(c, error.code, error.message, error.data);
+  }
   if (error instanceof TokenError) return envelope(c, 401, error.message, null);
   if (error instanceof ConfigError) return envelope(c, 500, `server misconfigured: ${error.message}`, null);
   if (error instanceof HTTPException && error.status === 400) {
