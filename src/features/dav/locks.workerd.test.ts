@@ -62,10 +62,11 @@ describe("a depth-0 lock on a folder", () => {
   });
 
   it("refuses a MKCOL that adds a member without the folder's token", async () => {
-    const token = await lock("/s3/flat", { Depth: "0" });
-    expect((await dav("MKCOL", "/s3/flat/new-folder")).status).toBe(423);
-    expect(await s3Keys(`${ROOT}/flat/new-folder`)).toEqual([]);
-    expect((await dav("UNLOCK", "/s3/flat", { headers: { "Lock-Token": `<${token}>` } })).status).toBe(204);
+    expect((await dav("MKCOL", "/s3/flat-too")).status).toBe(201);
+    const token = await lock("/s3/flat-too", { Depth: "0" });
+    expect((await dav("MKCOL", "/s3/flat-too/new-folder")).status).toBe(423);
+    expect(await s3Keys(`${ROOT}/flat-too/new-folder`)).toEqual([]);
+    expect((await dav("MKCOL", "/s3/flat-too/new-folder", { headers: { If: `</dav/s3/flat-too> (<${token}>)` } })).status).toBe(201);
   });
 });
 
