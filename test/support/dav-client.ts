@@ -62,6 +62,11 @@ export async function s3Text(key: string): Promise<string | null> {
   return response.status === 404 ? null : response.text();
 }
 
+/** Puts an object straight into the bucket. */
+export async function s3Put(key: string, body: string): Promise<void> {
+  expect((await s3.fetch(`${servers().s3Endpoint}/${BUCKET}/${escaped(key)}`, { method: "PUT", body })).status).toBe(200);
+}
+
 /** The keys of the bucket under `prefix`, read from s3rver itself. */
 export async function s3Keys(prefix: string): Promise<string[]> {
   const response = await s3.fetch(`${servers().s3Endpoint}/${BUCKET}?list-type=2&prefix=${encodeURIComponent(prefix)}`);
