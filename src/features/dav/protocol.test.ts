@@ -3,7 +3,7 @@
 // DOCTYPE, namespaces resolved whatever the prefix) and writer (a dead property reads back the same).
 import { describe, expect, it } from "vitest";
 import { credentialsOf } from "./auth.ts";
-import { BadIfHeader, blockingLock, ifHolds, lockTimeout, parseIf, submittedTokens } from "./rules.ts";
+import { BadIfHeader, blockingLock, davPathOf, DavError, depthOf, destinationOf, ifHolds, lockTimeout, parseIf, submittedTokens } from "./rules.ts";
 import type { LockRow } from "./store.ts";
 import { BadXml, clarkName, parseXml, serialize } from "./xml.ts";
 
@@ -107,5 +107,35 @@ describe("XML", () => {
     const written = serialize(property);
     expect(written).toBe('<tag xmlns="urn:p" xmlns:a0="urn:q" a0:level="2">a &amp; <b xmlns="urn:q">c</b><u xmlns="">d</u></tag>');
     expect(JSON.stringify(parseXml(written))).toBe(JSON.stringify(property));
+  });
+});
+
+describe("Depth", () => {
+  it("means 1 on a PROPFIND without the header, infinity on any other method without it", () => {
+    expect(depthOf(undefined, "PROPFIND")).toBe(1);
+    expect(depthOf(undefined, "DELETE")).toBe(-1);
+    expect(depthOf(undefined, "COPY")).toBe(-1);
+    expect([depthOf("0", "PROPFIND"), depthOf(" Infinity ", "PROPFIND")]).toEqual([0, -1]);
+    expect(() => depthOf("2", "PROPFIND")).toThrow(DavError);
+  });
+});
+
+describe("/dav paths", () => {
+  it("are /dav and what lies below it, never a longer name that starts the same", () => {
+    expect(davPathOf("/dav")).toBe("/");
+    expect(davPathOf("/dav/")).toBe("/");
+    expect(davPathOf("/dav/a%20b/c")).toBe("/a b/c");
+    expect(davPathOf("/davx/a")).toBeNull();
+    expect(davPathOf("/davs3/a")).toBeNull();
+    expect(davPathOf("/api/fs/list")).toBeNull();
+  });
+
+  it("take a Destination on this host under /dav only; elsewhere it is 502", () => {
+    const url = new URL("http://h.test/dav/a.txt");
+    expect(destinationOf("/dav/b%20c.txt", url)).toBe("/b c.txt");
+    expect(destinationOf("http://h.test/dav/b.txt", url)).toBe("/b.txt");
+    for (const elsewhere of ["/davx/b.txt", "http://h.test/davb.txt", "http://other.test/dav/b.txt"]) {
+      expect(() => destinationOf(elsewhere, url)).toThrow(expect.objectContaining({ status: 502 }));
+    }
   });
 });
