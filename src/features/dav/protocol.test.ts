@@ -5,7 +5,7 @@
 import { describe, expect, it } from "vitest";
 import { FileError, type FileErrorKind } from "../../http/errors.ts";
 import { credentialsOf } from "./auth.ts";
-import { BadIfHeader, blockingLock, ifHolds, lockTimeout, parseIf, submittedTokens } from "./rules.ts";
+import { BadIfHeader, blockingLock, davPathOf, DavError, depthOf, destinationOf, ifHolds, lockTimeout, parseIf, submittedTokens } from "./rules.ts";
 import { errorReply } from "./server.ts";
 import type { LockRow } from "./store.ts";
 import { BadXml, clarkName, parseXml, serialize } from "./xml.ts";
@@ -134,5 +134,35 @@ describe("file-side failures", () => {
     expect(reply.status).toBe(status);
     expect(reply.headers.get("content-type")).toBe("text/plain; charset=utf-8");
     expect(await reply.text()).toBe("failed get objs: failed get dir: object not found; file exists\n");
+  });
+});
+
+describe("Depth", () => {
+  it("means 1 on a PROPFIND without the header, infinity on any other method without it", () => {
+    expect(depthOf(undefined, "PROPFIND")).toBe(1);
+    expect(depthOf(undefined, "DELETE")).toBe(-1);
+    expect(depthOf(undefined, "COPY")).toBe(-1);
+    expect([depthOf("0", "PROPFIND"), depthOf(" Infinity ", "PROPFIND")]).toEqual([0, -1]);
+    expect(() => depthOf("2", "PROPFIND")).toThrow(DavError);
+  });
+});
+
+describe("/dav paths", () => {
+  it("are /dav and what lies below it, never a longer name that starts the same", () => {
+    expect(davPathOf("/dav")).toBe("/");
+    expect(davPathOf("/dav/")).toBe("/");
+    expect(davPathOf("/dav/a%20b/c")).toBe("/a b/c");
+    expect(davPathOf("/davx/a")).toBeNull();
+    expect(davPathOf("/davs3/a")).toBeNull();
+    expect(davPathOf("/api/fs/list")).toBeNull();
+  });
+
+  it("take a Destination on this host under /dav only; elsewhere it is 502", () => {
+    const url = new URL("http://h.test/dav/a.txt");
+    expect(destinationOf("/dav/b%20c.txt", url)).toBe("/b c.txt");
+    expect(destinationOf("http://h.test/dav/b.txt", url)).toBe("/b.txt");
+    for (const elsewhere of ["/davx/b.txt", "http://h.test/davb.txt", "http://other.test/dav/b.txt"]) {
+      expect(() => destinationOf(elsewhere, url)).toThrow(expect.objectContaining({ status: 502 }));
+    }
   });
 });
