@@ -405,3 +405,19 @@ describe("bad input gets the status RFC 4918 names, never 500", () => {
     expect((await dav("DELETE", "/s3/moving")).status).toBe(204);
   });
 });
+
+describe("Range checked before any upstream call", () => {
+  it("serves the whole file for an inverted range (bytes=5-2), as for the other invalid spellings, on every upstream", async () => {
+    for (const mount of ["/up", "/ftp", "/s3"]) {
+      expect((await dav("PUT", `${mount}/inverted.txt`, { body: "0123456789" })).status, mount).toBe(201);
+      for (const range of ["bytes=5-2", "bytes=x-1", "bytes=-"]) {
+        const reply = await dav("GET", `${mount}/inverted.txt`, { headers: { Range: range } });
+        expect(reply.status, `${mount} ${range}`).toBe(200);
+        expect(await reply.text(), `${mount} ${range}`).toBe("0123456789");
+      }
+      const valid = await dav("GET", `${mount}/inverted.txt`, { headers: { Range: "bytes=2-5" } });
+      expect([valid.status, await valid.text()], mount).toEqual([206, "2345"]);
+      expect((await dav("DELETE", `${mount}/inverted.txt`)).status, mount).toBe(204);
+    }
+  });
+});

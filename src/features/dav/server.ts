@@ -17,7 +17,7 @@ import { MountTree } from "../fs/mounts.ts";
 import { emptyBody, lookup, makeDirs, need, removePath, transfer } from "../fs/operations.ts";
 import { baseName, escapePath, isWithin, joinName, parentOf } from "../fs/path.ts";
 import { nearestMeta, Permission, signFor, viewerOf, visibleEntries, type Viewer } from "../fs/rules.ts";
-import { contentTypeOf, httpDateSeconds, notModified, preconditionFailed, serveLink } from "../fs/serve.ts";
+import { contentTypeOf, httpDateSeconds, notModified, parseRange, preconditionFailed, serveLink } from "../fs/serve.ts";
 import type { FsState } from "../fs/state.ts";
 import { fsStateReads } from "../fs/store.ts";
 import { davCaller, DavRefusal } from "./auth.ts";
@@ -279,7 +279,8 @@ async function get(request: DavRequest): Promise<Response> {
   const forwarded = new Headers();
   const ifRange = c.req.header("If-Range");
   const range = c.req.header("Range");
-  if (range && (ifRange === undefined || ifRange === etag || httpDateSeconds(ifRange) === modified)) forwarded.set("Range", range);
+  // Checked here, before the link is asked for: an upstream is never sent a range it may choke on.
+  if (range && parseRange(range) !== null && (ifRange === undefined || ifRange === etag || httpDateSeconds(ifRange) === modified)) forwarded.set("Range", range);
   const upstreamRequest = new Request(c.req.raw.url, { method: c.req.method === "HEAD" ? "HEAD" : "GET", headers: forwarded, signal: c.req.raw.signal });
   const link = await tree.link(path, { redirect: false, headers: forwarded });
   const reply = await serveLink(upstreamRequest, link, baseName(path));
