@@ -421,3 +421,31 @@ describe("Range checked before any upstream call", () => {
     }
   });
 });
+
+describe("PUT whose body ends before its Content-Length", () => {
+  /** 100,000 bytes of a declared 200,000 (enough for webdav-server to start the file), then the body fails (`error`) or just ends (`close`). */
+  const cut = (how: "error" | "close") => {
+    let pulls = 0;
+    return new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (pulls++ === 0) controller.enqueue(new Uint8Array(100_000).fill(48));
+        else if (how === "error") controller.error(new Error("the client went away"));
+        else controller.close();
+      },
+    });
+  };
+
+  for (const mount of ["/up", "/ftp"]) {
+    it(`answers a 5xx and leaves no partial file on ${mount}`, async () => {
+      for (const how of ["error", "close"] as const) {
+        const reply = await dav("PUT", `${mount}/cut-${how}.txt`, { body: cut(how), headers: { "Content-Length": "200000" } });
+        expect(reply.status, how).toBeGreaterThanOrEqual(500);
+        // The bytes that came before an error may be lost on the way in: only a body that ends counts them all.
+        expect(await reply.text(), how).toMatch(how === "close" ? /^the upload ended early: 100000 of its 200000 bytes arrived\n$/ : /^the upload ended early: \d+ of its 200000 bytes arrived\n$/);
+        expect((await call("/api/fs/get", { path: `${mount}/cut-${how}.txt` })).message, how).toBe("object not found");
+      }
+      const listed = (await call("/api/fs/list", { path: mount })).data.content ?? [];
+      expect(listed.map((entry: { name: string }) => entry.name).filter((name: string) => name.startsWith("cut-"))).toEqual([]);
+    });
+  }
+});

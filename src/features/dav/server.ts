@@ -14,7 +14,7 @@ import { readAtMost } from "../../http/body.ts";
 import { ApiError } from "../../http/errors.ts";
 import { NOT_IMPLEMENTED, OBJECT_NOT_FOUND, STORAGE_NOT_FOUND } from "../fs/messages.ts";
 import { MountTree } from "../fs/mounts.ts";
-import { emptyBody, lookup, makeDirs, need, removePath, transfer } from "../fs/operations.ts";
+import { emptyBody, lookup, makeDirs, need, putFile, removePath, transfer } from "../fs/operations.ts";
 import { baseName, escapePath, isWithin, joinName, parentOf } from "../fs/path.ts";
 import { nearestMeta, Permission, signFor, viewerOf, visibleEntries, type Viewer } from "../fs/rules.ts";
 import { contentTypeOf, httpDateSeconds, notModified, parseRange, preconditionFailed, serveLink } from "../fs/serve.ts";
@@ -452,7 +452,7 @@ async function put(request: DavRequest): Promise<Response> {
   if (c.req.header("If-Match") && (!before || !etagList(c.req.header("If-Match")!).some((tag) => tag === "*" || tag === etagOfObject(before)))) throw new DavError(412, IF_MATCH_FAILED);
   const size = uploadSize((name) => c.req.header(name));
   const parent = await tree.mount(parentOf(path));
-  await need(parent, "put")(parent.actualPath, {
+  await putFile(parent, {
     name: baseName(path),
     size,
     body: c.req.raw.body ?? emptyBody(),
