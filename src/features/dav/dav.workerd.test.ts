@@ -449,3 +449,30 @@ describe("PUT whose body ends before its Content-Length", () => {
     });
   }
 });
+
+describe("Alias: its targets' metas hold over WebDAV", () => {
+  it("refuses a password-guarded target and keeps hidden names hidden through an alias, as on the target", async () => {
+    await makeUser("dav-alias", MANAGE);
+    expect((await dav("MKCOL", "/s3/aliased")).status).toBe(201);
+    expect((await dav("MKCOL", "/s3/aliased/guarded")).status).toBe(201);
+    for (const [path, body] of [["secret.txt", "s"], ["open.txt", "open"], ["guarded/in.txt", "in"]]) expect((await dav("PUT", `/s3/aliased/${path}`, { body })).status).toBe(201);
+    expect((await call("/api/admin/storage/create", { mount_path: "/al", driver: "Alias", addition: JSON.stringify({ paths: "/s3/aliased" }), webdav_policy: "native_proxy" })).code).toBe(200);
+    expect((await call("/api/admin/meta/create", { path: "/s3/aliased", hide: "^secret", h_sub: false })).code).toBe(200);
+    expect((await call("/api/admin/meta/create", { path: "/s3/aliased/guarded", password: "pw", p_sub: true })).code).toBe(200);
+    const user = (method: string, path: string, init: DavInit = {}) => dav(method, path, { auth: basic("dav-alias", "dav-alias password"), ...init });
+    try {
+      const listed = hrefs(await (await user("PROPFIND", "/al/", { headers: { Depth: "1" } })).text());
+      expect(listed.sort()).toEqual(["/dav/al/", "/dav/al/guarded/", "/dav/al/open.txt"]);
+      expect((await user("GET", "/al/secret.txt")).status).toBe(403);
+      expect((await user("GET", "/al/guarded/in.txt")).status).toBe(403);
+      expect((await user("PROPFIND", "/al/guarded/", { headers: { Depth: "1" } })).status).toBe(403);
+      expect(await (await user("GET", "/al/open.txt")).text()).toBe("open");
+      // The admin skips passwords and sees hidden names, through the alias as on the target.
+      expect(await (await dav("GET", "/al/guarded/in.txt")).text()).toBe("in");
+      expect((await dav("GET", "/al/secret.txt")).status).toBe(200);
+    } finally {
+      await sql("DELETE FROM metas");
+      await sql("DELETE FROM storages WHERE mount_path = '/al'");
+    }
+  });
+});

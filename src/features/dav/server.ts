@@ -16,7 +16,7 @@ import { NOT_IMPLEMENTED, OBJECT_NOT_FOUND, STORAGE_NOT_FOUND } from "../fs/mess
 import { MountTree } from "../fs/mounts.ts";
 import { emptyBody, lookup, makeDirs, need, putFile, removePath, transfer } from "../fs/operations.ts";
 import { baseName, escapePath, isWithin, joinName, parentOf } from "../fs/path.ts";
-import { nearestMeta, Permission, signFor, viewerOf, visibleEntries, type Viewer } from "../fs/rules.ts";
+import { nearestMeta, Permission, signFor, throughAlias, viewerOf, visibleEntries, type Viewer } from "../fs/rules.ts";
 import { contentTypeOf, httpDateSeconds, notModified, parseRange, preconditionFailed, serveLink } from "../fs/serve.ts";
 import type { FsState } from "../fs/state.ts";
 import { fsStateReads } from "../fs/store.ts";
@@ -179,7 +179,8 @@ async function dispatch(c: Context<AppEnv>): Promise<Response> {
     viewPath,
     path,
     fs,
-    tree: new MountTree(fs.tree, c.var.db, c.req.raw.signal),
+    // No password can be typed over WebDAV: an alias's guarded targets need the skip-password bit.
+    tree: new MountTree(fs.tree, c.var.db, c.req.raw.signal).guardedBy(throughAlias(viewer, fs, path, "")),
     dav,
     ifLists,
     submitted: submittedTokens(ifLists),
