@@ -238,6 +238,8 @@ export function ftpFiles(storage: StorageHandle): FileBackend {
         await removeTree(session, path, target.isDir, { left: MAX_REMOVED_PER_REQUEST });
       }),
 
+    partialUploads: true,
+
     async put(dir, upload) {
       await withSession(async (session) => {
         const data = await session.data();

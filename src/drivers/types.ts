@@ -179,6 +179,11 @@ export interface FileBackend {
   remove?(path: string): Promise<void>;
   /** Writes `upload.name` into `dir`, replacing an object of that name. */
   put?(dir: string, upload: Upload): Promise<void>;
+  /**
+   * True when a put whose body fails midway leaves the bytes that arrived under the final name
+   * (WebDAV, FTP): the fs layer then removes that partial file. S3 stores nothing from a failed put.
+   */
+  partialUploads?: boolean;
   /** `/api/fs/other`. */
   other?(path: string, method: string, data: unknown): Promise<unknown>;
 }

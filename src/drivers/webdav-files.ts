@@ -183,6 +183,8 @@ export function webDavFiles(storage: StorageHandle): FileBackend {
       await expectOk(response, "DELETE", [200, 204]);
     },
 
+    partialUploads: true,
+
     async put(dir, upload) {
       const response = await send(
         "PUT",

@@ -13,7 +13,7 @@ import { sanitizeMarkdown } from "./markdown.ts";
 import { markdownTooLarge, PROXY_NOT_ALLOWED } from "./messages.ts";
 import { fileFailure, MountTree } from "./mounts.ts";
 import { baseName, decodeDownloadPath, escapePath } from "./path.ts";
-import { signFor, signRequired } from "./rules.ts";
+import { signFor, signRequired, targetGuarded } from "./rules.ts";
 import { serveLink } from "./serve.ts";
 import { signProblem } from "./sign.ts";
 import type { FsState } from "./state.ts";
@@ -58,11 +58,22 @@ async function download(c: Context<AppEnv>, kind: "d" | "p"): Promise<Response> 
   const state = await readState(c.var.db, { paths: [path], folders: [] });
   const tree = new MountTree(state.tree, c.var.db, c.req.raw.signal);
   const storage = await tree.storageAt(path);
+  const sign = url.searchParams.get("sign") ?? "";
 
-  if (signRequired(state, path, storage)) {
-    const problem = await signProblem(state.settings.token, path, url.searchParams.get("sign") ?? "");
+  const checked = signRequired(state, path, storage);
+  if (checked) {
+    const problem = await signProblem(state.settings.token, path, sign);
     if (problem) throw new ApiError(401, problem);
   }
+  // Through an alias, a target a meta password guards needs the sign as it would named directly.
+  tree.guardedBy({
+    async enter(target) {
+      if (checked || !targetGuarded(state, [target])) return;
+      const problem = await signProblem(state.settings.token, path, sign);
+      if (problem) throw new ApiError(401, problem);
+    },
+    entries: (_target, entries) => entries,
+  });
 
   const mounted = await tree.mount(path);
   const { driver } = mounted;

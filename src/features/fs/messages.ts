@@ -85,6 +85,11 @@ export const tooManyWalked = (dir: string, max: number) => `more than ${max} ent
 export const fileAtDestination = (name: string) => `${name} is a file at the destination`;
 export const copyReadFailed = (name: string, status: number) => `reading ${name} for the copy: HTTP ${status}`;
 
+// ---- Uploads (operations.ts putFile)
+
+export const uploadEndedEarly = (sent: number, size: number) => `the upload ended early: ${sent} of its ${size} bytes arrived`;
+export const uploadTooLong = (size: number) => `the upload sent more than the ${size} bytes it declared`;
+
 // ---- Form uploads (multipart.ts)
 
 export const FORM_NOT_MULTIPART = "the body must be multipart/form-data with a boundary";

@@ -40,6 +40,16 @@ export interface Mounted {
 
 const MAX_ALIAS_DEPTH = 8;
 
+/**
+ * What the caller may reach through an Alias (rules.ts throughAlias, download.ts): every path an
+ * alias asks of the tree is entered first (it throws when refused), and a folder's entries are
+ * filtered as that path's metas say.
+ */
+export interface AliasGuard {
+  enter(target: string): void | Promise<void>;
+  entries(target: string, entries: FileObject[]): FileObject[];
+}
+
 const naturalOrder = new Intl.Collator(undefined, { numeric: true, sensitivity: "base" });
 
 const chainCovered = (chains: Set<string>, path: string) => {
@@ -59,7 +69,20 @@ export class MountTree implements StorageFs {
     private readonly signal?: AbortSignal,
     /** How many Alias hops led here: an alias that shows itself would never end. */
     private readonly depth = 0,
+    /** Held to every Alias hop: each call on a tree with depth > 0 is an alias asking for a target path. */
+    private guard?: AliasGuard,
   ) {}
+
+  /** The tree with `guard` on its Alias hops (the routes' caller checks on the targets' metas). */
+  guardedBy(guard: AliasGuard): this {
+    this.guard = guard;
+    return this;
+  }
+
+  /** On an Alias hop: the guard's refusal, before anything is asked of the target. */
+  private async enter(path: string): Promise<void> {
+    if (this.depth > 0 && this.guard) await this.guard.enter(path);
+  }
 
   /**
    * Makes sure the storages of `paths`, the virtual folders of `folders` and the mount-point
@@ -98,7 +121,7 @@ export class MountTree implements StorageFs {
       mountPath: storage.mountPath,
       modified: new Date(storage.modifiedAtMs),
       addition: readAddition(driver, storage.addition),
-      fs: new MountTree(this.tree, this.db, this.signal, this.depth + 1),
+      fs: new MountTree(this.tree, this.db, this.signal, this.depth + 1, this.guard),
       signal: this.signal,
     });
     return { storage, driver, backend, actualPath };
@@ -123,6 +146,7 @@ export class MountTree implements StorageFs {
 
   /** A folder's entries: the storage's, sorted as the storage asks, then the virtual folders; first name wins. */
   async list(path: string): Promise<FileObject[]> {
+    await this.enter(path);
     await this.cover([path], [path]);
     const virtual = this.tree.virtual.get(path)!;
     let entries: FileObject[] = [];
@@ -142,11 +166,12 @@ export class MountTree implements StorageFs {
       seen.add(entry.name);
       merged.push(entry);
     }
-    return merged;
+    return this.depth > 0 && this.guard ? this.guard.entries(path, merged) : merged;
   }
 
   /** One object. A mount point is the virtual folder, not the storage's root (as AList). */
   async get(path: string): Promise<FileObject> {
+    await this.enter(path);
     // Whether it is a mount point: asked on its own, unless a round trip is due anyway (an Alias
     // target): then the parent's virtual folders come along, and a listing of the parent is free.
     if (path !== "/" && !chainCovered(this.tree.chains, path)) await this.cover([path], [parentOf(path)]);
@@ -165,6 +190,7 @@ export class MountTree implements StorageFs {
   }
 
   async link(path: string, options: LinkOptions): Promise<Link> {
+    await this.enter(path);
     const mounted = await this.mount(path);
     try {
       if (!(options.redirect && mounted.backend.linksWithoutLookup)) {

@@ -2,7 +2,7 @@
 // body is never held. The part's size is what the request declares minus the bytes around the
 // part, so the file must be the last part and the body end with the closing boundary and a line
 // break (`\r\n--boundary--\r\n`), as browsers send it; a body that ends otherwise fails before
-// its last byte reaches the storage, so nothing incomplete is stored.
+// its last byte reaches the storage, and the upload removes what a storage kept (putFile).
 import { ApiError } from "../../http/errors.ts";
 import { FORM_ENDED_EARLY, FORM_FILE_NOT_LAST, FORM_LENGTH_MISSING, FORM_NO_FILE, FORM_NOT_MULTIPART, FORM_SHORTER } from "./messages.ts";
 

@@ -1,8 +1,19 @@
 // File operations on the mount tree, shared by the JSON API (write-routes.ts) and the WebDAV
 // server (features/dav): each takes full paths whose checks the caller already made, works
 // through the storages' backends, and fails with a FileError each protocol answers by its kind.
-import { FileError, type FileBackend, type FileObject } from "../../drivers/types.ts";
-import { copyReadFailed, FILE_EXISTS, fileAtDestination, NOT_IMPLEMENTED, STORAGE_ROOT_DELETE, STORAGE_ROOT_MOVE, tooManyAcross } from "./messages.ts";
+import { FileError, type FileBackend, type FileObject, type Upload } from "../../drivers/types.ts";
+import { ApiError } from "../../http/errors.ts";
+import {
+  copyReadFailed,
+  FILE_EXISTS,
+  fileAtDestination,
+  NOT_IMPLEMENTED,
+  STORAGE_ROOT_DELETE,
+  STORAGE_ROOT_MOVE,
+  tooManyAcross,
+  uploadEndedEarly,
+  uploadTooLong,
+} from "./messages.ts";
 import { fileFailure, getObject, type MountTree, type Mounted } from "./mounts.ts";
 import { baseName, joinName, parentOf } from "./path.ts";
 
@@ -123,7 +134,7 @@ async function copyAcross(source: Mounted, target: Mounted, name: string): Promi
     for (const entry of await source.backend.list(source.actualPath)) await copyAcross(into(source, entry.name), made, entry.name);
     return;
   }
-  const put = need(target, "put");
+  need(target, "put");
   const linked = await source.backend.link(source.actualPath, { redirect: false });
   let body: ReadableStream<Uint8Array>;
   if ("source" in linked) body = object.size === 0 ? emptyBody() : await linked.source.read(0, object.size - 1);
@@ -132,7 +143,74 @@ async function copyAcross(source: Mounted, target: Mounted, name: string): Promi
     if (!response.ok || !response.body) throw new FileError("upstream", copyReadFailed(name, response.status));
     body = response.body;
   }
-  await put(target.actualPath, { name, size: object.size, body, contentType: "application/octet-stream" });
+  // A source that breaks off midway leaves no partial copy either.
+  await putFile(target, { name, size: object.size, body, contentType: "application/octet-stream" });
+}
+
+/**
+ * Writes an upload into the folder `dir` of a storage (`/api/fs/put`, `/api/fs/form`, WebDAV PUT).
+ * When the body fails, ends before its declared size or runs past it, a storage that keeps the
+ * bytes that arrived (`partialUploads`: WebDAV, FTP) has the partial file removed, best effort,
+ * and the reply says why the upload failed, never what the removal met.
+ */
+export async function putFile(dir: Mounted, upload: Upload): Promise<void> {
+  const put = need(dir, "put");
+  const watched = watchBody(upload.body, upload.size);
+  try {
+    await put(dir.actualPath, { ...upload, body: watched.body });
+  } catch (error) {
+    const fault = watched.fault();
+    if (fault === null) throw fileFailure(error, "");
+    await removePartial(dir, upload.name);
+    throw fault;
+  }
+  // Where the runtime does not hold a body to its length (Node), a short body may have been taken.
+  const fault = watched.fault() ?? (watched.complete() ? null : new FileError("refused", uploadEndedEarly(watched.sent(), upload.size)));
+  if (fault !== null) {
+    await removePartial(dir, upload.name);
+    throw fault;
+  }
+}
+
+async function removePartial(dir: Mounted, name: string): Promise<void> {
+  if (!dir.backend.partialUploads || !dir.backend.remove) return;
+  await dir.backend.remove(joinName(dir.actualPath, name)).catch(() => undefined);
+}
+
+/**
+ * The body as it is read, counted: `fault` is why it did not arrive whole (its own refusal, such
+ * as a form's wrong ending, or that it failed, ended early or ran long), null while it did not.
+ */
+function watchBody(source: ReadableStream<Uint8Array>, size: number) {
+  const reader = source.getReader();
+  let sent = 0;
+  let ended = false;
+  let fault: FileError | null = null;
+  const fail = (controller: ReadableStreamDefaultController<Uint8Array>, error: FileError) => {
+    fault = error;
+    controller.error(error);
+  };
+  const body = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      let next: ReadableStreamReadResult<Uint8Array>;
+      try {
+        next = await reader.read();
+      } catch (error) {
+        // A failed upload answers 500, with the body's own words when it has them (a form's wrong ending).
+        return fail(controller, new FileError("refused", error instanceof ApiError ? error.message : uploadEndedEarly(sent, size)));
+      }
+      if (next.done) {
+        if (sent < size) return fail(controller, new FileError("refused", uploadEndedEarly(sent, size)));
+        ended = true;
+        return controller.close();
+      }
+      sent += next.value.byteLength;
+      if (sent > size) return fail(controller, new FileError("refused", uploadTooLong(size)));
+      controller.enqueue(next.value);
+    },
+    cancel: (reason) => reader.cancel(reason),
+  });
+  return { body, fault: () => fault, complete: () => ended, sent: () => sent };
 }
 
 export const emptyBody = () => new ReadableStream<Uint8Array>({ start: (controller) => controller.close() });

@@ -383,6 +383,69 @@ describe("Alias", () => {
   });
 });
 
+describe("Alias: the metas of its targets hold through it", () => {
+  const alias = (mountPath: string, paths: string) =>
+    fixture.db.insert(storages).values({ mountPath, driver: "Alias", status: "work", addition: JSON.stringify({ paths }), modifiedAtMs: Date.UTC(2026, 2, 1) });
+  const createMeta = (meta: Record<string, unknown>) => post("/api/admin/meta/create", meta);
+
+  it("refuses a password-guarded target without its password through list, get and dirs, and signs its files", async () => {
+    await mount("/v", { num_file: 2, num_folder: 1 });
+    await alias("/al", "/v");
+    await fixture.db.update(settings).set({ value: "false" }).where(eq(settings.key, "sign_all"));
+    try {
+      const content = (await list("/v")).data.content;
+      const file = content.find((e: any) => !e.is_dir).name as string;
+      const folder = content.find((e: any) => e.is_dir).name as string;
+      expect((await createMeta({ path: "/v", password: "pw", p_sub: true, readme: "the target's read-me" })).code).toBe(200);
+      const reader = await member("alias-reader", [{ path: "/", permission: 0 }]);
+      const refused = { code: 403, message: "password is incorrect or you have no permission", data: null };
+      expect(await list("/al", {}, reader)).toEqual(refused);
+      expect(await list(`/al/${folder}`, {}, reader)).toEqual(refused);
+      expect(await get(`/al/${file}`, {}, reader)).toEqual(refused);
+      expect(await post("/api/fs/dirs", { path: "/al" }, reader)).toEqual(refused);
+      // With the target's password: its listing, its read-me, and a sign on each file, as named directly.
+      const opened = await list("/al", { password: "pw" }, reader);
+      expect(opened.data).toMatchObject({ readme: "the target's read-me", provider: "Alias" });
+      expect(opened.data.content.find((e: any) => e.name === file).sign).toBe(signOf(`/al/${file}`));
+      const got = await get(`/al/${file}`, { password: "pw" }, reader);
+      expect(got.data.sign).toBe(signOf(`/al/${file}`));
+      expect(got.data.raw_url).toBe(`http://localhost/p/al/${file}?sign=${signOf(`/al/${file}`)}`);
+      // /d needs that sign, as the target's own links do.
+      expect(await (await fixture.request(`/d/al/${file}`)).json()).toEqual({ code: 401, message: "expire missing", data: null });
+      expect(await (await fixture.request(`/d/al/${file}?sign=${signOf(`/al/${folder}`)}`)).json()).toEqual({ code: 401, message: "sign invalid", data: null });
+      expect((await fixture.request(`/d/al/${file}?sign=${signOf(`/al/${file}`)}`)).headers.get("content-length")).toBe(String(content.find((e: any) => e.name === file).size));
+      // The admin skips passwords here as on the target.
+      expect((await list("/al")).code).toBe(200);
+    } finally {
+      await fixture.db.update(settings).set({ value: "true" }).where(eq(settings.key, "sign_all"));
+    }
+  });
+
+  it("hides what the target's metas hide, and refuses a hidden name, except to see-hides holders", async () => {
+    await mount("/v", { num_file: 3, num_folder: 0 });
+    await alias("/al", "/v");
+    const names: string[] = (await list("/v")).data.content.map((e: any) => e.name);
+    expect((await createMeta({ path: "/v", hide: `^${names[0]}$` })).code).toBe(200);
+    const reader = await member("alias-hal", [{ path: "/", permission: 0 }]);
+    expect((await list("/al", {}, reader)).data.content.map((e: any) => e.name)).toEqual(names.slice(1));
+    expect((await get(`/al/${names[0]}`, {}, reader)).code).toBe(403);
+    const seer = await member("alias-seer", [{ path: "/", permission: 1 }]);
+    expect((await list("/al", {}, seer)).data.content).toHaveLength(3);
+    expect((await get(`/al/${names[0]}`, {}, seer)).code).toBe(200);
+  });
+
+  it("refuses a target its parent's meta hides, through an alias of an alias too", async () => {
+    await mount("/v", { num_file: 2, num_folder: 0 });
+    await alias("/al", "/v");
+    await alias("/al2", "/al");
+    expect((await createMeta({ path: "/", hide: "^v$" })).code).toBe(200);
+    const reader = await member("alias-deep", [{ path: "/", permission: 0 }]);
+    expect((await list("/al", {}, reader)).code).toBe(403);
+    expect((await list("/al2", {}, reader)).code).toBe(403);
+    expect((await list("/al2")).data.content).toHaveLength(2);
+  });
+});
+
 describe("copy between storages", () => {
   it("refuses a folder of more than 200 entries before copying anything", async () => {
     await mount("/big-src", { num_file: 201, num_folder: 1 });

@@ -17,16 +17,17 @@ import { baseName, escapePath, joinBasePath, joinName, parentOf } from "./path.t
 import {
   fullPathOf,
   fullPathOfAdmin,
-  headerFor,
   hidePatterns,
   isHidden,
   listingPage,
   mayWrite,
-  readmeFor,
+  readmeThrough,
   requireAccess,
   requireRefreshAllowed,
   signFor,
   signRequired,
+  targetGuarded,
+  throughAlias,
   viewerOf,
   visibleEntries,
   type MetaRow,
@@ -182,9 +183,9 @@ export function apiUrl(c: Context<AppEnv>, state: FsState): string {
 
 /**
  * `raw_url` of a file (AList v3.58.0 server/handles/fsread.go:375-416): the down proxy, this
- * server's /p, or the upstream's own URL.
+ * server's /p, or the upstream's own URL; `required`: its sign is needed.
  */
-async function rawUrl(c: Context<AppEnv>, state: FsState, tree: MountTree, path: string): Promise<string> {
+async function rawUrl(c: Context<AppEnv>, state: FsState, tree: MountTree, path: string, required: boolean): Promise<string> {
   const mounted = await tree.mount(path);
   const { storage, driver } = mounted;
   const proxied = driver.config.only_proxy || driver.config.only_local || storage.webProxy;
@@ -193,7 +194,7 @@ async function rawUrl(c: Context<AppEnv>, state: FsState, tree: MountTree, path:
     return `${base}${escapePath(path)}${storage.downProxySign ? `?sign=${await signFor(state, path, storage, true)}` : ""}`;
   }
   const proxyUrl = async () => {
-    const sign = await signFor(state, path, storage);
+    const sign = await signFor(state, path, storage, required);
     return `${apiUrl(c, state)}/p${escapePath(path)}${sign ? `?sign=${sign}` : ""}`;
   };
   if (proxied) return proxyUrl();
@@ -211,7 +212,8 @@ export function registerFsReadRoutes(app: Router) {
     const write = mayWrite(viewer, meta, path);
     requireRefreshAllowed(body.refresh, write);
 
-    const tree = new MountTree(state.tree, c.var.db, c.req.raw.signal);
+    const alias = throughAlias(viewer, state, path, body.password);
+    const tree = new MountTree(state.tree, c.var.db, c.req.raw.signal).guardedBy(alias);
     const entries = visibleEntries(viewer, meta, path, await tree.list(path));
     const { page, perPage } = listingPage(body.page, body.per_page);
     const storage = await tree.storageAt(path);
@@ -220,9 +222,11 @@ export function registerFsReadRoutes(app: Router) {
     // A hidden name (shown to see-hides holders) is downloaded with a sign only (rules.ts, signRequired).
     const hides = hidePatterns(meta, path);
     const content = await Promise.all(
-      slice.map(async (entry) =>
-        listItem(entry, entry.isDir ? "" : await signFor(state, joinName(path, entry.name), storage, required || isHidden(hides, entry.name)), state.settings),
-      ),
+      slice.map(async (entry) => {
+        // Through an alias, a file whose target a meta password guards needs a sign too.
+        const signed = required || isHidden(hides, entry.name) || targetGuarded(state, alias.reached.map((target) => joinName(target, entry.name)));
+        return listItem(entry, entry.isDir ? "" : await signFor(state, joinName(path, entry.name), storage, signed), state.settings);
+      }),
     );
     return ok(c, {
       content: content.length > 0 ? content : null,
@@ -232,8 +236,7 @@ export function registerFsReadRoutes(app: Router) {
       per_page: perPage,
       has_more: page * perPage < entries.length,
       pages_total: Math.ceil(entries.length / perPage),
-      readme: readmeFor(meta, path),
-      header: headerFor(meta, path),
+      ...readmeThrough(state, meta, path, alias.reached),
       write,
       provider: storage?.driver ?? "unknown",
     });
@@ -245,15 +248,18 @@ export function registerFsReadRoutes(app: Router) {
     const state = c.var.fs;
     const path = fullPathOf(viewer, body.path);
     const meta = requireAccess(viewer, state, path, body.password);
-    const tree = new MountTree(state.tree, c.var.db, c.req.raw.signal);
+    const alias = throughAlias(viewer, state, path, body.password);
+    const tree = new MountTree(state.tree, c.var.db, c.req.raw.signal).guardedBy(alias);
     const object = await tree.get(path);
     const storage = await tree.storageAt(path);
-    const sign = object.isDir ? "" : await signFor(state, path, storage);
+    const required = signRequired(state, path, storage) || targetGuarded(state, alias.reached);
+    const texts = readmeThrough(state, meta, path, alias.reached);
+    const sign = object.isDir ? "" : await signFor(state, path, storage, required);
     let raw = "";
     let related: ReturnType<typeof getObjectFields>[] | null = null;
     if (!object.isDir) {
       try {
-        raw = await rawUrl(c, state, tree, path);
+        raw = await rawUrl(c, state, tree, path, required);
       } catch (error) {
         throw fileFailure(error, "");
       }
@@ -262,8 +268,7 @@ export function registerFsReadRoutes(app: Router) {
     return ok(c, {
       ...getObjectFields(object, sign, state.settings),
       raw_url: raw,
-      readme: readmeFor(meta, path),
-      header: headerFor(meta, path),
+      ...texts,
       provider: storage?.driver ?? "unknown",
       related,
     });
@@ -276,7 +281,7 @@ export function registerFsReadRoutes(app: Router) {
     if (body.force_root && !isAdmin(c.var.caller)) throw new ApiError(403, FORCE_ROOT_REFUSED);
     const path = body.force_root ? fullPathOfAdmin(body.path) : fullPathOf(viewer, body.path);
     const meta = requireAccess(viewer, state, path, body.password);
-    const tree = new MountTree(state.tree, c.var.db, c.req.raw.signal);
+    const tree = new MountTree(state.tree, c.var.db, c.req.raw.signal).guardedBy(throughAlias(viewer, state, path, body.password));
     const folders = visibleEntries(viewer, meta, path, await tree.list(path)).filter((entry) => entry.isDir);
     return ok(c, folders.length > 0 ? folders.map((entry) => ({ name: entry.name, modified: rfc3339(entry.modified) })) : null);
   });

@@ -214,6 +214,38 @@ export function requireAccess(viewer: Viewer, state: FsState, path: string, pass
   return meta;
 }
 
+// ---------------------------------------------------------------------------------------------
+// Alias: the metas of the paths an alias shows hold through it (docs/files.md, Metas).
+
+/**
+ * The guard of a request's Alias hops: each target path is held to its own metas (hide rules,
+ * passwords, and whatever else decides access to a path named directly), with the caller's bits
+ * and password at the path it asked for; the target's role scopes do not apply (the alias is the
+ * caller's view). `reached` collects the targets entered, for the read-me and the signs.
+ */
+export function throughAlias(viewer: Viewer, state: FsState, path: string, password: string) {
+  const asTarget: Viewer = { grants: { scopes: [{ path: "/", permission: permissionAt(viewer.grants, path) }], userPermission: 0 }, basePath: "/" };
+  const reached: string[] = [];
+  return {
+    reached,
+    enter(target: string) {
+      requireAccess(asTarget, state, target, password);
+      reached.push(target);
+    },
+    entries: (target: string, entries: FileObject[]) => visibleEntries(asTarget, nearestMeta(state.metas, target), target, entries),
+  };
+}
+
+/** The read-me and header of `path`: its own meta's, else those of the first target an alias reached that has one. */
+export function readmeThrough(state: FsState, meta: MetaRow | undefined, path: string, reached: readonly string[]) {
+  const first = (of: (meta: MetaRow | undefined, path: string) => string) =>
+    of(meta, path) || reached.map((target) => of(nearestMeta(state.metas, target), target)).find((text) => text !== "") || "";
+  return { readme: first(readmeFor), header: first(headerFor) };
+}
+
+/** A meta password guards one of `targets` (an alias's targets for a file): its links need a sign, as the target's own would. */
+export const targetGuarded = (state: FsState, targets: readonly string[]) => targets.some((target) => passwordGuards(nearestMeta(state.metas, target), target));
+
 /**
  * Does a download of `path` need a sign? `sign_all`, the storage's `enable_sign`, a meta password
  * guarding the path (AList v3.58.0 server/middlewares/down.go:50-64), or a hidden name on its way:

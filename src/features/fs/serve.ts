@@ -28,7 +28,9 @@ async function proxyUrl(request: Request, link: { url: string; headers?: Record<
   const headers = new Headers();
   for (const name of FORWARDED_HEADERS) {
     const value = request.headers.get(name);
-    if (value !== null) headers.set(name, value);
+    // A Range that is no single valid byte range is ignored here, as for a byte source: upstreams
+    // differ on it (webdav-server drops the connection on `bytes=5-2`).
+    if (value !== null && !(name === "range" && parseRange(value) === null)) headers.set(name, value);
   }
   for (const [name, value] of Object.entries(link.headers ?? {})) headers.set(name, value);
   const method = request.method === "HEAD" ? "HEAD" : "GET";
@@ -116,27 +118,42 @@ export function notModified(headers: Headers, etag: string, modified: number): b
   return since !== null && modified <= since;
 }
 
+/** One byte range as a Range header asks it, before the file's size is known. */
+export type RangeSpec = { start: number; end: number | null } | { suffix: number };
+
+/**
+ * The Range header's one byte range; null when it is not one valid byte range (another unit,
+ * several ranges, `bytes=-`, or an end before the start, which RFC 9110 §14.1.1 makes invalid):
+ * such a header is ignored and the whole file served, which HTTP allows. The one parser of /d, /p
+ * and /dav, run before anything is asked of an upstream.
+ */
+export function parseRange(header: string): RangeSpec | null {
+  const match = /^bytes=(\d*)-(\d*)$/.exec(header.trim());
+  if (!match || (match[1] === "" && match[2] === "")) return null;
+  if (match[1] === "") return { suffix: Number(match[2]) };
+  const start = Number(match[1]);
+  const end = match[2] === "" ? null : Number(match[2]);
+  return end !== null && end < start ? null : { start, end };
+}
+
 /**
  * The one range asked for, as [start, end] inclusive; null for the whole file (no Range, an
- * If-Range that no longer matches, a Range that is not one byte range: several ranges are
- * answered with the whole file, which HTTP allows).
+ * If-Range that no longer matches, a Range parseRange ignores); "unsatisfiable" when the range
+ * lies past the end of the file.
  */
 function byteRange(headers: Headers, etag: string, modified: number, size: number): [number, number] | null | "unsatisfiable" {
   const header = headers.get("range");
   if (header === null) return null;
   const ifRange = headers.get("if-range");
   if (ifRange !== null && ifRange !== etag && httpDateSeconds(ifRange) !== modified) return null;
-  const match = /^bytes=(\d*)-(\d*)$/.exec(header.trim());
-  if (!match || (match[1] === "" && match[2] === "")) return null;
-  if (match[1] === "") {
-    const suffix = Number(match[2]);
-    if (suffix === 0 || size === 0) return "unsatisfiable";
-    return [Math.max(0, size - suffix), size - 1];
+  const range = parseRange(header);
+  if (range === null) return null;
+  if ("suffix" in range) {
+    if (range.suffix === 0 || size === 0) return "unsatisfiable";
+    return [Math.max(0, size - range.suffix), size - 1];
   }
-  const start = Number(match[1]);
-  const end = match[2] === "" ? size - 1 : Math.min(Number(match[2]), size - 1);
-  if (start >= size || end < start) return "unsatisfiable";
-  return [start, end];
+  if (range.start >= size) return "unsatisfiable";
+  return [range.start, range.end === null ? size - 1 : Math.min(range.end, size - 1)];
 }
 
 const CONTENT_TYPES: Record<string, string> = {

@@ -87,3 +87,15 @@ describe("WebDAV reads", () => {
     expect((await call("/api/fs/list", { path: "/down" })).message).toMatch(new RegExp(`^failed get objs: cannot reach 127\\.0\\.0\\.1:${servers.deadPort}: `));
   });
 });
+
+describe("Range checked before the upstream is asked", () => {
+  it("serves the whole file through /d for an inverted range (bytes=5-2), as for the other invalid spellings", async () => {
+    await mount("/dav");
+    const file = (await call("/api/fs/get", { path: "/dav/sub/a b+é.txt" })).data;
+    const url = `http://gatehouse.test/d/dav/sub/${encodeURIComponent(file.name)}?sign=${file.sign}`;
+    for (const range of ["bytes=5-2", "bytes=-", "items=0-1"]) {
+      const reply = await exports.default.fetch(url, { headers: { Range: range } });
+      expect([reply.status, await reply.text()], range).toEqual([200, "0123456789abcdef"]);
+    }
+  });
+});

@@ -31,7 +31,7 @@ import {
   uploadTaskName,
 } from "./messages.ts";
 import { fileFailure, MountTree } from "./mounts.ts";
-import { emptyBody, exists, makeDirs, need, removePath, transfer } from "./operations.ts";
+import { emptyBody, exists, makeDirs, need, putFile, removePath, transfer } from "./operations.ts";
 import { baseName, hasRelativeSegment, isValidName, joinBasePath, joinName, parentOf } from "./path.ts";
 import { fileFromMultipart } from "./multipart.ts";
 import { anchoredBy, fullPathOf, Permission, requireMovable, requireName, requireReach, requireRenamable, requireSubtree, requireWritable, viewerOf } from "./rules.ts";
@@ -241,17 +241,17 @@ async function uploadTo(c: Context<AppEnv>, bytes: () => Promise<{ size: number;
   const tree = new MountTree(c.var.fs.tree, c.var.db, c.req.raw.signal);
   if (c.req.header("Overwrite") === "false" && (await exists(tree, path))) throw new ApiError(403, FILE_EXISTS);
   const mounted = await tree.mount(dir);
-  const upload = need(mounted, "put");
+  need(mounted, "put");
   if (mounted.actualPath !== "/") await makeDirs(tree, dir);
   const { size, body, contentType } = await bytes();
   const modified = Number(c.req.header("Last-Modified"));
-  await upload(mounted.actualPath, {
+  await putFile(mounted, {
     name,
     size,
     body,
     contentType,
     ...(Number.isFinite(modified) && modified > 0 ? { modified: new Date(modified) } : {}),
-  }).catch((error: unknown) => Promise.reject(fileFailure(error, "")));
+  });
   if (c.req.header("As-Task") !== "true") return ok(c, null);
   const now = new Date().toISOString();
   return ok(c, {

@@ -314,3 +314,51 @@ describe("writes that take a subtree, hidden paths, anchored folders and write m
     expect((await call("/api/fs/remove", { dir: "/s3", names: ["open"] })).code).toBe(200);
   });
 });
+
+describe("uploads whose body ends before its Content-Length", () => {
+  /** 100,000 bytes of a declared 200,000 (enough for webdav-server to start the file), then the body fails (`error`) or just ends (`close`). */
+  const cut = (how: "error" | "close") => {
+    let pulls = 0;
+    return new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (pulls++ === 0) controller.enqueue(new Uint8Array(100_000).fill(48));
+        else if (how === "error") controller.error(new Error("the client went away"));
+        else controller.close();
+      },
+    });
+  };
+
+  it("fails with code 500 and leaves no partial file under the final name on WebDAV and FTP", async () => {
+    for (const mount of ["/dav", "/ftp"]) {
+      for (const how of ["error", "close"] as const) {
+        const reply = await upload(`${mount}/cut/${how}.txt`, cut(how), { "Content-Length": "200000" });
+        // The bytes that came before an error may be lost on the way in: only a body that ends counts them all.
+        expect(reply, `${mount} ${how}`).toEqual({ code: 500, message: how === "close" ? "the upload ended early: 100000 of its 200000 bytes arrived" : expect.stringMatching(/^the upload ended early: \d+ of its 200000 bytes arrived$/), data: null });
+        expect((await call("/api/fs/get", { path: `${mount}/cut/${how}.txt` })).message, `${mount} ${how}`).toBe("object not found");
+      }
+    }
+    expect([await davText("/cut/error.txt"), await davText("/cut/close.txt")]).toEqual([null, null]);
+  });
+
+  it("a form whose body ends early (PUT /api/fs/form) leaves nothing on WebDAV and FTP either", async () => {
+    const boundary = "----GatehouseCutBoundary";
+    const head = `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="cut.txt"\r\nContent-Type: text/plain\r\n\r\n`;
+    for (const mount of ["/dav", "/ftp"]) {
+      const body = new ReadableStream<Uint8Array>({
+        start(controller) {
+          controller.enqueue(new TextEncoder().encode(`${head}${"0".repeat(100_000)}`));
+          controller.close();
+        },
+      });
+      const reply = await exports.default.fetch(
+        new Request("http://gatehouse.test/api/fs/form", {
+          method: "PUT",
+          headers: { Authorization: admin, "File-Path": encodeURIComponent(`${mount}/form-cut.txt`), "Content-Type": `multipart/form-data; boundary=${boundary}`, "Content-Length": String(head.length + 200_000) },
+          body,
+        }),
+      );
+      expect(await reply.json(), mount).toEqual({ code: 500, message: "the form ended before its Content-Length", data: null });
+      expect((await call("/api/fs/get", { path: `${mount}/form-cut.txt` })).message, mount).toBe("object not found");
+    }
+  });
+});
