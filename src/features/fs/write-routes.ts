@@ -34,7 +34,20 @@ import { fileFailure, MountTree } from "./mounts.ts";
 import { emptyBody, exists, makeDirs, need, putFile, removePath, transfer } from "./operations.ts";
 import { baseName, hasRelativeSegment, isValidName, joinBasePath, joinName, parentOf } from "./path.ts";
 import { fileFromMultipart } from "./multipart.ts";
-import { anchoredBy, fullPathOf, Permission, requireMovable, requireName, requireReach, requireRenamable, requireSubtree, requireWritable, viewerOf } from "./rules.ts";
+import {
+  anchoredBy,
+  fullPathOf,
+  Permission,
+  requireMovable,
+  requireName,
+  requireReach,
+  requireRenamable,
+  requireSubtree,
+  requireWritable,
+  throughAlias,
+  viewerOf,
+  type Viewer,
+} from "./rules.ts";
 import type { TreeNeeds } from "./state.ts";
 import { fsRoute } from "./store.ts";
 
@@ -129,6 +142,14 @@ async function eachName(names: string[], verb: string, work: (name: string) => P
   }
 }
 
+/**
+ * The mount tree a write works on. Through an Alias each target path is held to its own metas, as
+ * for reads (rules.ts throughAlias): a copy or move out of an alias reads no protected target.
+ */
+function treeFor(c: Context<AppEnv>, viewer: Viewer, path: string, password: string): MountTree {
+  return new MountTree(c.var.fs.tree, c.var.db, c.req.raw.signal).guardedBy(throughAlias(viewer, c.var.fs, path, password));
+}
+
 export function registerFsWriteRoutes(app: Router) {
   app.openapi(mkdir, async (c) => {
     const body = c.req.valid("json");
@@ -136,7 +157,7 @@ export function registerFsWriteRoutes(app: Router) {
     const path = fullPathOf(viewer, body.path);
     if (path === "/") throw new ApiError(403, PERMISSION_DENIED);
     requireWritable(viewer, c.var.fs, parentOf(path), path, Permission.WRITE, body.password, true);
-    await makeDirs(new MountTree(c.var.fs.tree, c.var.db, c.req.raw.signal), path);
+    await makeDirs(treeFor(c, viewer, path, body.password), path);
     return ok(c, null);
   });
 
@@ -149,7 +170,7 @@ export function registerFsWriteRoutes(app: Router) {
     requireWritable(viewer, c.var.fs, parentOf(path), path, Permission.RENAME, body.password);
     const target = joinName(parentOf(path), body.name);
     requireReach(viewer, c.var.fs, target);
-    const tree = new MountTree(c.var.fs.tree, c.var.db, c.req.raw.signal);
+    const tree = treeFor(c, viewer, path, body.password);
     requireMovable(viewer, path, await tree.mountsAt(path), "rename");
     const mounted = await tree.mount(path);
     if (mounted.actualPath === "/") throw new ApiError(403, STORAGE_ROOT_RENAME);
@@ -177,7 +198,7 @@ export function registerFsWriteRoutes(app: Router) {
         requireSubtree(viewer, c.var.fs, from, body.password);
         requireSubtree(viewer, c.var.fs, joinName(dst, name), body.password);
       }
-      const tree = new MountTree(c.var.fs.tree, c.var.db, c.req.raw.signal);
+      const tree = treeFor(c, viewer, src, body.password);
       if (verb === "moved") for (const name of body.names) requireMovable(viewer, joinName(src, name), await tree.mountsAt(joinName(src, name)), "move");
       if (!body.overwrite) {
         for (const name of body.names) if (await exists(tree, joinName(dst, name))) throw new ApiError(403, nameExists(name));
@@ -195,7 +216,7 @@ export function registerFsWriteRoutes(app: Router) {
     const dir = fullPathOf(viewer, body.dir);
     requireWritable(viewer, c.var.fs, dir, dir, Permission.REMOVE, body.password);
     for (const name of body.names) requireSubtree(viewer, c.var.fs, joinName(dir, name), body.password);
-    const tree = new MountTree(c.var.fs.tree, c.var.db, c.req.raw.signal);
+    const tree = treeFor(c, viewer, dir, body.password);
     for (const name of body.names) requireMovable(viewer, joinName(dir, name), await tree.mountsAt(joinName(dir, name)), "remove");
     await eachName(body.names, "deleted", (name) => removePath(tree, joinName(dir, name)));
     return ok(c, null);
@@ -238,7 +259,7 @@ async function uploadTo(c: Context<AppEnv>, bytes: () => Promise<{ size: number;
   requireName(name);
   const dir = parentOf(path);
   requireWritable(viewer, c.var.fs, dir, path, Permission.WRITE, c.req.header("Password") ?? "", true);
-  const tree = new MountTree(c.var.fs.tree, c.var.db, c.req.raw.signal);
+  const tree = treeFor(c, viewer, dir, c.req.header("Password") ?? "");
   if (c.req.header("Overwrite") === "false" && (await exists(tree, path))) throw new ApiError(403, FILE_EXISTS);
   const mounted = await tree.mount(dir);
   need(mounted, "put");
@@ -335,7 +356,7 @@ export function registerFsBatchRoutes(app: Router) {
   async function renameIn(c: Context<AppEnv>, src: string, pairs: [string, string][], password: string) {
     const viewer = viewerOf(c.var.caller);
     requireWritable(viewer, c.var.fs, src, src, Permission.RENAME, password);
-    const tree = new MountTree(c.var.fs.tree, c.var.db, c.req.raw.signal);
+    const tree = treeFor(c, viewer, src, password);
     await eachName(
       pairs.map(([from]) => from),
       "renamed",
@@ -371,7 +392,7 @@ export function registerFsBatchRoutes(app: Router) {
       throw new ApiError(400, regexpInvalid(error));
     }
     const template = goTemplate(body.new_name_regex);
-    const entries = await new MountTree(c.var.fs.tree, c.var.db, c.req.raw.signal).list(src);
+    const entries = await treeFor(c, viewerOf(c.var.caller), src, body.password).list(src);
     const global = new RegExp(pattern.source, `${pattern.flags}g`);
     const pairs = entries.filter((entry) => pattern.test(entry.name)).map((entry): [string, string] => [entry.name, entry.name.replace(global, template)]);
     await renameIn(c, src, pairs.filter(([from, to]) => from !== to), body.password);
@@ -387,7 +408,7 @@ export function registerFsBatchRoutes(app: Router) {
     requireWritable(viewer, c.var.fs, src, src, Permission.MOVE, body.password);
     requireWritable(viewer, c.var.fs, dst, dst, Permission.WRITE, body.password, true);
     requireSubtree(viewer, c.var.fs, src, body.password);
-    const tree = new MountTree(c.var.fs.tree, c.var.db, c.req.raw.signal);
+    const tree = treeFor(c, viewer, src, body.password);
     const target = await tree.mount(dst);
     const { files } = await walkFiles(tree, src);
     const existing = new Set((await tree.list(dst)).map((entry) => entry.name));
@@ -410,7 +431,7 @@ export function registerFsBatchRoutes(app: Router) {
     const src = fullPathOf(viewer, body.src_dir);
     requireWritable(viewer, c.var.fs, src, src, Permission.REMOVE, body.password);
     requireSubtree(viewer, c.var.fs, src, body.password);
-    const tree = new MountTree(c.var.fs.tree, c.var.db, c.req.raw.signal);
+    const tree = treeFor(c, viewer, src, body.password);
     const { files, folders } = await walkFiles(tree, src);
     // A folder that may not be removed (a mount point, a scope root) stays, and so do those above it.
     const kept: string[] = [];

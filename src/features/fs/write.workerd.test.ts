@@ -221,6 +221,23 @@ describe("writes that take a subtree, hidden paths, anchored folders and write m
   }
   beforeEach(() => sql("DELETE FROM metas"));
 
+  it("a copy or move out of an Alias holds its target to the target's meta password", async () => {
+    await upload("/s3/vault/secret.txt", "secret", { "Content-Length": "6" });
+    await call("/api/fs/mkdir", { path: "/s3/out" });
+    expect((await create("/al", "Alias", { paths: "/s3/vault" })).code).toBe(200);
+    expect((await call("/api/admin/meta/create", { path: "/s3/vault", password: "pw", p_sub: true })).code).toBe(200);
+    // Every change bit at / (so the alias itself is no obstacle), but not the skip-password bit.
+    const token = await member("alias-copier", [{ path: "/", permission: EVERY_CHANGE }]);
+    const refused = { code: 403, message: "password is incorrect or you have no permission", data: null };
+    for (const route of ["/api/fs/copy", "/api/fs/move"]) {
+      expect(await call(route, { src_dir: "/al", dst_dir: "/s3/out", names: ["secret.txt"] }, token), route).toEqual(refused);
+    }
+    expect([await s3Text("w/vault/secret.txt"), await s3Text("w/out/secret.txt")]).toEqual(["secret", null]);
+    // With the target's password the copy goes through.
+    expect((await call("/api/fs/copy", { src_dir: "/al", dst_dir: "/s3/out", names: ["secret.txt"], password: "pw" }, token)).code).toBe(200);
+    expect(await s3Text("w/out/secret.txt")).toBe("secret");
+  });
+
   it("a copy, move, remove or rename that takes a folder needs every meta password inside it, also when named from its parent", async () => {
     await upload("/s3/g/locked/in.txt", "in", { "Content-Length": "2" });
     await call("/api/fs/mkdir", { path: "/s3/g2" });
