@@ -45,7 +45,11 @@ export default defineConfig({
         ],
         test: {
           name: "workerd",
-          include: ["src/**/*.workerd.test.ts", "scripts/import-alist/test/**/*.workerd.test.ts", "test/integration/**/*.test.ts"],
+          include: [
+            "src/**/*.workerd.test.ts",
+            "scripts/import-alist/test/**/*.workerd.test.ts",
+            "test/integration/**/*.test.ts",
+          ],
           globalSetup: ["test/support/libsql-global-setup.ts", "test/support/storage-servers-global-setup.ts"],
           // Files share one endpoint; one at a time keeps round-trip counts exact.
           fileParallelism: false,

@@ -61,20 +61,49 @@ const endpoint = await startLibsqlServer({ path: join(dir, "gatehouse.db"), port
 const database = { url: endpoint.url, authToken: endpoint.authToken };
 await migrateAndSeed(database, { adminPassword: ADMIN_PASSWORD });
 const secrets = join(dir, "secrets.vars");
-writeFileSync(secrets, `JWT_SECRET=${randomBytes(48).toString("base64url")}\nOTP_ENCRYPTION_KEY=${randomBytes(48).toString("base64url")}\n`, { mode: 0o600 });
+writeFileSync(
+  secrets,
+  `JWT_SECRET=${randomBytes(48).toString("base64url")}\nOTP_ENCRYPTION_KEY=${randomBytes(48).toString("base64url")}\n`,
+  { mode: 0o600 },
+);
 const port = await freePort();
-const wrangler = startWranglerDev({ port, dataDir: dir, database, envFiles: [secrets], stdio: "ignore", trustClientAddress: true, logLevel: null, testScheduled: false });
+const wrangler = startWranglerDev({
+  port,
+  dataDir: dir,
+  database,
+  envFiles: [secrets],
+  stdio: "ignore",
+  trustClientAddress: true,
+  logLevel: null,
+  testScheduled: false,
+});
 const baselines: ChildProcess[] = [];
 
 /** A bare Hono worker under wrangler dev (scripts/bench-baseline/<config>); its URL once it answers. */
 async function startBaseline(config: string): Promise<string> {
   // One at a time, once the Worker is up: wrangler dev sessions starting together race for ports.
   const baselinePort = await freePort();
-  const child = spawn(process.execPath, [join(projectRoot, "node_modules/wrangler/bin/wrangler.js"), "dev", "--config", join(projectRoot, "scripts/bench-baseline", config), "--ip", "127.0.0.1", "--port", String(baselinePort), "--persist-to", join(dir, `baseline-${config}`), "--show-interactive-dev-session=false"], {
-    cwd: projectRoot,
-    stdio: "ignore",
-    env: { ...process.env, WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false" },
-  });
+  const child = spawn(
+    process.execPath,
+    [
+      join(projectRoot, "node_modules/wrangler/bin/wrangler.js"),
+      "dev",
+      "--config",
+      join(projectRoot, "scripts/bench-baseline", config),
+      "--ip",
+      "127.0.0.1",
+      "--port",
+      String(baselinePort),
+      "--persist-to",
+      join(dir, `baseline-${config}`),
+      "--show-interactive-dev-session=false",
+    ],
+    {
+      cwd: projectRoot,
+      stdio: "ignore",
+      env: { ...process.env, WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false" },
+    },
+  );
   baselines.push(child);
   await waitForWorker(baselinePort);
   return `http://127.0.0.1:${baselinePort}`;
@@ -88,28 +117,53 @@ try {
   const plainUrl = await startBaseline("wrangler.plain.toml");
   const base = `http://127.0.0.1:${port}`;
   const bare: Scenario = { name: "bare Hono GET /ping", request: () => fetch(`${bareUrl}/ping`), expect: undefined };
-  const plain: Scenario = { name: "bare Hono GET /ping, no [assets]", request: () => fetch(`${plainUrl}/ping`), expect: undefined };
+  const plain: Scenario = {
+    name: "bare Hono GET /ping, no [assets]",
+    request: () => fetch(`${plainUrl}/ping`),
+    expect: undefined,
+  };
   const json = (path: string, body: unknown, headers: Record<string, string> = {}) =>
-    fetch(base + path, { method: "POST", headers: { "Content-Type": "application/json;charset=UTF-8", ...headers }, body: JSON.stringify(body) });
-  const login = await (await json("/api/auth/login", { username: "admin", password: ADMIN_PASSWORD }, { "Client-Id": "bench" })).json() as { data: { token: string } };
+    fetch(base + path, {
+      method: "POST",
+      headers: { "Content-Type": "application/json;charset=UTF-8", ...headers },
+      body: JSON.stringify(body),
+    });
+  const login = (await (
+    await json("/api/auth/login", { username: "admin", password: ADMIN_PASSWORD }, { "Client-Id": "bench" })
+  ).json()) as { data: { token: string } };
   const token = login.data.token;
   // The sign-in rows sign in as a user of their own: hundreds of sign-ins would otherwise evict
   // the session above (a user keeps at most 100).
-  const signer = await json("/api/admin/user/create", { username: "bench-signer", password: ADMIN_PASSWORD }, { Authorization: token });
+  const signer = await json(
+    "/api/admin/user/create",
+    { username: "bench-signer", password: ADMIN_PASSWORD },
+    { Authorization: token },
+  );
   if (((await signer.json()) as { code: number }).code !== 200) throw new Error("could not create the sign-in user");
 
   await insertStorages(database, STORAGES);
   const index = await (await fetch(`${base}/`)).text();
   const script = /"src":"(\/assets\/index-[\w-]+\.js)"/.exec(index)?.[1];
   const stylesheet = /\/assets\/index-[\w-]+\.css/.exec(index)?.[0];
-  if (!script || !stylesheet) throw new Error(`GET / is not the web UI's index (is webui/ unpacked? npm run webui):\n${index.slice(0, 300)}`);
+  if (!script || !stylesheet)
+    throw new Error(`GET / is not the web UI's index (is webui/ unpacked? npm run webui):\n${index.slice(0, 300)}`);
 
   // One folder of 10,000 files for the WebDAV listing (Virtual, generated: no upstream time in it).
-  const wide = await json("/api/admin/storage/create", { mount_path: "/wide", driver: "Virtual", addition: JSON.stringify({ num_file: 10_000, num_folder: 0, min_file_size: 1024, max_file_size: 1024 }) }, { Authorization: token });
+  const wide = await json(
+    "/api/admin/storage/create",
+    {
+      mount_path: "/wide",
+      driver: "Virtual",
+      addition: JSON.stringify({ num_file: 10_000, num_folder: 0, min_file_size: 1024, max_file_size: 1024 }),
+    },
+    { Authorization: token },
+  );
   if (((await wide.json()) as { code: number }).code !== 200) throw new Error("could not mount /wide");
   const davAuth = `Basic ${Buffer.from(`admin:${ADMIN_PASSWORD}`).toString("base64")}`;
 
-  const listed = (await (await json("/api/fs/list", { path: "/bench/0" }, { Authorization: token })).json()) as { data: { content: { name: string; sign: string; is_dir: boolean }[] } };
+  const listed = (await (await json("/api/fs/list", { path: "/bench/0" }, { Authorization: token })).json()) as {
+    data: { content: { name: string; sign: string; is_dir: boolean }[] };
+  };
   const firstFile = listed.data.content.find((entry) => !entry.is_dir)!;
 
   const scenarios: Scenario[] = [
@@ -125,13 +179,23 @@ try {
       requests: Math.min(REQUESTS, 60),
       // An address per request too: more than 5 sign-ins at once from one address are refused
       // while the first 5 are being checked (the lockout counts each attempt before its check).
-      request: (i) => json("/api/auth/login", { username: "bench-signer", password: ADMIN_PASSWORD }, { "Client-Id": `bench-${i}`, "CF-Connecting-IP": `10.2.${i >> 8}.${i & 255}` }),
+      request: (i) =>
+        json(
+          "/api/auth/login",
+          { username: "bench-signer", password: ADMIN_PASSWORD },
+          { "Client-Id": `bench-${i}`, "CF-Connecting-IP": `10.2.${i >> 8}.${i & 255}` },
+        ),
     },
     {
       name: "POST /api/auth/login (wrong password)",
       requests: Math.min(REQUESTS, 60),
       // A fresh address per request, so the lockout never kicks in and each one is a real check.
-      request: (i) => json("/api/auth/login", { username: "bench-signer", password: "wrong" }, { "CF-Connecting-IP": `10.1.${i >> 8}.${i & 255}` }),
+      request: (i) =>
+        json(
+          "/api/auth/login",
+          { username: "bench-signer", password: "wrong" },
+          { "CF-Connecting-IP": `10.1.${i >> 8}.${i & 255}` },
+        ),
       expect: 400,
     },
     {
@@ -144,40 +208,74 @@ try {
     },
     {
       name: "GET /p (a file, Range 1 KiB)",
-      request: () => fetch(`${base}/p/bench/0/${firstFile.name}?sign=${firstFile.sign}`, { headers: { Range: "bytes=0-1023" } }),
+      request: () =>
+        fetch(`${base}/p/bench/0/${firstFile.name}?sign=${firstFile.sign}`, { headers: { Range: "bytes=0-1023" } }),
       expect: undefined,
       status: 206,
     },
     {
       name: "PROPFIND /dav Depth 1 (60 entries)",
-      request: (i) => fetch(`${base}/dav/bench/${i % STORAGES}/`, { method: "PROPFIND", headers: { Authorization: davAuth, Depth: "1" } }),
+      request: (i) =>
+        fetch(`${base}/dav/bench/${i % STORAGES}/`, {
+          method: "PROPFIND",
+          headers: { Authorization: davAuth, Depth: "1" },
+        }),
       expect: undefined,
       status: 207,
     },
     {
       name: "PROPFIND /dav Depth 1 (10,000 entries)",
       requests: Math.min(REQUESTS, 40),
-      request: () => fetch(`${base}/dav/wide/`, { method: "PROPFIND", headers: { Authorization: davAuth, Depth: "1" } }),
+      request: () =>
+        fetch(`${base}/dav/wide/`, { method: "PROPFIND", headers: { Authorization: davAuth, Depth: "1" } }),
       expect: undefined,
       status: 207,
     },
     {
       name: "GET /dav (a file, Range 1 KiB)",
-      request: () => fetch(`${base}/dav/bench/0/${encodeURIComponent(firstFile.name)}`, { headers: { Authorization: davAuth, Range: "bytes=0-1023" } }),
+      request: () =>
+        fetch(`${base}/dav/bench/0/${encodeURIComponent(firstFile.name)}`, {
+          headers: { Authorization: davAuth, Range: "bytes=0-1023" },
+        }),
       expect: undefined,
       status: 206,
     },
-    { name: "GET /api/admin/user/list", request: () => fetch(`${base}/api/admin/user/list`, { headers: { Authorization: token } }) },
-    { name: "GET /api/me/sessions", request: () => fetch(`${base}/api/me/sessions`, { headers: { Authorization: token } }) },
+    {
+      name: "GET /api/admin/user/list",
+      request: () => fetch(`${base}/api/admin/user/list`, { headers: { Authorization: token } }),
+    },
+    {
+      name: "GET /api/me/sessions",
+      request: () => fetch(`${base}/api/me/sessions`, { headers: { Authorization: token } }),
+    },
     {
       name: `GET /api/admin/storage/list (${STORAGES / 1000}k, 50/page)`,
       // A different page each time, across all of them.
-      request: (i) => fetch(`${base}/api/admin/storage/list?page=${(i % (STORAGES / 50)) + 1}&per_page=50`, { headers: { Authorization: token } }),
+      request: (i) =>
+        fetch(`${base}/api/admin/storage/list?page=${(i % (STORAGES / 50)) + 1}&per_page=50`, {
+          headers: { Authorization: token },
+        }),
     },
   ];
 
-  console.log(`Gatehouse bench: ${CONCURRENCY} concurrent, wrangler dev on 127.0.0.1:${port}, libSQL endpoint ${endpoint.url}\n`);
-  console.log(["endpoint".padEnd(40), "requests", "req/s".padStart(8), "vs bare".padStart(8), "vs plain".padStart(8), "p50 ms".padStart(8), "p99 ms".padStart(8), "round trips/req".padStart(16), "worker runs/req".padStart(16), "wrangler CPU".padStart(12), "bench CPU".padStart(12)].join("  "));
+  console.log(
+    `Gatehouse bench: ${CONCURRENCY} concurrent, wrangler dev on 127.0.0.1:${port}, libSQL endpoint ${endpoint.url}\n`,
+  );
+  console.log(
+    [
+      "endpoint".padEnd(40),
+      "requests",
+      "req/s".padStart(8),
+      "vs bare".padStart(8),
+      "vs plain".padStart(8),
+      "p50 ms".padStart(8),
+      "p99 ms".padStart(8),
+      "round trips/req".padStart(16),
+      "worker runs/req".padStart(16),
+      "wrangler CPU".padStart(12),
+      "bench CPU".padStart(12),
+    ].join("  "),
+  );
   const shares = new Map<string, number>();
   const bareRates: number[] = [];
   /** wrangler CPU per request of the bare worker, each round. */
@@ -185,7 +283,18 @@ try {
   const plainRates: number[] = [];
   const median = (values: number[]) => [...values].sort((a, b) => a - b)[values.length >> 1]!;
   const bareRate = () => median(bareRates);
-  const measured: { scenario: Scenario; count: number; rate: number; vsBare: number; vsPlain: number; latencies: number[]; trips: number; runs: number; workerCpu: number; benchCpu: number }[] = [];
+  const measured: {
+    scenario: Scenario;
+    count: number;
+    rate: number;
+    vsBare: number;
+    vsPlain: number;
+    latencies: number[];
+    trips: number;
+    runs: number;
+    workerCpu: number;
+    benchCpu: number;
+  }[] = [];
   for (const scenario of scenarios.filter((s) => !ONLY || ONLY.test(s.name))) {
     const count = scenario.requests ?? REQUESTS;
     // Unmeasured warm-up: the first requests after startup pay for compiling the Worker's code.
@@ -250,13 +359,19 @@ try {
       ].join("  "),
     );
   }
-  console.log(`${bare.name.padEnd(40)}  ${String(REQUESTS).padStart(8)}  ${bareRate().toFixed(0).padStart(8)}      100%  (same [assets] routing as Gatehouse; median of ${bareRates.length} runs, interleaved; wrangler CPU ${median(bareCpuMs).toFixed(2)} ms/req)`);
-  console.log(`${plain.name.padEnd(40)}  ${String(REQUESTS).padStart(8)}  ${median(plainRates).toFixed(0).padStart(8)}  ${`${((median(plainRates) / bareRate()) * 100).toFixed(0)}%`.padStart(8)}      100%  (median of ${plainRates.length} runs)`);
+  console.log(
+    `${bare.name.padEnd(40)}  ${String(REQUESTS).padStart(8)}  ${bareRate().toFixed(0).padStart(8)}      100%  (same [assets] routing as Gatehouse; median of ${bareRates.length} runs, interleaved; wrangler CPU ${median(bareCpuMs).toFixed(2)} ms/req)`,
+  );
+  console.log(
+    `${plain.name.padEnd(40)}  ${String(REQUESTS).padStart(8)}  ${median(plainRates).toFixed(0).padStart(8)}  ${`${((median(plainRates) / bareRate()) * 100).toFixed(0)}%`.padStart(8)}      100%  (median of ${plainRates.length} runs)`,
+  );
   if (!ONLY) {
     await streamBigFile(base, token, database);
     await s3RoundTrip(base, token);
     const ratio = shares.get("GET / (web UI index, rendered)")! / shares.get("GET /ping")!;
-    console.log(`\nGET / serves ${(ratio * 100).toFixed(0)}% of the requests per second of /ping (target: at least 80%).`);
+    console.log(
+      `\nGET / serves ${(ratio * 100).toFixed(0)}% of the requests per second of /ping (target: at least 80%).`,
+    );
   }
 
   if (ONLY) {
@@ -282,7 +397,11 @@ try {
 } finally {
   wrangler.kill("SIGINT");
   for (const child of baselines) child.kill("SIGINT");
-  await Promise.all([wrangler, ...baselines].map((child) => new Promise((resolve) => (child.exitCode !== null ? resolve(null) : child.once("exit", resolve)))));
+  await Promise.all(
+    [wrangler, ...baselines].map(
+      (child) => new Promise((resolve) => (child.exitCode !== null ? resolve(null) : child.once("exit", resolve))),
+    ),
+  );
   await endpoint.close();
   rmSync(dir, { recursive: true, force: true });
 }
@@ -295,11 +414,23 @@ async function streamBigFile(base: string, token: string, target: DatabaseTarget
   const size = 1024 ** 3;
   const { db, close } = openNodeDatabase(target);
   try {
-    await db.insert(storages).values({ mountPath: "/big", driver: "Virtual", status: "work", addition: JSON.stringify({ num_file: 1, num_folder: 0, min_file_size: size, max_file_size: size }), modifiedAtMs: Date.now() });
+    await db.insert(storages).values({
+      mountPath: "/big",
+      driver: "Virtual",
+      status: "work",
+      addition: JSON.stringify({ num_file: 1, num_folder: 0, min_file_size: size, max_file_size: size }),
+      modifiedAtMs: Date.now(),
+    });
   } finally {
     close();
   }
-  const listed = (await (await fetch(`${base}/api/fs/list`, { method: "POST", headers: { Authorization: token, "Content-Type": "application/json" }, body: JSON.stringify({ path: "/big" }) })).json()) as { data: { content: { name: string; sign: string }[] } };
+  const listed = (await (
+    await fetch(`${base}/api/fs/list`, {
+      method: "POST",
+      headers: { Authorization: token, "Content-Type": "application/json" },
+      body: JSON.stringify({ path: "/big" }),
+    })
+  ).json()) as { data: { content: { name: string; sign: string }[] } };
   const file = listed.data.content[0]!;
   const rss = workerdRss;
   const before = rss();
@@ -314,7 +445,9 @@ async function streamBigFile(base: string, token: string, target: DatabaseTarget
   }
   const seconds = (performance.now() - started) / 1000;
   const mib = (n: number) => (n / 1024 / 1024).toFixed(0);
-  console.log(`\n1 GiB through /p (Virtual): ${bytes === size ? "complete" : `INCOMPLETE (${bytes} bytes)`}, ${(bytes / 1024 / 1024 / seconds).toFixed(0)} MiB/s; workerd resident memory ${mib(before)} MiB before, at most ${mib(peak)} MiB while streaming.`);
+  console.log(
+    `\n1 GiB through /p (Virtual): ${bytes === size ? "complete" : `INCOMPLETE (${bytes} bytes)`}, ${(bytes / 1024 / 1024 / seconds).toFixed(0)} MiB/s; workerd resident memory ${mib(before)} MiB before, at most ${mib(peak)} MiB while streaming.`,
+  );
 }
 
 /** The resident memory of the workerd processes (wrangler dev runs the Worker in them). */
@@ -347,7 +480,13 @@ async function s3RoundTrip(base: string, token: string) {
           mount_path: "/s3",
           driver: "S3",
           web_proxy: true,
-          addition: JSON.stringify({ endpoint: s3.endpoint, bucket: S3_BUCKET, access_key_id: S3_ACCESS_KEY_ID, secret_access_key: S3_SECRET_ACCESS_KEY, root_folder_path: "/bench" }),
+          addition: JSON.stringify({
+            endpoint: s3.endpoint,
+            bucket: S3_BUCKET,
+            access_key_id: S3_ACCESS_KEY_ID,
+            secret_access_key: S3_SECRET_ACCESS_KEY,
+            root_folder_path: "/bench",
+          }),
         }),
       })
     ).json()) as { code: number; message: string };
@@ -367,7 +506,12 @@ async function s3RoundTrip(base: string, token: string) {
     const sampler = setInterval(() => (peak = Math.max(peak, workerdRss())), 200);
     let started = performance.now();
     const put = (await (
-      await fetch(`${base}/api/fs/put`, { method: "PUT", headers: { Authorization: token, "File-Path": "/s3/big.bin", "Content-Length": String(size) }, body, duplex: "half" } as RequestInit)
+      await fetch(`${base}/api/fs/put`, {
+        method: "PUT",
+        headers: { Authorization: token, "File-Path": "/s3/big.bin", "Content-Length": String(size) },
+        body,
+        duplex: "half",
+      } as RequestInit)
     ).json()) as { code: number; message: string };
     const putMs = performance.now() - started;
     clearInterval(sampler);
@@ -379,11 +523,23 @@ async function s3RoundTrip(base: string, token: string) {
       for (let next = await reader.read(); !next.done; next = await reader.read()) bytes += next.value.byteLength;
       return bytes;
     };
-    const client = new AwsClient({ accessKeyId: S3_ACCESS_KEY_ID, secretAccessKey: S3_SECRET_ACCESS_KEY, service: "s3", region: "us-east-1", retries: 0 });
+    const client = new AwsClient({
+      accessKeyId: S3_ACCESS_KEY_ID,
+      secretAccessKey: S3_SECRET_ACCESS_KEY,
+      service: "s3",
+      region: "us-east-1",
+      retries: 0,
+    });
     started = performance.now();
     const direct = await drain(await client.fetch(`${s3.endpoint}/${S3_BUCKET}/bench/big.bin`));
     const directMs = performance.now() - started;
-    const signed = (await (await fetch(`${base}/api/fs/get`, { method: "POST", headers: { Authorization: token, "Content-Type": "application/json" }, body: JSON.stringify({ path: "/s3/big.bin" }) })).json()) as { data: { sign: string } };
+    const signed = (await (
+      await fetch(`${base}/api/fs/get`, {
+        method: "POST",
+        headers: { Authorization: token, "Content-Type": "application/json" },
+        body: JSON.stringify({ path: "/s3/big.bin" }),
+      })
+    ).json()) as { data: { sign: string } };
     started = performance.now();
     const proxied = await drain(await fetch(`${base}/p/s3/big.bin?sign=${signed.data.sign}`));
     const proxiedMs = performance.now() - started;
@@ -416,7 +572,10 @@ async function insertStorages(target: DatabaseTarget, count: number) {
   }
 }
 
-async function run(count: number, scenario: Scenario): Promise<{ latencies: number[]; seconds: number; workerRuns: number }> {
+async function run(
+  count: number,
+  scenario: Scenario,
+): Promise<{ latencies: number[]; seconds: number; workerRuns: number }> {
   const latencies: number[] = [];
   let workerRuns = 0;
   let next = 0;

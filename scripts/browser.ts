@@ -29,7 +29,10 @@ export function launchChromium(): Promise<Browser> {
  * A browser context that may only talk to `origin`: anything else is aborted and recorded, so a
  * page that needs another host (a CDN, a font, a logo) shows up instead of loading quietly.
  */
-export async function sameOriginContext(browser: Browser, origin: string): Promise<{ context: BrowserContext; blocked: string[] }> {
+export async function sameOriginContext(
+  browser: Browser,
+  origin: string,
+): Promise<{ context: BrowserContext; blocked: string[] }> {
   const context = await browser.newContext();
   const blocked: string[] = [];
   await context.route("**/*", (route) => {
@@ -52,7 +55,12 @@ export interface LoadFigures {
  * Opens `path` in a fresh page and counts what the browser fetched until `readySelector` showed and
  * the network was idle after it.
  */
-export async function measureLoad(context: BrowserContext, origin: string, path: string, readySelector: string): Promise<LoadFigures> {
+export async function measureLoad(
+  context: BrowserContext,
+  origin: string,
+  path: string,
+  readySelector: string,
+): Promise<LoadFigures> {
   const page = await context.newPage();
   const pending: Promise<LoadFigures["byPath"][number]>[] = [];
   page.on("requestfinished", (request) => {
@@ -60,7 +68,12 @@ export async function measureLoad(context: BrowserContext, origin: string, path:
       (async () => {
         const sizes = await request.sizes();
         const response = await request.response();
-        return { method: request.method(), path: new URL(request.url()).pathname, status: response?.status() ?? 0, bytes: sizes.responseBodySize + sizes.responseHeadersSize };
+        return {
+          method: request.method(),
+          path: new URL(request.url()).pathname,
+          status: response?.status() ?? 0,
+          bytes: sizes.responseBodySize + sizes.responseHeadersSize,
+        };
       })(),
     );
   });

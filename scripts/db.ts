@@ -35,7 +35,10 @@ export function openNodeDatabase(target: DatabaseTarget): { db: Database; close(
   return { db: drizzle(client) as unknown as Database, close: () => client.close() };
 }
 
-export async function migrateAndSeed(target: DatabaseTarget, options: { adminPassword?: string | undefined } = {}): Promise<SeedReport> {
+export async function migrateAndSeed(
+  target: DatabaseTarget,
+  options: { adminPassword?: string | undefined } = {},
+): Promise<SeedReport> {
   const { db, close } = openNodeDatabase(target);
   try {
     await migrate(db, { migrationsFolder });

@@ -20,7 +20,9 @@ const DOCUMENT_FILE = join(projectRoot, "src/generated/openapi.json");
 const { OpenAPIHono } = await import("@hono/zod-openapi");
 // Route schemas are zod/mini in the Worker; here they are built with classic zod instead, the same
 // functions with the same meaning, because the generator reads classic schemas (src/http/openapi.ts).
-register(`data:text/javascript,${encodeURIComponent('export const resolve = (specifier, context, next) => next(specifier === "zod/mini" ? "zod" : specifier, context);')}`);
+register(
+  `data:text/javascript,${encodeURIComponent('export const resolve = (specifier, context, next) => next(specifier === "zod/mini" ? "zod" : specifier, context);')}`,
+);
 const { createApp } = await import("../src/app.ts");
 const { GATEHOUSE_VERSION } = await import("../src/version.ts");
 
@@ -33,7 +35,12 @@ const generator = new OpenAPIHono();
 for (const definition of app.openAPIRegistry.definitions) {
   // The definitions hold classic zod schemas here (see the resolve hook above): what the generator reads.
   if (definition.type === "route") generator.openAPIRegistry.registerPath(definition.route as RouteConfig);
-  else generator.openAPIRegistry.registerComponent(definition.componentType as "schemas", definition.name, definition.component as object);
+  else
+    generator.openAPIRegistry.registerComponent(
+      definition.componentType as "schemas",
+      definition.name,
+      definition.component as object,
+    );
 }
 const document = generator.getOpenAPI31Document({
   openapi: "3.1.0",

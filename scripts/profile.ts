@@ -22,8 +22,16 @@ const STORAGES = Number(process.env.PROFILE_STORAGES || 50);
 const CONCURRENCY = 8;
 const PASSWORD = "profile admin password";
 
-interface ProfileNode { id: number; callFrame: { functionName: string; url: string; lineNumber: number }; children?: number[] }
-interface Profile { nodes: ProfileNode[]; samples: number[]; timeDeltas: number[] }
+interface ProfileNode {
+  id: number;
+  callFrame: { functionName: string; url: string; lineNumber: number };
+  children?: number[];
+}
+interface Profile {
+  nodes: ProfileNode[];
+  samples: number[];
+  timeDeltas: number[];
+}
 
 const dir = mkdtempSync(join(tmpdir(), "gatehouse-profile-"));
 const endpoint = await startLibsqlServer({ path: join(dir, "gatehouse.db"), port: 0 });
@@ -32,22 +40,51 @@ await migrateAndSeed(database, { adminPassword: PASSWORD });
 const { db, close } = openNodeDatabase(database);
 const now = Date.now();
 for (let i = 0; i < STORAGES; i += 500) {
-  await db.insert(storages).values(Array.from({ length: Math.min(500, STORAGES - i) }, (_, j) => ({ mountPath: `/profile/${i + j}`, driver: "Virtual", status: "work", addition: "{}", modifiedAtMs: now })));
+  await db.insert(storages).values(
+    Array.from({ length: Math.min(500, STORAGES - i) }, (_, j) => ({
+      mountPath: `/profile/${i + j}`,
+      driver: "Virtual",
+      status: "work",
+      addition: "{}",
+      modifiedAtMs: now,
+    })),
+  );
 }
 close();
 const secrets = join(dir, "secrets.vars");
-writeFileSync(secrets, `JWT_SECRET=${randomBytes(48).toString("base64url")}\nOTP_ENCRYPTION_KEY=${randomBytes(48).toString("base64url")}\n`, { mode: 0o600 });
+writeFileSync(
+  secrets,
+  `JWT_SECRET=${randomBytes(48).toString("base64url")}\nOTP_ENCRYPTION_KEY=${randomBytes(48).toString("base64url")}\n`,
+  { mode: 0o600 },
+);
 const [port, inspectorPort] = [await freePort(), await freePort()];
-const wrangler = startWranglerDev({ port, dataDir: dir, database, envFiles: [secrets], stdio: "ignore", trustClientAddress: true, logLevel: null, testScheduled: false, inspectorPort });
+const wrangler = startWranglerDev({
+  port,
+  dataDir: dir,
+  database,
+  envFiles: [secrets],
+  stdio: "ignore",
+  trustClientAddress: true,
+  logLevel: null,
+  testScheduled: false,
+  inspectorPort,
+});
 try {
   await waitForWorker(port);
   const base = `http://127.0.0.1:${port}`;
   const login = (i: number) =>
-    fetch(`${base}/api/auth/login`, { method: "POST", headers: { "Content-Type": "application/json", "CF-Connecting-IP": `10.3.${i >> 8}.${i & 255}` }, body: JSON.stringify({ username: "admin", password: PASSWORD }) });
+    fetch(`${base}/api/auth/login`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json", "CF-Connecting-IP": `10.3.${i >> 8}.${i & 255}` },
+      body: JSON.stringify({ username: "admin", password: PASSWORD }),
+    });
   const token = ((await (await login(0)).json()) as { data: { token: string } }).data.token;
   const request = signIn ? login : () => fetch(base + path, { headers: { Authorization: token } });
   await load(200, request); // warm: compiled code, kept keys
-  const targets = (await (await fetch(`http://127.0.0.1:${inspectorPort}/json`)).json()) as { webSocketDebuggerUrl: string; title: string }[];
+  const targets = (await (await fetch(`http://127.0.0.1:${inspectorPort}/json`)).json()) as {
+    webSocketDebuggerUrl: string;
+    title: string;
+  }[];
   const target = targets.find((t) => !t.title.includes("bench")) ?? targets[0]!;
   const inspector = await connect(target.webSocketDebuggerUrl);
   await inspector("Profiler.enable");
@@ -58,7 +95,8 @@ try {
   const seconds = (performance.now() - started) / 1000;
   const { profile } = (await inspector("Profiler.stop")) as { profile: Profile };
   report(profile, REQUESTS, seconds);
-  if (process.env.PROFILE_KEEP) execSync(`cp "$(ls -td .wrangler/tmp/dev-*/ | head -1)index.js" ${process.env.PROFILE_KEEP}`, { cwd: projectRoot });
+  if (process.env.PROFILE_KEEP)
+    execSync(`cp "$(ls -td .wrangler/tmp/dev-*/ | head -1)index.js" ${process.env.PROFILE_KEEP}`, { cwd: projectRoot });
 } finally {
   wrangler.kill("SIGINT");
   await new Promise((resolve) => (wrangler.exitCode !== null ? resolve(null) : wrangler.once("exit", resolve)));
@@ -79,29 +117,46 @@ function report(profile: Profile, requests: number, seconds: number) {
     const { functionName, url, lineNumber } = byId.get(id)!.callFrame;
     total += micros;
     if (functionName === "(idle)") idle += micros;
-    const module = url === "" ? `(${functionName || "native"})` : url.replace(/^.*node_modules\//, "").replace(/^(@[^/]+\/[^/]+|[^/]+)\/.*$/, "$1").replace(/^.*\/\.wrangler\/.*$/, "worker bundle");
+    const module =
+      url === ""
+        ? `(${functionName || "native"})`
+        : url
+            .replace(/^.*node_modules\//, "")
+            .replace(/^(@[^/]+\/[^/]+|[^/]+)\/.*$/, "$1")
+            .replace(/^.*\/\.wrangler\/.*$/, "worker bundle");
     const place = `${functionName || "(anonymous)"} ${url.replace(/^.*\//, "")}:${lineNumber + 1}`;
     byFunction.set(place, (byFunction.get(place) ?? 0) + micros);
     byModule.set(module, (byModule.get(module) ?? 0) + micros);
   }
   const busy = total - idle;
-  console.log(`${requests} requests of ${path} in ${seconds.toFixed(1)} s (${(requests / seconds).toFixed(0)}/s); isolate busy ${(busy / 1000 / requests).toFixed(3)} ms per request\n`);
+  console.log(
+    `${requests} requests of ${path} in ${seconds.toFixed(1)} s (${(requests / seconds).toFixed(0)}/s); isolate busy ${(busy / 1000 / requests).toFixed(3)} ms per request\n`,
+  );
   const top = (map: Map<string, number>, count: number) =>
-    [...map].filter(([name]) => name !== "(idle)" && !name.startsWith("(idle)")).sort((a, b) => b[1] - a[1]).slice(0, count)
-      .map(([name, micros]) => `${((micros / busy) * 100).toFixed(1).padStart(5)}%  ${(micros / requests).toFixed(0).padStart(6)} µs/req  ${name}`).join("\n");
+    [...map]
+      .filter(([name]) => name !== "(idle)" && !name.startsWith("(idle)"))
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, count)
+      .map(
+        ([name, micros]) =>
+          `${((micros / busy) * 100).toFixed(1).padStart(5)}%  ${(micros / requests).toFixed(0).padStart(6)} µs/req  ${name}`,
+      )
+      .join("\n");
   console.log(`by module:\n${top(byModule, 15)}\n\nby function (self time):\n${top(byFunction, 30)}`);
 }
 
 async function load(count: number, request: (i: number) => Promise<Response>) {
   let next = 0;
-  await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
-    while (next < count) {
-      const i = next++;
-      const response = await request(i + 1);
-      if (response.status !== 200) throw new Error(`${path}: ${response.status}`);
-      await response.arrayBuffer();
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      while (next < count) {
+        const i = next++;
+        const response = await request(i + 1);
+        if (response.status !== 200) throw new Error(`${path}: ${response.status}`);
+        await response.arrayBuffer();
+      }
+    }),
+  );
 }
 
 function connect(url: string): Promise<(method: string, params?: object) => Promise<unknown>> {
@@ -116,11 +171,14 @@ function connect(url: string): Promise<(method: string, params?: object) => Prom
   return new Promise((resolve, reject) => {
     socket.once("error", reject);
     socket.once("open", () =>
-      resolve((method, params) => new Promise((done) => {
-        const id = nextId++;
-        pending.set(id, done);
-        socket.send(JSON.stringify({ id, method, params }));
-      })),
+      resolve(
+        (method, params) =>
+          new Promise((done) => {
+            const id = nextId++;
+            pending.set(id, done);
+            socket.send(JSON.stringify({ id, method, params }));
+          }),
+      ),
     );
   });
 }

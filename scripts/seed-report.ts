@@ -8,7 +8,9 @@ export function printSeedReport(report: SeedReport): void {
     [report.settingsRepaired, "settings repaired"],
     [report.settingsDeprecated, "settings marked deprecated"],
   ].filter(([count]) => count !== 0);
-  console.log(changes.length ? `Seed: ${changes.map(([n, what]) => `${n} ${what}`).join(", ")}` : "Seed: nothing to change");
+  console.log(
+    changes.length ? `Seed: ${changes.map(([n, what]) => `${n} ${what}`).join(", ")}` : "Seed: nothing to change",
+  );
   if (report.adminPassword !== null) {
     console.log(`Successfully created the admin user and the initial password is: ${report.adminPassword}`);
   }

@@ -12,7 +12,14 @@
 import { randomBytes } from "node:crypto";
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { databaseTargetFromEnv, describeTarget, localDatabaseFile, migrateAndSeed, projectRoot, type DatabaseTarget } from "./db.ts";
+import {
+  databaseTargetFromEnv,
+  describeTarget,
+  localDatabaseFile,
+  migrateAndSeed,
+  projectRoot,
+  type DatabaseTarget,
+} from "./db.ts";
 import { startLibsqlServer, type LibsqlServer } from "./libsql-server/server.ts";
 import { printSeedReport } from "./seed-report.ts";
 import { ensureWebUi } from "./webui.ts";
@@ -21,13 +28,18 @@ import { portIsFree, startWranglerDev } from "./wrangler-dev.ts";
 const port = Number(process.env.PORT || 8787);
 // Before anything is written: a taken port would otherwise be found by wrangler, last, after the
 // database was migrated and a new admin password printed.
-for (const [name, value] of [["PORT", port], ["LIBSQL_PORT", Number(process.env.LIBSQL_PORT || 0)]] as const) {
+for (const [name, value] of [
+  ["PORT", port],
+  ["LIBSQL_PORT", Number(process.env.LIBSQL_PORT || 0)],
+] as const) {
   if (!Number.isInteger(value) || value < 0 || value > 65535 || (name === "PORT" && value === 0)) {
     console.error(`${name} must be a TCP port number, got "${process.env[name]}"`);
     process.exit(1);
   }
   if (value !== 0 && !(await portIsFree(value))) {
-    console.error(`Port ${value} on 127.0.0.1 is in use. Stop what holds it, or pick another: ${name}=${value + 1} npm start`);
+    console.error(
+      `Port ${value} on 127.0.0.1 is in use. Stop what holds it, or pick another: ${name}=${value + 1} npm start`,
+    );
     process.exit(1);
   }
 }

@@ -9,14 +9,25 @@
 //                         outside the API with the JSON 404 envelope, as an API-only deploy should.
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 export const WEB_UI_PACKAGE = "@openlist-frontend/openlist-frontend";
 export const WEB_UI_VERSION = "4.2.6";
 /** The registry's `dist.integrity` for that version (`npm view <package>@<version> dist.integrity`). */
-export const WEB_UI_INTEGRITY = "sha512-ebWZEFHyBcQzNcaa8vE6U5LaCHAYblrUzOErGr+N/DBuFqnjBk7AqaPEAiJIbANSb+uu32KPxgc9pY8lF+NZ9w==";
+export const WEB_UI_INTEGRITY =
+  "sha512-ebWZEFHyBcQzNcaa8vE6U5LaCHAYblrUzOErGr+N/DBuFqnjBk7AqaPEAiJIbANSb+uu32KPxgc9pY8lF+NZ9w==";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 export const webUiDir = join(root, "webui");
@@ -108,22 +119,35 @@ export function ensureWebUi(options: WebUiOptions = {}): "present" | "installed"
 function unpackInto(assets: string, staging: string, version: string, pinned: string): void {
   const spec = `${WEB_UI_PACKAGE}@${version}`;
   const npm = process.env.npm_execpath ? [process.execPath, process.env.npm_execpath] : ["npm"];
-  const packed = spawnSync(npm[0]!, [...npm.slice(1), "pack", spec, "--pack-destination", staging, "--json", "--loglevel=error"], {
-    encoding: "utf8",
-    cwd: staging,
-  });
-  if (packed.status !== 0) fail(`could not download ${spec} from the npm registry (npm pack exited ${packed.status ?? packed.signal}): ${lastLines(packed.stderr)}`);
+  const packed = spawnSync(
+    npm[0]!,
+    [...npm.slice(1), "pack", spec, "--pack-destination", staging, "--json", "--loglevel=error"],
+    {
+      encoding: "utf8",
+      cwd: staging,
+    },
+  );
+  if (packed.status !== 0)
+    fail(
+      `could not download ${spec} from the npm registry (npm pack exited ${packed.status ?? packed.signal}): ${lastLines(packed.stderr)}`,
+    );
   const tarballs = readdirSync(staging).filter((name) => name.endsWith(".tgz"));
   if (tarballs.length !== 1) fail(`npm pack ${spec} left ${tarballs.length} tarballs, expected one`);
   const tarball = join(staging, tarballs[0]!);
 
   const integrity = `sha512-${createHash("sha512").update(readFileSync(tarball)).digest("base64")}`;
   if (integrity !== pinned) {
-    fail(`${spec} does not match its pinned integrity.\n  expected ${pinned}\n  got      ${integrity}\nNothing was unpacked.`);
+    fail(
+      `${spec} does not match its pinned integrity.\n  expected ${pinned}\n  got      ${integrity}\nNothing was unpacked.`,
+    );
   }
 
   // dist/ only; dist/lite is a second, smaller build the Worker never serves.
-  const untar = spawnSync("tar", ["-xzf", tarball, "-C", assets, "--strip-components=2", "--exclude=package/dist/lite", "package/dist"], { encoding: "utf8" });
+  const untar = spawnSync(
+    "tar",
+    ["-xzf", tarball, "-C", assets, "--strip-components=2", "--exclude=package/dist/lite", "package/dist"],
+    { encoding: "utf8" },
+  );
   if (untar.status !== 0) fail(`could not unpack ${tarball}: ${lastLines(untar.stderr)}`);
   const license = spawnSync("tar", ["-xzf", tarball, "-C", staging, "package/LICENSE"], { encoding: "utf8" });
   if (license.status !== 0) fail(`could not unpack the license of ${spec}: ${lastLines(license.stderr)}`);

@@ -51,13 +51,18 @@ export function startWranglerDev(options: WranglerDevOptions): ChildProcess {
     [
       join(projectRoot, "node_modules/wrangler/bin/wrangler.js"),
       "dev",
-      "--ip", "127.0.0.1",
-      "--port", String(options.port),
+      "--ip",
+      "127.0.0.1",
+      "--port",
+      String(options.port),
       ...[...options.envFiles, instanceVars].flatMap((file) => ["--env-file", file]),
-      "--persist-to", join(options.dataDir, "wrangler"),
+      "--persist-to",
+      join(options.dataDir, "wrangler"),
       ...(options.testScheduled === false ? [] : ["--test-scheduled"]),
       // Profiles read better with the functions' own names.
-      ...(options.inspectorPort === undefined ? [] : ["--inspector-port", String(options.inspectorPort), "--minify=false"]),
+      ...(options.inspectorPort === undefined
+        ? []
+        : ["--inspector-port", String(options.inspectorPort), "--minify=false"]),
       "--show-interactive-dev-session=false",
     ],
     // No telemetry, a placeholder request.cf instead of fetching it from Cloudflare at startup, and
@@ -65,7 +70,12 @@ export function startWranglerDev(options: WranglerDevOptions): ChildProcess {
     {
       cwd: projectRoot,
       stdio: options.stdio === "pipe" ? ["ignore", "pipe", "pipe"] : options.stdio,
-      env: { ...process.env, WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false", WRANGLER_HIDE_BANNER: "true" },
+      env: {
+        ...process.env,
+        WRANGLER_SEND_METRICS: "false",
+        CLOUDFLARE_CF_FETCH_ENABLED: "false",
+        WRANGLER_HIDE_BANNER: "true",
+      },
     },
   );
 }

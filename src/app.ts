@@ -49,7 +49,9 @@ export function createApp(dependencies: AppDependencies) {
     path: "/ping",
     tags: ["public"],
     summary: "Liveness probe (any method): plain text `pong`, no database work",
-    responses: { 200: { description: "pong", content: { "text/plain": { schema: { type: "string", example: "pong" } } } } },
+    responses: {
+      200: { description: "pong", content: { "text/plain": { schema: { type: "string", example: "pong" } } } },
+    },
   });
 
   const useDatabase: MiddlewareHandler<AppEnv> = async (c, next) => {
@@ -85,13 +87,15 @@ export function createApp(dependencies: AppDependencies) {
     type: "apiKey",
     in: "header",
     name: "Authorization",
-    description: "A login token from /api/auth/login, raw as AList clients send it, or `Bearer <token>`. Ends at logout, eviction, a password change or expiry.",
+    description:
+      "A login token from /api/auth/login, raw as AList clients send it, or `Bearer <token>`. Ends at logout, eviction, a password change or expiry.",
   });
   app.openAPIRegistry.registerComponent("securitySchemes", "permanentToken", {
     type: "apiKey",
     in: "header",
     name: "Authorization",
-    description: "The permanent token (private setting `token`): acts as the admin, until reset_token or set_token replaces it.",
+    description:
+      "The permanent token (private setting `token`): acts as the admin, until reset_token or set_token replaces it.",
   });
   // Built from the definitions above by scripts/openapi.ts (`npm run openapi`; a unit test fails
   // when it is stale) and published into the assets folder: a static file, so its 75 KiB are
@@ -109,7 +113,10 @@ export function createApp(dependencies: AppDependencies) {
   // Outside the API, what no route answers is the web UI's page (AList's NoRoute); in the API, or
   // on a deploy without the UI, an envelope.
   const apiNotFound = createNotFoundHandler(() => app.routes);
-  app.notFound(async (c) => (isApiPath(c.req.path) ? undefined : await serveWebUi(c, () => dependencies.database(c.env))) ?? apiNotFound(c));
+  app.notFound(
+    async (c) =>
+      (isApiPath(c.req.path) ? undefined : await serveWebUi(c, () => dependencies.database(c.env))) ?? apiNotFound(c),
+  );
   return app;
 }
 

@@ -59,7 +59,8 @@ export function readConfig(env: Env): Config {
   let config = configs.get(env);
   if (!config) {
     const level = (env.LOG_LEVEL || "warn").toLowerCase();
-    if (!(LOG_LEVELS as readonly string[]).includes(level)) throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(", ")}, got "${env.LOG_LEVEL}"`);
+    if (!(LOG_LEVELS as readonly string[]).includes(level))
+      throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(", ")}, got "${env.LOG_LEVEL}"`);
     config = {
       tokenTtlSeconds: positiveNumber(env.TOKEN_EXPIRES_IN_HOURS, 48, "TOKEN_EXPIRES_IN_HOURS") * 3600,
       maxBodyBytes: positiveNumber(env.MAX_BODY_BYTES, 1024 * 1024, "MAX_BODY_BYTES"),
@@ -80,7 +81,9 @@ let encodedSecret: { text: string; bytes: Uint8Array } | undefined;
 export function jwtSecret(env: Env): Uint8Array {
   const secret = env.JWT_SECRET ?? "";
   if (secret.length < MIN_JWT_SECRET_LENGTH) {
-    throw new ConfigError(`JWT_SECRET must be set to at least ${MIN_JWT_SECRET_LENGTH} characters (wrangler secret put JWT_SECRET)`);
+    throw new ConfigError(
+      `JWT_SECRET must be set to at least ${MIN_JWT_SECRET_LENGTH} characters (wrangler secret put JWT_SECRET)`,
+    );
   }
   if (encodedSecret?.text !== secret) encodedSecret = { text: secret, bytes: new TextEncoder().encode(secret) };
   return encodedSecret.bytes;
@@ -100,7 +103,8 @@ export function otpSealingKeys(env: Env): Uint8Array[] {
 }
 
 export function databaseUrl(env: Env): { url: string; authToken?: string | undefined } {
-  if (!env.TURSO_DATABASE_URL) throw new ConfigError("TURSO_DATABASE_URL is not set (wrangler secret put TURSO_DATABASE_URL)");
+  if (!env.TURSO_DATABASE_URL)
+    throw new ConfigError("TURSO_DATABASE_URL is not set (wrangler secret put TURSO_DATABASE_URL)");
   return { url: env.TURSO_DATABASE_URL, authToken: env.TURSO_AUTH_TOKEN };
 }
 

@@ -26,16 +26,33 @@ export async function readTarget(db: Database): Promise<TargetState> {
     db.select().from(storages),
     db.select().from(metas),
     db.select({ key: settings.key, value: settings.value }).from(settings),
-    db.select({ id: sshPublicKeys.id, userId: sshPublicKeys.userId, title: sshPublicKeys.title, fingerprint: sshPublicKeys.fingerprint }).from(sshPublicKeys),
+    db
+      .select({
+        id: sshPublicKeys.id,
+        userId: sshPublicKeys.userId,
+        title: sshPublicKeys.title,
+        fingerprint: sshPublicKeys.fingerprint,
+      })
+      .from(sshPublicKeys),
   ]);
-  return { users: userRows, roles: roleRows, storages: storageRows, metas: metaRows, settings: settingRows, sshKeys: keyRows };
+  return {
+    users: userRows,
+    roles: roleRows,
+    storages: storageRows,
+    metas: metaRows,
+    settings: settingRows,
+    sshKeys: keyRows,
+  };
 }
 
 const TABLES = { users, roles, storages, metas, settings, sshPublicKeys } as const;
 
 function statement(db: Database, write: PlannedWrite): BatchItem<"sqlite"> {
   if (write.kind === "clearDefaultRoles") {
-    return db.update(roles).set({ isDefault: false }).where(and(ne(roles.id, write.except), eq(roles.isDefault, true)));
+    return db
+      .update(roles)
+      .set({ isDefault: false })
+      .where(and(ne(roles.id, write.except), eq(roles.isDefault, true)));
   }
   const table = TABLES[write.table as TargetTable];
   if (write.kind === "insert") return db.insert(table).values(write.values as never);
@@ -60,7 +77,10 @@ export async function applyPlan(db: Database, plan: ImportPlan): Promise<{ writt
     try {
       await db.batch(statements as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]);
     } catch (error) {
-      throw new Error(`writing the ${group} group failed, none of its ${writes.length} writes were made: ${(error as Error).message}`, { cause: error });
+      throw new Error(
+        `writing the ${group} group failed, none of its ${writes.length} writes were made: ${(error as Error).message}`,
+        { cause: error },
+      );
     }
     written[group] = writes.length;
   }

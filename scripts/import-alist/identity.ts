@@ -7,10 +7,39 @@ import { normaliseSecret } from "../../src/features/two-factor/totp.ts";
 import { ADMIN_ROLE_ID, ALL_PERMISSIONS, GUEST_ROLE_ID } from "../../src/auth/roles.ts";
 import { InvalidKeyError, parsePublicKey } from "../../src/features/sshkeys/parse.ts";
 import type { AListSource, SourceRow } from "./source.ts";
-import { OTP_KEY_MISSING, type TargetUser, type TargetRole, type TargetState, type PlannedWrite, type TableReport, type PlanOptions, type IdMap } from "./types.ts";
-import { text, bool, int, timeMs, rowName, refuse, checkName, checkPath, checkPermission, parseScopes, parseRoleList, sameJson, Refusal } from "./values.ts";
+import {
+  OTP_KEY_MISSING,
+  type TargetUser,
+  type TargetRole,
+  type TargetState,
+  type PlannedWrite,
+  type TableReport,
+  type PlanOptions,
+  type IdMap,
+} from "./types.ts";
+import {
+  text,
+  bool,
+  int,
+  timeMs,
+  rowName,
+  refuse,
+  checkName,
+  checkPath,
+  checkPermission,
+  parseScopes,
+  parseRoleList,
+  sameJson,
+  Refusal,
+} from "./values.ts";
 
-export function planRoles(source: AListSource, target: TargetState, options: PlanOptions, report: TableReport, out: PlannedWrite[]): IdMap {
+export function planRoles(
+  source: AListSource,
+  target: TargetState,
+  options: PlanOptions,
+  report: TableReport,
+  out: PlannedWrite[],
+): IdMap {
   const map: IdMap = new Map([
     [GUEST_ROLE_ID, GUEST_ROLE_ID],
     [ADMIN_ROLE_ID, ADMIN_ROLE_ID],
@@ -36,11 +65,16 @@ export function planRoles(source: AListSource, target: TargetState, options: Pla
         // The guest role's scopes are what anonymous visitors may do: they come along.
         const current = target.roles.find((r) => r.id === GUEST_ROLE_ID);
         const values = { description, permissionScopes: scopes };
-        if (current && current.description === description && sameJson(current.permissionScopes, scopes)) report.unchanged.push(`${name} (Gatehouse's guest role)`);
+        if (current && current.description === description && sameJson(current.permissionScopes, scopes))
+          report.unchanged.push(`${name} (Gatehouse's guest role)`);
         else if (!current || options.replace || isSeedGuestRole(current)) {
           out.push({ kind: "update", table: "roles", id: GUEST_ROLE_ID, values });
           report.replaced.push(`${name} onto Gatehouse's guest role`);
-        } else report.skipped.push({ row: name, reason: "Gatehouse's guest role was changed already; --replace takes AList's scopes" });
+        } else
+          report.skipped.push({
+            row: name,
+            reason: "Gatehouse's guest role was changed already; --replace takes AList's scopes",
+          });
         continue;
       }
       if (namesTaken.has(roleName)) refuse(`another AList role is already named ${JSON.stringify(roleName)}`);
@@ -52,14 +86,21 @@ export function planRoles(source: AListSource, target: TargetState, options: Pla
       const values = { name: roleName, description, isDefault, permissionScopes: scopes };
       if (existing) {
         map.set(id, existing.id);
-        if (existing.description === description && existing.isDefault === isDefault && sameJson(existing.permissionScopes, scopes)) {
+        if (
+          existing.description === description &&
+          existing.isDefault === isDefault &&
+          sameJson(existing.permissionScopes, scopes)
+        ) {
           report.unchanged.push(name);
         } else if (options.replace) {
           out.push({ kind: "update", table: "roles", id: existing.id, values });
           if (isDefault) out.push({ kind: "clearDefaultRoles", except: existing.id });
           report.replaced.push(name);
         } else {
-          report.skipped.push({ row: name, reason: `a role of that name exists (id ${existing.id}); its users get that role; --replace takes AList's scopes` });
+          report.skipped.push({
+            row: name,
+            reason: `a role of that name exists (id ${existing.id}); its users get that role; --replace takes AList's scopes`,
+          });
         }
         continue;
       }
@@ -80,7 +121,14 @@ export function planRoles(source: AListSource, target: TargetState, options: Pla
 const isSeedGuestRole = (role: TargetRole) => sameJson(role.permissionScopes, [{ path: "/", permission: 0 }]);
 
 /** AList user id to the Gatehouse user id its SSH keys go to; null when the user was not taken. */
-export async function planUsers(source: AListSource, target: TargetState, options: PlanOptions, roleIds: IdMap, report: TableReport, out: PlannedWrite[]): Promise<Map<number, number | null>> {
+export async function planUsers(
+  source: AListSource,
+  target: TargetState,
+  options: PlanOptions,
+  roleIds: IdMap,
+  report: TableReport,
+  out: PlannedWrite[],
+): Promise<Map<number, number | null>> {
   const map = new Map<number, number | null>();
   let nextId = Math.max(0, ...target.users.map((u) => u.id)) + 1;
   const byName = new Map(target.users.map((u) => [u.username, u]));
@@ -124,19 +172,24 @@ export async function planUsers(source: AListSource, target: TargetState, option
         if (!/^[A-Z2-7]+$/.test(otpNormalised)) refuse("its 2FA secret is not base32");
         if (!options.otpKeys) refuse(OTP_KEY_MISSING);
       }
-      if (text(row.authn).trim() !== "" && text(row.authn).trim() !== "[]" && text(row.authn).trim() !== "null") authnUsers.push(username);
+      if (text(row.authn).trim() !== "" && text(row.authn).trim() !== "[]" && text(row.authn).trim() !== "null")
+        authnUsers.push(username);
 
       const fields = { username, basePath, disabled: kind === "admin" ? false : bool(row.disabled), permission, ssoId };
       const pwdTs = int(row.pwd_ts);
 
       if (kind === "admin" || kind === "guest") {
-        if (kind === "admin" ? adminSeen : guestSeen) refuse(`a second AList ${kind}; only the first maps onto Gatehouse's ${kind}`);
+        if (kind === "admin" ? adminSeen : guestSeen)
+          refuse(`a second AList ${kind}; only the first maps onto Gatehouse's ${kind}`);
         if (kind === "admin") adminSeen = true;
         else guestSeen = true;
         const roleId = kind === "admin" ? ADMIN_ROLE_ID : GUEST_ROLE_ID;
         const own = holder(roleId);
         const clash = byName.get(username);
-        if (clash && clash !== own) refuse(`Gatehouse user ${JSON.stringify(username)} (id ${clash.id}) is not its ${kind}; rename one of them first`);
+        if (clash && clash !== own)
+          refuse(
+            `Gatehouse user ${JSON.stringify(username)} (id ${clash.id}) is not its ${kind}; rename one of them first`,
+          );
         if (!own) {
           refuse(`the target has no ${kind}; run npm run db:migrate first`);
           continue;
@@ -144,15 +197,21 @@ export async function planUsers(source: AListSource, target: TargetState, option
         map.set(id, own.id);
         const values = { ...fields, ...(kind === "admin" ? { basePath: "/" } : {}) };
         // The guest never signs in: its password stays Gatehouse's.
-        const credentials = kind === "admin" ? await credentialFields(own, passwordHash, pwdTs, otpNormalised, options) : {};
+        const credentials =
+          kind === "admin" ? await credentialFields(own, passwordHash, pwdTs, otpNormalised, options) : {};
         if (sameUser(own, values) && Object.keys(credentials).length === 0) {
           report.unchanged.push(`${name} (Gatehouse's ${kind})`);
         } else if (options.replace || untouched(own, kind)) {
           out.push({ kind: "update", table: "users", id: own.id, values: { ...values, ...credentials } });
-          report.replaced.push(`${name} onto Gatehouse's ${kind}${own.username === username ? "" : ` (was ${JSON.stringify(own.username)})`}`);
+          report.replaced.push(
+            `${name} onto Gatehouse's ${kind}${own.username === username ? "" : ` (was ${JSON.stringify(own.username)})`}`,
+          );
         } else {
           map.set(id, null);
-          report.skipped.push({ row: name, reason: `Gatehouse's ${kind} ${JSON.stringify(own.username)} was changed already; --replace takes AList's` });
+          report.skipped.push({
+            row: name,
+            reason: `Gatehouse's ${kind} ${JSON.stringify(own.username)} was changed already; --replace takes AList's`,
+          });
         }
         continue;
       }
@@ -164,7 +223,11 @@ export async function planUsers(source: AListSource, target: TargetState, option
           refuse(`the username belongs to Gatehouse's ${existing.roleIds.includes(ADMIN_ROLE_ID) ? "admin" : "guest"}`);
         }
         const credentials = await credentialFields(existing, passwordHash, pwdTs, otpNormalised, options);
-        if (existing.passwordHash === passwordHash && sameUser(existing, userValues) && Object.keys(credentials).length === 0) {
+        if (
+          existing.passwordHash === passwordHash &&
+          sameUser(existing, userValues) &&
+          Object.keys(credentials).length === 0
+        ) {
           map.set(id, existing.id);
           report.unchanged.push(name);
         } else if (options.replace) {
@@ -172,14 +235,21 @@ export async function planUsers(source: AListSource, target: TargetState, option
           out.push({ kind: "update", table: "users", id: existing.id, values: { ...userValues, ...credentials } });
           report.replaced.push(name);
         } else {
-          report.skipped.push({ row: name, reason: `username exists in Gatehouse (id ${existing.id}); --replace takes AList's` });
+          report.skipped.push({
+            row: name,
+            reason: `username exists in Gatehouse (id ${existing.id}); --replace takes AList's`,
+          });
         }
         continue;
       }
       const newId = nextId++;
       map.set(id, newId);
       const otpSecret = otpNormalised === null ? null : await seal(options.otpKeys!, otpNormalised);
-      out.push({ kind: "insert", table: "users", values: { id: newId, ...userValues, passwordHash, passwordChangedAt: pwdTs, otpSecret, otpLastStep: 0 } });
+      out.push({
+        kind: "insert",
+        table: "users",
+        values: { id: newId, ...userValues, passwordHash, passwordChangedAt: pwdTs, otpSecret, otpLastStep: 0 },
+      });
       report.imported.push(newId === id ? name : `${name} as id ${newId}`);
     } catch (error) {
       if (!(error instanceof Refusal)) throw error;
@@ -187,7 +257,10 @@ export async function planUsers(source: AListSource, target: TargetState, option
       report.refused.push({ row: name, reason: error.message });
     }
   }
-  if (authnUsers.length > 0) report.notes.push(`WebAuthn credentials are not carried over (Gatehouse has no WebAuthn sign-in): ${authnUsers.join(", ")}`);
+  if (authnUsers.length > 0)
+    report.notes.push(
+      `WebAuthn credentials are not carried over (Gatehouse has no WebAuthn sign-in): ${authnUsers.join(", ")}`,
+    );
   return map;
 }
 
@@ -207,14 +280,21 @@ async function storedPassword(row: SourceRow): Promise<string> {
 }
 
 /** Password and 2FA columns that differ from `current`; an empty object when they match. */
-async function credentialFields(current: TargetUser, passwordHash: string, pwdTs: number, otp: string | null, options: PlanOptions): Promise<Record<string, unknown>> {
+async function credentialFields(
+  current: TargetUser,
+  passwordHash: string,
+  pwdTs: number,
+  otp: string | null,
+  options: PlanOptions,
+): Promise<Record<string, unknown>> {
   const fields: Record<string, unknown> = {};
   if (current.passwordHash !== passwordHash) {
     fields.passwordHash = passwordHash;
     // A new password: tokens issued before it die (their pwd_ts no longer matches).
     fields.passwordChangedAt = Math.max(pwdTs, current.passwordChangedAt + 1);
   }
-  const currentOtp = current.otpSecret === null || !options.otpKeys ? null : await open(options.otpKeys, current.otpSecret);
+  const currentOtp =
+    current.otpSecret === null || !options.otpKeys ? null : await open(options.otpKeys, current.otpSecret);
   if (otp === null ? current.otpSecret !== null : currentOtp !== otp) {
     fields.otpSecret = otp === null ? null : await seal(options.otpKeys!, otp);
     fields.otpLastStep = 0;
@@ -222,7 +302,17 @@ async function credentialFields(current: TargetUser, passwordHash: string, pwdTs
   return fields;
 }
 
-function sameUser(user: TargetUser, values: { username: string; basePath: string; disabled: boolean; permission: number; ssoId: string; roleIds?: number[] }): boolean {
+function sameUser(
+  user: TargetUser,
+  values: {
+    username: string;
+    basePath: string;
+    disabled: boolean;
+    permission: number;
+    ssoId: string;
+    roleIds?: number[];
+  },
+): boolean {
   return (
     user.username === values.username &&
     user.basePath === values.basePath &&
@@ -239,11 +329,19 @@ function sameUser(user: TargetUser, values: { username: string; basePath: string
  * takes AList's without --replace: nothing an operator chose is lost.
  */
 function untouched(user: TargetUser, kind: "admin" | "guest"): boolean {
-  if (kind === "admin") return user.passwordChangedAt === 0 && user.passwordHash.startsWith("pbkdf2-sha256$") && user.otpSecret === null;
+  if (kind === "admin")
+    return user.passwordChangedAt === 0 && user.passwordHash.startsWith("pbkdf2-sha256$") && user.otpSecret === null;
   return user.disabled && user.basePath === "/" && user.permission === 0;
 }
 
-export async function planSshKeys(source: AListSource, target: TargetState, options: PlanOptions, users: Map<number, number | null>, report: TableReport, out: PlannedWrite[]) {
+export async function planSshKeys(
+  source: AListSource,
+  target: TargetState,
+  options: PlanOptions,
+  users: Map<number, number | null>,
+  report: TableReport,
+  out: PlannedWrite[],
+) {
   const userNames = new Map(source.tables.users.map((u) => [int(u.id, NaN), text(u.username)]));
   for (const row of source.tables.sshKeys) {
     const owner = int(row.user_id, NaN);
@@ -261,7 +359,8 @@ export async function planSshKeys(source: AListSource, target: TargetState, opti
       try {
         fingerprint = (await parsePublicKey(keyText)).fingerprint;
       } catch (error) {
-        if (error instanceof InvalidKeyError) return void report.refused.push({ row: name, reason: `key: ${error.message}` });
+        if (error instanceof InvalidKeyError)
+          return void report.refused.push({ row: name, reason: `key: ${error.message}` });
         throw error;
       }
       const values = {
@@ -278,7 +377,11 @@ export async function planSshKeys(source: AListSource, target: TargetState, opti
         else if (options.replace) {
           out.push({ kind: "update", table: "sshPublicKeys", id: existing.id, values });
           report.replaced.push(name);
-        } else report.skipped.push({ row: name, reason: "the user has another key with this title; --replace takes AList's" });
+        } else
+          report.skipped.push({
+            row: name,
+            reason: "the user has another key with this title; --replace takes AList's",
+          });
         continue;
       }
       out.push({ kind: "insert", table: "sshPublicKeys", values });

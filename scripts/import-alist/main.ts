@@ -30,11 +30,13 @@ export function parseArgs(argv: string[]): ImportArgs | string {
     else if (arg === "--replace") args.replace = true;
     else if (arg === "--prefix") {
       const value = argv[++i];
-      if (value === undefined || !/^[A-Za-z0-9_]*$/.test(value)) return "--prefix takes a table prefix of letters, digits and _ (AList's default: x_)";
+      if (value === undefined || !/^[A-Za-z0-9_]*$/.test(value))
+        return "--prefix takes a table prefix of letters, digits and _ (AList's default: x_)";
       args.prefix = value;
     } else if (arg.startsWith("--prefix=")) {
       const value = arg.slice("--prefix=".length);
-      if (!/^[A-Za-z0-9_]*$/.test(value)) return "--prefix takes a table prefix of letters, digits and _ (AList's default: x_)";
+      if (!/^[A-Za-z0-9_]*$/.test(value))
+        return "--prefix takes a table prefix of letters, digits and _ (AList's default: x_)";
       args.prefix = value;
     } else if (arg.startsWith("-")) return `unknown option ${arg}`;
     else if (args.file) return "one AList database at a time";
@@ -55,7 +57,9 @@ export function readAListFile(file: string, prefix: string): AListSource {
   try {
     let tables: string[];
     try {
-      tables = (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all() as { name: string }[]).map((r) => r.name);
+      tables = (
+        db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all() as { name: string }[]
+      ).map((r) => r.name);
     } catch (error) {
       throw new NotAListError(`${file} is not an SQLite database (${(error as Error).message})`);
     }
@@ -64,7 +68,10 @@ export function readAListFile(file: string, prefix: string): AListSource {
       prefix,
       tables,
       (table) => (db.prepare(`PRAGMA table_info(${quote(table)})`).all() as { name: string }[]).map((c) => c.name),
-      (table) => db.prepare(`SELECT * FROM ${quote(table)}${table.endsWith("setting_items") ? "" : " ORDER BY id"}`).all() as SourceRow[],
+      (table) =>
+        db
+          .prepare(`SELECT * FROM ${quote(table)}${table.endsWith("setting_items") ? "" : " ORDER BY id"}`)
+          .all() as SourceRow[],
     );
   } finally {
     db.close();
@@ -72,7 +79,10 @@ export function readAListFile(file: string, prefix: string): AListSource {
 }
 
 /** The Worker's 2FA sealing keys, from the environment or .dev.vars (what `npm start` gives the Worker). */
-export function otpKeysFromEnv(env: NodeJS.ProcessEnv, devVarsPath = join(projectRoot, ".dev.vars")): Uint8Array[] | null {
+export function otpKeysFromEnv(
+  env: NodeJS.ProcessEnv,
+  devVarsPath = join(projectRoot, ".dev.vars"),
+): Uint8Array[] | null {
   const devVars = existsSync(devVarsPath) ? parseDevVars(readFileSync(devVarsPath, "utf8")) : {};
   const keys: Uint8Array[] = [];
   for (const name of ["OTP_ENCRYPTION_KEY", "JWT_SECRET"]) {
@@ -94,7 +104,11 @@ function parseDevVars(text: string): Record<string, string> {
   return vars;
 }
 
-export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env, devVarsPath?: string): Promise<number> {
+export async function main(
+  argv: string[],
+  env: NodeJS.ProcessEnv = process.env,
+  devVarsPath?: string,
+): Promise<number> {
   const args = parseArgs(argv);
   if (typeof args === "string") {
     console.error(`${args}\n${USAGE}`);
@@ -111,7 +125,9 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env,
     throw error;
   }
   const otpKeys = otpKeysFromEnv(env, devVarsPath);
-  const twoFactorUsers = source.tables.users.filter((u) => typeof u.otp_secret === "string" && u.otp_secret.trim() !== "");
+  const twoFactorUsers = source.tables.users.filter(
+    (u) => typeof u.otp_secret === "string" && u.otp_secret.trim() !== "",
+  );
   if (!otpKeys && twoFactorUsers.length > 0 && !args.dryRun) {
     console.error(
       `Import refused: ${twoFactorUsers.length} AList user(s) have two-factor sign-in on, and ${OTP_KEY_MISSING.replace("its 2FA secret needs", "their secrets need")}` +
@@ -129,23 +145,35 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env,
     try {
       state = await readTarget(db);
     } catch (error) {
-      console.error(`Cannot read ${describeTarget(target)}: ${(error as Error).message}${args.dryRun ? " (a dry run does not migrate: run npm run db:migrate first)" : ""}`);
+      console.error(
+        `Cannot read ${describeTarget(target)}: ${(error as Error).message}${args.dryRun ? " (a dry run does not migrate: run npm run db:migrate first)" : ""}`,
+      );
       return 1;
     }
     const plan = await planImport(source, state, { replace: args.replace, otpKeys, nowMs: Date.now() });
-    console.log(`${args.dryRun ? "Dry run: nothing is written. " : ""}AList ${args.file} -> Gatehouse ${describeTarget(target)}`);
+    console.log(
+      `${args.dryRun ? "Dry run: nothing is written. " : ""}AList ${args.file} -> Gatehouse ${describeTarget(target)}`,
+    );
     console.log(formatReport(plan, args.dryRun));
     const refused = countRefused(plan);
     if (!args.dryRun) {
       const { written } = await applyPlan(db, plan);
       const total = Object.values(written).reduce((a, b) => a + b, 0);
-      console.log(total === 0 ? "Nothing new to write." : `Wrote ${total} row change(s): ${Object.entries(written).map(([g, n]) => `${g} ${n}`).join(", ")}.`);
+      console.log(
+        total === 0
+          ? "Nothing new to write."
+          : `Wrote ${total} row change(s): ${Object.entries(written)
+              .map(([g, n]) => `${g} ${n}`)
+              .join(", ")}.`,
+      );
       const adminTaken = plan.report.users.replaced.some((r) => r.includes("Gatehouse's admin"));
-      if (seeded?.adminPassword && !adminTaken) console.log(`The admin account was created by this run; its password: ${seeded.adminPassword}`);
+      if (seeded?.adminPassword && !adminTaken)
+        console.log(`The admin account was created by this run; its password: ${seeded.adminPassword}`);
     } else {
       console.log(`${countWrites(plan)} row change(s) would be written.`);
     }
-    if (refused > 0) console.log(`${refused} row(s) refused: fix them in AList (or by hand here) and run the import again.`);
+    if (refused > 0)
+      console.log(`${refused} row(s) refused: fix them in AList (or by hand here) and run the import again.`);
     return 0;
   } catch (error) {
     console.error(`Import failed: ${(error as Error).message}`);

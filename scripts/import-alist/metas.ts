@@ -3,7 +3,13 @@ import type { AListSource } from "./source.ts";
 import type { TargetState, PlannedWrite, TableReport, PlanOptions } from "./types.ts";
 import { text, bool, rowName, refuse, checkPath, Refusal } from "./values.ts";
 
-export function planMetas(source: AListSource, target: TargetState, options: PlanOptions, report: TableReport, out: PlannedWrite[]) {
+export function planMetas(
+  source: AListSource,
+  target: TargetState,
+  options: PlanOptions,
+  report: TableReport,
+  out: PlannedWrite[],
+) {
   const byPath = new Map(target.metas.map((m) => [m.path, m]));
   const pathsTaken = new Set<string>();
   for (const row of source.tables.metas) {
@@ -28,11 +34,16 @@ export function planMetas(source: AListSource, target: TargetState, options: Pla
       };
       const existing = byPath.get(path);
       if (existing) {
-        if ((Object.keys(values) as (keyof typeof values)[]).every((k) => existing[k] === values[k])) report.unchanged.push(name);
+        if ((Object.keys(values) as (keyof typeof values)[]).every((k) => existing[k] === values[k]))
+          report.unchanged.push(name);
         else if (options.replace) {
           out.push({ kind: "update", table: "metas", id: existing.id, values });
           report.replaced.push(name);
-        } else report.skipped.push({ row: name, reason: `a meta exists on ${path} (id ${existing.id}); --replace takes AList's` });
+        } else
+          report.skipped.push({
+            row: name,
+            reason: `a meta exists on ${path} (id ${existing.id}); --replace takes AList's`,
+          });
         continue;
       }
       out.push({ kind: "insert", table: "metas", values });

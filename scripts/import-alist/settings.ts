@@ -15,10 +15,19 @@ const NOT_CARRIED: Record<string, string> = {
   index_progress: "AList's search index state; Gatehouse builds its own",
 };
 
-export function planSettings(source: AListSource, target: TargetState, roleIds: IdMap, report: TableReport, out: PlannedWrite[]) {
+export function planSettings(
+  source: AListSource,
+  target: TargetState,
+  roleIds: IdMap,
+  report: TableReport,
+  out: PlannedWrite[],
+) {
   const stored = new Map(target.settings.map((s) => [s.key, s.value]));
   // default_role is checked against the roles as they will be after this import.
-  const roles = [...new Set([...roleIds.values()].filter((id): id is number => id !== null))].map((id) => ({ id, name: `#${id}` }));
+  const roles = [...new Set([...roleIds.values()].filter((id): id is number => id !== null))].map((id) => ({
+    id,
+    name: `#${id}`,
+  }));
   const unknown: string[] = [];
   for (const row of source.tables.settings) {
     const key = text(row.key);

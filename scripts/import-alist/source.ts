@@ -11,7 +11,21 @@ export type SourceTable = "users" | "roles" | "storages" | "metas" | "settings" 
 export const SOURCE_TABLES: Record<SourceTable, { name: string; columns: readonly string[]; required: boolean }> = {
   users: {
     name: "users",
-    columns: ["id", "username", "pwd_hash", "pwd_ts", "salt", "password", "base_path", "role", "disabled", "permission", "otp_secret", "sso_id", "authn"],
+    columns: [
+      "id",
+      "username",
+      "pwd_hash",
+      "pwd_ts",
+      "salt",
+      "password",
+      "base_path",
+      "role",
+      "disabled",
+      "permission",
+      "otp_secret",
+      "sso_id",
+      "authn",
+    ],
     required: true,
   },
   // Roles came with v3.46; before that a user's `role` was a single number.
@@ -19,14 +33,57 @@ export const SOURCE_TABLES: Record<SourceTable, { name: string; columns: readonl
   storages: {
     name: "storages",
     columns: [
-      "id", "mount_path", "order", "driver", "cache_expiration", "status", "addition", "remark", "modified", "disabled", "disable_index",
-      "enable_sign", "order_by", "order_direction", "extract_folder", "web_proxy", "webdav_policy", "proxy_range", "down_proxy_url", "down_proxy_sign",
+      "id",
+      "mount_path",
+      "order",
+      "driver",
+      "cache_expiration",
+      "status",
+      "addition",
+      "remark",
+      "modified",
+      "disabled",
+      "disable_index",
+      "enable_sign",
+      "order_by",
+      "order_direction",
+      "extract_folder",
+      "web_proxy",
+      "webdav_policy",
+      "proxy_range",
+      "down_proxy_url",
+      "down_proxy_sign",
     ],
     required: true,
   },
-  metas: { name: "metas", columns: ["id", "path", "password", "p_sub", "write", "w_sub", "hide", "h_sub", "readme", "r_sub", "header", "header_sub"], required: false },
-  settings: { name: "setting_items", columns: ["key", "value", "help", "type", "options", "group", "flag", "index"], required: true },
-  sshKeys: { name: "ssh_public_keys", columns: ["id", "user_id", "title", "fingerprint", "key_str", "added_time", "last_used_time"], required: false },
+  metas: {
+    name: "metas",
+    columns: [
+      "id",
+      "path",
+      "password",
+      "p_sub",
+      "write",
+      "w_sub",
+      "hide",
+      "h_sub",
+      "readme",
+      "r_sub",
+      "header",
+      "header_sub",
+    ],
+    required: false,
+  },
+  settings: {
+    name: "setting_items",
+    columns: ["key", "value", "help", "type", "options", "group", "flag", "index"],
+    required: true,
+  },
+  sshKeys: {
+    name: "ssh_public_keys",
+    columns: ["id", "user_id", "title", "fingerprint", "key_str", "added_time", "last_used_time"],
+    required: false,
+  },
 };
 
 export interface AListSource {
@@ -55,7 +112,9 @@ export function readSource(
     const found = tableNames.filter((t) => !t.startsWith("sqlite_"));
     throw new NotAListError(
       `not an AList database: no table ${missing.join(", ")}` +
-        (found.length > 0 ? ` (tables found: ${found.slice(0, 12).join(", ")}${found.length > 12 ? ", …" : ""}; is the table prefix right? --prefix)` : " (the file has no tables)"),
+        (found.length > 0
+          ? ` (tables found: ${found.slice(0, 12).join(", ")}${found.length > 12 ? ", …" : ""}; is the table prefix right? --prefix)`
+          : " (the file has no tables)"),
     );
   }
   const source: AListSource = {

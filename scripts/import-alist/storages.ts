@@ -7,7 +7,13 @@ import type { AListSource } from "./source.ts";
 import type { TargetState, PlannedWrite, TableReport, PlanOptions } from "./types.ts";
 import { text, bool, int, timeMs, rowName, refuse, Refusal } from "./values.ts";
 
-export function planStorages(source: AListSource, target: TargetState, options: PlanOptions, report: TableReport, out: PlannedWrite[]) {
+export function planStorages(
+  source: AListSource,
+  target: TargetState,
+  options: PlanOptions,
+  report: TableReport,
+  out: PlannedWrite[],
+) {
   const byPath = new Map(target.storages.map((s) => [s.mountPath, s]));
   const pathsTaken = new Set<string>();
   for (const row of source.tables.storages) {
@@ -15,11 +21,13 @@ export function planStorages(source: AListSource, target: TargetState, options: 
     try {
       const driverName = text(row.driver);
       const driver = findDriver(driverName);
-      if (!driver) refuse(`driver ${JSON.stringify(driverName)} is not one Gatehouse has (${driverNames().join(", ")})`);
+      if (!driver)
+        refuse(`driver ${JSON.stringify(driverName)} is not one Gatehouse has (${driverNames().join(", ")})`);
       const addition = text(row.addition) || "{}";
       try {
         const parsed: unknown = JSON.parse(addition);
-        if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) refuse("addition is not a JSON object");
+        if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed))
+          refuse("addition is not a JSON object");
       } catch (error) {
         if (error instanceof Refusal) throw error;
         refuse(`addition is not valid JSON: ${JSON.stringify(addition.slice(0, 80))}`);
@@ -59,12 +67,19 @@ export function planStorages(source: AListSource, target: TargetState, options: 
       const row_ = { ...values, disabled: body.disabled, status: body.disabled ? "disabled" : "" };
       const existing = byPath.get(values.mountPath);
       if (existing) {
-        const same = (Object.keys(values) as (keyof typeof values)[]).every((k) => k === "modifiedAtMs" || existing[k] === values[k]) && existing.disabled === body.disabled;
+        const same =
+          (Object.keys(values) as (keyof typeof values)[]).every(
+            (k) => k === "modifiedAtMs" || existing[k] === values[k],
+          ) && existing.disabled === body.disabled;
         if (same) report.unchanged.push(name);
         else if (options.replace) {
           out.push({ kind: "update", table: "storages", id: existing.id, values: row_ });
           report.replaced.push(name);
-        } else report.skipped.push({ row: name, reason: `a storage is mounted at ${values.mountPath} (id ${existing.id}); --replace takes AList's` });
+        } else
+          report.skipped.push({
+            row: name,
+            reason: `a storage is mounted at ${values.mountPath} (id ${existing.id}); --replace takes AList's`,
+          });
         continue;
       }
       out.push({ kind: "insert", table: "storages", values: row_ });

@@ -89,7 +89,8 @@ export interface PlanOptions {
   nowMs: number;
 }
 
-export const OTP_KEY_MISSING = "its 2FA secret needs OTP_ENCRYPTION_KEY or JWT_SECRET to be sealed; set one (as the Worker has it) and run again";
+export const OTP_KEY_MISSING =
+  "its 2FA secret needs OTP_ENCRYPTION_KEY or JWT_SECRET to be sealed; set one (as the Worker has it) and run again";
 
 /** AList role id to the Gatehouse role id its users get; a refused role maps to null. */
 export type IdMap = Map<number, number | null>;

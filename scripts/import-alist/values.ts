@@ -7,7 +7,8 @@ import { isWellFormedText } from "../../src/http/text.ts";
 import { cleanPath } from "../../src/lib/path.ts";
 import type { SourceRow, SourceTable } from "./source.ts";
 
-export const text = (value: unknown): string => (value === null || value === undefined ? "" : typeof value === "string" ? value : String(value));
+export const text = (value: unknown): string =>
+  value === null || value === undefined ? "" : typeof value === "string" ? value : String(value);
 /** GORM on SQLite stores bools as 0/1; older rows and other drivers may hold text. */
 export const bool = (value: unknown, fallback = false): boolean => {
   if (value === null || value === undefined) return fallback;
@@ -16,12 +17,20 @@ export const bool = (value: unknown, fallback = false): boolean => {
   return ["1", "t", "true"].includes(String(value).toLowerCase());
 };
 export const int = (value: unknown, fallback = 0): number => {
-  const n = typeof value === "bigint" ? Number(value) : typeof value === "string" && value.trim() !== "" ? Number(value) : typeof value === "number" ? value : NaN;
+  const n =
+    typeof value === "bigint"
+      ? Number(value)
+      : typeof value === "string" && value.trim() !== ""
+        ? Number(value)
+        : typeof value === "number"
+          ? value
+          : NaN;
   return Number.isFinite(n) ? Math.trunc(n) : fallback;
 };
 /** GORM writes times as `2024-05-01 10:20:30.123456789+00:00`; a unix number is taken as is. */
 export function timeMs(value: unknown, fallback: number): number {
-  if (typeof value === "number" || typeof value === "bigint") return Number(value) > 1e11 ? Number(value) : Number(value) * 1000;
+  if (typeof value === "number" || typeof value === "bigint")
+    return Number(value) > 1e11 ? Number(value) : Number(value) * 1000;
   const raw = text(value).trim();
   if (raw === "") return fallback;
   const match = /^(\d{4}-\d{2}-\d{2})[ T](\d{2}:\d{2}:\d{2})(\.\d+)?(Z|[+-]\d{2}:?\d{2})?/.exec(raw);
@@ -71,7 +80,8 @@ export function checkPath(label: string, value: string): string {
 
 export function checkPermission(label: string, value: unknown): number {
   const n = int(value, NaN);
-  if (!Number.isInteger(n) || n < 0 || n > ALL_PERMISSIONS) refuse(`${label} ${text(value)} is outside 0 to ${ALL_PERMISSIONS} (AList v3.58's bits)`);
+  if (!Number.isInteger(n) || n < 0 || n > ALL_PERMISSIONS)
+    refuse(`${label} ${text(value)} is outside 0 to ${ALL_PERMISSIONS} (AList v3.58's bits)`);
   return n;
 }
 
@@ -92,7 +102,10 @@ export function parseScopes(raw: string): PermissionScope[] {
       return refuse(`permission scope ${i} is not {path, permission}`);
     }
     const scope = entry as { path: string; permission?: unknown };
-    return { path: checkPath(`permission scope ${i} path`, scope.path), permission: checkPermission(`permission scope ${i} permission`, scope.permission ?? 0) };
+    return {
+      path: checkPath(`permission scope ${i} path`, scope.path),
+      permission: checkPermission(`permission scope ${i} permission`, scope.permission ?? 0),
+    };
   });
 }
 
@@ -108,7 +121,8 @@ export function parseRoleList(raw: unknown): number[] {
   } catch {
     return refuse(`role list is not valid JSON: ${JSON.stringify(value.slice(0, 80))}`);
   }
-  if (!Array.isArray(parsed) || !parsed.every((id) => Number.isInteger(id))) return refuse("role list is not a JSON array of role ids");
+  if (!Array.isArray(parsed) || !parsed.every((id) => Number.isInteger(id)))
+    return refuse("role list is not a JSON array of role ids");
   return [...new Set(parsed as number[])];
 }
 

@@ -215,9 +215,7 @@ export class Connection {
   /** sqlite3_stmt_readonly() is not exposed; it is derived from the program, which EXPLAIN lists. */
   #writes(sql: string): boolean {
     const program = this.#db.prepare(`EXPLAIN ${sql}`).all() as { opcode: string; p2: bigint }[];
-    return program.some(
-      (op) => WRITE_OPCODES.has(op.opcode) || (op.opcode === "Transaction" && Number(op.p2) !== 0),
-    );
+    return program.some((op) => WRITE_OPCODES.has(op.opcode) || (op.opcode === "Transaction" && Number(op.p2) !== 0));
   }
 
   /**

@@ -87,9 +87,7 @@ export type StreamResponse =
   | { type: "describe"; result: DescribeResult }
   | { type: "get_autocommit"; is_autocommit: boolean };
 
-export type StreamResult =
-  | { type: "ok"; response: StreamResponse }
-  | { type: "error"; error: HranaError };
+export type StreamResult = { type: "ok"; response: StreamResponse } | { type: "error"; error: HranaError };
 
 export type CursorEntry =
   | { type: "step_begin"; step: number; cols: Col[] }

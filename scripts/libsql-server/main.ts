@@ -11,8 +11,7 @@ import { parseArgs } from "node:util";
 
 import { startLibsqlServer } from "./server.ts";
 
-const usage =
-  "usage: tsx scripts/libsql-server/main.ts [--file PATH] [--port PORT] [--host HOST] [--auth-token TOKEN]";
+const usage = "usage: tsx scripts/libsql-server/main.ts [--file PATH] [--port PORT] [--host HOST] [--auth-token TOKEN]";
 
 function commandLine() {
   try {

@@ -60,14 +60,23 @@ export async function startLibsqlServer(options: LibsqlServerOptions): Promise<L
   // to wait for it, so a writer queued behind a transaction that a client abandoned gets the lock
   // instead of failing first.
   const busyTimeoutMs = streamIdleTimeoutMs + 1_000;
-  const registry = new StreamRegistry(new ConnectionPool(() => new Connection(path, busyTimeoutMs)), streamIdleTimeoutMs, log);
+  const registry = new StreamRegistry(
+    new ConnectionPool(() => new Connection(path, busyTimeoutMs)),
+    streamIdleTimeoutMs,
+    log,
+  );
   const counters: Counters = { pipelines: 0, statements: 0 };
 
   async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const { pathname } = new URL(req.url ?? "/", "http://localhost");
     const endpoint = `${req.method} ${pathname}`;
     if (!allowedHosts.has((req.headers.host ?? "").toLowerCase())) {
-      return sendError(res, 403, "FORBIDDEN_HOST", "The Host header must name this endpoint's loopback address and port");
+      return sendError(
+        res,
+        403,
+        "FORBIDDEN_HOST",
+        "The Host header must name this endpoint's loopback address and port",
+      );
     }
     if (req.headers.origin !== undefined) {
       return sendError(res, 403, "FORBIDDEN_ORIGIN", "Requests from web pages (with an Origin header) are refused");
@@ -138,7 +147,9 @@ export async function startLibsqlServer(options: LibsqlServerOptions): Promise<L
 
   const actualPort = (server.address() as AddressInfo).port;
   const hostNames = new Set(["127.0.0.1", "localhost", "[::1]", host.includes(":") ? `[${host}]` : host]);
-  allowedHosts = new Set([...hostNames].flatMap((name) => [`${name}:${actualPort}`, ...(actualPort === 80 ? [name] : [])]));
+  allowedHosts = new Set(
+    [...hostNames].flatMap((name) => [`${name}:${actualPort}`, ...(actualPort === 80 ? [name] : [])]),
+  );
   let closing: Promise<void> | undefined;
   return {
     url: `http://${host.includes(":") ? `[${host}]` : host}:${actualPort}`,

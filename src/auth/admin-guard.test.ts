@@ -16,13 +16,20 @@ let fixture: UnitFixture;
 const app = createRouter();
 beforeAll(async () => {
   fixture = await createUnitFixture();
-  await fixture.db.insert(users).values({ username: "gina", passwordHash: await hashStaticHash(await staticHash("gina pw")), roleIds: [] });
+  await fixture.db
+    .insert(users)
+    .values({ username: "gina", passwordHash: await hashStaticHash(await staticHash("gina pw")), roleIds: [] });
   app.use("*", async (c, next) => {
     c.set("db", fixture.db);
     await next();
   });
   app.openapi(
-    createRoute({ method: "get", path: "/api/admin/probe", middleware: [authenticate, requireAdmin] as const, responses: envelopeResponse(z.string(), "Who") }),
+    createRoute({
+      method: "get",
+      path: "/api/admin/probe",
+      middleware: [authenticate, requireAdmin] as const,
+      responses: envelopeResponse(z.string(), "Who"),
+    }),
     (c) => ok(c, c.var.caller.user.username),
   );
   app.onError(handleError);
@@ -30,7 +37,13 @@ beforeAll(async () => {
 afterAll(() => fixture.close());
 
 const probe = async (authorization?: string) =>
-  (await app.request("/api/admin/probe", { headers: authorization === undefined ? {} : { Authorization: authorization } }, testEnv)).json();
+  (
+    await app.request(
+      "/api/admin/probe",
+      { headers: authorization === undefined ? {} : { Authorization: authorization } },
+      testEnv,
+    )
+  ).json();
 
 describe("admin-only routes", () => {
   it("refuse an ordinary user with 403", async () => {
@@ -49,7 +62,10 @@ describe("admin-only routes", () => {
   it("let the admin in, by login token and by the permanent token", async () => {
     const token = (await login(fixture, { username: "admin", password: TEST_ADMIN_PASSWORD })).data!.token;
     expect(await probe(token)).toEqual({ code: 200, message: "success", data: "admin" });
-    const [{ value }] = (await fixture.db.select({ value: settings.value }).from(settings).where(eq(settings.key, "token"))) as [{ value: string }];
+    const [{ value }] = (await fixture.db
+      .select({ value: settings.value })
+      .from(settings)
+      .where(eq(settings.key, "token"))) as [{ value: string }];
     expect(await probe(value)).toEqual({ code: 200, message: "success", data: "admin" });
   });
 });

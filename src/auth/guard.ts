@@ -16,7 +16,15 @@ import { tokenFromHeader, verifyToken } from "./tokens.ts";
 import type { Caller } from "./caller.ts";
 import { sql, type SQL } from "drizzle-orm";
 import { run, type Plan } from "../db/plan.ts";
-import { GUEST_DISABLED, NOT_AN_ADMIN, PASSWORD_CHANGED, SESSION_INACTIVE, TOKEN_INVALIDATED, TOKEN_USER_NOT_FOUND, USER_DISABLED } from "./messages.ts";
+import {
+  GUEST_DISABLED,
+  NOT_AN_ADMIN,
+  PASSWORD_CHANGED,
+  SESSION_INACTIVE,
+  TOKEN_INVALIDATED,
+  TOKEN_USER_NOT_FOUND,
+  USER_DISABLED,
+} from "./messages.ts";
 
 export const isAdmin = (caller: Caller) => caller.user.roleIds.includes(ADMIN_ROLE_ID);
 export const isGuest = (caller: Caller) => caller.user.roleIds.includes(GUEST_ROLE_ID);
@@ -57,7 +65,10 @@ export function accountOnly(code: 401 | 403, guestMessage: string) {
     if (isGuest(c.var.caller)) throw new ApiError(code, guestMessage);
     await next();
   };
-  return { middleware: [authenticate, refuseGuest] as [typeof authenticate, typeof refuseGuest], security: eitherToken() };
+  return {
+    middleware: [authenticate, refuseGuest] as [typeof authenticate, typeof refuseGuest],
+    security: eitherToken(),
+  };
 }
 
 type Access = { middleware: readonly MiddlewareHandler<AppEnv>[]; security: Record<string, string[]>[] };
@@ -72,7 +83,11 @@ type Access = { middleware: readonly MiddlewareHandler<AppEnv>[]; security: Reco
 export function reading<T>(access: Access, build: RoutePlan<T>) {
   const guard: MiddlewareHandler<AppEnv> = async (c, next) => {
     // A plan from a JSON body reads it here first (Hono keeps it for the route's validator).
-    if (build.readsJson) c.set("json", /json/i.test(c.req.header("Content-Type") ?? "") ? await c.req.json().catch(() => undefined) : undefined);
+    if (build.readsJson)
+      c.set(
+        "json",
+        /json/i.test(c.req.header("Content-Type") ?? "") ? await c.req.json().catch(() => undefined) : undefined,
+      );
     let route: Plan<T> | null = null;
     const { reads } = await authenticateWith(c, (callerId, callerIsAdmin) => {
       route = build(c, callerId, callerIsAdmin);
@@ -90,7 +105,9 @@ export function reading<T>(access: Access, build: RoutePlan<T>) {
  * caller is an admin (SQL, false unless the batch proves it: a plan's writes are conditioned on
  * it); null for a request its validator refuses.
  */
-export type RoutePlan<T> = ((c: Context<AppEnv>, callerId: SQL, callerIsAdmin: SQL) => Plan<T> | null) & { readsJson?: boolean };
+export type RoutePlan<T> = ((c: Context<AppEnv>, callerId: SQL, callerIsAdmin: SQL) => Plan<T> | null) & {
+  readsJson?: boolean;
+};
 
 /**
  * In a handler of a `reading` route: what its plan read. Should the plan not have been built
@@ -113,7 +130,10 @@ export const JWT_SHAPE = /^[\w-]+\.[\w-]*\.[\w-]*$/;
  * The caller, with the results of `extra` read in the same round trip (a route's own reads: one
  * batch for the guard and the route). Throws the guard's refusals like `authenticate`.
  */
-export async function authenticateWith(c: Context<AppEnv>, extra: CallerReads): Promise<{ caller: Caller; reads: unknown[] }> {
+export async function authenticateWith(
+  c: Context<AppEnv>,
+  extra: CallerReads,
+): Promise<{ caller: Caller; reads: unknown[] }> {
   const { caller, reads } = await resolve(c, extra);
   c.set("caller", caller);
   return { caller, reads };
@@ -141,7 +161,12 @@ async function guest(c: Context<AppEnv>, extra: CallerReads): Promise<Resolution
 async function sessionCaller(c: Context<AppEnv>, token: string, extra: CallerReads): Promise<Resolution> {
   const claims = await verifyToken(jwtSecret(c.env), token);
   const now = Math.floor(Date.now() / 1000);
-  const { session, user, roles, extra: reads } = await readTokenSession(c.var.db, claims, { now, userAgent: userAgent(c), ip: maskIp(clientIp(c)) }, extra);
+  const {
+    session,
+    user,
+    roles,
+    extra: reads,
+  } = await readTokenSession(c.var.db, claims, { now, userAgent: userAgent(c), ip: maskIp(clientIp(c)) }, extra);
   // AList's checks and messages, in its order: user, password change, disabled, session.
   if (!user || user.username !== claims.username) throw new ApiError(401, TOKEN_USER_NOT_FOUND);
   if (user.passwordChangedAt !== claims.pwd_ts) throw new ApiError(401, PASSWORD_CHANGED);

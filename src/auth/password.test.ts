@@ -50,8 +50,12 @@ describe("passwords imported from AList", () => {
     expect(await verifyStaticHash(await staticHash("from alist"), right.upgrade)).toBe(true);
     expect(await checkStaticHash(await staticHash("from alist!"), stored)).toEqual({ ok: false, upgrade: null });
     expect(await checkStaticHash("", aList("", ""))).toEqual({ ok: false, upgrade: null });
-    expect(await verifyStaticHash(await staticHash("from alist"), stored.replace("alist-sha256", "alist-md5"))).toBe(false);
-    expect((await checkStaticHash(await staticHash("x"), await hashStaticHash(await staticHash("x")))).upgrade).toBeNull();
+    expect(await verifyStaticHash(await staticHash("from alist"), stored.replace("alist-sha256", "alist-md5"))).toBe(
+      false,
+    );
+    expect(
+      (await checkStaticHash(await staticHash("x"), await hashStaticHash(await staticHash("x")))).upgrade,
+    ).toBeNull();
   });
 
   it("costs one PBKDF2 run, like a Gatehouse hash and an unknown user, right password or wrong", async () => {

@@ -46,7 +46,10 @@ export function alistStoredHash(salt: string, pwdHash: string): string {
  * the new hash itself: a known imported user costs the same one PBKDF2 as anyone else, and the
  * work the timing equaliser demands is the upgrade.
  */
-export async function checkStaticHash(hash: string, stored: string | null): Promise<{ ok: boolean; upgrade: string | null }> {
+export async function checkStaticHash(
+  hash: string,
+  stored: string | null,
+): Promise<{ ok: boolean; upgrade: string | null }> {
   const legacy = stored === null ? null : parseAList(stored);
   if (legacy !== null) {
     const [upgrade, computed] = await Promise.all([hashStaticHash(hash), sha256Hex(`${hash}-${legacy.salt}`)]);
@@ -62,7 +65,8 @@ export async function checkStaticHash(hash: string, stored: string | null): Prom
 
 function parseAList(stored: string): { salt: string; hash: string } | null {
   const [scheme, salt, hash, extra] = stored.split("$");
-  if (scheme !== ALIST_SCHEME || salt === undefined || !hash || extra !== undefined || !/^[0-9a-f]{64}$/.test(hash)) return null;
+  if (scheme !== ALIST_SCHEME || salt === undefined || !hash || extra !== undefined || !/^[0-9a-f]{64}$/.test(hash))
+    return null;
   return { salt, hash };
 }
 

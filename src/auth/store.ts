@@ -25,23 +25,26 @@ export type ExtraReads = readonly BatchItem<"sqlite">[];
  */
 export type CallerReads = ExtraReads | ((callerId: SQL, callerIsAdmin: SQL) => ExtraReads);
 
-const readsFor = (extra: CallerReads, callerId: SQL, callerIsAdmin: SQL = NOT_ADMIN) => (typeof extra === "function" ? extra(callerId, callerIsAdmin) : extra);
+const readsFor = (extra: CallerReads, callerId: SQL, callerIsAdmin: SQL = NOT_ADMIN) =>
+  typeof extra === "function" ? extra(callerId, callerIsAdmin) : extra;
 
 /** A `callerIsAdmin` that never holds: writes conditioned on it wait for the guard's decision in the Worker. */
 export const NOT_ADMIN = sql`0`;
-
 
 /** The roles of the user selected by `userId` (a scalar subquery), in role-id order. */
 export function rolesOf(db: Database, userId: SQL) {
   return db
     .select()
     .from(roles)
-    .where(sql`${roles.id} IN (SELECT value FROM json_each((SELECT ${users.roleIds} FROM ${users} WHERE ${users.id} = ${userId})))`)
+    .where(
+      sql`${roles.id} IN (SELECT value FROM json_each((SELECT ${users.roleIds} FROM ${users} WHERE ${users.id} = ${userId})))`,
+    )
     .orderBy(asc(roles.id));
 }
 
 /** The user of the session a token names (a scalar subquery). */
-const sessionUserOf = (sid: unknown) => sql`(SELECT ${deviceSessions.userId} FROM ${deviceSessions} WHERE ${deviceSessions.deviceKey} = ${sid})`;
+const sessionUserOf = (sid: unknown) =>
+  sql`(SELECT ${deviceSessions.userId} FROM ${deviceSessions} WHERE ${deviceSessions.deviceKey} = ${sid})`;
 
 /**
  * The `last_active` touch: it only lands when the token is still good (session active and
@@ -63,13 +66,22 @@ const touchSession = keptQuery(["now", "userAgent", "ip", "sid", "jti", "usernam
           db
             .select({ id: users.id })
             .from(users)
-            .where(and(eq(users.username, v.username), eq(users.disabled, false), eq(users.passwordChangedAt, v.pwdTs))),
+            .where(
+              and(eq(users.username, v.username), eq(users.disabled, false), eq(users.passwordChangedAt, v.pwdTs)),
+            ),
         ),
       ),
     ),
 );
-const sessionByKey = keptQuery(["sid"], (db, v) => db.select().from(deviceSessions).where(eq(deviceSessions.deviceKey, v.sid)));
-const sessionUser = keptQuery(["sid"], (db, v) => db.select().from(users).where(eq(users.id, sessionUserOf(v.sid))));
+const sessionByKey = keptQuery(["sid"], (db, v) =>
+  db.select().from(deviceSessions).where(eq(deviceSessions.deviceKey, v.sid)),
+);
+const sessionUser = keptQuery(["sid"], (db, v) =>
+  db
+    .select()
+    .from(users)
+    .where(eq(users.id, sessionUserOf(v.sid))),
+);
 const sessionUserRoles = keptQuery(["sid"], (db, v) => rolesOf(db, sessionUserOf(v.sid)));
 
 /**
@@ -83,7 +95,12 @@ const sessionIsAdmin = (claims: TokenClaims) =>
   sql`EXISTS (SELECT 1 FROM ${deviceSessions} JOIN ${users} ON ${users.id} = ${deviceSessions.userId} WHERE ${deviceSessions.deviceKey} = ${claims.sid} AND ${deviceSessions.tokenId} = ${claims.jti} AND ${deviceSessions.status} = ${DeviceSessionStatus.ACTIVE} AND ${users.username} = ${claims.username} AND ${users.disabled} = 0 AND ${users.passwordChangedAt} = ${claims.pwd_ts} AND EXISTS (SELECT 1 FROM json_each(${users.roleIds}) WHERE value = ${ADMIN_ROLE_ID}))`;
 
 /** A JWT's session, user and roles, and the `last_active` touch, in one batch. */
-export async function readTokenSession(db: Database, claims: TokenClaims, seen: { now: number; userAgent: string; ip: string }, extra: CallerReads = []) {
+export async function readTokenSession(
+  db: Database,
+  claims: TokenClaims,
+  seen: { now: number; userAgent: string; ip: string },
+  extra: CallerReads = [],
+) {
   const { sid } = claims;
   const [, [session], [user], userRoles, ...extraResults] = (await runBatch(db, [
     touchSession(db, { ...seen, sid, jti: claims.jti, username: claims.username, pwdTs: claims.pwd_ts }),
@@ -96,7 +113,8 @@ export async function readTokenSession(db: Database, claims: TokenClaims, seen: 
 }
 
 /** The admin's id as a scalar subquery: the first user holding the admin role, whatever it is called. */
-export const firstAdminId = () => sql`(SELECT ${users.id} FROM ${users} WHERE EXISTS (SELECT 1 FROM json_each(${users.roleIds}) WHERE value = ${ADMIN_ROLE_ID}) ORDER BY ${users.id} LIMIT 1)`;
+export const firstAdminId = () =>
+  sql`(SELECT ${users.id} FROM ${users} WHERE EXISTS (SELECT 1 FROM json_each(${users.roleIds}) WHERE value = ${ADMIN_ROLE_ID}) ORDER BY ${users.id} LIMIT 1)`;
 
 /** The permanent token, and the admin it stands for (firstAdminId). */
 export async function readPermanentTokenAdmin(db: Database, extra: CallerReads = []) {

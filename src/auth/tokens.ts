@@ -2,7 +2,14 @@
 // device session (`sid`) and carries an id (`jti`); the guard accepts it only while that session
 // is active and still holds that id, so logout and eviction end it at once (docs/decisions.md D4.1).
 import { jwtVerify, SignJWT } from "jose";
-import { JOSEAlgNotAllowed, JWSInvalid, JWSSignatureVerificationFailed, JWTClaimValidationFailed, JWTExpired, JWTInvalid } from "jose/errors";
+import {
+  JOSEAlgNotAllowed,
+  JWSInvalid,
+  JWSSignatureVerificationFailed,
+  JWTClaimValidationFailed,
+  JWTExpired,
+  JWTInvalid,
+} from "jose/errors";
 import { TOKEN_INVALIDATED } from "./messages.ts";
 
 export interface TokenClaims {
@@ -30,12 +37,20 @@ async function hmacKey(secret: Uint8Array): Promise<CryptoKey> {
   const kept = hmacKeys.get(secret);
   if (kept) return kept;
   // Keys, not promises, are shared: a request never awaits work another request started.
-  const key = await crypto.subtle.importKey("raw", secret as BufferSource, { name: "HMAC", hash: "SHA-256" }, false, ["sign", "verify"]);
+  const key = await crypto.subtle.importKey("raw", secret as BufferSource, { name: "HMAC", hash: "SHA-256" }, false, [
+    "sign",
+    "verify",
+  ]);
   hmacKeys.set(secret, key);
   return key;
 }
 
-export async function signToken(secret: Uint8Array, claims: TokenClaims, ttlSeconds: number, now: number): Promise<string> {
+export async function signToken(
+  secret: Uint8Array,
+  claims: TokenClaims,
+  ttlSeconds: number,
+  now: number,
+): Promise<string> {
   const key = await hmacKey(secret);
   return new SignJWT({ username: claims.username, pwd_ts: claims.pwd_ts, sid: claims.sid })
     .setProtectedHeader({ alg: "HS256", typ: "JWT" })
@@ -49,9 +64,17 @@ export async function signToken(secret: Uint8Array, claims: TokenClaims, ttlSeco
 /** Verifies signature, algorithm and times; any failure is a TokenError. */
 export async function verifyToken(secret: Uint8Array, token: string): Promise<TokenClaims> {
   try {
-    const { payload } = await jwtVerify(token, await hmacKey(secret), { algorithms: ["HS256"], requiredClaims: ["exp", "nbf", "jti"] });
+    const { payload } = await jwtVerify(token, await hmacKey(secret), {
+      algorithms: ["HS256"],
+      requiredClaims: ["exp", "nbf", "jti"],
+    });
     const { username, pwd_ts, sid, jti } = payload;
-    if (typeof username !== "string" || typeof pwd_ts !== "number" || typeof sid !== "string" || typeof jti !== "string") {
+    if (
+      typeof username !== "string" ||
+      typeof pwd_ts !== "number" ||
+      typeof sid !== "string" ||
+      typeof jti !== "string"
+    ) {
       throw new TokenError("couldn't handle this token");
     }
     return { username, pwd_ts, sid, jti };

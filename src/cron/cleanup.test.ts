@@ -29,17 +29,33 @@ describe("scheduled cleanup", () => {
       { scope: "user", subject: "admin", count: 2, expiresAt: NOW + 60 },
     ]);
     await fixture.db.insert(pendingOtpEnrolments).values({ userId: ADMIN, secret: "x", createdAt: NOW - 601 });
-    const lock = (token: string, expiresAt: number) => ({ token, path: "/a", depth: 0, exclusive: true, userId: ADMIN, timeoutSeconds: 60, expiresAt });
+    const lock = (token: string, expiresAt: number) => ({
+      token,
+      path: "/a",
+      depth: 0,
+      exclusive: true,
+      userId: ADMIN,
+      timeoutSeconds: 60,
+      expiresAt,
+    });
     await fixture.db.insert(davLocks).values([lock("urn:uuid:gone", NOW), lock("urn:uuid:live", NOW + 1)]);
 
     const report = await cleanUp(fixture.db, NOW);
     expect(report).toEqual({ deviceSessions: 1, loginFailures: 1, otpEnrolments: 1, davLocks: 1, incomplete: false });
     expect((await fixture.db.select().from(davLocks)).map((row) => row.token)).toEqual(["urn:uuid:live"]);
     expect((await fixture.db.select().from(deviceSessions)).map((s) => s.deviceKey)).toEqual(["fresh"]);
-    expect(await fixture.db.select().from(loginFailures)).toEqual([{ scope: "user", subject: "admin", count: 2, expiresAt: NOW + 60 }]);
+    expect(await fixture.db.select().from(loginFailures)).toEqual([
+      { scope: "user", subject: "admin", count: 2, expiresAt: NOW + 60 },
+    ]);
     expect(await fixture.db.select().from(pendingOtpEnrolments)).toEqual([]);
 
-    expect(await cleanUp(fixture.db, NOW)).toEqual({ deviceSessions: 0, loginFailures: 0, otpEnrolments: 0, davLocks: 0, incomplete: false });
+    expect(await cleanUp(fixture.db, NOW)).toEqual({
+      deviceSessions: 0,
+      loginFailures: 0,
+      otpEnrolments: 0,
+      davLocks: 0,
+      incomplete: false,
+    });
   });
 
   it("leaves sessions alone when device_session_ttl is 0", async () => {

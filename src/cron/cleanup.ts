@@ -29,17 +29,39 @@ export function sessionTtlSeconds(raw: string | undefined): number {
 }
 
 export async function cleanUp(db: Database, now = Math.floor(Date.now() / 1000)): Promise<CleanupReport> {
-  const [ttlRow] = await db.select({ value: settings.value }).from(settings).where(eq(settings.key, "device_session_ttl"));
+  const [ttlRow] = await db
+    .select({ value: settings.value })
+    .from(settings)
+    .where(eq(settings.key, "device_session_ttl"));
   const ttl = sessionTtlSeconds(ttlRow?.value);
 
-  const sweeps: { name: "deviceSessions" | "loginFailures" | "otpEnrolments" | "davLocks"; table: SQLiteTable; expired: SQL }[] = [
+  const sweeps: {
+    name: "deviceSessions" | "loginFailures" | "otpEnrolments" | "davLocks";
+    table: SQLiteTable;
+    expired: SQL;
+  }[] = [
     { name: "loginFailures", table: loginFailures, expired: sql`${loginFailures.expiresAt} < ${now}` },
-    { name: "otpEnrolments", table: pendingOtpEnrolments, expired: sql`${pendingOtpEnrolments.createdAt} < ${now - OTP_ENROLMENT_TTL_SECONDS}` },
+    {
+      name: "otpEnrolments",
+      table: pendingOtpEnrolments,
+      expired: sql`${pendingOtpEnrolments.createdAt} < ${now - OTP_ENROLMENT_TTL_SECONDS}`,
+    },
     { name: "davLocks", table: davLocks, expired: sql`${davLocks.expiresAt} <= ${now}` },
   ];
-  if (ttl > 0) sweeps.push({ name: "deviceSessions", table: deviceSessions, expired: sql`${deviceSessions.lastActive} < ${now - ttl}` });
+  if (ttl > 0)
+    sweeps.push({
+      name: "deviceSessions",
+      table: deviceSessions,
+      expired: sql`${deviceSessions.lastActive} < ${now - ttl}`,
+    });
 
-  const report: CleanupReport = { deviceSessions: 0, loginFailures: 0, otpEnrolments: 0, davLocks: 0, incomplete: false };
+  const report: CleanupReport = {
+    deviceSessions: 0,
+    loginFailures: 0,
+    otpEnrolments: 0,
+    davLocks: 0,
+    incomplete: false,
+  };
   let pending = sweeps;
   for (let round = 0; round < MAX_ROUNDS && pending.length > 0; round++) {
     // One round trip per round: a bounded delete from each table that still has work.

@@ -37,7 +37,11 @@ describe("keptQuery", () => {
   });
 
   it("maps rows as drizzle does, in a batch beside other queries", async () => {
-    const [kept, other, expected] = await fixture.db.batch([byMountPath(fixture.db, { path: "/kept/a" }), byMountPath(fixture.db, { path: "/kept/b" }), fresh("/kept/a")]);
+    const [kept, other, expected] = await fixture.db.batch([
+      byMountPath(fixture.db, { path: "/kept/a" }),
+      byMountPath(fixture.db, { path: "/kept/b" }),
+      fresh("/kept/a"),
+    ]);
     expect(kept).toEqual(expected);
     expect(kept[0]).toMatchObject({ mountPath: "/kept/a", disabled: true, modifiedAtMs: 1 });
     expect(other[0]).toMatchObject({ mountPath: "/kept/b", disabled: false });
@@ -53,11 +57,22 @@ describe("keptQuery", () => {
       db
         .update(storages)
         .set({ remark: sql`${v.to}` })
-        .where(and(eq(storages.mountPath, v.from), inArray(storages.id, db.select({ id: storages.id }).from(storages).innerJoin(users, eq(users.username, v.username))))),
+        .where(
+          and(
+            eq(storages.mountPath, v.from),
+            inArray(
+              storages.id,
+              db.select({ id: storages.id }).from(storages).innerJoin(users, eq(users.username, v.username)),
+            ),
+          ),
+        ),
     );
     await rename(fixture.db, { from: "/kept/b", to: "renamed", username: "admin" });
     await rename(fixture.db, { from: "/kept/a", to: "not me", username: "nobody" });
-    const rows = await fixture.db.select({ path: storages.mountPath, remark: storages.remark }).from(storages).where(inArray(storages.mountPath, ["/kept/a", "/kept/b"]));
+    const rows = await fixture.db
+      .select({ path: storages.mountPath, remark: storages.remark })
+      .from(storages)
+      .where(inArray(storages.mountPath, ["/kept/a", "/kept/b"]));
     expect(rows).toEqual([
       { path: "/kept/a", remark: "" },
       { path: "/kept/b", remark: "renamed" },

@@ -19,21 +19,35 @@ interface BuiltQuery {
  * time. The result is a batch item like the query it stands for, with the same result type: it
  * goes into `db.batch` or a plan (src/db/plan.ts); awaiting it alone runs it in a batch of one.
  */
-export function keptQuery<const K extends string, Q extends BatchItem<"sqlite">>(names: readonly K[], build: (db: Database, values: Record<K, Placeholder>) => Q) {
+export function keptQuery<const K extends string, Q extends BatchItem<"sqlite">>(
+  names: readonly K[],
+  build: (db: Database, values: Record<K, Placeholder>) => Q,
+) {
   let built: BuiltQuery | undefined;
   return (db: Database, values: Record<K, unknown>): Q => {
     // Placeholders stand where `build` expects values, and every query drizzle builds has the
     // private `_prepare()` that kept.test.ts checks: two casts drizzle's public types cannot say.
-    built ??= (build(db, Object.fromEntries(names.map((name) => [name, sql.placeholder(name)])) as unknown as Record<K, Placeholder>) as unknown as { _prepare(): BuiltQuery })._prepare();
+    built ??= (
+      build(
+        db,
+        Object.fromEntries(names.map((name) => [name, sql.placeholder(name)])) as unknown as Record<K, Placeholder>,
+      ) as unknown as { _prepare(): BuiltQuery }
+    )._prepare();
     const { sql: text, params } = built.getQuery();
     const query = { sql: text, params: fillPlaceholders(params, values) };
     const mapping = built;
     const item = {
-      _prepare: (): BuiltQuery => ({ getQuery: () => query, mapResult: (result, isFromBatch) => mapping.mapResult(result, isFromBatch) }),
+      _prepare: (): BuiltQuery => ({
+        getQuery: () => query,
+        mapResult: (result, isFromBatch) => mapping.mapResult(result, isFromBatch),
+      }),
       // biome-ignore lint/suspicious/noThenProperty: awaiting a kept query alone runs it, as awaiting a drizzle query does
       then: (resolve: (value: unknown) => unknown, reject: (reason: unknown) => unknown) =>
         // `item` has the two members drizzle's batch reads (see BuiltQuery), not its whole type.
-        db.batch([item as unknown as BatchItem<"sqlite">]).then(([result]) => result).then(resolve, reject),
+        db
+          .batch([item as unknown as BatchItem<"sqlite">])
+          .then(([result]) => result)
+          .then(resolve, reject),
     };
     // It stands in for Q wherever drizzle's batch takes Q: the members above are all it reads.
     return item as unknown as Q;

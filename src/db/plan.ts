@@ -14,7 +14,10 @@ export interface Plan<T> {
 type Batch = [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]];
 
 /** A plan of `reads`, read back by `read` (its results in the order of the reads). */
-export function plan<const R extends readonly BatchItem<"sqlite">[], T>(reads: R, read: (results: { [K in keyof R]: Awaited<R[K]> }) => T): Plan<T> {
+export function plan<const R extends readonly BatchItem<"sqlite">[], T>(
+  reads: R,
+  read: (results: { [K in keyof R]: Awaited<R[K]> }) => T,
+): Plan<T> {
   return { reads, read: (results) => read(results as { [K in keyof R]: Awaited<R[K]> }) };
 }
 
@@ -35,9 +38,21 @@ export async function runBatch(db: Database, statements: readonly BatchItem<"sql
 }
 
 /** One page of a table in id order, and the count of all its rows (the admin lists). */
-export function tablePage<T extends SQLiteTable & { id: SQLiteColumn }>(db: Database, table: T, window: { limit: number; offset: number }) {
+export function tablePage<T extends SQLiteTable & { id: SQLiteColumn }>(
+  db: Database,
+  table: T,
+  window: { limit: number; offset: number },
+) {
   return plan(
-    [db.select().from(table as SQLiteTable).orderBy(asc(table.id)).limit(window.limit).offset(window.offset), db.select({ total: count() }).from(table as SQLiteTable)],
+    [
+      db
+        .select()
+        .from(table as SQLiteTable)
+        .orderBy(asc(table.id))
+        .limit(window.limit)
+        .offset(window.offset),
+      db.select({ total: count() }).from(table as SQLiteTable),
+    ],
     ([rows, [total]]) => ({ rows: rows as T["$inferSelect"][], total: total?.total ?? 0 }),
   );
 }

@@ -14,10 +14,7 @@ export const roles = sqliteTable("roles", {
   name: text("name").notNull().unique(),
   description: text("description").notNull().default(""),
   isDefault: integer("is_default", { mode: "boolean" }).notNull().default(false),
-  permissionScopes: text("permission_scopes", { mode: "json" })
-    .$type<PermissionScope[]>()
-    .notNull()
-    .default(sql`'[]'`),
+  permissionScopes: text("permission_scopes", { mode: "json" }).$type<PermissionScope[]>().notNull().default(sql`'[]'`),
 });
 
 export const users = sqliteTable("users", {
@@ -203,7 +200,10 @@ export const appPasswords = sqliteTable(
     /** Unix seconds; 0 until first used. Moves at most once a minute. */
     lastUsedAt: integer("last_used_at").notNull().default(0),
   },
-  (table) => [uniqueIndex("app_passwords_hash_idx").on(table.hash), uniqueIndex("app_passwords_user_name_idx").on(table.userId, table.name)],
+  (table) => [
+    uniqueIndex("app_passwords_hash_idx").on(table.hash),
+    uniqueIndex("app_passwords_user_name_idx").on(table.userId, table.name),
+  ],
 );
 
 /**

@@ -14,15 +14,41 @@ describe("first seed", () => {
   it("creates the guest and admin roles with AList's ids and scopes", async () => {
     const rows = await fixture.db.select().from(roles).orderBy(roles.id);
     expect(rows).toEqual([
-      { id: 1, name: "guest", description: "Guest", isDefault: false, permissionScopes: [{ path: "/", permission: 0 }] },
-      { id: 2, name: "admin", description: "Administrator", isDefault: false, permissionScopes: [{ path: "/", permission: 65535 }] },
+      {
+        id: 1,
+        name: "guest",
+        description: "Guest",
+        isDefault: false,
+        permissionScopes: [{ path: "/", permission: 0 }],
+      },
+      {
+        id: 2,
+        name: "admin",
+        description: "Administrator",
+        isDefault: false,
+        permissionScopes: [{ path: "/", permission: 65535 }],
+      },
     ]);
   });
 
   it("creates a disabled guest and an admin whose first password is ADMIN_PASSWORD", async () => {
     const [guest, admin] = await fixture.db.select().from(users).orderBy(users.id);
-    expect(guest).toMatchObject({ id: 1, username: "guest", disabled: true, roleIds: [1], permission: 0, basePath: "/" });
-    expect(admin).toMatchObject({ id: 2, username: "admin", disabled: false, roleIds: [2], permission: 65535, basePath: "/" });
+    expect(guest).toMatchObject({
+      id: 1,
+      username: "guest",
+      disabled: true,
+      roleIds: [1],
+      permission: 0,
+      basePath: "/",
+    });
+    expect(admin).toMatchObject({
+      id: 2,
+      username: "admin",
+      disabled: false,
+      roleIds: [2],
+      permission: 65535,
+      basePath: "/",
+    });
     expect(admin!.passwordHash).toMatch(/^pbkdf2-sha256\$100000\$/);
     expect(await verifyStaticHash(await staticHash(TEST_ADMIN_PASSWORD), admin!.passwordHash)).toBe(true);
   });
@@ -33,7 +59,14 @@ describe("first seed", () => {
     const token = rows.find((row) => row.key === "token")!;
     expect(token.value).toMatch(/^alist-[0-9a-f-]{36}[A-Za-z0-9]{64}$/);
     expect(token).toMatchObject({ group: 0, flag: 1, type: "string" });
-    expect(rows.find((row) => row.key === "device_evict_policy")).toMatchObject({ value: "deny", type: "select", options: "deny,evict_oldest", group: 4, flag: 0, index: 45 });
+    expect(rows.find((row) => row.key === "device_evict_policy")).toMatchObject({
+      value: "deny",
+      type: "select",
+      options: "deny,evict_oldest",
+      group: 4,
+      flag: 0,
+      index: 45,
+    });
   });
 });
 
@@ -41,7 +74,14 @@ describe("seeding again", () => {
   it("changes nothing on an unchanged database and prints no password", async () => {
     const before = await fixture.db.select().from(settings);
     const report = await seed(fixture.db, { adminPassword: "another" });
-    expect(report).toEqual({ adminPassword: null, rolesAdded: 0, usersAdded: 0, settingsAdded: 0, settingsRepaired: 0, settingsDeprecated: 0 });
+    expect(report).toEqual({
+      adminPassword: null,
+      rolesAdded: 0,
+      usersAdded: 0,
+      settingsAdded: 0,
+      settingsRepaired: 0,
+      settingsDeprecated: 0,
+    });
     expect(await fixture.db.select().from(settings)).toEqual(before);
   });
 

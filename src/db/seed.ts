@@ -11,7 +11,12 @@ import { ALIST_COMPATIBLE_VERSION, SETTING_DEFINITIONS, SettingFlag } from "./se
 
 const BUILT_IN_ROLES: { id: number; name: string; description: string; permissionScopes: PermissionScope[] }[] = [
   { id: GUEST_ROLE_ID, name: "guest", description: "Guest", permissionScopes: [{ path: "/", permission: 0 }] },
-  { id: ADMIN_ROLE_ID, name: "admin", description: "Administrator", permissionScopes: [{ path: "/", permission: ALL_PERMISSIONS }] },
+  {
+    id: ADMIN_ROLE_ID,
+    name: "admin",
+    description: "Administrator",
+    permissionScopes: [{ path: "/", permission: ALL_PERMISSIONS }],
+  },
 ];
 
 export interface SeedReport {
@@ -26,12 +31,17 @@ export interface SeedReport {
 
 export async function seed(db: Database, options: { adminPassword?: string | undefined } = {}): Promise<SeedReport> {
   const [existingRoles, existingUsers, existingSettings] = await db.batch([
-    db.select({ id: roles.id }).from(roles).where(inArray(roles.id, [GUEST_ROLE_ID, ADMIN_ROLE_ID])),
+    db
+      .select({ id: roles.id })
+      .from(roles)
+      .where(inArray(roles.id, [GUEST_ROLE_ID, ADMIN_ROLE_ID])),
     // The admin and the guest are the accounts holding those roles, whatever they are called now.
     db
       .select({ roleIds: users.roleIds })
       .from(users)
-      .where(sql`EXISTS (SELECT 1 FROM json_each(${users.roleIds}) WHERE value IN (${GUEST_ROLE_ID}, ${ADMIN_ROLE_ID}))`),
+      .where(
+        sql`EXISTS (SELECT 1 FROM json_each(${users.roleIds}) WHERE value IN (${GUEST_ROLE_ID}, ${ADMIN_ROLE_ID}))`,
+      ),
     db.select().from(settings),
   ]);
 
@@ -56,7 +66,10 @@ export async function seed(db: Database, options: { adminPassword?: string | und
     // AList's guest: password "guest", disabled until an admin turns anonymous access on.
     const passwordHash = await hashStaticHash(await staticHash("guest"));
     writes.push(
-      db.insert(users).values({ username: "guest", passwordHash, roleIds: [GUEST_ROLE_ID], disabled: true }).onConflictDoNothing(),
+      db
+        .insert(users)
+        .values({ username: "guest", passwordHash, roleIds: [GUEST_ROLE_ID], disabled: true })
+        .onConflictDoNothing(),
     );
     report.usersAdded++;
   }
@@ -68,7 +81,13 @@ export async function seed(db: Database, options: { adminPassword?: string | und
     writes.push(
       db
         .insert(users)
-        .values({ username: "admin", passwordHash, roleIds: [ADMIN_ROLE_ID], permission: ALL_PERMISSIONS, basePath: "/" })
+        .values({
+          username: "admin",
+          passwordHash,
+          roleIds: [ADMIN_ROLE_ID],
+          permission: ALL_PERMISSIONS,
+          basePath: "/",
+        })
         .onConflictDoNothing(),
     );
     report.adminPassword = password;
@@ -78,18 +97,37 @@ export async function seed(db: Database, options: { adminPassword?: string | und
   const stored = new Map(existingSettings.map((s) => [s.key, s]));
   SETTING_DEFINITIONS.forEach((definition, index) => {
     const current = stored.get(definition.key);
-    const metadata = { help: definition.help, type: definition.type, options: definition.options, group: definition.group, flag: definition.flag, index };
+    const metadata = {
+      help: definition.help,
+      type: definition.type,
+      options: definition.options,
+      group: definition.group,
+      flag: definition.flag,
+      index,
+    };
     if (!current) {
       const value = definition.key === "token" ? newPermanentToken() : definition.value;
-      writes.push(db.insert(settings).values({ key: definition.key, value, ...metadata }).onConflictDoNothing());
+      writes.push(
+        db
+          .insert(settings)
+          .values({ key: definition.key, value, ...metadata })
+          .onConflictDoNothing(),
+      );
       report.settingsAdded++;
       return;
     }
     // The compatible version always wins; every other value is the operator's to keep.
     const value = definition.key === "version" ? ALIST_COMPATIBLE_VERSION : current.value;
-    const drifted = value !== current.value || (Object.keys(metadata) as (keyof typeof metadata)[]).some((k) => current[k] !== metadata[k]);
+    const drifted =
+      value !== current.value ||
+      (Object.keys(metadata) as (keyof typeof metadata)[]).some((k) => current[k] !== metadata[k]);
     if (drifted) {
-      writes.push(db.update(settings).set({ value, ...metadata }).where(eq(settings.key, definition.key)));
+      writes.push(
+        db
+          .update(settings)
+          .set({ value, ...metadata })
+          .where(eq(settings.key, definition.key)),
+      );
       report.settingsRepaired++;
     }
   });
@@ -102,10 +140,14 @@ export async function seed(db: Database, options: { adminPassword?: string | und
   }
 
   if (writes.length === 0) return report;
-  const results = (await db.batch(writes as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]])) as { rowsAffected?: number }[];
+  const results = (await db.batch(writes as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]])) as {
+    rowsAffected?: number;
+  }[];
   if (adminInsert !== null && results[adminInsert]?.rowsAffected === 0) {
     // Someone else holds the username "admin": no admin was made, so no password to print.
-    throw new Error('no user holds the admin role and the username "admin" is taken; give the admin role back to an account by hand');
+    throw new Error(
+      'no user holds the admin role and the username "admin" is taken; give the admin role back to an account by hand',
+    );
   }
   return report;
 }

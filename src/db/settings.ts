@@ -63,7 +63,13 @@ const DEFINITION_ROWS: readonly DefinitionRow[] = [
   { key: "version", value: ALIST_COMPATIBLE_VERSION, group: 1, flag: 2 },
   { key: "site_title", value: "AList", group: 1 },
   { key: "announcement", value: "### repo\nhttps://github.com/alist-org/alist", type: "text", group: 1 },
-  { key: "pagination_type", value: "all", type: "select", options: "all,pagination,load_more,auto_load_more", group: 1 },
+  {
+    key: "pagination_type",
+    value: "all",
+    type: "select",
+    options: "all,pagination,load_more,auto_load_more",
+    group: 1,
+  },
   { key: "default_page_size", value: "50", type: "number", group: 1 },
   { key: "allow_indexed", value: "false", type: "bool", group: 1 },
   { key: "allow_mounted", value: "true", type: "bool", group: 1 },
@@ -78,7 +84,14 @@ const DEFINITION_ROWS: readonly DefinitionRow[] = [
   { key: "home_icon", value: "🏠", group: 2 },
   { key: "home_container", value: "max_980px", type: "select", options: "max_980px,hope_container", group: 2 },
   { key: "settings_layout", value: "list", type: "select", options: "list,responsive", group: 2 },
-  { key: "text_types", value: "txt,htm,html,xml,java,properties,sql,js,md,json,conf,ini,vue,php,py,bat,gitignore,yml,go,sh,c,cpp,h,hpp,tsx,vtt,srt,ass,rs,lrc", type: "text", group: 3, flag: 1 },
+  {
+    key: "text_types",
+    value:
+      "txt,htm,html,xml,java,properties,sql,js,md,json,conf,ini,vue,php,py,bat,gitignore,yml,go,sh,c,cpp,h,hpp,tsx,vtt,srt,ass,rs,lrc",
+    type: "text",
+    group: 3,
+    flag: 1,
+  },
   { key: "audio_types", value: "mp3,flac,ogg,m4a,wav,opus,wma", type: "text", group: 3, flag: 1 },
   { key: "video_types", value: "mp4,mkv,avi,mov,rmvb,webm,flv,m3u8", type: "text", group: 3, flag: 1 },
   { key: "image_types", value: "jpg,tiff,jpeg,png,gif,bmp,svg,ico,swf,webp", type: "text", group: 3, flag: 1 },
@@ -89,7 +102,13 @@ const DEFINITION_ROWS: readonly DefinitionRow[] = [
   { key: "audio_cover", value: "https://jsd.nn.ci/gh/alist-org/logo@main/logo.svg", group: 3 },
   { key: "audio_autoplay", value: "true", type: "bool", group: 3 },
   { key: "video_autoplay", value: "true", type: "bool", group: 3 },
-  { key: "thumbnail_size", value: "144", type: "number", group: 3, help: "Thumbnail width in pixels. Height is scaled proportionally." },
+  {
+    key: "thumbnail_size",
+    value: "144",
+    type: "number",
+    group: 3,
+    help: "Thumbnail width in pixels. Height is scaled proportionally.",
+  },
   { key: "preview_archives_by_default", value: "true", type: "bool", group: 3 },
   { key: "readme_autorender", value: "true", type: "bool", group: 3 },
   { key: "filter_readme_scripts", value: "true", type: "bool", group: 3 },
@@ -101,7 +120,7 @@ const DEFINITION_ROWS: readonly DefinitionRow[] = [
   { key: "sign_all", value: "true", type: "bool", group: 4, flag: 1 },
   { key: "privacy_regs", value: PRIVACY_REGS, type: "text", group: 4, flag: 1 },
   { key: "ocr_api", value: "https://api.alistgo.com/ocr/file/json", group: 4 },
-  { key: "filename_char_mapping", value: "{\"/\": \"|\"}", type: "text", group: 4 },
+  { key: "filename_char_mapping", value: '{"/": "|"}', type: "text", group: 4 },
   { key: "forward_direct_link_params", value: "false", type: "bool", group: 4 },
   { key: "ignore_direct_link_params", value: "sign,alist_ts", group: 4 },
   { key: "webauthn_login_enabled", value: "false", type: "bool", group: 4 },
@@ -109,13 +128,25 @@ const DEFINITION_ROWS: readonly DefinitionRow[] = [
   { key: "device_evict_policy", value: "deny", type: "select", options: "deny,evict_oldest", group: 4 },
   { key: "device_session_ttl", value: "86400", type: "number", group: 4 },
   { key: "token", value: GENERATED_TOKEN, group: 0, flag: 1 },
-  { key: "search_index", value: "none", type: "select", options: "database,database_non_full_text,bleve,meilisearch,none", group: 6 },
+  {
+    key: "search_index",
+    value: "none",
+    type: "select",
+    options: "database,database_non_full_text,bleve,meilisearch,none",
+    group: 6,
+  },
   { key: "auto_update_index", value: "false", type: "bool", group: 6 },
   { key: "ignore_paths", value: "", type: "text", group: 6, flag: 1, help: "one path per line" },
   { key: "max_index_depth", value: "20", type: "number", group: 6, flag: 1, help: "max depth of index" },
   { key: "index_progress", value: "{}", type: "text", group: 0, flag: 1 },
   { key: "sso_login_enabled", value: "false", type: "bool", group: 7 },
-  { key: "sso_login_platform", value: "", type: "select", options: "Casdoor,Github,Microsoft,Google,Dingtalk,OIDC", group: 7 },
+  {
+    key: "sso_login_platform",
+    value: "",
+    type: "select",
+    options: "Casdoor,Github,Microsoft,Google,Dingtalk,OIDC",
+    group: 7,
+  },
   { key: "sso_client_id", value: "", group: 7, flag: 1 },
   { key: "sso_client_secret", value: "", group: 7, flag: 1 },
   { key: "sso_oidc_username_key", value: "name", group: 7, flag: 1 },
@@ -142,7 +173,13 @@ const DEFINITION_ROWS: readonly DefinitionRow[] = [
   { key: "s3_buckets", value: "[]", group: 9, flag: 1 },
   { key: "ftp_public_host", value: "127.0.0.1", group: 10, flag: 1 },
   { key: "ftp_pasv_port_map", value: "", type: "text", group: 10, flag: 1 },
-  { key: "ftp_proxy_user_agent", value: "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/87.0.4280.88 Safari/537.36", group: 10, flag: 1 },
+  {
+    key: "ftp_proxy_user_agent",
+    value:
+      "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/87.0.4280.88 Safari/537.36",
+    group: 10,
+    flag: 1,
+  },
   { key: "ftp_mandatory_tls", value: "false", type: "bool", group: 10, flag: 1 },
   { key: "ftp_implicit_tls", value: "false", type: "bool", group: 10, flag: 1 },
   { key: "ftp_tls_private_key_path", value: "", group: 10, flag: 1 },
@@ -165,7 +202,13 @@ const DEFINITION_ROWS: readonly DefinitionRow[] = [
   { key: "transmission_seedtime", value: "0", type: "number", group: 5, flag: 1 },
 ];
 
-export const SETTING_DEFINITIONS: readonly SettingDefinition[] = DEFINITION_ROWS.map((row) => ({ type: "string", options: "", flag: SettingFlag.PUBLIC, help: "", ...row }));
+export const SETTING_DEFINITIONS: readonly SettingDefinition[] = DEFINITION_ROWS.map((row) => ({
+  type: "string",
+  options: "",
+  flag: SettingFlag.PUBLIC,
+  help: "",
+  ...row,
+}));
 
 export const settingDefinitionByKey: ReadonlyMap<string, SettingDefinition & { index: number }> = new Map(
   SETTING_DEFINITIONS.map((definition, index) => [definition.key, { ...definition, index }]),

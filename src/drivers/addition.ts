@@ -18,7 +18,9 @@ export function readAddition(driver: Driver, additionJson: string): Addition {
 export function parseAddition(additionJson: string): Record<string, unknown> | null {
   try {
     const value: unknown = JSON.parse(additionJson);
-    return typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
+    return typeof value === "object" && value !== null && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : null;
   } catch {
     return null;
   }

@@ -2,14 +2,28 @@
 // `name:/path`) must point into a mounted, enabled, working storage.
 import { driverConfig, items } from "./items.ts";
 import { requireWorkingStorage } from "./mounts.ts";
-import { CheckFailed, FileError, objectNotFound, type Addition, type Driver, type FileBackend, type FileObject, type StorageHandle } from "./types.ts";
+import {
+  CheckFailed,
+  FileError,
+  objectNotFound,
+  type Addition,
+  type Driver,
+  type FileBackend,
+  type FileObject,
+  type StorageHandle,
+} from "./types.ts";
 
 export const alias: Driver = {
   config: driverConfig({ name: "Alias", local_sort: true, no_cache: true, default_root: "/" }),
   proxyRangeOption: true,
   additional: items([
     { name: "paths", type: "text", required: true },
-    { name: "protect_same_name", type: "bool", default: "true", help: "Protects same-name files from Delete or Rename" },
+    {
+      name: "protect_same_name",
+      type: "bool",
+      default: "true",
+      help: "Protects same-name files from Delete or Rename",
+    },
     { name: "download_concurrency", type: "number", default: "0", help: "Need to enable proxy" },
     { name: "download_part_size", type: "number", default: "0", help: "Need to enable proxy. Unit: KB" },
     { name: "writable", type: "bool", default: "false" },
@@ -36,8 +50,11 @@ function aliasEntries(addition: Addition): { name: string; target: string }[] {
     .map((line) => line.trim())
     .filter((line) => line !== "")
     .map((line) => {
-      const target = (line.startsWith("/") ? line : line.slice(line.indexOf(":") + 1).trim()).replace(/\/+$/, "") || "/";
-      const name = line.startsWith("/") ? target.slice(target.lastIndexOf("/") + 1) || "root" : line.slice(0, line.indexOf(":")).trim();
+      const target =
+        (line.startsWith("/") ? line : line.slice(line.indexOf(":") + 1).trim()).replace(/\/+$/, "") || "/";
+      const name = line.startsWith("/")
+        ? target.slice(target.lastIndexOf("/") + 1) || "root"
+        : line.slice(0, line.indexOf(":")).trim();
       return { name, target };
     });
 }
@@ -51,7 +68,8 @@ function aliasEntries(addition: Addition): { name: string; target: string }[] {
  */
 function aliasFiles(storage: StorageHandle): FileBackend {
   const groups = new Map<string, string[]>();
-  for (const { name, target } of aliasEntries(storage.addition)) groups.set(name, [...(groups.get(name) ?? []), target]);
+  for (const { name, target } of aliasEntries(storage.addition))
+    groups.set(name, [...(groups.get(name) ?? []), target]);
   const flat = groups.size === 1;
 
   /** The full paths an alias path stands for, in the order of `paths`; [] for the alias root with several names. */
@@ -78,10 +96,20 @@ function aliasFiles(storage: StorageHandle): FileBackend {
 
   return {
     async list(dir) {
-      if (!flat && dir === "/") return [...groups.keys()].map((name) => ({ name, size: 0, isDir: true, modified: storage.modified, path: `/${name}` }));
+      if (!flat && dir === "/")
+        return [...groups.keys()].map((name) => ({
+          name,
+          size: 0,
+          isDir: true,
+          modified: storage.modified,
+          path: `/${name}`,
+        }));
       const lists = await Promise.allSettled(targetsOf(dir).map((target) => storage.fs.list(target)));
       const found = lists.flatMap((result) => (result.status === "fulfilled" ? [result.value] : []));
-      if (found.length === 0) throw (lists.find((r) => r.status === "rejected") as PromiseRejectedResult | undefined)?.reason ?? objectNotFound();
+      if (found.length === 0)
+        throw (
+          (lists.find((r) => r.status === "rejected") as PromiseRejectedResult | undefined)?.reason ?? objectNotFound()
+        );
       const seen = new Set<string>();
       const merged: FileObject[] = [];
       for (const entry of found.flat()) {

@@ -52,8 +52,12 @@ afterAll(async () => {
   await Promise.all([s3, dav, ftp, ssh, silent, notSsh, smb].map((server) => server?.close()));
 });
 
-const check = (driver: string, addition: Record<string, unknown>, storages: MountedStorage[] = [], timeoutMs?: number) =>
-  checkStorage(findDriver(driver)!, JSON.stringify(addition), storages, timeoutMs);
+const check = (
+  driver: string,
+  addition: Record<string, unknown>,
+  storages: MountedStorage[] = [],
+  timeoutMs?: number,
+) => checkStorage(findDriver(driver)!, JSON.stringify(addition), storages, timeoutMs);
 
 describe("S3 check (signed ListObjectsV2 against s3rver)", () => {
   const good = () => ({
@@ -87,16 +91,22 @@ describe("S3 check (signed ListObjectsV2 against s3rver)", () => {
   });
 
   it("reports a missing bucket as NoSuchBucket", async () => {
-    expect(await check("S3", { ...good(), bucket: "no-such-bucket" })).toBe("NoSuchBucket: The specified bucket does not exist");
+    expect(await check("S3", { ...good(), bucket: "no-such-bucket" })).toBe(
+      "NoSuchBucket: The specified bucket does not exist",
+    );
   });
 
   it("reports an endpoint where nothing listens", async () => {
     const status = await check("S3", { ...good(), endpoint: `http://127.0.0.1:${deadPort}` });
-    expect(status).toMatch(new RegExp(`^cannot reach http://127\\.0\\.0\\.1:${deadPort}: fetch failed: .*ECONNREFUSED`));
+    expect(status).toMatch(
+      new RegExp(`^cannot reach http://127\\.0\\.0\\.1:${deadPort}: fetch failed: .*ECONNREFUSED`),
+    );
   });
 
   it("gives up on an endpoint that accepts the connection and never answers", async () => {
-    expect(await check("S3", { ...good(), endpoint: `http://${silent.address}` }, [], 300)).toBe(`cannot reach http://${silent.address}: no answer within 0.3 s`);
+    expect(await check("S3", { ...good(), endpoint: `http://${silent.address}` }, [], 300)).toBe(
+      `cannot reach http://${silent.address}: no answer within 0.3 s`,
+    );
   });
 
   it("names a missing required field", async () => {
@@ -106,7 +116,12 @@ describe("S3 check (signed ListObjectsV2 against s3rver)", () => {
 });
 
 describe("WebDav check (PROPFIND depth 0 against webdav-server)", () => {
-  const good = () => ({ address: dav.url, username: DAV_USER.username, password: DAV_USER.password, root_folder_path: DAV_ROOT });
+  const good = () => ({
+    address: dav.url,
+    username: DAV_USER.username,
+    password: DAV_USER.password,
+    root_folder_path: DAV_ROOT,
+  });
 
   it("works on an existing folder, and on the server root", async () => {
     expect(await check("WebDav", good())).toBe("work");
@@ -119,12 +134,18 @@ describe("WebDav check (PROPFIND depth 0 against webdav-server)", () => {
   });
 
   it("reports a missing root folder, and a root that is a file", async () => {
-    expect(await check("WebDav", { ...good(), root_folder_path: "/no/such/folder" })).toBe("root folder /no/such/folder not found");
-    expect(await check("WebDav", { ...good(), root_folder_path: `${DAV_ROOT}/readme.txt` })).toBe(`root folder ${DAV_ROOT}/readme.txt is a file, not a folder`);
+    expect(await check("WebDav", { ...good(), root_folder_path: "/no/such/folder" })).toBe(
+      "root folder /no/such/folder not found",
+    );
+    expect(await check("WebDav", { ...good(), root_folder_path: `${DAV_ROOT}/readme.txt` })).toBe(
+      `root folder ${DAV_ROOT}/readme.txt is a file, not a folder`,
+    );
   });
 
   it("reports an address where nothing listens, and one that is not a URL", async () => {
-    expect(await check("WebDav", { ...good(), address: `http://127.0.0.1:${deadPort}` })).toMatch(/^cannot reach http:\/\/127\.0\.0\.1:\d+: fetch failed/);
+    expect(await check("WebDav", { ...good(), address: `http://127.0.0.1:${deadPort}` })).toMatch(
+      /^cannot reach http:\/\/127\.0\.0\.1:\d+: fetch failed/,
+    );
     expect(await check("WebDav", { ...good(), address: "not a url" })).toMatch(/^address "not a url" is not a URL/);
   });
 
@@ -144,7 +165,12 @@ describe("WebDav check (PROPFIND depth 0 against webdav-server)", () => {
 });
 
 describe("FTP check (greeting, USER/PASS, CWD against ftp-srv)", () => {
-  const good = () => ({ address: ftp.address, username: FTP_USER.username, password: FTP_USER.password, root_folder_path: FTP_ROOT });
+  const good = () => ({
+    address: ftp.address,
+    username: FTP_USER.username,
+    password: FTP_USER.password,
+    root_folder_path: FTP_ROOT,
+  });
 
   it("works with the right credentials and root", async () => {
     expect(await check("FTP", good())).toBe("work");
@@ -153,15 +179,21 @@ describe("FTP check (greeting, USER/PASS, CWD against ftp-srv)", () => {
   it("reports wrong credentials, a missing root, and a dead address", async () => {
     expect(await check("FTP", { ...good(), password: "wrong" })).toBe("wrong username or password");
     expect(await check("FTP", { ...good(), root_folder_path: "/missing" })).toBe("root folder /missing not found");
-    expect(await check("FTP", { ...good(), address: `127.0.0.1:${deadPort}` })).toMatch(new RegExp(`^cannot reach 127\\.0\\.0\\.1:${deadPort}: .*ECONNREFUSED`));
+    expect(await check("FTP", { ...good(), address: `127.0.0.1:${deadPort}` })).toMatch(
+      new RegExp(`^cannot reach 127\\.0\\.0\\.1:${deadPort}: .*ECONNREFUSED`),
+    );
   });
 
   it("refuses a value that would smuggle in another command", async () => {
-    expect(await check("FTP", { ...good(), username: "ftpuser\r\nDELE x" })).toBe("username must not contain line breaks");
+    expect(await check("FTP", { ...good(), username: "ftpuser\r\nDELE x" })).toBe(
+      "username must not contain line breaks",
+    );
   });
 
   it("reports a server that is not FTP", async () => {
-    expect(await check("FTP", { ...good(), address: ssh.address })).toBe(`${ssh.address} is not an FTP server (it sent "${SSH_IDENTIFICATION}")`);
+    expect(await check("FTP", { ...good(), address: ssh.address })).toBe(
+      `${ssh.address} is not an FTP server (it sent "${SSH_IDENTIFICATION}")`,
+    );
   });
 });
 
@@ -171,17 +203,29 @@ describe("SFTP and SMB checks (the SSH identification line, the SMB2 NEGOTIATE a
   });
 
   it("SFTP reports a peer that is not SSH, a silent peer, and a dead port", async () => {
-    expect(await check("SFTP", { address: notSsh.address }, [], 300)).toBe(`${notSsh.address} is not an SSH server (it sent "220 a mail server, not SSH")`);
-    expect(await check("SFTP", { address: silent.address }, [], 300)).toBe(`${silent.address} did not answer within 0.3 s`);
-    expect(await check("SFTP", { address: `127.0.0.1:${deadPort}` })).toMatch(/^cannot reach 127\.0\.0\.1:\d+: .*ECONNREFUSED/);
+    expect(await check("SFTP", { address: notSsh.address }, [], 300)).toBe(
+      `${notSsh.address} is not an SSH server (it sent "220 a mail server, not SSH")`,
+    );
+    expect(await check("SFTP", { address: silent.address }, [], 300)).toBe(
+      `${silent.address} did not answer within 0.3 s`,
+    );
+    expect(await check("SFTP", { address: `127.0.0.1:${deadPort}` })).toMatch(
+      /^cannot reach 127\.0\.0\.1:\d+: .*ECONNREFUSED/,
+    );
     expect(await check("SFTP", {})).toBe("address is required");
   });
 
   it("SMB works when the peer answers an SMB2 NEGOTIATE, and reports other peers and a dead port", async () => {
     expect(await check("SMB", { address: smb.address, share_name: "s" })).toBe("work");
-    expect(await check("SMB", { address: ssh.address })).toBe(`${ssh.address} is not an SMB server (its answer to SMB2 NEGOTIATE is not SMB)`);
-    expect(await check("SMB", { address: silent.address }, [], 300)).toBe(`${silent.address} did not answer within 0.3 s`);
-    expect(await check("SMB", { address: `127.0.0.1:${deadPort}` })).toMatch(/^cannot reach 127\.0\.0\.1:\d+: .*ECONNREFUSED/);
+    expect(await check("SMB", { address: ssh.address })).toBe(
+      `${ssh.address} is not an SMB server (its answer to SMB2 NEGOTIATE is not SMB)`,
+    );
+    expect(await check("SMB", { address: silent.address }, [], 300)).toBe(
+      `${silent.address} did not answer within 0.3 s`,
+    );
+    expect(await check("SMB", { address: `127.0.0.1:${deadPort}` })).toMatch(
+      /^cannot reach 127\.0\.0\.1:\d+: .*ECONNREFUSED/,
+    );
   });
 });
 
@@ -197,8 +241,12 @@ describe("Alias, Crypt, Virtual and Local checks", () => {
   });
 
   it("Alias names the line that points nowhere usable", async () => {
-    expect(await check("Alias", { paths: "/media/films\n/elsewhere" }, storages)).toBe("path /elsewhere is not inside any mounted storage");
-    expect(await check("Alias", { paths: "x:/archive/2020" }, storages)).toBe("path /archive/2020 is inside storage /archive, which is disabled");
+    expect(await check("Alias", { paths: "/media/films\n/elsewhere" }, storages)).toBe(
+      "path /elsewhere is not inside any mounted storage",
+    );
+    expect(await check("Alias", { paths: "x:/archive/2020" }, storages)).toBe(
+      "path /archive/2020 is inside storage /archive, which is disabled",
+    );
     expect(await check("Alias", { paths: "/media/broken/a" }, storages)).toBe(
       "path /media/broken/a is inside storage /media/broken, which is not working: wrong username or password",
     );
@@ -207,13 +255,17 @@ describe("Alias, Crypt, Virtual and Local checks", () => {
 
   it("Crypt needs its remote_path inside a working storage", async () => {
     expect(await check("Crypt", { remote_path: "/media/secret", password: "p" }, storages)).toBe("work");
-    expect(await check("Crypt", { remote_path: "/nowhere", password: "p" }, storages)).toBe("remote_path /nowhere is not inside any mounted storage");
+    expect(await check("Crypt", { remote_path: "/nowhere", password: "p" }, storages)).toBe(
+      "remote_path /nowhere is not inside any mounted storage",
+    );
     expect(await check("Crypt", { password: "p" }, storages)).toBe("remote_path is required");
   });
 
   it("Virtual always works; Local says it cannot run on Workers", async () => {
     expect(await check("Virtual", {})).toBe("work");
-    expect(await check("Local", { root_folder_path: "/srv" })).toMatch(/^Local storage cannot run on Cloudflare Workers: /);
+    expect(await check("Local", { root_folder_path: "/srv" })).toMatch(
+      /^Local storage cannot run on Cloudflare Workers: /,
+    );
   });
 });
 

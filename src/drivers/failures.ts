@@ -3,7 +3,11 @@
 import { CheckFailed, type CheckContext } from "./types.ts";
 
 /** `cannot reach <target>: <why>`; the why is the timeout when the check's time ran out. */
-export function unreachable(target: string, error: unknown, context: Pick<CheckContext, "signal" | "timeoutMs">): CheckFailed {
+export function unreachable(
+  target: string,
+  error: unknown,
+  context: Pick<CheckContext, "signal" | "timeoutMs">,
+): CheckFailed {
   const why = context.signal.aborted ? `no answer within ${seconds(context.timeoutMs)}` : errorText(error);
   return new CheckFailed(`cannot reach ${target}: ${why}`);
 }
@@ -14,7 +18,11 @@ export function unreachable(target: string, error: unknown, context: Pick<CheckC
  */
 export function errorText(error: unknown): string {
   const parts: string[] = [];
-  for (let e: unknown = error; e !== undefined && e !== null && parts.length < 4; e = e instanceof Error ? e.cause : undefined) {
+  for (
+    let e: unknown = error;
+    e !== undefined && e !== null && parts.length < 4;
+    e = e instanceof Error ? e.cause : undefined
+  ) {
     const text = e instanceof Error ? e.message : String(e);
     if (text && !parts.includes(text)) parts.push(text);
   }

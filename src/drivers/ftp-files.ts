@@ -8,7 +8,16 @@ import { cleanPath } from "../lib/path.ts";
 import { requireText } from "./addition.ts";
 import { errorText } from "./failures.ts";
 import { hostAndPort, openTcp, workersSockets, type TcpConnection } from "./tcp.ts";
-import { FileError, notAFolder, objectNotFound, type Addition, type ByteSource, type FileBackend, type FileObject, type StorageHandle } from "./types.ts";
+import {
+  FileError,
+  notAFolder,
+  objectNotFound,
+  type Addition,
+  type ByteSource,
+  type FileBackend,
+  type FileObject,
+  type StorageHandle,
+} from "./types.ts";
 
 /** Most entries a folder removal deletes in one request. */
 export const MAX_REMOVED_PER_REQUEST = 1000;
@@ -25,8 +34,14 @@ const MONTHS = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "
  * One line of a Unix `ls -l` listing (what LIST answers nearly everywhere): type, size, date, name.
  * Dates without a year are in the last twelve months, as `ls` prints them.
  */
-export function parseListLine(line: string, now = new Date()): { name: string; isDir: boolean; size: number; modified: Date } | null {
-  const match = /^([-dl])[rwxsStT-]{9}\S*\s+\d+\s+\S+\s+\S+\s+(\d+)\s+(\w{3})\s+(\d{1,2})\s+(\d{1,2}:\d{2}|\d{4})\s(.+)$/.exec(line);
+export function parseListLine(
+  line: string,
+  now = new Date(),
+): { name: string; isDir: boolean; size: number; modified: Date } | null {
+  const match =
+    /^([-dl])[rwxsStT-]{9}\S*\s+\d+\s+\S+\s+\S+\s+(\d+)\s+(\w{3})\s+(\d{1,2})\s+(\d{1,2}:\d{2}|\d{4})\s(.+)$/.exec(
+      line,
+    );
   if (!match) return null;
   const [, type, size, monthName, day, timeOrYear, rawName] = match;
   const month = MONTHS.indexOf(monthName!.toLowerCase());
@@ -52,7 +67,11 @@ export class FtpSession {
     private readonly signal: AbortSignal,
   ) {}
 
-  static async open(addition: Addition, signal: AbortSignal = new AbortController().signal, timeoutMs = TIMEOUT_MS): Promise<FtpSession> {
+  static async open(
+    addition: Addition,
+    signal: AbortSignal = new AbortController().signal,
+    timeoutMs = TIMEOUT_MS,
+  ): Promise<FtpSession> {
     const address = requireText(addition, "address");
     // Checked before connecting: a line break would smuggle in another command.
     const username = lineFree(addition.text("username") || "anonymous", "username");
@@ -85,7 +104,12 @@ export class FtpSession {
     const first = await this.control.readLine();
     const match = /^(\d{3})([ -])(.*)$/.exec(first);
     if (!match) throw new Error(`${this.control.target} is not an FTP server (it sent "${first.slice(0, 80)}")`);
-    if (match[2] === "-") for (let line = await this.control.readLine(); !line.startsWith(`${match[1]} `); line = await this.control.readLine());
+    if (match[2] === "-")
+      for (
+        let line = await this.control.readLine();
+        !line.startsWith(`${match[1]} `);
+        line = await this.control.readLine()
+      );
     return { code: Number(match[1]), text: match[3]! };
   }
 
@@ -102,7 +126,11 @@ export class FtpSession {
   }
 
   /** A passive data connection, to the control connection's host. */
-  async data(): Promise<{ readable: ReadableStream<Uint8Array>; writable: WritableStream<Uint8Array>; close(): Promise<void> }> {
+  async data(): Promise<{
+    readable: ReadableStream<Uint8Array>;
+    writable: WritableStream<Uint8Array>;
+    close(): Promise<void>;
+  }> {
     let port: number | undefined;
     const epsv = await this.command("EPSV");
     if (epsv.code === 229) port = Number(/\(\|\|\|(\d+)\|\)/.exec(epsv.text)?.[1]);
@@ -174,7 +202,13 @@ export function ftpFiles(storage: StorageHandle): FileBackend {
       .split(/\r?\n/)
       .map((line) => parseListLine(line, now))
       .filter((entry) => entry !== null)
-      .map((entry) => ({ name: entry.name, size: entry.isDir ? 0 : entry.size, isDir: entry.isDir, modified: entry.modified, path: join(serverPath(dir), entry.name) }));
+      .map((entry) => ({
+        name: entry.name,
+        size: entry.isDir ? 0 : entry.size,
+        isDir: entry.isDir,
+        modified: entry.modified,
+        path: join(serverPath(dir), entry.name),
+      }));
   }
 
   async function list(session: FtpSession, dir: string): Promise<FileObject[]> {
@@ -182,7 +216,9 @@ export function ftpFiles(storage: StorageHandle): FileBackend {
     if (cwd.code === 550) {
       if (dir === "/") throw objectNotFound();
       const parent = await list(session, parentOf(dir)).catch(() => [] as FileObject[]);
-      throw parent.some((entry) => entry.name === dir.slice(dir.lastIndexOf("/") + 1) && !entry.isDir) ? notAFolder() : objectNotFound();
+      throw parent.some((entry) => entry.name === dir.slice(dir.lastIndexOf("/") + 1) && !entry.isDir)
+        ? notAFolder()
+        : objectNotFound();
     }
     await session.expect(cwd, [250], "CWD");
     return listHere(session, dir);
@@ -197,13 +233,22 @@ export function ftpFiles(storage: StorageHandle): FileBackend {
   }
 
   /** Removes a file or a folder and everything in it, counting against `budget`. */
-  async function removeTree(session: FtpSession, path: string, isDir: boolean, budget: { left: number }): Promise<void> {
-    if (--budget.left < 0) throw new Error(`more than ${MAX_REMOVED_PER_REQUEST} entries: Gatehouse removes at most ${MAX_REMOVED_PER_REQUEST} per request`);
+  async function removeTree(
+    session: FtpSession,
+    path: string,
+    isDir: boolean,
+    budget: { left: number },
+  ): Promise<void> {
+    if (--budget.left < 0)
+      throw new Error(
+        `more than ${MAX_REMOVED_PER_REQUEST} entries: Gatehouse removes at most ${MAX_REMOVED_PER_REQUEST} per request`,
+      );
     if (!isDir) {
       await session.expect(await session.command(`DELE ${oneLine(serverPath(path))}`), [250], "DELE");
       return;
     }
-    for (const entry of await list(session, path)) await removeTree(session, join(path, entry.name), entry.isDir, budget);
+    for (const entry of await list(session, path))
+      await removeTree(session, join(path, entry.name), entry.isDir, budget);
     await session.expect(await session.command(`RMD ${oneLine(serverPath(path))}`), [250], "RMD");
   }
 
@@ -221,7 +266,15 @@ export function ftpFiles(storage: StorageHandle): FileBackend {
       return { source };
     },
 
-    makeDir: (parentDir, name) => withSession(async (session) => void (await session.expect(await session.command(`MKD ${oneLine(serverPath(join(parentDir, name)))}`), [257, 250], "MKD"))),
+    makeDir: (parentDir, name) =>
+      withSession(
+        async (session) =>
+          void (await session.expect(
+            await session.command(`MKD ${oneLine(serverPath(join(parentDir, name)))}`),
+            [257, 250],
+            "MKD",
+          )),
+      ),
 
     rename: (path, newName) => renameTo(path, join(parentOf(path), newName)),
     move: (path, dstDir) => renameTo(path, join(dstDir, path.slice(path.lastIndexOf("/") + 1))),

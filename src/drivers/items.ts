@@ -28,20 +28,49 @@ export function commonItems(driver: Pick<Driver, "config" | "proxyRangeOption">)
   const { config } = driver;
   const redirects = !config.only_proxy && !config.only_local;
   return items([
-    { name: "mount_path", type: "string", required: true, help: "The path you want to mount to, it is unique and cannot be repeated" },
+    {
+      name: "mount_path",
+      type: "string",
+      required: true,
+      help: "The path you want to mount to, it is unique and cannot be repeated",
+    },
     { name: "order", type: "number", help: "use to sort" },
     { name: "remark", type: "text" },
     ...(config.no_cache
       ? []
-      : [{ name: "cache_expiration", type: "number", default: "30", required: true, help: "The cache expiration time for this storage" } as const]),
+      : [
+          {
+            name: "cache_expiration",
+            type: "number",
+            default: "30",
+            required: true,
+            help: "The cache expiration time for this storage",
+          } as const,
+        ]),
     ...(redirects
       ? [
           { name: "web_proxy", type: "bool" } as const,
-          { name: "webdav_policy", type: "select", options: "302_redirect,use_proxy_url,native_proxy", default: "302_redirect", required: true } as const,
+          {
+            name: "webdav_policy",
+            type: "select",
+            options: "302_redirect,use_proxy_url,native_proxy",
+            default: "302_redirect",
+            required: true,
+          } as const,
           // The default is "true" only for 139Yun, which Gatehouse does not carry.
-          ...(driver.proxyRangeOption ? [{ name: "proxy_range", type: "bool", help: "Need to enable proxy" } as const] : []),
+          ...(driver.proxyRangeOption
+            ? [{ name: "proxy_range", type: "bool", help: "Need to enable proxy" } as const]
+            : []),
         ]
-      : [{ name: "webdav_policy", type: "select", default: "native_proxy", options: "use_proxy_url,native_proxy", required: true } as const]),
+      : [
+          {
+            name: "webdav_policy",
+            type: "select",
+            default: "native_proxy",
+            options: "use_proxy_url,native_proxy",
+            required: true,
+          } as const,
+        ]),
     { name: "down_proxy_url", type: "text" },
     { name: "down_proxy_sign", type: "bool", default: "true" },
     ...(config.local_sort

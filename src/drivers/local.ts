@@ -29,7 +29,12 @@ export const local: Driver = {
     },
     { name: "show_hidden", type: "bool", default: "true", help: "show hidden directories and files" },
     { name: "mkdir_perm", type: "string", default: "777" },
-    { name: "recycle_bin_path", type: "string", default: "delete permanently", help: "path to recycle bin, delete permanently if empty or keep 'delete permanently'" },
+    {
+      name: "recycle_bin_path",
+      type: "string",
+      default: "delete permanently",
+      help: "path to recycle bin, delete permanently if empty or keep 'delete permanently'",
+    },
   ]),
   async check() {
     throw new CheckFailed(

@@ -10,6 +10,10 @@ export function requireWorkingStorage(path: string, storages: MountedStorage[], 
     .filter((s) => s.mountPath === "/" || target === s.mountPath || target.startsWith(`${s.mountPath}/`))
     .sort((a, b) => b.mountPath.length - a.mountPath.length)[0];
   if (!inside) throw new CheckFailed(`${what} ${target} is not inside any mounted storage`);
-  if (inside.disabled) throw new CheckFailed(`${what} ${target} is inside storage ${inside.mountPath}, which is disabled`);
-  if (inside.status !== WORKING) throw new CheckFailed(`${what} ${target} is inside storage ${inside.mountPath}, which is not working: ${inside.status}`);
+  if (inside.disabled)
+    throw new CheckFailed(`${what} ${target} is inside storage ${inside.mountPath}, which is disabled`);
+  if (inside.status !== WORKING)
+    throw new CheckFailed(
+      `${what} ${target} is inside storage ${inside.mountPath}, which is not working: ${inside.status}`,
+    );
 }

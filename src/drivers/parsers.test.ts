@@ -20,13 +20,27 @@ describe("WebDAV multistatus", () => {
 </D:multistatus>`;
     expect(parseMultistatus(xml)).toEqual([
       { path: "/dav/music", isDir: true, size: 0, modified: new Date("2026-01-12T08:00:00Z"), created: null },
-      { path: "/dav/music/Café & Bar.mp3", isDir: false, size: 1234, modified: new Date("2026-01-13T09:30:00Z"), created: null },
+      {
+        path: "/dav/music/Café & Bar.mp3",
+        isDir: false,
+        size: 1234,
+        modified: new Date("2026-01-13T09:30:00Z"),
+        created: null,
+      },
     ]);
   });
 
   it("reads nginx's and Nextcloud's lower-case d: prefixes, absolute hrefs and entities", () => {
     const xml = `<?xml version="1.0"?><d:multistatus xmlns:d="DAV:" xmlns:oc="http://owncloud.org/ns"><d:response><d:href>https://cloud.example/remote.php/dav/files/me/a%20%26amp%3B%20b.txt</d:href><d:propstat><d:prop><d:getcontentlength>5</d:getcontentlength><d:resourcetype/><d:creationdate>2026-01-01T00:00:00Z</d:creationdate></d:prop><d:status>HTTP/1.1 200 OK</d:status></d:propstat></d:response></d:multistatus>`;
-    expect(parseMultistatus(xml)).toEqual([{ path: "/remote.php/dav/files/me/a &amp; b.txt", isDir: false, size: 5, modified: null, created: new Date("2026-01-01T00:00:00Z") }]);
+    expect(parseMultistatus(xml)).toEqual([
+      {
+        path: "/remote.php/dav/files/me/a &amp; b.txt",
+        isDir: false,
+        size: 5,
+        modified: null,
+        created: new Date("2026-01-01T00:00:00Z"),
+      },
+    ]);
   });
 
   it("reads responses without a prefix, and ignores properties of a non-200 propstat", () => {
@@ -41,17 +55,37 @@ describe("WebDAV multistatus", () => {
 describe("FTP LIST lines", () => {
   const now = new Date("2026-11-25T12:00:00Z");
   it.each([
-    ["-rw-r--r--    1 1000     1000         4096 Nov 24 18:05 report final.pdf", { name: "report final.pdf", isDir: false, size: 4096, modified: new Date("2026-11-24T18:05:00Z") }],
-    ["drwxr-xr-x    2 ftp      ftp          4096 Mar  3  2024 archive", { name: "archive", isDir: true, size: 4096, modified: new Date("2024-03-03T00:00:00Z") }],
-    ["-rw-r--r--   1 owner group   10 Dec 31 23:59 last-year.txt", { name: "last-year.txt", isDir: false, size: 10, modified: new Date("2025-12-31T23:59:00Z") }],
-    ["lrwxrwxrwx    1 0        0              11 Jan 05 10:00 current -> releases/v2", { name: "current", isDir: false, size: 11, modified: new Date("2026-01-05T10:00:00Z") }],
-    ["-rw-rw-r--+   1 u g 3 Feb  1 01:02 é ü.txt", { name: "é ü.txt", isDir: false, size: 3, modified: new Date("2026-02-01T01:02:00Z") }],
+    [
+      "-rw-r--r--    1 1000     1000         4096 Nov 24 18:05 report final.pdf",
+      { name: "report final.pdf", isDir: false, size: 4096, modified: new Date("2026-11-24T18:05:00Z") },
+    ],
+    [
+      "drwxr-xr-x    2 ftp      ftp          4096 Mar  3  2024 archive",
+      { name: "archive", isDir: true, size: 4096, modified: new Date("2024-03-03T00:00:00Z") },
+    ],
+    [
+      "-rw-r--r--   1 owner group   10 Dec 31 23:59 last-year.txt",
+      { name: "last-year.txt", isDir: false, size: 10, modified: new Date("2025-12-31T23:59:00Z") },
+    ],
+    [
+      "lrwxrwxrwx    1 0        0              11 Jan 05 10:00 current -> releases/v2",
+      { name: "current", isDir: false, size: 11, modified: new Date("2026-01-05T10:00:00Z") },
+    ],
+    [
+      "-rw-rw-r--+   1 u g 3 Feb  1 01:02 é ü.txt",
+      { name: "é ü.txt", isDir: false, size: 3, modified: new Date("2026-02-01T01:02:00Z") },
+    ],
   ])("%s", (line, expected) => {
     expect(parseListLine(line, now)).toEqual(expected);
   });
 
   it("skips . and .., totals and lines it cannot read", () => {
-    for (const line of ["drwxr-xr-x 2 u g 4096 Nov 24 18:05 .", "drwxr-xr-x 2 u g 4096 Nov 24 18:05 ..", "total 12", "11-24-26  06:05PM       <DIR>          dos"]) {
+    for (const line of [
+      "drwxr-xr-x 2 u g 4096 Nov 24 18:05 .",
+      "drwxr-xr-x 2 u g 4096 Nov 24 18:05 ..",
+      "total 12",
+      "11-24-26  06:05PM       <DIR>          dos",
+    ]) {
       expect(parseListLine(line, now), line).toBeNull();
     }
   });

@@ -13,10 +13,23 @@ function backend() {
   vi.stubGlobal("fetch", async (request: Request) => {
     sent.push(request);
     // Every HEAD finds a file; every PUT (the copy) succeeds.
-    if (request.method === "HEAD") return new Response(null, { status: 200, headers: { "Content-Length": "3", "Last-Modified": "Sun, 01 Mar 2026 08:00:00 GMT" } });
+    if (request.method === "HEAD")
+      return new Response(null, {
+        status: 200,
+        headers: { "Content-Length": "3", "Last-Modified": "Sun, 01 Mar 2026 08:00:00 GMT" },
+      });
     return new Response("<CopyObjectResult></CopyObjectResult>", { status: 200 });
   });
-  const addition = readAddition(s3, JSON.stringify({ endpoint: "http://127.0.0.1:9", bucket: "my bucket", access_key_id: "KEY", secret_access_key: "secret", root_folder_path: "/root dir" }));
+  const addition = readAddition(
+    s3,
+    JSON.stringify({
+      endpoint: "http://127.0.0.1:9",
+      bucket: "my bucket",
+      access_key_id: "KEY",
+      secret_access_key: "secret",
+      root_folder_path: "/root dir",
+    }),
+  );
   return s3Files({ id: 1, mountPath: "/s3", modified: new Date(0), addition, fs: {} as StorageFs });
 }
 

@@ -6,7 +6,17 @@ import { AwsClient } from "aws4fetch";
 import { cleanPath } from "../lib/path.ts";
 import { requireText } from "./addition.ts";
 import { errorText } from "./failures.ts";
-import { CheckFailed, FileError, notAFolder, objectNotFound, type Addition, type FileBackend, type FileObject, type StorageHandle, type Upload } from "./types.ts";
+import {
+  CheckFailed,
+  FileError,
+  notAFolder,
+  objectNotFound,
+  type Addition,
+  type FileBackend,
+  type FileObject,
+  type StorageHandle,
+  type Upload,
+} from "./types.ts";
 
 /** Most objects a folder copy, move or remove touches in one request: the work stays bounded. */
 export const MAX_OBJECTS_PER_REQUEST = 1000;
@@ -35,7 +45,11 @@ export function s3Bucket(addition: Addition): { bucket: string; host: string; bu
   } catch (error) {
     throw new CheckFailed(`endpoint "${endpoint}" is not a URL: ${errorText(error)}`);
   }
-  const pathStyle = addition.flag("force_path_style") || base.hostname === "localhost" || /^\d{1,3}(\.\d{1,3}){3}$/.test(base.hostname) || base.hostname.startsWith("[");
+  const pathStyle =
+    addition.flag("force_path_style") ||
+    base.hostname === "localhost" ||
+    /^\d{1,3}(\.\d{1,3}){3}$/.test(base.hostname) ||
+    base.hostname.startsWith("[");
   const basePath = base.pathname.replace(/\/+$/, "");
   const client = new AwsClient({
     accessKeyId: requireText(addition, "access_key_id"),
@@ -45,7 +59,9 @@ export function s3Bucket(addition: Addition): { bucket: string; host: string; bu
     region: addition.text("region") || "us-east-1",
     retries: 0,
   });
-  const bucketUrl = pathStyle ? `${base.protocol}//${base.host}${basePath}/${encodeURIComponent(bucket)}` : `${base.protocol}//${bucket}.${base.host}${basePath}`;
+  const bucketUrl = pathStyle
+    ? `${base.protocol}//${base.host}${basePath}/${encodeURIComponent(bucket)}`
+    : `${base.protocol}//${bucket}.${base.host}${basePath}`;
   return { bucket, host: base.host, bucketUrl, client };
 }
 
@@ -62,7 +78,10 @@ export function s3Files(storage: StorageHandle): FileBackend {
   const internalPath = (key: string) => `/${key.replace(/\/$/, "")}`;
 
   async function send(url: string, init: RequestInit & { headers?: Record<string, string> } = {}): Promise<Response> {
-    const request = await client.sign(url, { ...init, headers: { "X-Amz-Content-Sha256": "UNSIGNED-PAYLOAD", ...init.headers } });
+    const request = await client.sign(url, {
+      ...init,
+      headers: { "X-Amz-Content-Sha256": "UNSIGNED-PAYLOAD", ...init.headers },
+    });
     try {
       return await fetch(request, { signal: storage.signal });
     } catch (error) {
@@ -74,7 +93,11 @@ export function s3Files(storage: StorageHandle): FileBackend {
     const body = await response.text().catch(() => "");
     const code = xmlText(body, "Code");
     if (response.status === 404 && (code === "NoSuchKey" || code === undefined)) return objectNotFound();
-    return new Error(code ? `${what}: ${code}: ${xmlText(body, "Message") ?? ""}`.trim() : `${what}: ${endpointHost} answered HTTP ${response.status}`);
+    return new Error(
+      code
+        ? `${what}: ${code}: ${xmlText(body, "Message") ?? ""}`.trim()
+        : `${what}: ${endpointHost} answered HTTP ${response.status}`,
+    );
   }
 
   const v2 = addition.text("list_object_version") === "v2";
@@ -103,7 +126,11 @@ export function s3Files(storage: StorageHandle): FileBackend {
     const truncated = xmlText(xml, "IsTruncated") === "true";
     // v1 gives NextMarker only with a delimiter; otherwise the last key is the marker.
     const lastKey = [...objects.map((o) => o.key), ...prefixes].sort().at(-1);
-    const next = !truncated ? undefined : v2 ? xmlText(xml, "NextContinuationToken") : (xmlText(xml, "NextMarker") ?? lastKey);
+    const next = !truncated
+      ? undefined
+      : v2
+        ? xmlText(xml, "NextContinuationToken")
+        : (xmlText(xml, "NextMarker") ?? lastKey);
     return { objects, prefixes, next };
   }
 
@@ -119,7 +146,8 @@ export function s3Files(storage: StorageHandle): FileBackend {
     do {
       const page = await listPage(folderPrefix(path), false, token);
       found.push(...page.objects);
-      if (found.length > cap) throw new Error(`more than ${cap} objects under ${path}: Gatehouse changes at most ${cap} objects per request`);
+      if (found.length > cap)
+        throw new Error(`more than ${cap} objects under ${path}: Gatehouse changes at most ${cap} objects per request`);
       token = page.next;
     } while (token);
     return found;
@@ -136,7 +164,9 @@ export function s3Files(storage: StorageHandle): FileBackend {
       isDir: false,
       modified: new Date(response.headers.get("last-modified") ?? 0),
       path: internalPath(key),
-      ...(response.headers.get("x-amz-storage-class") ? { storageClass: response.headers.get("x-amz-storage-class")! } : { storageClass: "STANDARD" }),
+      ...(response.headers.get("x-amz-storage-class")
+        ? { storageClass: response.headers.get("x-amz-storage-class")! }
+        : { storageClass: "STANDARD" }),
     };
   }
 
@@ -150,10 +180,15 @@ export function s3Files(storage: StorageHandle): FileBackend {
     const hours = Number(addition.text("sign_url_expire")) || DEFAULT_SIGN_HOURS; // 0 means the default (docs/decisions.md D8.6)
     const url = new URL(urlOf(key));
     url.searchParams.set("X-Amz-Expires", String(Math.min(7 * 24 * 3600, Math.round(hours * 3600))));
-    const escaped = encodeURIComponent(name).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+    const escaped = encodeURIComponent(name).replace(
+      /['()*]/g,
+      (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`,
+    );
     url.searchParams.set(
       "response-content-disposition",
-      addition.flag("add_filename_to_disposition") ? `attachment; filename="${name.replace(/"/g, "")}"; filename*=UTF-8''${escaped}` : `attachment; filename*=UTF-8''${escaped}`,
+      addition.flag("add_filename_to_disposition")
+        ? `attachment; filename="${name.replace(/"/g, "")}"; filename*=UTF-8''${escaped}`
+        : `attachment; filename*=UTF-8''${escaped}`,
     );
     return (await client.sign(url.toString(), { method: "GET", aws: { signQuery: true } })).url;
   }
@@ -165,7 +200,12 @@ export function s3Files(storage: StorageHandle): FileBackend {
   async function customHostLink(key: string): Promise<string> {
     const host = addition.text("custom_host");
     let url = addition.flag("enable_custom_host_presign")
-      ? (await client.sign(`${urlOf(key)}?X-Amz-Expires=${Math.round((Number(addition.text("sign_url_expire")) || DEFAULT_SIGN_HOURS) * 3600)}`, { method: "GET", aws: { signQuery: true } })).url
+      ? (
+          await client.sign(
+            `${urlOf(key)}?X-Amz-Expires=${Math.round((Number(addition.text("sign_url_expire")) || DEFAULT_SIGN_HOURS) * 3600)}`,
+            { method: "GET", aws: { signQuery: true } },
+          )
+        ).url
       : urlOf(key);
     const target = new URL(url);
     const custom = new URL(/^https?:\/\//i.test(host) ? host : `${target.protocol}//${host}`);
@@ -186,11 +226,19 @@ export function s3Files(storage: StorageHandle): FileBackend {
     for (let start = 0; start < keys.length; start += 1000) {
       const batch = keys.slice(start, start + 1000);
       const body = `<?xml version="1.0" encoding="UTF-8"?><Delete><Quiet>true</Quiet>${batch.map((key) => `<Object><Key>${xmlEscape(key)}</Key></Object>`).join("")}</Delete>`;
-      const response = await send(`${bucketUrl}/?delete`, { method: "POST", body, headers: { "Content-MD5": await md5Base64(body), "Content-Type": "application/xml" } });
+      const response = await send(`${bucketUrl}/?delete`, {
+        method: "POST",
+        body,
+        headers: { "Content-MD5": await md5Base64(body), "Content-Type": "application/xml" },
+      });
       const text = await response.text();
-      if (!response.ok) throw new Error(`delete objects: ${xmlText(text, "Code") ?? `HTTP ${response.status}`}: ${xmlText(text, "Message") ?? ""}`.trim());
+      if (!response.ok)
+        throw new Error(
+          `delete objects: ${xmlText(text, "Code") ?? `HTTP ${response.status}`}: ${xmlText(text, "Message") ?? ""}`.trim(),
+        );
       const failed = blocks(text, "Error").map((block) => `${xmlText(block, "Key")}: ${xmlText(block, "Code")}`);
-      if (failed.length > 0) throw new Error(`delete objects: ${failed.length} not deleted (${failed.slice(0, 3).join("; ")})`);
+      if (failed.length > 0)
+        throw new Error(`delete objects: ${failed.length} not deleted (${failed.slice(0, 3).join("; ")})`);
     }
   }
 
@@ -219,12 +267,26 @@ export function s3Files(storage: StorageHandle): FileBackend {
       let token: string | undefined;
       do {
         const page = await listPage(prefix, true, token);
-        for (const folder of page.prefixes) entries.push({ name: nameOf(folder), size: 0, isDir: true, modified: storage.modified, path: internalPath(folder) });
+        for (const folder of page.prefixes)
+          entries.push({
+            name: nameOf(folder),
+            size: 0,
+            isDir: true,
+            modified: storage.modified,
+            path: internalPath(folder),
+          });
         for (const object of page.objects) {
           if (object.key.endsWith("/")) continue;
           const name = nameOf(object.key);
           if (name === placeholder) continue;
-          entries.push({ name, size: object.size, isDir: false, modified: object.modified, path: internalPath(object.key), ...(object.storageClass ? { storageClass: object.storageClass } : {}) });
+          entries.push({
+            name,
+            size: object.size,
+            isDir: false,
+            modified: object.modified,
+            path: internalPath(object.key),
+            ...(object.storageClass ? { storageClass: object.storageClass } : {}),
+          });
         }
         token = page.next;
       } while (token);
@@ -238,7 +300,14 @@ export function s3Files(storage: StorageHandle): FileBackend {
       if (keyOf(path) === "") return { name: "root", size: 0, isDir: true, modified: storage.modified, path: "/" };
       const file = await head(path);
       if (file) return file;
-      if (await isFolder(path)) return { name: nameOf(keyOf(path)), size: 0, isDir: true, modified: storage.modified, path: internalPath(keyOf(path)) };
+      if (await isFolder(path))
+        return {
+          name: nameOf(keyOf(path)),
+          size: 0,
+          isDir: true,
+          modified: storage.modified,
+          path: internalPath(keyOf(path)),
+        };
       throw objectNotFound();
     },
 
@@ -250,7 +319,11 @@ export function s3Files(storage: StorageHandle): FileBackend {
     },
 
     async makeDir(parentDir, name) {
-      const response = await send(urlOf(`${folderPrefix(joinActual(parentDir, name))}${placeholder}`), { method: "PUT", body: "", headers: { "Content-Length": "0" } });
+      const response = await send(urlOf(`${folderPrefix(joinActual(parentDir, name))}${placeholder}`), {
+        method: "PUT",
+        body: "",
+        headers: { "Content-Length": "0" },
+      });
       if (!response.ok) throw await failure(response, "make folder");
     },
 
@@ -280,8 +353,15 @@ export function s3Files(storage: StorageHandle): FileBackend {
   };
 
   async function putObject(key: string, upload: Upload) {
-    if (upload.size > MAX_PUT_BYTES) throw new FileError("upstream", `S3 takes at most ${MAX_PUT_BYTES} bytes in one upload; multipart uploads are not built yet`);
-    const headers: Record<string, string> = { "Content-Type": upload.contentType || "application/octet-stream", "Content-Length": String(upload.size) };
+    if (upload.size > MAX_PUT_BYTES)
+      throw new FileError(
+        "upstream",
+        `S3 takes at most ${MAX_PUT_BYTES} bytes in one upload; multipart uploads are not built yet`,
+      );
+    const headers: Record<string, string> = {
+      "Content-Type": upload.contentType || "application/octet-stream",
+      "Content-Length": String(upload.size),
+    };
     const storageClass = addition.text("storage_class");
     if (storageClass) headers["x-amz-storage-class"] = storageClass.toUpperCase();
     const response = await send(urlOf(key), { method: "PUT", body: withLength(upload.body, upload.size), headers });
@@ -296,7 +376,8 @@ export function s3Files(storage: StorageHandle): FileBackend {
  * or longer than declared.
  */
 export function withLength(body: ReadableStream<Uint8Array>, size: number): ReadableStream<Uint8Array> {
-  const Fixed = (globalThis as { FixedLengthStream?: new (length: number) => TransformStream<Uint8Array, Uint8Array> }).FixedLengthStream;
+  const Fixed = (globalThis as { FixedLengthStream?: new (length: number) => TransformStream<Uint8Array, Uint8Array> })
+    .FixedLengthStream;
   if (!Fixed) return body;
   const fixed = new Fixed(size);
   void body.pipeTo(fixed.writable).catch(() => {});
@@ -316,7 +397,13 @@ function blocks(xml: string, tag: string): string[] {
 
 export function xmlText(xml: string, tag: string): string | undefined {
   const raw = new RegExp(`<${tag}>([^<]*)</${tag}>`).exec(xml)?.[1];
-  return raw?.replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&quot;/g, '"').replace(/&apos;/g, "'").replace(/&#(\d+);/g, (_, d: string) => String.fromCodePoint(Number(d))).replace(/&amp;/g, "&");
+  return raw
+    ?.replace(/&lt;/g, "<")
+    .replace(/&gt;/g, ">")
+    .replace(/&quot;/g, '"')
+    .replace(/&apos;/g, "'")
+    .replace(/&#(\d+);/g, (_, d: string) => String.fromCodePoint(Number(d)))
+    .replace(/&amp;/g, "&");
 }
 
 const xmlEscape = (text: string) => text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");

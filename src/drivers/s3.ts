@@ -50,7 +50,11 @@ export const s3: Driver = {
     });
     if (response.ok) return;
     const code = xmlText(body, "Code");
-    throw new CheckFailed(code ? `${code}: ${xmlText(body, "Message") ?? ""}`.trim() : `${endpoint} answered HTTP ${response.status} ${response.statusText}`);
+    throw new CheckFailed(
+      code
+        ? `${code}: ${xmlText(body, "Message") ?? ""}`.trim()
+        : `${endpoint} answered HTTP ${response.status} ${response.statusText}`,
+    );
   },
 };
 

@@ -24,7 +24,9 @@ export const sftp: Driver = {
     try {
       const identification = await identificationLine(connection);
       if (!identification.startsWith("SSH-2.0-") && !identification.startsWith("SSH-1.99-")) {
-        throw new CheckFailed(`${connection.target} speaks an SSH version SFTP cannot use: ${identification.slice(0, 80)}`);
+        throw new CheckFailed(
+          `${connection.target} speaks an SSH version SFTP cannot use: ${identification.slice(0, 80)}`,
+        );
       }
     } finally {
       await connection.close();

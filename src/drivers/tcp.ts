@@ -18,7 +18,11 @@ export interface TcpConnection {
 /** Most bytes a check waits for without finding what it reads (SSH lines are at most 255). */
 const MAX_BUFFERED = 4096;
 
-export async function openTcp(address: string, defaultPort: number, context: Pick<CheckContext, "signal" | "timeoutMs">): Promise<TcpConnection> {
+export async function openTcp(
+  address: string,
+  defaultPort: number,
+  context: Pick<CheckContext, "signal" | "timeoutMs">,
+): Promise<TcpConnection> {
   const { hostname, port } = hostAndPort(address, defaultPort);
   const target = `${hostname.includes(":") ? `[${hostname}]` : hostname}:${port}`;
   const { connect } = await workersSockets();
@@ -50,11 +54,15 @@ export async function openTcp(address: string, defaultPort: number, context: Pic
         buffered = buffered.slice(length);
         return taken;
       }
-      if (buffered.length > MAX_BUFFERED) throw new CheckFailed(`${target} sent ${buffered.length} bytes without what the check waits for`);
+      if (buffered.length > MAX_BUFFERED)
+        throw new CheckFailed(`${target} sent ${buffered.length} bytes without what the check waits for`);
       const chunk = await reader.read().catch((error: unknown) => ({ done: true as const, error }));
       if (chunk.done) {
-        if (context.signal.aborted) throw new CheckFailed(`${target} did not answer within ${seconds(context.timeoutMs)}`);
-        throw new CheckFailed(`${target} closed the connection${"error" in chunk ? `: ${errorText(chunk.error)}` : ""}`);
+        if (context.signal.aborted)
+          throw new CheckFailed(`${target} did not answer within ${seconds(context.timeoutMs)}`);
+        throw new CheckFailed(
+          `${target} closed the connection${"error" in chunk ? `: ${errorText(chunk.error)}` : ""}`,
+        );
       }
       const joined = new Uint8Array(buffered.length + chunk.value.length);
       joined.set(buffered);
@@ -88,7 +96,9 @@ export async function workersSockets(): Promise<typeof import("cloudflare:socket
   try {
     return await import("cloudflare:sockets");
   } catch (error) {
-    throw new CheckFailed(`this check needs Cloudflare Workers TCP sockets (cloudflare:sockets), which this runtime lacks: ${errorText(error)}`);
+    throw new CheckFailed(
+      `this check needs Cloudflare Workers TCP sockets (cloudflare:sockets), which this runtime lacks: ${errorText(error)}`,
+    );
   }
 }
 
@@ -97,7 +107,11 @@ export async function workersSockets(): Promise<typeof import("cloudflare:socket
  * type addresses into AList's form.
  */
 export function hostAndPort(address: string, defaultPort: number): { hostname: string; port: number } {
-  const authority = address.trim().replace(/^[a-z][a-z0-9+.-]*:\/\//i, "").replace(/\/.*$/, "").replace(/^[^@]*@/, "");
+  const authority = address
+    .trim()
+    .replace(/^[a-z][a-z0-9+.-]*:\/\//i, "")
+    .replace(/\/.*$/, "")
+    .replace(/^[^@]*@/, "");
   const match = /^(?:\[([^\]]+)\]|([^:]+))(?::(\d{1,5}))?$/.exec(authority);
   const port = match?.[3] === undefined ? defaultPort : Number(match[3]);
   const hostname = match?.[1] ?? match?.[2];

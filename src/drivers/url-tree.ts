@@ -2,7 +2,17 @@
 // :98). Each line is a folder (`name:`) or a file (`[name:][size:][modified:]URL`), nested by two
 // spaces. Nothing is stored upstream: a file is its URL, and /d sends the client there.
 import { driverConfig, items } from "./items.ts";
-import { CheckFailed, FileError, notAFile, notAFolder, objectNotFound, type Driver, type FileBackend, type FileObject, type StorageHandle } from "./types.ts";
+import {
+  CheckFailed,
+  FileError,
+  notAFile,
+  notAFolder,
+  objectNotFound,
+  type Driver,
+  type FileBackend,
+  type FileObject,
+  type StorageHandle,
+} from "./types.ts";
 
 export interface UrlNode {
   name: string;
@@ -23,11 +33,13 @@ export function parseUrlTree(text: string): UrlNode {
     const indent = line.length - line.replace(/^ +/, "").length;
     const content = line.trim();
     if (content === "") return;
-    if (indent % 2 !== 0) throw new CheckFailed(`url_structure line ${index + 1}: indented by ${indent} spaces, not a multiple of 2`);
+    if (indent % 2 !== 0)
+      throw new CheckFailed(`url_structure line ${index + 1}: indented by ${indent} spaces, not a multiple of 2`);
     const level = indent / 2;
     while (level <= stack.at(-1)!.level) stack.pop();
     const parent = stack.at(-1)!.node;
-    if (level > stack.at(-1)!.level + 1) throw new CheckFailed(`url_structure line ${index + 1}: indented deeper than a folder below the line above`);
+    if (level > stack.at(-1)!.level + 1)
+      throw new CheckFailed(`url_structure line ${index + 1}: indented deeper than a folder below the line above`);
     if (content.endsWith(":")) {
       const folder: UrlNode = { name: content.slice(0, -1), size: 0, modified: 0, children: [] };
       parent.children.push(folder);
@@ -46,7 +58,13 @@ function parseFileLine(line: string, number: number): UrlNode {
   const url = line.slice(at);
   const info = line.slice(0, at);
   if (info === "") {
-    const last = url.replace(/[?#].*$/, "").replace(/^https?:\/\/[^/]*/, "").split("/").filter(Boolean).at(-1) ?? url;
+    const last =
+      url
+        .replace(/[?#].*$/, "")
+        .replace(/^https?:\/\/[^/]*/, "")
+        .split("/")
+        .filter(Boolean)
+        .at(-1) ?? url;
     let name = last;
     try {
       name = decodeURIComponent(last);
@@ -55,14 +73,21 @@ function parseFileLine(line: string, number: number): UrlNode {
     }
     return { name, url, size: 0, modified: 0, children: [] };
   }
-  if (!info.endsWith(":") || info === ":") throw new CheckFailed(`url_structure line ${number}: write [name:][size:][modified:]URL`);
+  if (!info.endsWith(":") || info === ":")
+    throw new CheckFailed(`url_structure line ${number}: write [name:][size:][modified:]URL`);
   const [name, size, modified] = info.slice(0, -1).split(":");
   const integer = (value: string | undefined, what: string) => {
     if (value === undefined) return 0;
     if (!/^\d+$/.test(value)) throw new CheckFailed(`url_structure line ${number}: the ${what} must be an integer`);
     return Number(value);
   };
-  return { name: name!, url, size: integer(size, "size"), modified: integer(modified, "modified time (Unix seconds)"), children: [] };
+  return {
+    name: name!,
+    url,
+    size: integer(size, "size"),
+    modified: integer(modified, "modified time (Unix seconds)"),
+    children: [],
+  };
 }
 
 function sumSizes(node: UrlNode): number {
@@ -82,7 +107,12 @@ export const urlTree: Driver = {
         "https://jsd.nn.ci/gh/alist-org/alist/README.md\nhttps://jsd.nn.ci/gh/alist-org/alist/README_cn.md\nfolder:\n  CONTRIBUTING.md:1635:https://jsd.nn.ci/gh/alist-org/alist/CONTRIBUTING.md\n  CODE_OF_CONDUCT.md:2093:https://jsd.nn.ci/gh/alist-org/alist/CODE_OF_CONDUCT.md",
       help: "structure:FolderName:\n  [FileName:][FileSize:][Modified:]Url",
     },
-    { name: "head_size", type: "bool", default: "false", help: "Use head method to get file size, but it may be failed." },
+    {
+      name: "head_size",
+      type: "bool",
+      default: "false",
+      help: "Use head method to get file size, but it may be failed.",
+    },
     { name: "writable", type: "bool", default: "false" },
   ]),
   async check(addition) {
@@ -117,7 +147,10 @@ function urlTreeFiles(storage: StorageHandle): FileBackend {
   });
   const join = (dir: string, name: string) => (dir === "/" ? `/${name}` : `${dir}/${name}`);
   const refuse = async () => {
-    throw new FileError("forbidden", storage.addition.flag("writable") ? "writing to a UrlTree storage is not built yet" : "permission denied");
+    throw new FileError(
+      "forbidden",
+      storage.addition.flag("writable") ? "writing to a UrlTree storage is not built yet" : "permission denied",
+    );
   };
   return {
     async list(dir) {

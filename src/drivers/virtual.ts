@@ -3,7 +3,15 @@
 // storage and the path: the same folder lists the same entries on every request and isolate,
 // and a file's bytes are the same on every read, so ranges and resumed downloads agree.
 import { driverConfig, items } from "./items.ts";
-import { objectNotFound, notAFolder, type ByteSource, type Driver, type FileBackend, type FileObject, type StorageHandle } from "./types.ts";
+import {
+  objectNotFound,
+  notAFolder,
+  type ByteSource,
+  type Driver,
+  type FileBackend,
+  type FileObject,
+  type StorageHandle,
+} from "./types.ts";
 
 export const virtual: Driver = {
   config: driverConfig({ name: "Virtual", local_sort: true, only_local: true, need_ms: true, default_root: "" }),
@@ -44,7 +52,8 @@ function generator(seed: number) {
 const LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
 
 function virtualFiles(storage: StorageHandle): FileBackend {
-  const count = (name: string) => Math.min(MAX_ENTRIES, Math.max(0, Math.floor(Number(storage.addition.text(name)) || 0)));
+  const count = (name: string) =>
+    Math.min(MAX_ENTRIES, Math.max(0, Math.floor(Number(storage.addition.text(name)) || 0)));
   const files = count("num_file");
   const folders = count("num_folder");
   const minSize = Math.max(0, Number(storage.addition.text("min_file_size")) || 0);
@@ -65,7 +74,13 @@ function virtualFiles(storage: StorageHandle): FileBackend {
       const isDir = i >= files;
       const size = isDir ? 0 : minSize + Math.floor(next() * (maxSize - minSize + 1));
       const entryName = unique(name());
-      entries.push({ name: entryName, size, isDir, modified: storage.modified, path: dir === "/" ? `/${entryName}` : `${dir}/${entryName}` });
+      entries.push({
+        name: entryName,
+        size,
+        isDir,
+        modified: storage.modified,
+        path: dir === "/" ? `/${entryName}` : `${dir}/${entryName}`,
+      });
     }
     return entries;
   }
@@ -95,7 +110,11 @@ function virtualFiles(storage: StorageHandle): FileBackend {
     },
     async link(path) {
       const file = find(path);
-      const source: ByteSource = { size: file.size, modified: file.modified, read: (start, end) => Promise.resolve(bytesOf(seedOf(path), start, end)) };
+      const source: ByteSource = {
+        size: file.size,
+        modified: file.modified,
+        read: (start, end) => Promise.resolve(bytesOf(seedOf(path), start, end)),
+      };
       return { source };
     },
   };

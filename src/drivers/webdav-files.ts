@@ -6,7 +6,14 @@ import { cleanPath } from "../lib/path.ts";
 import { requireText } from "./addition.ts";
 import { errorText } from "./failures.ts";
 import { withLength } from "./s3-files.ts";
-import { FileError, notAFolder, objectNotFound, type FileBackend, type FileObject, type StorageHandle } from "./types.ts";
+import {
+  FileError,
+  notAFolder,
+  objectNotFound,
+  type FileBackend,
+  type FileObject,
+  type StorageHandle,
+} from "./types.ts";
 
 /** The properties a listing asks for; the storage check asks the root for the same. */
 export const PROPFIND_BODY =
@@ -37,7 +44,9 @@ export function parseMultistatus(xml: string): DavEntry[] {
     } catch {
       // a server that sent a bare %: keep it as it came
     }
-    const ok = all(response, "propstat").filter((propstat) => /\s200\b/.test(first(propstat, "status") ?? "")).join("");
+    const ok = all(response, "propstat")
+      .filter((propstat) => /\s200\b/.test(first(propstat, "status") ?? ""))
+      .join("");
     const date = (value: string | undefined) => {
       const time = value ? Date.parse(decodeEntities(value).trim()) : Number.NaN;
       return Number.isNaN(time) ? null : new Date(time);
@@ -67,7 +76,8 @@ export function webDavFiles(storage: StorageHandle): FileBackend {
   const address = requireText(addition, "address").replace(/\/+$/, "");
   const root = cleanPath(addition.text("root_folder_path"));
   const username = addition.text("username");
-  const auth: Record<string, string> = username === "" ? {} : { Authorization: `Basic ${base64(`${username}:${addition.text("password")}`)}` };
+  const auth: Record<string, string> =
+    username === "" ? {} : { Authorization: `Basic ${base64(`${username}:${addition.text("password")}`)}` };
   const host = (() => {
     try {
       return new URL(address).host;
@@ -91,7 +101,12 @@ export function webDavFiles(storage: StorageHandle): FileBackend {
     }
   })();
 
-  async function send(method: string, url: string, headers: Record<string, string> = {}, body?: BodyInit | null): Promise<Response> {
+  async function send(
+    method: string,
+    url: string,
+    headers: Record<string, string> = {},
+    body?: BodyInit | null,
+  ): Promise<Response> {
     let response: Response;
     try {
       response = await fetch(url, { method, headers: { ...auth, ...headers }, body, signal: storage.signal });
@@ -121,7 +136,12 @@ export function webDavFiles(storage: StorageHandle): FileBackend {
   });
 
   async function propfind(path: string, depth: "0" | "1"): Promise<DavEntry[]> {
-    const response = await send("PROPFIND", urlOf(path, depth === "1"), { Depth: depth, "Content-Type": "application/xml; charset=utf-8" }, PROPFIND_BODY);
+    const response = await send(
+      "PROPFIND",
+      urlOf(path, depth === "1"),
+      { Depth: depth, "Content-Type": "application/xml; charset=utf-8" },
+      PROPFIND_BODY,
+    );
     if (response.status !== 207) throw await failure(response, "PROPFIND");
     return parseMultistatus(await response.text());
   }
@@ -164,17 +184,29 @@ export function webDavFiles(storage: StorageHandle): FileBackend {
 
     async rename(path, newName) {
       const target = joinActual(path.slice(0, Math.max(1, path.lastIndexOf("/"))), newName);
-      await expectOk(await send("MOVE", urlOf(path), { Destination: urlOf(target), Overwrite: "T" }), "MOVE", [201, 204]);
+      await expectOk(
+        await send("MOVE", urlOf(path), { Destination: urlOf(target), Overwrite: "T" }),
+        "MOVE",
+        [201, 204],
+      );
     },
 
     async move(path, dstDir) {
       const target = joinActual(dstDir, path.slice(path.lastIndexOf("/") + 1));
-      await expectOk(await send("MOVE", urlOf(path), { Destination: urlOf(target), Overwrite: "T" }), "MOVE", [201, 204]);
+      await expectOk(
+        await send("MOVE", urlOf(path), { Destination: urlOf(target), Overwrite: "T" }),
+        "MOVE",
+        [201, 204],
+      );
     },
 
     async copy(path, dstDir) {
       const target = joinActual(dstDir, path.slice(path.lastIndexOf("/") + 1));
-      await expectOk(await send("COPY", urlOf(path), { Destination: urlOf(target), Overwrite: "T", Depth: "infinity" }), "COPY", [201, 204]);
+      await expectOk(
+        await send("COPY", urlOf(path), { Destination: urlOf(target), Overwrite: "T", Depth: "infinity" }),
+        "COPY",
+        [201, 204],
+      );
     },
 
     async remove(path) {

@@ -38,7 +38,8 @@ export const webDav: Driver = {
     }
     if (response.status === 401) throw new CheckFailed("wrong username or password");
     if (response.status === 404) throw new CheckFailed(`root folder ${root} not found`);
-    if (response.status !== 207) throw new CheckFailed(`${address} answered PROPFIND with HTTP ${response.status} ${response.statusText}`.trim());
+    if (response.status !== 207)
+      throw new CheckFailed(`${address} answered PROPFIND with HTTP ${response.status} ${response.statusText}`.trim());
     if (!/<([\w-]+:)?collection\b/i.test(body)) throw new CheckFailed(`root folder ${root} is a file, not a folder`);
   },
 };

@@ -11,7 +11,9 @@ afterAll(() => fixture.close());
 afterEach(() => vi.restoreAllMocks());
 
 /** The JSON lines written while `work` runs, by console method. */
-async function linesOf(work: () => Promise<unknown>): Promise<{ log: Record<string, unknown>[]; error: Record<string, unknown>[] }> {
+async function linesOf(
+  work: () => Promise<unknown>,
+): Promise<{ log: Record<string, unknown>[]; error: Record<string, unknown>[] }> {
   const log = vi.spyOn(console, "log").mockImplementation(() => {});
   const error = vi.spyOn(console, "error").mockImplementation(() => {});
   await work();
@@ -29,7 +31,17 @@ describe("the access log", () => {
       const response = await fixture.request("/api/public/settings", undefined, { LOG_LEVEL: "info" });
       requestId = response.headers.get("x-request-id")!;
     });
-    expect(log).toEqual([{ level: "info", requestId, method: "GET", path: "/api/public/settings", status: 200, code: 200, ms: expect.any(Number) }]);
+    expect(log).toEqual([
+      {
+        level: "info",
+        requestId,
+        method: "GET",
+        path: "/api/public/settings",
+        status: 200,
+        code: 200,
+        ms: expect.any(Number),
+      },
+    ]);
   });
 
   it("writes only refusals and failures at warn (production), nothing at all when off", async () => {
@@ -45,24 +57,48 @@ describe("the access log", () => {
   it("writes the file side's expected answers at warn though their code is 500, and upstream failures at error", async () => {
     const token = await signInAdmin(fixture);
     const list = (path: string) =>
-      fixture.request("/api/fs/list", { method: "POST", headers: { Authorization: token, "Content-Type": "application/json" }, body: JSON.stringify({ path }) }, { LOG_LEVEL: "warn" });
+      fixture.request(
+        "/api/fs/list",
+        {
+          method: "POST",
+          headers: { Authorization: token, "Content-Type": "application/json" },
+          body: JSON.stringify({ path }),
+        },
+        { LOG_LEVEL: "warn" },
+      );
     // A fresh install: nothing is mounted yet.
-    const lines = await linesOf(async () => expect((await readEnvelope(await list("/"))).message).toContain("please add a storage first"));
-    expect(lines).toEqual({ log: [expect.objectContaining({ level: "warn", path: "/api/fs/list", status: 200, code: 500 })], error: [] });
+    const lines = await linesOf(async () =>
+      expect((await readEnvelope(await list("/"))).message).toContain("please add a storage first"),
+    );
+    expect(lines).toEqual({
+      log: [expect.objectContaining({ level: "warn", path: "/api/fs/list", status: 200, code: 500 })],
+      error: [],
+    });
 
     // A storage whose upstream cannot be reached is something an operator should look at.
     const created = await fixture.request("/api/admin/storage/create", {
       method: "POST",
       headers: { Authorization: token, "Content-Type": "application/json" },
-      body: JSON.stringify({ mount_path: "/gone", driver: "WebDav", addition: JSON.stringify({ address: "http://127.0.0.1:9", username: "", password: "", root_folder_path: "/" }) }),
+      body: JSON.stringify({
+        mount_path: "/gone",
+        driver: "WebDav",
+        addition: JSON.stringify({ address: "http://127.0.0.1:9", username: "", password: "", root_folder_path: "/" }),
+      }),
     });
     expect((await readEnvelope(created)).code).toBe(500);
     const broken = await linesOf(() => list("/gone"));
-    expect(broken).toEqual({ log: [], error: [expect.objectContaining({ level: "error", path: "/api/fs/list", status: 200, code: 500 })] });
+    expect(broken).toEqual({
+      log: [],
+      error: [expect.objectContaining({ level: "error", path: "/api/fs/list", status: 200, code: 500 })],
+    });
   });
 
   it("answers every request with the configuration error while LOG_LEVEL is unknown", async () => {
     const body = await readEnvelope(await fixture.request("/api/public/settings", undefined, { LOG_LEVEL: "loud" }));
-    expect(body).toEqual({ code: 500, message: 'server misconfigured: LOG_LEVEL must be one of debug, info, warn, error, off, got "loud"', data: null });
+    expect(body).toEqual({
+      code: 500,
+      message: 'server misconfigured: LOG_LEVEL must be one of debug, info, warn, error, off, got "loud"',
+      data: null,
+    });
   });
 });

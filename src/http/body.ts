@@ -2,7 +2,11 @@
 // grow past a limit: the declared length is checked first, then the bytes as they arrive.
 
 /** The bytes of `body`, or null once they pass `limit` (the rest is not read). */
-export async function readAtMost(body: ReadableStream<Uint8Array> | null, limit: number, declared?: string | null): Promise<Uint8Array | null> {
+export async function readAtMost(
+  body: ReadableStream<Uint8Array> | null,
+  limit: number,
+  declared?: string | null,
+): Promise<Uint8Array | null> {
   if (declared && Number(declared) > limit) {
     await body?.cancel();
     return null;

@@ -113,7 +113,15 @@ export const accessLog: MiddlewareHandler<AppEnv> = async (c, next) => {
   const worst = Math.max(c.res.status, c.get("envelopeCode") ?? 0);
   const level = worst >= 500 && !c.get("expectedFailure") ? "error" : worst >= 400 ? "warn" : "info";
   if (!logs(config, level)) return;
-  const line = JSON.stringify({ level, requestId: id, method: c.req.method, path: c.req.path, status: c.res.status, code: c.get("envelopeCode"), ms: Date.now() - started });
+  const line = JSON.stringify({
+    level,
+    requestId: id,
+    method: c.req.method,
+    path: c.req.path,
+    status: c.res.status,
+    code: c.get("envelopeCode"),
+    ms: Date.now() - started,
+  });
   if (level === "error") console.error(line);
   else console.log(line);
 };
@@ -125,7 +133,15 @@ export const accessLog: MiddlewareHandler<AppEnv> = async (c, next) => {
  */
 export const limitBodySize: MiddlewareHandler<AppEnv> = (c, next) => {
   const method = c.req.method;
-  if (method === "GET" || method === "HEAD" || method === "OPTIONS" || c.req.path === "/api/fs/put" || c.req.path === "/api/fs/form" || isDavPath(c.req.path)) return next();
+  if (
+    method === "GET" ||
+    method === "HEAD" ||
+    method === "OPTIONS" ||
+    c.req.path === "/api/fs/put" ||
+    c.req.path === "/api/fs/form" ||
+    isDavPath(c.req.path)
+  )
+    return next();
   const maxSize = readConfig(c.env).maxBodyBytes;
   let limit = bodyLimits.get(maxSize);
   if (!limit) {

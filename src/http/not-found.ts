@@ -25,7 +25,9 @@ export function createNotFoundHandler(routes: () => RouterRoute[]) {
 function pathPattern(path: string): RegExp {
   const source = path
     .split("/")
-    .map((segment) => (segment.startsWith(":") ? "[^/]+" : segment === "*" ? ".*" : segment.replace(/[.+?^${}()|[\]\\]/g, "\\$&")))
+    .map((segment) =>
+      segment.startsWith(":") ? "[^/]+" : segment === "*" ? ".*" : segment.replace(/[.+?^${}()|[\]\\]/g, "\\$&"),
+    )
     .join("/");
   // Exact, as Hono's router is: `/api/me/` is no route at all, not `/api/me` under another method.
   return new RegExp(`^${source}$`);

@@ -52,13 +52,21 @@ export interface RouteConfig {
   middleware?: MiddlewareHandler<AppEnv> | readonly MiddlewareHandler<AppEnv>[];
   /** Served but left out of the document. */
   hide?: boolean;
-  request?: { query?: Schema; params?: Schema; headers?: Schema; cookies?: Schema; body?: { content: BodyContent; required?: boolean; description?: string } };
+  request?: {
+    query?: Schema;
+    params?: Schema;
+    headers?: Schema;
+    cookies?: Schema;
+    body?: { content: BodyContent; required?: boolean; description?: string };
+  };
   /** Documented only: handlers answer with the envelope helpers. */
   responses: Record<string | number, unknown>;
 }
 
 type Output<S> = S extends Schema ? core.output<S> : never;
-type JsonSchemaOf<R> = R extends { request: { body: { content: { "application/json": { schema: infer S } } } } } ? S : never;
+type JsonSchemaOf<R> = R extends { request: { body: { content: { "application/json": { schema: infer S } } } } }
+  ? S
+  : never;
 
 /** What `c.req.valid(target)` hands a route's handler: each declared input, parsed. */
 export type RouteInput<R extends RouteConfig> = {

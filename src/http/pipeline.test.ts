@@ -35,7 +35,11 @@ describe("unknown routes and methods", () => {
 
 describe("body size limit", () => {
   it("refuses a body over MAX_BODY_BYTES with code 413", async () => {
-    const response = await fixture.request("/api/public/settings", { method: "POST", body: "x".repeat(64) }, { MAX_BODY_BYTES: "16" });
+    const response = await fixture.request(
+      "/api/public/settings",
+      { method: "POST", body: "x".repeat(64) },
+      { MAX_BODY_BYTES: "16" },
+    );
     expect(await readEnvelope(response)).toEqual({ code: 413, message: "request body too large", data: null });
   });
 
@@ -46,7 +50,11 @@ describe("body size limit", () => {
         controller.close();
       },
     });
-    const response = await fixture.request("/api/public/settings", { method: "POST", body, duplex: "half" } as RequestInit, { MAX_BODY_BYTES: "16" });
+    const response = await fixture.request(
+      "/api/public/settings",
+      { method: "POST", body, duplex: "half" } as RequestInit,
+      { MAX_BODY_BYTES: "16" },
+    );
     expect((await readEnvelope(response)).code).toBe(413);
   });
 });
@@ -55,7 +63,11 @@ describe("CORS", () => {
   it("allows any origin and the headers AList clients send", async () => {
     const response = await fixture.request("/api/public/settings", {
       method: "OPTIONS",
-      headers: { Origin: "https://files.example", "Access-Control-Request-Method": "POST", "Access-Control-Request-Headers": "authorization,client-id,content-type" },
+      headers: {
+        Origin: "https://files.example",
+        "Access-Control-Request-Method": "POST",
+        "Access-Control-Request-Headers": "authorization,client-id,content-type",
+      },
     });
     expect(response.status).toBe(204);
     expect(response.headers.get("access-control-allow-origin")).toBe("*");
@@ -91,7 +103,9 @@ describe("request id and version headers", () => {
 
   it("never takes a request id from the client", async () => {
     const chosen = "11111111-2222-3333-4444-555555555555";
-    const [first, second] = await Promise.all([1, 2].map(() => fixture.request("/ping", { headers: { "X-Request-Id": chosen } })));
+    const [first, second] = await Promise.all(
+      [1, 2].map(() => fixture.request("/ping", { headers: { "X-Request-Id": chosen } })),
+    );
     const ids = [first!.headers.get("x-request-id"), second!.headers.get("x-request-id")];
     for (const id of ids) expect(id).toMatch(/^[0-9a-f-]{36}$/);
     expect(ids).not.toContain(chosen);
@@ -104,7 +118,13 @@ describe("input validation", () => {
   const login = createRoute({
     method: "post",
     path: "/echo",
-    request: { body: { content: { "application/json": { schema: z.object({ username: z.string(), remember: z.optional(z.boolean()) }) } } } },
+    request: {
+      body: {
+        content: {
+          "application/json": { schema: z.object({ username: z.string(), remember: z.optional(z.boolean()) }) },
+        },
+      },
+    },
     responses: envelopeResponse(z.string(), "The username"),
   });
   const app = createRouter();
@@ -114,7 +134,11 @@ describe("input validation", () => {
     app.request("/echo", { method: "POST", body, headers: { "Content-Type": contentType } });
 
   it("accepts AList's charset-qualified JSON", async () => {
-    expect(await readEnvelope(await post('{"username":"alice"}'))).toEqual({ code: 200, message: "success", data: "alice" });
+    expect(await readEnvelope(await post('{"username":"alice"}'))).toEqual({
+      code: 200,
+      message: "success",
+      data: "alice",
+    });
   });
 
   it("answers malformed JSON with code 400", async () => {
@@ -135,13 +159,16 @@ describe("input validation", () => {
     expect(body.message).toMatch(/^remember: .*expected boolean/);
   });
 
-  it.each(["text/plain", "application/x-www-form-urlencoded"])("answers a body sent as %s with code 400, not a crash", async (type) => {
-    expect(await readEnvelope(await post('{"username":"alice"}', type))).toEqual({
-      code: 400,
-      message: "the request body must be JSON, sent with Content-Type: application/json",
-      data: null,
-    });
-  });
+  it.each(["text/plain", "application/x-www-form-urlencoded"])(
+    "answers a body sent as %s with code 400, not a crash",
+    async (type) => {
+      expect(await readEnvelope(await post('{"username":"alice"}', type))).toEqual({
+        code: 400,
+        message: "the request body must be JSON, sent with Content-Type: application/json",
+        data: null,
+      });
+    },
+  );
 
   it("answers an empty JSON body with code 400", async () => {
     expect((await readEnvelope(await post(""))).code).toBe(400);
@@ -163,10 +190,17 @@ describe("misconfigured Worker", () => {
 
 describe("OpenAPI document", () => {
   it("lists the public routes", async () => {
-    const document = (await (await fixture.request("/api/openapi.json")).json()) as { openapi: string; paths: Record<string, unknown> };
+    const document = (await (await fixture.request("/api/openapi.json")).json()) as {
+      openapi: string;
+      paths: Record<string, unknown>;
+    };
     expect(document.openapi).toBe("3.1.0");
     expect(Object.keys(document.paths)).toEqual(
-      expect.arrayContaining(["/api/public/settings", "/api/public/archive_extensions", "/api/public/offline_download_tools"]),
+      expect.arrayContaining([
+        "/api/public/settings",
+        "/api/public/archive_extensions",
+        "/api/public/offline_download_tools",
+      ]),
     );
   });
 });
@@ -191,9 +225,12 @@ describe("file-side failures", () => {
   });
   app.onError(handleError);
 
-  it.each(Object.entries(codes))("answers %s with HTTP 200 and code %i, its text as the message", async (kind, code) => {
-    const response = await app.request(`/fail/${kind}`);
-    expect(response.status).toBe(200);
-    expect(await readEnvelope(response)).toEqual({ code, message: `the ${kind} text`, data: null });
-  });
+  it.each(Object.entries(codes))(
+    "answers %s with HTTP 200 and code %i, its text as the message",
+    async (kind, code) => {
+      const response = await app.request(`/fail/${kind}`);
+      expect(response.status).toBe(200);
+      expect(await readEnvelope(response)).toEqual({ code, message: `the ${kind} text`, data: null });
+    },
+  );
 });

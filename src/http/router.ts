@@ -61,7 +61,8 @@ export class Router extends HonoBase<AppEnv> {
     if (bodyContent) {
       const declaredMediaTypes = Object.keys(bodyContent);
       const validatesBody = declaredMediaTypes.some(
-        (mediaType) => isZod(schemaOf(bodyContent[mediaType])) && (isJSONContentType(mediaType) || isFormContentType(mediaType)),
+        (mediaType) =>
+          isZod(schemaOf(bodyContent[mediaType])) && (isJSONContentType(mediaType) || isFormContentType(mediaType)),
       );
       if (validatesBody) {
         validators.push(async (c, next) => {
@@ -99,7 +100,13 @@ export class Router extends HonoBase<AppEnv> {
       }
     }
     const middleware = routeMiddleware ? (Array.isArray(routeMiddleware) ? routeMiddleware : [routeMiddleware]) : [];
-    this.on([route.method], [route.path.replaceAll(/\/{(.+?)}/g, "/:$1")], ...(middleware as MiddlewareHandler<AppEnv>[]), ...validators, handler as MiddlewareHandler<AppEnv>);
+    this.on(
+      [route.method],
+      [route.path.replaceAll(/\/{(.+?)}/g, "/:$1")],
+      ...(middleware as MiddlewareHandler<AppEnv>[]),
+      ...validators,
+      handler as MiddlewareHandler<AppEnv>,
+    );
     return this;
   }
 }
@@ -111,9 +118,14 @@ export function createRouter(): Router {
 /** Input that fails its schema never reaches a handler: code 400 naming each field. */
 function zValidator(target: Target, schema: Schema): MiddlewareHandler<AppEnv> {
   // Header names arrive in lower case; the schema (an object) may spell them otherwise.
-  const headerKeys = target === "header" ? new Map(Object.keys((schema as z.ZodMiniObject).shape).map((key) => [key.toLowerCase(), key])) : undefined;
+  const headerKeys =
+    target === "header"
+      ? new Map(Object.keys((schema as z.ZodMiniObject).shape).map((key) => [key.toLowerCase(), key]))
+      : undefined;
   return validator(target, async (value: Record<string, unknown>) => {
-    const input = headerKeys ? Object.fromEntries(Object.entries(value).map(([key, v]) => [headerKeys.get(key) ?? key, v])) : value;
+    const input = headerKeys
+      ? Object.fromEntries(Object.entries(value).map(([key, v]) => [headerKeys.get(key) ?? key, v]))
+      : value;
     const result = await z.safeParseAsync(schema, input);
     if (!result.success) throw new ApiError(400, describeIssues(result.error, target));
     return result.data;
@@ -184,7 +196,11 @@ export function jsonBody<T extends Schema>(schema: T) {
 
 /** The `{code, message, data}` envelope around a payload schema. */
 export function envelopeOf<T extends Schema>(data: T) {
-  return z.object({ code: z.number().check(z.int()).openapi({ example: 200 }), message: z.string().openapi({ example: "success" }), data });
+  return z.object({
+    code: z.number().check(z.int()).openapi({ example: 200 }),
+    message: z.string().openapi({ example: "success" }),
+    data,
+  });
 }
 
 /** A route's one documented response: always HTTP 200 with the envelope (failures included). */

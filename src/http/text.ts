@@ -12,5 +12,7 @@ export function isWellFormedText(value: string): boolean {
 }
 
 export function wellFormed<T extends z.ZodMiniString>(schema: T): T {
-  return schema.check(z.refine(isWellFormedText, { error: "must not contain control characters or unpaired surrogates" }));
+  return schema.check(
+    z.refine(isWellFormedText, { error: "must not contain control characters or unpaired surrogates" }),
+  );
 }

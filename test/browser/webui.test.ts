@@ -3,7 +3,13 @@
 // are blocked and fail the test, so a missing local asset shows up.
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { chromiumAvailable, chromiumPath, launchChromium, measureLoad, sameOriginContext } from "../../scripts/browser.ts";
+import {
+  chromiumAvailable,
+  chromiumPath,
+  launchChromium,
+  measureLoad,
+  sameOriginContext,
+} from "../../scripts/browser.ts";
 import { npmStart, type NpmStart } from "../support/npm-start.ts";
 import { DAV_ROOT, DAV_USER, startWebdav, type RunningServer } from "../support/storage-servers.ts";
 
@@ -16,7 +22,8 @@ let blocked: string[];
 let page: Page;
 
 beforeAll(async () => {
-  if (!chromiumAvailable()) throw new Error(`no Chromium at ${chromiumPath}: apt-get install chromium (see .ci/run), or set CHROMIUM_PATH`);
+  if (!chromiumAvailable())
+    throw new Error(`no Chromium at ${chromiumPath}: apt-get install chromium (see .ci/run), or set CHROMIUM_PATH`);
   server = await npmStart(ADMIN_PASSWORD);
   browser = await launchChromium();
   ({ context, blocked } = await sameOriginContext(browser, server.origin));
@@ -28,9 +35,14 @@ afterAll(async () => {
   await server?.stop();
 });
 
-const api = async (path: string, init: RequestInit = {}) => (await fetch(server.origin + path, init)).json() as Promise<{ code: number; message: string; data: any }>;
+const api = async (path: string, init: RequestInit = {}) =>
+  (await fetch(server.origin + path, init)).json() as Promise<{ code: number; message: string; data: any }>;
 async function adminToken(): Promise<string> {
-  const reply = await api("/api/auth/login", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ username: "admin", password: ADMIN_PASSWORD }) });
+  const reply = await api("/api/auth/login", {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({ username: "admin", password: ADMIN_PASSWORD }),
+  });
   expect(reply.code).toBe(200);
   return reply.data.token as string;
 }
@@ -39,8 +51,13 @@ describe("the web UI on a fresh npm start", () => {
   it("renders the sign-in page from this origin alone", async () => {
     const load = await measureLoad(context, server.origin, "/", 'input[name="username"]');
     expect(blocked).toEqual([]);
-    expect(load.byPath.every((entry) => entry.status === 200), JSON.stringify(load.byPath)).toBe(true);
-    expect(load.byPath.map((entry) => entry.path)).toEqual(expect.arrayContaining(["/", "/api/public/settings", "/images/logo.svg"]));
+    expect(
+      load.byPath.every((entry) => entry.status === 200),
+      JSON.stringify(load.byPath),
+    ).toBe(true);
+    expect(load.byPath.map((entry) => entry.path)).toEqual(
+      expect.arrayContaining(["/", "/api/public/settings", "/images/logo.svg"]),
+    );
     console.log(`first load of the sign-in page: ${load.requests} requests, ${load.bytes} bytes`);
 
     const index = await page.goto(`${server.origin}/`);
@@ -120,11 +137,15 @@ describe("the web UI on a fresh npm start", () => {
   it("browses a mounted storage, opens a text file, and uploads, creates, renames and deletes through the UI", async () => {
     const token = await adminToken();
 
-    let dav: RunningServer & { url: string } | undefined;
+    let dav: (RunningServer & { url: string }) | undefined;
     try {
       dav = await startWebdav();
       const basic = `Basic ${Buffer.from(`${DAV_USER.username}:${DAV_USER.password}`).toString("base64")}`;
-      const put = await fetch(`${dav.url}${DAV_ROOT}/hello.txt`, { method: "PUT", headers: { Authorization: basic }, body: "Hello from the mounted storage\n" });
+      const put = await fetch(`${dav.url}${DAV_ROOT}/hello.txt`, {
+        method: "PUT",
+        headers: { Authorization: basic },
+        body: "Hello from the mounted storage\n",
+      });
       expect(put.ok).toBe(true);
       const created = await api("/api/admin/storage/create", {
         method: "POST",
@@ -132,7 +153,12 @@ describe("the web UI on a fresh npm start", () => {
         body: JSON.stringify({
           mount_path: "/library",
           driver: "WebDav",
-          addition: JSON.stringify({ address: dav.url, username: DAV_USER.username, password: DAV_USER.password, root_folder_path: DAV_ROOT }),
+          addition: JSON.stringify({
+            address: dav.url,
+            username: DAV_USER.username,
+            password: DAV_USER.password,
+            root_folder_path: DAV_ROOT,
+          }),
         }),
       });
       expect(created.code, created.message).toBe(200);
@@ -142,7 +168,13 @@ describe("the web UI on a fresh npm start", () => {
       await page.waitForURL(/\/library\/hello\.txt$/);
       await page.getByText("Hello from the mounted storage").waitFor();
       // The write side through the UI's own tools, each result checked on the WebDAV server itself.
-      const davStatus = async (path: string) => (await fetch(`${dav!.url}${DAV_ROOT}${path}`, { method: "PROPFIND", headers: { Authorization: basic, Depth: "0" } })).status;
+      const davStatus = async (path: string) =>
+        (
+          await fetch(`${dav!.url}${DAV_ROOT}${path}`, {
+            method: "PROPFIND",
+            headers: { Authorization: basic, Depth: "0" },
+          })
+        ).status;
       await page.goto(`${server.origin}/library`);
       await page.getByText("hello.txt", { exact: true }).waitFor();
       // The tool bar opens from the round button in the bottom right corner.
@@ -154,8 +186,17 @@ describe("the web UI on a fresh npm start", () => {
       await page.locator("a.list-item", { hasText: "made-in-ui" }).waitFor({ timeout: 10_000 });
       expect(await davStatus("/made-in-ui")).toBe(207);
       await page.locator('[tips="upload"]').click();
-      await page.locator('input[type="file"]:not([webkitdirectory])').setInputFiles({ name: "from-ui.txt", mimeType: "text/plain", buffer: Buffer.from("uploaded through the UI\n") });
-      await expect.poll(async () => (await fetch(`${dav!.url}${DAV_ROOT}/from-ui.txt`, { headers: { Authorization: basic } })).text(), { timeout: 15_000 }).toBe("uploaded through the UI\n");
+      await page.locator('input[type="file"]:not([webkitdirectory])').setInputFiles({
+        name: "from-ui.txt",
+        mimeType: "text/plain",
+        buffer: Buffer.from("uploaded through the UI\n"),
+      });
+      await expect
+        .poll(
+          async () => (await fetch(`${dav!.url}${DAV_ROOT}/from-ui.txt`, { headers: { Authorization: basic } })).text(),
+          { timeout: 15_000 },
+        )
+        .toBe("uploaded through the UI\n");
       await page.getByRole("dialog").getByRole("button", { name: "Close" }).click();
       await page.getByRole("dialog").waitFor({ state: "detached" });
       await page.locator("a.list-item", { hasText: "from-ui.txt" }).click({ button: "right" });
@@ -163,10 +204,12 @@ describe("the web UI on a fresh npm start", () => {
       const renameInput = page.getByRole("dialog").locator("input:not([type=checkbox])");
       // The dialog fills in the current name and, a moment later, selects it without its extension:
       // text typed before that lands beside the extension. Type until the field holds the new name.
-      await expect.poll(async () => {
-        await renameInput.fill("renamed-in-ui.txt");
-        return renameInput.inputValue();
-      }).toBe("renamed-in-ui.txt");
+      await expect
+        .poll(async () => {
+          await renameInput.fill("renamed-in-ui.txt");
+          return renameInput.inputValue();
+        })
+        .toBe("renamed-in-ui.txt");
       await page.keyboard.press("Enter");
       // The UI shows the new name once its rename call answered; then the upstream must have it.
       await page.locator("a.list-item", { hasText: "renamed-in-ui.txt" }).waitFor({ timeout: 15_000 });

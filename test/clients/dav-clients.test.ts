@@ -4,13 +4,30 @@
 // basic, copymove, props, locks and http suites against an S3 and a WebDAV upstream.
 import { execFile } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { npmStart, type NpmStart } from "../support/npm-start.ts";
-import { DAV_USER, S3_ACCESS_KEY_ID, S3_BUCKET, S3_SECRET_ACCESS_KEY, startS3, startWebdav, type RunningServer } from "../support/storage-servers.ts";
+import {
+  DAV_USER,
+  S3_ACCESS_KEY_ID,
+  S3_BUCKET,
+  S3_SECRET_ACCESS_KEY,
+  startS3,
+  startWebdav,
+  type RunningServer,
+} from "../support/storage-servers.ts";
 
 const run = promisify(execFile);
 const ADMIN_PASSWORD = "dav clients admin password";
@@ -42,18 +59,38 @@ beforeAll(async () => {
   [s3, webdav] = await Promise.all([startS3(), startWebdav()]);
   server = await npmStart(ADMIN_PASSWORD);
   const login = await (
-    await fetch(`${server.origin}/api/auth/login`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ username: "admin", password: ADMIN_PASSWORD }) })
+    await fetch(`${server.origin}/api/auth/login`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ username: "admin", password: ADMIN_PASSWORD }),
+    })
   ).json();
   token = (login as { data: { token: string } }).data.token;
-  const s3Addition = { endpoint: s3.endpoint, bucket: S3_BUCKET, access_key_id: S3_ACCESS_KEY_ID, secret_access_key: S3_SECRET_ACCESS_KEY, placeholder: "keep" };
+  const s3Addition = {
+    endpoint: s3.endpoint,
+    bucket: S3_BUCKET,
+    access_key_id: S3_ACCESS_KEY_ID,
+    secret_access_key: S3_SECRET_ACCESS_KEY,
+    placeholder: "keep",
+  };
   // rclone follows the default policy's redirects to presigned URLs; litmus checks the bytes
   // through this server, so its S3 storage proxies.
   for (const [mount_path, driver, addition, extra] of [
     ["/s3", "S3", { ...s3Addition, root_folder_path: "/rclone" }, {}],
     ["/s3-proxied", "S3", { ...s3Addition, root_folder_path: "/litmus" }, { webdav_policy: "native_proxy" }],
-    ["/webdav", "WebDav", { address: webdav.url, username: DAV_USER.username, password: DAV_USER.password, root_folder_path: "/" }, {}],
+    [
+      "/webdav",
+      "WebDav",
+      { address: webdav.url, username: DAV_USER.username, password: DAV_USER.password, root_folder_path: "/" },
+      {},
+    ],
   ] as const) {
-    const created = await api("/api/admin/storage/create", { mount_path, driver, addition: JSON.stringify(addition), ...extra });
+    const created = await api("/api/admin/storage/create", {
+      mount_path,
+      driver,
+      addition: JSON.stringify(addition),
+      ...extra,
+    });
     expect(created.code, created.message).toBe(200);
   }
 }, 150_000);
@@ -104,11 +141,24 @@ describe("rclone through /dav", () => {
       RCLONE_CONFIG_GH_USER: "admin",
       RCLONE_CONFIG_GH_PASS: obscured,
     };
-    const rclone = (...args: string[]) => run("rclone", ["--config", "/dev/null", "--retries", "1", "--low-level-retries", "1", ...args], { env, timeout: 120_000 });
+    const rclone = (...args: string[]) =>
+      run("rclone", ["--config", "/dev/null", "--retries", "1", "--low-level-retries", "1", ...args], {
+        env,
+        timeout: 120_000,
+      });
 
     await rclone("copy", source, "gh:s3/tree");
     const listed = (await rclone("lsf", "-R", "gh:s3/tree")).stdout.split("\n").filter(Boolean).sort();
-    expect(listed).toEqual(["docs/", "docs/deeper/", "docs/deeper/a+b&c=d.txt", "docs/deeper/zoë — ünïcode.txt", "docs/notes 100%.md", "empty.txt", "one byte", "random.bin"]);
+    expect(listed).toEqual([
+      "docs/",
+      "docs/deeper/",
+      "docs/deeper/a+b&c=d.txt",
+      "docs/deeper/zoë — ünïcode.txt",
+      "docs/notes 100%.md",
+      "empty.txt",
+      "one byte",
+      "random.bin",
+    ]);
     await rclone("check", source, "gh:s3/tree");
 
     const back = join(work, "back");
@@ -119,7 +169,12 @@ describe("rclone through /dav", () => {
 
     // And within the server: a move between storages, then a purge.
     await rclone("moveto", "gh:s3/tree/docs", "gh:webdav/docs");
-    expect((await rclone("lsf", "-R", "gh:webdav/docs")).stdout.split("\n").filter(Boolean).sort()).toEqual(["deeper/", "deeper/a+b&c=d.txt", "deeper/zoë — ünïcode.txt", "notes 100%.md"]);
+    expect((await rclone("lsf", "-R", "gh:webdav/docs")).stdout.split("\n").filter(Boolean).sort()).toEqual([
+      "deeper/",
+      "deeper/a+b&c=d.txt",
+      "deeper/zoë — ünïcode.txt",
+      "notes 100%.md",
+    ]);
     await rclone("purge", "gh:s3/tree");
     await expect(rclone("lsf", "gh:s3/tree")).rejects.toThrow();
 
@@ -131,12 +186,23 @@ describe("rclone through /dav", () => {
 describe("litmus, the WebDAV protocol test suite", () => {
   for (const mount of ["s3-proxied", "webdav"]) {
     it(`passes every suite on /dav/${mount}/`, async () => {
-      const { stdout } = await run("litmus", [`${server.origin}/dav/${mount}/`, "admin", ADMIN_PASSWORD], { cwd: work, timeout: 240_000 }).catch((error: { stdout?: string }) => {
+      const { stdout } = await run("litmus", [`${server.origin}/dav/${mount}/`, "admin", ADMIN_PASSWORD], {
+        cwd: work,
+        timeout: 240_000,
+      }).catch((error: { stdout?: string }) => {
         throw new Error(`litmus failed:\n${error.stdout ?? String(error)}`);
       });
-      const summaries = [...stdout.matchAll(/<- summary for `(\w+)': of (\d+) tests run: (\d+) passed, (\d+) failed/g)].map((m) => ({ suite: m[1], run: Number(m[2]), failed: Number(m[4]) }));
-      expect(summaries.map((s) => s.suite), stdout).toEqual(["basic", "copymove", "props", "locks", "http"]);
-      expect(summaries.filter((s) => s.failed > 0), stdout).toEqual([]);
+      const summaries = [
+        ...stdout.matchAll(/<- summary for `(\w+)': of (\d+) tests run: (\d+) passed, (\d+) failed/g),
+      ].map((m) => ({ suite: m[1], run: Number(m[2]), failed: Number(m[4]) }));
+      expect(
+        summaries.map((s) => s.suite),
+        stdout,
+      ).toEqual(["basic", "copymove", "props", "locks", "http"]);
+      expect(
+        summaries.filter((s) => s.failed > 0),
+        stdout,
+      ).toEqual([]);
       expect(summaries.reduce((sum, s) => sum + s.run, 0)).toBeGreaterThanOrEqual(100);
     }, 300_000);
   }

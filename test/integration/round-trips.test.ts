@@ -104,7 +104,9 @@ beforeAll(async () => {
 describe("database round trips per route", () => {
   // load_all answers at once and re-checks in the background: last, so its writes land in no other count.
   const background = (route: { path: string }) => route.path === "/api/admin/storage/load_all";
-  const rows = ROUTES.filter((route) => !route.endsSession).sort((a, b) => Number(background(a)) - Number(background(b)));
+  const rows = ROUTES.filter((route) => !route.endsSession).sort(
+    (a, b) => Number(background(a)) - Number(background(b)),
+  );
 
   it("has a budget for every route of the matrix, and none for a route it lacks", () => {
     expect(Object.keys(BUDGET).sort()).toEqual(rows.map(routeKey).sort());
@@ -112,9 +114,18 @@ describe("database round trips per route", () => {
 
   it.each(rows.map((route) => [routeKey(route), route] as const))("%s stays within its budget", async (key, route) => {
     const url = `http://gatehouse.test${route.url ?? route.path}${route.query ? `?${route.query}` : ""}`;
-    const headers: Record<string, string> = { Authorization: token, ...(route.body === undefined ? {} : { "Content-Type": "application/json" }) };
+    const headers: Record<string, string> = {
+      Authorization: token,
+      ...(route.body === undefined ? {} : { "Content-Type": "application/json" }),
+    };
     const counter = await roundTrips();
-    const reply = await exports.default.fetch(new Request(url, { method: route.method === "ALL" ? "GET" : route.method, headers, ...(route.body === undefined ? {} : { body: JSON.stringify(route.body) }) }));
+    const reply = await exports.default.fetch(
+      new Request(url, {
+        method: route.method === "ALL" ? "GET" : route.method,
+        headers,
+        ...(route.body === undefined ? {} : { body: JSON.stringify(route.body) }),
+      }),
+    );
     await reply.arrayBuffer();
     expect(await counter.count()).toBeLessThanOrEqual(BUDGET[key]!);
   });

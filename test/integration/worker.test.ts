@@ -28,8 +28,14 @@ describe("the Worker in workerd", () => {
   });
 
   it("answers unknown routes and wrong methods with envelopes", async () => {
-    expect(await (await call("/api/nowhere")).json()).toEqual({ code: 404, message: "no route for GET /api/nowhere", data: null });
-    expect(((await (await call("/api/public/settings", { method: "DELETE" })).json()) as { code: number }).code).toBe(405);
+    expect(await (await call("/api/nowhere")).json()).toEqual({
+      code: 404,
+      message: "no route for GET /api/nowhere",
+      data: null,
+    });
+    expect(((await (await call("/api/public/settings", { method: "DELETE" })).json()) as { code: number }).code).toBe(
+      405,
+    );
   });
 });
 
@@ -41,10 +47,10 @@ describe("the cron trigger", () => {
 
   it("removes device sessions idle longer than device_session_ttl and keeps the rest", async () => {
     const now = Math.floor(Date.now() / 1000);
-    await sql("INSERT INTO device_sessions (device_key, user_id, token_id, last_active) VALUES ('stale', 2, 't', ?), ('fresh', 2, 't', ?)", [
-      now - 90_000,
-      now - 60,
-    ]);
+    await sql(
+      "INSERT INTO device_sessions (device_key, user_id, token_id, last_active) VALUES ('stale', 2, 't', ?), ('fresh', 2, 't', ?)",
+      [now - 90_000, now - 60],
+    );
     const ctx = createExecutionContext();
     await worker.scheduled(createScheduledController({ scheduledTime: Date.now(), cron: "*/10 * * * *" }), env, ctx);
     await waitOnExecutionContext(ctx);

@@ -6,25 +6,90 @@
 
 export const ALIST_SCHEMA: Record<string, string[]> = {
   users: [
-    "`id` integer PRIMARY KEY AUTOINCREMENT", "`username` text UNIQUE", "`pwd_hash` text", "`pwd_ts` integer", "`salt` text", "`password` text",
-    "`base_path` text", "`role` text", "`disabled` numeric", "`permission` integer", "`otp_secret` text", "`sso_id` text", "`authn` text",
+    "`id` integer PRIMARY KEY AUTOINCREMENT",
+    "`username` text UNIQUE",
+    "`pwd_hash` text",
+    "`pwd_ts` integer",
+    "`salt` text",
+    "`password` text",
+    "`base_path` text",
+    "`role` text",
+    "`disabled` numeric",
+    "`permission` integer",
+    "`otp_secret` text",
+    "`sso_id` text",
+    "`authn` text",
   ],
-  roles: ["`id` integer PRIMARY KEY AUTOINCREMENT", "`name` text UNIQUE", "`description` text", "`default` numeric DEFAULT false", "`raw_permission` text"],
+  roles: [
+    "`id` integer PRIMARY KEY AUTOINCREMENT",
+    "`name` text UNIQUE",
+    "`description` text",
+    "`default` numeric DEFAULT false",
+    "`raw_permission` text",
+  ],
   storages: [
-    "`id` integer PRIMARY KEY AUTOINCREMENT", "`mount_path` text UNIQUE", "`order` integer", "`driver` text", "`cache_expiration` integer", "`status` text",
-    "`addition` text", "`remark` text", "`modified` datetime", "`disabled` numeric", "`disable_index` numeric", "`enable_sign` numeric", "`order_by` text",
-    "`order_direction` text", "`extract_folder` text", "`web_proxy` numeric", "`webdav_policy` text", "`proxy_range` numeric", "`down_proxy_url` text",
+    "`id` integer PRIMARY KEY AUTOINCREMENT",
+    "`mount_path` text UNIQUE",
+    "`order` integer",
+    "`driver` text",
+    "`cache_expiration` integer",
+    "`status` text",
+    "`addition` text",
+    "`remark` text",
+    "`modified` datetime",
+    "`disabled` numeric",
+    "`disable_index` numeric",
+    "`enable_sign` numeric",
+    "`order_by` text",
+    "`order_direction` text",
+    "`extract_folder` text",
+    "`web_proxy` numeric",
+    "`webdav_policy` text",
+    "`proxy_range` numeric",
+    "`down_proxy_url` text",
     "`down_proxy_sign` numeric DEFAULT true",
   ],
   metas: [
-    "`id` integer PRIMARY KEY AUTOINCREMENT", "`path` text UNIQUE", "`password` text", "`p_sub` numeric", "`write` numeric", "`w_sub` numeric",
-    "`hide` text", "`h_sub` numeric", "`readme` text", "`r_sub` numeric", "`header` text", "`header_sub` numeric",
+    "`id` integer PRIMARY KEY AUTOINCREMENT",
+    "`path` text UNIQUE",
+    "`password` text",
+    "`p_sub` numeric",
+    "`write` numeric",
+    "`w_sub` numeric",
+    "`hide` text",
+    "`h_sub` numeric",
+    "`readme` text",
+    "`r_sub` numeric",
+    "`header` text",
+    "`header_sub` numeric",
   ],
-  setting_items: ["`key` text PRIMARY KEY", "`value` text", "`help` text", "`type` text", "`options` text", "`group` integer", "`flag` integer", "`index` integer"],
+  setting_items: [
+    "`key` text PRIMARY KEY",
+    "`value` text",
+    "`help` text",
+    "`type` text",
+    "`options` text",
+    "`group` integer",
+    "`flag` integer",
+    "`index` integer",
+  ],
   ssh_public_keys: [
-    "`id` integer PRIMARY KEY AUTOINCREMENT", "`user_id` integer", "`title` text", "`fingerprint` text", "`key_str` text", "`added_time` datetime", "`last_used_time` datetime",
+    "`id` integer PRIMARY KEY AUTOINCREMENT",
+    "`user_id` integer",
+    "`title` text",
+    "`fingerprint` text",
+    "`key_str` text",
+    "`added_time` datetime",
+    "`last_used_time` datetime",
   ],
-  sessions: ["`device_key` text PRIMARY KEY", "`user_id` integer", "`user_agent` text", "`ip` text", "`last_active` integer", "`status` integer"],
+  sessions: [
+    "`device_key` text PRIMARY KEY",
+    "`user_id` integer",
+    "`user_agent` text",
+    "`ip` text",
+    "`last_active` integer",
+    "`status` integer",
+  ],
   search_nodes: ["`parent` text", "`name` text", "`is_dir` numeric", "`size` integer"],
   task_items: ["`key` text PRIMARY KEY", "`persist_data` text"],
 };
@@ -56,10 +121,28 @@ export const BOB_PASSWORD = "bob's password";
 /** Alice's TOTP secret in AList (base32, as AList's 2fa/generate makes them). */
 export const ALICE_OTP_SECRET = "JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP";
 
-const GUEST_ROLE = { id: 1, name: "guest", description: "Guest", default: 0, raw_permission: '[{"path":"/","permission":0}]' };
-const ADMIN_ROLE = { id: 2, name: "admin", description: "Administrator", default: 0, raw_permission: '[{"path":"/","permission":65535}]' };
+const GUEST_ROLE = {
+  id: 1,
+  name: "guest",
+  description: "Guest",
+  default: 0,
+  raw_permission: '[{"path":"/","permission":0}]',
+};
+const ADMIN_ROLE = {
+  id: 2,
+  name: "admin",
+  description: "Administrator",
+  default: 0,
+  raw_permission: '[{"path":"/","permission":65535}]',
+};
 
-async function user(id: number, username: string, password: string, salt: string, fields: Partial<FixtureRow> = {}): Promise<FixtureRow> {
+async function user(
+  id: number,
+  username: string,
+  password: string,
+  salt: string,
+  fields: Partial<FixtureRow> = {},
+): Promise<FixtureRow> {
   return {
     id,
     username,
@@ -81,7 +164,13 @@ function setting(key: string, value: string, type = "string", group = 1, flag = 
   return { key, value, help: "", type, options: "", group, flag, index: 0 };
 }
 
-function storage(id: number, mountPath: string, driver: string, addition: string, fields: Partial<FixtureRow> = {}): FixtureRow {
+function storage(
+  id: number,
+  mountPath: string,
+  driver: string,
+  addition: string,
+  fields: Partial<FixtureRow> = {},
+): FixtureRow {
   return {
     id,
     mount_path: mountPath,
@@ -108,7 +197,21 @@ function storage(id: number, mountPath: string, driver: string, addition: string
 }
 
 function meta(id: number, path: string, fields: Partial<FixtureRow> = {}): FixtureRow {
-  return { id, path, password: "", p_sub: 0, write: 0, w_sub: 0, hide: "", h_sub: 0, readme: "", r_sub: 0, header: "", header_sub: 0, ...fields };
+  return {
+    id,
+    path,
+    password: "",
+    p_sub: 0,
+    write: 0,
+    w_sub: 0,
+    hide: "",
+    h_sub: 0,
+    readme: "",
+    r_sub: 0,
+    header: "",
+    header_sub: 0,
+    ...fields,
+  };
 }
 
 /** A fresh AList: its two roles, guest and admin, and a few settings. */
@@ -136,27 +239,62 @@ export async function fullFixture(options: { sshKey?: string } = {}): Promise<AL
       roles: [
         GUEST_ROLE,
         ADMIN_ROLE,
-        { id: 3, name: "editors", description: "Edit media", default: 0, raw_permission: '[{"path":"/media","permission":4345},{"path":"/docs/","permission":1}]' },
+        {
+          id: 3,
+          name: "editors",
+          description: "Edit media",
+          default: 0,
+          raw_permission: '[{"path":"/media","permission":4345},{"path":"/docs/","permission":1}]',
+        },
         { id: 5, name: "viewers", description: "", default: 1, raw_permission: "" },
       ],
       users: [
         ...base.rows.users!,
-        await user(7, "alice", ALICE_PASSWORD, "AliceSalt0123456", { role: "[3]", base_path: "/media", permission: 264, otp_secret: ALICE_OTP_SECRET }),
+        await user(7, "alice", ALICE_PASSWORD, "AliceSalt0123456", {
+          role: "[3]",
+          base_path: "/media",
+          permission: 264,
+          otp_secret: ALICE_OTP_SECRET,
+        }),
         await user(9, "bob", BOB_PASSWORD, "BobSalt012345678", { role: "[3,5]", base_path: "/", permission: 1 }),
         await user(10, "carol", "carol pw", "CarolSalt0123456", { role: "[5]", disabled: 1 }),
       ],
       storages: [
-        storage(1, "/media", "WebDav", JSON.stringify({ vendor: "other", address: "http://127.0.0.1:1/dav", username: "u", password: "p", root_folder_path: "/" }), {
-          web_proxy: 1,
-          proxy_range: 1,
-          down_proxy_url: "https://proxy.example",
-          down_proxy_sign: 0,
-          remark: "family media",
-        }),
-        storage(2, "/docs", "Virtual", JSON.stringify({ num_file: 1, num_folder: 1, max_file_size: 1024, max_folder_depth: 1 }), { disabled: 1, status: "disabled", order: 5 }),
+        storage(
+          1,
+          "/media",
+          "WebDav",
+          JSON.stringify({
+            vendor: "other",
+            address: "http://127.0.0.1:1/dav",
+            username: "u",
+            password: "p",
+            root_folder_path: "/",
+          }),
+          {
+            web_proxy: 1,
+            proxy_range: 1,
+            down_proxy_url: "https://proxy.example",
+            down_proxy_sign: 0,
+            remark: "family media",
+          },
+        ),
+        storage(
+          2,
+          "/docs",
+          "Virtual",
+          JSON.stringify({ num_file: 1, num_folder: 1, max_file_size: 1024, max_folder_depth: 1 }),
+          { disabled: 1, status: "disabled", order: 5 },
+        ),
       ],
       metas: [
-        meta(1, "/media/private", { password: "s3cret", p_sub: 1, hide: "^\\.\n^secret", h_sub: 1, readme: "# Private" }),
+        meta(1, "/media/private", {
+          password: "s3cret",
+          p_sub: 1,
+          hide: "^\\.\n^secret",
+          h_sub: 1,
+          readme: "# Private",
+        }),
         meta(2, "/docs", { write: 1, w_sub: 1, header: "Docs header" }),
       ],
       setting_items: [
@@ -169,7 +307,17 @@ export async function fullFixture(options: { sshKey?: string } = {}): Promise<AL
         setting("index_progress", '{"obj_count":0}', "text", 0, 1),
       ].filter((s, i, all) => !all.slice(i + 1).some((t) => t.key === s.key)), // a later row wins, as a key is unique
       ssh_public_keys: options.sshKey
-        ? [{ id: 1, user_id: 7, title: "laptop", fingerprint: "ignored", key_str: options.sshKey, added_time: "2024-01-02 03:04:05+00:00", last_used_time: "2024-03-04 05:06:07+00:00" }]
+        ? [
+            {
+              id: 1,
+              user_id: 7,
+              title: "laptop",
+              fingerprint: "ignored",
+              key_str: options.sshKey,
+              added_time: "2024-01-02 03:04:05+00:00",
+              last_used_time: "2024-03-04 05:06:07+00:00",
+            },
+          ]
         : [],
     },
   };
@@ -183,7 +331,12 @@ export async function corruptFixture(): Promise<AListFixture> {
     // A newer AList: a column v3.58 does not have.
     schema: { ...ALIST_SCHEMA, users: [...ALIST_SCHEMA.users!, "`mcp_token` text"] },
     rows: {
-      roles: [GUEST_ROLE, ADMIN_ROLE, { id: 3, name: "broken", description: "", default: 0, raw_permission: '[{"path":"/a",' }, { id: 4, name: "fine", description: "", default: 0, raw_permission: '[{"path":"/ok","permission":1}]' }],
+      roles: [
+        GUEST_ROLE,
+        ADMIN_ROLE,
+        { id: 3, name: "broken", description: "", default: 0, raw_permission: '[{"path":"/a",' },
+        { id: 4, name: "fine", description: "", default: 0, raw_permission: '[{"path":"/ok","permission":1}]' },
+      ],
       users: [
         ...base.rows.users!,
         await user(3, "dave", "dave pw", "DaveSalt01234567", { role: "[3]", mcp_token: "t" }),

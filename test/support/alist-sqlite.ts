@@ -11,9 +11,9 @@ export function writeAListDatabase(file: string, fixture: AListFixture): void {
     for (const [table, rows] of Object.entries(fixture.rows)) {
       for (const row of rows) {
         const columns = Object.keys(row);
-        db.prepare(`INSERT INTO \`${fixture.prefix}${table}\` (${columns.map((c) => `\`${c}\``).join(",")}) VALUES (${columns.map(() => "?").join(",")})`).run(
-          ...columns.map((c) => row[c]),
-        );
+        db.prepare(
+          `INSERT INTO \`${fixture.prefix}${table}\` (${columns.map((c) => `\`${c}\``).join(",")}) VALUES (${columns.map(() => "?").join(",")})`,
+        ).run(...columns.map((c) => row[c]));
       }
     }
   } finally {

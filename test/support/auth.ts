@@ -22,7 +22,13 @@ export function totpCode(secret: string, timeMs = Date.now(), stepOffset = 0): s
 }
 
 /** A request as a client makes it: any method, a JSON body when one is given, any headers. */
-export function send(fixture: UnitFixture, method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
+export function send(
+  fixture: UnitFixture,
+  method: string,
+  path: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+) {
   return fixture.request(path, {
     method,
     headers: body === undefined ? headers : { "Content-Type": "application/json;charset=UTF-8", ...headers },
@@ -46,7 +52,10 @@ export async function signInMember(
   scopes: { path: string; permission: number }[],
   fields: Parameters<typeof insertUser>[3] = {},
 ): Promise<string> {
-  await insertUser(fixture, name, `${name} pw`, { roleIds: [await insertRole(fixture, `${name}-role`, scopes)], ...fields });
+  await insertUser(fixture, name, `${name} pw`, {
+    roleIds: [await insertRole(fixture, `${name}-role`, scopes)],
+    ...fields,
+  });
   return (await login(fixture, { username: name, password: `${name} pw` })).data!.token;
 }
 

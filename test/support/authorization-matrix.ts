@@ -61,14 +61,29 @@ export const ROUTES: RouteRow[] = [
   { method: "POST", path: "/api/me/sessions/evict", access: SIGNED_IN, body: { session_id: "no-such-session" } },
 
   { method: "POST", path: "/api/auth/2fa/generate", access: userOnly(403, "Guest user can not generate 2FA code") },
-  { method: "POST", path: "/api/auth/2fa/verify", access: userOnly(403, "Guest user can not generate 2FA code"), body: { code: "000000", secret: "JBSWY3DPEHPK3PXP" } },
+  {
+    method: "POST",
+    path: "/api/auth/2fa/verify",
+    access: userOnly(403, "Guest user can not generate 2FA code"),
+    body: { code: "000000", secret: "JBSWY3DPEHPK3PXP" },
+  },
   // No field: a valid request that changes nothing.
   { method: "POST", path: "/api/me/update", access: userOnly(403, "Guest user can not update profile"), body: {} },
   { method: "GET", path: "/api/me/sshkey/list", access: userOnly(401, "user invalid") },
-  { method: "POST", path: "/api/me/sshkey/add", access: userOnly(401, "user invalid"), body: { title: "matrix", key: "ssh-ed25519 AAAA" } },
+  {
+    method: "POST",
+    path: "/api/me/sshkey/add",
+    access: userOnly(401, "user invalid"),
+    body: { title: "matrix", key: "ssh-ed25519 AAAA" },
+  },
   { method: "POST", path: "/api/me/sshkey/delete", access: userOnly(401, "user invalid"), query: NO_SUCH_ID },
   { method: "GET", path: "/api/me/app_password/list", access: userOnly(401, "user invalid") },
-  { method: "POST", path: "/api/me/app_password/create", access: userOnly(401, "user invalid"), body: { name: "matrix" } },
+  {
+    method: "POST",
+    path: "/api/me/app_password/create",
+    access: userOnly(401, "user invalid"),
+    body: { name: "matrix" },
+  },
   { method: "POST", path: "/api/me/app_password/delete", access: userOnly(401, "user invalid"), query: NO_SUCH_ID },
 
   { method: "GET", path: "/api/admin/session/list", access: ADMIN_ONLY },
@@ -81,8 +96,18 @@ export const ROUTES: RouteRow[] = [
   // Replaces the permanent token: the permanent-token caller reads the current one for every request.
   { method: "POST", path: "/api/admin/setting/reset_token", access: ADMIN_ONLY },
   { method: "POST", path: "/api/admin/setting/set_token", access: ADMIN_ONLY, body: { token: "short" } },
-  { method: "POST", path: "/api/admin/setting/set_aria2", access: ADMIN_ONLY, body: { uri: "ws://127.0.0.1:6800/jsonrpc", secret: "" } },
-  { method: "POST", path: "/api/admin/setting/set_qbit", access: ADMIN_ONLY, body: { url: "http://127.0.0.1:8080/", seedtime: "soon" } },
+  {
+    method: "POST",
+    path: "/api/admin/setting/set_aria2",
+    access: ADMIN_ONLY,
+    body: { uri: "ws://127.0.0.1:6800/jsonrpc", secret: "" },
+  },
+  {
+    method: "POST",
+    path: "/api/admin/setting/set_qbit",
+    access: ADMIN_ONLY,
+    body: { url: "http://127.0.0.1:8080/", seedtime: "soon" },
+  },
 
   { method: "GET", path: "/api/admin/user/sshkey/list", access: ADMIN_ONLY, query: "uid=999999" },
   { method: "POST", path: "/api/admin/user/sshkey/delete", access: ADMIN_ONLY, query: NO_SUCH_ID },
@@ -131,21 +156,68 @@ export const ROUTES: RouteRow[] = [
   // Writes with a climbing path: refused (403) past the guard, nothing changes.
   { method: "POST", path: "/api/fs/mkdir", access: SIGNED_IN, body: { path: "/../x" }, alsoAnswers: [403] },
   { method: "POST", path: "/api/fs/rename", access: SIGNED_IN, body: { path: "/../x", name: "y" }, alsoAnswers: [403] },
-  { method: "POST", path: "/api/fs/move", access: SIGNED_IN, body: { src_dir: "/../x", dst_dir: "/", names: ["a"] }, alsoAnswers: [403] },
-  { method: "POST", path: "/api/fs/copy", access: SIGNED_IN, body: { src_dir: "/../x", dst_dir: "/", names: ["a"] }, alsoAnswers: [403] },
-  { method: "POST", path: "/api/fs/remove", access: SIGNED_IN, body: { dir: "/../x", names: ["a"] }, alsoAnswers: [403] },
+  {
+    method: "POST",
+    path: "/api/fs/move",
+    access: SIGNED_IN,
+    body: { src_dir: "/../x", dst_dir: "/", names: ["a"] },
+    alsoAnswers: [403],
+  },
+  {
+    method: "POST",
+    path: "/api/fs/copy",
+    access: SIGNED_IN,
+    body: { src_dir: "/../x", dst_dir: "/", names: ["a"] },
+    alsoAnswers: [403],
+  },
+  {
+    method: "POST",
+    path: "/api/fs/remove",
+    access: SIGNED_IN,
+    body: { dir: "/../x", names: ["a"] },
+    alsoAnswers: [403],
+  },
   // The route refuses non-admins itself (403 You are not an admin): the guard lets any caller in.
   { method: "POST", path: "/api/fs/link", access: SIGNED_IN, body: { path: "/../x" }, alsoAnswers: [403] },
-  { method: "POST", path: "/api/fs/batch_rename", access: SIGNED_IN, body: { src_dir: "/../x", rename_objects: [] }, alsoAnswers: [403] },
-  { method: "POST", path: "/api/fs/regex_rename", access: SIGNED_IN, body: { src_dir: "/../x", src_name_regex: "a", new_name_regex: "b" }, alsoAnswers: [403] },
-  { method: "POST", path: "/api/fs/recursive_move", access: SIGNED_IN, body: { src_dir: "/../x", dst_dir: "/" }, alsoAnswers: [403] },
-  { method: "POST", path: "/api/fs/remove_empty_directory", access: SIGNED_IN, body: { src_dir: "/../x" }, alsoAnswers: [403] },
+  {
+    method: "POST",
+    path: "/api/fs/batch_rename",
+    access: SIGNED_IN,
+    body: { src_dir: "/../x", rename_objects: [] },
+    alsoAnswers: [403],
+  },
+  {
+    method: "POST",
+    path: "/api/fs/regex_rename",
+    access: SIGNED_IN,
+    body: { src_dir: "/../x", src_name_regex: "a", new_name_regex: "b" },
+    alsoAnswers: [403],
+  },
+  {
+    method: "POST",
+    path: "/api/fs/recursive_move",
+    access: SIGNED_IN,
+    body: { src_dir: "/../x", dst_dir: "/" },
+    alsoAnswers: [403],
+  },
+  {
+    method: "POST",
+    path: "/api/fs/remove_empty_directory",
+    access: SIGNED_IN,
+    body: { src_dir: "/../x" },
+    alsoAnswers: [403],
+  },
   // No File-Path: the root, which is no file name (400).
   { method: "PUT", path: "/api/fs/put", access: SIGNED_IN, alsoAnswers: [403] },
   { method: "PUT", path: "/api/fs/form", access: SIGNED_IN, alsoAnswers: [403] },
 
   ...(["undone", "done"] as const).flatMap((state): RouteRow[] => [
-    { method: "GET", path: `/api/task/:kind/${state}`, url: `/api/task/upload/${state}`, access: userOnly(403, "You are a guest") },
+    {
+      method: "GET",
+      path: `/api/task/:kind/${state}`,
+      url: `/api/task/upload/${state}`,
+      access: userOnly(403, "You are a guest"),
+    },
     { method: "GET", path: `/api/admin/task/:kind/${state}`, url: `/api/admin/task/copy/${state}`, access: ADMIN_ONLY },
   ]),
   // No login: the sign is the only gate (AList v3.58.0 server/middlewares/down.go:19-43), missing
@@ -198,7 +270,11 @@ export const CALLERS: CallerRow[] = [
   { name: "expired token", guest: "enabled", outcome: refused("token is expired") },
   { name: "token after logout", guest: "enabled", outcome: refused("session inactive") },
   { name: "token after eviction", guest: "enabled", outcome: refused("session inactive") },
-  { name: "token after password change", guest: "enabled", outcome: refused("Password has been changed, login please") },
+  {
+    name: "token after password change",
+    guest: "enabled",
+    outcome: refused("Password has been changed, login please"),
+  },
   { name: "token of a disabled user", guest: "enabled", outcome: refused("Current user is disabled, replace please") },
   { name: "token of a deleted user", guest: "enabled", outcome: refused("failed find user: record not found") },
   { name: "token signed with another key", guest: "enabled", outcome: refused("token is invalidated") },
@@ -229,6 +305,7 @@ export const routeKey = (route: { method: string; path: string }) => `${route.me
  */
 export function servedRoutes(routes: readonly RouterRoute[]): { method: string; path: string }[] {
   const served = new Map<string, { method: string; path: string }>();
-  for (const { method, path } of routes) if (!(method === "ALL" && path.endsWith("*"))) served.set(routeKey({ method, path }), { method, path });
+  for (const { method, path } of routes)
+    if (!(method === "ALL" && path.endsWith("*"))) served.set(routeKey({ method, path }), { method, path });
   return [...served.values()];
 }

@@ -8,7 +8,8 @@ import { INTEGRATION_ADMIN_PASSWORD } from "./integration-constants.ts";
 import { sql } from "./libsql-http.ts";
 import { callApi } from "./workerd-client.ts";
 
-export const basic = (username: string, password: string) => `Basic ${btoa(String.fromCharCode(...new TextEncoder().encode(`${username}:${password}`)))}`;
+export const basic = (username: string, password: string) =>
+  `Basic ${btoa(String.fromCharCode(...new TextEncoder().encode(`${username}:${password}`)))}`;
 export const ADMIN_BASIC = basic("admin", INTEGRATION_ADMIN_PASSWORD);
 
 /** The permission bits of a role scope (src/features/fs/rules.ts). */
@@ -41,7 +42,14 @@ export function dav(method: string, path: string, init: DavInit = {}): Promise<R
   const auth = init.auth === undefined ? ADMIN_BASIC : init.auth;
   if (auth !== null) headers.Authorization = auth;
   // Redirects are the client's to follow: followed here, they would come back to this Worker.
-  return exports.default.fetch(new Request(`http://gatehouse.test/dav${path}`, { method, headers, redirect: "manual", ...(init.body === undefined ? {} : { body: init.body }) }));
+  return exports.default.fetch(
+    new Request(`http://gatehouse.test/dav${path}`, {
+      method,
+      headers,
+      redirect: "manual",
+      ...(init.body === undefined ? {} : { body: init.body }),
+    }),
+  );
 }
 
 /** The hrefs of a multistatus body, in order. */
@@ -53,8 +61,20 @@ export const escaped = (path: string) => path.split("/").map(encodeURIComponent)
 const servers = () => inject("storageServers");
 export const BUCKET = "gatehouse-bucket";
 /** The addition of an S3 storage on the test bucket (add root_folder_path). */
-export const s3Addition = () => ({ endpoint: servers().s3Endpoint, bucket: BUCKET, access_key_id: "GATEHOUSEKEY", secret_access_key: "gatehouse-secret-key", placeholder: "keep" });
-const s3 = new AwsClient({ accessKeyId: "GATEHOUSEKEY", secretAccessKey: "gatehouse-secret-key", service: "s3", region: "us-east-1", retries: 0 });
+export const s3Addition = () => ({
+  endpoint: servers().s3Endpoint,
+  bucket: BUCKET,
+  access_key_id: "GATEHOUSEKEY",
+  secret_access_key: "gatehouse-secret-key",
+  placeholder: "keep",
+});
+const s3 = new AwsClient({
+  accessKeyId: "GATEHOUSEKEY",
+  secretAccessKey: "gatehouse-secret-key",
+  service: "s3",
+  region: "us-east-1",
+  retries: 0,
+});
 
 /** An object's text in the bucket, read from s3rver itself; null when absent. */
 export async function s3Text(key: string): Promise<string | null> {
@@ -64,7 +84,9 @@ export async function s3Text(key: string): Promise<string | null> {
 
 /** Puts an object straight into the bucket. */
 export async function s3Put(key: string, body: string): Promise<void> {
-  expect((await s3.fetch(`${servers().s3Endpoint}/${BUCKET}/${escaped(key)}`, { method: "PUT", body })).status).toBe(200);
+  expect((await s3.fetch(`${servers().s3Endpoint}/${BUCKET}/${escaped(key)}`, { method: "PUT", body })).status).toBe(
+    200,
+  );
 }
 
 /** The keys of the bucket under `prefix`, read from s3rver itself. */
@@ -77,7 +99,11 @@ export const UPSTREAM_DAV_AUTH = `Basic ${btoa("davuser:dav password")}`;
 
 /** A request straight to the WebDAV upstream (webdav-server), path escaped segment by segment. */
 export const upstreamDav = (method: string, path: string, init: RequestInit = {}) =>
-  fetch(`${servers().webdavUrl}${escaped(path)}`, { ...init, method, headers: { Authorization: UPSTREAM_DAV_AUTH, ...(init.headers as Record<string, string> | undefined) } });
+  fetch(`${servers().webdavUrl}${escaped(path)}`, {
+    ...init,
+    method,
+    headers: { Authorization: UPSTREAM_DAV_AUTH, ...(init.headers as Record<string, string> | undefined) },
+  });
 
 /** A file's text on the WebDAV upstream; null when absent. */
 export async function upstreamDavText(path: string): Promise<string | null> {
@@ -86,10 +112,23 @@ export async function upstreamDavText(path: string): Promise<string | null> {
 }
 
 /** A user with one role holding `scopes` (path → permission bits); its id. */
-export async function makeUser(admin: string, username: string, scopes: Record<string, number>, extra: Record<string, unknown> = {}): Promise<number> {
-  const role = await callApi(admin, "/api/admin/role/create", { name: `${username}-role`, permission_scopes: Object.entries(scopes).map(([path, permission]) => ({ path, permission })) });
+export async function makeUser(
+  admin: string,
+  username: string,
+  scopes: Record<string, number>,
+  extra: Record<string, unknown> = {},
+): Promise<number> {
+  const role = await callApi(admin, "/api/admin/role/create", {
+    name: `${username}-role`,
+    permission_scopes: Object.entries(scopes).map(([path, permission]) => ({ path, permission })),
+  });
   expect(role.code, role.message).toBe(200);
-  const user = await callApi(admin, "/api/admin/user/create", { username, password: `${username} password`, role: [role.data.id], ...extra });
+  const user = await callApi(admin, "/api/admin/user/create", {
+    username,
+    password: `${username} password`,
+    role: [role.data.id],
+    ...extra,
+  });
   expect(user.code, user.message).toBe(200);
   return Number((await sql("SELECT id FROM users WHERE username = ?", [username]))[0]![0]);
 }

@@ -18,7 +18,16 @@ import type { SQLiteTable } from "drizzle-orm/sqlite-core";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, it } from "vitest";
 import type { Database } from "../../src/db/client.ts";
-import { appPasswords, deviceSessions, pendingOtpEnrolments, roles, settings, sshPublicKeys, storages, users } from "../../src/db/schema.ts";
+import {
+  appPasswords,
+  deviceSessions,
+  pendingOtpEnrolments,
+  roles,
+  settings,
+  sshPublicKeys,
+  storages,
+  users,
+} from "../../src/db/schema.ts";
 import openApiDocument from "../../src/generated/openapi.json";
 import { SETTING_DEFINITIONS } from "../../src/db/settings.ts";
 import { allDrivers } from "../../src/drivers/index.ts";
@@ -79,12 +88,64 @@ function toJson(value: unknown): string {
 
 /** Text that breaks naive code: controls, NUL, bidi overrides, lone and reversed surrogates, emoji sequences, injection-looking strings. */
 const SPECIAL_TEXT = [
-  "\u0000", "\u0001", "\u001f", "\u007f", "\u0085", "\u00a0", "\u2028", "\u2029", "\ufeff", "\ufffe", "\uffff", "\ufffd",
-  "\u202e", "\u202d", "\u200f", "\u200e", "\u061c", "\u2066", "مرحبا", "שלום", "\u0301", "e\u0301", "ﬃ", "İ", "ß", "Ω",
-  "😀", "👩‍👩‍👧‍👦", "🏳️‍🌈", "\ud83d", "\ude00", "\udc00\ud800", "𝕏", "\t", "\n", "\r\n", " ",
+  "\u0000",
+  "\u0001",
+  "\u001f",
+  "\u007f",
+  "\u0085",
+  "\u00a0",
+  "\u2028",
+  "\u2029",
+  "\ufeff",
+  "\ufffe",
+  "\uffff",
+  "\ufffd",
+  "\u202e",
+  "\u202d",
+  "\u200f",
+  "\u200e",
+  "\u061c",
+  "\u2066",
+  "مرحبا",
+  "שלום",
+  "\u0301",
+  "e\u0301",
+  "ﬃ",
+  "İ",
+  "ß",
+  "Ω",
+  "😀",
+  "👩‍👩‍👧‍👦",
+  "🏳️‍🌈",
+  "\ud83d",
+  "\ude00",
+  "\udc00\ud800",
+  "𝕏",
+  "\t",
+  "\n",
+  "\r\n",
+  " ",
+  "\\",
+  '"',
+  "'",
+  "`",
+  "%",
+  "%00",
+  "%s",
   // biome-ignore lint/suspicious/noTemplateCurlyInString: a template placeholder is one of the hostile inputs
-  "\\", '"', "'", "`", "%", "%00", "%s", "${x}", "{{x}}", "../", "//", "<script>", "' OR '1'='1", "; DROP TABLE users; --",
-  "null", "true", "[]", "{}", "__proto__", "constructor",
+  "${x}",
+  "{{x}}",
+  "../",
+  "//",
+  "<script>",
+  "' OR '1'='1",
+  "; DROP TABLE users; --",
+  "null",
+  "true",
+  "[]",
+  "{}",
+  "__proto__",
+  "constructor",
 ];
 
 const loneSurrogate = fc.integer({ min: 0xd800, max: 0xdfff }).map((code) => String.fromCharCode(code));
@@ -95,24 +156,79 @@ export const unicodeText = (maxLength = 48): fc.Arbitrary<string> =>
     fc.string({ unit: "binary", maxLength }),
     fc.string({ unit: "grapheme", maxLength }),
     fc
-      .array(fc.oneof(fc.constantFrom(...SPECIAL_TEXT), loneSurrogate, fc.string({ unit: "binary", maxLength: 3 })), { maxLength: 10 })
+      .array(fc.oneof(fc.constantFrom(...SPECIAL_TEXT), loneSurrogate, fc.string({ unit: "binary", maxLength: 3 })), {
+        maxLength: 10,
+      })
       .map((parts) => parts.join("")),
   );
 
 /** Number literals at the edges: unsafe integers, -0, overflow to Infinity, underflow, 32/64-bit limits. */
 const EDGE_NUMBER_LITERALS = [
-  "0", "-0", "-1", "1.5", "-1.5", "0.1", "1.0", "1e308", "-1e308", "1e309", "-1e309", "1E400", "5e-324", "-5e-324", "1e-400",
-  "9007199254740991", "9007199254740992", "9007199254740993", "-9007199254740993", "18446744073709551616",
-  "65535", "65536", "-65536", "2147483647", "2147483648", "4294967296", "1e21", "100000000000000000000000",
+  "0",
+  "-0",
+  "-1",
+  "1.5",
+  "-1.5",
+  "0.1",
+  "1.0",
+  "1e308",
+  "-1e308",
+  "1e309",
+  "-1e309",
+  "1E400",
+  "5e-324",
+  "-5e-324",
+  "1e-400",
+  "9007199254740991",
+  "9007199254740992",
+  "9007199254740993",
+  "-9007199254740993",
+  "18446744073709551616",
+  "65535",
+  "65536",
+  "-65536",
+  "2147483647",
+  "2147483648",
+  "4294967296",
+  "1e21",
+  "100000000000000000000000",
 ];
 /** Strings that look like numbers to someone. */
 const NUMERIC_STRINGS = [
-  "NaN", "Infinity", "-Infinity", "1e3", "0x10", "0b1", "0o7", "1_000", " 1", "1 ", "+1", "1.", ".5", "١٢٣", "１２３", "",
-  "-", "00", "007", "0", "-0", "-1", "1e309", "9007199254740993", "99999999999999999999",
+  "NaN",
+  "Infinity",
+  "-Infinity",
+  "1e3",
+  "0x10",
+  "0b1",
+  "0o7",
+  "1_000",
+  " 1",
+  "1 ",
+  "+1",
+  "1.",
+  ".5",
+  "١٢٣",
+  "１２３",
+  "",
+  "-",
+  "00",
+  "007",
+  "0",
+  "-0",
+  "-1",
+  "1e309",
+  "9007199254740993",
+  "99999999999999999999",
 ];
 
 const rawNumber = fc.constantFrom(...EDGE_NUMBER_LITERALS).map((json) => new Raw(json));
-const edgeNumber: fc.Arbitrary<unknown> = fc.oneof(rawNumber, fc.constantFrom(...NUMERIC_STRINGS), fc.double(), fc.integer());
+const edgeNumber: fc.Arbitrary<unknown> = fc.oneof(
+  rawNumber,
+  fc.constantFrom(...NUMERIC_STRINGS),
+  fc.double(),
+  fc.integer(),
+);
 
 const finiteNumber = fc.oneof(fc.integer(), fc.double({ noNaN: true, noDefaultInfinity: true }));
 const smallJson = fc.jsonValue({ maxDepth: 2 });
@@ -126,7 +242,13 @@ function wrongType(kind: Kind, nullable: boolean): fc.Arbitrary<unknown> {
   const others: Record<Kind, fc.Arbitrary<unknown>[]> = {
     string: [finiteNumber, rawNumber, fc.boolean(), anyArray, anyObject],
     number: [unicodeText(12), fc.constantFrom(...NUMERIC_STRINGS), fc.boolean(), anyArray, anyObject],
-    boolean: [fc.constantFrom("true", "false", "1", "0", "yes", ""), fc.constantFrom(0, 1), finiteNumber, anyArray, anyObject],
+    boolean: [
+      fc.constantFrom("true", "false", "1", "0", "yes", ""),
+      fc.constantFrom(0, 1),
+      finiteNumber,
+      anyArray,
+      anyObject,
+    ],
     array: [unicodeText(12), finiteNumber, fc.boolean(), anyObject],
     object: [unicodeText(12), finiteNumber, fc.boolean(), anyArray],
   };
@@ -162,16 +284,35 @@ function text(options: FieldOptions & { max?: number; min?: number; trim?: boole
   return {
     kind: "string",
     required: options.required ?? false,
-    invalid: fc.oneof(wrongType("string", nullable), ...(max === undefined ? [] : [tooLong(max)]), ...empty, ...(options.invalid ? [options.invalid] : [])),
+    invalid: fc.oneof(
+      wrongType("string", nullable),
+      ...(max === undefined ? [] : [tooLong(max)]),
+      ...empty,
+      ...(options.invalid ? [options.invalid] : []),
+    ),
     free: options.free ?? unicodeText(max === undefined ? 64 : Math.min(max + 8, 300)),
   };
 }
 
 function integer(options: FieldOptions & { min: number; max: number }): Field {
   const { min, max, nullable = false } = options;
-  const below = min > Number.MIN_SAFE_INTEGER ? [fc.integer({ min: Math.max(min - 1_000_000, Number.MIN_SAFE_INTEGER), max: min - 1 })] : [];
-  const above = max < Number.MAX_SAFE_INTEGER ? [fc.integer({ min: max + 1, max: Math.min(max + 1_000_000, Number.MAX_SAFE_INTEGER) })] : [];
-  const unsafe = ["9007199254740993", "-9007199254740993", "1e308", "-1e308", "1e309", "-1e309", ...(min > 0 ? ["0", "-0"] : [])];
+  const below =
+    min > Number.MIN_SAFE_INTEGER
+      ? [fc.integer({ min: Math.max(min - 1_000_000, Number.MIN_SAFE_INTEGER), max: min - 1 })]
+      : [];
+  const above =
+    max < Number.MAX_SAFE_INTEGER
+      ? [fc.integer({ min: max + 1, max: Math.min(max + 1_000_000, Number.MAX_SAFE_INTEGER) })]
+      : [];
+  const unsafe = [
+    "9007199254740993",
+    "-9007199254740993",
+    "1e308",
+    "-1e308",
+    "1e309",
+    "-1e309",
+    ...(min > 0 ? ["0", "-0"] : []),
+  ];
   return {
     kind: "number",
     required: options.required ?? false,
@@ -190,21 +331,38 @@ function number(options: FieldOptions): Field {
   return {
     kind: "number",
     required: options.required ?? false,
-    invalid: fc.oneof(wrongType("number", options.nullable ?? false), fc.constantFrom("1e309", "-1e309").map((json) => new Raw(json))),
-    free: fc.oneof(finiteNumber, rawNumber.filter((raw) => Number.isFinite(Number(raw.json)))),
+    invalid: fc.oneof(
+      wrongType("number", options.nullable ?? false),
+      fc.constantFrom("1e309", "-1e309").map((json) => new Raw(json)),
+    ),
+    free: fc.oneof(
+      finiteNumber,
+      rawNumber.filter((raw) => Number.isFinite(Number(raw.json))),
+    ),
   };
 }
 
 function boolean(options: FieldOptions = {}): Field {
-  return { kind: "boolean", required: options.required ?? false, invalid: wrongType("boolean", options.nullable ?? false), free: fc.boolean() };
+  return {
+    kind: "boolean",
+    required: options.required ?? false,
+    invalid: wrongType("boolean", options.nullable ?? false),
+    free: fc.boolean(),
+  };
 }
 
 function list(item: Field, options: FieldOptions & { max: number; example: unknown }): Field {
-  const withBadItem = item.invalid ? [fc.tuple(fc.array(item.free, { maxLength: 2 }), item.invalid).map(([good, bad]) => [...good, bad])] : [];
+  const withBadItem = item.invalid
+    ? [fc.tuple(fc.array(item.free, { maxLength: 2 }), item.invalid).map(([good, bad]) => [...good, bad])]
+    : [];
   return {
     kind: "array",
     required: options.required ?? false,
-    invalid: fc.oneof(wrongType("array", options.nullable ?? false), fc.constant(Array.from({ length: options.max + 1 }, () => options.example)), ...withBadItem),
+    invalid: fc.oneof(
+      wrongType("array", options.nullable ?? false),
+      fc.constant(Array.from({ length: options.max + 1 }, () => options.example)),
+      ...withBadItem,
+    ),
     free: options.free ?? fc.array(item.free, { maxLength: 4 }),
   };
 }
@@ -259,11 +417,21 @@ interface Hint {
 /** The OpenAPI document GET /api/openapi.json serves (built from the route schemas by scripts/openapi.ts). */
 // The imported JSON, typed as far as the fuzzer reads it.
 const DOCUMENT = openApiDocument as unknown as {
-  paths: Record<string, Record<string, { parameters?: { name: string; in: string; schema: Schema }[]; requestBody?: { content: Record<string, { schema: Schema }> } }>>;
+  paths: Record<
+    string,
+    Record<
+      string,
+      {
+        parameters?: { name: string; in: string; schema: Schema }[];
+        requestBody?: { content: Record<string, { schema: Schema }> };
+      }
+    >
+  >;
   components?: { schemas?: Record<string, Schema> };
 };
 
-const resolveSchema = (schema: Schema): Schema => (schema.$ref ? resolveSchema(DOCUMENT.components!.schemas![schema.$ref.split("/").pop()!]!) : schema);
+const resolveSchema = (schema: Schema): Schema =>
+  schema.$ref ? resolveSchema(DOCUMENT.components!.schemas![schema.$ref.split("/").pop()!]!) : schema;
 
 /** The schema's one type besides null, and whether null is allowed. */
 function typeOf(schema: Schema): { type: string | undefined; nullable: boolean } {
@@ -278,7 +446,8 @@ function exampleOf(schema: Schema): unknown {
   if (type === "string") return schema.enum?.[0] ?? "a";
   if (type === "integer" || type === "number") return schema.minimum ?? (schema.exclusiveMinimum ?? 0) + 1;
   if (type === "boolean") return false;
-  if (type === "object") return Object.fromEntries((schema.required ?? []).map((name) => [name, exampleOf(schema.properties![name]!)]));
+  if (type === "object")
+    return Object.fromEntries((schema.required ?? []).map((name) => [name, exampleOf(schema.properties![name]!)]));
   return null;
 }
 
@@ -288,7 +457,11 @@ function enumText(values: string[], required: boolean, nullable: boolean): Field
   return {
     kind: "string",
     required,
-    invalid: fc.oneof(wrongType("string", nullable), fc.constantFrom("", ...nearMisses), unicodeText(12).filter((s) => !values.includes(s))),
+    invalid: fc.oneof(
+      wrongType("string", nullable),
+      fc.constantFrom("", ...nearMisses),
+      unicodeText(12).filter((s) => !values.includes(s)),
+    ),
     free: fc.constantFrom(...values),
   };
 }
@@ -296,15 +469,27 @@ function enumText(values: string[], required: boolean, nullable: boolean): Field
 function fieldFromSchema(node: Schema, required: boolean, hint: Hint, where: string): Field {
   const schema = resolveSchema(node);
   const { type, nullable } = typeOf(schema);
-  const options = { required, nullable, ...(hint.free ? { free: hint.free } : {}), ...(hint.invalid ? { invalid: hint.invalid } : {}) };
+  const options = {
+    required,
+    nullable,
+    ...(hint.free ? { free: hint.free } : {}),
+    ...(hint.invalid ? { invalid: hint.invalid } : {}),
+  };
   switch (type) {
     case "string":
       if (schema.enum) return enumText(schema.enum as string[], options.required, nullable);
-      return text({ ...options, trim: hint.trim ?? false, ...(schema.maxLength === undefined ? {} : { max: schema.maxLength }), ...(schema.minLength === undefined ? {} : { min: schema.minLength }) });
+      return text({
+        ...options,
+        trim: hint.trim ?? false,
+        ...(schema.maxLength === undefined ? {} : { max: schema.maxLength }),
+        ...(schema.minLength === undefined ? {} : { min: schema.minLength }),
+      });
     case "integer":
       return integer({
         ...options,
-        min: schema.minimum ?? (schema.exclusiveMinimum === undefined ? Number.MIN_SAFE_INTEGER : schema.exclusiveMinimum + 1),
+        min:
+          schema.minimum ??
+          (schema.exclusiveMinimum === undefined ? Number.MIN_SAFE_INTEGER : schema.exclusiveMinimum + 1),
         max: schema.maximum ?? Number.MAX_SAFE_INTEGER,
       });
     case "number":
@@ -312,27 +497,44 @@ function fieldFromSchema(node: Schema, required: boolean, hint: Hint, where: str
     case "boolean":
       return boolean(options);
     case "array":
-      if (schema.maxItems === undefined) throw new Error(`${where}: a list without maxItems; the fuzz table expects every list to be bounded`);
-      return list(fieldFromSchema(schema.items!, false, {}, `${where}[]`), { ...options, max: schema.maxItems, example: exampleOf(resolveSchema(schema.items!)) });
+      if (schema.maxItems === undefined)
+        throw new Error(`${where}: a list without maxItems; the fuzz table expects every list to be bounded`);
+      return list(fieldFromSchema(schema.items!, false, {}, `${where}[]`), {
+        ...options,
+        max: schema.maxItems,
+        example: exampleOf(resolveSchema(schema.items!)),
+      });
     case "object":
       return record(objectFields(schema, {}, where));
     default:
       // No type: any JSON value is accepted (fs/other's `data`).
-      if (schema.anyOf === undefined && Object.keys(schema).every((key) => key === "description" || key === "example")) {
+      if (
+        schema.anyOf === undefined &&
+        Object.keys(schema).every((key) => key === "description" || key === "example")
+      ) {
         return { kind: "unknown", required: options.required, invalid: null, free: smallJson };
       }
-      throw new Error(`${where}: no generator for this schema (${JSON.stringify(schema)}); give the field in full in the route's hints`);
+      throw new Error(
+        `${where}: no generator for this schema (${JSON.stringify(schema)}); give the field in full in the route's hints`,
+      );
   }
 }
 
 /** The fields of an object schema; a hint that is a whole Field replaces its field's derivation. */
 function objectFields(schema: Schema, hints: Record<string, Hint | Field>, where: string): Record<string, Field> {
   const properties = schema.properties ?? {};
-  for (const name of Object.keys(hints)) if (!Object.hasOwn(properties, name)) throw new Error(`${where}: a hint for "${name}", which the schema does not have`);
+  for (const name of Object.keys(hints))
+    if (!Object.hasOwn(properties, name))
+      throw new Error(`${where}: a hint for "${name}", which the schema does not have`);
   return Object.fromEntries(
     Object.entries(properties).map(([name, property]) => {
       const hint = hints[name] ?? {};
-      return [name, "kind" in hint ? hint : fieldFromSchema(property, (schema.required ?? []).includes(name), hint, `${where}.${name}`)];
+      return [
+        name,
+        "kind" in hint
+          ? hint
+          : fieldFromSchema(property, (schema.required ?? []).includes(name), hint, `${where}.${name}`),
+      ];
     }),
   );
 }
@@ -342,16 +544,24 @@ function bodySchema(path: string): { object: Schema; isArray: boolean } {
   const body = DOCUMENT.paths[path]?.post?.requestBody?.content["application/json"]?.schema;
   if (!body) throw new Error(`POST ${path} takes no JSON body in the OpenAPI document`);
   const schema = resolveSchema(body);
-  return typeOf(schema).type === "array" ? { object: resolveSchema(schema.items!), isArray: true } : { object: schema, isArray: false };
+  return typeOf(schema).type === "array"
+    ? { object: resolveSchema(schema.items!), isArray: true }
+    : { object: schema, isArray: false };
 }
 
 /**
  * A route's fields, from its schema, and whether a body naming none of them is valid: no field
  * is required (or the body is an array, which may be empty).
  */
-function fromSchema(path: string, hints: Record<string, Hint | Field> = {}): Pick<JsonRoute, "fields" | "emptyIsValid"> {
+function fromSchema(
+  path: string,
+  hints: Record<string, Hint | Field> = {},
+): Pick<JsonRoute, "fields" | "emptyIsValid"> {
   const { object, isArray } = bodySchema(path);
-  return { fields: objectFields(object, hints, `POST ${path}`), emptyIsValid: isArray || (object.required ?? []).length === 0 };
+  return {
+    fields: objectFields(object, hints, `POST ${path}`),
+    emptyIsValid: isArray || (object.required ?? []).length === 0,
+  };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -390,7 +600,11 @@ function queryParam(name: string, node: Schema, hint: QueryHint, where: string):
     case "integer":
       return { kind: PAGE_PARAMETERS.includes(name) ? "page" : "id", ...(words.length > 0 ? { words } : {}) };
     case "string": {
-      const known = [...words, ...((schema.enum ?? []) as string[]), ...(typeof schema.example === "string" ? [schema.example] : [])];
+      const known = [
+        ...words,
+        ...((schema.enum ?? []) as string[]),
+        ...(typeof schema.example === "string" ? [schema.example] : []),
+      ];
       return {
         kind: "text",
         ...(known.length > 0 ? { words: [...new Set(known)] } : {}),
@@ -411,12 +625,21 @@ export type QueryRow = Omit<QueryRoute, "params"> & { hints?: Record<string, Que
 export function queryRoute(row: QueryRow): QueryRoute {
   const { hints = {}, ...route } = row;
   const where = `${row.method} ${row.path}`;
-  const parameters = (DOCUMENT.paths[row.path]?.[row.method.toLowerCase()]?.parameters ?? []).filter((parameter) => parameter.in === "query");
+  const parameters = (DOCUMENT.paths[row.path]?.[row.method.toLowerCase()]?.parameters ?? []).filter(
+    (parameter) => parameter.in === "query",
+  );
   if (parameters.length === 0) throw new Error(`${where} takes no query parameters in the OpenAPI document`);
   const names = parameters.map((parameter) => parameter.name);
-  for (const name of Object.keys(hints)) if (!names.includes(name)) throw new Error(`${where}: a hint for "${name}", which the schema does not have`);
-  for (const name of Object.keys(row.refusedIds ?? {})) if (!names.includes(name)) throw new Error(`${where}: refused ids for "${name}", which the schema does not have`);
-  const params = Object.fromEntries(parameters.map((parameter) => [parameter.name, queryParam(parameter.name, parameter.schema, hints[parameter.name] ?? {}, `${where} ?${parameter.name}`)]));
+  for (const name of Object.keys(hints))
+    if (!names.includes(name)) throw new Error(`${where}: a hint for "${name}", which the schema does not have`);
+  for (const name of Object.keys(row.refusedIds ?? {}))
+    if (!names.includes(name)) throw new Error(`${where}: refused ids for "${name}", which the schema does not have`);
+  const params = Object.fromEntries(
+    parameters.map((parameter) => [
+      parameter.name,
+      queryParam(parameter.name, parameter.schema, hints[parameter.name] ?? {}, `${where} ?${parameter.name}`),
+    ]),
+  );
   return { ...route, params };
 }
 
@@ -449,7 +672,9 @@ async function startFuzzing(): Promise<FuzzContext> {
   const password = randomUUID();
   await postJson(fixture, "/api/admin/user/create", { username: FUZZ_USER, password }, { Authorization: admin });
   const user = (await login(fixture, { username: FUZZ_USER, password })).data!.token;
-  await fixture.db.insert(storages).values({ mountPath: EXISTING_MOUNT, driver: "Virtual", status: "work", modifiedAtMs: Date.now() });
+  await fixture.db
+    .insert(storages)
+    .values({ mountPath: EXISTING_MOUNT, driver: "Virtual", status: "work", modifiedAtMs: Date.now() });
   await fixture.db.insert(sshPublicKeys).values({
     userId: USER_IDS[FUZZ_USER],
     title: EXISTING_KEY_TITLE,
@@ -458,15 +683,25 @@ async function startFuzzing(): Promise<FuzzContext> {
     addedAt: 0,
     lastUsedAt: 0,
   });
-  await fixture.db.insert(appPasswords).values({ userId: USER_IDS[FUZZ_USER], name: EXISTING_KEY_TITLE, hash: "0".repeat(64), createdAt: 0, passwordChangedAt: 0 });
-  await fixture.db.run(sql`UPDATE app_passwords SET pwd_ts = (SELECT pwd_ts FROM users WHERE id = ${USER_IDS[FUZZ_USER]})`);
+  await fixture.db.insert(appPasswords).values({
+    userId: USER_IDS[FUZZ_USER],
+    name: EXISTING_KEY_TITLE,
+    hash: "0".repeat(64),
+    createdAt: 0,
+    passwordChangedAt: 0,
+  });
+  await fixture.db.run(
+    sql`UPDATE app_passwords SET pwd_ts = (SELECT pwd_ts FROM users WHERE id = ${USER_IDS[FUZZ_USER]})`,
+  );
   // Preconditions the anchors rely on: the account ids, no deprecated setting a random key could
   // delete, no 2FA enrolment a random code could complete.
   const accounts = await fixture.db.select({ id: users.id, username: users.username }).from(users).orderBy(users.id);
   const expected = Object.entries(USER_IDS).map(([username, id]) => ({ id, username }));
-  if (JSON.stringify(accounts) !== JSON.stringify(expected)) throw new Error(`unexpected accounts ${JSON.stringify(accounts)}`);
+  if (JSON.stringify(accounts) !== JSON.stringify(expected))
+    throw new Error(`unexpected accounts ${JSON.stringify(accounts)}`);
   const state = await snapshot(fixture.db);
-  if (JSON.parse(state.get("settings")!).some((row: unknown[]) => row[6] === 3)) throw new Error("a deprecated setting exists");
+  if (JSON.parse(state.get("settings")!).some((row: unknown[]) => row[6] === 3))
+    throw new Error("a deprecated setting exists");
   if (state.get("pending_otp_enrolments") !== "[]") throw new Error("a 2FA enrolment is pending");
   return { fixture, tokens: { admin, user, anonymous: "" } };
 }
@@ -550,13 +785,25 @@ async function send(context: FuzzContext, request: FuzzRequest): Promise<Respons
 }
 
 function describeRequest(request: FuzzRequest): string {
-  const body = request.body === undefined ? "" : typeof request.body === "string" ? request.body : new TextDecoder().decode(request.body);
+  const body =
+    request.body === undefined
+      ? ""
+      : typeof request.body === "string"
+        ? request.body
+        : new TextDecoder().decode(request.body);
   const shown = body.length > 300 ? `${body.slice(0, 300)}… (${body.length} chars)` : body;
   return `${request.method} ${request.path.slice(0, 300)} as ${request.caller}, Content-Type ${JSON.stringify(request.contentType ?? null)}${request.chunked ? ", chunked" : ""}, body ${JSON.stringify(shown)}`;
 }
 
 /** A stack trace or a source location in a message. */
-const STACK_TRACE = [/\n\s*at\s/, /\bat\s+\S+\s+\(\S+:\d+:\d+\)/, /(file:\/\/|\/)\S+\.(ts|js|mjs|cjs):\d+/, /node_modules/, /^\w*Error: /, /\b\w+Error: .*\n/];
+const STACK_TRACE = [
+  /\n\s*at\s/,
+  /\bat\s+\S+\s+\(\S+:\d+:\d+\)/,
+  /(file:\/\/|\/)\S+\.(ts|js|mjs|cjs):\d+/,
+  /node_modules/,
+  /^\w*Error: /,
+  /\b\w+Error: .*\n/,
+];
 
 /**
  * The property every reply holds: HTTP 200, a JSON envelope `{code, message, data}` with one of
@@ -565,7 +812,8 @@ const STACK_TRACE = [/\n\s*at\s/, /\bat\s+\S+\s+\(\S+:\d+:\d+\)/, /(file:\/\/|\/
 async function expectEnvelope(response: Response, answers: readonly number[], request: FuzzRequest): Promise<void> {
   const where = describeRequest(request);
   const text = await response.text();
-  if (response.status !== 200) throw new Error(`HTTP ${response.status} (expected 200) for ${where}: ${text.slice(0, 300)}`);
+  if (response.status !== 200)
+    throw new Error(`HTTP ${response.status} (expected 200) for ${where}: ${text.slice(0, 300)}`);
   if (text === "") throw new Error(`empty body for ${where}`);
   let reply: { code?: unknown; message?: unknown; data?: unknown };
   try {
@@ -578,12 +826,17 @@ async function expectEnvelope(response: Response, answers: readonly number[], re
   }
   const { code, message, data } = reply;
   if (typeof code !== "number" || !answers.includes(code)) {
-    throw new Error(`code ${String(code)} "${String(message).slice(0, 300)}" (expected ${answers.join(" or ")}) for ${where}`);
+    throw new Error(
+      `code ${String(code)} "${String(message).slice(0, 300)}" (expected ${answers.join(" or ")}) for ${where}`,
+    );
   }
   if (typeof message !== "string" || message.trim() === "") throw new Error(`empty message for ${where}`);
-  if (STACK_TRACE.some((pattern) => pattern.test(message))) throw new Error(`stack trace in message "${message.slice(0, 500)}" for ${where}`);
-  if (code !== 200 && data !== null) throw new Error(`failure with data ${JSON.stringify(data).slice(0, 200)} for ${where}`);
-  if (text.includes(testEnv.JWT_SECRET!) || text.includes("pbkdf2-sha256$")) throw new Error(`a secret in the reply for ${where}`);
+  if (STACK_TRACE.some((pattern) => pattern.test(message)))
+    throw new Error(`stack trace in message "${message.slice(0, 500)}" for ${where}`);
+  if (code !== 200 && data !== null)
+    throw new Error(`failure with data ${JSON.stringify(data).slice(0, 200)} for ${where}`);
+  if (text.includes(testEnv.JWT_SECRET!) || text.includes("pbkdf2-sha256$"))
+    throw new Error(`a secret in the reply for ${where}`);
 }
 
 interface Case {
@@ -611,19 +864,24 @@ async function checkProperty<T>(
     const response = await send(context, request);
     const elapsed = performance.now() - started;
     await expectEnvelope(response, answers, request);
-    if (elapsed > SLOW_MS) throw new Error(`${Math.round(elapsed)} ms (more than ${SLOW_MS}) for ${describeRequest(request)}`);
+    if (elapsed > SLOW_MS)
+      throw new Error(`${Math.round(elapsed)} ms (more than ${SLOW_MS}) for ${describeRequest(request)}`);
     await restore?.();
     const now = await snapshot(db);
     const changed = changedTables(state, now);
     state = now;
-    if (changed.length > 0) throw new Error(`the database changed (${changed.join(", ")}) after ${describeRequest(request)}`);
+    if (changed.length > 0)
+      throw new Error(`the database changed (${changed.join(", ")}) after ${describeRequest(request)}`);
   });
   // No shrinking: the database and the clock make later runs of a shrink unlike the failing one.
   const details = await fc.check(property, { seed: FUZZ_SEED, numRuns: runs(numRuns), endOnFailure: true });
   if (!details.failed) return;
   // fast-check's own report prints the whole counterexample, which may be a megabyte.
   const counterexample = details.counterexample === null ? "none" : fc.stringify(details.counterexample);
-  const cause = details.errorInstance instanceof Error ? details.errorInstance.message : String(details.errorInstance ?? "interrupted");
+  const cause =
+    details.errorInstance instanceof Error
+      ? details.errorInstance.message
+      : String(details.errorInstance ?? "interrupted");
   throw new Error(
     `Property failed after ${details.numRuns} cases; replay with FUZZ_SEED=${FUZZ_SEED}\n` +
       `Counterexample: ${counterexample.length > 2_000 ? `${counterexample.slice(0, 2_000)}… (${counterexample.length} chars)` : counterexample}\n` +
@@ -693,7 +951,9 @@ let clientAddress = 0;
 /** A sign-in from an address with a clean record: lockout (429) never applies. */
 const freshAddress = () => {
   clientAddress += 1;
-  return { "CF-Connecting-IP": `10.${(clientAddress >> 16) & 255}.${(clientAddress >> 8) & 255}.${clientAddress & 255}` };
+  return {
+    "CF-Connecting-IP": `10.${(clientAddress >> 16) & 255}.${(clientAddress >> 8) & 255}.${clientAddress & 255}`,
+  };
 };
 
 const KNOWN_PASSWORDS = new Set([TEST_ADMIN_PASSWORD, aListStaticHash(TEST_ADMIN_PASSWORD)]);
@@ -705,15 +965,28 @@ const wrongCredentials = { username: "fuzz-nobody", password: "not the password"
 const sessionIdHints = { session_id: { free: unicodeText(64).filter((id) => !/^[0-9a-f]{32}$/.test(id)) } };
 
 const KEY_TYPES = [
-  "ssh-ed25519", "ssh-rsa", "ecdsa-sha2-nistp256", "ecdsa-sha2-nistp384", "ecdsa-sha2-nistp521", "sk-ssh-ed25519@openssh.com",
-  "sk-ecdsa-sha2-nistp256@openssh.com", "ssh-ed25519-cert-v01@openssh.com",
+  "ssh-ed25519",
+  "ssh-rsa",
+  "ecdsa-sha2-nistp256",
+  "ecdsa-sha2-nistp384",
+  "ecdsa-sha2-nistp521",
+  "sk-ssh-ed25519@openssh.com",
+  "sk-ecdsa-sha2-nistp256@openssh.com",
+  "ssh-ed25519-cert-v01@openssh.com",
 ];
 /** A real key line, damaged: cut, bytes changed, type swapped, options in front, random blobs after a real type. */
 const mangledKey: fc.Arbitrary<string> = fc.oneof(
   fc.nat(VALID_SSH_KEY.length).map((n) => VALID_SSH_KEY.slice(0, n)),
-  fc.tuple(fc.nat(VALID_SSH_KEY.length - 1), fc.constantFrom(..."A/+=0aZ \n\u0000é")).map(([at, c]) => VALID_SSH_KEY.slice(0, at) + c + VALID_SSH_KEY.slice(at + 1)),
+  fc
+    .tuple(fc.nat(VALID_SSH_KEY.length - 1), fc.constantFrom(..."A/+=0aZ \n\u0000é"))
+    .map(([at, c]) => VALID_SSH_KEY.slice(0, at) + c + VALID_SSH_KEY.slice(at + 1)),
   fc.constantFrom(...KEY_TYPES).map((type) => `${type} ${VALID_SSH_KEY.split(" ")[1]}`),
-  fc.tuple(fc.constantFrom('command="echo hi" ', 'from="*.x",no-pty ', '"unterminated ', "environment=\"A=\\\"b\" "), fc.boolean()).map(([options, real]) => options + (real ? VALID_SSH_KEY : "ssh-ed25519 AAAA")),
+  fc
+    .tuple(
+      fc.constantFrom('command="echo hi" ', 'from="*.x",no-pty ', '"unterminated ', 'environment="A=\\"b" '),
+      fc.boolean(),
+    )
+    .map(([options, real]) => options + (real ? VALID_SSH_KEY : "ssh-ed25519 AAAA")),
   fc.tuple(fc.constantFrom(...KEY_TYPES), fc.uint8Array({ maxLength: 600 })).map(([type, bytes]) => {
     const name = Buffer.from(type);
     return `${type} ${Buffer.concat([Buffer.from([0, 0, 0, name.length]), name, bytes]).toString("base64")}`;
@@ -728,7 +1001,12 @@ const JWT_PART = fc.string({ unit: fc.constantFrom(..."abcXYZ019-_"), minLength:
 const refusedToken = fc.oneof(
   fc.string({ maxLength: 15 }),
   unicodeText(40).map((s) => `fuzz-token-${s}é`),
-  fc.tuple(fc.string({ unit: "grapheme-ascii", minLength: 8, maxLength: 20 }), fc.string({ unit: "grapheme-ascii", minLength: 8, maxLength: 20 })).map(([a, b]) => `${a.trim() || "a"} \t${b.trim() || "b"}`),
+  fc
+    .tuple(
+      fc.string({ unit: "grapheme-ascii", minLength: 8, maxLength: 20 }),
+      fc.string({ unit: "grapheme-ascii", minLength: 8, maxLength: 20 }),
+    )
+    .map(([a, b]) => `${a.trim() || "a"} \t${b.trim() || "b"}`),
   fc.tuple(JWT_PART, JWT_PART, JWT_PART).map((parts) => parts.join(".")),
   fc.integer({ min: 513, max: 600 }).map((n) => "t".repeat(n)),
 );
@@ -737,22 +1015,39 @@ const refusedToken = fc.oneof(
 function fetchableUrl(raw: string, credentialsAllowed: boolean): boolean {
   try {
     const url = new URL(raw.trim());
-    return (url.protocol === "http:" || url.protocol === "https:") && (credentialsAllowed || (url.username === "" && url.password === ""));
+    return (
+      (url.protocol === "http:" || url.protocol === "https:") &&
+      (credentialsAllowed || (url.username === "" && url.password === ""))
+    );
   } catch {
     return false;
   }
 }
 
 const NOT_HTTP = [
-  "ws://127.0.0.1:1/jsonrpc", "wss://127.0.0.1:1/jsonrpc", "ftp://127.0.0.1:1/", "javascript:alert(1)", "file:///etc/passwd",
-  "data:text/plain,x", "127.0.0.1:6800/jsonrpc", "localhost:6800", "http://", "//127.0.0.1:1/", "",
+  "ws://127.0.0.1:1/jsonrpc",
+  "wss://127.0.0.1:1/jsonrpc",
+  "ftp://127.0.0.1:1/",
+  "javascript:alert(1)",
+  "file:///etc/passwd",
+  "data:text/plain,x",
+  "127.0.0.1:6800/jsonrpc",
+  "localhost:6800",
+  "http://",
+  "//127.0.0.1:1/",
+  "",
 ];
 const unfetchableUrl = (credentialsAllowed: boolean) =>
-  fc.oneof(fc.constantFrom(...NOT_HTTP, "http://user:pass@127.0.0.1:1/jsonrpc"), unicodeText(40)).filter((url) => !fetchableUrl(url, credentialsAllowed));
+  fc
+    .oneof(fc.constantFrom(...NOT_HTTP, "http://user:pass@127.0.0.1:1/jsonrpc"), unicodeText(40))
+    .filter((url) => !fetchableUrl(url, credentialsAllowed));
 
 /** Ids of rows that exist (the seeded accounts and roles, the fuzz user), and one that does not. */
 const rowIds = { free: fc.constantFrom(1, 2, 3) };
-const userHints = { username: { trim: true }, role: { free: fc.array(fc.constantFrom(1, 2, 3, MISSING_ID), { maxLength: 3 }) } };
+const userHints = {
+  username: { trim: true },
+  role: { free: fc.array(fc.constantFrom(1, 2, 3, MISSING_ID), { maxLength: 3 }) },
+};
 const roleHints = { name: { trim: true } };
 
 /** An integer as a JSON number or a numeric string, as storage bodies take `order` and `cache_expiration`. */
@@ -766,15 +1061,33 @@ function integerLike(options: { min?: number } = {}): Field {
       fc.constantFrom("1e308", "9007199254740993", "1e309").map((json) => new Raw(json)),
       ...negative,
     ),
-    free: fc.oneof(fc.integer({ min: options.min ?? -1_000_000, max: 1_000_000 }), fc.integer({ min: 0, max: 99_999 }).map(String)),
+    free: fc.oneof(
+      fc.integer({ min: options.min ?? -1_000_000, max: 1_000_000 }),
+      fc.integer({ min: 0, max: 99_999 }).map(String),
+    ),
   };
 }
 
 /** Choices of the storage form: mostly one a template offers (so requests get past them), now and then anything. */
-const TEMPLATE_OPTIONS = ["", "302_redirect", "use_proxy_url", "native_proxy", "name", "size", "modified", "asc", "desc", "front", "back"];
+const TEMPLATE_OPTIONS = [
+  "",
+  "302_redirect",
+  "use_proxy_url",
+  "native_proxy",
+  "name",
+  "size",
+  "modified",
+  "asc",
+  "desc",
+  "front",
+  "back",
+];
 const storageChoice = {
   invalid: fc.constant("fuzz-no-such-option"),
-  free: fc.oneof({ weight: 4, arbitrary: fc.constantFrom(null, ...TEMPLATE_OPTIONS) }, { weight: 1, arbitrary: unicodeText(20) }),
+  free: fc.oneof(
+    { weight: 4, arbitrary: fc.constantFrom(null, ...TEMPLATE_OPTIONS) },
+    { weight: 1, arbitrary: unicodeText(20) },
+  ),
 };
 const DRIVERS = ["Alias", "Crypt", "FTP", "Local", "S3", "SFTP", "SMB", "UrlTree", "Virtual", "WebDav"];
 const isJsonObjectText = (s: string) => {
@@ -788,15 +1101,23 @@ const isJsonObjectText = (s: string) => {
 /** Paths Alias and Crypt point into: very deep, very many, or odd. */
 const pointedPaths = fc.oneof(
   fc.oneof(fc.integer({ min: 1, max: 60_000 }), fc.constantFrom(20_000, 60_000)).map((n) => "/a".repeat(n)),
-  fc.oneof(fc.integer({ min: 1, max: 50_000 }), fc.constantFrom(33_000, 50_000)).map((n) => Array.from({ length: n }, (_, i) => `/p${i}`).join("\n")),
-  fc.array(fc.oneof(unicodeText(16), fc.constantFrom("/", "..", "//", "name:/x", ":", "\\a\\b")), { maxLength: 6 }).map((lines) => lines.join("\n")),
+  fc
+    .oneof(fc.integer({ min: 1, max: 50_000 }), fc.constantFrom(33_000, 50_000))
+    .map((n) => Array.from({ length: n }, (_, i) => `/p${i}`).join("\n")),
+  fc
+    .array(fc.oneof(unicodeText(16), fc.constantFrom("/", "..", "//", "name:/x", ":", "\\a\\b")), { maxLength: 6 })
+    .map((lines) => lines.join("\n")),
 );
 /** An addition with the items drivers read (Alias paths, Crypt remote_path, addresses, roots), holding anything. */
 const driverAddition = fc
   .record({
     paths: pointedPaths,
     remote_path: pointedPaths,
-    other: fc.dictionary(fc.constantFrom(...new Set(allDrivers().flatMap((driver) => driver.additional.map((item) => item.name)))), fc.oneof(unicodeText(16), smallJson), { maxKeys: 5 }),
+    other: fc.dictionary(
+      fc.constantFrom(...new Set(allDrivers().flatMap((driver) => driver.additional.map((item) => item.name)))),
+      fc.oneof(unicodeText(16), smallJson),
+      { maxKeys: 5 },
+    ),
   })
   .map(({ paths, remote_path, other }) => JSON.stringify({ ...other, paths, remote_path }));
 
@@ -808,7 +1129,10 @@ const driverAddition = fc
 const storageHints = (idField: Field): Record<string, Hint | Field> => ({
   id: idField,
   order: integerLike(),
-  driver: { free: fc.oneof(fc.constantFrom(...DRIVERS), unicodeText(20)), invalid: fc.constantFrom("virtual", "NoSuchDriver", "Virtual ") },
+  driver: {
+    free: fc.oneof(fc.constantFrom(...DRIVERS), unicodeText(20)),
+    invalid: fc.constantFrom("virtual", "NoSuchDriver", "Virtual "),
+  },
   cache_expiration: integerLike({ min: 0 }),
   webdav_policy: storageChoice,
   order_by: storageChoice,
@@ -817,8 +1141,16 @@ const storageHints = (idField: Field): Record<string, Hint | Field> => ({
   addition: {
     kind: "unknown",
     required: true,
-    invalid: fc.oneof(fc.constantFrom(null, 1, true, {}, [], "", "[]", "1", "null", "{", '"{}"', "{'a':1}"), unicodeText(20).filter((s) => !isJsonObjectText(s))),
-    free: fc.oneof(fc.dictionary(unicodeText(8), smallJson, { maxKeys: 4 }).map((o) => JSON.stringify(o)), unicodeText(20), driverAddition, driverAddition),
+    invalid: fc.oneof(
+      fc.constantFrom(null, 1, true, {}, [], "", "[]", "1", "null", "{", '"{}"', "{'a':1}"),
+      unicodeText(20).filter((s) => !isJsonObjectText(s)),
+    ),
+    free: fc.oneof(
+      fc.dictionary(unicodeText(8), smallJson, { maxKeys: 4 }).map((o) => JSON.stringify(o)),
+      unicodeText(20),
+      driverAddition,
+      driverAddition,
+    ),
   } satisfies Field,
   enable_sign: {
     kind: "boolean",
@@ -832,8 +1164,16 @@ const storageHints = (idField: Field): Record<string, Hint | Field> => ({
  * The file routes: a climbing path is refused (403) whatever the other fields hold; a valid read
  * finds nothing mounted (500) or a caller without a scope holding the path (403).
  */
-const FS_WRITE = { variants: [{ body: { path: "/../fuzz" }, anchor: ["path"] }], alsoRefused: [403], alsoValid: [400, 403, 500] };
-const FS_READ = { variants: [{ body: { path: "/../fuzz" }, anchor: ["path"] }], alsoRefused: [403], alsoValid: [403, 500] };
+const FS_WRITE = {
+  variants: [{ body: { path: "/../fuzz" }, anchor: ["path"] }],
+  alsoRefused: [403],
+  alsoValid: [400, 403, 500],
+};
+const FS_READ = {
+  variants: [{ body: { path: "/../fuzz" }, anchor: ["path"] }],
+  alsoRefused: [403],
+  alsoValid: [403, 500],
+};
 
 export const JSON_ROUTES: JsonRoute[] = [
   {
@@ -860,7 +1200,14 @@ export const JSON_ROUTES: JsonRoute[] = [
       variants: [{ body: { src_dir: "/../fuzz", names: ["a"] }, anchor: ["src_dir"] }],
     }),
   ),
-  { path: "/api/fs/remove", group: "fs-metas", caller: "user", ...fromSchema("/api/fs/remove"), ...FS_WRITE, variants: [{ body: { dir: "/../fuzz", names: ["a"] }, anchor: ["dir"] }] },
+  {
+    path: "/api/fs/remove",
+    group: "fs-metas",
+    caller: "user",
+    ...fromSchema("/api/fs/remove"),
+    ...FS_WRITE,
+    variants: [{ body: { dir: "/../fuzz", names: ["a"] }, anchor: ["dir"] }],
+  },
   {
     path: "/api/fs/batch_rename",
     group: "fs-metas",
@@ -885,7 +1232,14 @@ export const JSON_ROUTES: JsonRoute[] = [
     ...FS_WRITE,
     variants: [{ body: { src_dir: "/../fuzz" }, anchor: ["src_dir"] }],
   },
-  { path: "/api/fs/remove_empty_directory", group: "fs-metas", caller: "user", ...fromSchema("/api/fs/remove_empty_directory"), ...FS_WRITE, variants: [{ body: { src_dir: "/../fuzz" }, anchor: ["src_dir"] }] },
+  {
+    path: "/api/fs/remove_empty_directory",
+    group: "fs-metas",
+    caller: "user",
+    ...fromSchema("/api/fs/remove_empty_directory"),
+    ...FS_WRITE,
+    variants: [{ body: { src_dir: "/../fuzz" }, anchor: ["src_dir"] }],
+  },
   // Admins only: the fuzz user is refused (403) whatever it sends.
   { path: "/api/fs/link", group: "fs-metas", caller: "user", ...fromSchema("/api/fs/link"), ...FS_WRITE },
   // Answers 500 `search not available` to any well-formed body: there is no index to search.
@@ -915,7 +1269,14 @@ export const JSON_ROUTES: JsonRoute[] = [
   },
   // auth and me
   ...["/api/auth/login", "/api/auth/login/hash"].map(
-    (path): JsonRoute => ({ path, group: "auth-me", caller: "anonymous", ...fromSchema(path, signInHints), variants: [{ body: wrongCredentials, anchor: [] }], headers: freshAddress }),
+    (path): JsonRoute => ({
+      path,
+      group: "auth-me",
+      caller: "anonymous",
+      ...fromSchema(path, signInHints),
+      variants: [{ body: wrongCredentials, anchor: [] }],
+      headers: freshAddress,
+    }),
   ),
   {
     // No 2FA enrolment is pending (checked at start), so no code and secret can be right.
@@ -949,7 +1310,10 @@ export const JSON_ROUTES: JsonRoute[] = [
     ...fromSchema("/api/me/sshkey/add", {
       title: { trim: true },
       // DSA keys are refused whatever follows the type.
-      key: { invalid: unicodeText(64).map((s) => `ssh-dss AAAAB3NzaC1kc3M${s}`), free: fc.oneof(unicodeText(64), mangledKey) },
+      key: {
+        invalid: unicodeText(64).map((s) => `ssh-dss AAAAB3NzaC1kc3M${s}`),
+        free: fc.oneof(unicodeText(64), mangledKey),
+      },
     }),
     variants: [
       { body: { title: EXISTING_KEY_TITLE, key: VALID_SSH_KEY }, anchor: ["title"] },
@@ -971,11 +1335,18 @@ export const JSON_ROUTES: JsonRoute[] = [
     caller: "admin",
     ...fromSchema("/api/admin/setting/save", {
       key: { free: fc.oneof(fc.constantFrom(...SETTING_KEYS), unicodeText(32)) },
-      value: { free: fc.oneof(unicodeText(64), fc.constantFrom("true", "false", "{}", "[]", '{"a":1}', ...NUMERIC_STRINGS)) },
+      value: {
+        free: fc.oneof(unicodeText(64), fc.constantFrom("true", "false", "{}", "[]", '{"a":1}', ...NUMERIC_STRINGS)),
+      },
     }),
     variants: [{ body: { key: "site_title", value: "AList" }, anchor: [] }],
     // Saved with an unknown key, or twice in one request: refused as a whole.
-    wrap: (item, choice) => [[item, UNKNOWN_SETTING], [UNKNOWN_SETTING, item], [item, item]][choice % 3],
+    wrap: (item, choice) =>
+      [
+        [item, UNKNOWN_SETTING],
+        [UNKNOWN_SETTING, item],
+        [item, item],
+      ][choice % 3],
   },
   {
     path: "/api/admin/setting/set_token",
@@ -999,12 +1370,18 @@ export const JSON_ROUTES: JsonRoute[] = [
       url: {
         trim: true,
         invalid: unfetchableUrl(true),
-        free: fc.oneof(unicodeText(40), fc.constantFrom("http://127.0.0.1:1/", "http://admin:x@127.0.0.1:1/", "https://127.0.0.1:1/")),
+        free: fc.oneof(
+          unicodeText(40),
+          fc.constantFrom("http://127.0.0.1:1/", "http://admin:x@127.0.0.1:1/", "https://127.0.0.1:1/"),
+        ),
       },
       // The schema's pattern is checked after trimming: strings it refuses, and whole numbers.
       seedtime: {
         trim: true,
-        invalid: fc.oneof(fc.constantFrom("", " ", "-1", "1.5", "1e3", "0x10", "1234567890", "١", "１", "NaN"), unicodeText(8).filter((s) => !/^\d{1,9}$/.test(s.trim()))),
+        invalid: fc.oneof(
+          fc.constantFrom("", " ", "-1", "1.5", "1e3", "0x10", "1234567890", "١", "１", "NaN"),
+          unicodeText(8).filter((s) => !/^\d{1,9}$/.test(s.trim())),
+        ),
         free: fc.oneof(fc.nat(999_999_999).map(String), unicodeText(8)),
       },
     }),
@@ -1062,30 +1439,69 @@ export const JSON_ROUTES: JsonRoute[] = [
     path: "/api/admin/storage/create",
     group: "storages-drivers",
     caller: "admin",
-    ...fromSchema("/api/admin/storage/create", storageHints({ kind: "unknown", required: false, invalid: null, free: smallJson })),
+    ...fromSchema(
+      "/api/admin/storage/create",
+      storageHints({ kind: "unknown", required: false, invalid: null, free: smallJson }),
+    ),
     variants: [
       { body: { mount_path: EXISTING_MOUNT, driver: "Virtual", addition: "{}" }, anchor: ["mount_path"] },
       { body: { mount_path: "/fuzz-new", driver: "NoSuchDriver", addition: "{}" }, anchor: ["driver"] },
-      { body: { mount_path: EXISTING_MOUNT, driver: "Alias", addition: '{"paths":"/fuzz-existing"}' }, anchor: ["mount_path", "driver"] },
+      {
+        body: { mount_path: EXISTING_MOUNT, driver: "Alias", addition: '{"paths":"/fuzz-existing"}' },
+        anchor: ["mount_path", "driver"],
+      },
     ],
   },
   {
     path: "/api/admin/storage/update",
     group: "storages-drivers",
     caller: "admin",
-    ...fromSchema("/api/admin/storage/update", storageHints({
-      kind: "unknown",
-      required: true,
-      invalid: fc.oneof(
-        fc.constantFrom(null, 0, -1, "0", "-1", "abc", "", " 1", "01", "1.5", 1.5, true, "1e3", 1e21, "9999999999999999", [], {}, [1]),
-        fc.constantFrom("-0", "1e309").map((json) => new Raw(json)),
-      ),
-      free: fc.constantFrom(1, 2, "1", MISSING_ID),
-    })),
+    ...fromSchema(
+      "/api/admin/storage/update",
+      storageHints({
+        kind: "unknown",
+        required: true,
+        invalid: fc.oneof(
+          fc.constantFrom(
+            null,
+            0,
+            -1,
+            "0",
+            "-1",
+            "abc",
+            "",
+            " 1",
+            "01",
+            "1.5",
+            1.5,
+            true,
+            "1e3",
+            1e21,
+            "9999999999999999",
+            [],
+            {},
+            [1],
+          ),
+          fc.constantFrom("-0", "1e309").map((json) => new Raw(json)),
+        ),
+        free: fc.constantFrom(1, 2, "1", MISSING_ID),
+      }),
+    ),
     variants: [
       { body: { id: MISSING_ID, mount_path: "/fuzz-new", driver: "Virtual", addition: "{}" }, anchor: ["id"] },
-      { body: { id: MISSING_ID, mount_path: "/fuzz-new", driver: "Crypt", addition: '{"remote_path":"/fuzz-existing","password":"x"}' }, anchor: ["id", "driver"] },
-      { body: { id: MISSING_ID, mount_path: "/fuzz-new", driver: "Alias", addition: '{"paths":"/fuzz-existing"}' }, anchor: ["id", "driver"] },
+      {
+        body: {
+          id: MISSING_ID,
+          mount_path: "/fuzz-new",
+          driver: "Crypt",
+          addition: '{"remote_path":"/fuzz-existing","password":"x"}',
+        },
+        anchor: ["id", "driver"],
+      },
+      {
+        body: { id: MISSING_ID, mount_path: "/fuzz-new", driver: "Alias", addition: '{"paths":"/fuzz-existing"}' },
+        anchor: ["id", "driver"],
+      },
     ],
   },
 ];
@@ -1097,20 +1513,51 @@ const WRITES = [400, 404] as const;
 // says who calls, what the route may answer, which ids must not be sent, and the words it knows.
 const QUERY_ROWS: QueryRow[] = [
   // No storage is mounted and sign_all is on: every sign is refused (401), whatever it holds.
-  ...["/d/{path}", "/p/{path}"].map((path): QueryRow => ({ method: "GET", path, group: "fs-metas", caller: "anonymous", answers: [401] })),
+  ...["/d/{path}", "/p/{path}"].map(
+    (path): QueryRow => ({ method: "GET", path, group: "fs-metas", caller: "anonymous", answers: [401] }),
+  ),
   { method: "GET", path: "/api/admin/meta/list", group: "fs-metas", caller: "admin", answers: READS },
   { method: "GET", path: "/api/admin/meta/get", group: "fs-metas", caller: "admin", answers: READS },
   { method: "POST", path: "/api/admin/meta/delete", group: "fs-metas", caller: "admin", answers: WRITES },
   ...["/api/auth/login", "/api/auth/login/hash"].map(
-    (path): QueryRow => ({ method: "POST", path, group: "auth-me", caller: "anonymous", answers: [400], jsonBody: wrongCredentials, headers: freshAddress }),
+    (path): QueryRow => ({
+      method: "POST",
+      path,
+      group: "auth-me",
+      caller: "anonymous",
+      answers: [400],
+      jsonBody: wrongCredentials,
+      headers: freshAddress,
+    }),
   ),
   { method: "GET", path: "/api/me/sshkey/list", group: "sessions-sshkeys", caller: "user", answers: READS },
   { method: "GET", path: "/api/me/sessions", group: "sessions-sshkeys", caller: "user", answers: READS },
   { method: "GET", path: "/api/admin/session/list", group: "sessions-sshkeys", caller: "admin", answers: READS },
-  { method: "POST", path: "/api/me/sshkey/delete", group: "sessions-sshkeys", caller: "user", answers: WRITES, refusedIds: { id: [] } },
-  { method: "POST", path: "/api/me/app_password/delete", group: "sessions-sshkeys", caller: "user", answers: WRITES, refusedIds: { id: [] } },
+  {
+    method: "POST",
+    path: "/api/me/sshkey/delete",
+    group: "sessions-sshkeys",
+    caller: "user",
+    answers: WRITES,
+    refusedIds: { id: [] },
+  },
+  {
+    method: "POST",
+    path: "/api/me/app_password/delete",
+    group: "sessions-sshkeys",
+    caller: "user",
+    answers: WRITES,
+    refusedIds: { id: [] },
+  },
   { method: "GET", path: "/api/admin/user/sshkey/list", group: "sessions-sshkeys", caller: "admin", answers: READS },
-  { method: "POST", path: "/api/admin/user/sshkey/delete", group: "sessions-sshkeys", caller: "admin", answers: WRITES, refusedIds: { id: [] } },
+  {
+    method: "POST",
+    path: "/api/admin/user/sshkey/delete",
+    group: "sessions-sshkeys",
+    caller: "admin",
+    answers: WRITES,
+    refusedIds: { id: [] },
+  },
   {
     method: "GET",
     path: "/api/admin/setting/list",
@@ -1128,7 +1575,14 @@ const QUERY_ROWS: QueryRow[] = [
     hints: { key: { words: SETTING_KEYS }, keys: { words: [...SETTING_KEYS, ",", "token,version", " , "] } },
   },
   // No setting is deprecated (checked at start), so no key can be deleted.
-  { method: "POST", path: "/api/admin/setting/delete", group: "settings", caller: "admin", answers: WRITES, hints: { key: { words: SETTING_KEYS } } },
+  {
+    method: "POST",
+    path: "/api/admin/setting/delete",
+    group: "settings",
+    caller: "admin",
+    answers: WRITES,
+    hints: { key: { words: SETTING_KEYS } },
+  },
   { method: "GET", path: "/api/admin/user/list", group: "users-roles", caller: "admin", answers: READS },
   { method: "GET", path: "/api/admin/user/get", group: "users-roles", caller: "admin", answers: READS },
   {
@@ -1140,9 +1594,23 @@ const QUERY_ROWS: QueryRow[] = [
     hints: { id: { words: [`${USER_IDS.admin}`, `${USER_IDS.guest}`] } },
     refusedIds: { id: [`${USER_IDS.admin}`, `${USER_IDS.guest}`] },
   },
-  { method: "POST", path: "/api/admin/user/cancel_2fa", group: "users-roles", caller: "admin", answers: WRITES, refusedIds: { id: [] } },
+  {
+    method: "POST",
+    path: "/api/admin/user/cancel_2fa",
+    group: "users-roles",
+    caller: "admin",
+    answers: WRITES,
+    refusedIds: { id: [] },
+  },
   // Does nothing whatever it gets.
-  { method: "POST", path: "/api/admin/user/del_cache", group: "users-roles", caller: "admin", answers: [200, 400], hints: { username: { words: ["admin", FUZZ_USER] } } },
+  {
+    method: "POST",
+    path: "/api/admin/user/del_cache",
+    group: "users-roles",
+    caller: "admin",
+    answers: [200, 400],
+    hints: { username: { words: ["admin", FUZZ_USER] } },
+  },
   { method: "GET", path: "/api/admin/role/list", group: "users-roles", caller: "admin", answers: READS },
   { method: "GET", path: "/api/admin/role/get", group: "users-roles", caller: "admin", answers: READS },
   {
@@ -1154,11 +1622,25 @@ const QUERY_ROWS: QueryRow[] = [
     hints: { id: { words: [`${ROLE_IDS.admin}`, `${ROLE_IDS.guest}`] } },
     refusedIds: { id: [`${ROLE_IDS.admin}`, `${ROLE_IDS.guest}`] },
   },
-  { method: "GET", path: "/api/admin/driver/info", group: "storages-drivers", caller: "admin", answers: READS, hints: { driver: { words: DRIVERS } } },
+  {
+    method: "GET",
+    path: "/api/admin/driver/info",
+    group: "storages-drivers",
+    caller: "admin",
+    answers: READS,
+    hints: { driver: { words: DRIVERS } },
+  },
   { method: "GET", path: "/api/admin/storage/list", group: "storages-drivers", caller: "admin", answers: READS },
   { method: "GET", path: "/api/admin/storage/get", group: "storages-drivers", caller: "admin", answers: READS },
   ...["delete", "enable", "disable"].map(
-    (action): QueryRow => ({ method: "POST", path: `/api/admin/storage/${action}`, group: "storages-drivers", caller: "admin", answers: WRITES, refusedIds: { id: [] } }),
+    (action): QueryRow => ({
+      method: "POST",
+      path: `/api/admin/storage/${action}`,
+      group: "storages-drivers",
+      caller: "admin",
+      answers: WRITES,
+      refusedIds: { id: [] },
+    }),
   ),
 ];
 
@@ -1192,17 +1674,46 @@ export const BODYLESS_ROUTES: BodylessRoute[] = [
 
 const JSON_TYPE = "application/json;charset=UTF-8";
 const NON_JSON_TYPES = [
-  null, "text/plain", "text/plain;charset=UTF-8", "application/x-www-form-urlencoded", "multipart/form-data; boundary=fuzz",
-  "application/xml", "application/octet-stream", "text/html", "image/png",
+  null,
+  "text/plain",
+  "text/plain;charset=UTF-8",
+  "application/x-www-form-urlencoded",
+  "multipart/form-data; boundary=fuzz",
+  "application/xml",
+  "application/octet-stream",
+  "text/html",
+  "image/png",
 ];
 const JSONISH_TYPES = [
-  "application/json", "APPLICATION/JSON", "application/json; charset=utf-16", "application/json;charset=latin1", "application/vnd.api+json",
-  "application/json-patch+json", "text/json", "application/jsonx", "application/json ; charset=UTF-8", " application/json",
+  "application/json",
+  "APPLICATION/JSON",
+  "application/json; charset=utf-16",
+  "application/json;charset=latin1",
+  "application/vnd.api+json",
+  "application/json-patch+json",
+  "text/json",
+  "application/jsonx",
+  "application/json ; charset=UTF-8",
+  " application/json",
 ];
-const headerText = fc.string({ unit: fc.integer({ min: 0x20, max: 0x7e }).map((c) => String.fromCharCode(c)), maxLength: 60 });
+const headerText = fc.string({
+  unit: fc.integer({ min: 0x20, max: 0x7e }).map((c) => String.fromCharCode(c)),
+  maxLength: 60,
+});
 
 /** Bytes that are not UTF-8: stray continuation bytes, overlong NUL, encoded surrogates, cut sequences, and raw controls. */
-const BAD_BYTES = [[0xff], [0xfe], [0x80], [0xc0, 0x80], [0xed, 0xa0, 0x80], [0xf4, 0x90, 0x80, 0x80], [0xe2, 0x82], [0x00], [0x1b], [0xf0, 0x9f]];
+const BAD_BYTES = [
+  [0xff],
+  [0xfe],
+  [0x80],
+  [0xc0, 0x80],
+  [0xed, 0xa0, 0x80],
+  [0xf4, 0x90, 0x80, 0x80],
+  [0xe2, 0x82],
+  [0x00],
+  [0x1b],
+  [0xf0, 0x9f],
+];
 
 const REFUSED = [400, 404] as const;
 
@@ -1217,7 +1728,10 @@ function freeBody(route: JsonRoute, variant: Variant): fc.Arbitrary<Record<strin
       .filter((name) => !variant.anchor.includes(name))
       .map((name) => [name, fc.option(route.fields[name]!.free, { nil: undefined, freq: 3 })]),
   );
-  return fc.record(free).map((values) => ({ ...variant.body, ...Object.fromEntries(Object.entries(values).filter(([, v]) => v !== undefined)) }));
+  return fc.record(free).map((values) => ({
+    ...variant.body,
+    ...Object.fromEntries(Object.entries(values).filter(([, v]) => v !== undefined)),
+  }));
 }
 
 const variantOf = (route: JsonRoute) => fc.constantFrom(...route.variants);
@@ -1225,20 +1739,41 @@ const withChoice = <T>(arbitrary: fc.Arbitrary<T>) => fc.tuple(arbitrary, fc.nat
 const wrapped = (route: JsonRoute, item: unknown, choice: number) => (route.wrap ? route.wrap(item, choice) : item);
 
 function jsonRequest(route: JsonRoute, body: string | Uint8Array, contentType: string | null = JSON_TYPE): FuzzRequest {
-  return { method: "POST", path: route.path, caller: route.caller, contentType, body, ...(route.headers ? { headers: route.headers() } : {}) };
+  return {
+    method: "POST",
+    path: route.path,
+    caller: route.caller,
+    contentType,
+    body,
+    ...(route.headers ? { headers: route.headers() } : {}),
+  };
 }
 
 /** A request with its expected codes; a body the generators made larger than the limit can only get 413. */
-function jsonCase(route: JsonRoute, body: string | Uint8Array, answers: readonly number[], contentType: string | null = JSON_TYPE): Case {
+function jsonCase(
+  route: JsonRoute,
+  body: string | Uint8Array,
+  answers: readonly number[],
+  contentType: string | null = JSON_TYPE,
+): Case {
   const size = typeof body === "string" ? Buffer.byteLength(body) : body.length;
   const extra = answers.includes(200) ? (route.alsoValid ?? []) : answers === REFUSED ? (route.alsoRefused ?? []) : [];
-  return { request: jsonRequest(route, body, contentType), answers: size > MAX_BODY_BYTES ? [413] : [...answers, ...extra] };
+  return {
+    request: jsonRequest(route, body, contentType),
+    answers: size > MAX_BODY_BYTES ? [413] : [...answers, ...extra],
+  };
 }
 
 /** Does a random JSON value name a field of the route (and so might be partly valid)? */
 function namesAField(route: JsonRoute, value: unknown): boolean {
   const objects = route.wrap ? (Array.isArray(value) ? value : []) : [value];
-  return objects.some((o) => o !== null && typeof o === "object" && !Array.isArray(o) && Object.keys(o).some((key) => Object.hasOwn(route.fields, key)));
+  return objects.some(
+    (o) =>
+      o !== null &&
+      typeof o === "object" &&
+      !Array.isArray(o) &&
+      Object.keys(o).some((key) => Object.hasOwn(route.fields, key)),
+  );
 }
 
 /** A body that names no field: valid only on routes whose fields are all optional (an empty object, or an empty array of items). */
@@ -1270,7 +1805,8 @@ interface FuzzProperty {
 /** The properties of one JSON route. */
 function jsonRouteProperties(route: JsonRoute): FuzzProperty[] {
   const names = fieldNames(route);
-  const stringFields = (variant: Variant) => names.filter((name) => route.fields[name]!.kind === "string" && !variant.anchor.includes(name));
+  const stringFields = (variant: Variant) =>
+    names.filter((name) => route.fields[name]!.kind === "string" && !variant.anchor.includes(name));
   return [
     {
       name: "random JSON of the wrong shape",
@@ -1280,7 +1816,21 @@ function jsonRouteProperties(route: JsonRoute): FuzzProperty[] {
           fc
             .oneof(
               { weight: 3, arbitrary: fc.jsonValue().map((v) => JSON.stringify(v)) },
-              { weight: 3, arbitrary: fc.anything({ maxDepth: 3, withBoxedValues: true, withMap: true, withSet: true, withNullPrototype: true, withDate: true, withTypedArray: true, withSparseArray: true }).map((v) => JSON.stringify(v) ?? "") },
+              {
+                weight: 3,
+                arbitrary: fc
+                  .anything({
+                    maxDepth: 3,
+                    withBoxedValues: true,
+                    withMap: true,
+                    withSet: true,
+                    withNullPrototype: true,
+                    withDate: true,
+                    withTypedArray: true,
+                    withSparseArray: true,
+                  })
+                  .map((v) => JSON.stringify(v) ?? ""),
+              },
               { weight: 1, arbitrary: fc.constantFrom(...NASTY_JSON) },
             )
             .filter((text) => !namesAField(route, parseOrUndefined(text))),
@@ -1297,13 +1847,18 @@ function jsonRouteProperties(route: JsonRoute): FuzzProperty[] {
             variantOf(route).chain((variant) =>
               fc.tuple(
                 freeBody(route, variant),
-                fc.constantFrom(...names.filter((name) => route.fields[name]!.invalid)).chain((name) => fc.tuple(fc.constant(name), route.fields[name]!.invalid!, fc.boolean())),
+                fc
+                  .constantFrom(...names.filter((name) => route.fields[name]!.invalid))
+                  .chain((name) => fc.tuple(fc.constant(name), route.fields[name]!.invalid!, fc.boolean())),
               ),
             ),
           ),
           ([[body, [name, bad, drop]], choice]) => {
             const required = route.fields[name]!.required;
-            const broken = drop && required ? Object.fromEntries(Object.entries(body).filter(([key]) => key !== name)) : { ...body, [name]: bad };
+            const broken =
+              drop && required
+                ? Object.fromEntries(Object.entries(body).filter(([key]) => key !== name))
+                : { ...body, [name]: bad };
             return jsonCase(route, toJson(wrapped(route, broken, choice)), [400]);
           },
           30,
@@ -1391,7 +1946,10 @@ function jsonRouteProperties(route: JsonRoute): FuzzProperty[] {
                 ? toJson(payload)
                 : encoding === "form"
                   ? Object.entries(body)
-                      .map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(wellFormed(typeof v === "string" ? v : toJson(v)))}`)
+                      .map(
+                        ([k, v]) =>
+                          `${encodeURIComponent(k)}=${encodeURIComponent(wellFormed(typeof v === "string" ? v : toJson(v)))}`,
+                      )
                       .join("&")
                   : "";
             // A type that is not JSON is refused before the body is read; one that may be is read, and the body is refused.
@@ -1405,7 +1963,10 @@ function jsonRouteProperties(route: JsonRoute): FuzzProperty[] {
       run: (context) =>
         checkProperty(
           context,
-          fc.tuple(withChoice(variantOf(route).chain((variant) => freeBody(route, variant))), fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true })),
+          fc.tuple(
+            withChoice(variantOf(route).chain((variant) => freeBody(route, variant))),
+            fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true }),
+          ),
           ([[body, choice], cut]) => {
             const bytes = new TextEncoder().encode(toJson(wrapped(route, body, choice)));
             return jsonCase(route, bytes.subarray(0, Math.floor(cut * bytes.length)), [400]);
@@ -1436,7 +1997,12 @@ function jsonRouteProperties(route: JsonRoute): FuzzProperty[] {
             // Where the marker was (inside a string), or in front of the whole body.
             const markerJson = new TextEncoder().encode(JSON.stringify(marker).slice(1, -1));
             const at = name === null ? 0 : indexOfBytes(encoded, markerJson);
-            const bytes = new Uint8Array([...(bom ? [0xef, 0xbb, 0xbf] : []), ...encoded.subarray(0, at), ...bad, ...encoded.subarray(at + (name === null ? 0 : markerJson.length))]);
+            const bytes = new Uint8Array([
+              ...(bom ? [0xef, 0xbb, 0xbf] : []),
+              ...encoded.subarray(0, at),
+              ...bad,
+              ...encoded.subarray(at + (name === null ? 0 : markerJson.length)),
+            ]);
             return jsonCase(route, bytes, REFUSED);
           },
           12,
@@ -1457,14 +2023,18 @@ function jsonRouteProperties(route: JsonRoute): FuzzProperty[] {
           }),
           ({ body: [body, choice], name, over, slack, pad, chunked }) => {
             const target = over ? MAX_BODY_BYTES + 1 + slack : MAX_BODY_BYTES - slack;
-            const size = (filler: string) => Buffer.byteLength(toJson(wrapped(route, { ...body, [name]: filler }, choice)));
+            const size = (filler: string) =>
+              Buffer.byteLength(toJson(wrapped(route, { ...body, [name]: filler }, choice)));
             // The field may appear more than once in the body (settings/save sends an item twice).
             const copies = size("a") - size("");
             const padCount = Math.floor((target - size("")) / (Buffer.byteLength(pad) * copies));
             const rest = (target - size(pad.repeat(padCount))) / copies;
             const filler = pad.repeat(padCount) + "a".repeat(over ? Math.ceil(rest) : Math.floor(rest));
             const text = toJson(wrapped(route, { ...body, [name]: filler }, choice));
-            return { request: { ...jsonRequest(route, text), chunked }, answers: over ? [413] : [...REFUSED, ...(route.alsoRefused ?? [])] };
+            return {
+              request: { ...jsonRequest(route, text), chunked },
+              answers: over ? [413] : [...REFUSED, ...(route.alsoRefused ?? [])],
+            };
           },
           4,
         ),
@@ -1495,14 +2065,77 @@ function wellFormed(text: string): string {
 
 /** Raw query text: stray percent signs, encoded surrogates and overlong bytes, separators, a fragment. */
 const QUERY_JUNK = [
-  "%", "%2", "%zz", "%FF", "%ED%A0%80", "%C0%80", "%00", "%0A", "+", "%2B", "&", "=", ";", "#", "?", "/", "..", "\\", " ", "%20",
-  "é", "\ud800", "😀", "a", "0", "-", "[]", "[0]", "%5B%5D", "\u0000",
+  "%",
+  "%2",
+  "%zz",
+  "%FF",
+  "%ED%A0%80",
+  "%C0%80",
+  "%00",
+  "%0A",
+  "+",
+  "%2B",
+  "&",
+  "=",
+  ";",
+  "#",
+  "?",
+  "/",
+  "..",
+  "\\",
+  " ",
+  "%20",
+  "é",
+  "\ud800",
+  "😀",
+  "a",
+  "0",
+  "-",
+  "[]",
+  "[0]",
+  "%5B%5D",
+  "\u0000",
 ];
 const rawJunk = fc.array(fc.constantFrom(...QUERY_JUNK), { minLength: 1, maxLength: 6 }).map((parts) => parts.join(""));
 const encoded = (values: fc.Arbitrary<string>) => values.map((v) => encodeURIComponent(wellFormed(v)));
 
-const ID_STRINGS = ["", "0", "-1", "00", "01", "1.0", "1e3", "0x1", " 1", "1 ", "+1", "NaN", "Infinity", "-0", "9007199254740993", "99999999999999999", "1".repeat(20), "１", "١"];
-const PAGE_STRINGS = ["", "0", "-1", "1", "1000", "1001", "999999999", "1000000000", "-999999999", "1.5", "1e3", "abc", " 2", "99999999999999999999"];
+const ID_STRINGS = [
+  "",
+  "0",
+  "-1",
+  "00",
+  "01",
+  "1.0",
+  "1e3",
+  "0x1",
+  " 1",
+  "1 ",
+  "+1",
+  "NaN",
+  "Infinity",
+  "-0",
+  "9007199254740993",
+  "99999999999999999",
+  "1".repeat(20),
+  "１",
+  "١",
+];
+const PAGE_STRINGS = [
+  "",
+  "0",
+  "-1",
+  "1",
+  "1000",
+  "1001",
+  "999999999",
+  "1000000000",
+  "-999999999",
+  "1.5",
+  "1e3",
+  "abc",
+  " 2",
+  "99999999999999999999",
+];
 
 /** Text at the edges of what its schema declares: empty when it needs a character, at and just past its longest, matching its pattern and just missing it. */
 function schemaText(param: QueryParam): fc.Arbitrary<string>[] {
@@ -1511,10 +2144,22 @@ function schemaText(param: QueryParam): fc.Arbitrary<string>[] {
     ...(minLength !== undefined && minLength > 0 ? [fc.constantFrom("", " ", "\t")] : []),
     ...(maxLength === undefined
       ? []
-      : [fc.tuple(fc.integer({ min: Math.max(0, maxLength - 1), max: maxLength + 40 }), fc.constantFrom("x", "é", "😀")).map(([n, pad]) => pad.repeat(n))]),
+      : [
+          fc
+            .tuple(
+              fc.integer({ min: Math.max(0, maxLength - 1), max: maxLength + 40 }),
+              fc.constantFrom("x", "é", "😀"),
+            )
+            .map(([n, pad]) => pad.repeat(n)),
+        ]),
     ...(pattern === undefined
       ? []
-      : [fc.stringMatching(new RegExp(pattern)), fc.tuple(fc.stringMatching(new RegExp(pattern)), fc.string({ minLength: 1, maxLength: 2 })).map(([match, extra]) => match + extra)]),
+      : [
+          fc.stringMatching(new RegExp(pattern)),
+          fc
+            .tuple(fc.stringMatching(new RegExp(pattern)), fc.string({ minLength: 1, maxLength: 2 }))
+            .map(([match, extra]) => match + extra),
+        ]),
   ];
 }
 
@@ -1522,7 +2167,12 @@ function queryValue(param: QueryParam, refused: boolean): fc.Arbitrary<string> {
   const words = param.words ? [fc.constantFrom(...param.words)] : [];
   const values: Record<QueryKind, fc.Arbitrary<string>[]> = {
     // Ids of a million and more exist nowhere: they reach the "not found" path.
-    id: [...words, fc.constantFrom(...ID_STRINGS), fc.integer({ min: 1_000_000, max: Number.MAX_SAFE_INTEGER }).map(String), ...(refused ? [] : [fc.integer({ min: 1, max: 5 }).map(String)])],
+    id: [
+      ...words,
+      fc.constantFrom(...ID_STRINGS),
+      fc.integer({ min: 1_000_000, max: Number.MAX_SAFE_INTEGER }).map(String),
+      ...(refused ? [] : [fc.integer({ min: 1, max: 5 }).map(String)]),
+    ],
     page: [fc.constantFrom(...PAGE_STRINGS), fc.integer().map(String)],
     text: [...words, fc.string({ maxLength: 12 }), ...schemaText(param)],
   };
@@ -1540,7 +2190,14 @@ function namesSmallId(query: string, refusedIds: Record<string, readonly string[
 function queryRouteProperty(route: QueryRoute): FuzzProperty {
   const names = Object.keys(route.params);
   const entry = fc.oneof(
-    { weight: 6, arbitrary: fc.constantFrom(...names).chain((name) => queryValue(route.params[name]!, route.refusedIds?.[name] !== undefined).map((value) => `${name}=${value}`)) },
+    {
+      weight: 6,
+      arbitrary: fc
+        .constantFrom(...names)
+        .chain((name) =>
+          queryValue(route.params[name]!, route.refusedIds?.[name] !== undefined).map((value) => `${name}=${value}`),
+        ),
+    },
     { weight: 1, arbitrary: fc.constantFrom(...names) },
     { weight: 1, arbitrary: fc.tuple(encoded(unicodeText(6)), rawJunk).map(([name, value]) => `${name}=${value}`) },
     { weight: 1, arbitrary: rawJunk },
@@ -1548,7 +2205,10 @@ function queryRouteProperty(route: QueryRoute): FuzzProperty {
   const query = fc.array(entry, { maxLength: 5 }).map((entries) => entries.join("&"));
   const safeQuery = route.refusedIds ? query.filter((q) => !namesSmallId(q, route.refusedIds!)) : query;
   // POSTs that take their argument in the query get a junk body now and then; they must ignore it.
-  const junkBody = route.method === "POST" && route.jsonBody === undefined ? fc.option(fc.tuple(unicodeText(200), fc.constantFrom(...NON_JSON_TYPES, JSON_TYPE))) : fc.constant(null);
+  const junkBody =
+    route.method === "POST" && route.jsonBody === undefined
+      ? fc.option(fc.tuple(unicodeText(200), fc.constantFrom(...NON_JSON_TYPES, JSON_TYPE)))
+      : fc.constant(null);
   return {
     name: "random query strings: ids, pages, keys, broken percent-encoding, repeated and unknown parameters",
     run: (context) =>
@@ -1556,8 +2216,14 @@ function queryRouteProperty(route: QueryRoute): FuzzProperty {
         context,
         fc.tuple(safeQuery, junkBody),
         ([q, junk]) => {
-          const request: FuzzRequest = { method: route.method, path: `${route.path}?${q}`, caller: route.caller, ...(route.headers ? { headers: route.headers() } : {}) };
-          if (route.jsonBody !== undefined) Object.assign(request, { contentType: JSON_TYPE, body: toJson(route.jsonBody) });
+          const request: FuzzRequest = {
+            method: route.method,
+            path: `${route.path}?${q}`,
+            caller: route.caller,
+            ...(route.headers ? { headers: route.headers() } : {}),
+          };
+          if (route.jsonBody !== undefined)
+            Object.assign(request, { contentType: JSON_TYPE, body: toJson(route.jsonBody) });
           else if (junk) Object.assign(request, { body: junk[0], contentType: junk[1] });
           return { request, answers: route.answers };
         },
@@ -1575,7 +2241,14 @@ function oversizeProperty(route: { path: string; caller: Caller }): FuzzProperty
         context,
         fc.record({ slack: fc.nat(64), chunked: fc.boolean(), type: fc.constantFrom(...NON_JSON_TYPES, JSON_TYPE) }),
         ({ slack, chunked, type }) => ({
-          request: { method: "POST", path: route.path, caller: route.caller, contentType: type, body: "x".repeat(MAX_BODY_BYTES + 1 + slack), chunked },
+          request: {
+            method: "POST",
+            path: route.path,
+            caller: route.caller,
+            contentType: type,
+            body: "x".repeat(MAX_BODY_BYTES + 1 + slack),
+            chunked,
+          },
           answers: [413],
         }),
         3,
@@ -1591,10 +2264,17 @@ function bodylessRouteProperty(route: BodylessRoute): FuzzProperty {
       await checkProperty(
         context,
         fc.tuple(
-          fc.oneof(fc.jsonValue().map((v) => JSON.stringify(v)), unicodeText(200), fc.uint8Array({ maxLength: 256 })),
+          fc.oneof(
+            fc.jsonValue().map((v) => JSON.stringify(v)),
+            unicodeText(200),
+            fc.uint8Array({ maxLength: 256 }),
+          ),
           fc.oneof(fc.constantFrom(...NON_JSON_TYPES, ...JSONISH_TYPES), headerText),
         ),
-        ([body, type]) => ({ request: { method: "POST", path: route.path, caller: route.caller, contentType: type, body }, answers: [200] }),
+        ([body, type]) => ({
+          request: { method: "POST", path: route.path, caller: route.caller, contentType: type, body },
+          answers: [200],
+        }),
         10,
         restore,
       );
@@ -1609,9 +2289,21 @@ function wrongMethodProperty(routes: { method: string; path: string; caller: Cal
     run: (context) =>
       checkProperty(
         context,
-        fc.constantFrom(...routes).chain((route) => fc.tuple(fc.constant(route), fc.constantFrom(...["GET", "POST", "PUT", "DELETE", "PATCH"].filter((m) => m !== route.method)))),
+        fc
+          .constantFrom(...routes)
+          .chain((route) =>
+            fc.tuple(
+              fc.constant(route),
+              fc.constantFrom(...["GET", "POST", "PUT", "DELETE", "PATCH"].filter((m) => m !== route.method)),
+            ),
+          ),
         ([route, method]) => ({
-          request: { method, path: route.path, caller: route.caller, ...(method === "GET" ? {} : { contentType: JSON_TYPE, body: "{}" }) },
+          request: {
+            method,
+            path: route.path,
+            caller: route.caller,
+            ...(method === "GET" ? {} : { contentType: JSON_TYPE, body: "{}" }),
+          },
           answers: [405],
         }),
         20,
@@ -1645,7 +2337,8 @@ export function registerFuzzSuite(group: Group): () => FuzzContext {
   }
   for (const route of BODYLESS_ROUTES.filter((r) => r.group === group)) {
     describe(`POST ${route.path} (no input, as ${route.caller})`, () => {
-      for (const property of [bodylessRouteProperty(route), oversizeProperty(route)]) it(property.name, () => property.run(context), timeout);
+      for (const property of [bodylessRouteProperty(route), oversizeProperty(route)])
+        it(property.name, () => property.run(context), timeout);
     });
   }
   const inputRoutes = [

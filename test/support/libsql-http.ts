@@ -13,7 +13,14 @@ export async function sql(statement: string, args: InValue[] = []): Promise<unkn
 
 /** Starts counting pipelines (round trips) at the endpoint; `count()` reads the difference. */
 export async function roundTrips(): Promise<{ count(): Promise<number> }> {
-  const read = async () => ((await (await fetch(`${env.TURSO_DATABASE_URL}/__stats`, { headers: { Authorization: `Bearer ${env.TURSO_AUTH_TOKEN}` } })).json()) as { pipelines: number }).pipelines;
+  const read = async () =>
+    (
+      (await (
+        await fetch(`${env.TURSO_DATABASE_URL}/__stats`, {
+          headers: { Authorization: `Bearer ${env.TURSO_AUTH_TOKEN}` },
+        })
+      ).json()) as { pipelines: number }
+    ).pipelines;
   const start = await read();
   return { count: async () => (await read()) - start };
 }

@@ -47,7 +47,8 @@ export async function npmStart(adminPassword: string, timeoutMs = 90_000): Promi
   while (Date.now() < deadline) {
     if (child.exitCode !== null) break;
     try {
-      if ((await (await fetch(`${origin}/ping`)).text()) === "pong") return { origin, adminPassword, output: () => output, stop };
+      if ((await (await fetch(`${origin}/ping`)).text()) === "pong")
+        return { origin, adminPassword, output: () => output, stop };
     } catch {
       // not listening yet
     }

@@ -39,7 +39,10 @@ export async function startAria2(secret: string): Promise<RunningService> {
     `--stop-with-process=${process.pid}`,
   ]);
   const url = `http://127.0.0.1:${port}/jsonrpc`;
-  await untilAnswering(child, url, { method: "POST", body: JSON.stringify({ jsonrpc: "2.0", id: "ready", method: "system.listMethods" }) });
+  await untilAnswering(child, url, {
+    method: "POST",
+    body: JSON.stringify({ jsonrpc: "2.0", id: "ready", method: "system.listMethods" }),
+  });
   return { url, stop: () => stopAndRemove(child, dir) };
 }
 
@@ -49,7 +52,10 @@ export async function startAria2(secret: string): Promise<RunningService> {
  * iterations, 16-byte salt), authentication required from localhost too unless `openToLocalhost`,
  * BitTorrent bound to the loopback interface with DHT, LSD, PeX and port forwarding off.
  */
-export async function startQbittorrent(credentials: { username: string; password: string }, options: { openToLocalhost?: boolean } = {}): Promise<RunningService> {
+export async function startQbittorrent(
+  credentials: { username: string; password: string },
+  options: { openToLocalhost?: boolean } = {},
+): Promise<RunningService> {
   requireProgram("qbittorrent-nox", "qbittorrent-nox");
   const dir = mkdtempSync(join(tmpdir(), "gatehouse-qbittorrent-"));
   const [webUiPort, torrentingPort] = [await freePort(), await freePort()];
@@ -83,7 +89,11 @@ export async function startQbittorrent(credentials: { username: string; password
       "",
     ].join("\n"),
   );
-  const child = spawnBounded("qbittorrent-nox", [`--profile=${dir}`, `--webui-port=${webUiPort}`, `--torrenting-port=${torrentingPort}`]);
+  const child = spawnBounded("qbittorrent-nox", [
+    `--profile=${dir}`,
+    `--webui-port=${webUiPort}`,
+    `--torrenting-port=${torrentingPort}`,
+  ]);
   const base = `http://127.0.0.1:${webUiPort}/`;
   await untilAnswering(child, `${base}api/v2/app/version`, { method: "POST" });
   const userinfo = `${encodeURIComponent(credentials.username)}:${encodeURIComponent(credentials.password)}`;
@@ -115,7 +125,9 @@ function requireProgram(program: string, debianPackage: string) {
 }
 
 function spawnBounded(program: string, args: string[]): ChildProcess {
-  const child = spawn("timeout", ["--kill-after=5", String(LIFETIME_SECONDS), program, ...args], { stdio: ["ignore", "ignore", "pipe"] });
+  const child = spawn("timeout", ["--kill-after=5", String(LIFETIME_SECONDS), program, ...args], {
+    stdio: ["ignore", "ignore", "pipe"],
+  });
   let stderr = "";
   child.stderr?.on("data", (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-2000)));
   child.on("exit", (code) => {
@@ -128,7 +140,8 @@ function spawnBounded(program: string, args: string[]): ChildProcess {
 async function untilAnswering(child: ChildProcess, url: string, init: RequestInit) {
   const deadline = Date.now() + READY_TIMEOUT_MS;
   while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`${child.spawnargs.join(" ")} exited with ${child.exitCode} before answering`);
+    if (child.exitCode !== null)
+      throw new Error(`${child.spawnargs.join(" ")} exited with ${child.exitCode} before answering`);
     try {
       await (await fetch(url, { ...init, signal: AbortSignal.timeout(1000) })).arrayBuffer();
       return;

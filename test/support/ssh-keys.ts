@@ -33,7 +33,9 @@ export function generateTestKeys(): { keys: TestKey[]; dsa: string; rsa768Blob: 
     const ed25519 = wireFields(keys[0]!.line);
     const ecdsa = wireFields(keys.find((k) => k.name === "ecdsa-256")!.line);
     keys.push(assembled(dir, "sk-ed25519", "sk-ssh-ed25519@openssh.com", [ed25519[1]!, Buffer.from("ssh:")]));
-    keys.push(assembled(dir, "sk-ecdsa-256", "sk-ecdsa-sha2-nistp256@openssh.com", [ecdsa[1]!, ecdsa[2]!, Buffer.from("ssh:")]));
+    keys.push(
+      assembled(dir, "sk-ecdsa-256", "sk-ecdsa-sha2-nistp256@openssh.com", [ecdsa[1]!, ecdsa[2]!, Buffer.from("ssh:")]),
+    );
     const dsaFile = join(dir, "dsa");
     execFileSync("ssh-keygen", ["-q", "-t", "dsa", "-N", "", "-f", dsaFile]);
     // An RSA key too small to accept: exponent 65537 and a 768-bit modulus.
@@ -69,5 +71,7 @@ export function wireFields(line: string): Buffer[] {
 }
 
 export function encode(fields: Buffer[]): Buffer {
-  return Buffer.concat(fields.flatMap((field) => [Buffer.from([0, 0, 0, 0].map((_, i) => (field.length >>> (24 - 8 * i)) & 0xff)), field]));
+  return Buffer.concat(
+    fields.flatMap((field) => [Buffer.from([0, 0, 0, 0].map((_, i) => (field.length >>> (24 - 8 * i)) & 0xff)), field]),
+  );
 }

@@ -18,7 +18,13 @@ declare module "vitest" {
 }
 
 export default async function setup(project: TestProject) {
-  const servers = [await startS3(), await startWebdav(), await startFtp(), await startSshGreeter(), await startSmbStandIn()] as const;
+  const servers = [
+    await startS3(),
+    await startWebdav(),
+    await startFtp(),
+    await startSshGreeter(),
+    await startSmbStandIn(),
+  ] as const;
   const [s3, dav, ftp, ssh, smb] = servers;
   project.provide("storageServers", {
     s3Endpoint: s3.endpoint,

@@ -8,12 +8,20 @@ import { Duplex } from "node:stream";
 export function connect(address: { hostname: string; port: number }) {
   const socket = netConnect({ host: address.hostname, port: address.port });
   const opened = new Promise<{ remoteAddress: string; localAddress: string }>((resolve, reject) => {
-    socket.once("connect", () => resolve({ remoteAddress: `${socket.remoteAddress}:${socket.remotePort}`, localAddress: `${socket.localAddress}:${socket.localPort}` }));
+    socket.once("connect", () =>
+      resolve({
+        remoteAddress: `${socket.remoteAddress}:${socket.remotePort}`,
+        localAddress: `${socket.localAddress}:${socket.localPort}`,
+      }),
+    );
     socket.on("error", reject);
   });
   const closed = new Promise<void>((resolve) => socket.once("close", () => resolve()));
   // Node types the web streams of Duplex.toWeb as `any` chunks; a socket carries bytes.
-  const { readable, writable } = Duplex.toWeb(socket) as unknown as { readable: ReadableStream<Uint8Array>; writable: WritableStream<Uint8Array> };
+  const { readable, writable } = Duplex.toWeb(socket) as unknown as {
+    readable: ReadableStream<Uint8Array>;
+    writable: WritableStream<Uint8Array>;
+  };
   return {
     opened,
     closed,

@@ -3,7 +3,12 @@
 // for SMB. Each start function returns what a storage's `addition` needs, and `close()`.
 import { createHash, createHmac } from "node:crypto";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { createServer as createHttpServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from "node:http";
+import {
+  createServer as createHttpServer,
+  type IncomingMessage,
+  type Server as HttpServer,
+  type ServerResponse,
+} from "node:http";
 import { createRequire } from "node:module";
 import { createServer as createTcpServer, type AddressInfo, type Server as TcpServer, type Socket } from "node:net";
 import { tmpdir } from "node:os";
@@ -80,7 +85,9 @@ function copySourceAsS3Decodes(req: IncomingMessage, res: ServerResponse): boole
     return true;
   } catch {
     res.writeHead(400, { "Content-Type": "application/xml" });
-    res.end('<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>InvalidArgument</Code><Message>Invalid copy source encoding</Message></Error>');
+    res.end(
+      '<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>InvalidArgument</Code><Message>Invalid copy source encoding</Message></Error>',
+    );
     return false;
   }
 }
@@ -90,7 +97,9 @@ function copySourceAsS3Decodes(req: IncomingMessage, res: ServerResponse): boole
  * empties: two keys of one folder race (rmdir of a folder the other already removed) and the
  * request answers InternalError. One deletion at a time, as a real S3 behaves for the client.
  */
-function serializeDeletes(FilesystemStore: { prototype: { deleteObject(bucket: string, key: string): Promise<void> } }) {
+function serializeDeletes(FilesystemStore: {
+  prototype: { deleteObject(bucket: string, key: string): Promise<void> };
+}) {
   const original = FilesystemStore.prototype.deleteObject;
   if ((original as { serialized?: boolean }).serialized) return;
   let queue: Promise<unknown> = Promise.resolve();
@@ -105,25 +114,41 @@ function serializeDeletes(FilesystemStore: { prototype: { deleteObject(bucket: s
 /** True when a request signed with our access key carries a SigV4 signature that our secret does not produce. */
 function signatureMismatch(req: IncomingMessage): boolean {
   const authorization = req.headers.authorization ?? "";
-  const match = /^AWS4-HMAC-SHA256 Credential=([^/]+)\/(\d{8})\/([^/]+)\/([^/]+)\/aws4_request, ?SignedHeaders=([^,]+), ?Signature=([0-9a-f]+)$/.exec(authorization);
+  const match =
+    /^AWS4-HMAC-SHA256 Credential=([^/]+)\/(\d{8})\/([^/]+)\/([^/]+)\/aws4_request, ?SignedHeaders=([^,]+), ?Signature=([0-9a-f]+)$/.exec(
+      authorization,
+    );
   if (!match) return false;
   const [, accessKeyId, day, region, service, signedHeaders, signature] = match;
   if (accessKeyId !== S3_ACCESS_KEY_ID) return false; // s3rver itself answers InvalidAccessKeyId
   const url = new URL(req.url ?? "/", "http://s3.test");
-  const encode = (value: string) => encodeURIComponent(value).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
-  const query = [...url.searchParams].map(([k, v]) => [encode(k), encode(v)] as const).sort(([a, x], [b, y]) => (a === b ? (x < y ? -1 : 1) : a < b ? -1 : 1));
+  const encode = (value: string) =>
+    encodeURIComponent(value).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+  const query = [...url.searchParams]
+    .map(([k, v]) => [encode(k), encode(v)] as const)
+    .sort(([a, x], [b, y]) => (a === b ? (x < y ? -1 : 1) : a < b ? -1 : 1));
   const headerNames = signedHeaders!.split(";");
   const canonicalRequest = [
     req.method,
     url.pathname,
     query.map(([k, v]) => `${k}=${v}`).join("&"),
-    ...headerNames.map((name) => `${name}:${String(req.headers[name] ?? "").trim().replace(/\s+/g, " ")}`),
+    ...headerNames.map(
+      (name) =>
+        `${name}:${String(req.headers[name] ?? "")
+          .trim()
+          .replace(/\s+/g, " ")}`,
+    ),
     "",
     signedHeaders,
     String(req.headers["x-amz-content-sha256"] ?? "UNSIGNED-PAYLOAD"),
   ].join("\n");
   const scope = `${day}/${region}/${service}/aws4_request`;
-  const stringToSign = ["AWS4-HMAC-SHA256", String(req.headers["x-amz-date"]), scope, createHash("sha256").update(canonicalRequest).digest("hex")].join("\n");
+  const stringToSign = [
+    "AWS4-HMAC-SHA256",
+    String(req.headers["x-amz-date"]),
+    scope,
+    createHash("sha256").update(canonicalRequest).digest("hex"),
+  ].join("\n");
   const key = [day!, region!, service!, "aws4_request"].reduce<Buffer | string>(
     (k, part) => createHmac("sha256", k).update(part).digest(),
     `AWS4${S3_SECRET_ACCESS_KEY}`,
@@ -137,11 +162,18 @@ export async function startWebdav(): Promise<RunningServer & { url: string }> {
   const user = users.addUser(DAV_USER.username, DAV_USER.password, false);
   const privileges = new webdav.SimplePathPrivilegeManager();
   privileges.setRights(user, "/", ["all"]);
-  const dav = new webdav.WebDAVServer({ httpAuthentication: new webdav.HTTPBasicAuthentication(users, "Gatehouse test"), privilegeManager: privileges });
+  const dav = new webdav.WebDAVServer({
+    httpAuthentication: new webdav.HTTPBasicAuthentication(users, "Gatehouse test"),
+    privilegeManager: privileges,
+  });
   await new Promise<void>((resolve, reject) =>
-    dav.rootFileSystem().addSubTree(dav.createExternalContext(), { [DAV_ROOT.slice(1)]: { "readme.txt": webdav.ResourceType.File } }, (error) =>
-      error ? reject(error) : resolve(),
-    ),
+    dav
+      .rootFileSystem()
+      .addSubTree(
+        dav.createExternalContext(),
+        { [DAV_ROOT.slice(1)]: { "readme.txt": webdav.ResourceType.File } },
+        (error) => (error ? reject(error) : resolve()),
+      ),
   );
   const server = createHttpServer((req, res) => dav.executeRequest(req, res));
   const port = await listen(server);
@@ -152,7 +184,9 @@ export async function startWebdav(): Promise<RunningServer & { url: string }> {
  * A WebDAV stand-in that answers every PROPFIND with a folder after `delayMs`, and records the most
  * requests it had in flight at once: for checks that must run in the background, a few at a time.
  */
-export async function startSlowWebdav(delayMs: number): Promise<RunningServer & { url: string; maxInFlight(): number }> {
+export async function startSlowWebdav(
+  delayMs: number,
+): Promise<RunningServer & { url: string; maxInFlight(): number }> {
   let inFlight = 0;
   let maxInFlight = 0;
   const server = createHttpServer((req, res) => {
@@ -162,11 +196,19 @@ export async function startSlowWebdav(delayMs: number): Promise<RunningServer & 
     setTimeout(() => {
       inFlight--;
       res.writeHead(207, { "Content-Type": "application/xml" });
-      res.end('<?xml version="1.0"?><D:multistatus xmlns:D="DAV:"><D:response><D:href>/</D:href><D:propstat><D:prop><D:resourcetype><D:collection/></D:resourcetype></D:prop><D:status>HTTP/1.1 200 OK</D:status></D:propstat></D:response></D:multistatus>');
+      res.end(
+        '<?xml version="1.0"?><D:multistatus xmlns:D="DAV:"><D:response><D:href>/</D:href><D:propstat><D:prop><D:resourcetype><D:collection/></D:resourcetype></D:prop><D:status>HTTP/1.1 200 OK</D:status></D:propstat></D:response></D:multistatus>',
+      );
     }, delayMs);
   });
   const port = await listen(server);
-  return { address: `127.0.0.1:${port}`, port, url: `http://127.0.0.1:${port}`, maxInFlight: () => maxInFlight, close: () => closeServer(server) };
+  return {
+    address: `127.0.0.1:${port}`,
+    port,
+    url: `http://127.0.0.1:${port}`,
+    maxInFlight: () => maxInFlight,
+    close: () => closeServer(server),
+  };
 }
 
 /** Files the FTP server holds under FTP_ROOT from the start, for the file-side tests to read. */
@@ -187,10 +229,19 @@ export async function startFtp(): Promise<RunningServer> {
   for (const [path, content] of Object.entries(FTP_FILES)) {
     const file = join(root, FTP_ROOT, path);
     mkdirSync(dirname(file), { recursive: true });
-    writeFileSync(file, typeof content === "string" ? content : Uint8Array.from({ length: content }, (_, i) => ftpPatternByte(i)));
+    writeFileSync(
+      file,
+      typeof content === "string" ? content : Uint8Array.from({ length: content }, (_, i) => ftpPatternByte(i)),
+    );
   }
   const bunyan = require("bunyan");
-  const ftp = new FtpSrv({ url: "ftp://127.0.0.1:0", pasv_url: "127.0.0.1", pasv_min: 30000, pasv_max: 40000, log: bunyan.createLogger({ name: "ftp-srv", level: "fatal" }) });
+  const ftp = new FtpSrv({
+    url: "ftp://127.0.0.1:0",
+    pasv_url: "127.0.0.1",
+    pasv_min: 30000,
+    pasv_max: 40000,
+    log: bunyan.createLogger({ name: "ftp-srv", level: "fatal" }),
+  });
   ftp.on("login", ({ username, password }, resolve, reject) => {
     if (username === FTP_USER.username && password === FTP_USER.password) resolve({ root });
     else reject(new Error("Invalid username or password")); // ftp-srv answers PASS with 530 and this text

@@ -19,7 +19,11 @@ export const TEST_ADMIN_PASSWORD = "correct horse battery staple";
  */
 export function backgroundContext(): { ctx: ExecutionContext; pending: Promise<unknown>[] } {
   const pending: Promise<unknown>[] = [];
-  const ctx = { waitUntil: (work: Promise<unknown>) => void pending.push(work), passThroughOnException() {}, props: {} };
+  const ctx = {
+    waitUntil: (work: Promise<unknown>) => void pending.push(work),
+    passThroughOnException() {},
+    props: {},
+  };
   return { ctx: ctx as unknown as ExecutionContext, pending };
 }
 
@@ -30,7 +34,9 @@ export function backgroundContext(): { ctx: ExecutionContext; pending: Promise<u
 // A Fetcher with only `fetch`, the one member the app calls.
 const apiOnlyAssets = {
   fetch: async (request: Request) =>
-    new URL(request.url).pathname === `/${OPENAPI_ASSET}` ? new Response(readFileSync(join(webUiDir, OPENAPI_ASSET))) : new Response(null, { status: 404 }),
+    new URL(request.url).pathname === `/${OPENAPI_ASSET}`
+      ? new Response(readFileSync(join(webUiDir, OPENAPI_ASSET)))
+      : new Response(null, { status: 404 }),
 } as unknown as Fetcher;
 
 export const testEnv: Env = {
@@ -68,13 +74,22 @@ export async function createUnitFixture(): Promise<UnitFixture> {
 }
 
 /** Inserts a role with these permission scopes; its id. */
-export async function insertRole(fixture: UnitFixture, name: string, permissionScopes: { path: string; permission: number }[]): Promise<number> {
+export async function insertRole(
+  fixture: UnitFixture,
+  name: string,
+  permissionScopes: { path: string; permission: number }[],
+): Promise<number> {
   const [role] = await fixture.db.insert(roles).values({ name, permissionScopes }).returning({ id: roles.id });
   return role!.id;
 }
 
 /** Inserts a user whose password is `password`, stored as the API stores it; its id. */
-export async function insertUser(fixture: UnitFixture, username: string, password: string, fields: Partial<typeof users.$inferInsert> = {}): Promise<number> {
+export async function insertUser(
+  fixture: UnitFixture,
+  username: string,
+  password: string,
+  fields: Partial<typeof users.$inferInsert> = {},
+): Promise<number> {
   const [user] = await fixture.db
     .insert(users)
     .values({ username, passwordHash: await hashStaticHash(await staticHash(password)), roleIds: [], ...fields })

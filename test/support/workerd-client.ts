@@ -14,7 +14,11 @@ export async function call(path: string, init: RequestInit = {}): Promise<Envelo
 }
 
 /** A sign-in's data (token, device key); the same password as the admin's unless told (a second account reuses its hash). */
-export async function signInAs(clientId: string, username = "admin", password = INTEGRATION_ADMIN_PASSWORD): Promise<{ token: string; device_key: string }> {
+export async function signInAs(
+  clientId: string,
+  username = "admin",
+  password = INTEGRATION_ADMIN_PASSWORD,
+): Promise<{ token: string; device_key: string }> {
   const reply = await call("/api/auth/login", {
     method: "POST",
     headers: { "Content-Type": "application/json", "Client-Id": clientId },
@@ -25,7 +29,11 @@ export async function signInAs(clientId: string, username = "admin", password = 
 }
 
 /** A login token (see signInAs). */
-export async function signIn(clientId: string, username = "admin", password = INTEGRATION_ADMIN_PASSWORD): Promise<string> {
+export async function signIn(
+  clientId: string,
+  username = "admin",
+  password = INTEGRATION_ADMIN_PASSWORD,
+): Promise<string> {
   return (await signInAs(clientId, username, password)).token;
 }
 
@@ -39,10 +47,32 @@ export async function inTrips<T>(expected: number, request: () => Promise<T>): P
 
 /** POST `body` as JSON with `token`, and read the envelope. */
 export async function callApi(token: string, path: string, body?: unknown): Promise<Envelope> {
-  const headers: Record<string, string> = { Authorization: token, ...(body === undefined ? {} : { "Content-Type": "application/json" }) };
-  return (await exports.default.fetch(new Request(`http://gatehouse.test${path}`, { method: "POST", headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }) }))).json();
+  const headers: Record<string, string> = {
+    Authorization: token,
+    ...(body === undefined ? {} : { "Content-Type": "application/json" }),
+  };
+  return (
+    await exports.default.fetch(
+      new Request(`http://gatehouse.test${path}`, {
+        method: "POST",
+        headers,
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      }),
+    )
+  ).json();
 }
 
 /** Mounts a storage through the admin API (its check runs, as for a person). */
-export const mountStorage = (token: string, mountPath: string, driver: string, addition: Record<string, unknown>, extra: Record<string, unknown> = {}) =>
-  callApi(token, "/api/admin/storage/create", { mount_path: mountPath, driver, addition: JSON.stringify(addition), ...extra });
+export const mountStorage = (
+  token: string,
+  mountPath: string,
+  driver: string,
+  addition: Record<string, unknown>,
+  extra: Record<string, unknown> = {},
+) =>
+  callApi(token, "/api/admin/storage/create", {
+    mount_path: mountPath,
+    driver,
+    addition: JSON.stringify(addition),
+    ...extra,
+  });

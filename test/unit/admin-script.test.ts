@@ -22,8 +22,13 @@ beforeAll(async () => {
   // The admin renames itself; an ordinary user takes the name "admin".
   const { db, close } = openNodeDatabase({ url });
   try {
-    await db.update(users).set({ username: "root", passwordChangedAt: 4_000_000_000 }).where(eq(users.username, "admin"));
-    await db.insert(users).values({ username: "admin", passwordHash: await hashStaticHash(await staticHash("impostor pw")), roleIds: [] });
+    await db
+      .update(users)
+      .set({ username: "root", passwordChangedAt: 4_000_000_000 })
+      .where(eq(users.username, "admin"));
+    await db
+      .insert(users)
+      .values({ username: "admin", passwordHash: await hashStaticHash(await staticHash("impostor pw")), roleIds: [] });
   } finally {
     close();
   }

@@ -6,8 +6,22 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { hashStaticHash, staticHash } from "../../src/auth/password.ts";
 import { settings, users } from "../../src/db/schema.ts";
 import { getAs, login, postJson } from "../support/auth.ts";
-import { CALLERS, type CallerKind, expectedReply, ROUTES, routeKey, type RouteRow, servedRoutes } from "../support/authorization-matrix.ts";
-import { backgroundContext, createUnitFixture, TEST_ADMIN_PASSWORD, testEnv, type UnitFixture } from "../support/unit.ts";
+import {
+  CALLERS,
+  type CallerKind,
+  expectedReply,
+  ROUTES,
+  routeKey,
+  type RouteRow,
+  servedRoutes,
+} from "../support/authorization-matrix.ts";
+import {
+  backgroundContext,
+  createUnitFixture,
+  TEST_ADMIN_PASSWORD,
+  testEnv,
+  type UnitFixture,
+} from "../support/unit.ts";
 
 let fixture: UnitFixture;
 
@@ -44,7 +58,10 @@ const permanentToken = async () =>
   (await fixture.db.select({ value: settings.value }).from(settings).where(eq(settings.key, "token")))[0]!.value;
 
 async function setGuest(state: "enabled" | "disabled") {
-  await fixture.db.update(users).set({ disabled: state === "disabled" }).where(eq(users.username, "guest"));
+  await fixture.db
+    .update(users)
+    .set({ disabled: state === "disabled" })
+    .where(eq(users.username, "guest"));
 }
 
 beforeAll(async () => {
@@ -66,7 +83,9 @@ beforeAll(async () => {
   await addUser("pat");
   const beforePasswordChange = (await signIn("pat")).token;
   const afterPasswordChange = (await signIn("pat", "changes-password")).token;
-  await succeeds(postJson(fixture, "/api/me/update", { password: "pat's new pw" }, { Authorization: afterPasswordChange }));
+  await succeeds(
+    postJson(fixture, "/api/me/update", { password: "pat's new pw" }, { Authorization: afterPasswordChange }),
+  );
 
   const dinaId = await addUser("dina");
   const disabledUser = (await signIn("dina")).token;
@@ -78,11 +97,21 @@ beforeAll(async () => {
 
   // Forgeries of a live admin token: only the expiry, the key or the algorithm differs.
   const claims = decodeJwt(adminToken);
-  const expired = await new SignJWT(claims).setProtectedHeader({ alg: "HS256" }).setIssuedAt(now - 120).setNotBefore(now - 120).setExpirationTime(now - 60).sign(secret);
-  const otherKey = await new SignJWT(claims).setProtectedHeader({ alg: "HS256" }).sign(new TextEncoder().encode("another-key-another-key-another-key!!"));
+  const expired = await new SignJWT(claims)
+    .setProtectedHeader({ alg: "HS256" })
+    .setIssuedAt(now - 120)
+    .setNotBefore(now - 120)
+    .setExpirationTime(now - 60)
+    .sign(secret);
+  const otherKey = await new SignJWT(claims)
+    .setProtectedHeader({ alg: "HS256" })
+    .sign(new TextEncoder().encode("another-key-another-key-another-key!!"));
   const unsigned = new UnsecuredJWT(claims).encode();
 
-  const fixed = (value: string | undefined): Credential => async () => value;
+  const fixed =
+    (value: string | undefined): Credential =>
+    async () =>
+      value;
   const entries: [CallerKind, Credential][] = [
     ["no header", fixed(undefined)],
     ["empty header", fixed("")],
@@ -142,15 +171,20 @@ describe("the matrix's tables", () => {
 describe("near misses of a route's path", () => {
   // Neither reaches a handler around the guard nor claims the method used is the wrong one.
   const variants = (path: string) => [`${path}/`, path.toUpperCase(), `/${path}`];
-  it.each(ROUTES.filter((route) => !route.url).flatMap((route) => variants(route.path).map((path) => [`${route.method} ${path}`, route, path] as const)))(
-    "%s is no route: 404, even for the admin",
-    async (_, route, path) => {
-      const method = route.method === "ALL" ? "GET" : route.method;
-      const response = await fixture.app.request(path, { method, headers: { Authorization: await permanentToken() } }, testEnv);
-      expect(response.status).toBe(200);
-      expect(await response.json()).toEqual({ code: 404, message: `no route for ${method} ${path}`, data: null });
-    },
-  );
+  it.each(
+    ROUTES.filter((route) => !route.url).flatMap((route) =>
+      variants(route.path).map((path) => [`${route.method} ${path}`, route, path] as const),
+    ),
+  )("%s is no route: 404, even for the admin", async (_, route, path) => {
+    const method = route.method === "ALL" ? "GET" : route.method;
+    const response = await fixture.app.request(
+      path,
+      { method, headers: { Authorization: await permanentToken() } },
+      testEnv,
+    );
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({ code: 404, message: `no route for ${method} ${path}`, data: null });
+  });
 });
 
 describe.each(CALLERS)("$name (guest $guest)", (caller) => {
@@ -175,7 +209,10 @@ describe.each(CALLERS)("$name (guest $guest)", (caller) => {
     const expected = expectedReply(route, caller);
     if ("passes" in expected) {
       // Past the guard: success, or the route's own answer to the cheap request (bad input, unknown id).
-      expect([200, 400, 404, ...(route.alsoAnswers ?? [])], `got past the guard: ${body.code} ${body.message}`).toContain(body.code);
+      expect(
+        [200, 400, 404, ...(route.alsoAnswers ?? [])],
+        `got past the guard: ${body.code} ${body.message}`,
+      ).toContain(body.code);
     } else {
       expect(body).toEqual({ code: expected.code, message: expected.message, data: null });
     }

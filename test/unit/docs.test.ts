@@ -12,7 +12,13 @@ import { servedRoutes } from "../support/authorization-matrix.ts";
 const ROOT = resolve(import.meta.dirname, "../..");
 const read = (file: string) => readFileSync(join(ROOT, file), "utf8");
 
-const PAGES = ["README.md", ...readdirSync(join(ROOT, "docs")).filter((name) => name.endsWith(".md")).map((name) => `docs/${name}`), "scripts/libsql-server/README.md"];
+const PAGES = [
+  "README.md",
+  ...readdirSync(join(ROOT, "docs"))
+    .filter((name) => name.endsWith(".md"))
+    .map((name) => `docs/${name}`),
+  "scripts/libsql-server/README.md",
+];
 /** The pages that document routes: every served route is named in one of them. */
 const ROUTE_PAGES = ["docs/api.md", "docs/files.md", "docs/webdav.md"];
 /** Paths the router owns; other paths in the docs are the web UI's files or the local endpoint's. */
@@ -23,28 +29,42 @@ function routeMentions(markdown: string): string[] {
   const mentions: string[] = [];
   for (const [, method, path] of markdown.matchAll(/`(GET|POST|PUT|DELETE|PATCH|ALL) (\/[^\s`?]*)/g)) {
     const alternatives = /\{([^{}]*,[^{}]*)\}/.exec(path!);
-    const paths = alternatives ? alternatives[1]!.split(",").map((choice) => path!.replace(alternatives[0], choice)) : [path!];
+    const paths = alternatives
+      ? alternatives[1]!.split(",").map((choice) => path!.replace(alternatives[0], choice))
+      : [path!];
     for (const one of paths) if (ROUTER_PATH.test(one)) mentions.push(`${method} ${one}`);
   }
   return mentions;
 }
 
 /** As the docs write a route: parameters as `<name>` (`/d/:path{.+}` → `/d/<path>`). */
-const asDocumented = (route: { method: string; path: string }) => `${route.method} ${route.path.replace(/:(\w+)(\{[^}]*\})?/g, "<$1>")}`;
+const asDocumented = (route: { method: string; path: string }) =>
+  `${route.method} ${route.path.replace(/:(\w+)(\{[^}]*\})?/g, "<$1>")}`;
 
 describe("routes", () => {
-  const app = createApp({ database: () => { throw new Error("the docs test reads no database"); } });
+  const app = createApp({
+    database: () => {
+      throw new Error("the docs test reads no database");
+    },
+  });
   const served = servedRoutes(app.routes).map(asDocumented);
   const documented = new Set(ROUTE_PAGES.flatMap((page) => routeMentions(read(page))));
 
   it("every route the router serves is named, with its method, in api.md, files.md or webdav.md", () => {
-    expect(served.filter((route) => !documented.has(route)), "served but not documented").toEqual([]);
+    expect(
+      served.filter((route) => !documented.has(route)),
+      "served but not documented",
+    ).toEqual([]);
   });
 
   it("every route a page names is served", () => {
     // A route the router serves under ALL (/ping) answers every method.
     const isServed = (route: string) => served.includes(route) || served.includes(route.replace(/^\w+ /, "ALL "));
-    const unserved = PAGES.flatMap((page) => routeMentions(read(page)).filter((route) => !isServed(route)).map((route) => `${page}: ${route}`));
+    const unserved = PAGES.flatMap((page) =>
+      routeMentions(read(page))
+        .filter((route) => !isServed(route))
+        .map((route) => `${page}: ${route}`),
+    );
     expect(unserved, "documented but not served").toEqual([]);
   });
 
@@ -60,9 +80,17 @@ function tableAfter(markdown: string, heading: string): string[][] {
   if (at < 0) throw new Error(`no heading "${heading}"`);
   const lines = markdown.slice(at).split("\n");
   const start = lines.findIndex((line) => line.startsWith("|"));
-  const table = lines.slice(start, lines.findIndex((line, i) => i > start && !line.startsWith("|")));
+  const table = lines.slice(
+    start,
+    lines.findIndex((line, i) => i > start && !line.startsWith("|")),
+  );
   // The header row and the --- row are not data.
-  return table.slice(2).map((line) => line.split("|").slice(1, -1).map((cell) => cell.trim()));
+  return table.slice(2).map((line) =>
+    line
+      .split("|")
+      .slice(1, -1)
+      .map((cell) => cell.trim()),
+  );
 }
 
 const backticked = (cell: string) => [...cell.matchAll(/`([^`]*)`/g)].map((match) => match[1]!);
@@ -71,16 +99,27 @@ describe("configuration.md", () => {
   const page = read("docs/configuration.md");
 
   it("names exactly the variables and bindings the code reads", () => {
-    const inTables = [...tableAfter(page, "## What `npm start` and the scripts read"), ...tableAfter(page, "## Worker bindings")].flatMap((row) => backticked(row[0]!));
+    const inTables = [
+      ...tableAfter(page, "## What `npm start` and the scripts read"),
+      ...tableAfter(page, "## Worker bindings"),
+    ].flatMap((row) => backticked(row[0]!));
     // The Worker's bindings (the Env interface), and what the scripts behind npm start,
     // db:migrate, admin and webui read from the environment.
     const envInterface = /export interface Env \{([\s\S]*?)\n\}/.exec(read("src/env.ts"))![1]!;
     const bindings = [...envInterface.matchAll(/^\s+([A-Z][A-Z0-9_]*)\??:/gm)].map((match) => match[1]!);
     const scripts = ["scripts/start.ts", "scripts/db.ts", "scripts/migrate.ts", "scripts/admin.ts", "scripts/webui.ts"];
-    const variables = scripts.flatMap((file) => [...read(file).matchAll(/\benv\.([A-Z][A-Z0-9_]*)/g)].map((match) => match[1]!));
+    const variables = scripts.flatMap((file) =>
+      [...read(file).matchAll(/\benv\.([A-Z][A-Z0-9_]*)/g)].map((match) => match[1]!),
+    );
     const inCode = [...new Set([...bindings, ...variables])].sort();
-    expect(inCode.filter((name) => !inTables.includes(name)), "read by the code, missing from docs/configuration.md").toEqual([]);
-    expect(inTables.filter((name) => !inCode.includes(name)), "in docs/configuration.md, read nowhere").toEqual([]);
+    expect(
+      inCode.filter((name) => !inTables.includes(name)),
+      "read by the code, missing from docs/configuration.md",
+    ).toEqual([]);
+    expect(
+      inTables.filter((name) => !inCode.includes(name)),
+      "in docs/configuration.md, read nowhere",
+    ).toEqual([]);
   });
 
   it("gives each setting in its table the default of src/db/settings.ts", () => {
@@ -88,7 +127,10 @@ describe("configuration.md", () => {
     expect(rows.length).toBeGreaterThan(0);
     for (const [key, value] of rows.map((row) => [backticked(row[0]!)[0], backticked(row[1]!)[0]])) {
       const definition = settingDefinitionByKey.get(key!);
-      expect(definition, `docs/configuration.md names a setting "${key}" that src/db/settings.ts does not define`).toBeDefined();
+      expect(
+        definition,
+        `docs/configuration.md names a setting "${key}" that src/db/settings.ts does not define`,
+      ).toBeDefined();
       expect(value, `the default of ${key} in docs/configuration.md`).toBe(definition!.value);
     }
   });

@@ -23,17 +23,27 @@ it("2fa/generate gives a QR code to a user of any valid username, and saves noth
   const before = await snapshot(fixture.db);
   await fc.assert(
     fc.asyncProperty(usernames, async (username) => {
-      const created = (await (await postJson(fixture, "/api/admin/user/create", { username, password: "pw" }, { Authorization: tokens.admin })).json()) as {
+      const created = (await (
+        await postJson(fixture, "/api/admin/user/create", { username, password: "pw" }, { Authorization: tokens.admin })
+      ).json()) as {
         code: number;
         data: { id: number };
       };
       expect(created, `create ${JSON.stringify(username)}`).toMatchObject({ code: 200 });
       try {
         const token = (await login(fixture, { username, password: "pw" })).data!.token;
-        const reply = await (await fixture.request("/api/auth/2fa/generate", { method: "POST", headers: { Authorization: token } })).json();
-        expect(reply, `2fa/generate for ${JSON.stringify(username)}`).toMatchObject({ code: 200, data: { qr: expect.stringMatching(/^data:image\/svg\+xml;base64,/) } });
+        const reply = await (
+          await fixture.request("/api/auth/2fa/generate", { method: "POST", headers: { Authorization: token } })
+        ).json();
+        expect(reply, `2fa/generate for ${JSON.stringify(username)}`).toMatchObject({
+          code: 200,
+          data: { qr: expect.stringMatching(/^data:image\/svg\+xml;base64,/) },
+        });
       } finally {
-        await fixture.request(`/api/admin/user/delete?id=${created.data.id}`, { method: "POST", headers: { Authorization: tokens.admin } });
+        await fixture.request(`/api/admin/user/delete?id=${created.data.id}`, {
+          method: "POST",
+          headers: { Authorization: tokens.admin },
+        });
       }
     }),
     { seed: FUZZ_SEED, numRuns: EDGE_USERNAMES.length + 4, examples: EDGE_USERNAMES.map((name) => [name]) },

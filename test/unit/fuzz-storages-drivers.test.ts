@@ -24,10 +24,16 @@ it("refuses an update or a create with a very deep or very long Alias/Crypt path
   for (const body of pointing) {
     for (const [path, extra, expected] of [
       ["update", { id: MISSING_ID, mount_path: "/fuzz-new" }, { code: 404, message: "storage not found", data: null }],
-      ["create", { mount_path: EXISTING_MOUNT }, { code: 400, message: `mount path ${EXISTING_MOUNT} is already used`, data: null }],
+      [
+        "create",
+        { mount_path: EXISTING_MOUNT },
+        { code: 400, message: `mount path ${EXISTING_MOUNT} is already used`, data: null },
+      ],
     ] as const) {
       const started = performance.now();
-      const reply = await (await postJson(fixture, `/api/admin/storage/${path}`, { ...body, ...extra }, { Authorization: tokens.admin })).json();
+      const reply = await (
+        await postJson(fixture, `/api/admin/storage/${path}`, { ...body, ...extra }, { Authorization: tokens.admin })
+      ).json();
       expect(reply, `${path} ${body.driver}`).toEqual(expected);
       expect(performance.now() - started, `${path} ${body.driver}`).toBeLessThan(2_000);
     }

@@ -49,7 +49,10 @@ beforeAll(async () => {
   routes = servedRoutes(fixture.app.routes)
     .filter((route) => route.path !== DOCUMENT_PATH)
     .map(({ method, path }) => {
-      const documented = { method: method === "ALL" ? "get" : method.toLowerCase(), path: path.replace(/:(\w+)(\{[^}]*\})?/g, "{$1}") };
+      const documented = {
+        method: method === "ALL" ? "get" : method.toLowerCase(),
+        path: path.replace(/:(\w+)(\{[^}]*\})?/g, "{$1}"),
+      };
       return { ...documented, operation: `${documented.method} ${documented.path}` };
     });
 });
@@ -64,7 +67,10 @@ const operation = (route: { method: string; path: string }) => document.paths[ro
 function resolvePointer(ref: string): Json | undefined {
   if (!ref.startsWith("#/")) return undefined;
   let node: Json | undefined = raw;
-  for (const part of ref.slice(2).split("/").map((p) => p.replace(/~1/g, "/").replace(/~0/g, "~"))) {
+  for (const part of ref
+    .slice(2)
+    .split("/")
+    .map((p) => p.replace(/~1/g, "/").replace(/~0/g, "~"))) {
     node = node !== null && typeof node === "object" && !Array.isArray(node) ? node[part] : undefined;
   }
   return node;
@@ -83,7 +89,9 @@ function* references(node: Json, at: string): Generator<{ at: string; ref: Json 
 }
 
 const deref = (schema: Json | undefined): Json | undefined =>
-  schema !== null && typeof schema === "object" && !Array.isArray(schema) && typeof schema.$ref === "string" ? deref(resolvePointer(schema.$ref)) : schema;
+  schema !== null && typeof schema === "object" && !Array.isArray(schema) && typeof schema.$ref === "string"
+    ? deref(resolvePointer(schema.$ref))
+    : schema;
 
 const permanentToken = async () =>
   (await fixture.db.select({ value: settings.value }).from(settings).where(eq(settings.key, "token")))[0]!.value;
@@ -119,15 +127,18 @@ describe("the document is OpenAPI 3.1", () => {
         if (codes.length === 0) problems.push(`${where}: no responses`);
         for (const code of codes) {
           if (!/^([1-5][0-9X]{2}|default)$/.test(code)) problems.push(`${where}: response key ${code}`);
-          if (typeof op.responses![code]!.description !== "string") problems.push(`${where}: response ${code} has no description`);
+          if (typeof op.responses![code]!.description !== "string")
+            problems.push(`${where}: response ${code} has no description`);
         }
         const seen = new Set<string>();
         for (const parameter of op.parameters ?? []) {
           const key = `${parameter.in}:${parameter.name}`;
           if (seen.has(key)) problems.push(`${where}: parameter ${key} twice`);
           seen.add(key);
-          if (!["query", "header", "path", "cookie"].includes(parameter.in)) problems.push(`${where}: parameter ${key} in ${parameter.in}`);
-          if (parameter.in === "path" && parameter.required !== true) problems.push(`${where}: path parameter ${parameter.name} must be required`);
+          if (!["query", "header", "path", "cookie"].includes(parameter.in))
+            problems.push(`${where}: parameter ${key} in ${parameter.in}`);
+          if (parameter.in === "path" && parameter.required !== true)
+            problems.push(`${where}: path parameter ${parameter.name} must be required`);
         }
       }
     }
@@ -137,7 +148,9 @@ describe("the document is OpenAPI 3.1", () => {
   it("names only security schemes it defines, with no document-wide default", () => {
     expect(document.security, "a global requirement would also cover the public routes").toBeUndefined();
     const schemes = document.components.securitySchemes;
-    const used = Object.values(document.paths).flatMap((item) => Object.values(item).flatMap((op) => (op.security ?? []).flatMap(Object.keys)));
+    const used = Object.values(document.paths).flatMap((item) =>
+      Object.values(item).flatMap((op) => (op.security ?? []).flatMap(Object.keys)),
+    );
     expect([...new Set(used)].filter((name) => !(name in schemes))).toEqual([]);
   });
 });
@@ -160,7 +173,10 @@ describe("every route the router serves", () => {
         .map((method) => `${method} ${path}`),
     );
     const served = routes.map((route) => route.operation);
-    expect({ missing: served.filter((op) => !documented.includes(op)), unserved: documented.filter((op) => !served.includes(op)) }).toEqual({
+    expect({
+      missing: served.filter((op) => !documented.includes(op)),
+      unserved: documented.filter((op) => !served.includes(op)),
+    }).toEqual({
       missing: [],
       unserved: [],
     });
@@ -171,12 +187,16 @@ describe("every route the router serves", () => {
     for (const route of routes) {
       // The guest is disabled on a fresh install, so the guard answers 401 before any input is read.
       const response = await send(route);
-      const body = response.headers.get("content-type")?.startsWith("application/json") ? ((await response.json()) as { code: number; message: string }) : null;
+      const body = response.headers.get("content-type")?.startsWith("application/json")
+        ? ((await response.json()) as { code: number; message: string })
+        : null;
       const guarded = body?.code === 401 && body.message === "Guest user is disabled, login please";
       const security = operation(route)?.security;
       const expected = guarded ? [{ token: [] }, { permanentToken: [] }] : undefined;
       if (JSON.stringify(security) !== JSON.stringify(expected)) {
-        mismatches.push(`${route.operation}: ${guarded ? "guarded" : "public"} but documents ${JSON.stringify(security)}`);
+        mismatches.push(
+          `${route.operation}: ${guarded ? "guarded" : "public"} but documents ${JSON.stringify(security)}`,
+        );
       }
     }
     expect(mismatches).toEqual([]);
@@ -203,7 +223,8 @@ describe("every route the router serves", () => {
         Object.keys(properties).sort().join() === "code,data,message" &&
         (deref(properties.code) as JsonObject).type === "integer" &&
         (deref(properties.message) as JsonObject).type === "string" &&
-        JSON.stringify([...((schema.required as string[]) ?? [])].sort()) === JSON.stringify(["code", "data", "message"]);
+        JSON.stringify([...((schema.required as string[]) ?? [])].sort()) ===
+          JSON.stringify(["code", "data", "message"]);
       if (!ok) problems.push(`${route.operation}: 200 is not the envelope: ${JSON.stringify(schema)}`);
     }
     expect(problems).toEqual([]);
@@ -228,7 +249,8 @@ describe("every route the router serves", () => {
         mismatches.push(`${route.operation} reads JSON but documents ${JSON.stringify(documented)}`);
       }
       // Uploads document their raw body under another media type.
-      if (!readsJson && documented?.content?.["application/json"] !== undefined) mismatches.push(`${route.operation} reads no JSON but documents a body`);
+      if (!readsJson && documented?.content?.["application/json"] !== undefined)
+        mismatches.push(`${route.operation} reads no JSON but documents a body`);
     }
     expect(mismatches).toEqual([]);
     expect(routes.filter((route) => operation(route)?.requestBody).length, "some routes take JSON").toBeGreaterThan(0);
@@ -241,7 +263,11 @@ describe("the served document is built from the route definitions", () => {
   const root = join(import.meta.dirname, "../..");
 
   it("is up to date (else: npm run openapi)", { timeout: 60_000 }, async () => {
-    const check = promisify(execFile)(process.execPath, [join(root, "node_modules/tsx/dist/cli.mjs"), "scripts/openapi.ts", "--check"], { cwd: root });
+    const check = promisify(execFile)(
+      process.execPath,
+      [join(root, "node_modules/tsx/dist/cli.mjs"), "scripts/openapi.ts", "--check"],
+      { cwd: root },
+    );
     await expect(check.then(({ stdout }) => stdout)).resolves.toMatch(/up to date/);
   });
 
@@ -257,7 +283,8 @@ describe("the served document is built from the route definitions", () => {
       const response = await fixture.request(DOCUMENT_PATH, {}, env);
       expect(await readEnvelope(response)).toEqual({
         code: 500,
-        message: "server misconfigured: the OpenAPI document is not in the assets folder (npm run openapi puts it there)",
+        message:
+          "server misconfigured: the OpenAPI document is not in the assets folder (npm run openapi puts it there)",
         data: null,
       });
     }
@@ -266,10 +293,14 @@ describe("the served document is built from the route definitions", () => {
   it("leaves the generator and classic zod out of the Worker", () => {
     // Classic zod's methods keep all of it in the bundle; zod/mini keeps what the routes use. The
     // generator (@hono/zod-openapi) runs in scripts/openapi.ts only.
-    const files = (readdirSync(join(root, "src"), { recursive: true }) as string[]).filter((file) => /\.tsx?$/.test(file) && !/\.test\.ts$/.test(file));
+    const files = (readdirSync(join(root, "src"), { recursive: true }) as string[]).filter(
+      (file) => /\.tsx?$/.test(file) && !/\.test\.ts$/.test(file),
+    );
     const offenders = files.filter((file) => {
       const text = readFileSync(join(root, "src", file), "utf8");
-      return /^import (?!type )[^;]*from "@hono\/zod-openapi"/m.test(text) || /^import (?!type )[^;]*from "zod"/m.test(text);
+      return (
+        /^import (?!type )[^;]*from "@hono\/zod-openapi"/m.test(text) || /^import (?!type )[^;]*from "zod"/m.test(text)
+      );
     });
     expect(offenders).toEqual([]);
     expect(files.length).toBeGreaterThan(50);

@@ -9,7 +9,23 @@ import { describe, expect, it } from "vitest";
 const ROOT = resolve(import.meta.dirname, "../..");
 const THIS_FILE = relative(ROOT, import.meta.filename);
 /** What is scanned: the code, its tests and scripts, the docs and the configuration a reader opens. */
-const SCANNED = ["src", "scripts", "test", "docs", ".ci", "README.md", "CONTRIBUTING.md", "biome.jsonc", ".npmrc", ".editorconfig", "wrangler.toml", "package.json", "tsconfig.json", "drizzle.config.ts", "vitest.config.ts"];
+const SCANNED = [
+  "src",
+  "scripts",
+  "test",
+  "docs",
+  ".ci",
+  "README.md",
+  "CONTRIBUTING.md",
+  "biome.jsonc",
+  ".npmrc",
+  ".editorconfig",
+  "wrangler.toml",
+  "package.json",
+  "tsconfig.json",
+  "drizzle.config.ts",
+  "vitest.config.ts",
+];
 const SKIPPED_DIRS = new Set(["node_modules", ".git", ".data", ".wrangler", "dist"]);
 const TEXT = /\.(ts|js|mjs|cjs|jsonc?|md|toml|sh|sql|ya?ml|txt)$|^(run|\.npmrc|\.editorconfig)$/;
 
@@ -22,7 +38,9 @@ function files(path: string): string[] {
     return [];
   }
   if (stat.isFile()) return TEXT.test(path.split("/").pop()!) ? [path] : [];
-  return readdirSync(full).filter((name) => !SKIPPED_DIRS.has(name)).flatMap((name) => files(`${path}/${name}`));
+  return readdirSync(full)
+    .filter((name) => !SKIPPED_DIRS.has(name))
+    .flatMap((name) => files(`${path}/${name}`));
 }
 
 const SOURCES = SCANNED.flatMap(files).filter((path) => path !== THIS_FILE);
@@ -33,7 +51,10 @@ const OUTSIDE: { pattern: RegExp; what: string }[] = [
   { pattern: /DECISIONS/, what: "the private DECISIONS spec (cite docs/decisions.md Dx)" },
   { pattern: /\b(FILES|API|STYLE)\.md\b/, what: "a private spec page (cite docs/decisions.md Dx or docs/*.md)" },
   { pattern: /\breference\b[^\n]{0,3}§/i, what: "the private reference notes (cite AList v3.58.0 <file>:<line>)" },
-  { pattern: /\balist-v3\.58-[\w-]+\.md|\bopenlist-[\w-]+\.md/, what: "the private reference notes (cite AList v3.58.0 <file>:<line>)" },
+  {
+    pattern: /\balist-v3\.58-[\w-]+\.md|\bopenlist-[\w-]+\.md/,
+    what: "the private reference notes (cite AList v3.58.0 <file>:<line>)",
+  },
   { pattern: /\.\.\/shared\b|\/work\//, what: "a path outside the repository" },
 ];
 /** A `§` is fine only in a public standard's section number: RFC 4918 §9.1, MS-SMB2 §2.2.3. */
@@ -41,19 +62,25 @@ const STANDARD = /(RFC \d+|MS-SMB2)\b/;
 
 function offences(path: string): string[] {
   const found: string[] = [];
-  read(path).split("\n").forEach((line, index) => {
-    const at = `${path}:${index + 1}`;
-    for (const { pattern, what } of OUTSIDE) if (pattern.test(line)) found.push(`${at} points at ${what}: ${line.trim()}`);
-    const section = line.indexOf("§");
-    if (section >= 0 && !STANDARD.test(line.slice(0, section))) found.push(`${at} cites a § that is not a public standard's: ${line.trim()}`);
-  });
+  read(path)
+    .split("\n")
+    .forEach((line, index) => {
+      const at = `${path}:${index + 1}`;
+      for (const { pattern, what } of OUTSIDE)
+        if (pattern.test(line)) found.push(`${at} points at ${what}: ${line.trim()}`);
+      const section = line.indexOf("§");
+      if (section >= 0 && !STANDARD.test(line.slice(0, section)))
+        found.push(`${at} cites a § that is not a public standard's: ${line.trim()}`);
+    });
   return found;
 }
 
 /** The rules docs/decisions.md defines: its areas (`## D8 …`) and their rules (`**D8.3 …`). */
 function definedRules(): Set<string> {
   const text = read("docs/decisions.md");
-  return new Set([...text.matchAll(/^## (D\d+) /gm), ...text.matchAll(/^\*\*(D\d+\.\d+) /gm)].map((match) => match[1]!));
+  return new Set(
+    [...text.matchAll(/^## (D\d+) /gm), ...text.matchAll(/^\*\*(D\d+\.\d+) /gm)].map((match) => match[1]!),
+  );
 }
 
 /**
@@ -81,15 +108,37 @@ describe("the repository explains itself", () => {
   });
 
   it("finds the pointers it forbids", () => {
-    const probe = (line: string) => OUTSIDE.some(({ pattern }) => pattern.test(line)) || (line.includes("§") && !STANDARD.test(line.slice(0, line.indexOf("§"))));
+    const probe = (line: string) =>
+      OUTSIDE.some(({ pattern }) => pattern.test(line)) ||
+      (line.includes("§") && !STANDARD.test(line.slice(0, line.indexOf("§"))));
     const section = "§";
-    for (const bad of [`// (DECISIONS ${section}4.4)`, `// (FILES.md ${section}3.9)`, "// (API.md)", `// (reference ${section}6.2)`, `// from the reference (${section}6.2)`, "// see ../shared/spec", "// /work/shared/reference/x.md"]) expect(probe(bad), bad).toBe(true);
-    for (const good of ["// (docs/decisions.md D4.4)", "// (AList v3.58.0 pkg/sign/hmac.go:17-26)", `// (RFC 4918 ${section}9.1)`, `// RFC 4918 ${section}6-7, ${section}10.4`, "// see docs/api.md"]) expect(probe(good), good).toBe(false);
+    for (const bad of [
+      `// (DECISIONS ${section}4.4)`,
+      `// (FILES.md ${section}3.9)`,
+      "// (API.md)",
+      `// (reference ${section}6.2)`,
+      `// from the reference (${section}6.2)`,
+      "// see ../shared/spec",
+      "// /work/shared/reference/x.md",
+    ])
+      expect(probe(bad), bad).toBe(true);
+    for (const good of [
+      "// (docs/decisions.md D4.4)",
+      "// (AList v3.58.0 pkg/sign/hmac.go:17-26)",
+      `// (RFC 4918 ${section}9.1)`,
+      `// RFC 4918 ${section}6-7, ${section}10.4`,
+      "// see docs/api.md",
+    ])
+      expect(probe(good), good).toBe(false);
   });
 
   it("every rule a comment or doc cites is in docs/decisions.md", () => {
     const defined = definedRules();
-    const missing = SOURCES.flatMap((path) => citedRules(read(path)).filter((rule) => !defined.has(rule)).map((rule) => `${path} cites ${rule}`));
+    const missing = SOURCES.flatMap((path) =>
+      citedRules(read(path))
+        .filter((rule) => !defined.has(rule))
+        .map((rule) => `${path} cites ${rule}`),
+    );
     expect(missing).toEqual([]);
   });
 
@@ -102,7 +151,11 @@ describe("the repository explains itself", () => {
   it("reads citations the way comments write them", () => {
     expect(citedRules("// (docs/decisions.md D4.3)")).toEqual(["D4.3"]);
     expect(citedRules("// (docs/decisions.md D8.1, D8.3) and D9.1 elsewhere")).toEqual(["D8.1", "D8.3"]);
-    expect(citedRules("// docs/decisions.md D4.7-D4.8 and docs/decisions.md D4's fixes")).toEqual(["D4.7", "D4.8", "D4"]);
+    expect(citedRules("// docs/decisions.md D4.7-D4.8 and docs/decisions.md D4's fixes")).toEqual([
+      "D4.7",
+      "D4.8",
+      "D4",
+    ]);
     expect(citedRules("// … (docs/decisions.md\n  // D8.2).")).toEqual(["D8.2"]);
     expect(citedRules("[decisions.md](decisions.md#d8-fixes) D8:")).toEqual(["D8"]);
     expect(definedRules()).toContain("D4.3");

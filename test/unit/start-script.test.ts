@@ -27,11 +27,16 @@ afterAll(async () => {
 function start(env: Record<string, string>) {
   return new Promise<{ code: number | null; stdout: string; stderr: string; ms: number }>((done) => {
     const started = Date.now();
-    const child = execFile(process.execPath, [join(root, "node_modules/tsx/dist/cli.mjs"), "scripts/start.ts"], {
-      cwd: root,
-      env: { ...process.env, TURSO_DATABASE_URL: "", ...env },
-      timeout: 30_000,
-    }, (_error, stdout, stderr) => done({ code: child.exitCode, stdout, stderr, ms: Date.now() - started }));
+    const child = execFile(
+      process.execPath,
+      [join(root, "node_modules/tsx/dist/cli.mjs"), "scripts/start.ts"],
+      {
+        cwd: root,
+        env: { ...process.env, TURSO_DATABASE_URL: "", ...env },
+        timeout: 30_000,
+      },
+      (_error, stdout, stderr) => done({ code: child.exitCode, stdout, stderr, ms: Date.now() - started }),
+    );
   });
 }
 

@@ -17,7 +17,11 @@ afterEach(() => rmSync(parent, { recursive: true, force: true }));
 describe("the web UI install step", () => {
   it("is already done in this checkout: the pinned version, skipped on a second run", () => {
     const stamp = JSON.parse(readFileSync(join(webUiDir, ".gatehouse-webui.json"), "utf8"));
-    expect(stamp).toMatchObject({ package: "@openlist-frontend/openlist-frontend", version: WEB_UI_VERSION, integrity: WEB_UI_INTEGRITY });
+    expect(stamp).toMatchObject({
+      package: "@openlist-frontend/openlist-frontend",
+      version: WEB_UI_VERSION,
+      integrity: WEB_UI_INTEGRITY,
+    });
     expect(readFileSync(join(webUiDir, "VERSION"), "utf8")).toBe(`v${WEB_UI_VERSION}`);
     expect(existsSync(join(webUiDir, "lite"))).toBe(false);
     expect(ensureWebUi()).toBe("present");
@@ -53,7 +57,9 @@ describe("the web UI install step", () => {
     expect(ensureWebUi({ dir, env: { GATEHOUSE_WEB_UI: "off" } })).toBe("off");
     expect(readdirSync(dir).sort()).toEqual([".assetsignore", ".gatehouse-webui.json", "api"]);
     expect(readdirSync(join(dir, "api"))).toEqual(["openapi.json"]);
-    expect(JSON.parse(readFileSync(join(dir, "api/openapi.json"), "utf8"))).toEqual(JSON.parse(readFileSync("src/generated/openapi.json", "utf8")));
+    expect(JSON.parse(readFileSync(join(dir, "api/openapi.json"), "utf8"))).toEqual(
+      JSON.parse(readFileSync("src/generated/openapi.json", "utf8")),
+    );
     expect(readFileSync(join(dir, ".assetsignore"), "utf8")).toBe(".gatehouse-webui.json\n");
     expect(ensureWebUi({ dir, env: { GATEHOUSE_WEB_UI: "off" } })).toBe("off");
   });

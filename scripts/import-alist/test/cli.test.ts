@@ -38,7 +38,12 @@ afterEach(() => {
 afterAll(() => vi.restoreAllMocks());
 
 // No .dev.vars: the secrets come from this environment only.
-const env = (extra: Record<string, string> = {}) => ({ TURSO_DATABASE_URL: `file:${target}`, JWT_SECRET, DATA_DIR: dir, ...extra });
+const env = (extra: Record<string, string> = {}) => ({
+  TURSO_DATABASE_URL: `file:${target}`,
+  JWT_SECRET,
+  DATA_DIR: dir,
+  ...extra,
+});
 const run = (args: string[], extra?: Record<string, string>) => main(args, env(extra), join(dir, ".dev.vars"));
 const rows = async (sql: string) => {
   const client = createClient({ url: `file:${target}` });
@@ -62,15 +67,29 @@ describe("npm run import:alist", () => {
     expect(report).toContain("note: settings Gatehouse does not know, not imported: some_future_setting");
     expect(report).not.toContain("its password:"); // the admin created by this run took AList's password
 
-    expect(await rows("SELECT username, role, password_hash LIKE 'alist-sha256$%' AS alist, otp_secret IS NOT NULL AS otp FROM users ORDER BY id")).toEqual([
+    expect(
+      await rows(
+        "SELECT username, role, password_hash LIKE 'alist-sha256$%' AS alist, otp_secret IS NOT NULL AS otp FROM users ORDER BY id",
+      ),
+    ).toEqual([
       { username: "guest", role: "[1]", alist: 0, otp: 0 },
       { username: "admin", role: "[2]", alist: 1, otp: 0 },
       { username: "alice", role: "[3]", alist: 1, otp: 1 },
       { username: "bob", role: "[3,4]", alist: 1, otp: 0 },
       { username: "carol", role: "[4]", alist: 1, otp: 0 },
     ]);
-    expect(await rows("SELECT u.username, k.title, k.fingerprint, k.key_str, k.added_time FROM ssh_public_keys k JOIN users u ON u.id = k.user_id")).toEqual([
-      { username: "alice", title: "laptop", fingerprint: key.fingerprint, key_str: key.line.trim(), added_time: Date.parse("2024-01-02T03:04:05Z") / 1000 },
+    expect(
+      await rows(
+        "SELECT u.username, k.title, k.fingerprint, k.key_str, k.added_time FROM ssh_public_keys k JOIN users u ON u.id = k.user_id",
+      ),
+    ).toEqual([
+      {
+        username: "alice",
+        title: "laptop",
+        fingerprint: key.fingerprint,
+        key_str: key.line.trim(),
+        added_time: Date.parse("2024-01-02T03:04:05Z") / 1000,
+      },
     ]);
     expect(await rows("SELECT mount_path, driver, disabled FROM storages ORDER BY id")).toEqual([
       { mount_path: "/media", driver: "WebDav", disabled: 0 },
@@ -88,7 +107,8 @@ describe("npm run import:alist", () => {
 
   it("writes nothing on a dry run", async () => {
     expect(await run([await aListFile(await minimalFixture())])).toBe(0); // a migrated target
-    const state = "SELECT (SELECT group_concat(username || password_hash) FROM users) AS u, (SELECT count(*) FROM roles) AS r, (SELECT count(*) FROM storages) AS s, (SELECT count(*) FROM metas) AS m, (SELECT group_concat(value) FROM settings) AS v";
+    const state =
+      "SELECT (SELECT group_concat(username || password_hash) FROM users) AS u, (SELECT count(*) FROM roles) AS r, (SELECT count(*) FROM storages) AS s, (SELECT count(*) FROM metas) AS m, (SELECT group_concat(value) FROM settings) AS v";
     const snapshot = await rows(state);
     output = [];
     expect(await run([await aListFile(await fullFixture()), "--dry-run"])).toBe(0);
@@ -101,11 +121,15 @@ describe("npm run import:alist", () => {
   it("refuses to write 2FA users' secrets without a sealing key, and seals with OTP_ENCRYPTION_KEY first", async () => {
     const file = await aListFile(await fullFixture());
     expect(await main([file], { TURSO_DATABASE_URL: `file:${target}`, DATA_DIR: dir }, join(dir, ".dev.vars"))).toBe(1);
-    expect(output.join("\n")).toMatch(/Import refused: 1 AList user\(s\) have two-factor sign-in on, and their secrets need OTP_ENCRYPTION_KEY or JWT_SECRET .* Nothing was written\./);
+    expect(output.join("\n")).toMatch(
+      /Import refused: 1 AList user\(s\) have two-factor sign-in on, and their secrets need OTP_ENCRYPTION_KEY or JWT_SECRET .* Nothing was written\./,
+    );
 
     const otpKey = "otp-key-otp-key-otp-key-otp-key-otp-key-0123";
     expect(await run([file], { OTP_ENCRYPTION_KEY: otpKey })).toBe(0);
-    const [{ otp_secret }] = (await rows("SELECT otp_secret FROM users WHERE username = 'alice'")) as unknown as [{ otp_secret: string }];
+    const [{ otp_secret }] = (await rows("SELECT otp_secret FROM users WHERE username = 'alice'")) as unknown as [
+      { otp_secret: string },
+    ];
     const { open } = await import("../../../src/features/two-factor/secret-box.ts");
     expect(await open([new TextEncoder().encode(otpKey)], otp_secret)).toBe(ALICE_OTP_SECRET);
   });
@@ -114,12 +138,16 @@ describe("npm run import:alist", () => {
     const notSqlite = join(dir, "notes.txt");
     writeFileSync(notSqlite, "these are not the tables you are looking for\n".repeat(100));
     expect(await run([notSqlite])).toBe(1);
-    expect(output.join("\n")).toMatch(/^Import refused: .*notes\.txt is not an SQLite database \(file is not a database\)\. Nothing was written\.$/);
+    expect(output.join("\n")).toMatch(
+      /^Import refused: .*notes\.txt is not an SQLite database \(file is not a database\)\. Nothing was written\.$/,
+    );
 
     output = [];
     const otherApp = await aListFile({ prefix: "", schema: { posts: ["`id` integer"] }, rows: {} });
     expect(await run([otherApp])).toBe(1);
-    expect(output.join("\n")).toContain("not an AList database: no table x_users, x_storages, x_setting_items (tables found: posts; is the table prefix right? --prefix)");
+    expect(output.join("\n")).toContain(
+      "not an AList database: no table x_users, x_storages, x_setting_items (tables found: posts; is the table prefix right? --prefix)",
+    );
 
     output = [];
     expect(await run([join(dir, "missing.db")])).toBe(1);
@@ -140,11 +168,19 @@ describe("npm run import:alist", () => {
 
   it("runs as the npm script, with a custom table prefix", async () => {
     const file = await aListFile({ ...(await minimalFixture()), prefix: "al_" });
-    const { stdout } = await promisify(execFile)("npm", ["run", "--silent", "import:alist", "--", file, "--prefix", "al_"], {
-      cwd: projectRoot,
-      env: { ...process.env, ...env() },
-    });
+    const { stdout } = await promisify(execFile)(
+      "npm",
+      ["run", "--silent", "import:alist", "--", file, "--prefix", "al_"],
+      {
+        cwd: projectRoot,
+        env: { ...process.env, ...env() },
+      },
+    );
     expect(stdout).toContain("Users: 0 imported, 1 replaced, 1 unchanged, 0 skipped, 0 refused");
-    expect(await rows("SELECT password_hash LIKE 'alist-sha256$AdminSalt0123456$%' AS alist FROM users WHERE username = 'admin'")).toEqual([{ alist: 1 }]);
+    expect(
+      await rows(
+        "SELECT password_hash LIKE 'alist-sha256$AdminSalt0123456$%' AS alist FROM users WHERE username = 'admin'",
+      ),
+    ).toEqual([{ alist: 1 }]);
   }, 60_000);
 });

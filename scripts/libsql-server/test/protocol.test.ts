@@ -148,7 +148,7 @@ describe("pipeline", () => {
     const reply = await pipeline(test.server, null, [
       execute("SELECT 1; SELECT 2"),
       execute("  -- nothing but a comment\n"),
-      execute("SELECT ';' AS a, \"x;y\" FROM (SELECT 1 AS \"x;y\"); -- trailing; comment"),
+      execute('SELECT \';\' AS a, "x;y" FROM (SELECT 1 AS "x;y"); -- trailing; comment'),
       execute(`CREATE TRIGGER t_upper AFTER INSERT ON t BEGIN
                  UPDATE t SET name = upper(new.name) WHERE id = new.id;
                  SELECT CASE WHEN new.name = '' THEN RAISE(ABORT, 'empty; name') END;
@@ -227,11 +227,23 @@ describe("batch conditions", () => {
       { condition: { type: "error", step: 1 }, stmt: { sql: "SELECT 'ran'" } }, // 3 ok
       { condition: { type: "error", step: 2 }, stmt: { sql: "SELECT 'skipped'" } }, // 4: a skipped step is no error
       {
-        condition: { type: "and", conds: [{ type: "ok", step: 0 }, { type: "not", cond: { type: "ok", step: 2 } }] },
+        condition: {
+          type: "and",
+          conds: [
+            { type: "ok", step: 0 },
+            { type: "not", cond: { type: "ok", step: 2 } },
+          ],
+        },
         stmt: { sql: "SELECT 'ran'" },
       }, // 5 ok
       {
-        condition: { type: "or", conds: [{ type: "ok", step: 1 }, { type: "ok", step: 4 }] },
+        condition: {
+          type: "or",
+          conds: [
+            { type: "ok", step: 1 },
+            { type: "ok", step: 4 },
+          ],
+        },
         stmt: { sql: "SELECT 'skipped'" },
       }, // 6 skipped
       { condition: { type: "ok", step: 9 }, stmt: { sql: "SELECT 'invalid'" } }, // 7 refers to a later step
@@ -275,10 +287,18 @@ describe("batch conditions", () => {
 
 describe("connections", () => {
   it("of a stream closed inside a transaction are not reused: the transaction is rolled back", async () => {
-    await pipeline(test.server, null, [execute("BEGIN"), execute("INSERT INTO t (name) VALUES ('left open')"), { type: "close" }]);
+    await pipeline(test.server, null, [
+      execute("BEGIN"),
+      execute("INSERT INTO t (name) VALUES ('left open')"),
+      { type: "close" },
+    ]);
     // Closed streams hand their connections to the next ones; none may still be in that transaction.
     for (let i = 0; i < 3; i++) {
-      const next = await pipeline(test.server, null, [{ type: "get_autocommit" }, execute("SELECT count(*) FROM t"), { type: "close" }]);
+      const next = await pipeline(test.server, null, [
+        { type: "get_autocommit" },
+        execute("SELECT count(*) FROM t"),
+        { type: "close" },
+      ]);
       expect(next.results[0].response.is_autocommit).toBe(true);
       expect(next.results[1].response.result.rows).toEqual([[int(0)]]);
     }
@@ -286,8 +306,15 @@ describe("connections", () => {
 
   it("keep statements prepared across streams, and see a schema change", async () => {
     const select = () => pipeline(test.server, null, [execute("SELECT * FROM t"), { type: "close" }]);
-    expect((await select()).results[0].response.result.cols.map((c: { name: string }) => c.name)).toEqual(["id", "name"]);
-    await pipeline(test.server, null, [execute("ALTER TABLE t ADD COLUMN size INTEGER DEFAULT 7"), execute("INSERT INTO t (name) VALUES ('a')"), { type: "close" }]);
+    expect((await select()).results[0].response.result.cols.map((c: { name: string }) => c.name)).toEqual([
+      "id",
+      "name",
+    ]);
+    await pipeline(test.server, null, [
+      execute("ALTER TABLE t ADD COLUMN size INTEGER DEFAULT 7"),
+      execute("INSERT INTO t (name) VALUES ('a')"),
+      { type: "close" },
+    ]);
     for (let i = 0; i < 3; i++) {
       const { result } = (await select()).results[0].response;
       expect(result.cols.map((c: { name: string }) => c.name)).toEqual(["id", "name", "size"]);
@@ -383,7 +410,10 @@ describe("cursor", () => {
       }),
     });
     expect(response.status).toBe(200);
-    const lines = (await response.text()).trimEnd().split("\n").map((line) => JSON.parse(line));
+    const lines = (await response.text())
+      .trimEnd()
+      .split("\n")
+      .map((line) => JSON.parse(line));
     expect(lines[0]).toEqual({ baton: expect.any(String), base_url: null });
     expect(lines.slice(1)).toEqual([
       { type: "step_begin", step: 0, cols: [] },

@@ -40,11 +40,7 @@ export interface HttpReply {
 }
 
 /** POSTs `body` (JSON-encoded unless already a string) with TEST_AUTH_TOKEN, and parses a JSON reply. */
-export async function post(
-  url: string,
-  body: unknown,
-  headers: Record<string, string> = {},
-): Promise<HttpReply> {
+export async function post(url: string, body: unknown, headers: Record<string, string> = {}): Promise<HttpReply> {
   const response = await fetch(url, {
     method: "POST",
     headers: { "content-type": "application/json", ...authorized, ...headers },

@@ -27,7 +27,9 @@ const AppPassword = z.object({
   id: z.number().check(z.int()),
   name: z.string(),
   created: z.string().openapi({ description: "RFC 3339" }),
-  last_used: z.nullable(z.string()).openapi({ description: "RFC 3339; null until first used. Updated at most once a minute." }),
+  last_used: z
+    .nullable(z.string())
+    .openapi({ description: "RFC 3339; null until first used. Updated at most once a minute." }),
 });
 
 /** The caller's app passwords, read in the guard's batch. */
@@ -48,8 +50,19 @@ const create = createRoute({
   tags: ["app passwords"],
   summary: "Make an app password for a WebDAV client; the password is in this reply and never again",
   ...ownPasswords,
-  request: { body: jsonBody(z.object({ name: wellFormed(z.string().check(z.trim(), z.minLength(1), z.maxLength(100))).openapi({ example: "rclone on my laptop" }) })) },
-  responses: envelopeResponse(z.object({ ...AppPassword.shape, password: z.string().openapi({ example: "gh-app-3fQ9…" }) }), "Made"),
+  request: {
+    body: jsonBody(
+      z.object({
+        name: wellFormed(z.string().check(z.trim(), z.minLength(1), z.maxLength(100))).openapi({
+          example: "rclone on my laptop",
+        }),
+      }),
+    ),
+  },
+  responses: envelopeResponse(
+    z.object({ ...AppPassword.shape, password: z.string().openapi({ example: "gh-app-3fQ9…" }) }),
+    "Made",
+  ),
 });
 
 const remove = createRoute({
@@ -67,7 +80,12 @@ export function registerAppPasswordRoutes(app: Router) {
     const rows = await planned(c, listPlan);
     return ok(
       c,
-      rows.map((row) => ({ id: row.id, name: row.name, created: rfc3339(row.createdAt), last_used: row.lastUsedAt > 0 ? rfc3339(row.lastUsedAt) : null })),
+      rows.map((row) => ({
+        id: row.id,
+        name: row.name,
+        created: rfc3339(row.createdAt),
+        last_used: row.lastUsedAt > 0 ? rfc3339(row.lastUsedAt) : null,
+      })),
     );
   });
 

@@ -16,11 +16,18 @@ export const APP_PASSWORD_PREFIX = "gh-app-";
 const newAppPassword = () => APP_PASSWORD_PREFIX + randomAlphanumeric(32);
 
 /** A new app password of the user's: its id, the password (shown this once) and when it was made (unix seconds). */
-export async function makeAppPassword(db: Database, userId: number, name: string): Promise<{ id: number; password: string; createdAt: number }> {
+export async function makeAppPassword(
+  db: Database,
+  userId: number,
+  name: string,
+): Promise<{ id: number; password: string; createdAt: number }> {
   const password = newAppPassword();
   const createdAt = Math.floor(Date.now() / 1000);
   const hash = await sha256Hex(password);
-  const id = await refuseDuplicate(APP_PASSWORD_NAME_TAKEN, addAppPassword(db, { userId, name, hash, now: createdAt }, MAX_APP_PASSWORDS));
+  const id = await refuseDuplicate(
+    APP_PASSWORD_NAME_TAKEN,
+    addAppPassword(db, { userId, name, hash, now: createdAt }, MAX_APP_PASSWORDS),
+  );
   if (id === null) throw new ApiError(400, tooManyAppPasswords(MAX_APP_PASSWORDS));
   return { id, password, createdAt };
 }

@@ -6,11 +6,14 @@ import { grantSession, MAX_SESSIONS_PER_USER } from "./store.ts";
 import { aListStaticHash, getAs, login, postJson } from "../../../test/support/auth.ts";
 import { createUnitFixture, readEnvelope, TEST_ADMIN_PASSWORD, type UnitFixture } from "../../../test/support/unit.ts";
 
-const LOCKED = "Too many unsuccessful sign-in attempts have been made using an incorrect username or password, Try again later.";
+const LOCKED =
+  "Too many unsuccessful sign-in attempts have been made using an incorrect username or password, Try again later.";
 let fixture: UnitFixture;
 beforeAll(async () => {
   fixture = await createUnitFixture();
-  await fixture.db.insert(users).values({ username: "bob", passwordHash: await hashStaticHash(await staticHash("bob's password")), roleIds: [] });
+  await fixture.db
+    .insert(users)
+    .values({ username: "bob", passwordHash: await hashStaticHash(await staticHash("bob's password")), roleIds: [] });
 });
 afterAll(() => fixture.close());
 beforeEach(async () => {
@@ -23,12 +26,19 @@ const from = (ip: string, extra: Record<string, string> = {}) => ({ "CF-Connecti
 
 describe("POST /api/auth/login", () => {
   it("returns a token and a device key, and opens an active session with the masked address", async () => {
-    const body = await login(fixture, admin, from("203.0.113.77", { "Client-Id": "laptop", "User-Agent": "AList-Web/3.58" }));
+    const body = await login(
+      fixture,
+      admin,
+      from("203.0.113.77", { "Client-Id": "laptop", "User-Agent": "AList-Web/3.58" }),
+    );
     expect(body.code).toBe(200);
     expect(body.message).toBe("success");
     expect(body.data!.token.split(".")).toHaveLength(3);
     expect(body.data!.device_key).toMatch(/^[0-9a-f]{32}$/);
-    const [session] = await fixture.db.select().from(deviceSessions).where(eq(deviceSessions.deviceKey, body.data!.device_key));
+    const [session] = await fixture.db
+      .select()
+      .from(deviceSessions)
+      .where(eq(deviceSessions.deviceKey, body.data!.device_key));
     expect(session).toMatchObject({ userId: 2, status: 0, ip: "203.*.*.77", userAgent: "AList-Web/3.58" });
     expect(Math.abs(session!.lastActive - Date.now() / 1000)).toBeLessThan(5);
   });
@@ -42,7 +52,11 @@ describe("POST /api/auth/login", () => {
   });
 
   it("does not let anyone sign in as the guest account", async () => {
-    expect(await login(fixture, { username: "guest", password: "guest" })).toEqual({ code: 400, message: "username or password is incorrect", data: null });
+    expect(await login(fixture, { username: "guest", password: "guest" })).toEqual({
+      code: 400,
+      message: "username or password is incorrect",
+      data: null,
+    });
   });
 
   it("refuses a disabled user with the right password, and does not count it as a failure", async () => {
@@ -54,9 +68,24 @@ describe("POST /api/auth/login", () => {
   });
 
   it("answers a user deleted while signing in like an unknown one, not with a foreign-key error", async () => {
-    const [gone] = await fixture.db.insert(users).values({ username: "gone", passwordHash: "x", roleIds: [] }).returning();
+    const [gone] = await fixture.db
+      .insert(users)
+      .values({ username: "gone", passwordHash: "x", roleIds: [] })
+      .returning();
     await fixture.db.delete(users).where(eq(users.id, gone!.id));
-    const grant = { userId: gone!.id, username: "gone", deviceKey: "k".repeat(32), tokenId: "t", userAgent: "", maskedIp: "", clientIp: "203.0.113.1", now: 1, otpStep: null, maxOtherActive: null, maxActive: null };
+    const grant = {
+      userId: gone!.id,
+      username: "gone",
+      deviceKey: "k".repeat(32),
+      tokenId: "t",
+      userAgent: "",
+      maskedIp: "",
+      clientIp: "203.0.113.1",
+      now: 1,
+      otpStep: null,
+      maxOtherActive: null,
+      maxActive: null,
+    };
     expect(await grantSession(fixture.db, grant)).toBe("user_gone");
     expect(await grantSession(fixture.db, { ...grant, otpStep: 5, maxOtherActive: 2 })).toBe("user_gone");
     expect(await grantSession(fixture.db, { ...grant, maxActive: 1 })).toBe("user_gone");
@@ -91,7 +120,9 @@ describe("POST /api/auth/login/hash", () => {
   it("accepts AList's static hash of the password, in either case", async () => {
     const hash = aListStaticHash(TEST_ADMIN_PASSWORD);
     for (const password of [hash, hash.toUpperCase()]) {
-      const body = (await readEnvelope(await postJson(fixture, "/api/auth/login/hash", { username: "admin", password }))) as { code: number };
+      const body = (await readEnvelope(
+        await postJson(fixture, "/api/auth/login/hash", { username: "admin", password }),
+      )) as { code: number };
       expect(body.code).toBe(200);
     }
   });
@@ -151,7 +182,12 @@ describe("lockout", () => {
     expect((await login(fixture, admin, from("198.51.100.9"))).code).toBe(429);
     await fixture.db.update(loginFailures).set({ expiresAt: Math.floor(Date.now() / 1000) - 1 });
     expect((await login(fixture, admin, from("198.51.100.9"))).code).toBe(200);
-    expect(await fixture.db.select().from(loginFailures).where(and(eq(loginFailures.scope, "ip"), eq(loginFailures.subject, "198.51.100.9")))).toEqual([]);
+    expect(
+      await fixture.db
+        .select()
+        .from(loginFailures)
+        .where(and(eq(loginFailures.scope, "ip"), eq(loginFailures.subject, "198.51.100.9"))),
+    ).toEqual([]);
   });
 
   it("locks an address out after 5 failures spread over 5 usernames; 4 are not enough", async () => {
@@ -166,7 +202,10 @@ describe("lockout", () => {
     expect(replies.filter((r) => r.code === 400)).toHaveLength(5);
     expect(replies.filter((r) => r.code === 429)).toHaveLength(7);
     // Refused attempts neither count further nor keep the window moving.
-    const [row] = await fixture.db.select().from(loginFailures).where(and(eq(loginFailures.scope, "ip"), eq(loginFailures.subject, "198.51.100.32")));
+    const [row] = await fixture.db
+      .select()
+      .from(loginFailures)
+      .where(and(eq(loginFailures.scope, "ip"), eq(loginFailures.subject, "198.51.100.32")));
     expect(row!.count).toBe(6);
   });
 
@@ -175,7 +214,12 @@ describe("lockout", () => {
     await failFrom("198.51.100.20", "nobody");
     const rows = await fixture.db.select().from(loginFailures);
     expect(rows.find((r) => r.scope === "ip")).toMatchObject({ subject: "198.51.100.20", count: 2 });
-    expect(rows.filter((r) => r.scope === "user").map((r) => [r.subject, r.count]).sort()).toEqual([
+    expect(
+      rows
+        .filter((r) => r.scope === "user")
+        .map((r) => [r.subject, r.count])
+        .sort(),
+    ).toEqual([
       ["admin", 1],
       ["nobody", 1],
     ]);
@@ -187,29 +231,54 @@ describe("the caller's address", () => {
     fixture
       .request(
         "/api/auth/login",
-        { method: "POST", headers: { "Content-Type": "application/json", ...headers }, body: JSON.stringify({ username: "admin", password }) },
+        {
+          method: "POST",
+          headers: { "Content-Type": "application/json", ...headers },
+          body: JSON.stringify({ username: "admin", password }),
+        },
         { TRUST_CF_CONNECTING_IP: trust },
       )
       .then(readEnvelope);
 
   for (const trust of [undefined, "false", "1"]) {
     it(`ignores CF-Connecting-IP unless TRUST_CF_CONNECTING_IP is "true" (here ${trust}): rotating it buys no guesses`, async () => {
-      for (let i = 0; i < 5; i++) expect((await signInAs({ "CF-Connecting-IP": `203.0.113.${i}` }, "wrong", trust)).code).toBe(400);
+      for (let i = 0; i < 5; i++)
+        expect((await signInAs({ "CF-Connecting-IP": `203.0.113.${i}` }, "wrong", trust)).code).toBe(400);
       expect((await signInAs({ "CF-Connecting-IP": "203.0.113.99" }, TEST_ADMIN_PASSWORD, trust)).code).toBe(429);
-      expect(await fixture.db.select({ scope: loginFailures.scope, subject: loginFailures.subject }).from(loginFailures).where(eq(loginFailures.scope, "ip"))).toEqual([
-        { scope: "ip", subject: "local" },
-      ]);
+      expect(
+        await fixture.db
+          .select({ scope: loginFailures.scope, subject: loginFailures.subject })
+          .from(loginFailures)
+          .where(eq(loginFailures.scope, "ip")),
+      ).toEqual([{ scope: "ip", subject: "local" }]);
     });
   }
 
   it("never believes X-Forwarded-For or X-Real-IP, which any client sends", async () => {
     for (let i = 0; i < 5; i++) {
-      expect((await signInAs({ "CF-Connecting-IP": "198.51.100.60", "X-Forwarded-For": `10.0.0.${i}`, "X-Real-IP": `10.1.0.${i}` }, "wrong", "true")).code).toBe(400);
+      expect(
+        (
+          await signInAs(
+            { "CF-Connecting-IP": "198.51.100.60", "X-Forwarded-For": `10.0.0.${i}`, "X-Real-IP": `10.1.0.${i}` },
+            "wrong",
+            "true",
+          )
+        ).code,
+      ).toBe(400);
     }
-    expect((await signInAs({ "CF-Connecting-IP": "198.51.100.60", "X-Forwarded-For": "10.9.9.9" }, TEST_ADMIN_PASSWORD, "true")).code).toBe(429);
+    expect(
+      (
+        await signInAs(
+          { "CF-Connecting-IP": "198.51.100.60", "X-Forwarded-For": "10.9.9.9" },
+          TEST_ADMIN_PASSWORD,
+          "true",
+        )
+      ).code,
+    ).toBe(429);
     // Untrusted, they do not stand in for the missing address either.
     await fixture.db.delete(loginFailures);
-    for (let i = 0; i < 5; i++) expect((await signInAs({ "X-Forwarded-For": `10.2.0.${i}` }, "wrong", "false")).code).toBe(400);
+    for (let i = 0; i < 5; i++)
+      expect((await signInAs({ "X-Forwarded-For": `10.2.0.${i}` }, "wrong", "false")).code).toBe(400);
     expect((await signInAs({ "X-Forwarded-For": "10.2.0.99" }, TEST_ADMIN_PASSWORD, "false")).code).toBe(429);
   });
 
@@ -224,7 +293,10 @@ describe("the caller's address", () => {
     const [row] = await fixture.db.select().from(loginFailures).where(eq(loginFailures.scope, "ip"));
     expect(row!.subject).toBe("1".repeat(45));
     const ok = await signInAs({ "CF-Connecting-IP": long, "Client-Id": "long-ip" }, TEST_ADMIN_PASSWORD, "true");
-    const [session] = await fixture.db.select().from(deviceSessions).where(eq(deviceSessions.deviceKey, (ok.data as { device_key: string }).device_key));
+    const [session] = await fixture.db
+      .select()
+      .from(deviceSessions)
+      .where(eq(deviceSessions.deviceKey, (ok.data as { device_key: string }).device_key));
     expect(session!.ip).toBe("1".repeat(45));
   });
 });
@@ -232,7 +304,13 @@ describe("the caller's address", () => {
 describe("device sessions at sign-in", () => {
   it(`keeps at most ${MAX_SESSIONS_PER_USER} sessions per user: the oldest inactive go first, then the oldest active`, async () => {
     const [bob] = await fixture.db.select().from(users).where(eq(users.username, "bob"));
-    const row = (i: number, status: number) => ({ deviceKey: `old-${String(i).padStart(3, "0")}`, userId: bob!.id, tokenId: "t", lastActive: 1000 + i, status });
+    const row = (i: number, status: number) => ({
+      deviceKey: `old-${String(i).padStart(3, "0")}`,
+      userId: bob!.id,
+      tokenId: "t",
+      lastActive: 1000 + i,
+      status,
+    });
     // 60 inactive and 60 active, interleaved in age; and another user's session, which stays.
     await fixture.db.insert(deviceSessions).values(Array.from({ length: 120 }, (_, i) => row(i, i % 2)));
     const adminSession = (await login(fixture, admin, { "Client-Id": "admin-desk" })).data!.device_key;
@@ -246,11 +324,15 @@ describe("device sessions at sign-in", () => {
     for (let i = 0; i < 120; i += 2) expect(keys.has(row(i, 0).deviceKey)).toBe(true);
     for (let i = 1; i < 120; i += 2) expect(keys.has(row(i, 1).deviceKey), String(i)).toBe(i >= 43);
     expect((await getAs(fixture, "/api/me", fresh.token)).code).toBe(200);
-    expect(await fixture.db.select().from(deviceSessions).where(eq(deviceSessions.deviceKey, adminSession))).toHaveLength(1);
+    expect(
+      await fixture.db.select().from(deviceSessions).where(eq(deviceSessions.deviceKey, adminSession)),
+    ).toHaveLength(1);
 
     // All active and over the cap: the oldest active go, the new one stays.
     await fixture.db.update(deviceSessions).set({ status: 0 }).where(eq(deviceSessions.userId, bob!.id));
-    await fixture.db.insert(deviceSessions).values(Array.from({ length: 10 }, (_, i) => ({ ...row(200 + i, 0), lastActive: 5000 + i })));
+    await fixture.db
+      .insert(deviceSessions)
+      .values(Array.from({ length: 10 }, (_, i) => ({ ...row(200 + i, 0), lastActive: 5000 + i })));
     const last = (await login(fixture, { username: "bob", password: "bob's password" })).data!;
     const after = await fixture.db.select().from(deviceSessions).where(eq(deviceSessions.userId, bob!.id));
     expect(after).toHaveLength(MAX_SESSIONS_PER_USER);
@@ -262,7 +344,9 @@ describe("device sessions at sign-in", () => {
   it("keeps one session per Client-Id, header or query, and a new one without", async () => {
     const a = await login(fixture, admin, { "Client-Id": "phone" });
     const b = await login(fixture, admin, { "Client-Id": "phone" });
-    const viaQuery = (await readEnvelope(await postJson(fixture, "/api/auth/login?client_id=phone", admin))).data as { device_key: string };
+    const viaQuery = (await readEnvelope(await postJson(fixture, "/api/auth/login?client_id=phone", admin))).data as {
+      device_key: string;
+    };
     const other = await login(fixture, admin, { "Client-Id": "tablet" });
     const anonymous1 = await login(fixture, admin);
     const anonymous2 = await login(fixture, admin);

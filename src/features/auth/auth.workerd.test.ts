@@ -45,7 +45,11 @@ describe("sign-in and the guard in workerd", () => {
   it("rejects a token on the request after logout", async () => {
     const { data } = await signIn(INTEGRATION_ADMIN_PASSWORD, { "Client-Id": "to-log-out" });
     expect((await call("/api/auth/logout", { headers: { Authorization: data.token } })).code).toBe(200);
-    expect(await call("/api/me", { headers: { Authorization: data.token } })).toEqual({ code: 401, message: "session inactive", data: null });
+    expect(await call("/api/me", { headers: { Authorization: data.token } })).toEqual({
+      code: 401,
+      message: "session inactive",
+      data: null,
+    });
     expect(await sql("SELECT status FROM device_sessions WHERE device_key = ?", [data.device_key])).toEqual([[1]]);
   });
 

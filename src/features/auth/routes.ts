@@ -32,7 +32,10 @@ const signInRoute = (path: string, summary: string) =>
   });
 
 const login = signInRoute("/api/auth/login", "Sign in with a password");
-const loginHash = signInRoute("/api/auth/login/hash", "Sign in with sha256(password + '-https://github.com/alist-org/alist')");
+const loginHash = signInRoute(
+  "/api/auth/login/hash",
+  "Sign in with sha256(password + '-https://github.com/alist-org/alist')",
+);
 
 const logout = createRoute({
   method: "get",
@@ -51,12 +54,28 @@ function client(c: Context<AppEnv>) {
 export function registerAuthRoutes(app: Router) {
   app.openapi(login, async (c) => {
     const body = c.req.valid("json");
-    return ok(c, await signIn(c.env, c.var.db, { username: body.username, passwordHash: await staticHash(body.password), otpCode: body.otp_code }, client(c)));
+    return ok(
+      c,
+      await signIn(
+        c.env,
+        c.var.db,
+        { username: body.username, passwordHash: await staticHash(body.password), otpCode: body.otp_code },
+        client(c),
+      ),
+    );
   });
 
   app.openapi(loginHash, async (c) => {
     const body = c.req.valid("json");
-    return ok(c, await signIn(c.env, c.var.db, { username: body.username, passwordHash: body.password.toLowerCase(), otpCode: body.otp_code }, client(c)));
+    return ok(
+      c,
+      await signIn(
+        c.env,
+        c.var.db,
+        { username: body.username, passwordHash: body.password.toLowerCase(), otpCode: body.otp_code },
+        client(c),
+      ),
+    );
   });
 
   app.openapi(logout, async (c) => {

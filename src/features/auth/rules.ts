@@ -31,7 +31,12 @@ export interface SignInClient {
   clientId: string | undefined;
 }
 
-export async function signIn(env: Env, db: Database, request: SignInRequest, client: SignInClient): Promise<{ token: string; device_key: string }> {
+export async function signIn(
+  env: Env,
+  db: Database,
+  request: SignInRequest,
+  client: SignInClient,
+): Promise<{ token: string; device_key: string }> {
   const key = jwtSecret(env); // a missing secret fails before any work is done
   const now = Math.floor(Date.now() / 1000);
   const ip = client.ip;
@@ -78,7 +83,12 @@ export async function signIn(env: Env, db: Database, request: SignInRequest, cli
   if (outcome === "otp_replayed") throw new ApiError(402, INVALID_OTP);
   if (outcome === "too_many_devices") throw new ApiError(403, TOO_MANY_DEVICES);
 
-  const token = await signToken(key, { username: user.username, pwd_ts: user.passwordChangedAt, sid: sessionKey, jti: tokenId }, readConfig(env).tokenTtlSeconds, now);
+  const token = await signToken(
+    key,
+    { username: user.username, pwd_ts: user.passwordChangedAt, sid: sessionKey, jti: tokenId },
+    readConfig(env).tokenTtlSeconds,
+    now,
+  );
   return { token, device_key: sessionKey };
 }
 

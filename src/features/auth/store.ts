@@ -45,13 +45,23 @@ const reserveAttemptQuery = keptQuery(["scope", "subject", "now", "expiresAt"], 
 });
 
 const userByName = keptQuery(["username"], (db, v) => db.select().from(users).where(eq(users.username, v.username)));
-const deviceSettings = keptQuery([], (db) => db.select({ key: settings.key, value: settings.value }).from(settings).where(inArray(settings.key, ["max_devices", "device_evict_policy"])));
+const deviceSettings = keptQuery([], (db) =>
+  db
+    .select({ key: settings.key, value: settings.value })
+    .from(settings)
+    .where(inArray(settings.key, ["max_devices", "device_evict_policy"])),
+);
 /** The keys of the user's active sessions, as one space-separated text: a user may have a hundred. */
 const activeSessionKeys = keptQuery(["username"], (db, v) => {
   const active = db
     .select({ deviceKey: deviceSessions.deviceKey })
     .from(deviceSessions)
-    .where(and(eq(deviceSessions.userId, sql`(SELECT ${users.id} FROM ${users} WHERE ${users.username} = ${v.username})`), eq(deviceSessions.status, DeviceSessionStatus.ACTIVE)))
+    .where(
+      and(
+        eq(deviceSessions.userId, sql`(SELECT ${users.id} FROM ${users} WHERE ${users.username} = ${v.username})`),
+        eq(deviceSessions.status, DeviceSessionStatus.ACTIVE),
+      ),
+    )
     .limit(ACTIVE_SESSIONS_READ)
     .as("active");
   return db.select({ keys: sql<string | null>`group_concat(${active.deviceKey}, ' ')` }).from(active);
@@ -87,7 +97,13 @@ export async function releaseAttempt(db: Database, attempt: Attempt) {
     db
       .update(loginFailures)
       .set({ count: sql`max(${loginFailures.count} - 1, 0)` })
-      .where(and(eq(loginFailures.scope, scope), eq(loginFailures.subject, subject), sql`${loginFailures.expiresAt} > ${attempt.now}`));
+      .where(
+        and(
+          eq(loginFailures.scope, scope),
+          eq(loginFailures.subject, subject),
+          sql`${loginFailures.expiresAt} > ${attempt.now}`,
+        ),
+      );
   await db.batch([giveBack("ip", attempt.ip), giveBack("user", attempt.username)]);
 }
 
@@ -128,19 +144,26 @@ export async function grantSession(db: Database, grant: SessionGrant): Promise<G
   // A sign-in with a used step is a failure: its attempt stays counted and an imported hash stays
   // as it is. These run before the step is consumed, so they see the same row the UPDATE sees.
   statements.push(
-    db.delete(loginFailures).where(
-      and(
-        or(
-          and(eq(loginFailures.scope, "ip"), eq(loginFailures.subject, grant.clientIp)),
-          and(eq(loginFailures.scope, "user"), eq(loginFailures.subject, grant.username)),
+    db
+      .delete(loginFailures)
+      .where(
+        and(
+          or(
+            and(eq(loginFailures.scope, "ip"), eq(loginFailures.subject, grant.clientIp)),
+            and(eq(loginFailures.scope, "user"), eq(loginFailures.subject, grant.username)),
+          ),
+          sql`EXISTS (SELECT 1 FROM ${users} WHERE id = ${grant.userId} AND ${otpStepUnused})`,
         ),
-        sql`EXISTS (SELECT 1 FROM ${users} WHERE id = ${grant.userId} AND ${otpStepUnused})`,
       ),
-    ),
   );
   if (grant.passwordUpgrade) {
     const { from, to } = grant.passwordUpgrade;
-    statements.push(db.update(users).set({ passwordHash: to }).where(and(eq(users.id, grant.userId), eq(users.passwordHash, from), otpStepUnused)));
+    statements.push(
+      db
+        .update(users)
+        .set({ passwordHash: to })
+        .where(and(eq(users.id, grant.userId), eq(users.passwordHash, from), otpStepUnused)),
+    );
   }
   if (grant.otpStep !== null) {
     statements.push(consumeStep(db, grant.userId, grant.otpStep));
@@ -182,10 +205,15 @@ export async function grantSession(db: Database, grant: SessionGrant): Promise<G
   if ((results.at(-1) as unknown[]).length === 0) return "user_gone";
   const writes = results as { rowsAffected: number }[];
   if (writes[sessionStatement]!.rowsAffected > 0) return "granted";
-  return grant.otpStep !== null && writes[sessionStatement - 1]!.rowsAffected === 0 ? "otp_replayed" : "too_many_devices";
+  return grant.otpStep !== null && writes[sessionStatement - 1]!.rowsAffected === 0
+    ? "otp_replayed"
+    : "too_many_devices";
 }
 
 /** Marks a device session inactive: its token is refused from the next request on. */
 export async function deactivateSession(db: Database, sessionKey: string) {
-  await db.update(deviceSessions).set({ status: DeviceSessionStatus.INACTIVE }).where(eq(deviceSessions.deviceKey, sessionKey));
+  await db
+    .update(deviceSessions)
+    .set({ status: DeviceSessionStatus.INACTIVE })
+    .where(eq(deviceSessions.deviceKey, sessionKey));
 }

@@ -49,7 +49,10 @@ function remembered(key: string): string | null {
   return entry.storedHash;
 }
 
-type Credentials = { kind: "basic"; username: string; password: string } | { kind: "bearer"; token: string } | { kind: "none" };
+type Credentials =
+  | { kind: "basic"; username: string; password: string }
+  | { kind: "bearer"; token: string }
+  | { kind: "none" };
 
 export function credentialsOf(header: string | undefined): Credentials {
   const value = (header ?? "").trim();
@@ -57,7 +60,9 @@ export function credentialsOf(header: string | undefined): Credentials {
   if (basic) {
     let decoded: string;
     try {
-      decoded = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(Uint8Array.from(atob(basic[1]!), (ch) => ch.charCodeAt(0)));
+      decoded = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(
+        Uint8Array.from(atob(basic[1]!), (ch) => ch.charCodeAt(0)),
+      );
     } catch {
       return { kind: "none" };
     }
@@ -75,19 +80,28 @@ export function credentialsOf(header: string | undefined): Credentials {
  * trip only for a password's first use in this isolate, to clear its reserved attempt, and for a
  * failure that was not reserved). Throws the refusal (DavError: 401, 403 or 429).
  */
-export async function davCaller(c: Context<AppEnv>, extra: readonly BatchItem<"sqlite">[]): Promise<{ caller: Caller; reads: unknown[] }> {
+export async function davCaller(
+  c: Context<AppEnv>,
+  extra: readonly BatchItem<"sqlite">[],
+): Promise<{ caller: Caller; reads: unknown[] }> {
   const credentials = credentialsOf(c.req.header("Authorization"));
   if (credentials.kind === "none") throw new DavError(401, SIGN_IN_NEEDED);
   if (credentials.kind === "bearer") {
     const { token, admin, roles, extra: reads } = await readPermanentTokenAdmin(c.var.db, extra);
     const encoder = new TextEncoder();
-    if (token === "" || !admin || !constantTimeEqual(encoder.encode(credentials.token), encoder.encode(token))) throw new DavError(401, TOKEN_INVALIDATED);
+    if (token === "" || !admin || !constantTimeEqual(encoder.encode(credentials.token), encoder.encode(token)))
+      throw new DavError(401, TOKEN_INVALIDATED);
     return { caller: { user: admin, roles, via: "permanent_token", deviceKey: null }, reads };
   }
   return basicCaller(c, credentials.username, credentials.password, extra);
 }
 
-async function basicCaller(c: Context<AppEnv>, username: string, password: string, extra: readonly BatchItem<"sqlite">[]): Promise<{ caller: Caller; reads: unknown[] }> {
+async function basicCaller(
+  c: Context<AppEnv>,
+  username: string,
+  password: string,
+  extra: readonly BatchItem<"sqlite">[],
+): Promise<{ caller: Caller; reads: unknown[] }> {
   const now = Math.floor(Date.now() / 1000);
   const ip = clientIp(c);
   const isAppPassword = password.startsWith(APP_PASSWORD_PREFIX);
@@ -96,12 +110,14 @@ async function basicCaller(c: Context<AppEnv>, username: string, password: strin
   const credentialKey = isAppPassword ? "" : await sha256Hex(`${username}\u0000${password}`);
   let knownHash = isAppPassword ? null : remembered(credentialKey);
   if (!isAppPassword && knownHash === null && verifying.has(credentialKey)) {
-    for (const started = Date.now(); verifying.has(credentialKey) && Date.now() - started < VERIFY_WAIT_MS; ) await new Promise((resolve) => setTimeout(resolve, 10));
+    for (const started = Date.now(); verifying.has(credentialKey) && Date.now() - started < VERIFY_WAIT_MS; )
+      await new Promise((resolve) => setTimeout(resolve, 10));
     knownHash = remembered(credentialKey);
   }
   // A PBKDF2 check follows unless this isolate already verified the password: count it first.
   const reserve = !isAppPassword && knownHash === null;
-  if (!reserve) return checkBasic(c, { username, password, isAppPassword, digest, credentialKey, knownHash, ip, now }, extra);
+  if (!reserve)
+    return checkBasic(c, { username, password, isAppPassword, digest, credentialKey, knownHash, ip, now }, extra);
   verifying.add(credentialKey);
   try {
     return await checkBasic(c, { username, password, isAppPassword, digest, credentialKey, knownHash, ip, now }, extra);
@@ -121,7 +137,11 @@ interface BasicAttempt {
   now: number;
 }
 
-async function checkBasic(c: Context<AppEnv>, attempt: BasicAttempt, extra: readonly BatchItem<"sqlite">[]): Promise<{ caller: Caller; reads: unknown[] }> {
+async function checkBasic(
+  c: Context<AppEnv>,
+  attempt: BasicAttempt,
+  extra: readonly BatchItem<"sqlite">[],
+): Promise<{ caller: Caller; reads: unknown[] }> {
   const { username, password, isAppPassword, digest, credentialKey, knownHash, ip, now } = attempt;
   const db = c.var.db;
   const reserve = !isAppPassword && knownHash === null;
@@ -136,7 +156,12 @@ async function checkBasic(c: Context<AppEnv>, attempt: BasicAttempt, extra: read
 
   if (isAppPassword) {
     if (!user || !state.appPassword) return refuse(false);
-  } else if (knownHash !== null && user && user.otpSecret === null && constantTimeEqual(new TextEncoder().encode(knownHash), new TextEncoder().encode(user.passwordHash))) {
+  } else if (
+    knownHash !== null &&
+    user &&
+    user.otpSecret === null &&
+    constantTimeEqual(new TextEncoder().encode(knownHash), new TextEncoder().encode(user.passwordHash))
+  ) {
     // Verified before against the hash still stored: no derivation, nothing to clear.
   } else {
     if (knownHash !== null) {
@@ -147,7 +172,11 @@ async function checkBasic(c: Context<AppEnv>, attempt: BasicAttempt, extra: read
     const checked = await checkStaticHash(await staticHash(password), user?.passwordHash ?? null);
     if (!user || !checked.ok) return refuse(true);
     if (user.otpSecret !== null) throw new DavError(401, TWO_FACTOR_NEEDS_APP_PASSWORD);
-    await clearFailures(db, { ip, username, userId: user.id }, checked.upgrade === null ? null : { from: user.passwordHash, to: checked.upgrade });
+    await clearFailures(
+      db,
+      { ip, username, userId: user.id },
+      checked.upgrade === null ? null : { from: user.passwordHash, to: checked.upgrade },
+    );
     remember(credentialKey, checked.upgrade ?? user.passwordHash);
   }
   if (user!.disabled) throw new DavError(403, USER_DISABLED);

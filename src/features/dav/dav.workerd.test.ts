@@ -13,9 +13,17 @@ import { callApi, signIn } from "../../../test/support/workerd-client.ts";
 
 const servers = inject("storageServers");
 const BUCKET = "gatehouse-bucket";
-const s3 = new AwsClient({ accessKeyId: "GATEHOUSEKEY", secretAccessKey: "gatehouse-secret-key", service: "s3", region: "us-east-1", retries: 0 });
+const s3 = new AwsClient({
+  accessKeyId: "GATEHOUSEKEY",
+  secretAccessKey: "gatehouse-secret-key",
+  service: "s3",
+  region: "us-east-1",
+  retries: 0,
+});
 const s3Text = async (key: string) => {
-  const response = await s3.fetch(`${servers.s3Endpoint}/${BUCKET}/${key.split("/").map(encodeURIComponent).join("/")}`);
+  const response = await s3.fetch(
+    `${servers.s3Endpoint}/${BUCKET}/${key.split("/").map(encodeURIComponent).join("/")}`,
+  );
   return response.status === 404 ? null : response.text();
 };
 const UPSTREAM_DAV = `Basic ${btoa("davuser:dav password")}`;
@@ -23,11 +31,15 @@ const UPSTREAM_DAV = `Basic ${btoa("davuser:dav password")}`;
 const UPSTREAM_DAV_ROOT = "/library/written/dav-server";
 const UPSTREAM_FTP_ROOT = "/exports/written/dav-server";
 const upstreamDavText = async (path: string) => {
-  const response = await fetch(`${servers.webdavUrl}${UPSTREAM_DAV_ROOT}${path.split("/").map(encodeURIComponent).join("/")}`, { headers: { Authorization: UPSTREAM_DAV } });
+  const response = await fetch(
+    `${servers.webdavUrl}${UPSTREAM_DAV_ROOT}${path.split("/").map(encodeURIComponent).join("/")}`,
+    { headers: { Authorization: UPSTREAM_DAV } },
+  );
   return response.status === 404 ? null : response.text();
 };
 
-const basic = (username: string, password: string) => `Basic ${btoa(String.fromCharCode(...new TextEncoder().encode(`${username}:${password}`)))}`;
+const basic = (username: string, password: string) =>
+  `Basic ${btoa(String.fromCharCode(...new TextEncoder().encode(`${username}:${password}`)))}`;
 const ADMIN = basic("admin", INTEGRATION_ADMIN_PASSWORD);
 /** Each test speaks from an address of its own, so the lockout of one never reaches another. */
 let address = 0;
@@ -44,7 +56,14 @@ function dav(method: string, path: string, init: DavInit = {}): Promise<Response
   const auth = init.auth === undefined ? ADMIN : init.auth;
   if (auth !== null) headers.Authorization = auth;
   // Redirects are the client's to follow: followed here, they would come back to this Worker.
-  return exports.default.fetch(new Request(`http://gatehouse.test/dav${path}`, { method, headers, redirect: "manual", ...(init.body === undefined ? {} : { body: init.body }) }));
+  return exports.default.fetch(
+    new Request(`http://gatehouse.test/dav${path}`, {
+      method,
+      headers,
+      redirect: "manual",
+      ...(init.body === undefined ? {} : { body: init.body }),
+    }),
+  );
 }
 const hrefs = (xml: string) => [...xml.matchAll(/<D:href>([^<]*)<\/D:href>/g)].map((m) => m[1]);
 
@@ -53,9 +72,17 @@ const call = (path: string, body?: unknown, token = admin) => callApi(token, pat
 
 /** A user with one role whose scope at `/` has `permission`; its id. */
 async function makeUser(username: string, permission: number, extra: Record<string, unknown> = {}): Promise<number> {
-  const role = await call("/api/admin/role/create", { name: `${username}-role`, permission_scopes: [{ path: "/", permission }] });
+  const role = await call("/api/admin/role/create", {
+    name: `${username}-role`,
+    permission_scopes: [{ path: "/", permission }],
+  });
   expect(role.code).toBe(200);
-  const user = await call("/api/admin/user/create", { username, password: `${username} password`, role: [role.data.id], ...extra });
+  const user = await call("/api/admin/user/create", {
+    username,
+    password: `${username} password`,
+    role: [role.data.id],
+    ...extra,
+  });
   expect(user.code, user.message).toBe(200);
   return Number((await sql("SELECT id FROM users WHERE username = ?", [username]))[0]![0]);
 }
@@ -68,17 +95,70 @@ beforeAll(async () => {
   await sql("DELETE FROM storages");
   await sql("DELETE FROM metas");
   for (const folder of ["/library/written", UPSTREAM_DAV_ROOT]) {
-    expect([201, 405]).toContain((await fetch(`${servers.webdavUrl}${folder}`, { method: "MKCOL", headers: { Authorization: UPSTREAM_DAV } })).status);
+    expect([201, 405]).toContain(
+      (await fetch(`${servers.webdavUrl}${folder}`, { method: "MKCOL", headers: { Authorization: UPSTREAM_DAV } }))
+        .status,
+    );
   }
-  const create = (mount_path: string, driver: string, addition: Record<string, unknown>, extra: Record<string, unknown> = {}) =>
-    call("/api/admin/storage/create", { mount_path, driver, addition: JSON.stringify(addition), ...extra });
-  const s3Addition = { endpoint: servers.s3Endpoint, bucket: BUCKET, access_key_id: "GATEHOUSEKEY", secret_access_key: "gatehouse-secret-key", placeholder: "keep" };
-  expect((await create("/s3", "S3", { ...s3Addition, root_folder_path: "/davs" }, { webdav_policy: "native_proxy" })).code).toBe(200);
-  expect((await create("/s3-redirect", "S3", { ...s3Addition, root_folder_path: "/davs" }, { webdav_policy: "302_redirect" })).code).toBe(200);
-  expect((await create("/up", "WebDav", { address: servers.webdavUrl, username: "davuser", password: "dav password", root_folder_path: UPSTREAM_DAV_ROOT })).code).toBe(200);
-  expect((await create("/ftp-root", "FTP", { address: servers.ftpAddress, username: "ftpuser", password: "ftp password", root_folder_path: "/exports" })).code).toBe(200);
-  expect((await call("/api/fs/mkdir", { path: `/ftp-root${UPSTREAM_FTP_ROOT.slice("/exports".length)}` })).code).toBe(200);
-  expect((await create("/ftp", "FTP", { address: servers.ftpAddress, username: "ftpuser", password: "ftp password", root_folder_path: UPSTREAM_FTP_ROOT })).code).toBe(200);
+  const create = (
+    mount_path: string,
+    driver: string,
+    addition: Record<string, unknown>,
+    extra: Record<string, unknown> = {},
+  ) => call("/api/admin/storage/create", { mount_path, driver, addition: JSON.stringify(addition), ...extra });
+  const s3Addition = {
+    endpoint: servers.s3Endpoint,
+    bucket: BUCKET,
+    access_key_id: "GATEHOUSEKEY",
+    secret_access_key: "gatehouse-secret-key",
+    placeholder: "keep",
+  };
+  expect(
+    (await create("/s3", "S3", { ...s3Addition, root_folder_path: "/davs" }, { webdav_policy: "native_proxy" })).code,
+  ).toBe(200);
+  expect(
+    (
+      await create(
+        "/s3-redirect",
+        "S3",
+        { ...s3Addition, root_folder_path: "/davs" },
+        { webdav_policy: "302_redirect" },
+      )
+    ).code,
+  ).toBe(200);
+  expect(
+    (
+      await create("/up", "WebDav", {
+        address: servers.webdavUrl,
+        username: "davuser",
+        password: "dav password",
+        root_folder_path: UPSTREAM_DAV_ROOT,
+      })
+    ).code,
+  ).toBe(200);
+  expect(
+    (
+      await create("/ftp-root", "FTP", {
+        address: servers.ftpAddress,
+        username: "ftpuser",
+        password: "ftp password",
+        root_folder_path: "/exports",
+      })
+    ).code,
+  ).toBe(200);
+  expect((await call("/api/fs/mkdir", { path: `/ftp-root${UPSTREAM_FTP_ROOT.slice("/exports".length)}` })).code).toBe(
+    200,
+  );
+  expect(
+    (
+      await create("/ftp", "FTP", {
+        address: servers.ftpAddress,
+        username: "ftpuser",
+        password: "ftp password",
+        root_folder_path: UPSTREAM_FTP_ROOT,
+      })
+    ).code,
+  ).toBe(200);
   // The first Basic request of the admin in this isolate runs PBKDF2; later ones do not.
   expect((await dav("PROPFIND", "/", { headers: { Depth: "0" } })).status).toBe(207);
 });
@@ -99,7 +179,8 @@ describe("OPTIONS and sign-in", () => {
   it("refuses a wrong password, counts it toward the sign-in lockout, and locks /api/auth/login too", async () => {
     const ip = freshAddress();
     await makeUser("dav-locked", READ);
-    for (let i = 0; i < 5; i++) expect((await dav("PROPFIND", "/", { auth: basic("dav-locked", "wrong"), ip })).status).toBe(401);
+    for (let i = 0; i < 5; i++)
+      expect((await dav("PROPFIND", "/", { auth: basic("dav-locked", "wrong"), ip })).status).toBe(401);
     const locked = await dav("PROPFIND", "/", { auth: basic("dav-locked", "dav-locked password"), ip });
     expect(locked.status).toBe(429);
     expect(await locked.text()).toMatch(/^Too many unsuccessful sign-in attempts/);
@@ -113,7 +194,15 @@ describe("OPTIONS and sign-in", () => {
     expect((await login.json<{ code: number }>()).code).toBe(429);
     expect(await sql("SELECT count FROM login_failures WHERE scope = 'ip' AND subject = ?", [ip])).toEqual([[6]]);
     // From a clean address the owner still gets in, and the success clears the user's count.
-    expect((await dav("PROPFIND", "/", { auth: basic("dav-locked", "dav-locked password"), ip: freshAddress(), headers: { Depth: "0" } })).status).toBe(207);
+    expect(
+      (
+        await dav("PROPFIND", "/", {
+          auth: basic("dav-locked", "dav-locked password"),
+          ip: freshAddress(),
+          headers: { Depth: "0" },
+        })
+      ).status,
+    ).toBe(207);
     expect(await sql("SELECT count FROM login_failures WHERE scope = 'user' AND subject = 'dav-locked'")).toEqual([]);
   });
 
@@ -124,24 +213,48 @@ describe("OPTIONS and sign-in", () => {
     const code = new TOTP({ secret }).generate();
     expect((await call("/api/auth/2fa/verify", { code, secret }, token)).code).toBe(200);
 
-    const bare = await dav("PROPFIND", "/", { auth: basic("dav-twofa", "dav-twofa password"), ip: freshAddress(), headers: { Depth: "0" } });
+    const bare = await dav("PROPFIND", "/", {
+      auth: basic("dav-twofa", "dav-twofa password"),
+      ip: freshAddress(),
+      headers: { Depth: "0" },
+    });
     expect(bare.status).toBe(401);
     expect(await bare.text()).toMatch(/two-factor authentication on: sign in to WebDAV with an app password/);
 
     const made = await call("/api/me/app_password/create", { name: "rclone" }, token);
-    expect(made).toMatchObject({ code: 200, data: { name: "rclone", last_used: null, password: expect.stringMatching(/^gh-app-[A-Za-z0-9]{32}$/) } });
+    expect(made).toMatchObject({
+      code: 200,
+      data: { name: "rclone", last_used: null, password: expect.stringMatching(/^gh-app-[A-Za-z0-9]{32}$/) },
+    });
     const stored = await sql("SELECT hash FROM app_passwords WHERE id = ?", [made.data.id]);
     expect(stored[0]![0]).toMatch(/^[0-9a-f]{64}$/);
     expect(stored[0]![0]).not.toContain(made.data.password);
-    const withApp = await dav("PROPFIND", "/", { auth: basic("dav-twofa", made.data.password), headers: { Depth: "0" } });
+    const withApp = await dav("PROPFIND", "/", {
+      auth: basic("dav-twofa", made.data.password),
+      headers: { Depth: "0" },
+    });
     expect(withApp.status).toBe(207);
-    const listed = await (await exports.default.fetch(new Request("http://gatehouse.test/api/me/app_password/list", { headers: { Authorization: token } }))).json<{ data: unknown }>();
-    expect(listed.data).toEqual([{ id: made.data.id, name: "rclone", created: expect.any(String), last_used: expect.stringMatching(/^\d{4}-/) }]);
+    const listed = await (
+      await exports.default.fetch(
+        new Request("http://gatehouse.test/api/me/app_password/list", { headers: { Authorization: token } }),
+      )
+    ).json<{ data: unknown }>();
+    expect(listed.data).toEqual([
+      { id: made.data.id, name: "rclone", created: expect.any(String), last_used: expect.stringMatching(/^\d{4}-/) },
+    ]);
     expect(JSON.stringify(listed)).not.toContain(made.data.password);
 
     expect((await call(`/api/me/app_password/delete?id=${made.data.id}`, undefined, admin)).code).toBe(404);
     expect((await call(`/api/me/app_password/delete?id=${made.data.id}`, undefined, token)).code).toBe(200);
-    expect((await dav("PROPFIND", "/", { auth: basic("dav-twofa", made.data.password), headers: { Depth: "0" }, ip: freshAddress() })).status).toBe(401);
+    expect(
+      (
+        await dav("PROPFIND", "/", {
+          auth: basic("dav-twofa", made.data.password),
+          headers: { Depth: "0" },
+          ip: freshAddress(),
+        })
+      ).status,
+    ).toBe(401);
   });
 
   it("stops a disabled user and a changed password on the next request, app passwords included", async () => {
@@ -149,7 +262,8 @@ describe("OPTIONS and sign-in", () => {
     const token = await signIn("dav-changing", "dav-changing", "dav-changing password");
     const app = (await call("/api/me/app_password/create", { name: "phone" }, token)).data.password as string;
     const ip = freshAddress();
-    const propfind = (password: string) => dav("PROPFIND", "/", { auth: basic("dav-changing", password), headers: { Depth: "0" }, ip });
+    const propfind = (password: string) =>
+      dav("PROPFIND", "/", { auth: basic("dav-changing", password), headers: { Depth: "0" }, ip });
     expect((await propfind("dav-changing password")).status).toBe(207);
     expect((await propfind(app)).status).toBe(207);
 
@@ -175,11 +289,14 @@ describe("files on each upstream", () => {
   const upstreams = [
     { mount: "/s3", read: (path: string) => s3Text(`davs${path}`) },
     { mount: "/up", read: upstreamDavText },
-    { mount: "/ftp", read: async (path: string) => {
+    {
+      mount: "/ftp",
+      read: async (path: string) => {
         const found = await call("/api/fs/get", { path: `/ftp${path}` });
         if (found.code !== 200) return null;
         return (await exports.default.fetch(`http://gatehouse.test/d/ftp${path}?sign=${found.data.sign}`)).text();
-      } },
+      },
+    },
   ];
   for (const { mount, read } of upstreams) {
     it(`MKCOL, PUT, GET with Range, COPY, MOVE and DELETE on ${mount}, each seen upstream`, async () => {
@@ -205,13 +322,26 @@ describe("files on each upstream", () => {
       expect(listing).toContain(`<D:getetag>${etag.replace(/"/g, "&quot;")}</D:getetag>`);
       expect(listing).toContain("<D:getcontentlength>10</D:getcontentlength>");
 
-      expect((await dav("COPY", `${base}/a.txt`, { headers: { Destination: `http://gatehouse.test/dav${base}/b%20copy.txt` } })).status).toBe(201);
+      expect(
+        (
+          await dav("COPY", `${base}/a.txt`, {
+            headers: { Destination: `http://gatehouse.test/dav${base}/b%20copy.txt` },
+          })
+        ).status,
+      ).toBe(201);
       expect(await read("/tree/b copy.txt")).toBe("abcdefghij");
-      expect((await dav("COPY", `${base}/a.txt`, { headers: { Destination: `/dav${base}/b%20copy.txt`, Overwrite: "F" } })).status).toBe(412);
+      expect(
+        (await dav("COPY", `${base}/a.txt`, { headers: { Destination: `/dav${base}/b%20copy.txt`, Overwrite: "F" } }))
+          .status,
+      ).toBe(412);
       expect((await dav("MKCOL", `${base}/sub`)).status).toBe(201);
-      expect((await dav("MOVE", `${base}/b%20copy.txt`, { headers: { Destination: `/dav${base}/sub/c.txt` } })).status).toBe(201);
+      expect(
+        (await dav("MOVE", `${base}/b%20copy.txt`, { headers: { Destination: `/dav${base}/sub/c.txt` } })).status,
+      ).toBe(201);
       expect([await read("/tree/b copy.txt"), await read("/tree/sub/c.txt")]).toEqual([null, "abcdefghij"]);
-      expect((await dav("MOVE", `${base}/sub/c.txt`, { headers: { Destination: `/dav${base}/a.txt` } })).status).toBe(204);
+      expect((await dav("MOVE", `${base}/sub/c.txt`, { headers: { Destination: `/dav${base}/a.txt` } })).status).toBe(
+        204,
+      );
 
       expect((await dav("DELETE", base)).status).toBe(204);
       expect(await read("/tree/a.txt")).toBe(null);
@@ -226,7 +356,9 @@ describe("files on each upstream", () => {
     expect(await upstreamDavText("/across/one.txt")).toBe("one");
     expect((await dav("MOVE", "/up/across", { headers: { Destination: "/dav/ftp/across" } })).status).toBe(201);
     expect(await upstreamDavText("/across/one.txt")).toBe(null);
-    expect((await call("/api/fs/list", { path: "/ftp/across" })).data.content.map((e: { name: string }) => e.name)).toEqual(["one.txt"]);
+    expect(
+      (await call("/api/fs/list", { path: "/ftp/across" })).data.content.map((e: { name: string }) => e.name),
+    ).toEqual(["one.txt"]);
     for (const path of ["/s3/across", "/ftp/across"]) expect((await dav("DELETE", path)).status).toBe(204);
   });
 
@@ -261,8 +393,10 @@ describe("permissions, metas and base paths", () => {
   it("refuses without the WebDAV bits: no read, read without manage", async () => {
     await makeUser("dav-none", 8);
     await makeUser("dav-reader", READ);
-    const none = (method: string, path: string) => dav(method, path, { auth: basic("dav-none", "dav-none password"), headers: { Depth: "0" } });
-    const reader = (method: string, path: string, init: DavInit = {}) => dav(method, path, { auth: basic("dav-reader", "dav-reader password"), ...init });
+    const none = (method: string, path: string) =>
+      dav(method, path, { auth: basic("dav-none", "dav-none password"), headers: { Depth: "0" } });
+    const reader = (method: string, path: string, init: DavInit = {}) =>
+      dav(method, path, { auth: basic("dav-reader", "dav-reader password"), ...init });
     expect((await none("PROPFIND", "/")).status).toBe(403);
     expect((await reader("PROPFIND", "/s3/", { headers: { Depth: "1" } })).status).toBe(207);
     expect((await reader("PUT", "/s3/reader.txt", { body: "no" })).status).toBe(403);
@@ -281,8 +415,11 @@ describe("permissions, metas and base paths", () => {
     expect((await dav("PUT", "/s3/metas/secret.txt", { body: "s" })).status).toBe(201);
     expect((await dav("PUT", "/s3/metas/guarded/in.txt", { body: "in" })).status).toBe(201);
     expect((await call("/api/admin/meta/create", { path: "/s3/metas", hide: "^secret", h_sub: false })).code).toBe(200);
-    expect((await call("/api/admin/meta/create", { path: "/s3/metas/guarded", password: "pw", p_sub: true })).code).toBe(200);
-    const viewer = (method: string, path: string, init: DavInit = {}) => dav(method, path, { auth: basic("dav-viewer", "dav-viewer password"), ...init });
+    expect(
+      (await call("/api/admin/meta/create", { path: "/s3/metas/guarded", password: "pw", p_sub: true })).code,
+    ).toBe(200);
+    const viewer = (method: string, path: string, init: DavInit = {}) =>
+      dav(method, path, { auth: basic("dav-viewer", "dav-viewer password"), ...init });
 
     const listed = hrefs(await (await viewer("PROPFIND", "/s3/metas/", { headers: { Depth: "1" } })).text());
     expect(listed).toEqual(["/dav/s3/metas/", "/dav/s3/metas/guarded/"]);
@@ -290,7 +427,9 @@ describe("permissions, metas and base paths", () => {
     expect((await viewer("GET", "/s3/metas/guarded/in.txt")).status).toBe(403);
     expect((await viewer("PUT", "/s3/metas/guarded/new.txt", { body: "x" })).status).toBe(403);
     // The admin may see hidden names and skip passwords.
-    expect(hrefs(await (await dav("PROPFIND", "/s3/metas/", { headers: { Depth: "1" } })).text())).toContain("/dav/s3/metas/secret.txt");
+    expect(hrefs(await (await dav("PROPFIND", "/s3/metas/", { headers: { Depth: "1" } })).text())).toContain(
+      "/dav/s3/metas/secret.txt",
+    );
     expect(await (await dav("GET", "/s3/metas/guarded/in.txt")).text()).toBe("in");
     await sql("DELETE FROM metas");
   });
@@ -299,14 +438,20 @@ describe("permissions, metas and base paths", () => {
     expect((await dav("MKCOL", "/s3/based")).status).toBe(201);
     expect((await dav("PUT", "/s3/outside.txt", { body: "outside" })).status).toBe(201);
     await makeUser("dav-based", MANAGE, { base_path: "/s3/based" });
-    const based = (method: string, path: string, init: DavInit = {}) => dav(method, path, { auth: basic("dav-based", "dav-based password"), ...init });
+    const based = (method: string, path: string, init: DavInit = {}) =>
+      dav(method, path, { auth: basic("dav-based", "dav-based password"), ...init });
     expect((await based("PUT", "/mine.txt", { body: "mine" })).status).toBe(201);
     expect(await s3Text("davs/based/mine.txt")).toBe("mine");
-    expect(hrefs(await (await based("PROPFIND", "/", { headers: { Depth: "1" } })).text())).toEqual(["/dav/", "/dav/mine.txt"]);
+    expect(hrefs(await (await based("PROPFIND", "/", { headers: { Depth: "1" } })).text())).toEqual([
+      "/dav/",
+      "/dav/mine.txt",
+    ]);
     // `..` and `%2e%2e` are resolved by the URL parser before any server sees them; an escaped slash is not.
     expect((await based("GET", "/..%2Foutside.txt")).status).toBe(404);
     expect((await based("GET", "/sub%2F..%2F..%2F..%2Foutside.txt")).status).toBe(404);
-    expect((await based("COPY", "/mine.txt", { headers: { Destination: "/dav/..%2F..%2Foutside.txt" } })).status).toBe(201);
+    expect((await based("COPY", "/mine.txt", { headers: { Destination: "/dav/..%2F..%2Foutside.txt" } })).status).toBe(
+      201,
+    );
     expect(await s3Text("davs/outside.txt")).toBe("outside");
     expect(await s3Text("davs/based/outside.txt")).toBe("mine");
   });
@@ -325,21 +470,50 @@ describe("locks", () => {
     expect(body).toContain(`<D:locktoken><D:href>${token}</D:href></D:locktoken>`);
     expect(body).toContain("<D:timeout>Second-600</D:timeout>");
     expect(await s3Text("davs/locked.txt")).toBe("");
-    expect(await sql("SELECT path, depth, exclusive FROM dav_locks WHERE token = ?", [token])).toEqual([["/s3/locked.txt", -1, 1]]);
+    expect(await sql("SELECT path, depth, exclusive FROM dav_locks WHERE token = ?", [token])).toEqual([
+      ["/s3/locked.txt", -1, 1],
+    ]);
 
     const refused = await dav("PUT", "/s3/locked.txt", { body: "no token" });
     expect(refused.status).toBe(423);
-    expect(await refused.text()).toContain("<D:lock-token-submitted><D:href>/dav/s3/locked.txt</D:href></D:lock-token-submitted>");
+    expect(await refused.text()).toContain(
+      "<D:lock-token-submitted><D:href>/dav/s3/locked.txt</D:href></D:lock-token-submitted>",
+    );
     const other = basic("dav-other", "dav-other password");
-    expect((await dav("PUT", "/s3/locked.txt", { auth: other, body: "not mine", headers: { If: `(<${token}>)` } })).status).toBe(423);
-    expect((await dav("LOCK", "/s3/locked.txt", { auth: other, body: '<D:lockinfo xmlns:D="DAV:"><D:lockscope><D:shared/></D:lockscope><D:locktype><D:write/></D:locktype></D:lockinfo>' })).status).toBe(423);
-    expect((await dav("PUT", "/s3/locked.txt", { body: "with token", headers: { If: `(<${token}>)` } })).status).toBe(204);
+    expect(
+      (await dav("PUT", "/s3/locked.txt", { auth: other, body: "not mine", headers: { If: `(<${token}>)` } })).status,
+    ).toBe(423);
+    expect(
+      (
+        await dav("LOCK", "/s3/locked.txt", {
+          auth: other,
+          body: '<D:lockinfo xmlns:D="DAV:"><D:lockscope><D:shared/></D:lockscope><D:locktype><D:write/></D:locktype></D:lockinfo>',
+        })
+      ).status,
+    ).toBe(423);
+    expect((await dav("PUT", "/s3/locked.txt", { body: "with token", headers: { If: `(<${token}>)` } })).status).toBe(
+      204,
+    );
     expect(await s3Text("davs/locked.txt")).toBe("with token");
-    expect((await dav("PUT", "/s3/locked.txt", { body: "x", headers: { If: "(<urn:uuid:00000000-0000-0000-0000-000000000000>)" } })).status).toBe(412);
+    expect(
+      (
+        await dav("PUT", "/s3/locked.txt", {
+          body: "x",
+          headers: { If: "(<urn:uuid:00000000-0000-0000-0000-000000000000>)" },
+        })
+      ).status,
+    ).toBe(412);
 
-    const discovered = await (await dav("PROPFIND", "/s3/locked.txt", { headers: { Depth: "0" }, body: '<D:propfind xmlns:D="DAV:"><D:prop><D:lockdiscovery/></D:prop></D:propfind>' })).text();
+    const discovered = await (
+      await dav("PROPFIND", "/s3/locked.txt", {
+        headers: { Depth: "0" },
+        body: '<D:propfind xmlns:D="DAV:"><D:prop><D:lockdiscovery/></D:prop></D:propfind>',
+      })
+    ).text();
     expect(discovered).toContain(token);
-    expect((await dav("UNLOCK", "/s3/locked.txt", { auth: other, headers: { "Lock-Token": `<${token}>` } })).status).toBe(403);
+    expect(
+      (await dav("UNLOCK", "/s3/locked.txt", { auth: other, headers: { "Lock-Token": `<${token}>` } })).status,
+    ).toBe(403);
     expect((await dav("UNLOCK", "/s3/locked.txt", { headers: { "Lock-Token": `<${token}>` } })).status).toBe(204);
     expect(await sql("SELECT count(*) FROM dav_locks WHERE token = ?", [token])).toEqual([[0]]);
     expect((await dav("UNLOCK", "/s3/locked.txt", { headers: { "Lock-Token": `<${token}>` } })).status).toBe(409);
@@ -354,11 +528,23 @@ describe("bad input gets the status RFC 4918 names, never 500", () => {
     expect(await infinite.text()).toContain("<D:propfind-finite-depth/>");
     expect((await dav("PROPFIND", "/s3/", { headers: { Depth: "99" } })).status).toBe(400);
     expect((await dav("PROPFIND", "/s3/", { headers: { Depth: "0" }, body: "<D:propfind xmlns:D=" })).status).toBe(400);
-    expect((await dav("PROPFIND", "/s3/", { headers: { Depth: "0" }, body: '<!DOCTYPE x [<!ENTITY e "e">]><D:propfind xmlns:D="DAV:"><D:allprop/></D:propfind>' })).status).toBe(400);
-    const unknown = await dav("PROPFIND", "/s3/", { headers: { Depth: "0" }, body: '<D:propfind xmlns:D="DAV:"><D:prop><x:color xmlns:x="urn:x"/><D:resourcetype/></D:prop></D:propfind>' });
+    expect(
+      (
+        await dav("PROPFIND", "/s3/", {
+          headers: { Depth: "0" },
+          body: '<!DOCTYPE x [<!ENTITY e "e">]><D:propfind xmlns:D="DAV:"><D:allprop/></D:propfind>',
+        })
+      ).status,
+    ).toBe(400);
+    const unknown = await dav("PROPFIND", "/s3/", {
+      headers: { Depth: "0" },
+      body: '<D:propfind xmlns:D="DAV:"><D:prop><x:color xmlns:x="urn:x"/><D:resourcetype/></D:prop></D:propfind>',
+    });
     expect(unknown.status).toBe(207);
     const text = await unknown.text();
-    expect(text).toMatch(/<D:resourcetype><D:collection\/><\/D:resourcetype><\/D:prop><D:status>HTTP\/1.1 200 OK<\/D:status>/);
+    expect(text).toMatch(
+      /<D:resourcetype><D:collection\/><\/D:resourcetype><\/D:prop><D:status>HTTP\/1.1 200 OK<\/D:status>/,
+    );
     expect(text).toMatch(/<color xmlns="urn:x"\/><\/D:prop><D:status>HTTP\/1.1 404 Not Found<\/D:status>/);
     expect((await dav("PROPFIND", "/s3/nowhere/", { headers: { Depth: "0" } })).status).toBe(404);
     // MAX_BODY_BYTES (1 MiB in wrangler.toml) holds for XML bodies, declared or streamed.
@@ -375,14 +561,25 @@ describe("bad input gets the status RFC 4918 names, never 500", () => {
 
   it("PROPPATCH keeps dead properties, refuses live ones whole, and they follow a MOVE", async () => {
     expect((await dav("PUT", "/s3/props.txt", { body: "p" })).status).toBe(201);
-    const set = await dav("PROPPATCH", "/s3/props.txt", { body: '<D:propertyupdate xmlns:D="DAV:" xmlns:z="urn:z"><D:set><D:prop><z:tag>blue &amp; green</z:tag></D:prop></D:set></D:propertyupdate>' });
+    const set = await dav("PROPPATCH", "/s3/props.txt", {
+      body: '<D:propertyupdate xmlns:D="DAV:" xmlns:z="urn:z"><D:set><D:prop><z:tag>blue &amp; green</z:tag></D:prop></D:set></D:propertyupdate>',
+    });
     expect(set.status).toBe(207);
-    const live = await dav("PROPPATCH", "/s3/props.txt", { body: '<D:propertyupdate xmlns:D="DAV:" xmlns:z="urn:z"><D:set><D:prop><D:getetag>x</D:getetag><z:other>1</z:other></D:prop></D:set></D:propertyupdate>' });
+    const live = await dav("PROPPATCH", "/s3/props.txt", {
+      body: '<D:propertyupdate xmlns:D="DAV:" xmlns:z="urn:z"><D:set><D:prop><D:getetag>x</D:getetag><z:other>1</z:other></D:prop></D:set></D:propertyupdate>',
+    });
     const refused = await live.text();
     expect(refused).toContain("HTTP/1.1 403 Forbidden");
     expect(refused).toContain("HTTP/1.1 424 Failed Dependency");
-    expect((await dav("MOVE", "/s3/props.txt", { headers: { Destination: "/dav/s3/props-moved.txt" } })).status).toBe(201);
-    const read = await (await dav("PROPFIND", "/s3/props-moved.txt", { headers: { Depth: "0" }, body: '<D:propfind xmlns:D="DAV:"><D:prop><q:tag xmlns:q="urn:z"/><q:other xmlns:q="urn:z"/></D:prop></D:propfind>' })).text();
+    expect((await dav("MOVE", "/s3/props.txt", { headers: { Destination: "/dav/s3/props-moved.txt" } })).status).toBe(
+      201,
+    );
+    const read = await (
+      await dav("PROPFIND", "/s3/props-moved.txt", {
+        headers: { Depth: "0" },
+        body: '<D:propfind xmlns:D="DAV:"><D:prop><q:tag xmlns:q="urn:z"/><q:other xmlns:q="urn:z"/></D:prop></D:propfind>',
+      })
+    ).text();
     expect(read).toContain('<tag xmlns="urn:z">blue &amp; green</tag>');
     expect(read).toMatch(/<other xmlns="urn:z"\/><\/D:prop><D:status>HTTP\/1.1 404/);
     expect(await sql("SELECT path FROM dav_properties")).toEqual([["/s3/props-moved.txt"]]);
@@ -392,7 +589,8 @@ describe("bad input gets the status RFC 4918 names, never 500", () => {
 
   it("COPY and MOVE: a Destination elsewhere, onto itself, into itself, with a bad Overwrite; MKCOL with a body; PUT without a length", async () => {
     expect((await dav("MKCOL", "/s3/moving")).status).toBe(201);
-    const move = (destination: string, headers: Record<string, string> = {}) => dav("MOVE", "/s3/moving", { headers: { Destination: destination, ...headers } });
+    const move = (destination: string, headers: Record<string, string> = {}) =>
+      dav("MOVE", "/s3/moving", { headers: { Destination: destination, ...headers } });
     expect((await move("http://elsewhere.test/dav/s3/x")).status).toBe(502);
     expect((await move("http://gatehouse.test/api/fs/list")).status).toBe(502);
     expect((await move("/dav/s3/moving")).status).toBe(403);
@@ -410,19 +608,31 @@ describe("bad input gets the status RFC 4918 names, never 500", () => {
     expect((await dav("PUT", "/s3/unsized.txt", { body: unsized })).status).toBe(411);
     expect((await dav("DELETE", "/s3")).status).toBe(403);
     expect((await dav("PROPPATCH", "/s3/moving", { body: "<D:propertyupdate" })).status).toBe(400);
-    expect((await dav("LOCK", "/s3/moving", { body: '<D:lockinfo xmlns:D="DAV:"><D:locktype><D:write/></D:locktype></D:lockinfo>', headers: { Depth: "1" } })).status).toBe(400);
+    expect(
+      (
+        await dav("LOCK", "/s3/moving", {
+          body: '<D:lockinfo xmlns:D="DAV:"><D:locktype><D:write/></D:locktype></D:lockinfo>',
+          headers: { Depth: "1" },
+        })
+      ).status,
+    ).toBe(400);
     expect((await dav("PUT", "/s3/moving/bad", { body: "x", headers: { If: "(<unclosed" } })).status).toBe(400);
     expect((await dav("DELETE", "/s3/moving")).status).toBe(204);
   });
 });
 
 describe("subtrees, hidden paths, anchored folders and write metas", () => {
-  const as = (username: string) => (method: string, path: string, init: DavInit = {}) => dav(method, path, { auth: basic(username, `${username} password`), ...init });
+  const as =
+    (username: string) =>
+    (method: string, path: string, init: DavInit = {}) =>
+      dav(method, path, { auth: basic(username, `${username} password`), ...init });
 
   it("COPY, MOVE and DELETE of a folder need the skip-password bit for every meta password inside it", async () => {
     for (const folder of ["/s3/dg", "/s3/dg/locked"]) expect((await dav("MKCOL", folder)).status).toBe(201);
     expect((await dav("PUT", "/s3/dg/locked/in.txt", { body: "in" })).status).toBe(201);
-    expect((await call("/api/admin/meta/create", { path: "/s3/dg/locked", password: "pw", p_sub: false })).code).toBe(200);
+    expect((await call("/api/admin/meta/create", { path: "/s3/dg/locked", password: "pw", p_sub: false })).code).toBe(
+      200,
+    );
     await makeUser("dav-subtree", MANAGE);
     const user = as("dav-subtree");
     expect((await user("DELETE", "/s3/dg")).status).toBe(403);
@@ -430,7 +640,11 @@ describe("subtrees, hidden paths, anchored folders and write metas", () => {
     const copied = await user("COPY", "/s3/dg", { headers: { Destination: "/dav/s3/dg-copy" } });
     expect(copied.status).toBe(403);
     expect(await copied.text()).toBe("dg is or holds a password-protected folder: give its password\n");
-    expect([await s3Text("davs/dg/locked/in.txt"), await s3Text("davs/dg-copy/locked/in.txt"), await s3Text("davs/dg-moved/locked/in.txt")]).toEqual(["in", null, null]);
+    expect([
+      await s3Text("davs/dg/locked/in.txt"),
+      await s3Text("davs/dg-copy/locked/in.txt"),
+      await s3Text("davs/dg-moved/locked/in.txt"),
+    ]).toEqual(["in", null, null]);
     // The admin may skip passwords.
     expect((await dav("COPY", "/s3/dg", { headers: { Destination: "/dav/s3/dg-copy" } })).status).toBe(201);
     expect(await s3Text("davs/dg-copy/locked/in.txt")).toBe("in");
@@ -449,9 +663,17 @@ describe("subtrees, hidden paths, anchored folders and write metas", () => {
     expect((await user("PROPFIND", "/s3/dh/secret/", { headers: { Depth: "1" } })).status).toBe(403);
     expect((await user("PUT", "/s3/dh/secret/new.txt", { body: "new" })).status).toBe(403);
     expect((await user("DELETE", "/s3/dh/secret/in.txt")).status).toBe(403);
-    expect((await user("MOVE", "/s3/dh/secret/in.txt", { headers: { Destination: "/dav/s3/dh/out.txt" } })).status).toBe(403);
-    expect((await user("COPY", "/s3/dh/secret/in.txt", { headers: { Destination: "/dav/s3/dh/out.txt" } })).status).toBe(403);
-    expect([await s3Text("davs/dh/secret/in.txt"), await s3Text("davs/dh/secret/new.txt"), await s3Text("davs/dh/out.txt")]).toEqual(["in", null, null]);
+    expect(
+      (await user("MOVE", "/s3/dh/secret/in.txt", { headers: { Destination: "/dav/s3/dh/out.txt" } })).status,
+    ).toBe(403);
+    expect(
+      (await user("COPY", "/s3/dh/secret/in.txt", { headers: { Destination: "/dav/s3/dh/out.txt" } })).status,
+    ).toBe(403);
+    expect([
+      await s3Text("davs/dh/secret/in.txt"),
+      await s3Text("davs/dh/secret/new.txt"),
+      await s3Text("davs/dh/out.txt"),
+    ]).toEqual(["in", null, null]);
     expect(await (await dav("GET", "/s3/dh/secret/in.txt")).text()).toBe("in");
     expect((await dav("DELETE", "/s3/dh")).status).toBe(204);
     await sql("DELETE FROM metas");
@@ -460,8 +682,23 @@ describe("subtrees, hidden paths, anchored folders and write metas", () => {
   it("answers 403 to a MOVE or DELETE of the caller's base path, a scope root, a mount point or a folder holding one", async () => {
     for (const folder of ["/s3/dbase", "/s3/dbase/team"]) expect((await dav("MKCOL", folder)).status).toBe(201);
     expect((await dav("PUT", "/s3/dbase/team/f.txt", { body: "f" })).status).toBe(201);
-    const role = await call("/api/admin/role/create", { name: "dav-anchored-role", permission_scopes: [{ path: "/", permission: MANAGE }, { path: "/s3/dbase/team", permission: MANAGE }] });
-    expect((await call("/api/admin/user/create", { username: "dav-anchored", password: "dav-anchored password", role: [role.data.id], base_path: "/s3/dbase" })).code).toBe(200);
+    const role = await call("/api/admin/role/create", {
+      name: "dav-anchored-role",
+      permission_scopes: [
+        { path: "/", permission: MANAGE },
+        { path: "/s3/dbase/team", permission: MANAGE },
+      ],
+    });
+    expect(
+      (
+        await call("/api/admin/user/create", {
+          username: "dav-anchored",
+          password: "dav-anchored password",
+          role: [role.data.id],
+          base_path: "/s3/dbase",
+        })
+      ).code,
+    ).toBe(200);
     const user = as("dav-anchored");
     const deleted = await user("DELETE", "/");
     expect(deleted.status).toBe(403);
@@ -470,14 +707,31 @@ describe("subtrees, hidden paths, anchored folders and write metas", () => {
     expect((await user("MOVE", "/team", { headers: { Destination: "/dav/crew" } })).status).toBe(403);
     expect(await s3Text("davs/dbase/team/f.txt")).toBe("f");
 
-    const s3Addition = { endpoint: servers.s3Endpoint, bucket: BUCKET, access_key_id: "GATEHOUSEKEY", secret_access_key: "gatehouse-secret-key", placeholder: "keep", root_folder_path: "/davs-inner" };
+    const s3Addition = {
+      endpoint: servers.s3Endpoint,
+      bucket: BUCKET,
+      access_key_id: "GATEHOUSEKEY",
+      secret_access_key: "gatehouse-secret-key",
+      placeholder: "keep",
+      root_folder_path: "/davs-inner",
+    };
     expect((await dav("MKCOL", "/s3/dmnt")).status).toBe(201);
     expect((await dav("PUT", "/s3/dmnt/keep.txt", { body: "keep" })).status).toBe(201);
-    expect((await call("/api/admin/storage/create", { mount_path: "/s3/dmnt/inner", driver: "S3", addition: JSON.stringify(s3Addition) })).code).toBe(200);
+    expect(
+      (
+        await call("/api/admin/storage/create", {
+          mount_path: "/s3/dmnt/inner",
+          driver: "S3",
+          addition: JSON.stringify(s3Addition),
+        })
+      ).code,
+    ).toBe(200);
     expect((await dav("DELETE", "/s3/dmnt")).status).toBe(403);
     expect((await dav("MOVE", "/s3/dmnt", { headers: { Destination: "/dav/s3/dmnt2" } })).status).toBe(403);
     // An existing destination is deleted before a COPY lands: the same refusal.
-    expect((await dav("COPY", "/s3/dbase/team/f.txt", { headers: { Destination: "/dav/s3/dmnt", Overwrite: "T" } })).status).toBe(403);
+    expect(
+      (await dav("COPY", "/s3/dbase/team/f.txt", { headers: { Destination: "/dav/s3/dmnt", Overwrite: "T" } })).status,
+    ).toBe(403);
     expect((await dav("DELETE", "/s3/dmnt/inner")).status).toBe(403);
     expect(await s3Text("davs/dmnt/keep.txt")).toBe("keep");
     await sql("DELETE FROM storages WHERE mount_path = '/s3/dmnt/inner'");
@@ -496,7 +750,11 @@ describe("subtrees, hidden paths, anchored folders and write metas", () => {
     expect((await user("MKCOL", "/s3/dw/d/e")).status).toBe(403);
     expect((await user("PUT", "/s3/beside.txt", { body: "x" })).status).toBe(403);
     expect((await user("DELETE", "/s3/dw/a.txt")).status).toBe(403);
-    expect([await s3Text("davs/dw/a.txt"), await s3Text("davs/dw/d/b.txt"), await s3Text("davs/beside.txt")]).toEqual(["a", null, null]);
+    expect([await s3Text("davs/dw/a.txt"), await s3Text("davs/dw/d/b.txt"), await s3Text("davs/beside.txt")]).toEqual([
+      "a",
+      null,
+      null,
+    ]);
     expect((await dav("DELETE", "/s3/dw")).status).toBe(204);
     await sql("DELETE FROM metas");
   });
@@ -534,14 +792,23 @@ describe("PUT whose body ends before its Content-Length", () => {
   for (const mount of ["/up", "/ftp"]) {
     it(`answers a 5xx and leaves no partial file on ${mount}`, async () => {
       for (const how of ["error", "close"] as const) {
-        const reply = await dav("PUT", `${mount}/cut-${how}.txt`, { body: cut(how), headers: { "Content-Length": "200000" } });
+        const reply = await dav("PUT", `${mount}/cut-${how}.txt`, {
+          body: cut(how),
+          headers: { "Content-Length": "200000" },
+        });
         expect(reply.status, how).toBeGreaterThanOrEqual(500);
         // The bytes that came before an error may be lost on the way in: only a body that ends counts them all.
-        expect(await reply.text(), how).toMatch(how === "close" ? /^the upload ended early: 100000 of its 200000 bytes arrived\n$/ : /^the upload ended early: \d+ of its 200000 bytes arrived\n$/);
+        expect(await reply.text(), how).toMatch(
+          how === "close"
+            ? /^the upload ended early: 100000 of its 200000 bytes arrived\n$/
+            : /^the upload ended early: \d+ of its 200000 bytes arrived\n$/,
+        );
         expect((await call("/api/fs/get", { path: `${mount}/cut-${how}.txt` })).message, how).toBe("object not found");
       }
       const listed = (await call("/api/fs/list", { path: mount })).data.content ?? [];
-      expect(listed.map((entry: { name: string }) => entry.name).filter((name: string) => name.startsWith("cut-"))).toEqual([]);
+      expect(
+        listed.map((entry: { name: string }) => entry.name).filter((name: string) => name.startsWith("cut-")),
+      ).toEqual([]);
     });
   }
 });
@@ -551,11 +818,30 @@ describe("Alias: its targets' metas hold over WebDAV", () => {
     await makeUser("dav-alias", MANAGE);
     expect((await dav("MKCOL", "/s3/aliased")).status).toBe(201);
     expect((await dav("MKCOL", "/s3/aliased/guarded")).status).toBe(201);
-    for (const [path, body] of [["secret.txt", "s"], ["open.txt", "open"], ["guarded/in.txt", "in"]]) expect((await dav("PUT", `/s3/aliased/${path}`, { body })).status).toBe(201);
-    expect((await call("/api/admin/storage/create", { mount_path: "/al", driver: "Alias", addition: JSON.stringify({ paths: "/s3/aliased" }), webdav_policy: "native_proxy" })).code).toBe(200);
-    expect((await call("/api/admin/meta/create", { path: "/s3/aliased", hide: "^secret", h_sub: false })).code).toBe(200);
-    expect((await call("/api/admin/meta/create", { path: "/s3/aliased/guarded", password: "pw", p_sub: true })).code).toBe(200);
-    const user = (method: string, path: string, init: DavInit = {}) => dav(method, path, { auth: basic("dav-alias", "dav-alias password"), ...init });
+    for (const [path, body] of [
+      ["secret.txt", "s"],
+      ["open.txt", "open"],
+      ["guarded/in.txt", "in"],
+    ])
+      expect((await dav("PUT", `/s3/aliased/${path}`, { body })).status).toBe(201);
+    expect(
+      (
+        await call("/api/admin/storage/create", {
+          mount_path: "/al",
+          driver: "Alias",
+          addition: JSON.stringify({ paths: "/s3/aliased" }),
+          webdav_policy: "native_proxy",
+        })
+      ).code,
+    ).toBe(200);
+    expect((await call("/api/admin/meta/create", { path: "/s3/aliased", hide: "^secret", h_sub: false })).code).toBe(
+      200,
+    );
+    expect(
+      (await call("/api/admin/meta/create", { path: "/s3/aliased/guarded", password: "pw", p_sub: true })).code,
+    ).toBe(200);
+    const user = (method: string, path: string, init: DavInit = {}) =>
+      dav(method, path, { auth: basic("dav-alias", "dav-alias password"), ...init });
     try {
       const listed = hrefs(await (await user("PROPFIND", "/al/", { headers: { Depth: "1" } })).text());
       expect(listed.sort()).toEqual(["/dav/al/", "/dav/al/guarded/", "/dav/al/open.txt"]);

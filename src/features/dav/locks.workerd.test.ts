@@ -9,7 +9,8 @@ import { callApi, signIn } from "../../../test/support/workerd-client.ts";
 const ROOT = "davlock";
 let admin: string;
 
-const LOCKINFO = '<?xml version="1.0"?><D:lockinfo xmlns:D="DAV:"><D:lockscope><D:exclusive/></D:lockscope><D:locktype><D:write/></D:locktype></D:lockinfo>';
+const LOCKINFO =
+  '<?xml version="1.0"?><D:lockinfo xmlns:D="DAV:"><D:lockscope><D:exclusive/></D:lockscope><D:locktype><D:write/></D:locktype></D:lockinfo>';
 /** Locks `path` as the admin (Depth infinity unless told); its token. */
 async function lock(path: string, headers: Record<string, string> = {}): Promise<string> {
   const locked = await dav("LOCK", path, { headers, body: LOCKINFO });
@@ -20,7 +21,11 @@ async function lock(path: string, headers: Record<string, string> = {}): Promise
 beforeAll(async () => {
   admin = await signIn("dav-locks");
   await sql("DELETE FROM storages");
-  const made = await callApi(admin, "/api/admin/storage/create", { mount_path: "/s3", driver: "S3", addition: JSON.stringify({ ...s3Addition(), root_folder_path: `/${ROOT}` }) });
+  const made = await callApi(admin, "/api/admin/storage/create", {
+    mount_path: "/s3",
+    driver: "S3",
+    addition: JSON.stringify({ ...s3Addition(), root_folder_path: `/${ROOT}` }),
+  });
   expect(made.code, made.message).toBe(200);
 });
 
@@ -32,10 +37,14 @@ describe("DELETE of a folder", () => {
 
     const refused = await dav("DELETE", "/s3/tree");
     expect(refused.status).toBe(423);
-    expect(await refused.text()).toContain("<D:lock-token-submitted><D:href>/dav/s3/tree/sub/f.txt</D:href></D:lock-token-submitted>");
+    expect(await refused.text()).toContain(
+      "<D:lock-token-submitted><D:href>/dav/s3/tree/sub/f.txt</D:href></D:lock-token-submitted>",
+    );
     expect(await s3Text(`${ROOT}/tree/sub/f.txt`)).toBe("f");
 
-    expect((await dav("DELETE", "/s3/tree", { headers: { If: `</dav/s3/tree/sub/f.txt> (<${token}>)` } })).status).toBe(204);
+    expect((await dav("DELETE", "/s3/tree", { headers: { If: `</dav/s3/tree/sub/f.txt> (<${token}>)` } })).status).toBe(
+      204,
+    );
     expect(await s3Keys(`${ROOT}/tree/`)).toEqual([]);
     expect(await sql("SELECT count(*) FROM dav_locks WHERE token = ?", [token])).toEqual([[0]]);
   });
@@ -51,12 +60,16 @@ describe("a depth-0 lock on a folder", () => {
     const token = await lock("/s3/flat", { Depth: "0" });
     const refused = await dav("PUT", "/s3/flat/new.txt", { body: "new" });
     expect(refused.status).toBe(423);
-    expect(await refused.text()).toContain("<D:lock-token-submitted><D:href>/dav/s3/flat</D:href></D:lock-token-submitted>");
+    expect(await refused.text()).toContain(
+      "<D:lock-token-submitted><D:href>/dav/s3/flat</D:href></D:lock-token-submitted>",
+    );
     expect(await s3Text(`${ROOT}/flat/new.txt`)).toBe(null);
     // A member that exists is not locked by its folder's depth-0 lock.
     expect((await dav("PUT", "/s3/flat/existing.txt", { body: "after" })).status).toBe(204);
     expect(await s3Text(`${ROOT}/flat/existing.txt`)).toBe("after");
-    expect((await dav("PUT", "/s3/flat/new.txt", { body: "new", headers: { If: `</dav/s3/flat> (<${token}>)` } })).status).toBe(201);
+    expect(
+      (await dav("PUT", "/s3/flat/new.txt", { body: "new", headers: { If: `</dav/s3/flat> (<${token}>)` } })).status,
+    ).toBe(201);
     expect(await s3Text(`${ROOT}/flat/new.txt`)).toBe("new");
     expect((await dav("UNLOCK", "/s3/flat", { headers: { "Lock-Token": `<${token}>` } })).status).toBe(204);
   });
@@ -66,7 +79,9 @@ describe("a depth-0 lock on a folder", () => {
     const token = await lock("/s3/flat-too", { Depth: "0" });
     expect((await dav("MKCOL", "/s3/flat-too/new-folder")).status).toBe(423);
     expect(await s3Keys(`${ROOT}/flat-too/new-folder`)).toEqual([]);
-    expect((await dav("MKCOL", "/s3/flat-too/new-folder", { headers: { If: `</dav/s3/flat-too> (<${token}>)` } })).status).toBe(201);
+    expect(
+      (await dav("MKCOL", "/s3/flat-too/new-folder", { headers: { If: `</dav/s3/flat-too> (<${token}>)` } })).status,
+    ).toBe(201);
   });
 });
 
@@ -75,12 +90,18 @@ describe("a lock refresh", () => {
     await makeUser(admin, "davlock-other", { "/": Bits.ALL });
     expect((await dav("PUT", "/s3/refresh.txt", { body: "r" })).status).toBe(201);
     const token = await lock("/s3/refresh.txt", { Timeout: "Second-600" });
-    const refresh = (auth?: string) => dav("LOCK", "/s3/refresh.txt", { ...(auth ? { auth } : {}), headers: { If: `(<${token}>)`, Timeout: "Second-3600" } });
+    const refresh = (auth?: string) =>
+      dav("LOCK", "/s3/refresh.txt", {
+        ...(auth ? { auth } : {}),
+        headers: { If: `(<${token}>)`, Timeout: "Second-3600" },
+      });
 
     const other = await refresh(basicOf("davlock-other"));
     expect(other.status).toBe(403);
     expect(await other.text()).toBe("the lock belongs to another user\n");
-    expect(await sql("SELECT timeout_seconds, user_id FROM dav_locks WHERE token = ?", [token])).toEqual([[600, expect.any(Number)]]);
+    expect(await sql("SELECT timeout_seconds, user_id FROM dav_locks WHERE token = ?", [token])).toEqual([
+      [600, expect.any(Number)],
+    ]);
 
     const own = await refresh();
     expect(own.status).toBe(200);

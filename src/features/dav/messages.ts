@@ -19,7 +19,8 @@ export const BASIC_CHALLENGE = 'Basic realm="Gatehouse WebDAV", charset="UTF-8"'
 export const methodNotAnswered = (method: string) => `${method} is not a WebDAV method this server answers`;
 export const FRAGMENT_REFUSED = "a request URI cannot carry a #fragment";
 export const CONTROL_CHARACTERS = "the path holds control characters";
-export const depthInvalid = (header: string) => `Depth must be 0, 1 or infinity, not ${JSON.stringify(header.slice(0, 32))}`;
+export const depthInvalid = (header: string) =>
+  `Depth must be 0, 1 or infinity, not ${JSON.stringify(header.slice(0, 32))}`;
 export const DESTINATION_MISSING = "Destination header missing";
 export const DESTINATION_NOT_URL = "Destination is not a URL";
 export const DESTINATION_ELSEWHERE = "Destination is on another server";
@@ -64,7 +65,8 @@ export const FILE_EXISTS = "the file exists";
 export const IF_MATCH_FAILED = "If-Match does not hold";
 export const DELETE_DEPTH = "DELETE of a folder takes Depth: infinity";
 export const STORAGE_ROOT_REMOVE = "a storage's root is removed on the storages page";
-export const transferDepth = (method: "COPY" | "MOVE") => `${method} takes Depth: ${method === "MOVE" ? "infinity" : "0 or infinity"}`;
+export const transferDepth = (method: "COPY" | "MOVE") =>
+  `${method} takes Depth: ${method === "MOVE" ? "infinity" : "0 or infinity"}`;
 export const SAME_SOURCE_AND_DESTINATION = "the source and the destination are the same";
 export const intoItself = (method: "COPY" | "MOVE") => `cannot ${method.toLowerCase()} a folder into itself`;
 export const DESTINATION_EXISTS = "the destination exists and Overwrite is F";
@@ -87,7 +89,8 @@ export const NO_ROOT_ELEMENT = "no root element";
 
 // ---- RFC 4918 preconditions (§16): the element inside a refusal's DAV:error
 
-export const lockTokenSubmitted = (href: string) => `<D:lock-token-submitted><D:href>${href}</D:href></D:lock-token-submitted>`;
+export const lockTokenSubmitted = (href: string) =>
+  `<D:lock-token-submitted><D:href>${href}</D:href></D:lock-token-submitted>`;
 export const PROPFIND_FINITE_DEPTH = "<D:propfind-finite-depth/>";
 export const CANNOT_MODIFY_PROTECTED_PROPERTY = "<D:cannot-modify-protected-property/>";
 export const LOCK_TOKEN_MATCHES_REQUEST_URI = "<D:lock-token-matches-request-uri/>";

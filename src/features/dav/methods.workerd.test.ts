@@ -11,7 +11,11 @@ const ROOT = "davmethods";
 beforeAll(async () => {
   const admin = await signIn("dav-methods");
   await sql("DELETE FROM storages");
-  const made = await callApi(admin, "/api/admin/storage/create", { mount_path: "/s3", driver: "S3", addition: JSON.stringify({ ...s3Addition(), root_folder_path: `/${ROOT}` }) });
+  const made = await callApi(admin, "/api/admin/storage/create", {
+    mount_path: "/s3",
+    driver: "S3",
+    addition: JSON.stringify({ ...s3Addition(), root_folder_path: `/${ROOT}` }),
+  });
   expect(made.code, made.message).toBe(200);
 });
 
@@ -63,12 +67,15 @@ describe("COPY and MOVE of a folder into itself", () => {
     ["MOVE", "infinity"],
     ["COPY", "infinity"],
     ["COPY", "0"],
-  ] as const)("%s with Depth %s into a sub-folder of itself is refused (403) and changes nothing upstream", async (method, depth) => {
-    const before = await keys();
-    const refused = await dav(method, "/s3/self", { headers: { Destination: "/dav/s3/self/inner", Depth: depth } });
-    expect(refused.status).toBe(403);
-    expect(await refused.text()).toBe(`cannot ${method.toLowerCase()} a folder into itself\n`);
-    expect(await keys()).toEqual(before);
-    expect(await s3Text(`${ROOT}/self/in.txt`)).toBe("in");
-  });
+  ] as const)(
+    "%s with Depth %s into a sub-folder of itself is refused (403) and changes nothing upstream",
+    async (method, depth) => {
+      const before = await keys();
+      const refused = await dav(method, "/s3/self", { headers: { Destination: "/dav/s3/self/inner", Depth: depth } });
+      expect(refused.status).toBe(403);
+      expect(await refused.text()).toBe(`cannot ${method.toLowerCase()} a folder into itself\n`);
+      expect(await keys()).toEqual(before);
+      expect(await s3Text(`${ROOT}/self/in.txt`)).toBe("in");
+    },
+  );
 });

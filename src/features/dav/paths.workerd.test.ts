@@ -4,7 +4,17 @@
 // `%`, `#`, `?` or non-ASCII letters reaches a WebDAV upstream as itself, escaped once each way.
 import { exports } from "cloudflare:workers";
 import { beforeAll, describe, expect, inject, it } from "vitest";
-import { ADMIN_BASIC, dav, escaped, hrefs, s3Addition, s3Put, s3Text, upstreamDav, upstreamDavText } from "../../../test/support/dav-client.ts";
+import {
+  ADMIN_BASIC,
+  dav,
+  escaped,
+  hrefs,
+  s3Addition,
+  s3Put,
+  s3Text,
+  upstreamDav,
+  upstreamDavText,
+} from "../../../test/support/dav-client.ts";
 import { sql } from "../../../test/support/libsql-http.ts";
 import { callApi, signIn } from "../../../test/support/workerd-client.ts";
 
@@ -13,7 +23,12 @@ const UPSTREAM_ROOT = "/library/written/davpaths";
 let admin: string;
 
 const mountS3 = async (mount_path: string, root: string) => {
-  const made = await callApi(admin, "/api/admin/storage/create", { mount_path, driver: "S3", addition: JSON.stringify({ ...s3Addition(), root_folder_path: `/${ROOT}/${root}` }), webdav_policy: "native_proxy" });
+  const made = await callApi(admin, "/api/admin/storage/create", {
+    mount_path,
+    driver: "S3",
+    addition: JSON.stringify({ ...s3Addition(), root_folder_path: `/${ROOT}/${root}` }),
+    webdav_policy: "native_proxy",
+  });
   expect(made.code, made.message).toBe(200);
 };
 
@@ -36,12 +51,18 @@ beforeAll(async () => {
   await mountS3("/deep/inner", "deep-inner");
   await mountS3("/deep", "deep-outer");
 
-  for (const folder of ["/library/written", UPSTREAM_ROOT]) expect([201, 405]).toContain((await upstreamDav("MKCOL", folder)).status);
+  for (const folder of ["/library/written", UPSTREAM_ROOT])
+    expect([201, 405]).toContain((await upstreamDav("MKCOL", folder)).status);
   const servers = inject("storageServers");
   const made = await callApi(admin, "/api/admin/storage/create", {
     mount_path: "/up",
     driver: "WebDav",
-    addition: JSON.stringify({ address: servers.webdavUrl, username: "davuser", password: "dav password", root_folder_path: UPSTREAM_ROOT }),
+    addition: JSON.stringify({
+      address: servers.webdavUrl,
+      username: "davuser",
+      password: "dav password",
+      root_folder_path: UPSTREAM_ROOT,
+    }),
   });
   expect(made.code, made.message).toBe(200);
 });
@@ -52,7 +73,10 @@ describe("nested mounts: the deepest mount serves", () => {
     const innerRoot = outer === "/nest" ? "inner" : "deep-inner";
 
     it(`over WebDAV, ${inner} is the inner storage's (${outer === "/nest" ? "outer" : "inner"} mount created first)`, async () => {
-      expect(hrefs(await (await dav("PROPFIND", `${inner}/`, { headers: { Depth: "1" } })).text())).toEqual([`/dav${inner}/`, `/dav${inner}/real.txt`]);
+      expect(hrefs(await (await dav("PROPFIND", `${inner}/`, { headers: { Depth: "1" } })).text())).toEqual([
+        `/dav${inner}/`,
+        `/dav${inner}/real.txt`,
+      ]);
       expect(await (await dav("GET", `${inner}/real.txt`)).text()).toBe("inner");
       expect((await dav("GET", `${inner}/decoy.txt`)).status).toBe(404);
       expect((await dav("PUT", `${inner}/new.txt`, { body: "new" })).status).toBe(201);
@@ -73,7 +97,11 @@ describe("nested mounts: the deepest mount serves", () => {
 
 describe("/dav and only /dav", () => {
   it("a Destination under /davx or /davnest is not this server's /dav: 502, nothing copied", async () => {
-    for (const destination of ["/davx/nest/inner/copy.txt", "/davnest/inner/copy.txt", "http://gatehouse.test/davnest/inner/copy.txt"]) {
+    for (const destination of [
+      "/davx/nest/inner/copy.txt",
+      "/davnest/inner/copy.txt",
+      "http://gatehouse.test/davnest/inner/copy.txt",
+    ]) {
       const reply = await dav("COPY", "/nest/inner/real.txt", { headers: { Destination: destination } });
       expect(reply.status, destination).toBe(502);
       expect(await reply.text()).toBe("Destination is outside /dav\n");
@@ -82,7 +110,12 @@ describe("/dav and only /dav", () => {
   });
 
   it("a request to /davx is not a WebDAV request", async () => {
-    const reply = await exports.default.fetch(new Request("http://gatehouse.test/davx/nest/inner/real.txt", { method: "PROPFIND", headers: { Authorization: ADMIN_BASIC, Depth: "0" } }));
+    const reply = await exports.default.fetch(
+      new Request("http://gatehouse.test/davx/nest/inner/real.txt", {
+        method: "PROPFIND",
+        headers: { Authorization: ADMIN_BASIC, Depth: "0" },
+      }),
+    );
     // What any path outside the API and /dav answers a method other than GET or POST: the web
     // UI's 405 with an empty body.
     expect(reply.status).toBe(405);
@@ -105,7 +138,10 @@ describe("names with spaces, %, #, ? and non-ASCII letters toward a WebDAV upstr
     const listing = await (await dav("PROPFIND", `/up/${escaped(folder)}/`, { headers: { Depth: "1" } })).text();
     const listed = hrefs(listing);
     // An href is XML text: `&` in a name is `&amp;` there, escaped or not in the URL.
-    expect(listed.map((href) => decodeURIComponent(href!.replace(/&amp;/g, "&")))).toEqual([`/dav/up/${folder}/`, `/dav/up/${folder}/${file}`]);
+    expect(listed.map((href) => decodeURIComponent(href!.replace(/&amp;/g, "&")))).toEqual([
+      `/dav/up/${folder}/`,
+      `/dav/up/${folder}/${file}`,
+    ]);
     for (const href of listed) expect(href).not.toMatch(/[ #?]|%(?![0-9A-F]{2})/);
     expect(listing).toContain(`<D:displayname>${file.replace(/&/g, "&amp;")}</D:displayname>`);
     expect(await (await dav("GET", at(file))).text()).toBe("odd");
@@ -113,7 +149,10 @@ describe("names with spaces, %, #, ? and non-ASCII letters toward a WebDAV upstr
     expect((await dav("COPY", at(file), { headers: { Destination: `/dav${at(copy)}` } })).status).toBe(201);
     expect(await upstreamDavText(`${UPSTREAM_ROOT}/${folder}/${copy}`)).toBe("odd");
     expect((await dav("MOVE", at(file), { headers: { Destination: `/dav${at(moved)}` } })).status).toBe(201);
-    expect([await upstreamDavText(`${UPSTREAM_ROOT}/${folder}/${file}`), await upstreamDavText(`${UPSTREAM_ROOT}/${folder}/${moved}`)]).toEqual([null, "odd"]);
+    expect([
+      await upstreamDavText(`${UPSTREAM_ROOT}/${folder}/${file}`),
+      await upstreamDavText(`${UPSTREAM_ROOT}/${folder}/${moved}`),
+    ]).toEqual([null, "odd"]);
     expect((await dav("DELETE", at(copy))).status).toBe(204);
     expect(await upstreamDavText(`${UPSTREAM_ROOT}/${folder}/${copy}`)).toBe(null);
     expect((await dav("DELETE", `/up/${escaped(folder)}`)).status).toBe(204);

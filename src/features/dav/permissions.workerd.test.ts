@@ -11,13 +11,18 @@ let admin: string;
 
 const put = async (path: string, body: string) => expect((await dav("PUT", path, { body })).status).toBe(201);
 const mkcol = async (path: string) => expect((await dav("MKCOL", path)).status).toBe(201);
-const PROPPATCH_BODY = '<D:propertyupdate xmlns:D="DAV:" xmlns:z="urn:z"><D:set><D:prop><z:tag>t</z:tag></D:prop></D:set></D:propertyupdate>';
+const PROPPATCH_BODY =
+  '<D:propertyupdate xmlns:D="DAV:" xmlns:z="urn:z"><D:set><D:prop><z:tag>t</z:tag></D:prop></D:set></D:propertyupdate>';
 
 beforeAll(async () => {
   admin = await signIn("dav-permissions");
   await sql("DELETE FROM storages");
   await sql("DELETE FROM metas");
-  const made = await callApi(admin, "/api/admin/storage/create", { mount_path: "/s3", driver: "S3", addition: JSON.stringify({ ...s3Addition(), root_folder_path: `/${ROOT}` }) });
+  const made = await callApi(admin, "/api/admin/storage/create", {
+    mount_path: "/s3",
+    driver: "S3",
+    addition: JSON.stringify({ ...s3Addition(), root_folder_path: `/${ROOT}` }),
+  });
   expect(made.code, made.message).toBe(200);
 });
 
@@ -65,8 +70,12 @@ describe("the WebDAV manage bit: a user with every other bit changes nothing", (
     expect(patched.status).toBe(403);
     expect(await patched.text()).toBe("no WebDAV manage permission here\n");
     expect(await sql("SELECT path FROM dav_properties WHERE path = '/s3/manage/kept.txt'")).toEqual([]);
-    expect((await dav("PROPPATCH", "/s3/manage/kept.txt", { auth: everything, body: PROPPATCH_BODY })).status).toBe(207);
-    expect(await sql("SELECT path FROM dav_properties WHERE path = '/s3/manage/kept.txt'")).toEqual([["/s3/manage/kept.txt"]]);
+    expect((await dav("PROPPATCH", "/s3/manage/kept.txt", { auth: everything, body: PROPPATCH_BODY })).status).toBe(
+      207,
+    );
+    expect(await sql("SELECT path FROM dav_properties WHERE path = '/s3/manage/kept.txt'")).toEqual([
+      ["/s3/manage/kept.txt"],
+    ]);
   });
 });
 
@@ -82,19 +91,29 @@ describe("COPY and MOVE need the write bit at the destination", () => {
   });
 
   it("COPY into a folder without write is refused; into one with write it copies", async () => {
-    const refused = await dav("COPY", "/s3/source.txt", { auth: user, headers: { Destination: "/dav/s3/closed/copy.txt" } });
+    const refused = await dav("COPY", "/s3/source.txt", {
+      auth: user,
+      headers: { Destination: "/dav/s3/closed/copy.txt" },
+    });
     expect(refused.status).toBe(403);
     expect(await refused.text()).toBe("permission denied\n");
     expect(await s3Text(`${ROOT}/closed/copy.txt`)).toBe(null);
-    expect((await dav("COPY", "/s3/source.txt", { auth: user, headers: { Destination: "/dav/s3/open/copy.txt" } })).status).toBe(201);
+    expect(
+      (await dav("COPY", "/s3/source.txt", { auth: user, headers: { Destination: "/dav/s3/open/copy.txt" } })).status,
+    ).toBe(201);
     expect(await s3Text(`${ROOT}/open/copy.txt`)).toBe("source");
   });
 
   it("MOVE into a folder without write is refused and leaves the source; into one with write it moves", async () => {
-    const refused = await dav("MOVE", "/s3/source.txt", { auth: user, headers: { Destination: "/dav/s3/closed/moved.txt" } });
+    const refused = await dav("MOVE", "/s3/source.txt", {
+      auth: user,
+      headers: { Destination: "/dav/s3/closed/moved.txt" },
+    });
     expect(refused.status).toBe(403);
     expect([await s3Text(`${ROOT}/source.txt`), await s3Text(`${ROOT}/closed/moved.txt`)]).toEqual(["source", null]);
-    expect((await dav("MOVE", "/s3/source.txt", { auth: user, headers: { Destination: "/dav/s3/open/moved.txt" } })).status).toBe(201);
+    expect(
+      (await dav("MOVE", "/s3/source.txt", { auth: user, headers: { Destination: "/dav/s3/open/moved.txt" } })).status,
+    ).toBe(201);
     expect([await s3Text(`${ROOT}/source.txt`), await s3Text(`${ROOT}/open/moved.txt`)]).toEqual([null, "source"]);
   });
 });
@@ -109,20 +128,43 @@ describe("MOVE needs the move (or rename) bit and COPY the copy bit: neither sta
   it("a user with the copy bit but neither move nor rename cannot MOVE, and can COPY", async () => {
     await put("/s3/bits/for-copier.txt", "c");
     const copier = basicOf("davperm-copier");
-    const moved = await dav("MOVE", "/s3/bits/for-copier.txt", { auth: copier, headers: { Destination: "/dav/s3/bits/copier-moved.txt" } });
+    const moved = await dav("MOVE", "/s3/bits/for-copier.txt", {
+      auth: copier,
+      headers: { Destination: "/dav/s3/bits/copier-moved.txt" },
+    });
     expect(moved.status).toBe(403);
     expect(await moved.text()).toBe("permission denied\n");
-    expect([await s3Text(`${ROOT}/bits/for-copier.txt`), await s3Text(`${ROOT}/bits/copier-moved.txt`)]).toEqual(["c", null]);
-    expect((await dav("COPY", "/s3/bits/for-copier.txt", { auth: copier, headers: { Destination: "/dav/s3/bits/copier-copied.txt" } })).status).toBe(201);
+    expect([await s3Text(`${ROOT}/bits/for-copier.txt`), await s3Text(`${ROOT}/bits/copier-moved.txt`)]).toEqual([
+      "c",
+      null,
+    ]);
+    expect(
+      (
+        await dav("COPY", "/s3/bits/for-copier.txt", {
+          auth: copier,
+          headers: { Destination: "/dav/s3/bits/copier-copied.txt" },
+        })
+      ).status,
+    ).toBe(201);
   });
 
   it("a user with move and rename but not copy cannot COPY, and can MOVE", async () => {
     await put("/s3/bits/for-mover.txt", "m");
     const mover = basicOf("davperm-mover");
-    const copied = await dav("COPY", "/s3/bits/for-mover.txt", { auth: mover, headers: { Destination: "/dav/s3/bits/mover-copied.txt" } });
+    const copied = await dav("COPY", "/s3/bits/for-mover.txt", {
+      auth: mover,
+      headers: { Destination: "/dav/s3/bits/mover-copied.txt" },
+    });
     expect(copied.status).toBe(403);
     expect(await s3Text(`${ROOT}/bits/mover-copied.txt`)).toBe(null);
-    expect((await dav("MOVE", "/s3/bits/for-mover.txt", { auth: mover, headers: { Destination: "/dav/s3/bits/mover-moved.txt" } })).status).toBe(201);
+    expect(
+      (
+        await dav("MOVE", "/s3/bits/for-mover.txt", {
+          auth: mover,
+          headers: { Destination: "/dav/s3/bits/mover-moved.txt" },
+        })
+      ).status,
+    ).toBe(201);
     expect(await s3Text(`${ROOT}/bits/mover-moved.txt`)).toBe("m");
   });
 });
@@ -136,7 +178,12 @@ describe("PROPFIND and the reach of a user's scopes", () => {
   });
 
   it("a path-limited user cannot PROPFIND above its scope, only inside it", async () => {
-    await makeUser(admin, "davperm-limited", { "/s3/reach/granted": Bits.WEBDAV_READ }, { permission: Bits.PATH_LIMIT });
+    await makeUser(
+      admin,
+      "davperm-limited",
+      { "/s3/reach/granted": Bits.WEBDAV_READ },
+      { permission: Bits.PATH_LIMIT },
+    );
     const limited = basicOf("davperm-limited");
     const above = await dav("PROPFIND", "/s3/reach/", { auth: limited, headers: { Depth: "1" } });
     expect(above.status).toBe(403);

@@ -5,17 +5,43 @@
 import { describe, expect, it } from "vitest";
 import { FileError, type FileErrorKind } from "../../http/errors.ts";
 import { credentialsOf } from "./auth.ts";
-import { BadIfHeader, blockingLock, davPathOf, DavError, depthOf, destinationOf, ifHolds, lockTimeout, parseIf, submittedTokens } from "./rules.ts";
+import {
+  BadIfHeader,
+  blockingLock,
+  davPathOf,
+  DavError,
+  depthOf,
+  destinationOf,
+  ifHolds,
+  lockTimeout,
+  parseIf,
+  submittedTokens,
+} from "./rules.ts";
 import { errorReply } from "./server.ts";
 import type { LockRow } from "./store.ts";
 import { BadXml, clarkName, parseXml, serialize } from "./xml.ts";
 
-const lock = (token: string, path: string, depth: 0 | -1, userId = 1): LockRow => ({ token, path, depth, exclusive: true, owner: "", userId, timeoutSeconds: 60, expiresAt: 0 });
+const lock = (token: string, path: string, depth: 0 | -1, userId = 1): LockRow => ({
+  token,
+  path,
+  depth,
+  exclusive: true,
+  owner: "",
+  userId,
+  timeoutSeconds: 60,
+  expiresAt: 0,
+});
 
 describe("the If header", () => {
   it("reads untagged and tagged lists, Not, state tokens and entity tags", () => {
     expect(parseIf('(<urn:uuid:a> ["e1"]) (Not <DAV:no-lock>)')).toEqual([
-      { resource: null, conditions: [{ not: false, token: "urn:uuid:a" }, { not: false, etag: '"e1"' }] },
+      {
+        resource: null,
+        conditions: [
+          { not: false, token: "urn:uuid:a" },
+          { not: false, etag: '"e1"' },
+        ],
+      },
       { resource: null, conditions: [{ not: true, token: "DAV:no-lock" }] },
     ]);
     expect(parseIf("<http://h/dav/a> (<urn:uuid:a>) <http://h/dav/b> (NOT <urn:uuid:b>)")).toEqual([
@@ -25,13 +51,28 @@ describe("the If header", () => {
     expect(parseIf(null)).toEqual([]);
   });
 
-  it.each(["(<unclosed", "()", "urn:uuid:a", "(<a>) <http://h/x> (<b>)", "<http://h/x>", "(Nothing <a>)", '(["unclosed)'])("refuses %s", (header) => {
+  it.each([
+    "(<unclosed",
+    "()",
+    "urn:uuid:a",
+    "(<a>) <http://h/x> (<b>)",
+    "<http://h/x>",
+    "(Nothing <a>)",
+    '(["unclosed)',
+  ])("refuses %s", (header) => {
     expect(() => parseIf(header)).toThrow(BadIfHeader);
   });
 
   it("holds when one list holds: tokens of locks covering the resource, entity tags, Not", () => {
     const locks = [lock("urn:uuid:a", "/docs", -1)];
-    const holds = (header: string, path = "/docs/f.txt") => ifHolds(parseIf(header), locks, path, (href) => new URL(href).pathname, () => '"e1"');
+    const holds = (header: string, path = "/docs/f.txt") =>
+      ifHolds(
+        parseIf(header),
+        locks,
+        path,
+        (href) => new URL(href).pathname,
+        () => '"e1"',
+      );
     expect(holds("(<urn:uuid:a>)")).toBe(true);
     expect(holds("(<urn:uuid:a>)", "/other")).toBe(false);
     expect(holds('(<urn:uuid:a> ["e2"])')).toBe(false);
@@ -42,7 +83,9 @@ describe("the If header", () => {
   });
 
   it("submits the tokens it names, except under Not", () => {
-    expect([...submittedTokens(parseIf("<http://h/y> (<urn:uuid:a>) (Not <urn:uuid:b>) <http://h/x> (<urn:uuid:c>)"))]).toEqual(["urn:uuid:a", "urn:uuid:c"]);
+    expect([
+      ...submittedTokens(parseIf("<http://h/y> (<urn:uuid:a>) (Not <urn:uuid:b>) <http://h/x> (<urn:uuid:c>)")),
+    ]).toEqual(["urn:uuid:a", "urn:uuid:c"]);
   });
 });
 
@@ -78,7 +121,11 @@ describe("Timeout", () => {
 describe("Basic credentials", () => {
   it("decodes UTF-8 names and passwords with colons, and ignores what is not Basic or Bearer", () => {
     const encode = (text: string) => btoa(String.fromCharCode(...new TextEncoder().encode(text)));
-    expect(credentialsOf(`Basic ${encode("zoë:pa:ss")}`)).toEqual({ kind: "basic", username: "zoë", password: "pa:ss" });
+    expect(credentialsOf(`Basic ${encode("zoë:pa:ss")}`)).toEqual({
+      kind: "basic",
+      username: "zoë",
+      password: "pa:ss",
+    });
     expect(credentialsOf("Bearer abc")).toEqual({ kind: "bearer", token: "abc" });
     expect(credentialsOf(`Basic ${encode("no-colon")}`)).toEqual({ kind: "none" });
     expect(credentialsOf("Basic !!!")).toEqual({ kind: "none" });
@@ -106,9 +153,13 @@ describe("XML", () => {
   ])("refuses %s", (_, text) => expect(() => parseXml(text)).toThrow(BadXml));
 
   it("writes a property that stands on its own and reads back the same", () => {
-    const property = parseXml('<p:tag xmlns:p="urn:p" xmlns:q="urn:q" q:level="2">a &amp; <q:b>c</q:b><u xmlns="">d</u></p:tag>')!;
+    const property = parseXml(
+      '<p:tag xmlns:p="urn:p" xmlns:q="urn:q" q:level="2">a &amp; <q:b>c</q:b><u xmlns="">d</u></p:tag>',
+    )!;
     const written = serialize(property);
-    expect(written).toBe('<tag xmlns="urn:p" xmlns:a0="urn:q" a0:level="2">a &amp; <b xmlns="urn:q">c</b><u xmlns="">d</u></tag>');
+    expect(written).toBe(
+      '<tag xmlns="urn:p" xmlns:a0="urn:q" a0:level="2">a &amp; <b xmlns="urn:q">c</b><u xmlns="">d</u></tag>',
+    );
     expect(JSON.stringify(parseXml(written))).toBe(JSON.stringify(property));
   });
 });
@@ -130,7 +181,9 @@ describe("file-side failures", () => {
 
   it.each(Object.entries(statuses))("answers %s with %i and its text, whatever the text says", async (kind, status) => {
     // The text of another kind: the status follows the kind alone.
-    const reply = errorReply(new FileError(kind as FileErrorKind, "failed get objs: failed get dir: object not found; file exists"));
+    const reply = errorReply(
+      new FileError(kind as FileErrorKind, "failed get objs: failed get dir: object not found; file exists"),
+    );
     expect(reply.status).toBe(status);
     expect(reply.headers.get("content-type")).toBe("text/plain; charset=utf-8");
     expect(await reply.text()).toBe("failed get objs: failed get dir: object not found; file exists\n");

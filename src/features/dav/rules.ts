@@ -7,7 +7,19 @@
 import type { FileErrorKind, FileObject } from "../../drivers/types.ts";
 import { ACCESS_DENIED, INVALID_NAME, PERMISSION_DENIED, protectedInside } from "../fs/messages.ts";
 import { baseName, decodeDownloadPath, escapePath, isValidName, isWithin, joinBasePath, parentOf } from "../fs/path.ts";
-import { anchoredBy, guardInside, mayAccess, mayReach, metaGrantsWrite, nearestMeta, Permission, permissionAt, withinPathLimit, type MetaRow, type Viewer } from "../fs/rules.ts";
+import {
+  anchoredBy,
+  guardInside,
+  mayAccess,
+  mayReach,
+  metaGrantsWrite,
+  nearestMeta,
+  Permission,
+  permissionAt,
+  withinPathLimit,
+  type MetaRow,
+  type Viewer,
+} from "../fs/rules.ts";
 import type { MountsAt } from "../fs/state.ts";
 import { etagOf } from "../fs/serve.ts";
 import {
@@ -154,7 +166,9 @@ export function uploadSize(header: (name: string) => string | undefined): number
 
 /** AList's Etag: the greatest hash the upstream gave, else mtime and size. */
 export const etagOfObject = (object: FileObject) => {
-  const hashes = Object.values(object.hashInfo ?? {}).filter(Boolean).sort();
+  const hashes = Object.values(object.hashInfo ?? {})
+    .filter(Boolean)
+    .sort();
   return hashes.length > 0 ? `"${hashes.at(-1)}"` : etagOf(object);
 };
 
@@ -169,7 +183,8 @@ export const etagList = (header: string) => header.split(",").map((tag) => tag.t
 
 /** May the viewer open `path` without a password (meta hiding, on its whole way, and passwords)? */
 export function checkAccess(viewer: Viewer, metas: readonly MetaRow[], path: string) {
-  if (!mayReach(viewer, metas, path) || !mayAccess(viewer, nearestMeta(metas, path), path, "")) throw new DavError(403, ACCESS_DENIED);
+  if (!mayReach(viewer, metas, path) || !mayAccess(viewer, nearestMeta(metas, path), path, ""))
+    throw new DavError(403, ACCESS_DENIED);
 }
 
 /**
@@ -189,12 +204,22 @@ export function checkMovable(viewer: Viewer, path: string, mounts: MountsAt, ope
 
 export function checkRead(viewer: Viewer, metas: readonly MetaRow[], path: string, listing: boolean) {
   const here = (permissionAt(viewer.grants, path) & Permission.WEBDAV_READ) !== 0;
-  const below = listing && viewer.grants.scopes.some((scope) => isWithin(scope.path, path) && (scope.permission & Permission.WEBDAV_READ) !== 0);
+  const below =
+    listing &&
+    viewer.grants.scopes.some(
+      (scope) => isWithin(scope.path, path) && (scope.permission & Permission.WEBDAV_READ) !== 0,
+    );
   if (!here && !below) throw new DavError(403, NO_READ_PERMISSION);
   checkAccess(viewer, metas, path);
 }
 
-export function checkManage(viewer: Viewer, metas: readonly MetaRow[], path: string, bits: number[], metaWrite = false) {
+export function checkManage(
+  viewer: Viewer,
+  metas: readonly MetaRow[],
+  path: string,
+  bits: number[],
+  metaWrite = false,
+) {
   const dir = parentOf(path);
   checkAccess(viewer, metas, dir);
   checkAccess(viewer, metas, path);
@@ -275,23 +300,34 @@ export function parseIf(header: string | null): IfList[] {
 }
 
 /** The lock tokens a request submits: every token its If header names, outside `Not`. */
-export const submittedTokens = (lists: readonly IfList[]) => new Set(lists.flatMap((list) => list.conditions.filter((c) => !c.not && c.token).map((c) => c.token!)));
+export const submittedTokens = (lists: readonly IfList[]) =>
+  new Set(lists.flatMap((list) => list.conditions.filter((c) => !c.not && c.token).map((c) => c.token!)));
 
 /** Does `lock` cover `path`: on it, or above it with depth infinity? */
-export const covers = (lock: LockRow, path: string) => lock.path === path || (lock.depth === -1 && isWithin(path, lock.path));
+export const covers = (lock: LockRow, path: string) =>
+  lock.path === path || (lock.depth === -1 && isWithin(path, lock.path));
 
 /**
  * Whether the If header holds (RFC 4918 §10.4): some list whose conditions all hold. A token holds
  * when a live lock with it covers the list's resource; an entity tag when it is the resource's.
  * No header holds trivially.
  */
-export function ifHolds(lists: readonly IfList[], locks: readonly LockRow[], requestPath: string, resolve: (href: string) => string | null, etagOf: (path: string) => string | null): boolean {
+export function ifHolds(
+  lists: readonly IfList[],
+  locks: readonly LockRow[],
+  requestPath: string,
+  resolve: (href: string) => string | null,
+  etagOf: (path: string) => string | null,
+): boolean {
   if (lists.length === 0) return true;
   return lists.some((list) => {
     const path = list.resource === null ? requestPath : resolve(list.resource);
     if (path === null) return false;
     return list.conditions.every((condition) => {
-      const holds = condition.token !== undefined ? locks.some((lock) => lock.token === condition.token && covers(lock, path)) : etagOf(path) === condition.etag;
+      const holds =
+        condition.token !== undefined
+          ? locks.some((lock) => lock.token === condition.token && covers(lock, path))
+          : etagOf(path) === condition.etag;
       return holds !== condition.not;
     });
   });
@@ -301,8 +337,20 @@ export function ifHolds(lists: readonly IfList[], locks: readonly LockRow[], req
  * The first lock that stands in the way of changing `path` (with `tree`, anything below it too),
  * unless the request submitted its token as its owner; null when the change may go ahead.
  */
-export function blockingLock(locks: readonly LockRow[], path: string, tree: boolean, submitted: ReadonlySet<string>, userId: number): LockRow | null {
-  return locks.find((lock) => (covers(lock, path) || (tree && isWithin(lock.path, path))) && !(submitted.has(lock.token) && lock.userId === userId)) ?? null;
+export function blockingLock(
+  locks: readonly LockRow[],
+  path: string,
+  tree: boolean,
+  submitted: ReadonlySet<string>,
+  userId: number,
+): LockRow | null {
+  return (
+    locks.find(
+      (lock) =>
+        (covers(lock, path) || (tree && isWithin(lock.path, path))) &&
+        !(submitted.has(lock.token) && lock.userId === userId),
+    ) ?? null
+  );
 }
 
 /** `Timeout: Second-600, Infinite`: the first value we accept, capped; the default without one. */
@@ -332,7 +380,11 @@ export interface LockContext {
 }
 
 /** 423 unless every lock on the way is submitted by its owner; 412 when the If header does not hold. */
-export function checkUnlocked(request: LockContext, targets: { path: string; tree: boolean }[], etags: ReadonlyMap<string, string> = new Map()) {
+export function checkUnlocked(
+  request: LockContext,
+  targets: { path: string; tree: boolean }[],
+  etags: ReadonlyMap<string, string> = new Map(),
+) {
   const resolve = (href: string) => {
     try {
       const path = davPathOf(new URL(href, request.url).pathname);
@@ -341,9 +393,15 @@ export function checkUnlocked(request: LockContext, targets: { path: string; tre
       return null;
     }
   };
-  if (!ifHolds(request.ifLists, request.locks, request.path, resolve, (path) => etags.get(path) ?? null)) throw new DavError(412, IF_FAILED);
+  if (!ifHolds(request.ifLists, request.locks, request.path, resolve, (path) => etags.get(path) ?? null))
+    throw new DavError(412, IF_FAILED);
   for (const target of targets) {
     const lock = blockingLock(request.locks, target.path, target.tree, request.submitted, request.userId);
-    if (lock) throw new DavError(423, isLocked(viewOf(request.viewer, lock.path)), lockTokenSubmitted(escapeXml(hrefOf(request.viewer, lock.path, false))));
+    if (lock)
+      throw new DavError(
+        423,
+        isLocked(viewOf(request.viewer, lock.path)),
+        lockTokenSubmitted(escapeXml(hrefOf(request.viewer, lock.path, false))),
+      );
   }
 }

@@ -90,8 +90,34 @@ import {
   type IfList,
 } from "./rules.ts";
 import { runBatch } from "../../db/plan.ts";
-import { copyTreeProperties, davReads, deleteLock, forgetTree, insertLock, patchProperties, refreshLock, toDavRows, type DavRows, type LockRow } from "./store.ts";
-import { BadXml, childDav, clarkName, DAV_NS, davResponse, elements, emptyElement, escapeXml, isDav, MULTISTATUS_CLOSE, MULTISTATUS_OPEN, parseXml, serialize, type XmlElement } from "./xml.ts";
+import {
+  copyTreeProperties,
+  davReads,
+  deleteLock,
+  forgetTree,
+  insertLock,
+  patchProperties,
+  refreshLock,
+  toDavRows,
+  type DavRows,
+  type LockRow,
+} from "./store.ts";
+import {
+  BadXml,
+  childDav,
+  clarkName,
+  DAV_NS,
+  davResponse,
+  elements,
+  emptyElement,
+  escapeXml,
+  isDav,
+  MULTISTATUS_CLOSE,
+  MULTISTATUS_OPEN,
+  parseXml,
+  serialize,
+  type XmlElement,
+} from "./xml.ts";
 
 /** Each method and its handler, in the order `Allow` lists them; OPTIONS is answered before sign-in. */
 const HANDLERS = {
@@ -144,7 +170,11 @@ export async function handleDav(c: Context<AppEnv>): Promise<Response> {
 async function dispatch(c: Context<AppEnv>): Promise<Response> {
   const method = c.req.method.toUpperCase();
   // Clients probe OPTIONS before they sign in: it says what the server speaks and reads nothing.
-  if (method === "OPTIONS") return new Response(null, { status: 200, headers: { DAV: "1, 2", "MS-Author-Via": "DAV", Allow: METHODS, "Content-Length": "0" } });
+  if (method === "OPTIONS")
+    return new Response(null, {
+      status: 200,
+      headers: { DAV: "1, 2", "MS-Author-Via": "DAV", Allow: METHODS, "Content-Length": "0" },
+    });
   if (!isDavMethod(method)) throw new DavError(405, methodNotAnswered(method));
   const request = await readRequest(c, method);
   if (READ_METHODS.has(method)) requireRead(request, request.path, method === "PROPFIND");
@@ -160,7 +190,7 @@ async function readRequest(c: Context<AppEnv>, method: DavMethod): Promise<DavRe
   // What the headers say, read up front (the batch needs the destination); a malformed header is
   // answered only once the caller is known, so that strangers learn nothing but 401.
   let malformed: unknown = null;
-  const parsed = <T,>(read: () => T, fallback: T): T => {
+  const parsed = <T>(read: () => T, fallback: T): T => {
     try {
       return read();
     } catch (error) {
@@ -168,7 +198,10 @@ async function readRequest(c: Context<AppEnv>, method: DavMethod): Promise<DavRe
       return fallback;
     }
   };
-  const destination = method === "MOVE" || method === "COPY" ? parsed<string | null>(() => destinationOf(c.req.header("Destination"), url), null) : null;
+  const destination =
+    method === "MOVE" || method === "COPY"
+      ? parsed<string | null>(() => destinationOf(c.req.header("Destination"), url), null)
+      : null;
   const ifLists = parsed(() => parseIf(c.req.header("If") ?? null), []);
   const depth = parsed(() => depthOf(c.req.header("Depth"), method), 0);
 
@@ -182,7 +215,11 @@ async function readRequest(c: Context<AppEnv>, method: DavMethod): Promise<DavRe
     members: method === "PROPFIND" && depth === 1,
     propertyTrees: method === "MOVE" || method === "COPY" || method === "DELETE" ? at : [],
   });
-  const fsReads = fsStateReads(c.var.db, { paths, folders: method === "PROPFIND" && depth === 1 ? [viewPath] : [], points: pointsRead(paths) });
+  const fsReads = fsStateReads(c.var.db, {
+    paths,
+    folders: method === "PROPFIND" && depth === 1 ? [viewPath] : [],
+    points: pointsRead(paths),
+  });
   const davBatch = davReads(c.var.db, davNeeds(paths), now);
   const { caller, reads } = await davCaller(c, [...fsReads.reads, ...davBatch]);
   c.set("caller", caller);
@@ -239,9 +276,17 @@ function requireManage(request: DavRequest, path: string, bits: number[], metaWr
   checkManage(request.viewer, request.fs.metas, path, bits, metaWrite);
 }
 
-function requireUnlocked(request: DavRequest, targets: { path: string; tree: boolean }[], etags: Map<string, string> = new Map()) {
+function requireUnlocked(
+  request: DavRequest,
+  targets: { path: string; tree: boolean }[],
+  etags: Map<string, string> = new Map(),
+) {
   const { viewer, path, ifLists, submitted, userId } = request;
-  checkUnlocked({ viewer, url: request.c.req.url, path, ifLists, locks: request.dav.locks, submitted, userId }, targets, etags);
+  checkUnlocked(
+    { viewer, url: request.c.req.url, path, ifLists, locks: request.dav.locks, submitted, userId },
+    targets,
+    etags,
+  );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -269,26 +314,40 @@ async function get(request: DavRequest): Promise<Response> {
   const proxyOnly = mounted.driver.config.only_proxy || mounted.driver.config.only_local;
   if (policy === "302_redirect" && !proxyOnly) {
     const link = await tree.link(path, { redirect: true, headers: c.req.raw.headers });
-    if ("url" in link) return new Response(null, { status: 302, headers: { Location: link.url, "Cache-Control": "no-store" } });
+    if ("url" in link)
+      return new Response(null, { status: 302, headers: { Location: link.url, "Cache-Control": "no-store" } });
   }
   if (policy === "use_proxy_url" && mounted.storage.downProxyUrl !== "") {
     const base = mounted.storage.downProxyUrl.split("\n")[0]!.trim().replace(/\/+$/, "");
     const sign = mounted.storage.downProxySign ? `?sign=${await signFor(fs, path, mounted.storage, true)}` : "";
-    return new Response(null, { status: 302, headers: { Location: `${base}${escapePath(path)}${sign}`, "Cache-Control": "no-store" } });
+    return new Response(null, {
+      status: 302,
+      headers: { Location: `${base}${escapePath(path)}${sign}`, "Cache-Control": "no-store" },
+    });
   }
   // Conditions are judged here against the Etag PROPFIND shows (an upstream's own differs), so
   // If-Match after a PROPFIND means the same thing on every storage; only the range goes upstream.
   const etag = etagOfObject(object);
   const modified = Math.floor(object.modified.getTime() / 1000);
   const validators = { Etag: etag, "Last-Modified": object.modified.toUTCString() };
-  if (preconditionFailed(c.req.raw.headers, etag, modified)) return new Response(null, { status: 412, headers: validators });
+  if (preconditionFailed(c.req.raw.headers, etag, modified))
+    return new Response(null, { status: 412, headers: validators });
   if (notModified(c.req.raw.headers, etag, modified)) return new Response(null, { status: 304, headers: validators });
   const forwarded = new Headers();
   const ifRange = c.req.header("If-Range");
   const range = c.req.header("Range");
   // Checked here, before the link is asked for: an upstream is never sent a range it may choke on.
-  if (range && parseRange(range) !== null && (ifRange === undefined || ifRange === etag || httpDateSeconds(ifRange) === modified)) forwarded.set("Range", range);
-  const upstreamRequest = new Request(c.req.raw.url, { method: c.req.method === "HEAD" ? "HEAD" : "GET", headers: forwarded, signal: c.req.raw.signal });
+  if (
+    range &&
+    parseRange(range) !== null &&
+    (ifRange === undefined || ifRange === etag || httpDateSeconds(ifRange) === modified)
+  )
+    forwarded.set("Range", range);
+  const upstreamRequest = new Request(c.req.raw.url, {
+    method: c.req.method === "HEAD" ? "HEAD" : "GET",
+    headers: forwarded,
+    signal: c.req.raw.signal,
+  });
   const link = await tree.link(path, { redirect: false, headers: forwarded });
   const reply = await serveLink(upstreamRequest, link, baseName(path));
   const headers = new Headers(reply.headers);
@@ -302,10 +361,15 @@ async function get(request: DavRequest): Promise<Response> {
 /** A folder opened in a browser: a plain list of links (WebDAV clients PROPFIND instead). */
 async function folderPage(request: DavRequest, folder: FileObject): Promise<Response> {
   const entries = await children(request, request.path);
-  const rows = entries.map((entry) => `<li><a href="${escapeXml(hrefOf(request.viewer, joinName(request.path, entry.name), entry.isDir))}">${escapeXml(entry.name)}${entry.isDir ? "/" : ""}</a></li>`);
+  const rows = entries.map(
+    (entry) =>
+      `<li><a href="${escapeXml(hrefOf(request.viewer, joinName(request.path, entry.name), entry.isDir))}">${escapeXml(entry.name)}${entry.isDir ? "/" : ""}</a></li>`,
+  );
   const title = escapeXml(viewOf(request.viewer, request.path));
   const body = `<!doctype html><meta charset="utf-8"><title>${title}</title><h1>${title}</h1><ul>${rows.join("")}</ul>\n`;
-  return new Response(request.c.req.method === "HEAD" ? null : body, { headers: { "Content-Type": "text/html; charset=utf-8", "Last-Modified": folder.modified.toUTCString() } });
+  return new Response(request.c.req.method === "HEAD" ? null : body, {
+    headers: { "Content-Type": "text/html; charset=utf-8", "Last-Modified": folder.modified.toUTCString() },
+  });
 }
 
 async function children(request: DavRequest, path: string): Promise<FileObject[]> {
@@ -316,7 +380,8 @@ async function children(request: DavRequest, path: string): Promise<FileObject[]
 /** The live properties of an object (RFC 4918 §15), as XML, by Clark name. */
 function liveProperties(request: DavRequest, path: string, object: FileObject): Map<string, string> {
   const props = new Map<string, string>();
-  const dav = (local: string, value: string) => props.set(`{${DAV_NS}}${local}`, value === "" ? `<D:${local}/>` : `<D:${local}>${value}</D:${local}>`);
+  const dav = (local: string, value: string) =>
+    props.set(`{${DAV_NS}}${local}`, value === "" ? `<D:${local}/>` : `<D:${local}>${value}</D:${local}>`);
   dav("resourcetype", object.isDir ? "<D:collection/>" : "");
   dav("displayname", escapeXml(path === "/" ? "" : baseName(path)));
   dav("getlastmodified", object.modified.toUTCString());
@@ -326,12 +391,24 @@ function liveProperties(request: DavRequest, path: string, object: FileObject): 
     dav("getcontenttype", escapeXml(contentTypeOf(object.name)));
     dav("getetag", escapeXml(etagOfObject(object)));
   }
-  dav("supportedlock", "<D:lockentry><D:lockscope><D:exclusive/></D:lockscope><D:locktype><D:write/></D:locktype></D:lockentry><D:lockentry><D:lockscope><D:shared/></D:lockscope><D:locktype><D:write/></D:locktype></D:lockentry>");
-  dav("lockdiscovery", request.dav.locks.filter((lock) => covers(lock, path)).map((lock) => activeLock(request, lock)).join(""));
+  dav(
+    "supportedlock",
+    "<D:lockentry><D:lockscope><D:exclusive/></D:lockscope><D:locktype><D:write/></D:locktype></D:lockentry><D:lockentry><D:lockscope><D:shared/></D:lockscope><D:locktype><D:write/></D:locktype></D:lockentry>",
+  );
+  dav(
+    "lockdiscovery",
+    request.dav.locks
+      .filter((lock) => covers(lock, path))
+      .map((lock) => activeLock(request, lock))
+      .join(""),
+  );
   return props;
 }
 
-type PropfindKind = { kind: "allprop"; include: string[] } | { kind: "propname" } | { kind: "prop"; names: { ns: string; local: string }[] };
+type PropfindKind =
+  | { kind: "allprop"; include: string[] }
+  | { kind: "propname" }
+  | { kind: "prop"; names: { ns: string; local: string }[] };
 
 function propfindKind(body: XmlElement | null): PropfindKind {
   if (body === null) return { kind: "allprop", include: [] };
@@ -339,7 +416,8 @@ function propfindKind(body: XmlElement | null): PropfindKind {
   const [first] = elements(body);
   if (!first) throw new DavError(400, PROPFIND_EMPTY);
   if (isDav(first, "propname")) return { kind: "propname" };
-  if (isDav(first, "allprop")) return { kind: "allprop", include: elements(childDav(body, "include") ?? first).map(clarkName) };
+  if (isDav(first, "allprop"))
+    return { kind: "allprop", include: elements(childDav(body, "include") ?? first).map(clarkName) };
   if (isDav(first, "prop")) return { kind: "prop", names: elements(first).map((e) => ({ ns: e.ns, local: e.local })) };
   throw new DavError(400, PROPFIND_UNKNOWN);
 }
@@ -358,8 +436,12 @@ async function propfind(request: DavRequest, depth: 0 | 1 | -1): Promise<Respons
     const live = liveProperties(request, path, entry);
     const own = dead.get(path) ?? new Map<string, string>();
     const href = hrefOf(request.viewer, path, entry.isDir);
-    if (kind.kind === "propname") return davResponse(href, { propstats: [{ status: 200, props: [...live.keys(), ...own.keys()].map((name) => emptyElement(nameOf(name))) }] });
-    if (kind.kind === "allprop") return davResponse(href, { propstats: [{ status: 200, props: [...live.values(), ...own.values()] }] });
+    if (kind.kind === "propname")
+      return davResponse(href, {
+        propstats: [{ status: 200, props: [...live.keys(), ...own.keys()].map((name) => emptyElement(nameOf(name))) }],
+      });
+    if (kind.kind === "allprop")
+      return davResponse(href, { propstats: [{ status: 200, props: [...live.values(), ...own.values()] }] });
     const found: string[] = [];
     const missing: string[] = [];
     for (const name of kind.names) {
@@ -368,7 +450,12 @@ async function propfind(request: DavRequest, depth: 0 | 1 | -1): Promise<Respons
       if (value === undefined) missing.push(emptyElement(name));
       else found.push(value);
     }
-    return davResponse(href, { propstats: [{ status: 200, props: found }, { status: 404, props: missing }] });
+    return davResponse(href, {
+      propstats: [
+        { status: 200, props: found },
+        { status: 404, props: missing },
+      ],
+    });
   };
   // Written as it goes: a folder of 10,000 entries is never one string in memory.
   const encoder = new TextEncoder();
@@ -388,7 +475,9 @@ async function propfind(request: DavRequest, depth: 0 | 1 | -1): Promise<Respons
       }
       const slice = members.slice(index, index + CHUNK);
       index += CHUNK;
-      controller.enqueue(encoder.encode(slice.map((entry) => responseOf(joinName(request.path, entry.name), entry)).join("")));
+      controller.enqueue(
+        encoder.encode(slice.map((entry) => responseOf(joinName(request.path, entry.name), entry)).join("")),
+      );
     },
   });
   return new Response(body, { status: 207, headers: { "Content-Type": "application/xml; charset=utf-8" } });
@@ -414,7 +503,9 @@ async function proppatch(request: DavRequest): Promise<Response> {
     if (!prop) throw new DavError(400, withoutProp(action.local));
     for (const property of elements(prop)) {
       names.push(property);
-      changes.push(set ? { set: { name: clarkName(property), xml: serialize(property) } } : { remove: clarkName(property) });
+      changes.push(
+        set ? { set: { name: clarkName(property), xml: serialize(property) } } : { remove: clarkName(property) },
+      );
     }
   }
   // Live properties are the server's: one refused makes the whole update fail (RFC 4918 §9.2).
@@ -441,7 +532,10 @@ async function mkcol(request: DavRequest): Promise<Response> {
   requireManage(request, path, [Permission.WRITE], true);
   if (await lookup(request.tree, path)) throw new DavError(405, ALREADY_EXISTS);
   await requireParent(request, path);
-  requireUnlocked(request, [{ path, tree: false }, { path: parentOf(path), tree: false }]);
+  requireUnlocked(request, [
+    { path, tree: false },
+    { path: parentOf(path), tree: false },
+  ]);
   const parent = await request.tree.mount(parentOf(path));
   await need(parent, "makeDir")(parent.actualPath, baseName(path));
   return created(201);
@@ -454,9 +548,17 @@ async function put(request: DavRequest): Promise<Response> {
   const before = await lookup(tree, path);
   if (before?.isDir) throw new DavError(405, PUT_ON_FOLDER);
   if (!before) await requireParent(request, path);
-  requireUnlocked(request, [{ path, tree: false }, ...(before ? [] : [{ path: parentOf(path), tree: false }])], new Map(before ? [[path, etagOfObject(before)]] : []));
+  requireUnlocked(
+    request,
+    [{ path, tree: false }, ...(before ? [] : [{ path: parentOf(path), tree: false }])],
+    new Map(before ? [[path, etagOfObject(before)]] : []),
+  );
   if (c.req.header("If-None-Match")?.trim() === "*" && before) throw new DavError(412, FILE_EXISTS);
-  if (c.req.header("If-Match") && (!before || !etagList(c.req.header("If-Match")!).some((tag) => tag === "*" || tag === etagOfObject(before)))) throw new DavError(412, IF_MATCH_FAILED);
+  if (
+    c.req.header("If-Match") &&
+    (!before || !etagList(c.req.header("If-Match")!).some((tag) => tag === "*" || tag === etagOfObject(before)))
+  )
+    throw new DavError(412, IF_MATCH_FAILED);
   const size = uploadSize((name) => c.req.header(name));
   const parent = await tree.mount(parentOf(path));
   await putFile(parent, {
@@ -477,13 +579,33 @@ async function remove(request: DavRequest, depth: 0 | 1 | -1): Promise<Response>
   checkMovable(request.viewer, path, await tree.mountsAt(path), "remove");
   const storage = path === "/" ? null : await tree.storageAt(path);
   if (!storage || (await tree.mount(path)).actualPath === "/") throw new DavError(403, STORAGE_ROOT_REMOVE);
-  requireUnlocked(request, [{ path, tree: true }, { path: parentOf(path), tree: false }], new Map([[path, etagOfObject(object)]]));
+  requireUnlocked(
+    request,
+    [
+      { path, tree: true },
+      { path: parentOf(path), tree: false },
+    ],
+    new Map([[path, etagOfObject(object)]]),
+  );
   await removePath(tree, path);
-  await runBatch(request.c.var.db, forgetTree(request.c.var.db, path, request.dav.locks.some((lock) => isWithin(lock.path, path)), (request.dav.propertyCounts[0] ?? 0) > 0));
+  await runBatch(
+    request.c.var.db,
+    forgetTree(
+      request.c.var.db,
+      path,
+      request.dav.locks.some((lock) => isWithin(lock.path, path)),
+      (request.dav.propertyCounts[0] ?? 0) > 0,
+    ),
+  );
   return created(204);
 }
 
-async function copyOrMove(request: DavRequest, method: "COPY" | "MOVE", destination: string, depth: 0 | 1 | -1): Promise<Response> {
+async function copyOrMove(
+  request: DavRequest,
+  method: "COPY" | "MOVE",
+  destination: string,
+  depth: 0 | 1 | -1,
+): Promise<Response> {
   const { c, path, tree } = request;
   const db = c.var.db;
   if (depth === 1 || (method === "MOVE" && depth === 0)) throw new DavError(400, transferDepth(method));
@@ -502,11 +624,19 @@ async function copyOrMove(request: DavRequest, method: "COPY" | "MOVE", destinat
   if (target && overwriteHeader === "F") throw new DavError(412, DESTINATION_EXISTS);
   // An existing destination is deleted first: the same rules as DELETE.
   if (target) checkMovable(request.viewer, destination, await tree.mountsAt(destination), "remove");
-  const etags = new Map([[path, etagOfObject(source)], ...(target ? [[destination, etagOfObject(target)] as [string, string]] : [])]);
+  const etags = new Map([
+    [path, etagOfObject(source)],
+    ...(target ? [[destination, etagOfObject(target)] as [string, string]] : []),
+  ]);
   requireUnlocked(
     request,
     [
-      ...(method === "MOVE" ? [{ path, tree: true }, { path: parentOf(path), tree: false }] : []),
+      ...(method === "MOVE"
+        ? [
+            { path, tree: true },
+            { path: parentOf(path), tree: false },
+          ]
+        : []),
       { path: destination, tree: true },
       { path: parentOf(destination), tree: false },
     ],
@@ -522,7 +652,14 @@ async function copyOrMove(request: DavRequest, method: "COPY" | "MOVE", destinat
   // Dead properties go with the resource; locks stay behind (RFC 4918 §7.7: a moved resource is not locked).
   await runBatch(db, [
     ...(sourceProperties > 0 ? copyTreeProperties(db, path, destination) : []),
-    ...(method === "MOVE" ? forgetTree(db, path, request.dav.locks.some((lock) => isWithin(lock.path, path)), sourceProperties > 0) : []),
+    ...(method === "MOVE"
+      ? forgetTree(
+          db,
+          path,
+          request.dav.locks.some((lock) => isWithin(lock.path, path)),
+          sourceProperties > 0,
+        )
+      : []),
   ]);
   return created(target ? 204 : 201);
 }
@@ -542,10 +679,13 @@ function activeLock(request: DavRequest, lock: LockRow): string {
 }
 
 const lockReply = (request: DavRequest, lock: LockRow, status: number) =>
-  new Response(`<?xml version="1.0" encoding="utf-8"?>\n<D:prop xmlns:D="DAV:"><D:lockdiscovery>${activeLock(request, lock)}</D:lockdiscovery></D:prop>\n`, {
-    status,
-    headers: { "Content-Type": "application/xml; charset=utf-8", "Lock-Token": `<${lock.token}>` },
-  });
+  new Response(
+    `<?xml version="1.0" encoding="utf-8"?>\n<D:prop xmlns:D="DAV:"><D:lockdiscovery>${activeLock(request, lock)}</D:lockdiscovery></D:prop>\n`,
+    {
+      status,
+      headers: { "Content-Type": "application/xml; charset=utf-8", "Lock-Token": `<${lock.token}>` },
+    },
+  );
 
 async function lock(request: DavRequest, depth: 0 | 1 | -1): Promise<Response> {
   const { c, path, tree } = request;
@@ -589,12 +729,18 @@ async function lock(request: DavRequest, depth: 0 | 1 | -1): Promise<Response> {
     timeoutSeconds: timeout,
     expiresAt: now + timeout,
   };
-  if (!(await insertLock(db, row, now))) throw new DavError(423, isLocked(viewOf(request.viewer, path)), NO_CONFLICTING_LOCK);
+  if (!(await insertLock(db, row, now)))
+    throw new DavError(423, isLocked(viewOf(request.viewer, path)), NO_CONFLICTING_LOCK);
   if (object) return lockReply(request, row, 200);
   // A lock on a name that does not exist makes an empty file (RFC 4918 §7.3), as Windows and macOS expect.
   try {
     const parent = await tree.mount(parentOf(path));
-    await need(parent, "put")(parent.actualPath, { name: baseName(path), size: 0, body: emptyBody(), contentType: contentTypeOf(baseName(path)) });
+    await need(parent, "put")(parent.actualPath, {
+      name: baseName(path),
+      size: 0,
+      body: emptyBody(),
+      contentType: contentTypeOf(baseName(path)),
+    });
   } catch (error) {
     await deleteLock(db, row.token);
     throw error;
@@ -636,16 +782,22 @@ async function cappedBody(c: Context<AppEnv>): Promise<Uint8Array> {
 const created = (status: 201 | 204) => new Response(null, { status });
 
 const multistatus = (responses: string) =>
-  new Response(`${MULTISTATUS_OPEN}${responses}${MULTISTATUS_CLOSE}\n`, { status: 207, headers: { "Content-Type": "application/xml; charset=utf-8" } });
+  new Response(`${MULTISTATUS_OPEN}${responses}${MULTISTATUS_CLOSE}\n`, {
+    status: 207,
+    headers: { "Content-Type": "application/xml; charset=utf-8" },
+  });
 
 /** Every refusal as a WebDAV reply: its own (the sign-in's among them), and the file side's by kind (davStatusOf). */
 export function errorReply(error: unknown): Response {
   if (error instanceof DavError) {
     if (error.condition) {
-      return new Response(`<?xml version="1.0" encoding="utf-8"?>\n<D:error xmlns:D="DAV:">${error.condition}</D:error>\n`, {
-        status: error.status,
-        headers: { "Content-Type": "application/xml; charset=utf-8" },
-      });
+      return new Response(
+        `<?xml version="1.0" encoding="utf-8"?>\n<D:error xmlns:D="DAV:">${error.condition}</D:error>\n`,
+        {
+          status: error.status,
+          headers: { "Content-Type": "application/xml; charset=utf-8" },
+        },
+      );
     }
     const headers: Record<string, string> = { "Content-Type": "text/plain; charset=utf-8" };
     // A 401 asks for credentials; a 429 (the sign-in lockout) says when to try again.

@@ -28,7 +28,9 @@ describe("two-factor turned on", () => {
 
     const token = await signIn("davsign-twofa-late", "davsign-twofa-late", "davsign-twofa-late password");
     const secret = (await callApi(token, "/api/auth/2fa/generate")).data.secret as string;
-    expect((await callApi(token, "/api/auth/2fa/verify", { code: new TOTP({ secret }).generate(), secret })).code).toBe(200);
+    expect((await callApi(token, "/api/auth/2fa/verify", { code: new TOTP({ secret }).generate(), secret })).code).toBe(
+      200,
+    );
 
     const refused = await propfind(password, ip);
     expect(refused.status).toBe(401);
@@ -55,7 +57,9 @@ describe("app passwords and the sign-in lockout", () => {
 describe("the guest account", () => {
   it("never signs in over Basic, disabled or enabled, whatever its password", async () => {
     const guestId = Number((await sql("SELECT id FROM users WHERE username = 'guest'"))[0]![0]);
-    expect((await callApi(admin, "/api/admin/user/update", { id: guestId, password: "guest password" })).code).toBe(200);
+    expect((await callApi(admin, "/api/admin/user/update", { id: guestId, password: "guest password" })).code).toBe(
+      200,
+    );
     const guest = basic("guest", "guest password");
     const disabled = await propfind(guest, freshAddress());
     expect(disabled.status).toBe(401);
@@ -63,12 +67,28 @@ describe("the guest account", () => {
     try {
       // Anonymous access on, with WebDAV read: the guest still has no Basic sign-in.
       expect((await callApi(admin, "/api/admin/user/update", { id: guestId, disabled: false })).code).toBe(200);
-      expect((await callApi(admin, "/api/admin/role/update", { id: 1, name: "guest", permission_scopes: [{ path: "/", permission: Bits.WEBDAV_READ }] })).code).toBe(200);
+      expect(
+        (
+          await callApi(admin, "/api/admin/role/update", {
+            id: 1,
+            name: "guest",
+            permission_scopes: [{ path: "/", permission: Bits.WEBDAV_READ }],
+          })
+        ).code,
+      ).toBe(200);
       const enabled = await propfind(guest, freshAddress());
       expect(enabled.status).toBe(401);
       expect(await enabled.text()).toBe("username or password is incorrect\n");
     } finally {
-      expect((await callApi(admin, "/api/admin/role/update", { id: 1, name: "guest", permission_scopes: [{ path: "/", permission: 0 }] })).code).toBe(200);
+      expect(
+        (
+          await callApi(admin, "/api/admin/role/update", {
+            id: 1,
+            name: "guest",
+            permission_scopes: [{ path: "/", permission: 0 }],
+          })
+        ).code,
+      ).toBe(200);
       expect((await callApi(admin, "/api/admin/user/update", { id: guestId, disabled: true })).code).toBe(200);
     }
   });

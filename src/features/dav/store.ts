@@ -34,7 +34,8 @@ export interface DavRows {
   propertyCounts: number[];
 }
 
-const below = (column: SQL | SQLiteColumn, path: string) => (path === "/" ? sql`1` : sql`(${column} = ${path} OR substr(${column}, 1, ${path.length + 1}) = ${`${path}/`})`);
+const below = (column: SQL | SQLiteColumn, path: string) =>
+  path === "/" ? sql`1` : sql`(${column} = ${path} OR substr(${column}, 1, ${path.length + 1}) = ${`${path}/`})`;
 
 /** The reads of `needs`, to travel in the caller's batch. */
 export function davReads(db: Database, needs: DavNeeds, now: number) {
@@ -42,7 +43,15 @@ export function davReads(db: Database, needs: DavNeeds, now: number) {
   const locks = db
     .select()
     .from(davLocks)
-    .where(and(gt(davLocks.expiresAt, now), or(inArray(davLocks.path, chains.length > 0 ? chains : ["/"]), ...needs.locked.map((path) => below(davLocks.path, path)))));
+    .where(
+      and(
+        gt(davLocks.expiresAt, now),
+        or(
+          inArray(davLocks.path, chains.length > 0 ? chains : ["/"]),
+          ...needs.locked.map((path) => below(davLocks.path, path)),
+        ),
+      ),
+    );
   const propertyPaths = needs.properties.length > 0 ? needs.properties : [""];
   const childOf = (path: string) => {
     const prefix = path === "/" ? "/" : `${path}/`;
@@ -52,12 +61,18 @@ export function davReads(db: Database, needs: DavNeeds, now: number) {
     .select()
     .from(davProperties)
     .where(or(inArray(davProperties.path, propertyPaths), ...(needs.members ? needs.properties.map(childOf) : [])));
-  const counts = needs.propertyTrees.map((path) => db.select({ count: sql<number>`count(*)` }).from(davProperties).where(below(davProperties.path, path)));
+  const counts = needs.propertyTrees.map((path) =>
+    db.select({ count: sql<number>`count(*)` }).from(davProperties).where(below(davProperties.path, path)),
+  );
   return [locks, properties, ...counts] as const;
 }
 
 export function toDavRows([locks, properties, ...counts]: unknown[]): DavRows {
-  return { locks: locks as LockRow[], properties: properties as PropertyRow[], propertyCounts: (counts as { count: number }[][]).map((rows) => rows[0]?.count ?? 0) };
+  return {
+    locks: locks as LockRow[],
+    properties: properties as PropertyRow[],
+    propertyCounts: (counts as { count: number }[][]).map((rows) => rows[0]?.count ?? 0),
+  };
 }
 
 /** What Basic credentials need, read with the request's other reads. */
@@ -84,18 +99,24 @@ export interface BasicState {
   extra: unknown[];
 }
 
-
 /**
  * The user of `username`, its roles, the app password the client presented and the lockout
  * counts, with `extra`, in one batch. An app password's `last_used_at` moves in the same batch,
  * at most once a minute.
  */
-export async function readBasicCaller(db: Database, read: BasicRead, extra: readonly BatchItem<"sqlite">[]): Promise<BasicState> {
+export async function readBasicCaller(
+  db: Database,
+  read: BasicRead,
+  extra: readonly BatchItem<"sqlite">[],
+): Promise<BasicState> {
   const userId = sql`(SELECT ${users.id} FROM ${users} WHERE ${users.username} = ${read.username})`;
   const matching = and(
     eq(appPasswords.userId, userId),
     eq(appPasswords.hash, read.appPasswordHash ?? ""),
-    eq(appPasswords.passwordChangedAt, sql`(SELECT ${users.passwordChangedAt} FROM ${users} WHERE ${users.username} = ${read.username})`),
+    eq(
+      appPasswords.passwordChangedAt,
+      sql`(SELECT ${users.passwordChangedAt} FROM ${users} WHERE ${users.username} = ${read.username})`,
+    ),
   );
   const counted = (scope: "ip" | "user", subject: string) =>
     read.reserve
@@ -103,9 +124,23 @@ export async function readBasicCaller(db: Database, read: BasicRead, extra: read
       : db
           .select({ count: sql<number>`${loginFailures.count} + 1` })
           .from(loginFailures)
-          .where(and(eq(loginFailures.scope, scope), eq(loginFailures.subject, subject), gt(loginFailures.expiresAt, read.now)));
+          .where(
+            and(
+              eq(loginFailures.scope, scope),
+              eq(loginFailures.subject, subject),
+              gt(loginFailures.expiresAt, read.now),
+            ),
+          );
   // An account password finds no app password (no hash is ""), and writes nothing.
-  const touch = read.appPasswordHash === null ? [] : [db.update(appPasswords).set({ lastUsedAt: read.now }).where(and(matching, sql`${appPasswords.lastUsedAt} < ${read.now - 60}`))];
+  const touch =
+    read.appPasswordHash === null
+      ? []
+      : [
+          db
+            .update(appPasswords)
+            .set({ lastUsedAt: read.now })
+            .where(and(matching, sql`${appPasswords.lastUsedAt} < ${read.now - 60}`)),
+        ];
   const results = await runBatch(db, [
     counted("ip", read.ip),
     counted("user", read.username),
@@ -116,24 +151,50 @@ export async function readBasicCaller(db: Database, read: BasicRead, extra: read
     ...extra,
   ]);
   results.splice(5, touch.length);
-  const [ipCount, userCount, [user], roles, [appPassword], ...rest] = results as [{ count: number }[], { count: number }[], UserRow[], RoleRow[], { id: number }[], ...unknown[]];
+  const [ipCount, userCount, [user], roles, [appPassword], ...rest] = results as [
+    { count: number }[],
+    { count: number }[],
+    UserRow[],
+    RoleRow[],
+    { id: number }[],
+    ...unknown[],
+  ];
   const before = (rows: { count: number }[]) => (rows[0]?.count ?? 1) - 1;
   return { user, roles, appPassword, failures: { ip: before(ipCount), user: before(userCount) }, extra: rest };
 }
 
 /** A successful sign-in clears the failures it reserved, and upgrades an imported AList hash. */
-export async function clearFailures(db: Database, attempt: { ip: string; username: string; userId: number }, upgrade: { from: string; to: string } | null) {
+export async function clearFailures(
+  db: Database,
+  attempt: { ip: string; username: string; userId: number },
+  upgrade: { from: string; to: string } | null,
+) {
   await db.batch([
-    db.delete(loginFailures).where(
-      or(and(eq(loginFailures.scope, "ip"), eq(loginFailures.subject, attempt.ip)), and(eq(loginFailures.scope, "user"), eq(loginFailures.subject, attempt.username))),
-    ),
-    ...(upgrade ? [db.update(users).set({ passwordHash: upgrade.to }).where(and(eq(users.id, attempt.userId), eq(users.passwordHash, upgrade.from)))] : []),
+    db
+      .delete(loginFailures)
+      .where(
+        or(
+          and(eq(loginFailures.scope, "ip"), eq(loginFailures.subject, attempt.ip)),
+          and(eq(loginFailures.scope, "user"), eq(loginFailures.subject, attempt.username)),
+        ),
+      ),
+    ...(upgrade
+      ? [
+          db
+            .update(users)
+            .set({ passwordHash: upgrade.to })
+            .where(and(eq(users.id, attempt.userId), eq(users.passwordHash, upgrade.from))),
+        ]
+      : []),
   ]);
 }
 
 /** Counts a failure that was not reserved up front (a cached credential that stopped matching). */
 export async function recordFailure(db: Database, attempt: { ip: string; username: string; now: number }) {
-  await db.batch([reserveAttempt(db, "ip", attempt.ip, attempt.now), reserveAttempt(db, "user", attempt.username, attempt.now)]);
+  await db.batch([
+    reserveAttempt(db, "ip", attempt.ip, attempt.now),
+    reserveAttempt(db, "user", attempt.username, attempt.now),
+  ]);
 }
 
 /**
@@ -143,7 +204,13 @@ export async function recordFailure(db: Database, attempt: { ip: string; usernam
  */
 export async function insertLock(db: Database, lock: LockRow, now: number): Promise<boolean> {
   const ancestors = pathChain(lock.path).filter((path) => path !== lock.path);
-  const above = ancestors.length === 0 ? sql`0` : sql`(path IN (${sql.join(ancestors.map((path) => sql`${path}`), sql`, `)}) AND depth = -1)`;
+  const above =
+    ancestors.length === 0
+      ? sql`0`
+      : sql`(path IN (${sql.join(
+          ancestors.map((path) => sql`${path}`),
+          sql`, `,
+        )}) AND depth = -1)`;
   const conflicts = sql`expires_at > ${now} AND (path = ${lock.path} OR ${above}${lock.depth === -1 ? sql` OR ${below(sql`path`, lock.path)}` : sql``})${lock.exclusive ? sql`` : sql` AND exclusive = 1`}`;
   const inserted = await db.all<{ token: string }>(sql`
     INSERT INTO ${davLocks} (token, path, depth, exclusive, owner, user_id, timeout_seconds, expires_at)
@@ -169,7 +236,10 @@ export async function deleteLock(db: Database, token: string): Promise<boolean> 
 
 /** What a DELETE or MOVE leaves behind: the locks and properties of the tree that is gone (those it has). */
 export function forgetTree(db: Database, path: string, locks: boolean, properties: boolean): BatchItem<"sqlite">[] {
-  return [...(locks ? [db.delete(davLocks).where(below(davLocks.path, path))] : []), ...(properties ? [db.delete(davProperties).where(below(davProperties.path, path))] : [])];
+  return [
+    ...(locks ? [db.delete(davLocks).where(below(davLocks.path, path))] : []),
+    ...(properties ? [db.delete(davProperties).where(below(davProperties.path, path))] : []),
+  ];
 }
 
 /** The properties of a tree, copied (COPY) to another path; with `forgetTree` of the source, moved. */
@@ -178,15 +248,24 @@ export function copyTreeProperties(db: Database, from: string, to: string) {
   const target = from === "/" ? sql`${to} || ${davProperties.path}` : sql`${to} || ${rest}`;
   return [
     db.delete(davProperties).where(below(davProperties.path, to)),
-    db.run(sql`INSERT INTO ${davProperties} (path, name, xml) SELECT ${target}, name, xml FROM ${davProperties} WHERE ${below(davProperties.path, from)}`),
+    db.run(
+      sql`INSERT INTO ${davProperties} (path, name, xml) SELECT ${target}, name, xml FROM ${davProperties} WHERE ${below(davProperties.path, from)}`,
+    ),
   ];
 }
 
 /** PROPPATCH: sets and removes, in the order given, in one batch (one transaction: all or nothing). */
-export async function patchProperties(db: Database, path: string, changes: ({ set: { name: string; xml: string } } | { remove: string })[]) {
+export async function patchProperties(
+  db: Database,
+  path: string,
+  changes: ({ set: { name: string; xml: string } } | { remove: string })[],
+) {
   const statements = changes.map((change) =>
     "set" in change
-      ? db.insert(davProperties).values({ path, name: change.set.name, xml: change.set.xml }).onConflictDoUpdate({ target: [davProperties.path, davProperties.name], set: { xml: change.set.xml } })
+      ? db
+          .insert(davProperties)
+          .values({ path, name: change.set.name, xml: change.set.xml })
+          .onConflictDoUpdate({ target: [davProperties.path, davProperties.name], set: { xml: change.set.xml } })
       : db.delete(davProperties).where(and(eq(davProperties.path, path), eq(davProperties.name, change.remove))),
   );
   await runBatch(db, statements);

@@ -57,14 +57,21 @@ export function parseXml(text: string): XmlElement | null {
   return root;
 }
 
-export const elements = (element: XmlElement) => element.children.filter((child): child is XmlElement => typeof child !== "string");
+export const elements = (element: XmlElement) =>
+  element.children.filter((child): child is XmlElement => typeof child !== "string");
 export const isDav = (element: XmlElement, local: string) => element.ns === DAV_NS && element.local === local;
 export const childDav = (element: XmlElement, local: string) => elements(element).find((child) => isDav(child, local));
 
 /** `{namespace}local`: how a property is named in storage and compared. */
 export const clarkName = (element: { ns: string; local: string }) => `{${element.ns}}${element.local}`;
 
-export const escapeXml = (text: string) => text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(/\r/g, "&#13;");
+export const escapeXml = (text: string) =>
+  text
+    .replace(/&/g, "&amp;")
+    .replace(/</g, "&lt;")
+    .replace(/>/g, "&gt;")
+    .replace(/"/g, "&quot;")
+    .replace(/\r/g, "&#13;");
 
 /**
  * An element as XML text that stands on its own: each element declares its default namespace
@@ -73,22 +80,36 @@ export const escapeXml = (text: string) => text.replace(/&/g, "&amp;").replace(/
 export function serialize(element: XmlElement, parentNs: string | null = null): string {
   const declarations = element.ns === parentNs ? "" : ` xmlns="${escapeXml(element.ns)}"`;
   const attributes = element.attributes
-    .map((attribute, i) => (attribute.ns ? ` xmlns:a${i}="${escapeXml(attribute.ns)}" a${i}:${attribute.local}="${escapeXml(attribute.value)}"` : ` ${attribute.local}="${escapeXml(attribute.value)}"`))
+    .map((attribute, i) =>
+      attribute.ns
+        ? ` xmlns:a${i}="${escapeXml(attribute.ns)}" a${i}:${attribute.local}="${escapeXml(attribute.value)}"`
+        : ` ${attribute.local}="${escapeXml(attribute.value)}"`,
+    )
     .join("");
-  const inner = element.children.map((child) => (typeof child === "string" ? escapeXml(child) : serialize(child, element.ns))).join("");
-  return inner === "" ? `<${element.local}${declarations}${attributes}/>` : `<${element.local}${declarations}${attributes}>${inner}</${element.local}>`;
+  const inner = element.children
+    .map((child) => (typeof child === "string" ? escapeXml(child) : serialize(child, element.ns)))
+    .join("");
+  return inner === ""
+    ? `<${element.local}${declarations}${attributes}/>`
+    : `<${element.local}${declarations}${attributes}>${inner}</${element.local}>`;
 }
 
 /** An empty element of `name` (propname replies, and statuses of properties without a value). */
-export const emptyElement = (name: { ns: string; local: string }) => (name.ns === DAV_NS ? `<D:${name.local}/>` : `<${name.local} xmlns="${escapeXml(name.ns)}"/>`);
+export const emptyElement = (name: { ns: string; local: string }) =>
+  name.ns === DAV_NS ? `<D:${name.local}/>` : `<${name.local} xmlns="${escapeXml(name.ns)}"/>`;
 
 /** One `<D:response>` of a multistatus: an href and either propstats or one status. */
-export function davResponse(href: string, body: { propstats: { status: number; props: string[]; error?: string }[] } | { status: number; error?: string }): string {
+export function davResponse(
+  href: string,
+  body: { propstats: { status: number; props: string[]; error?: string }[] } | { status: number; error?: string },
+): string {
   const parts = [`<D:response><D:href>${escapeXml(href)}</D:href>`];
   if ("propstats" in body) {
     for (const propstat of body.propstats) {
       if (propstat.props.length === 0) continue;
-      parts.push(`<D:propstat><D:prop>${propstat.props.join("")}</D:prop><D:status>${statusLine(propstat.status)}</D:status>`);
+      parts.push(
+        `<D:propstat><D:prop>${propstat.props.join("")}</D:prop><D:status>${statusLine(propstat.status)}</D:status>`,
+      );
       if (propstat.error) parts.push(`<D:error>${propstat.error}</D:error>`);
       parts.push("</D:propstat>");
     }

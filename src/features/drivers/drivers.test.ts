@@ -16,11 +16,25 @@ beforeAll(async () => {
 afterAll(() => fixture.close());
 
 type Row = [name: string, type: string, defaultValue: string, options: string, required: boolean, help: string];
-const item = ([name, type, defaultValue, options, required, help]: Row) => ({ name, type, default: defaultValue, options, required, help });
+const item = ([name, type, defaultValue, options, required, help]: Row) => ({
+  name,
+  type,
+  default: defaultValue,
+  options,
+  required,
+  help,
+});
 
 // AList v3.58.0 internal/op/driver.go:61-153, one row per common item; webdav_policy has two forms.
 const COMMON: Record<string, Row> = {
-  mount_path: ["mount_path", "string", "", "", true, "The path you want to mount to, it is unique and cannot be repeated"],
+  mount_path: [
+    "mount_path",
+    "string",
+    "",
+    "",
+    true,
+    "The path you want to mount to, it is unique and cannot be repeated",
+  ],
   order: ["order", "number", "", "", false, "use to sort"],
   remark: ["remark", "text", "", "", false, ""],
   cache_expiration: ["cache_expiration", "number", "30", "", true, "The cache expiration time for this storage"],
@@ -37,9 +51,21 @@ const COMMON: Record<string, Row> = {
   enable_sign: ["enable_sign", "bool", "false", "", true, ""],
 };
 const HEAD = ["mount_path", "order", "remark"];
-const TAIL = ["down_proxy_url", "down_proxy_sign", "order_by", "order_direction", "extract_folder", "disable_index", "enable_sign"];
+const TAIL = [
+  "down_proxy_url",
+  "down_proxy_sign",
+  "order_by",
+  "order_direction",
+  "extract_folder",
+  "disable_index",
+  "enable_sign",
+];
 
-const config = (name: string, flags: Partial<Record<"local_sort" | "only_local" | "only_proxy" | "no_cache" | "no_upload" | "need_ms", boolean>>, defaultRoot: string) => ({
+const config = (
+  name: string,
+  flags: Partial<Record<"local_sort" | "only_local" | "only_proxy" | "no_cache" | "no_upload" | "need_ms", boolean>>,
+  defaultRoot: string,
+) => ({
   name,
   local_sort: false,
   only_local: false,
@@ -61,12 +87,40 @@ const EXPECTED: Record<string, { config: ReturnType<typeof config>; common: stri
       ["thumbnail", "bool", "", "", true, "enable thumbnail"],
       ["use_ffmpeg", "bool", "", "", true, "use ffmpeg to generate thumbnail"],
       ["thumb_cache_folder", "string", "", "", false, ""],
-      ["thumb_concurrency", "string", "16", "", false, "Number of concurrent thumbnail generation goroutines. This controls how many thumbnails can be generated in parallel."],
-      ["thumb_pixel", "string", "320", "", false, "Specifies the target width for image thumbnails in pixels. The height of the thumbnail will be calculated automatically to maintain the original aspect ratio of the image."],
-      ["video_thumb_pos", "string", "20%", "", false, "The position of the video thumbnail. If the value is a number (integer ot floating point), it represents the time in seconds. If the value ends with '%', it represents the percentage of the video duration."],
+      [
+        "thumb_concurrency",
+        "string",
+        "16",
+        "",
+        false,
+        "Number of concurrent thumbnail generation goroutines. This controls how many thumbnails can be generated in parallel.",
+      ],
+      [
+        "thumb_pixel",
+        "string",
+        "320",
+        "",
+        false,
+        "Specifies the target width for image thumbnails in pixels. The height of the thumbnail will be calculated automatically to maintain the original aspect ratio of the image.",
+      ],
+      [
+        "video_thumb_pos",
+        "string",
+        "20%",
+        "",
+        false,
+        "The position of the video thumbnail. If the value is a number (integer ot floating point), it represents the time in seconds. If the value ends with '%', it represents the percentage of the video duration.",
+      ],
       ["show_hidden", "bool", "true", "", false, "show hidden directories and files"],
       ["mkdir_perm", "string", "777", "", false, ""],
-      ["recycle_bin_path", "string", "delete permanently", "", false, "path to recycle bin, delete permanently if empty or keep 'delete permanently'"],
+      [
+        "recycle_bin_path",
+        "string",
+        "delete permanently",
+        "",
+        false,
+        "path to recycle bin, delete permanently if empty or keep 'delete permanently'",
+      ],
     ],
   },
   S3: {
@@ -163,7 +217,14 @@ const EXPECTED: Record<string, { config: ReturnType<typeof config>; common: stri
       ["directory_name_encryption", "select", "false", "false,true", true, ""],
       ["remote_path", "string", "", "", true, "This is where the encrypted data stores"],
       ["password", "string", "", "", true, "the main password"],
-      ["salt", "string", "", "", false, "If you don't know what is salt, treat it as a second password. Optional but recommended"],
+      [
+        "salt",
+        "string",
+        "",
+        "",
+        false,
+        "If you don't know what is salt, treat it as a second password. Optional but recommended",
+      ],
       ["encrypted_suffix", "string", ".bin", "", true, "for advanced user only! encrypted files will have this suffix"],
       ["filename_encoding", "select", "base64", "base64,base32,base32768", true, "for advanced user only!"],
       ["thumbnail", "bool", "false", "", true, "enable thumbnail which pre-generated under .thumbnails folder"],
@@ -202,13 +263,21 @@ const EXPECTED: Record<string, { config: ReturnType<typeof config>; common: stri
 
 const expectedInfo = (name: string) => {
   const expected = EXPECTED[name]!;
-  return { common: expected.common.map((key) => item(COMMON[key]!)), additional: expected.additional.map(item), config: expected.config };
+  return {
+    common: expected.common.map((key) => item(COMMON[key]!)),
+    additional: expected.additional.map(item),
+    config: expected.config,
+  };
 };
 
 describe("driver templates", () => {
   it("names the ten drivers in alphabetical order, the same on every call", async () => {
     const names = ["Alias", "Crypt", "FTP", "Local", "S3", "SFTP", "SMB", "UrlTree", "Virtual", "WebDav"];
-    expect(await getAs(fixture, "/api/admin/driver/names", admin)).toEqual({ code: 200, message: "success", data: names });
+    expect(await getAs(fixture, "/api/admin/driver/names", admin)).toEqual({
+      code: 200,
+      message: "success",
+      data: names,
+    });
     expect((await getAs(fixture, "/api/admin/driver/names", admin)).data).toEqual(names);
   });
 
@@ -230,18 +299,40 @@ describe("driver templates", () => {
   });
 
   it("answers an unknown driver with 404 and a missing one with 400", async () => {
-    expect(await getAs(fixture, "/api/admin/driver/info?driver=Nope", admin)).toEqual({ code: 404, message: "driver [Nope] not found", data: null });
-    expect(await getAs(fixture, "/api/admin/driver/info?driver=s3", admin)).toEqual({ code: 404, message: "driver [s3] not found", data: null });
-    expect(await getAs(fixture, "/api/admin/driver/info", admin)).toEqual({ code: 400, message: "driver: is required", data: null });
-    expect(await getAs(fixture, "/api/admin/driver/info?driver=", admin)).toEqual({ code: 400, message: "driver: is required", data: null });
+    expect(await getAs(fixture, "/api/admin/driver/info?driver=Nope", admin)).toEqual({
+      code: 404,
+      message: "driver [Nope] not found",
+      data: null,
+    });
+    expect(await getAs(fixture, "/api/admin/driver/info?driver=s3", admin)).toEqual({
+      code: 404,
+      message: "driver [s3] not found",
+      data: null,
+    });
+    expect(await getAs(fixture, "/api/admin/driver/info", admin)).toEqual({
+      code: 400,
+      message: "driver: is required",
+      data: null,
+    });
+    expect(await getAs(fixture, "/api/admin/driver/info?driver=", admin)).toEqual({
+      code: 400,
+      message: "driver: is required",
+      data: null,
+    });
   });
 
   it("is for admins only", async () => {
-    await fixture.db.insert(users).values({ username: "dora", passwordHash: await hashStaticHash(await staticHash("dora pw")), roleIds: [] });
+    await fixture.db
+      .insert(users)
+      .values({ username: "dora", passwordHash: await hashStaticHash(await staticHash("dora pw")), roleIds: [] });
     const dora = (await login(fixture, { username: "dora", password: "dora pw" })).data!.token;
     for (const path of ["/api/admin/driver/list", "/api/admin/driver/names", "/api/admin/driver/info?driver=S3"]) {
       expect(await getAs(fixture, path, dora)).toEqual({ code: 403, message: "You are not an admin", data: null });
-      expect(await (await fixture.request(path)).json()).toEqual({ code: 401, message: "Guest user is disabled, login please", data: null });
+      expect(await (await fixture.request(path)).json()).toEqual({
+        code: 401,
+        message: "Guest user is disabled, login please",
+        data: null,
+      });
     }
   });
 });

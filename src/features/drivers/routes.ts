@@ -16,7 +16,8 @@ const DriverItem = z
     options: z.string().openapi({ description: "comma-separated choices of a select" }),
     required: z.boolean(),
     help: z.string(),
-  }).openapi("DriverItem");
+  })
+  .openapi("DriverItem");
 
 const DriverInfo = z
   .object({
@@ -33,7 +34,8 @@ const DriverInfo = z
       default_root: z.string(),
       alert: z.string(),
     }),
-  }).openapi("DriverInfo");
+  })
+  .openapi("DriverInfo");
 
 const list = createRoute({
   method: "get",
@@ -59,12 +61,16 @@ const info = createRoute({
   tags: ["drivers"],
   summary: "One driver's template; an unknown driver gets code 404",
   ...adminOnly,
-  request: { query: z.object({ driver: z.string({ error: "is required" }).check(z.minLength(1, { error: "is required" })) }) },
+  request: {
+    query: z.object({ driver: z.string({ error: "is required" }).check(z.minLength(1, { error: "is required" })) }),
+  },
   responses: envelopeResponse(DriverInfo, "The template"),
 });
 
 export function registerDriverRoutes(app: Router) {
-  app.openapi(list, (c) => ok(c, Object.fromEntries(allDrivers().map((driver) => [driver.config.name, driverInfo(driver)]))));
+  app.openapi(list, (c) =>
+    ok(c, Object.fromEntries(allDrivers().map((driver) => [driver.config.name, driverInfo(driver)]))),
+  );
 
   app.openapi(names, (c) => ok(c, driverNames()));
 

@@ -15,7 +15,8 @@ import { sanitizeMarkdown } from "./markdown.ts";
 
 type Envelope = { code: number; message: string; data: any };
 
-const README = "# Notes\n<script>alert('from the readme')</script>\nSafe text that follows the script, long enough to be cut by a range.\n";
+const README =
+  "# Notes\n<script>alert('from the readme')</script>\nSafe text that follows the script, long enough to be cut by a range.\n";
 const PLAIN = "0123456789abcdefghij";
 
 let fixture: UnitFixture;
@@ -70,10 +71,23 @@ function startUpstream(): Promise<Server> {
 const post = async (path: string, body: unknown, auth = admin): Promise<Envelope> =>
   (await send(fixture, "POST", path, body, auth ? { Authorization: auth } : {})).json() as Promise<Envelope>;
 const fetchPath = (path: string, headers: Record<string, string> = {}) => fixture.request(path, { headers });
-const setSetting = (key: string, value: string) => fixture.db.update(settings).set({ value }).where(eq(settings.key, key));
+const setSetting = (key: string, value: string) =>
+  fixture.db.update(settings).set({ value }).where(eq(settings.key, key));
 
-async function mount(mountPath: string, driver: string, addition: Record<string, unknown>, extra: Partial<typeof storages.$inferInsert> = {}) {
-  await fixture.db.insert(storages).values({ mountPath, driver, status: "work", addition: JSON.stringify(addition), modifiedAtMs: Date.UTC(2026, 2, 1, 8), ...extra });
+async function mount(
+  mountPath: string,
+  driver: string,
+  addition: Record<string, unknown>,
+  extra: Partial<typeof storages.$inferInsert> = {},
+) {
+  await fixture.db.insert(storages).values({
+    mountPath,
+    driver,
+    status: "work",
+    addition: JSON.stringify(addition),
+    modifiedAtMs: Date.UTC(2026, 2, 1, 8),
+    ...extra,
+  });
 }
 
 beforeAll(async () => {
@@ -94,15 +108,28 @@ beforeEach(async () => {
 describe("a storage's enable_sign", () => {
   it("asks for a sign on /d even with sign_all off, and lists the sign it needs", async () => {
     await mount("/plain", "Virtual", { num_file: 1, num_folder: 0, min_file_size: 10, max_file_size: 10 });
-    await mount("/signed", "Virtual", { num_file: 1, num_folder: 0, min_file_size: 10, max_file_size: 10 }, { enableSign: true });
+    await mount(
+      "/signed",
+      "Virtual",
+      { num_file: 1, num_folder: 0, min_file_size: 10, max_file_size: 10 },
+      { enableSign: true },
+    );
     const plain = (await post("/api/fs/list", { path: "/plain" })).data.content[0];
     expect(plain.sign).toBe("");
     expect((await fetchPath(`/d/plain/${plain.name}`)).status).toBe(200);
 
     const signed = (await post("/api/fs/list", { path: "/signed" })).data.content[0];
     expect(signed.sign).not.toBe("");
-    expect(await (await fetchPath(`/d/signed/${signed.name}`)).json()).toEqual({ code: 401, message: "expire missing", data: null });
-    expect(await (await fetchPath(`/p/signed/${signed.name}`)).json()).toEqual({ code: 401, message: "expire missing", data: null });
+    expect(await (await fetchPath(`/d/signed/${signed.name}`)).json()).toEqual({
+      code: 401,
+      message: "expire missing",
+      data: null,
+    });
+    expect(await (await fetchPath(`/p/signed/${signed.name}`)).json()).toEqual({
+      code: 401,
+      message: "expire missing",
+      data: null,
+    });
     expect((await fetchPath(`/d/signed/${signed.name}?sign=${signed.sign}`)).status).toBe(200);
   });
 });
@@ -110,7 +137,12 @@ describe("a storage's enable_sign", () => {
 describe("proxying to the upstream", () => {
   it("never sends the client's Authorization or Cookie to the upstream, on /p or a proxied /d", async () => {
     await mount("/links", "UrlTree", { url_structure: `plain.txt:20:${origin}/files/plain.txt` }, { webProxy: true });
-    const client = { Authorization: "Bearer the-clients-gatehouse-token", Cookie: "session=the-clients-cookie", Range: "bytes=0-3", "User-Agent": "test-agent" };
+    const client = {
+      Authorization: "Bearer the-clients-gatehouse-token",
+      Cookie: "session=the-clients-cookie",
+      Range: "bytes=0-3",
+      "User-Agent": "test-agent",
+    };
     for (const prefix of ["/p", "/d"]) {
       const response = await fetchPath(`${prefix}/links/plain.txt`, client);
       expect(response.status, prefix).toBe(206);
@@ -128,7 +160,12 @@ describe("proxying to the upstream", () => {
   });
 
   it("never follows a redirect from a link that carries the storage's credentials (WebDAV)", async () => {
-    await mount("/wd", "WebDav", { address: `${origin}/dav`, username: "storage-user", password: "storage password", root_folder_path: "/" });
+    await mount("/wd", "WebDav", {
+      address: `${origin}/dav`,
+      username: "storage-user",
+      password: "storage password",
+      root_folder_path: "/",
+    });
     for (const prefix of ["/p", "/d"]) {
       expect(await (await fetchPath(`${prefix}/wd/moved.txt`)).json(), prefix).toEqual({
         code: 500,
@@ -137,14 +174,28 @@ describe("proxying to the upstream", () => {
       });
     }
     // The storage's credentials went to its own address, and nowhere else.
-    expect(seen.find((request) => request.url === "/dav/moved.txt" && request.method === "GET")?.headers.authorization).toMatch(/^Basic /);
+    expect(
+      seen.find((request) => request.url === "/dav/moved.txt" && request.method === "GET")?.headers.authorization,
+    ).toMatch(/^Basic /);
     expect(seen.filter((request) => request.url.startsWith("/elsewhere"))).toEqual([]);
   });
 
   it("nor when a copy to another storage reads the file through that link", async () => {
-    await mount("/wd", "WebDav", { address: `${origin}/dav`, username: "storage-user", password: "storage password", root_folder_path: "/" });
-    await mount("/wd2", "WebDav", { address: `${origin}/dav2`, username: "other-user", password: "other password", root_folder_path: "/" });
-    expect(await post("/api/fs/copy", { src_dir: "/wd", dst_dir: "/wd2", names: ["moved.txt"], overwrite: true })).toEqual({
+    await mount("/wd", "WebDav", {
+      address: `${origin}/dav`,
+      username: "storage-user",
+      password: "storage password",
+      root_folder_path: "/",
+    });
+    await mount("/wd2", "WebDav", {
+      address: `${origin}/dav2`,
+      username: "other-user",
+      password: "other password",
+      root_folder_path: "/",
+    });
+    expect(
+      await post("/api/fs/copy", { src_dir: "/wd", dst_dir: "/wd2", names: ["moved.txt"], overwrite: true }),
+    ).toEqual({
       code: 500,
       message: "reading moved.txt for the copy: HTTP 302",
       data: null,
@@ -153,9 +204,17 @@ describe("proxying to the upstream", () => {
   });
 
   it("filters scripts out of Markdown for a Range request too: the whole file, made safe, never a raw slice", async () => {
-    await mount("/links", "UrlTree", { url_structure: `readme.md:${README.length}:${origin}/files/readme.md` }, { webProxy: true });
+    await mount(
+      "/links",
+      "UrlTree",
+      { url_structure: `readme.md:${README.length}:${origin}/files/readme.md` },
+      { webProxy: true },
+    );
     expect(README.slice(0, 60)).toContain("<script>");
-    for (const headers of [{}, { Range: "bytes=0-59" }, { Range: "bytes=0-59", "If-Range": '"anything"' }] as Record<string, string>[]) {
+    for (const headers of [{}, { Range: "bytes=0-59" }, { Range: "bytes=0-59", "If-Range": '"anything"' }] as Record<
+      string,
+      string
+    >[]) {
       const response = await fetchPath("/p/links/readme.md", headers);
       expect(response.status, JSON.stringify(headers)).toBe(200);
       expect(response.headers.get("content-range")).toBeNull();
@@ -164,7 +223,9 @@ describe("proxying to the upstream", () => {
       expect(body).not.toContain("<script");
     }
     // The upstream was asked for the whole file each time.
-    expect(seen.filter((request) => request.url === "/files/readme.md").map((request) => request.headers.range ?? null)).toEqual([null, null, null]);
+    expect(
+      seen.filter((request) => request.url === "/files/readme.md").map((request) => request.headers.range ?? null),
+    ).toEqual([null, null, null]);
   });
 });
 
@@ -174,7 +235,13 @@ describe("ranges and conditional requests on bytes served here (/p)", () => {
     const entry = (await post("/api/fs/list", { path: "/v" })).data.content[0];
     const url = `/p/v/${entry.name}`;
     const whole = await fetchPath(url);
-    return { url, size: 1000, bytes: new Uint8Array(await whole.arrayBuffer()), etag: whole.headers.get("etag")!, lastModified: whole.headers.get("last-modified")! };
+    return {
+      url,
+      size: 1000,
+      bytes: new Uint8Array(await whole.arrayBuffer()),
+      etag: whole.headers.get("etag")!,
+      lastModified: whole.headers.get("last-modified")!,
+    };
   }
 
   it("clamps a range's end to the file's size", async () => {

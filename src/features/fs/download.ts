@@ -37,12 +37,17 @@ export function registerDownloadRoutes(app: Router) {
           ? "Download: 302 to the upstream where the storage allows it, else the bytes (as /p). HEAD too."
           : "Proxy: the bytes through this server, with Range and conditional requests. HEAD too.",
       request: {
-        params: z.object({ path: z.string().openapi({ description: "The file's full path, percent-encoded per segment" }) }),
-        query: z.object({ sign: z.optional(z.string()).openapi({ description: "The sign from fs/list or fs/get, when one is needed" }) }),
+        params: z.object({
+          path: z.string().openapi({ description: "The file's full path, percent-encoded per segment" }),
+        }),
+        query: z.object({
+          sign: z.optional(z.string()).openapi({ description: "The sign from fs/list or fs/get, when one is needed" }),
+        }),
       },
       responses: {
         200: {
-          description: "The file; or, with HTTP 200 too, an envelope with code 401 (sign), 403 (proxy not allowed) or 500",
+          description:
+            "The file; or, with HTTP 200 too, an envelope with code 401 (sign), 403 (proxy not allowed) or 500",
           content: { "application/octet-stream": { schema: z.string().openapi({ format: "binary" }) } },
         },
         ...(kind === "d" ? { 302: { description: "To the upstream's URL" } } : {}),
@@ -78,14 +83,23 @@ async function download(c: Context<AppEnv>, kind: "d" | "p"): Promise<Response> 
   const mounted = await tree.mount(path);
   const { driver } = mounted;
   const ext = extensionOf(path);
-  const mustProxy = driver.config.only_proxy || driver.config.only_local || mounted.storage.webProxy || state.settings.proxyTypes.has(ext);
+  const mustProxy =
+    driver.config.only_proxy ||
+    driver.config.only_local ||
+    mounted.storage.webProxy ||
+    state.settings.proxyTypes.has(ext);
 
   if (kind === "d" && !mustProxy) {
     const link = await tree.link(path, { redirect: true, headers: c.req.raw.headers });
     if ("url" in link) return redirect(c, withForwardedParams(state, link.url, url.searchParams));
     return serveLink(c.req.raw, link, baseName(path));
   }
-  if (kind === "p" && !mustProxy && mounted.storage.webdavPolicy !== "use_proxy_url" && !state.settings.textTypes.has(ext)) {
+  if (
+    kind === "p" &&
+    !mustProxy &&
+    mounted.storage.webdavPolicy !== "use_proxy_url" &&
+    !state.settings.textTypes.has(ext)
+  ) {
     throw new ApiError(403, PROXY_NOT_ALLOWED);
   }
   if (mounted.storage.downProxyUrl !== "" && !url.searchParams.has("d")) {
@@ -128,7 +142,8 @@ function redirect(c: Context<AppEnv>, location: string): Response {
 function withForwardedParams(state: FsState, link: string, query: URLSearchParams): string {
   if (!state.settings.forwardDirectLinkParams) return link;
   const target = new URL(link);
-  for (const [name, value] of query) if (!state.settings.ignoreDirectLinkParams.has(name)) target.searchParams.append(name, value);
+  for (const [name, value] of query)
+    if (!state.settings.ignoreDirectLinkParams.has(name)) target.searchParams.append(name, value);
   return target.toString();
 }
 
@@ -142,7 +157,8 @@ async function safeMarkdown(response: Response): Promise<Response> {
   if (!bytes) throw new ApiError(500, markdownTooLarge(MAX_MARKDOWN_BYTES));
   const body = sanitizeMarkdown(new TextDecoder().decode(bytes));
   const headers = new Headers(response.headers);
-  for (const name of ["content-length", "content-encoding", "content-range", "etag", "accept-ranges"]) headers.delete(name);
+  for (const name of ["content-length", "content-encoding", "content-range", "etag", "accept-ranges"])
+    headers.delete(name);
   headers.set("Content-Type", "text/plain; charset=utf-8");
   return new Response(body, { status: 200, headers });
 }

@@ -4,7 +4,7 @@
 import { exports } from "cloudflare:workers";
 import { beforeAll, beforeEach, describe, expect, inject, it } from "vitest";
 import { sql } from "../../../test/support/libsql-http.ts";
-import { callApi, signIn, } from "../../../test/support/workerd-client.ts";
+import { callApi, signIn } from "../../../test/support/workerd-client.ts";
 import { ftpPatternByte } from "../../../test/support/storage-servers.ts";
 
 const servers = inject("storageServers");
@@ -14,7 +14,13 @@ const mount = (mountPath: string, extra: Record<string, unknown> = {}) =>
   call("/api/admin/storage/create", {
     mount_path: mountPath,
     driver: "FTP",
-    addition: JSON.stringify({ address: servers.ftpAddress, username: "ftpuser", password: "ftp password", root_folder_path: "/exports", ...extra }),
+    addition: JSON.stringify({
+      address: servers.ftpAddress,
+      username: "ftpuser",
+      password: "ftp password",
+      root_folder_path: "/exports",
+      ...extra,
+    }),
   });
 
 beforeAll(async () => {
@@ -31,15 +37,23 @@ describe("FTP reads", () => {
     expect(root.data.provider).toBe("FTP");
     const byName = Object.fromEntries(root.data.content.map((e: any) => [e.name, e]));
     // write.workerd.test.ts works in a folder of its own, "written".
-    expect(Object.keys(byName).filter((name) => name !== "written").sort()).toEqual(["big.bin", "docs", "hello.txt"]);
+    expect(
+      Object.keys(byName)
+        .filter((name) => name !== "written")
+        .sort(),
+    ).toEqual(["big.bin", "docs", "hello.txt"]);
     expect(byName["hello.txt"]).toMatchObject({ size: 15, is_dir: false, path: "/exports/hello.txt" });
     expect(byName.docs).toMatchObject({ is_dir: true, size: 0 });
-    expect((await call("/api/fs/list", { path: "/ftp/docs" })).data.content.map((e: any) => [e.name, e.size])).toEqual([["a b é.txt", 16]]);
+    expect((await call("/api/fs/list", { path: "/ftp/docs" })).data.content.map((e: any) => [e.name, e.size])).toEqual([
+      ["a b é.txt", 16],
+    ]);
   });
 
   it("says what is missing, what is not a folder, and when the password is wrong", async () => {
     await mount("/ftp");
-    expect((await call("/api/fs/list", { path: "/ftp/nope" })).message).toBe("failed get objs: failed get dir: object not found");
+    expect((await call("/api/fs/list", { path: "/ftp/nope" })).message).toBe(
+      "failed get objs: failed get dir: object not found",
+    );
     expect((await call("/api/fs/list", { path: "/ftp/hello.txt" })).message).toBe("failed get objs: not a folder");
     expect((await call("/api/fs/get", { path: "/ftp/docs/nope.txt" })).message).toBe("object not found");
     await mount("/wrong", { password: "not-it" });
@@ -69,8 +83,16 @@ describe("FTP reads", () => {
     await expectBytes(null, 0, size - 1);
     const head = await exports.default.fetch(url, { method: "HEAD" });
     expect(head.headers.get("content-length")).toBe(String(size));
-    expect((await exports.default.fetch(url, { headers: { "If-None-Match": head.headers.get("etag")! } })).status).toBe(304);
+    expect((await exports.default.fetch(url, { headers: { "If-None-Match": head.headers.get("etag")! } })).status).toBe(
+      304,
+    );
     const text = (await call("/api/fs/get", { path: "/ftp/docs/a b é.txt" })).data;
-    expect(await (await exports.default.fetch(`http://gatehouse.test/p/ftp/docs/${encodeURIComponent("a b é.txt")}?sign=${text.sign}`)).text()).toBe("0123456789abcdef");
+    expect(
+      await (
+        await exports.default.fetch(
+          `http://gatehouse.test/p/ftp/docs/${encodeURIComponent("a b é.txt")}?sign=${text.sign}`,
+        )
+      ).text(),
+    ).toBe("0123456789abcdef");
   });
 });

@@ -4,21 +4,112 @@
 // iframe, object, …) go with their content; URLs with script schemes, in HTML or in Markdown
 // links, are replaced by `#`.
 
-const DROPPED_WITH_CONTENT = ["script", "style", "iframe", "object", "embed", "frame", "frameset", "noscript", "template", "textarea", "title", "xmp", "noembed", "svg", "math", "select"];
+const DROPPED_WITH_CONTENT = [
+  "script",
+  "style",
+  "iframe",
+  "object",
+  "embed",
+  "frame",
+  "frameset",
+  "noscript",
+  "template",
+  "textarea",
+  "title",
+  "xmp",
+  "noembed",
+  "svg",
+  "math",
+  "select",
+];
 
 const ALLOWED_TAGS = new Set([
-  "a", "abbr", "b", "blockquote", "br", "caption", "center", "code", "dd", "del", "details", "div", "dl", "dt", "em", "figcaption", "figure",
-  "h1", "h2", "h3", "h4", "h5", "h6", "hr", "i", "img", "ins", "kbd", "li", "mark", "ol", "p", "picture", "pre", "q", "s", "samp", "small",
-  "source", "span", "strike", "strong", "sub", "summary", "sup", "table", "tbody", "td", "tfoot", "th", "thead", "tr", "tt", "u", "ul", "video", "audio",
+  "a",
+  "abbr",
+  "b",
+  "blockquote",
+  "br",
+  "caption",
+  "center",
+  "code",
+  "dd",
+  "del",
+  "details",
+  "div",
+  "dl",
+  "dt",
+  "em",
+  "figcaption",
+  "figure",
+  "h1",
+  "h2",
+  "h3",
+  "h4",
+  "h5",
+  "h6",
+  "hr",
+  "i",
+  "img",
+  "ins",
+  "kbd",
+  "li",
+  "mark",
+  "ol",
+  "p",
+  "picture",
+  "pre",
+  "q",
+  "s",
+  "samp",
+  "small",
+  "source",
+  "span",
+  "strike",
+  "strong",
+  "sub",
+  "summary",
+  "sup",
+  "table",
+  "tbody",
+  "td",
+  "tfoot",
+  "th",
+  "thead",
+  "tr",
+  "tt",
+  "u",
+  "ul",
+  "video",
+  "audio",
 ]);
 
-const ALLOWED_ATTRIBUTES = new Set(["href", "src", "srcset", "alt", "title", "width", "height", "align", "colspan", "rowspan", "open", "controls", "name", "id", "start", "type", "media"]);
+const ALLOWED_ATTRIBUTES = new Set([
+  "href",
+  "src",
+  "srcset",
+  "alt",
+  "title",
+  "width",
+  "height",
+  "align",
+  "colspan",
+  "rowspan",
+  "open",
+  "controls",
+  "name",
+  "id",
+  "start",
+  "type",
+  "media",
+]);
 const URL_ATTRIBUTES = new Set(["href", "src", "srcset"]);
 
 /** Undoes the character references a browser or Markdown renderer would, to see the real scheme. */
 function decodeReferences(text: string): string {
   return text
-    .replace(/&#x([0-9a-f]+);?/gi, (_, hex: string) => String.fromCodePoint(Math.min(Number.parseInt(hex, 16), 0x10ffff)))
+    .replace(/&#x([0-9a-f]+);?/gi, (_, hex: string) =>
+      String.fromCodePoint(Math.min(Number.parseInt(hex, 16), 0x10ffff)),
+    )
     .replace(/&#(\d+);?/g, (_, dec: string) => String.fromCodePoint(Math.min(Number(dec), 0x10ffff)))
     .replace(/&colon;/gi, ":")
     .replace(/&tab;|&newline;/gi, "");
@@ -26,7 +117,9 @@ function decodeReferences(text: string): string {
 
 /** javascript:, vbscript:, and data: other than raster images. */
 export function isScriptUrl(url: string): boolean {
-  const plain = decodeReferences(url).replace(/[\u0000-\u0020\u007f]/g, "").toLowerCase();
+  const plain = decodeReferences(url)
+    .replace(/[\u0000-\u0020\u007f]/g, "")
+    .toLowerCase();
   if (plain.startsWith("javascript:") || plain.startsWith("vbscript:")) return true;
   return plain.startsWith("data:") && !/^data:image\/(?:png|gif|jpe?g|webp);/.test(plain);
 }
@@ -52,14 +145,20 @@ export function sanitizeMarkdown(markdown: string): string {
   for (const name of DROPPED_WITH_CONTENT) {
     text = text.replace(new RegExp(`<${name}\\b[\\s\\S]*?(?:</${name}\\s*>|$)`, "gi"), "");
   }
-  text = text.replace(/<(\/?)([a-zA-Z][a-zA-Z0-9-]*)([^>]*)>/g, (tag, slash: string, name: string, attributes: string) =>
-    sanitizeTag(tag, name.toLowerCase(), slash === "/", attributes),
+  text = text.replace(
+    /<(\/?)([a-zA-Z][a-zA-Z0-9-]*)([^>]*)>/g,
+    (tag, slash: string, name: string, attributes: string) =>
+      sanitizeTag(tag, name.toLowerCase(), slash === "/", attributes),
   );
   // A `<` that opens no tag the browser would parse is left as text by the renderer; one that
   // starts a tag split over lines could still become one: escape any left.
   text = text.replace(/<(?=[a-zA-Z/!?])(?![a-zA-Z][a-zA-Z0-9-]*(?:\s[^>]*)?>|\/[a-zA-Z][a-zA-Z0-9-]*\s*>)/g, "&lt;");
   // Markdown links and images `[x](url)`, autolinks `<url>` and definitions `[x]: url`.
-  text = text.replace(/(\]\(\s*<?)([^)\s>]*)/g, (all, open: string, url: string) => (isScriptUrl(url) ? `${open}#` : all));
-  text = text.replace(/^(\s{0,3}\[[^\]]+\]:\s*<?)(\S+)/gm, (all, open: string, url: string) => (isScriptUrl(url) ? `${open}#` : all));
+  text = text.replace(/(\]\(\s*<?)([^)\s>]*)/g, (all, open: string, url: string) =>
+    isScriptUrl(url) ? `${open}#` : all,
+  );
+  text = text.replace(/^(\s{0,3}\[[^\]]+\]:\s*<?)(\S+)/gm, (all, open: string, url: string) =>
+    isScriptUrl(url) ? `${open}#` : all,
+  );
   return text;
 }

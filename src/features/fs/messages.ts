@@ -30,8 +30,10 @@ export const protectedInside = (name: string) => `${name} is or holds a password
 
 /** Renaming, moving or removing what keeps a caller's own view of the tree in place. */
 export const OWN_BASE_PATH = "your base path and the folders above it cannot be renamed, moved or removed";
-export const OWN_SCOPE_ROOT = "a folder your permissions start at (and the folders above it) cannot be renamed, moved or removed";
-export const HOLDS_MOUNT_POINT = "a folder holding a storage's mount point cannot be renamed, moved or removed: change the storage's mount path on the storage page";
+export const OWN_SCOPE_ROOT =
+  "a folder your permissions start at (and the folders above it) cannot be renamed, moved or removed";
+export const HOLDS_MOUNT_POINT =
+  "a folder holding a storage's mount point cannot be renamed, moved or removed: change the storage's mount path on the storage page";
 
 // ---- Names and requests
 
@@ -43,10 +45,13 @@ export const intoItself = (operation: "move" | "copy", name: string) => `cannot 
 export const FILES_INTO_ITSELF = "cannot move a folder's files into the folder itself";
 export const FILE_PATH_NOT_ENCODED = "File-Path is not percent-encoded UTF-8";
 /** Go's strconv error for a Content-Length that is not a number, as AList answers fs/put. */
-export const contentLengthInvalid = (header: string) => `strconv.ParseInt: parsing ${JSON.stringify(header)}: invalid syntax`;
-export const regexpInvalid = (error: unknown) => `error parsing regexp: ${error instanceof Error ? error.message : String(error)}`;
+export const contentLengthInvalid = (header: string) =>
+  `strconv.ParseInt: parsing ${JSON.stringify(header)}: invalid syntax`;
+export const regexpInvalid = (error: unknown) =>
+  `error parsing regexp: ${error instanceof Error ? error.message : String(error)}`;
 /** The name of the finished task fs/put and fs/form report with `As-Task: true`. */
-export const uploadTaskName = (name: string, mountPath: string, actualPath: string) => `upload ${name} to [${mountPath}](${actualPath})`;
+export const uploadTaskName = (name: string, mountPath: string, actualPath: string) =>
+  `upload ${name} to [${mountPath}](${actualPath})`;
 export const movedCount = (count: number) => `Successfully moved ${count} ${count === 1 ? "file" : "files"}`;
 
 /**
@@ -77,17 +82,20 @@ export const storageNotInit = (status: string) => `storage not init: ${status}`;
 export const tooManyAliases = (depth: number) => `more than ${depth} aliases in a row (does an alias show itself?)`;
 export const STORAGE_ROOT_RENAME = "a storage's root is renamed by changing its mount path";
 export const STORAGE_ROOT_MOVE = "a storage's root is moved by changing its mount path";
-export const STORAGE_ROOT_DELETE = "delete root folder is not allowed, please goto the manage page to delete the storage instead";
+export const STORAGE_ROOT_DELETE =
+  "delete root folder is not allowed, please goto the manage page to delete the storage instead";
 export const ACROSS_STORAGES_MOVE = "can't move files between two storages, try to copy";
 export const tooManyAcross = (name: string, max: number) =>
   `${name} holds more than ${max} files and folders: Gatehouse copies at most ${max} between storages per request; copy its folders one at a time`;
-export const tooManyWalked = (dir: string, max: number) => `more than ${max} entries below ${dir}: Gatehouse walks at most ${max} per request`;
+export const tooManyWalked = (dir: string, max: number) =>
+  `more than ${max} entries below ${dir}: Gatehouse walks at most ${max} per request`;
 export const fileAtDestination = (name: string) => `${name} is a file at the destination`;
 export const copyReadFailed = (name: string, status: number) => `reading ${name} for the copy: HTTP ${status}`;
 
 // ---- Uploads (operations.ts putFile)
 
-export const uploadEndedEarly = (sent: number, size: number) => `the upload ended early: ${sent} of its ${size} bytes arrived`;
+export const uploadEndedEarly = (sent: number, size: number) =>
+  `the upload ended early: ${sent} of its ${size} bytes arrived`;
 export const uploadTooLong = (size: number) => `the upload sent more than the ${size} bytes it declared`;
 
 // ---- Form uploads (multipart.ts)
@@ -107,8 +115,10 @@ export const SIGN_EXPIRE_INVALID = "expire invalid";
 export const SIGN_EXPIRED = "sign expired";
 export const SIGN_INVALID = "sign invalid";
 export const PROXY_NOT_ALLOWED = "proxy not allowed";
-export const markdownTooLarge = (max: number) => `markdown larger than ${max} bytes is not previewed while filter_readme_scripts is on`;
+export const markdownTooLarge = (max: number) =>
+  `markdown larger than ${max} bytes is not previewed while filter_readme_scripts is on`;
 export const upstreamUnreachable = (url: string, reason: string) => `http request [${url}] failure: ${reason}`;
 export const upstreamRedirected = (url: string, status: number) =>
   `http request [${url}] failure,status: ${status} (a redirect the credentials of this storage are not sent to)`;
-export const upstreamFailed = (url: string, status: number, text: string) => `http request [${url}] failure,status: ${status} response:${text}`;
+export const upstreamFailed = (url: string, status: number, text: string) =>
+  `http request [${url}] failure,status: ${status} response:${text}`;

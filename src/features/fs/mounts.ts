@@ -6,7 +6,16 @@
 // apply on the next one.
 import { readAddition } from "../../drivers/addition.ts";
 import { findDriver } from "../../drivers/index.ts";
-import { FileError, WORKING, type Driver, type FileBackend, type FileObject, type Link, type LinkOptions, type StorageFs } from "../../drivers/types.ts";
+import {
+  FileError,
+  WORKING,
+  type Driver,
+  type FileBackend,
+  type FileObject,
+  type Link,
+  type LinkOptions,
+  type StorageFs,
+} from "../../drivers/types.ts";
 import { ApiError } from "../../http/errors.ts";
 import {
   driverNotAtEdge,
@@ -94,7 +103,8 @@ export class MountTree implements StorageFs {
       folders: folders.filter((folder) => !this.tree.virtual.has(folder)),
       points: points.filter((path) => !this.tree.points.has(path) && !this.tree.virtual.has(parentOf(path))),
     };
-    if (needs.paths.length > 0 || needs.folders.length > 0 || needs.points.length > 0) await extendTree(this.db, this.tree, needs);
+    if (needs.paths.length > 0 || needs.folders.length > 0 || needs.points.length > 0)
+      await extendTree(this.db, this.tree, needs);
   }
 
   /** The virtual folder `path` is (a mount point, or a folder above one), or null: from its parent's listing when read, else on its own. */
@@ -114,7 +124,8 @@ export class MountTree implements StorageFs {
     if (!driver) throw new FileError("unavailable", driverNotFound(storage.driver), true);
     if (!driver.files) throw new FileError("unavailable", driverNotAtEdge(storage.driver), true);
     // A failed check refuses; a storage never checked yet (an import's, status "") is tried.
-    if (storage.status !== WORKING && storage.status !== "") throw new FileError("unavailable", storageNotInit(storage.status), true);
+    if (storage.status !== WORKING && storage.status !== "")
+      throw new FileError("unavailable", storageNotInit(storage.status), true);
     if (this.depth > MAX_ALIAS_DEPTH) throw new FileError("unavailable", tooManyAliases(MAX_ALIAS_DEPTH), true);
     const backend = driver.files({
       id: storage.id,
@@ -161,7 +172,10 @@ export class MountTree implements StorageFs {
     }
     const seen = new Set<string>();
     const merged: FileObject[] = [];
-    for (const entry of [...entries, ...virtual.map((v) => ({ name: v.name, size: 0, isDir: true, modified: v.modified, path: "" }))]) {
+    for (const entry of [
+      ...entries,
+      ...virtual.map((v) => ({ name: v.name, size: 0, isDir: true, modified: v.modified, path: "" })),
+    ]) {
       if (seen.has(entry.name)) continue;
       seen.add(entry.name);
       merged.push(entry);
@@ -180,7 +194,8 @@ export class MountTree implements StorageFs {
       const virtual = this.mountPoint(path);
       if (virtual) return { name: baseName(path), size: 0, isDir: true, modified: virtual.modified, path: "" };
     }
-    if (path === "/" && !resolveStorage(this.tree.storages, "/")) return { name: "root", size: 0, isDir: true, modified: ZERO_TIME, path: "" };
+    if (path === "/" && !resolveStorage(this.tree.storages, "/"))
+      return { name: "root", size: 0, isDir: true, modified: ZERO_TIME, path: "" };
     const mounted = await this.mount(path);
     try {
       return await getObject(mounted);
@@ -207,7 +222,8 @@ export class MountTree implements StorageFs {
 /** One object of a storage: the backend's own lookup, else the entry in its parent's listing. */
 export async function getObject({ backend, actualPath, storage }: Mounted): Promise<FileObject> {
   if (backend.get) return backend.get(actualPath);
-  if (actualPath === "/") return { name: "root", size: 0, isDir: true, modified: new Date(storage.modifiedAtMs), path: "/" };
+  if (actualPath === "/")
+    return { name: "root", size: 0, isDir: true, modified: new Date(storage.modifiedAtMs), path: "/" };
   const name = baseName(actualPath);
   const found = (await backend.list(parentOf(actualPath))).find((entry) => entry.name === name);
   if (!found) throw new FileError("not_found", OBJECT_NOT_FOUND);
@@ -234,7 +250,8 @@ function sortEntries(entries: FileObject[], storage: StorageRow): FileObject[] {
 }
 
 function listFailure(error: unknown): unknown {
-  if (error instanceof FileError && !error.worded && error.kind === "not_found") return new FileError("not_found", LIST_NOT_FOUND, true);
+  if (error instanceof FileError && !error.worded && error.kind === "not_found")
+    return new FileError("not_found", LIST_NOT_FOUND, true);
   return fileFailure(error, LIST_FAILED_PREFIX);
 }
 

@@ -4,7 +4,14 @@
 // break (`\r\n--boundary--\r\n`), as browsers send it; a body that ends otherwise fails before
 // its last byte reaches the storage, and the upload removes what a storage kept (putFile).
 import { ApiError } from "../../http/errors.ts";
-import { FORM_ENDED_EARLY, FORM_FILE_NOT_LAST, FORM_LENGTH_MISSING, FORM_NO_FILE, FORM_NOT_MULTIPART, FORM_SHORTER } from "./messages.ts";
+import {
+  FORM_ENDED_EARLY,
+  FORM_FILE_NOT_LAST,
+  FORM_LENGTH_MISSING,
+  FORM_NO_FILE,
+  FORM_NOT_MULTIPART,
+  FORM_SHORTER,
+} from "./messages.ts";
 
 export interface FilePart {
   filename: string;
@@ -30,7 +37,9 @@ export async function fileFromMultipart(request: Request): Promise<FilePart> {
   let text = "";
   let partStart = -1;
   for (;;) {
-    const match = new RegExp(`${escapeRegExp(delimiter)}\\r\\n((?:(?!\\r\\n\\r\\n)[\\s\\S])*?name="file"[\\s\\S]*?)\\r\\n\\r\\n`).exec(text);
+    const match = new RegExp(
+      `${escapeRegExp(delimiter)}\\r\\n((?:(?!\\r\\n\\r\\n)[\\s\\S])*?name="file"[\\s\\S]*?)\\r\\n\\r\\n`,
+    ).exec(text);
     if (match) {
       partStart = byteLength(text.slice(0, match.index + match[0].length));
       text = match[1]!;

@@ -54,7 +54,8 @@ export async function makeDirs(tree: MountTree, path: string): Promise<void> {
       missing.unshift(actual);
     }
   }
-  for (const actual of missing) await makeDir(parentOf(actual), baseName(actual)).catch((error: unknown) => Promise.reject(fileFailure(error, "")));
+  for (const actual of missing)
+    await makeDir(parentOf(actual), baseName(actual)).catch((error: unknown) => Promise.reject(fileFailure(error, "")));
 }
 
 /**
@@ -64,7 +65,13 @@ export async function makeDirs(tree: MountTree, path: string): Promise<void> {
  * under a new name) streams file by file through this request, counted first and capped, and a
  * move deletes its source only once all was copied.
  */
-export async function transfer(tree: MountTree, kind: "move" | "copy", from: string, toDir: string, toName = baseName(from)): Promise<void> {
+export async function transfer(
+  tree: MountTree,
+  kind: "move" | "copy",
+  from: string,
+  toDir: string,
+  toName = baseName(from),
+): Promise<void> {
   const source = await tree.mount(from);
   const target = await tree.mount(toDir);
   const sameStorage = source.storage.id === target.storage.id;
@@ -122,7 +129,10 @@ async function countEntries(source: Mounted, name: string): Promise<number> {
 /** A file or a folder into folder `target` as `name`: each file streamed from its link into the target's put. */
 async function copyAcross(source: Mounted, target: Mounted, name: string): Promise<void> {
   const object = await getObject(source);
-  const into = (mounted: Mounted, child: string): Mounted => ({ ...mounted, actualPath: mounted.actualPath === "/" ? `/${child}` : `${mounted.actualPath}/${child}` });
+  const into = (mounted: Mounted, child: string): Mounted => ({
+    ...mounted,
+    actualPath: mounted.actualPath === "/" ? `/${child}` : `${mounted.actualPath}/${child}`,
+  });
   if (object.isDir) {
     const made = into(target, name);
     const existing = await getObject(made).catch((error: unknown) => {
@@ -131,7 +141,8 @@ async function copyAcross(source: Mounted, target: Mounted, name: string): Promi
     });
     if (!existing) await need(target, "makeDir")(target.actualPath, name);
     else if (!existing.isDir) throw new FileError("not_a_folder", fileAtDestination(name));
-    for (const entry of await source.backend.list(source.actualPath)) await copyAcross(into(source, entry.name), made, entry.name);
+    for (const entry of await source.backend.list(source.actualPath))
+      await copyAcross(into(source, entry.name), made, entry.name);
     return;
   }
   need(target, "put");
@@ -139,7 +150,10 @@ async function copyAcross(source: Mounted, target: Mounted, name: string): Promi
   let body: ReadableStream<Uint8Array>;
   if ("source" in linked) body = object.size === 0 ? emptyBody() : await linked.source.read(0, object.size - 1);
   else {
-    const response = await fetch(linked.url, { headers: linked.headers ?? {}, redirect: linked.headers ? "manual" : "follow" });
+    const response = await fetch(linked.url, {
+      headers: linked.headers ?? {},
+      redirect: linked.headers ? "manual" : "follow",
+    });
     if (!response.ok || !response.body) throw new FileError("upstream", copyReadFailed(name, response.status));
     body = response.body;
   }
@@ -165,7 +179,9 @@ export async function putFile(dir: Mounted, upload: Upload): Promise<void> {
     throw fault;
   }
   // Where the runtime does not hold a body to its length (Node), a short body may have been taken.
-  const fault = watched.fault() ?? (watched.complete() ? null : new FileError("refused", uploadEndedEarly(watched.sent(), upload.size)));
+  const fault =
+    watched.fault() ??
+    (watched.complete() ? null : new FileError("refused", uploadEndedEarly(watched.sent(), upload.size)));
   if (fault !== null) {
     await removePartial(dir, upload.name);
     throw fault;
@@ -197,7 +213,10 @@ function watchBody(source: ReadableStream<Uint8Array>, size: number) {
         next = await reader.read();
       } catch (error) {
         // A failed upload answers 500, with the body's own words when it has them (a form's wrong ending).
-        return fail(controller, new FileError("refused", error instanceof ApiError ? error.message : uploadEndedEarly(sent, size)));
+        return fail(
+          controller,
+          new FileError("refused", error instanceof ApiError ? error.message : uploadEndedEarly(sent, size)),
+        );
       }
       if (next.done) {
         if (sent < size) return fail(controller, new FileError("refused", uploadEndedEarly(sent, size)));

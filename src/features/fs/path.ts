@@ -83,6 +83,15 @@ export function decodeDownloadPath(rawPath: string): string {
 export function escapePath(path: string): string {
   return path
     .split("/")
-    .map((segment) => encodeURIComponent(segment).replace(/%24/g, "$").replace(/%26/g, "&").replace(/%2B/g, "+").replace(/%3A/g, ":").replace(/%3D/g, "=").replace(/%40/g, "@").replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`))
+    .map((segment) =>
+      encodeURIComponent(segment)
+        .replace(/%24/g, "$")
+        .replace(/%26/g, "&")
+        .replace(/%2B/g, "+")
+        .replace(/%3A/g, ":")
+        .replace(/%3D/g, "=")
+        .replace(/%40/g, "@")
+        .replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`),
+    )
     .join("/");
 }

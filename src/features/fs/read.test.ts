@@ -16,10 +16,16 @@ let token: string;
 
 const post = async (path: string, body: unknown, auth = admin): Promise<Envelope> =>
   (await send(fixture, "POST", path, body, auth ? { Authorization: auth } : {})).json() as Promise<Envelope>;
-const list = (path: string, extra: Record<string, unknown> = {}, auth = admin) => post("/api/fs/list", { path, ...extra }, auth);
-const get = (path: string, extra: Record<string, unknown> = {}, auth = admin) => post("/api/fs/get", { path, ...extra }, auth);
+const list = (path: string, extra: Record<string, unknown> = {}, auth = admin) =>
+  post("/api/fs/list", { path, ...extra }, auth);
+const get = (path: string, extra: Record<string, unknown> = {}, auth = admin) =>
+  post("/api/fs/get", { path, ...extra }, auth);
 
-async function mount(mountPath: string, addition: Record<string, unknown> = {}, extra: Partial<typeof storages.$inferInsert> = {}) {
+async function mount(
+  mountPath: string,
+  addition: Record<string, unknown> = {},
+  extra: Partial<typeof storages.$inferInsert> = {},
+) {
   await fixture.db.insert(storages).values({
     mountPath,
     driver: "Virtual",
@@ -31,7 +37,11 @@ async function mount(mountPath: string, addition: Record<string, unknown> = {}, 
 }
 
 /** A user with one role of the given scopes, signed in. */
-const member = (name: string, scopes: { path: string; permission: number }[], fields: Parameters<typeof signInMember>[3] = {}) => signInMember(fixture, name, scopes, fields);
+const member = (
+  name: string,
+  scopes: { path: string; permission: number }[],
+  fields: Parameters<typeof signInMember>[3] = {},
+) => signInMember(fixture, name, scopes, fields);
 
 beforeAll(async () => {
   fixture = await createUnitFixture();
@@ -51,7 +61,11 @@ beforeEach(async () => {
  */
 function signOf(path: string, expiry = 0, key = token) {
   const { createHmac } = require("node:crypto") as typeof import("node:crypto");
-  const mac = createHmac("sha256", key).update(`${path}:${expiry}`).digest("base64").replace(/\+/g, "-").replace(/\//g, "_");
+  const mac = createHmac("sha256", key)
+    .update(`${path}:${expiry}`)
+    .digest("base64")
+    .replace(/\+/g, "-")
+    .replace(/\//g, "_");
   return `${mac}:${expiry}`;
 }
 
@@ -77,8 +91,29 @@ describe("the mount tree", () => {
       hash_info: null,
       label_list: null,
     });
-    expect(Object.keys(data)).toEqual(["content", "total", "filtered_total", "page", "per_page", "has_more", "pages_total", "readme", "header", "write", "provider"]);
-    expect(data).toMatchObject({ total: 2, filtered_total: 2, page: 1, per_page: 200, has_more: false, pages_total: 1, write: true, provider: "unknown" });
+    expect(Object.keys(data)).toEqual([
+      "content",
+      "total",
+      "filtered_total",
+      "page",
+      "per_page",
+      "has_more",
+      "pages_total",
+      "readme",
+      "header",
+      "write",
+      "provider",
+    ]);
+    expect(data).toMatchObject({
+      total: 2,
+      filtered_total: 2,
+      page: 1,
+      per_page: 200,
+      has_more: false,
+      pages_total: 1,
+      write: true,
+      provider: "unknown",
+    });
   });
 
   it("lists only the mount paths below the folder, whatever sorts beside them", async () => {
@@ -114,7 +149,11 @@ describe("the mount tree", () => {
   });
 
   it("answers AList's messages for a missing storage, a missing folder and a file", async () => {
-    expect(await list("/")).toEqual({ code: 500, message: "failed get storage: storage not found; please add a storage first", data: null });
+    expect(await list("/")).toEqual({
+      code: 500,
+      message: "failed get storage: storage not found; please add a storage first",
+      data: null,
+    });
     await mount("/v");
     expect((await list("/nope")).message).toBe("failed get storage: storage not found; rawPath: /nope");
     expect((await list("/v/nope")).message).toBe("failed get objs: failed get dir: object not found");
@@ -131,8 +170,14 @@ describe("the mount tree", () => {
   });
 
   it("refuses storages whose driver cannot serve files at the edge", async () => {
-    await fixture.db.insert(storages).values({ mountPath: "/local", driver: "Local", status: "work", addition: "{}", modifiedAtMs: Date.now() });
-    expect(await list("/local")).toEqual({ code: 500, message: "driver Local cannot serve files at the edge", data: null });
+    await fixture.db
+      .insert(storages)
+      .values({ mountPath: "/local", driver: "Local", status: "work", addition: "{}", modifiedAtMs: Date.now() });
+    expect(await list("/local")).toEqual({
+      code: 500,
+      message: "driver Local cannot serve files at the edge",
+      data: null,
+    });
   });
 });
 
@@ -142,14 +187,44 @@ describe("get, dirs, other, search", () => {
     const file = (await list("/v")).data.content.find((e: any) => !e.is_dir);
     const { code, data } = await get(`/v/${file.name}`);
     expect(code).toBe(200);
-    expect(Object.keys(data)).toEqual(["id", "path", "name", "size", "is_dir", "modified", "created", "sign", "thumb", "type", "hashinfo", "hash_info", "raw_url", "readme", "header", "provider", "related"]);
-    expect(data).toMatchObject({ name: file.name, size: file.size, is_dir: false, sign: signOf(`/v/${file.name}`), provider: "Virtual" });
+    expect(Object.keys(data)).toEqual([
+      "id",
+      "path",
+      "name",
+      "size",
+      "is_dir",
+      "modified",
+      "created",
+      "sign",
+      "thumb",
+      "type",
+      "hashinfo",
+      "hash_info",
+      "raw_url",
+      "readme",
+      "header",
+      "provider",
+      "related",
+    ]);
+    expect(data).toMatchObject({
+      name: file.name,
+      size: file.size,
+      is_dir: false,
+      sign: signOf(`/v/${file.name}`),
+      provider: "Virtual",
+    });
     expect(data.raw_url).toBe(`http://localhost/p/v/${file.name}?sign=${signOf(`/v/${file.name}`)}`);
   });
 
   it("gets a mount point as the virtual folder and the root as AList's synthetic one", async () => {
     await mount("/a/b");
-    expect((await get("/a")).data).toMatchObject({ name: "a", is_dir: true, raw_url: "", provider: "unknown", type: 0 });
+    expect((await get("/a")).data).toMatchObject({
+      name: "a",
+      is_dir: true,
+      raw_url: "",
+      provider: "unknown",
+      type: 0,
+    });
     expect((await get("/missing")).message).toBe("failed get storage: storage not found; rawPath: /missing");
   });
 
@@ -159,20 +234,36 @@ describe("get, dirs, other, search", () => {
     expect(data).toHaveLength(2);
     expect(Object.keys(data[0])).toEqual(["name", "modified"]);
     const reader = await member("dora", [{ path: "/", permission: 0 }]);
-    expect(await post("/api/fs/dirs", { path: "/v", force_root: true }, reader)).toEqual({ code: 403, message: "Permission denied", data: null });
+    expect(await post("/api/fs/dirs", { path: "/v", force_root: true }, reader)).toEqual({
+      code: 403,
+      message: "Permission denied",
+      data: null,
+    });
   });
 
   it("other answers not implement; search is not available", async () => {
     await mount("/v");
-    expect(await post("/api/fs/other", { path: "/v", method: "archive" })).toEqual({ code: 500, message: "not implement", data: null });
-    expect(await post("/api/fs/search", { parent: "/", keywords: "x", page: 1, per_page: 100 })).toEqual({ code: 500, message: "search not available", data: null });
+    expect(await post("/api/fs/other", { path: "/v", method: "archive" })).toEqual({
+      code: 500,
+      message: "not implement",
+      data: null,
+    });
+    expect(await post("/api/fs/search", { parent: "/", keywords: "x", page: 1, per_page: 100 })).toEqual({
+      code: 500,
+      message: "search not available",
+      data: null,
+    });
   });
 
   it("refuses a body of the wrong types, malformed JSON, and anonymous callers while the guest is off", async () => {
     expect((await post("/api/fs/list", { path: 5 })).code).toBe(400);
     const malformed = await (await send(fixture, "POST", "/api/fs/list", "{nope", { Authorization: admin })).json();
     expect((malformed as Envelope).code).toBe(400);
-    expect(await post("/api/fs/list", { path: "/" }, "")).toEqual({ code: 401, message: "Guest user is disabled, login please", data: null });
+    expect(await post("/api/fs/list", { path: "/" }, "")).toEqual({
+      code: 401,
+      message: "Guest user is disabled, login please",
+      data: null,
+    });
   });
 });
 
@@ -183,12 +274,20 @@ describe("permissions and paths", () => {
     const reader = await member("rita", [{ path: "/public", permission: 0 }]);
     expect((await list("/", {}, reader)).data.content.map((e: any) => e.name)).toEqual(["public"]);
     expect((await list("/public", {}, reader)).code).toBe(200);
-    expect(await list("/private", {}, reader)).toEqual({ code: 403, message: "password is incorrect or you have no permission", data: null });
+    expect(await list("/private", {}, reader)).toEqual({
+      code: 403,
+      message: "password is incorrect or you have no permission",
+      data: null,
+    });
     // No over-grant at the root (docs/decisions.md D8.2): a write scope below does not make / writable.
     const writer = await member("wes", [{ path: "/public", permission: 8 }]);
     expect((await list("/", {}, writer)).data.write).toBe(false);
     expect((await list("/public", {}, writer)).data.write).toBe(true);
-    expect(await list("/", { refresh: true }, writer)).toEqual({ code: 403, message: "Refresh without permission", data: null });
+    expect(await list("/", { refresh: true }, writer)).toEqual({
+      code: 403,
+      message: "Refresh without permission",
+      data: null,
+    });
   });
 
   it("joins the base path to every path, and no spelling climbs out of it", async () => {
@@ -199,7 +298,11 @@ describe("permissions and paths", () => {
     const inHome = (await list("/", {}, bo)).data.content.map((e: any) => e.name);
     expect(inHome).toHaveLength(5);
     for (const spelling of ["/..", "../secret", "/a/../../secret", "..\\secret", "/..\\..\\secret"]) {
-      expect(await list(spelling, {}, bo), spelling).toEqual({ code: 403, message: "access using relative path is not allowed", data: null });
+      expect(await list(spelling, {}, bo), spelling).toEqual({
+        code: 403,
+        message: "access using relative path is not allowed",
+        data: null,
+      });
     }
     // Cleaned spellings stay inside the base path: /home/bo/secret, not /secret; never /home/bob.
     for (const spelling of ["//secret", "/./secret", "\\secret", "%2e%2e/secret", "b"]) {
@@ -240,7 +343,11 @@ describe("metas", () => {
       expect(before.code).toBe(200);
       expect(before.data.content.every((e: any) => e.sign === "")).toBe(true);
       await createMeta({ path: "/v", password: "open sesame", readme: "read me", header: "head" });
-      expect(await list("/v", {}, reader)).toEqual({ code: 403, message: "password is incorrect or you have no permission", data: null });
+      expect(await list("/v", {}, reader)).toEqual({
+        code: 403,
+        message: "password is incorrect or you have no permission",
+        data: null,
+      });
       const opened = await list("/v", { password: "open sesame" }, reader);
       expect(opened.data).toMatchObject({ readme: "read me", header: "head" });
       const file = opened.data.content.find((e: any) => !e.is_dir);
@@ -267,7 +374,8 @@ describe("metas", () => {
 });
 
 describe("/d and /p", () => {
-  const fetchPath = (path: string, headers: Record<string, string> = {}, method = "GET") => fixture.request(path, { method, headers });
+  const fetchPath = (path: string, headers: Record<string, string> = {}, method = "GET") =>
+    fixture.request(path, { method, headers });
 
   async function firstFile() {
     await mount("/v", { num_file: 2, num_folder: 0, min_file_size: 300000, max_file_size: 400000 });
@@ -329,7 +437,11 @@ describe("/d and /p", () => {
     expect((await fetchPath(`/d${encoded}?sign=${signOf(path)}`)).status).toBe(200);
     const climbing = await fetchPath(`/d/v/%2e%2e/%2e%2e/v/${path.slice(3)}?sign=${signOf(path)}`);
     expect(climbing.status).toBe(200);
-    expect(await (await fetchPath(`/d/nope/x?sign=${signOf("/nope/x")}`)).json()).toEqual({ code: 500, message: "failed get storage: storage not found; rawPath: /nope/x", data: null });
+    expect(await (await fetchPath(`/d/nope/x?sign=${signOf("/nope/x")}`)).json()).toEqual({
+      code: 500,
+      message: "failed get storage: storage not found; rawPath: /nope/x",
+      data: null,
+    });
   });
 
   it("needs no sign with sign_all off, and re-keys at once when the token changes", async () => {
@@ -343,7 +455,11 @@ describe("/d and /p", () => {
     }
     const reset = await post("/api/admin/setting/reset_token", undefined);
     expect(reset.code).toBe(200);
-    expect(await (await fetchPath(`/d${path}?sign=${signOf(path)}`)).json()).toEqual({ code: 401, message: "sign invalid", data: null });
+    expect(await (await fetchPath(`/d${path}?sign=${signOf(path)}`)).json()).toEqual({
+      code: 401,
+      message: "sign invalid",
+      data: null,
+    });
     expect((await fetchPath(`/d${path}?sign=${signOf(path, 0, reset.data)}`)).status).toBe(200);
     token = reset.data;
   });
@@ -351,7 +467,13 @@ describe("/d and /p", () => {
 
 describe("Alias", () => {
   async function alias(mountPath: string, paths: string) {
-    await fixture.db.insert(storages).values({ mountPath, driver: "Alias", status: "work", addition: JSON.stringify({ paths }), modifiedAtMs: Date.UTC(2026, 2, 1) });
+    await fixture.db.insert(storages).values({
+      mountPath,
+      driver: "Alias",
+      status: "work",
+      addition: JSON.stringify({ paths }),
+      modifiedAtMs: Date.UTC(2026, 2, 1),
+    });
   }
 
   it("shows one target's content directly, and reaches its files through /d", async () => {
@@ -379,13 +501,23 @@ describe("Alias", () => {
 
   it("stops an alias that shows itself with a clear error", async () => {
     await alias("/loop", "/loop");
-    expect(await list("/loop")).toEqual({ code: 500, message: "more than 8 aliases in a row (does an alias show itself?)", data: null });
+    expect(await list("/loop")).toEqual({
+      code: 500,
+      message: "more than 8 aliases in a row (does an alias show itself?)",
+      data: null,
+    });
   });
 });
 
 describe("Alias: the metas of its targets hold through it", () => {
   const alias = (mountPath: string, paths: string) =>
-    fixture.db.insert(storages).values({ mountPath, driver: "Alias", status: "work", addition: JSON.stringify({ paths }), modifiedAtMs: Date.UTC(2026, 2, 1) });
+    fixture.db.insert(storages).values({
+      mountPath,
+      driver: "Alias",
+      status: "work",
+      addition: JSON.stringify({ paths }),
+      modifiedAtMs: Date.UTC(2026, 2, 1),
+    });
   const createMeta = (meta: Record<string, unknown>) => post("/api/admin/meta/create", meta);
 
   it("refuses a password-guarded target without its password through list, get and dirs, and signs its files", async () => {
@@ -396,7 +528,9 @@ describe("Alias: the metas of its targets hold through it", () => {
       const content = (await list("/v")).data.content;
       const file = content.find((e: any) => !e.is_dir).name as string;
       const folder = content.find((e: any) => e.is_dir).name as string;
-      expect((await createMeta({ path: "/v", password: "pw", p_sub: true, readme: "the target's read-me" })).code).toBe(200);
+      expect((await createMeta({ path: "/v", password: "pw", p_sub: true, readme: "the target's read-me" })).code).toBe(
+        200,
+      );
       const reader = await member("alias-reader", [{ path: "/", permission: 0 }]);
       const refused = { code: 403, message: "password is incorrect or you have no permission", data: null };
       expect(await list("/al", {}, reader)).toEqual(refused);
@@ -411,9 +545,19 @@ describe("Alias: the metas of its targets hold through it", () => {
       expect(got.data.sign).toBe(signOf(`/al/${file}`));
       expect(got.data.raw_url).toBe(`http://localhost/p/al/${file}?sign=${signOf(`/al/${file}`)}`);
       // /d needs that sign, as the target's own links do.
-      expect(await (await fixture.request(`/d/al/${file}`)).json()).toEqual({ code: 401, message: "expire missing", data: null });
-      expect(await (await fixture.request(`/d/al/${file}?sign=${signOf(`/al/${folder}`)}`)).json()).toEqual({ code: 401, message: "sign invalid", data: null });
-      expect((await fixture.request(`/d/al/${file}?sign=${signOf(`/al/${file}`)}`)).headers.get("content-length")).toBe(String(content.find((e: any) => e.name === file).size));
+      expect(await (await fixture.request(`/d/al/${file}`)).json()).toEqual({
+        code: 401,
+        message: "expire missing",
+        data: null,
+      });
+      expect(await (await fixture.request(`/d/al/${file}?sign=${signOf(`/al/${folder}`)}`)).json()).toEqual({
+        code: 401,
+        message: "sign invalid",
+        data: null,
+      });
+      expect((await fixture.request(`/d/al/${file}?sign=${signOf(`/al/${file}`)}`)).headers.get("content-length")).toBe(
+        String(content.find((e: any) => e.name === file).size),
+      );
       // The admin skips passwords here as on the target.
       expect((await list("/al")).code).toBe(200);
     } finally {
@@ -462,7 +606,9 @@ describe("copy between storages", () => {
 describe("hidden subtrees", () => {
   it("refuses everything below a hidden name by its exact path, even under a meta of its own; see-hides holders get it with a sign", async () => {
     await mount("/v", { num_file: 1, num_folder: 2 });
-    const [hidden, shown] = (await list("/v")).data.content.filter((e: any) => e.is_dir).map((e: any) => e.name as string);
+    const [hidden, shown] = (await list("/v")).data.content
+      .filter((e: any) => e.is_dir)
+      .map((e: any) => e.name as string);
     const inner = (await list(`/v/${hidden}`)).data.content.find((e: any) => !e.is_dir).name as string;
     const deep = (await list(`/v/${hidden}`)).data.content.find((e: any) => e.is_dir).name as string;
     expect((await post("/api/admin/meta/create", { path: "/v", hide: `^${hidden}$`, h_sub: false })).code).toBe(200);
@@ -480,11 +626,17 @@ describe("hidden subtrees", () => {
       expect((await list(`/v/${shown}`, {}, reader)).code).toBe(200);
       // /d and /p know no caller: with sign_all off a hidden file still needs the sign only a see-hides holder is given.
       for (const kind of ["d", "p"]) {
-        expect(await (await fixture.request(`/${kind}/v/${hidden}/${inner}`)).json(), kind).toEqual({ code: 401, message: "expire missing", data: null });
+        expect(await (await fixture.request(`/${kind}/v/${hidden}/${inner}`)).json(), kind).toEqual({
+          code: 401,
+          message: "expire missing",
+          data: null,
+        });
       }
       const seen = await get(`/v/${hidden}/${inner}`);
       expect(seen.data.sign).toBe(signOf(`/v/${hidden}/${inner}`));
-      expect((await list(`/v/${hidden}`)).data.content.find((e: any) => e.name === inner).sign).toBe(signOf(`/v/${hidden}/${inner}`));
+      expect((await list(`/v/${hidden}`)).data.content.find((e: any) => e.name === inner).sign).toBe(
+        signOf(`/v/${hidden}/${inner}`),
+      );
       expect((await fixture.request(`/d/v/${hidden}/${inner}?sign=${seen.data.sign}`)).status).toBe(200);
       expect((await fixture.request(`/d/v/${shown}/${inner}`)).status).toBe(200);
     } finally {

@@ -36,15 +36,23 @@ import type { FsState, TreeNeeds } from "./state.ts";
 import { fsRoute } from "./store.ts";
 import { getObjectFields, listItem, rfc3339 } from "./wire.ts";
 
-const PathField = z._default(z.string().check(z.maxLength(4096)), "").openapi({ description: "A path in the caller's view (joined to its base path)", example: "/" });
-const PasswordField = z._default(z.string().check(z.maxLength(1024)), "").openapi({ description: "The meta password of the folder, if it has one" });
+const PathField = z
+  ._default(z.string().check(z.maxLength(4096)), "")
+  .openapi({ description: "A path in the caller's view (joined to its base path)", example: "/" });
+const PasswordField = z
+  ._default(z.string().check(z.maxLength(1024)), "")
+  .openapi({ description: "The meta password of the folder, if it has one" });
 
 const ListBody = z.object({
   path: PathField,
   password: PasswordField,
   page: z._default(z.number().check(z.int(), z.gte(0), z.lte(1_000_000_000)), 1),
-  per_page: z._default(z.number().check(z.int(), z.gte(-1_000_000_000), z.lte(1_000_000_000)), 0).openapi({ description: "0 or below: 200; at most 500 (AList v3.58)" }),
-  refresh: z._default(z.boolean(), false).openapi({ description: "Gatehouse keeps no listing cache; needs write permission as in AList" }),
+  per_page: z
+    ._default(z.number().check(z.int(), z.gte(-1_000_000_000), z.lte(1_000_000_000)), 0)
+    .openapi({ description: "0 or below: 200; at most 500 (AList v3.58)" }),
+  refresh: z
+    ._default(z.boolean(), false)
+    .openapi({ description: "Gatehouse keeps no listing cache; needs write permission as in AList" }),
 });
 
 const ObjectShape = {
@@ -81,7 +89,9 @@ const ListData = z.object({
 
 const GetData = z.object({
   ...ObjectShape,
-  raw_url: z.string().openapi({ description: "Where the file's bytes are: the upstream's URL, or this server's /p link" }),
+  raw_url: z
+    .string()
+    .openapi({ description: "Where the file's bytes are: the upstream's URL, or this server's /p link" }),
   readme: z.string(),
   header: z.string(),
   provider: z.string(),
@@ -119,11 +129,16 @@ const dirs = createRoute({
       z.object({
         path: PathField,
         password: PasswordField,
-        force_root: z._default(z.boolean(), false).openapi({ description: "Admins only: the path is a full path, not joined to the base path" }),
+        force_root: z
+          ._default(z.boolean(), false)
+          .openapi({ description: "Admins only: the path is a full path, not joined to the base path" }),
       }),
     ),
   },
-  responses: envelopeResponse(z.nullable(z.array(z.object({ name: z.string(), modified: z.string() }))), "The folders; null when there are none"),
+  responses: envelopeResponse(
+    z.nullable(z.array(z.object({ name: z.string(), modified: z.string() }))),
+    "The folders; null when there are none",
+  ),
 });
 
 const other = createRoute({
@@ -132,7 +147,16 @@ const other = createRoute({
   tags: ["fs"],
   summary: "A driver's extra operation; code 500 `not implement` for drivers without one",
   ...fsRoute((body) => ({ paths: guessedPaths(body.path), folders: [] })),
-  request: { body: jsonBody(z.object({ path: PathField, password: PasswordField, method: z._default(z.string().check(z.maxLength(256)), ""), data: z.optional(z.unknown()) })) },
+  request: {
+    body: jsonBody(
+      z.object({
+        path: PathField,
+        password: PasswordField,
+        method: z._default(z.string().check(z.maxLength(256)), ""),
+        data: z.optional(z.unknown()),
+      }),
+    ),
+  },
   responses: envelopeResponse(z.nullable(z.record(z.string(), z.unknown())), "What the driver answers"),
 });
 
@@ -140,14 +164,17 @@ const search = createRoute({
   method: "post",
   path: "/api/fs/search",
   tags: ["fs"],
-  summary: "Always code 500 `search not available`: Gatehouse keeps no search index (search_index none, as AList's default)",
+  summary:
+    "Always code 500 `search not available`: Gatehouse keeps no search index (search_index none, as AList's default)",
   ...fsRoute(() => ({ paths: [], folders: [] })),
   request: {
     body: jsonBody(
       z.object({
         parent: PathField,
         keywords: z._default(z.string().check(z.maxLength(1024)), ""),
-        scope: z._default(z.number().check(z.int(), z.gte(0), z.lte(2)), 0).openapi({ description: "0 all, 1 folders, 2 files" }),
+        scope: z
+          ._default(z.number().check(z.int(), z.gte(0), z.lte(2)), 0)
+          .openapi({ description: "0 all, 1 folders, 2 files" }),
         page: z._default(z.number().check(z.int(), z.gte(1), z.lte(1_000_000_000)), 1),
         per_page: z._default(z.number().check(z.int(), z.gte(1), z.lte(1_000_000_000)), 100),
         password: PasswordField,
@@ -185,7 +212,13 @@ export function apiUrl(c: Context<AppEnv>, state: FsState): string {
  * `raw_url` of a file (AList v3.58.0 server/handles/fsread.go:375-416): the down proxy, this
  * server's /p, or the upstream's own URL; `required`: its sign is needed.
  */
-async function rawUrl(c: Context<AppEnv>, state: FsState, tree: MountTree, path: string, required: boolean): Promise<string> {
+async function rawUrl(
+  c: Context<AppEnv>,
+  state: FsState,
+  tree: MountTree,
+  path: string,
+  required: boolean,
+): Promise<string> {
   const mounted = await tree.mount(path);
   const { storage, driver } = mounted;
   const proxied = driver.config.only_proxy || driver.config.only_local || storage.webProxy;
@@ -224,8 +257,18 @@ export function registerFsReadRoutes(app: Router) {
     const content = await Promise.all(
       slice.map(async (entry) => {
         // Through an alias, a file whose target a meta password guards needs a sign too.
-        const signed = required || isHidden(hides, entry.name) || targetGuarded(state, alias.reached.map((target) => joinName(target, entry.name)));
-        return listItem(entry, entry.isDir ? "" : await signFor(state, joinName(path, entry.name), storage, signed), state.settings);
+        const signed =
+          required ||
+          isHidden(hides, entry.name) ||
+          targetGuarded(
+            state,
+            alias.reached.map((target) => joinName(target, entry.name)),
+          );
+        return listItem(
+          entry,
+          entry.isDir ? "" : await signFor(state, joinName(path, entry.name), storage, signed),
+          state.settings,
+        );
       }),
     );
     return ok(c, {
@@ -281,9 +324,14 @@ export function registerFsReadRoutes(app: Router) {
     if (body.force_root && !isAdmin(c.var.caller)) throw new ApiError(403, FORCE_ROOT_REFUSED);
     const path = body.force_root ? fullPathOfAdmin(body.path) : fullPathOf(viewer, body.path);
     const meta = requireAccess(viewer, state, path, body.password);
-    const tree = new MountTree(state.tree, c.var.db, c.req.raw.signal).guardedBy(throughAlias(viewer, state, path, body.password));
+    const tree = new MountTree(state.tree, c.var.db, c.req.raw.signal).guardedBy(
+      throughAlias(viewer, state, path, body.password),
+    );
     const folders = visibleEntries(viewer, meta, path, await tree.list(path)).filter((entry) => entry.isDir);
-    return ok(c, folders.length > 0 ? folders.map((entry) => ({ name: entry.name, modified: rfc3339(entry.modified) })) : null);
+    return ok(
+      c,
+      folders.length > 0 ? folders.map((entry) => ({ name: entry.name, modified: rfc3339(entry.modified) })) : null,
+    );
   });
 
   app.openapi(other, async (c) => {
@@ -294,7 +342,10 @@ export function registerFsReadRoutes(app: Router) {
     const mounted = await new MountTree(c.var.fs.tree, c.var.db, c.req.raw.signal).mount(path);
     if (!mounted.backend.other) throw new FileError("not_implemented", NOT_IMPLEMENTED);
     try {
-      return ok(c, (await mounted.backend.other(mounted.actualPath, body.method, body.data)) as Record<string, unknown> | null);
+      return ok(
+        c,
+        (await mounted.backend.other(mounted.actualPath, body.method, body.data)) as Record<string, unknown> | null,
+      );
     } catch (error) {
       throw fileFailure(error, "");
     }
@@ -316,10 +367,11 @@ async function relatedFiles(state: FsState, tree: MountTree, meta: MetaRow | und
   const parent = parentOf(path);
   try {
     const hides = hidePatterns(meta, parent);
-    const found = (await tree.list(parent)).filter((entry) => entry.name !== name && entry.name.startsWith(stem) && !isHidden(hides, entry.name));
+    const found = (await tree.list(parent)).filter(
+      (entry) => entry.name !== name && entry.name.startsWith(stem) && !isHidden(hides, entry.name),
+    );
     return found.length > 0 ? found.map((entry) => getObjectFields(entry, "", state.settings)) : null;
   } catch {
     return null;
   }
 }
-

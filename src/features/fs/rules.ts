@@ -28,7 +28,16 @@ import {
   STORAGE_ROOT_MOVE,
   STORAGE_ROOT_RENAME,
 } from "./messages.ts";
-import { baseName, cleanPath, hasRelativeSegment, isValidName, isWithin, joinBasePath, joinName, parentOf } from "./path.ts";
+import {
+  baseName,
+  cleanPath,
+  hasRelativeSegment,
+  isValidName,
+  isWithin,
+  joinBasePath,
+  joinName,
+  parentOf,
+} from "./path.ts";
 import { signPath } from "./sign.ts";
 import type { FsState, MetaRow, MountsAt } from "./state.ts";
 import type { StorageRow } from "./tree.ts";
@@ -153,15 +162,18 @@ export function hiddenOnTheWay(metas: readonly MetaRow[], path: string): boolean
   return false;
 }
 
-export const readmeFor = (meta: MetaRow | undefined, path: string) => (meta && applies(meta, path, meta.readmeSub) ? meta.readme : "");
-export const headerFor = (meta: MetaRow | undefined, path: string) => (meta && applies(meta, path, meta.headerSub) ? meta.header : "");
+export const readmeFor = (meta: MetaRow | undefined, path: string) =>
+  meta && applies(meta, path, meta.readmeSub) ? meta.readme : "";
+export const headerFor = (meta: MetaRow | undefined, path: string) =>
+  meta && applies(meta, path, meta.headerSub) ? meta.header : "";
 
 /**
  * The meta's write grant for folder `dir`: a write that lands in `dir` (an upload or a new folder
  * there, the destination of a move or copy) may go ahead. Without `w_sub` only the meta's own
  * folder is writable, not the folders below it (docs/files.md, Changing files).
  */
-export const metaGrantsWrite = (meta: MetaRow | undefined, dir: string) => !!meta && meta.write && (meta.writeSub || meta.path === dir);
+export const metaGrantsWrite = (meta: MetaRow | undefined, dir: string) =>
+  !!meta && meta.write && (meta.writeSub || meta.path === dir);
 
 // ---------------------------------------------------------------------------------------------
 // Access: who may see what.
@@ -171,7 +183,10 @@ export interface Viewer {
   basePath: string;
 }
 
-export const viewerOf = (caller: Caller): Viewer => ({ grants: grantsOf(caller.roles, caller.user.permission), basePath: caller.user.basePath });
+export const viewerOf = (caller: Caller): Viewer => ({
+  grants: grantsOf(caller.roles, caller.user.permission),
+  basePath: caller.user.basePath,
+});
 
 /** The full path for a path the client sent (403 for `..` and outside the path limit). */
 export function fullPathOf(viewer: Viewer, requestPath: string): string {
@@ -194,9 +209,16 @@ export function mayAccess(viewer: Viewer, meta: MetaRow | undefined, path: strin
  * The entries of folder `path` the viewer may see: hide patterns (unless the see-hides bit) and
  * role scopes (a branch is shown when a scope holds it or lies below it).
  */
-export function visibleEntries(viewer: Viewer, meta: MetaRow | undefined, path: string, entries: FileObject[]): FileObject[] {
+export function visibleEntries(
+  viewer: Viewer,
+  meta: MetaRow | undefined,
+  path: string,
+  entries: FileObject[],
+): FileObject[] {
   const hides = (permissionAt(viewer.grants, path) & Permission.SEE_HIDES) === 0 ? hidePatterns(meta, path) : [];
-  return entries.filter((entry) => !isHidden(hides, entry.name) && canReadPath(viewer.grants, joinName(path, entry.name)));
+  return entries.filter(
+    (entry) => !isHidden(hides, entry.name) && canReadPath(viewer.grants, joinName(path, entry.name)),
+  );
 }
 
 /** May the viewer reach `path` past the hide rules: the see-hides bit, or no hidden name on its way? */
@@ -210,7 +232,8 @@ export function requireReach(viewer: Viewer, state: FsState, path: string) {
 
 export function requireAccess(viewer: Viewer, state: FsState, path: string, password: string): MetaRow | undefined {
   const meta = nearestMeta(state.metas, path);
-  if (!mayReach(viewer, state.metas, path) || !mayAccess(viewer, meta, path, password)) throw new ApiError(403, ACCESS_DENIED);
+  if (!mayReach(viewer, state.metas, path) || !mayAccess(viewer, meta, path, password))
+    throw new ApiError(403, ACCESS_DENIED);
   return meta;
 }
 
@@ -224,7 +247,10 @@ export function requireAccess(viewer: Viewer, state: FsState, path: string, pass
  * caller's view). `reached` collects the targets entered, for the read-me and the signs.
  */
 export function throughAlias(viewer: Viewer, state: FsState, path: string, password: string) {
-  const asTarget: Viewer = { grants: { scopes: [{ path: "/", permission: permissionAt(viewer.grants, path) }], userPermission: 0 }, basePath: "/" };
+  const asTarget: Viewer = {
+    grants: { scopes: [{ path: "/", permission: permissionAt(viewer.grants, path) }], userPermission: 0 },
+    basePath: "/",
+  };
   const reached: string[] = [];
   return {
     reached,
@@ -232,19 +258,23 @@ export function throughAlias(viewer: Viewer, state: FsState, path: string, passw
       requireAccess(asTarget, state, target, password);
       reached.push(target);
     },
-    entries: (target: string, entries: FileObject[]) => visibleEntries(asTarget, nearestMeta(state.metas, target), target, entries),
+    entries: (target: string, entries: FileObject[]) =>
+      visibleEntries(asTarget, nearestMeta(state.metas, target), target, entries),
   };
 }
 
 /** The read-me and header of `path`: its own meta's, else those of the first target an alias reached that has one. */
 export function readmeThrough(state: FsState, meta: MetaRow | undefined, path: string, reached: readonly string[]) {
   const first = (of: (meta: MetaRow | undefined, path: string) => string) =>
-    of(meta, path) || reached.map((target) => of(nearestMeta(state.metas, target), target)).find((text) => text !== "") || "";
+    of(meta, path) ||
+    reached.map((target) => of(nearestMeta(state.metas, target), target)).find((text) => text !== "") ||
+    "";
   return { readme: first(readmeFor), header: first(headerFor) };
 }
 
 /** A meta password guards one of `targets` (an alias's targets for a file): its links need a sign, as the target's own would. */
-export const targetGuarded = (state: FsState, targets: readonly string[]) => targets.some((target) => passwordGuards(nearestMeta(state.metas, target), target));
+export const targetGuarded = (state: FsState, targets: readonly string[]) =>
+  targets.some((target) => passwordGuards(nearestMeta(state.metas, target), target));
 
 /**
  * Does a download of `path` need a sign? `sign_all`, the storage's `enable_sign`, a meta password
@@ -252,11 +282,21 @@ export const targetGuarded = (state: FsState, targets: readonly string[]) => tar
  * `/d` and `/p` know no caller, so only a sign, given to those who may see the path, reaches it.
  */
 export function signRequired(state: FsState, path: string, storage: StorageRow | null): boolean {
-  return state.settings.signAll || !!storage?.enableSign || passwordGuards(nearestMeta(state.metas, path), path) || hiddenOnTheWay(state.metas, path);
+  return (
+    state.settings.signAll ||
+    !!storage?.enableSign ||
+    passwordGuards(nearestMeta(state.metas, path), path) ||
+    hiddenOnTheWay(state.metas, path)
+  );
 }
 
 /** The sign for a file's links, or "" when its downloads need none. */
-export async function signFor(state: FsState, path: string, storage: StorageRow | null, required = signRequired(state, path, storage)): Promise<string> {
+export async function signFor(
+  state: FsState,
+  path: string,
+  storage: StorageRow | null,
+  required = signRequired(state, path, storage),
+): Promise<string> {
   return required ? signPath(state.settings.token, path, state.settings.linkExpirationHours) : "";
 }
 
@@ -269,9 +309,22 @@ export async function signFor(state: FsState, path: string, storage: StorageRow 
  * (and `target` past the hide rules), then `bit` at `target`, or with `metaWrite` a meta's write
  * grant for `dir` (the rule of fs/list's `write` flag).
  */
-export function requireWritable(viewer: Viewer, state: FsState, dir: string, target: string, bit: number, password: string, metaWrite = false) {
+export function requireWritable(
+  viewer: Viewer,
+  state: FsState,
+  dir: string,
+  target: string,
+  bit: number,
+  password: string,
+  metaWrite = false,
+) {
   const meta = nearestMeta(state.metas, dir);
-  if (!mayReach(viewer, state.metas, target) || !mayReach(viewer, state.metas, dir) || !mayAccess(viewer, meta, dir, password)) throw new ApiError(403, ACCESS_DENIED);
+  if (
+    !mayReach(viewer, state.metas, target) ||
+    !mayReach(viewer, state.metas, dir) ||
+    !mayAccess(viewer, meta, dir, password)
+  )
+    throw new ApiError(403, ACCESS_DENIED);
   const bits = permissionAt(viewer.grants, target);
   if ((bits & bit) === 0 && !(metaWrite && metaGrantsWrite(meta, dir))) throw new ApiError(403, PERMISSION_DENIED);
 }
@@ -281,11 +334,20 @@ export function requireWritable(viewer: Viewer, state: FsState, dir: string, tar
  * with `p_sub`, or any meta at or below it) that the viewer may not pass: neither the
  * skip-password bit there nor `password`. A write that takes a subtree must pass them all.
  */
-export function guardInside(viewer: Viewer, metas: readonly MetaRow[], root: string, password: string): MetaRow | undefined {
+export function guardInside(
+  viewer: Viewer,
+  metas: readonly MetaRow[],
+  root: string,
+  password: string,
+): MetaRow | undefined {
   const nearest = nearestMeta(metas, root);
   const guards = metas.filter((meta) => meta.password !== "" && isWithin(meta.path, root));
   if (passwordGuards(nearest, root) && !guards.includes(nearest)) guards.push(nearest);
-  return guards.find((meta) => (permissionAt(viewer.grants, meta.path) & Permission.ACCESS_WITHOUT_PASSWORD) === 0 && !passwordMatches(meta, password));
+  return guards.find(
+    (meta) =>
+      (permissionAt(viewer.grants, meta.path) & Permission.ACCESS_WITHOUT_PASSWORD) === 0 &&
+      !passwordMatches(meta, password),
+  );
 }
 
 /**
@@ -309,15 +371,30 @@ export function requireRenamable(viewer: Viewer, state: FsState, path: string, p
  * or a folder holding one (the storage page changes those), the viewer's base path or a folder
  * above it, or a root of the viewer's role scopes or a folder above one (docs/files.md, Changing files).
  */
-export function anchoredBy(viewer: Viewer, path: string, mounts: MountsAt, operation: "rename" | "move" | "remove"): string | null {
-  if (path === "/" || mounts === "mount point") return operation === "rename" ? STORAGE_ROOT_RENAME : operation === "move" ? STORAGE_ROOT_MOVE : STORAGE_ROOT_DELETE;
+export function anchoredBy(
+  viewer: Viewer,
+  path: string,
+  mounts: MountsAt,
+  operation: "rename" | "move" | "remove",
+): string | null {
+  if (path === "/" || mounts === "mount point")
+    return operation === "rename"
+      ? STORAGE_ROOT_RENAME
+      : operation === "move"
+        ? STORAGE_ROOT_MOVE
+        : STORAGE_ROOT_DELETE;
   if (mounts === "above a mount point") return HOLDS_MOUNT_POINT;
   if (isWithin(cleanPath(viewer.basePath || "/"), path)) return OWN_BASE_PATH;
   if (viewer.grants.scopes.some((scope) => isWithin(cleanPath(scope.path || "/"), path))) return OWN_SCOPE_ROOT;
   return null;
 }
 
-export function requireMovable(viewer: Viewer, path: string, mounts: MountsAt, operation: "rename" | "move" | "remove") {
+export function requireMovable(
+  viewer: Viewer,
+  path: string,
+  mounts: MountsAt,
+  operation: "rename" | "move" | "remove",
+) {
   const refusal = anchoredBy(viewer, path, mounts, operation);
   if (refusal) throw new ApiError(403, refusal);
 }

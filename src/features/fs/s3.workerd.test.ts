@@ -6,14 +6,21 @@ import { AwsClient } from "aws4fetch";
 import { exports } from "cloudflare:workers";
 import { beforeAll, beforeEach, describe, expect, inject, it } from "vitest";
 import { sql } from "../../../test/support/libsql-http.ts";
-import { callApi, signIn, } from "../../../test/support/workerd-client.ts";
+import { callApi, signIn } from "../../../test/support/workerd-client.ts";
 
 const servers = inject("storageServers");
 const BUCKET = "gatehouse-bucket";
 /** s3rver fails every listing once a key has a segment starting with a dot, so not AList's `.alist`. */
 const PLACEHOLDER = "keep";
-const s3 = new AwsClient({ accessKeyId: "GATEHOUSEKEY", secretAccessKey: "gatehouse-secret-key", service: "s3", region: "us-east-1", retries: 0 });
-const objectUrl = (key: string) => `${servers.s3Endpoint}/${BUCKET}/${key.split("/").map(encodeURIComponent).join("/")}`;
+const s3 = new AwsClient({
+  accessKeyId: "GATEHOUSEKEY",
+  secretAccessKey: "gatehouse-secret-key",
+  service: "s3",
+  region: "us-east-1",
+  retries: 0,
+});
+const objectUrl = (key: string) =>
+  `${servers.s3Endpoint}/${BUCKET}/${key.split("/").map(encodeURIComponent).join("/")}`;
 async function putObject(key: string, body: string | Uint8Array) {
   const response = await s3.fetch(objectUrl(key), { method: "PUT", body });
   expect(response.ok, `${key}: ${response.status}`).toBe(true);
@@ -29,7 +36,15 @@ const mount = (mountPath: string, extra: Record<string, unknown> = {}) =>
   call("/api/admin/storage/create", {
     mount_path: mountPath,
     driver: "S3",
-    addition: JSON.stringify({ endpoint: servers.s3Endpoint, bucket: BUCKET, access_key_id: "GATEHOUSEKEY", secret_access_key: "gatehouse-secret-key", root_folder_path: "/fs", placeholder: PLACEHOLDER, ...extra }),
+    addition: JSON.stringify({
+      endpoint: servers.s3Endpoint,
+      bucket: BUCKET,
+      access_key_id: "GATEHOUSEKEY",
+      secret_access_key: "gatehouse-secret-key",
+      root_folder_path: "/fs",
+      placeholder: PLACEHOLDER,
+      ...extra,
+    }),
   });
 
 beforeAll(async () => {
@@ -53,14 +68,22 @@ describe("S3 reads", () => {
     const byName = Object.fromEntries(root.data.content.map((e: any) => [e.name, e]));
     expect(Object.keys(byName).sort()).toEqual(["docs", "movie.mkv", "movie.srt", "readme.txt"]);
     expect(byName.docs).toMatchObject({ is_dir: true, size: 0, path: "/fs/docs", type: 1 });
-    expect(byName["readme.txt"]).toMatchObject({ is_dir: false, size: 14, path: "/fs/readme.txt", type: 4, storage_class: "STANDARD" });
+    expect(byName["readme.txt"]).toMatchObject({
+      is_dir: false,
+      size: 14,
+      path: "/fs/readme.txt",
+      type: 4,
+      storage_class: "STANDARD",
+    });
     const docs = await call("/api/fs/list", { path: "/s3/docs" });
     expect(docs.data.content.map((e: any) => e.name)).toEqual(["a b+é.txt"]);
   });
 
   it("answers a missing folder, a file listed as a folder, and a wrong secret clearly", async () => {
     await mount("/s3");
-    expect((await call("/api/fs/list", { path: "/s3/nope" })).message).toBe("failed get objs: failed get dir: object not found");
+    expect((await call("/api/fs/list", { path: "/s3/nope" })).message).toBe(
+      "failed get objs: failed get dir: object not found",
+    );
     expect((await call("/api/fs/list", { path: "/s3/readme.txt" })).message).toBe("failed get objs: not a folder");
     expect((await call("/api/fs/get", { path: "/s3/nope.txt" })).message).toBe("object not found");
     await mount("/wrong", { secret_access_key: "wrong-secret" });
@@ -75,11 +98,18 @@ describe("S3 reads", () => {
   // 2-core machine, over the default 5 s when the whole workerd project runs.
   it("pages a folder of 2,500 objects fully", { timeout: 30_000 }, async () => {
     const names = Array.from({ length: 2500 }, (_, i) => `f${String(i).padStart(4, "0")}`);
-    for (let i = 0; i < names.length; i += 100) await Promise.all(names.slice(i, i + 100).map((name) => putObject(`many/${name}`, "x")));
+    for (let i = 0; i < names.length; i += 100)
+      await Promise.all(names.slice(i, i + 100).map((name) => putObject(`many/${name}`, "x")));
     await call("/api/admin/storage/create", {
       mount_path: "/many",
       driver: "S3",
-      addition: JSON.stringify({ endpoint: servers.s3Endpoint, bucket: BUCKET, access_key_id: "GATEHOUSEKEY", secret_access_key: "gatehouse-secret-key", root_folder_path: "/many" }),
+      addition: JSON.stringify({
+        endpoint: servers.s3Endpoint,
+        bucket: BUCKET,
+        access_key_id: "GATEHOUSEKEY",
+        secret_access_key: "gatehouse-secret-key",
+        root_folder_path: "/many",
+      }),
     });
     const listed = await call("/api/fs/list", { path: "/many", per_page: 500, page: 5 });
     expect(listed.data.total).toBe(2500);
@@ -95,7 +125,10 @@ describe("S3 reads", () => {
     expect(await (await fetch(got.data.raw_url)).text()).toBe("mkv");
 
     const file = (await call("/api/fs/list", { path: "/s3/docs" })).data.content[0];
-    const redirect = await exports.default.fetch(`http://gatehouse.test/d/s3/docs/${encodeURIComponent(file.name)}?sign=${file.sign}`, { redirect: "manual" });
+    const redirect = await exports.default.fetch(
+      `http://gatehouse.test/d/s3/docs/${encodeURIComponent(file.name)}?sign=${file.sign}`,
+      { redirect: "manual" },
+    );
     expect(redirect.status).toBe(302);
     const location = redirect.headers.get("location")!;
     expect(location).toContain("X-Amz-Expires=14400");
@@ -109,19 +142,28 @@ describe("S3 reads", () => {
     await sql("UPDATE storages SET status = 'work' WHERE mount_path = '/down'");
     const token = ((await sql("SELECT value FROM settings WHERE key = 'token'")) as [[string]])[0][0];
     const signed = await signFor(token, "/down/readme.txt");
-    const redirect = await exports.default.fetch(`http://gatehouse.test/d/down/readme.txt?sign=${signed}`, { redirect: "manual" });
+    const redirect = await exports.default.fetch(`http://gatehouse.test/d/down/readme.txt?sign=${signed}`, {
+      redirect: "manual",
+    });
     expect(redirect.status).toBe(302);
-    expect(redirect.headers.get("location")).toMatch(new RegExp(`^http://127\\.0\\.0\\.1:${servers.deadPort}/gatehouse-bucket/fs/readme\\.txt\\?`));
+    expect(redirect.headers.get("location")).toMatch(
+      new RegExp(`^http://127\\.0\\.0\\.1:${servers.deadPort}/gatehouse-bucket/fs/readme\\.txt\\?`),
+    );
   });
 
   it("/p streams text files with Range passed to s3rver, and refuses to proxy what S3 redirects", async () => {
     await mount("/s3");
     const file = (await call("/api/fs/list", { path: "/s3/docs" })).data.content[0];
-    const ranged = await exports.default.fetch(`http://gatehouse.test/p/s3/docs/${encodeURIComponent(file.name)}?sign=${file.sign}`, { headers: { Range: "bytes=4-7" } });
+    const ranged = await exports.default.fetch(
+      `http://gatehouse.test/p/s3/docs/${encodeURIComponent(file.name)}?sign=${file.sign}`,
+      { headers: { Range: "bytes=4-7" } },
+    );
     expect(ranged.status).toBe(206);
     expect(await ranged.text()).toBe("4567");
     const movie = (await call("/api/fs/get", { path: "/s3/movie.mkv" })).data;
-    expect(await (await exports.default.fetch(`http://gatehouse.test/p/s3/movie.mkv?sign=${movie.sign}`)).json()).toEqual({ code: 403, message: "proxy not allowed", data: null });
+    expect(
+      await (await exports.default.fetch(`http://gatehouse.test/p/s3/movie.mkv?sign=${movie.sign}`)).json(),
+    ).toEqual({ code: 403, message: "proxy not allowed", data: null });
   });
 });
 
@@ -133,19 +175,47 @@ describe("S3 copies (CopyObject)", () => {
     await putObject(`fs/escaped/${name}`, "escaped body");
     await putObject("fs/escaped/to/keep", "");
     await mount("/s3");
-    expect((await call("/api/fs/copy", { src_dir: "/s3/escaped", dst_dir: "/s3/escaped/to", names: [name] })).code).toBe(200);
+    expect(
+      (await call("/api/fs/copy", { src_dir: "/s3/escaped", dst_dir: "/s3/escaped/to", names: [name] })).code,
+    ).toBe(200);
     expect(await objectText(`fs/escaped/to/${name}`)).toBe("escaped body");
-    expect(await call("/api/fs/rename", { path: `/s3/escaped/to/${name}`, name: "ü + 100%.txt" })).toEqual({ code: 200, message: "success", data: null });
-    expect([await objectText(`fs/escaped/to/${name}`), await objectText("fs/escaped/to/ü + 100%.txt")]).toEqual([null, "escaped body"]);
-    expect((await call("/api/fs/move", { src_dir: "/s3/escaped", dst_dir: "/s3/escaped/to", names: [name], overwrite: true })).code).toBe(200);
-    expect([await objectText(`fs/escaped/${name}`), await objectText(`fs/escaped/to/${name}`)]).toEqual([null, "escaped body"]);
+    expect(await call("/api/fs/rename", { path: `/s3/escaped/to/${name}`, name: "ü + 100%.txt" })).toEqual({
+      code: 200,
+      message: "success",
+      data: null,
+    });
+    expect([await objectText(`fs/escaped/to/${name}`), await objectText("fs/escaped/to/ü + 100%.txt")]).toEqual([
+      null,
+      "escaped body",
+    ]);
+    expect(
+      (
+        await call("/api/fs/move", {
+          src_dir: "/s3/escaped",
+          dst_dir: "/s3/escaped/to",
+          names: [name],
+          overwrite: true,
+        })
+      ).code,
+    ).toBe(200);
+    expect([await objectText(`fs/escaped/${name}`), await objectText(`fs/escaped/to/${name}`)]).toEqual([
+      null,
+      "escaped body",
+    ]);
   });
 });
 
 /** A sign as AList makes it (AList v3.58.0 pkg/sign/hmac.go:17-26), made here with WebCrypto. */
 async function signFor(token: string, path: string): Promise<string> {
-  const key = await crypto.subtle.importKey("raw", new TextEncoder().encode(token), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
+  const key = await crypto.subtle.importKey(
+    "raw",
+    new TextEncoder().encode(token),
+    { name: "HMAC", hash: "SHA-256" },
+    false,
+    ["sign"],
+  );
   const mac = new Uint8Array(await crypto.subtle.sign("HMAC", key, new TextEncoder().encode(`${path}:0`)));
-  return `${btoa(String.fromCharCode(...mac)).replace(/\+/g, "-").replace(/\//g, "_")}:0`;
+  return `${btoa(String.fromCharCode(...mac))
+    .replace(/\+/g, "-")
+    .replace(/\//g, "_")}:0`;
 }
-

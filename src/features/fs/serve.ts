@@ -9,13 +9,33 @@ import { escapePath } from "./path.ts";
 import { extensionOf } from "./wire.ts";
 
 /** Client headers a proxied request carries upstream: ranges and validators, not credentials or cookies. */
-const FORWARDED_HEADERS = ["range", "if-range", "if-match", "if-none-match", "if-modified-since", "if-unmodified-since", "accept", "user-agent"];
+const FORWARDED_HEADERS = [
+  "range",
+  "if-range",
+  "if-match",
+  "if-none-match",
+  "if-modified-since",
+  "if-unmodified-since",
+  "accept",
+  "user-agent",
+];
 
 /**
  * Upstream reply headers that describe the bytes. The rest (auth challenges, the upstream's CORS,
  * cookies, server banners, hop-by-hop headers) stays upstream: AList copied all but Set-Cookie.
  */
-const RETURNED_HEADERS = ["content-type", "content-length", "content-range", "accept-ranges", "etag", "last-modified", "content-disposition", "content-language", "cache-control", "expires"];
+const RETURNED_HEADERS = [
+  "content-type",
+  "content-length",
+  "content-range",
+  "accept-ranges",
+  "etag",
+  "last-modified",
+  "content-disposition",
+  "content-language",
+  "cache-control",
+  "expires",
+];
 
 /** Upstream statuses that are the client's own answer, passed through rather than turned into an error. */
 const CLIENT_STATUSES = new Set([304, 412, 416]);
@@ -37,9 +57,20 @@ async function proxyUrl(request: Request, link: { url: string; headers?: Record<
   let upstream: Response;
   try {
     // A link that carries credentials is not followed elsewhere: a redirect would take them along.
-    upstream = await fetch(link.url, { method, headers, redirect: link.headers ? "manual" : "follow", signal: request.signal });
+    upstream = await fetch(link.url, {
+      method,
+      headers,
+      redirect: link.headers ? "manual" : "follow",
+      signal: request.signal,
+    });
   } catch (error) {
-    throw new FileError("upstream", upstreamUnreachable(withoutQuery(link.url), redactUserinfo(error instanceof Error ? error.message : String(error))));
+    throw new FileError(
+      "upstream",
+      upstreamUnreachable(
+        withoutQuery(link.url),
+        redactUserinfo(error instanceof Error ? error.message : String(error)),
+      ),
+    );
   }
   if (upstream.status >= 300 && upstream.status < 400 && upstream.status !== 304) {
     await upstream.body?.cancel();
@@ -79,7 +110,8 @@ async function serveSource(request: Request, source: ByteSource, name: string): 
     "Last-Modified": source.modified.toUTCString(),
     "Accept-Ranges": "bytes",
   });
-  const reply = (status: number, body: ReadableStream<Uint8Array> | null) => new Response(request.method === "HEAD" ? null : body, { status, headers });
+  const reply = (status: number, body: ReadableStream<Uint8Array> | null) =>
+    new Response(request.method === "HEAD" ? null : body, { status, headers });
 
   const failed = preconditionFailed(request.headers, etag, modifiedSeconds);
   if (failed) return reply(412, null);
@@ -97,7 +129,8 @@ async function serveSource(request: Request, source: ByteSource, name: string): 
   return reply(range ? 206 : 200, await source.read(start, end, request.signal));
 }
 
-const etagMatches = (list: string, etag: string) => list.split(",").some((tag) => tag.trim() === "*" || tag.trim().replace(/^W\//, "") === etag);
+const etagMatches = (list: string, etag: string) =>
+  list.split(",").some((tag) => tag.trim() === "*" || tag.trim().replace(/^W\//, "") === etag);
 
 export const httpDateSeconds = (value: string | null) => {
   const ms = value === null ? Number.NaN : Date.parse(value);
@@ -141,7 +174,12 @@ export function parseRange(header: string): RangeSpec | null {
  * If-Range that no longer matches, a Range parseRange ignores); "unsatisfiable" when the range
  * lies past the end of the file.
  */
-function byteRange(headers: Headers, etag: string, modified: number, size: number): [number, number] | null | "unsatisfiable" {
+function byteRange(
+  headers: Headers,
+  etag: string,
+  modified: number,
+  size: number,
+): [number, number] | null | "unsatisfiable" {
   const header = headers.get("range");
   if (header === null) return null;
   const ifRange = headers.get("if-range");

@@ -15,7 +15,10 @@ const encoder = new TextEncoder();
 let signingKey: { token: string; key: Promise<CryptoKey> } | undefined;
 function keyOf(token: string): Promise<CryptoKey> {
   if (signingKey?.token !== token) {
-    signingKey = { token, key: crypto.subtle.importKey("raw", encoder.encode(token), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]) };
+    signingKey = {
+      token,
+      key: crypto.subtle.importKey("raw", encoder.encode(token), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]),
+    };
   }
   return signingKey.key;
 }
@@ -28,7 +31,12 @@ async function mac(token: string, path: string, expiry: number): Promise<string>
 }
 
 /** The sign of a full path; `expirationHours` 0 makes one that never expires. */
-export async function signPath(token: string, path: string, expirationHours: number, now = Date.now()): Promise<string> {
+export async function signPath(
+  token: string,
+  path: string,
+  expirationHours: number,
+  now = Date.now(),
+): Promise<string> {
   const expiry = expirationHours > 0 ? Math.floor(now / 1000 + expirationHours * 3600) : 0;
   return `${await mac(token, path, expiry)}:${expiry}`;
 }

@@ -46,7 +46,8 @@ const chainOf = (path: string) => {
  * [prefix, the same with its "/" raised to "0"), since "/" and "0" are neighbours in byte order.
  * A listing then reads the storages below its folder, not all of them.
  */
-const below = (prefix: string) => and(gte(storages.mountPath, prefix), lt(storages.mountPath, `${prefix.slice(0, -1)}0`));
+const below = (prefix: string) =>
+  and(gte(storages.mountPath, prefix), lt(storages.mountPath, `${prefix.slice(0, -1)}0`));
 
 /**
  * The tree reads for `needs`: the storages on the paths' chains (longest-match candidates), and
@@ -95,11 +96,17 @@ function toTree(needs: TreeNeeds, chains: string[], [storageRows, ...rest]: Tree
   const folders = rest.slice(0, needs.folders.length);
   const points = rest.slice(needs.folders.length);
   for (const [i, folder] of needs.folders.entries()) {
-    tree.virtual.set(folder, folders[i]!.map((row) => ({ name: row.name, modified: new Date(row.modified) })));
+    tree.virtual.set(
+      folder,
+      folders[i]!.map((row) => ({ name: row.name, modified: new Date(row.modified) })),
+    );
   }
   (needs.points ?? []).forEach((path, i) => {
     const [row] = points[i]!;
-    tree.points.set(path, row ? { name: path.slice(path.lastIndexOf("/") + 1), modified: new Date(row.modified) } : null);
+    tree.points.set(
+      path,
+      row ? { name: path.slice(path.lastIndexOf("/") + 1), modified: new Date(row.modified) } : null,
+    );
   });
   return tree;
 }
@@ -117,16 +124,29 @@ function stateReads(db: Database, needs: TreeNeeds) {
     chains,
     reads: [
       db.select().from(metas),
-      db.select({ key: settings.key, value: settings.value }).from(settings).where(inArray(settings.key, [...FS_SETTING_KEYS])),
+      db
+        .select({ key: settings.key, value: settings.value })
+        .from(settings)
+        .where(inArray(settings.key, [...FS_SETTING_KEYS])),
       ...reads,
     ] as const,
   };
 }
 
-function toState(needs: TreeNeeds, chains: string[], [metaRows, settingRows, ...treeResults]: [MetaRow[], { key: string; value: string }[], ...unknown[]]): FsState {
+function toState(
+  needs: TreeNeeds,
+  chains: string[],
+  [metaRows, settingRows, ...treeResults]: [MetaRow[], { key: string; value: string }[], ...unknown[]],
+): FsState {
   const values = new Map(settingRows.map((row) => [row.key, row.value]));
   const value = (key: FsSettingKey) => values.get(key) ?? SETTING_DEFINITIONS.find((d) => d.key === key)?.value ?? "";
-  const list = (key: FsSettingKey) => new Set(value(key).split(",").map((s) => s.trim().toLowerCase()).filter(Boolean));
+  const list = (key: FsSettingKey) =>
+    new Set(
+      value(key)
+        .split(",")
+        .map((s) => s.trim().toLowerCase())
+        .filter(Boolean),
+    );
   const hours = Number(value("link_expiration"));
   return {
     tree: toTree(needs, chains, treeResults as TreeResults),
@@ -144,7 +164,12 @@ function toState(needs: TreeNeeds, chains: string[], [metaRows, settingRows, ...
       siteUrl: value("site_url"),
       searchIndex: value("search_index"),
       forwardDirectLinkParams: value("forward_direct_link_params") === "true",
-      ignoreDirectLinkParams: new Set(value("ignore_direct_link_params").split(",").map((s) => s.trim()).filter(Boolean)),
+      ignoreDirectLinkParams: new Set(
+        value("ignore_direct_link_params")
+          .split(",")
+          .map((s) => s.trim())
+          .filter(Boolean),
+      ),
     },
   };
 }
@@ -173,12 +198,20 @@ export function fsRoute(needs: (body: Record<string, unknown>) => TreeNeeds) {
  */
 export function fsStateReads(db: Database, needs: TreeNeeds) {
   const { chains, reads } = stateReads(db, needs);
-  return { reads, toState: (results: unknown[]) => toState(needs, chains, results as [MetaRow[], { key: string; value: string }[], ...unknown[]]) };
+  return {
+    reads,
+    toState: (results: unknown[]) =>
+      toState(needs, chains, results as [MetaRow[], { key: string; value: string }[], ...unknown[]]),
+  };
 }
 
 /** The file-side state without a caller (`/d`, `/p`: the sign is their only gate), one round trip. */
 export async function readState(db: Database, needs: TreeNeeds): Promise<FsState> {
   const { chains, reads } = stateReads(db, needs);
   const [first, ...rest] = reads;
-  return toState(needs, chains, (await db.batch([first, ...rest])) as unknown as [MetaRow[], { key: string; value: string }[], ...unknown[]]);
+  return toState(
+    needs,
+    chains,
+    (await db.batch([first, ...rest])) as unknown as [MetaRow[], { key: string; value: string }[], ...unknown[]],
+  );
 }

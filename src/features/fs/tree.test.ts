@@ -19,7 +19,10 @@ describe("resolveStorage", () => {
   });
 
   it("skips a disabled mount for the one above it, and finds none outside every mount", () => {
-    expect(resolveStorage([outer, row(3, "/a/b", true)], "/a/b/c.txt")).toEqual({ storage: outer, actualPath: "/b/c.txt" });
+    expect(resolveStorage([outer, row(3, "/a/b", true)], "/a/b/c.txt")).toEqual({
+      storage: outer,
+      actualPath: "/b/c.txt",
+    });
     expect(resolveStorage([outer, inner], "/ab")).toBeNull();
   });
 });

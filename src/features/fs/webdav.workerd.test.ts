@@ -4,7 +4,7 @@
 import { exports } from "cloudflare:workers";
 import { beforeAll, beforeEach, describe, expect, inject, it } from "vitest";
 import { sql } from "../../../test/support/libsql-http.ts";
-import { callApi, signIn, } from "../../../test/support/workerd-client.ts";
+import { callApi, signIn } from "../../../test/support/workerd-client.ts";
 
 const servers = inject("storageServers");
 const BASIC = `Basic ${btoa("davuser:dav password")}`;
@@ -16,7 +16,13 @@ const mount = (mountPath: string, extra: Record<string, unknown> = {}) =>
   call("/api/admin/storage/create", {
     mount_path: mountPath,
     driver: "WebDav",
-    addition: JSON.stringify({ address: servers.webdavUrl, username: "davuser", password: "dav password", root_folder_path: "/library", ...extra }),
+    addition: JSON.stringify({
+      address: servers.webdavUrl,
+      username: "davuser",
+      password: "dav password",
+      root_folder_path: "/library",
+      ...extra,
+    }),
   });
 
 beforeAll(async () => {
@@ -40,16 +46,29 @@ describe("WebDAV reads", () => {
     expect(root.data.provider).toBe("WebDav");
     const byName = Object.fromEntries(root.data.content.map((e: any) => [e.name, e]));
     // write.workerd.test.ts works in a folder of its own, "written".
-    expect(Object.keys(byName).filter((name) => name !== "written").sort()).toEqual(["notes.md", "readme.txt", "sub"]);
+    expect(
+      Object.keys(byName)
+        .filter((name) => name !== "written")
+        .sort(),
+    ).toEqual(["notes.md", "readme.txt", "sub"]);
     expect(byName.sub).toMatchObject({ is_dir: true, size: 0, type: 1 });
     const sub = await call("/api/fs/list", { path: "/dav/sub" });
-    expect(sub.data.content).toEqual([expect.objectContaining({ name: "a b+é.txt", size: 16, is_dir: false, path: "/library/sub/a b+é.txt" })]);
+    expect(sub.data.content).toEqual([
+      expect.objectContaining({ name: "a b+é.txt", size: 16, is_dir: false, path: "/library/sub/a b+é.txt" }),
+    ]);
   });
 
   it("gets one object with one PROPFIND, and says what is missing or not a folder", async () => {
     await mount("/dav");
-    expect((await call("/api/fs/get", { path: "/dav/sub/a b+é.txt" })).data).toMatchObject({ name: "a b+é.txt", size: 16, is_dir: false, provider: "WebDav" });
-    expect((await call("/api/fs/list", { path: "/dav/nope" })).message).toBe("failed get objs: failed get dir: object not found");
+    expect((await call("/api/fs/get", { path: "/dav/sub/a b+é.txt" })).data).toMatchObject({
+      name: "a b+é.txt",
+      size: 16,
+      is_dir: false,
+      provider: "WebDav",
+    });
+    expect((await call("/api/fs/list", { path: "/dav/nope" })).message).toBe(
+      "failed get objs: failed get dir: object not found",
+    );
     expect((await call("/api/fs/list", { path: "/dav/readme.txt" })).message).toBe("failed get objs: not a folder");
   });
 
@@ -81,10 +100,14 @@ describe("WebDAV reads", () => {
     await mount("/wrong", { password: "not-the-password" });
     await sql("UPDATE storages SET status = 'work' WHERE mount_path = '/wrong'");
     const wrong = await call("/api/fs/list", { path: "/wrong" });
-    expect(wrong.message).toBe(`failed get objs: 127.0.0.1:${new URL(servers.webdavUrl).port} refused the credentials of davuser (HTTP 401)`);
+    expect(wrong.message).toBe(
+      `failed get objs: 127.0.0.1:${new URL(servers.webdavUrl).port} refused the credentials of davuser (HTTP 401)`,
+    );
     await mount("/down", { address: `http://127.0.0.1:${servers.deadPort}` });
     await sql("UPDATE storages SET status = 'work' WHERE mount_path = '/down'");
-    expect((await call("/api/fs/list", { path: "/down" })).message).toMatch(new RegExp(`^failed get objs: cannot reach 127\\.0\\.0\\.1:${servers.deadPort}: `));
+    expect((await call("/api/fs/list", { path: "/down" })).message).toMatch(
+      new RegExp(`^failed get objs: cannot reach 127\\.0\\.0\\.1:${servers.deadPort}: `),
+    );
   });
 });
 

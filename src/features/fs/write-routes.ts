@@ -53,10 +53,14 @@ import { fsRoute } from "./store.ts";
 
 const PathField = z.string().check(z.maxLength(4096));
 const NameList = z.array(z.string().check(z.maxLength(1024))).check(z.maxLength(1000));
-const PasswordField = z._default(z.string().check(z.maxLength(1024)), "").openapi({ description: "The meta password of the folder, when it has one" });
+const PasswordField = z
+  ._default(z.string().check(z.maxLength(1024)), "")
+  .openapi({ description: "The meta password of the folder, when it has one" });
 
 const guess = (...raws: unknown[]): TreeNeeds => {
-  const paths = raws.flatMap((raw) => (typeof raw === "string" && !hasRelativeSegment(raw) ? [joinBasePath("/", raw) ?? "/"] : []));
+  const paths = raws.flatMap((raw) =>
+    typeof raw === "string" && !hasRelativeSegment(raw) ? [joinBasePath("/", raw) ?? "/"] : [],
+  );
   return { paths, folders: [] };
 };
 
@@ -69,19 +73,45 @@ const itemsGuess = (dir: unknown, names: unknown, folder: boolean, ...others: un
   const needs = guess(dir, ...others);
   const full = typeof dir === "string" && !hasRelativeSegment(dir) ? joinBasePath("/", dir) : null;
   if (full === null || !Array.isArray(names)) return needs;
-  const items = names.filter((name): name is string => typeof name === "string" && isValidName(name)).map((name) => joinName(full, name));
+  const items = names
+    .filter((name): name is string => typeof name === "string" && isValidName(name))
+    .map((name) => joinName(full, name));
   return { paths: [...needs.paths, ...items], folders: folder ? [full] : [] };
 };
 
-function route<T extends z.ZodMiniObject>(path: string, summary: string, body: T, needs: (body: Record<string, unknown>) => TreeNeeds, data: z.ZodMiniType = z.null()) {
-  return createRoute({ method: "post", path, tags: ["fs"], summary, ...fsRoute(needs), request: { body: jsonBody(body) }, responses: envelopeResponse(data, "Done") });
+function route<T extends z.ZodMiniObject>(
+  path: string,
+  summary: string,
+  body: T,
+  needs: (body: Record<string, unknown>) => TreeNeeds,
+  data: z.ZodMiniType = z.null(),
+) {
+  return createRoute({
+    method: "post",
+    path,
+    tags: ["fs"],
+    summary,
+    ...fsRoute(needs),
+    request: { body: jsonBody(body) },
+    responses: envelopeResponse(data, "Done"),
+  });
 }
 
-const mkdir = route("/api/fs/mkdir", "Create a folder and the missing folders above it", z.object({ path: PathField, password: PasswordField }), (b) => guess(b.path));
+const mkdir = route(
+  "/api/fs/mkdir",
+  "Create a folder and the missing folders above it",
+  z.object({ path: PathField, password: PasswordField }),
+  (b) => guess(b.path),
+);
 const rename = route(
   "/api/fs/rename",
   "Rename a file or folder in place",
-  z.object({ path: PathField, name: z.string().check(z.maxLength(1024)), overwrite: z._default(z.boolean(), false), password: PasswordField }),
+  z.object({
+    path: PathField,
+    name: z.string().check(z.maxLength(1024)),
+    overwrite: z._default(z.boolean(), false),
+    password: PasswordField,
+  }),
   (b) => ({ ...guess(b.path), points: guess(b.path).paths.filter((path) => path !== "/") }),
 );
 const ItemsBody = z.object({
@@ -91,10 +121,29 @@ const ItemsBody = z.object({
   overwrite: z._default(z.boolean(), false),
   password: PasswordField,
 });
-const move = route("/api/fs/move", "Move names from one folder to another of the same storage", ItemsBody, (b) => itemsGuess(b.src_dir, b.names, true, b.dst_dir));
-const copy = route("/api/fs/copy", "Copy names to another folder (within a storage; single files across storages)", ItemsBody, (b) => itemsGuess(b.src_dir, b.names, false, b.dst_dir), z.object({ tasks: z.array(z.unknown()) }));
-const remove = route("/api/fs/remove", "Delete names from a folder; a name that does not exist counts as deleted", z.object({ dir: PathField, names: NameList, password: PasswordField }), (b) => itemsGuess(b.dir, b.names, true));
-const link = route("/api/fs/link", "Admins: the upstream link of a file, credentials included (full path, not joined)", z.object({ path: PathField }), (b) => guess(b.path), z.record(z.string(), z.unknown()));
+const move = route("/api/fs/move", "Move names from one folder to another of the same storage", ItemsBody, (b) =>
+  itemsGuess(b.src_dir, b.names, true, b.dst_dir),
+);
+const copy = route(
+  "/api/fs/copy",
+  "Copy names to another folder (within a storage; single files across storages)",
+  ItemsBody,
+  (b) => itemsGuess(b.src_dir, b.names, false, b.dst_dir),
+  z.object({ tasks: z.array(z.unknown()) }),
+);
+const remove = route(
+  "/api/fs/remove",
+  "Delete names from a folder; a name that does not exist counts as deleted",
+  z.object({ dir: PathField, names: NameList, password: PasswordField }),
+  (b) => itemsGuess(b.dir, b.names, true),
+);
+const link = route(
+  "/api/fs/link",
+  "Admins: the upstream link of a file, credentials included (full path, not joined)",
+  z.object({ path: PathField }),
+  (b) => guess(b.path),
+  z.record(z.string(), z.unknown()),
+);
 
 const put = createRoute({
   method: "put",
@@ -107,7 +156,9 @@ const put = createRoute({
       "file-path": z.optional(z.string()).openapi({ description: "encodeURIComponent of the full target path" }),
       "content-length": z.optional(z.string()).openapi({ description: "Required: the file's size" }),
       overwrite: z.optional(z.string()).openapi({ description: "`false`: refuse when the file exists" }),
-      "as-task": z.optional(z.string()).openapi({ description: "`true`: the reply carries a finished task (the upload still completes within the request)" }),
+      "as-task": z.optional(z.string()).openapi({
+        description: "`true`: the reply carries a finished task (the upload still completes within the request)",
+      }),
       "last-modified": z.optional(z.string()).openapi({ description: "Unix epoch milliseconds" }),
       password: z.optional(z.string()),
     }),
@@ -120,7 +171,8 @@ const form = createRoute({
   method: "put",
   path: "/api/fs/form",
   tags: ["fs"],
-  summary: "Upload the `file` part of a multipart/form-data body (headers as /api/fs/put); streamed, so the file must be the form's last part",
+  summary:
+    "Upload the `file` part of a multipart/form-data body (headers as /api/fs/put); streamed, so the file must be the form's last part",
   ...fsRoute(() => ({ paths: [], folders: [] })),
   // The multipart body is not declared: a declared form is parsed (held whole) before the handler.
   request: { headers: put.request.headers },
@@ -147,7 +199,9 @@ async function eachName(names: string[], verb: string, work: (name: string) => P
  * for reads (rules.ts throughAlias): a copy or move out of an alias reads no protected target.
  */
 function treeFor(c: Context<AppEnv>, viewer: Viewer, path: string, password: string): MountTree {
-  return new MountTree(c.var.fs.tree, c.var.db, c.req.raw.signal).guardedBy(throughAlias(viewer, c.var.fs, path, password));
+  return new MountTree(c.var.fs.tree, c.var.db, c.req.raw.signal).guardedBy(
+    throughAlias(viewer, c.var.fs, path, password),
+  );
 }
 
 export function registerFsWriteRoutes(app: Router) {
@@ -174,8 +228,11 @@ export function registerFsWriteRoutes(app: Router) {
     requireMovable(viewer, path, await tree.mountsAt(path), "rename");
     const mounted = await tree.mount(path);
     if (mounted.actualPath === "/") throw new ApiError(403, STORAGE_ROOT_RENAME);
-    if (!body.overwrite && body.name !== baseName(path) && (await exists(tree, target))) throw new ApiError(403, nameExists(body.name));
-    await need(mounted, "rename")(mounted.actualPath, body.name).catch((error: unknown) => Promise.reject(fileFailure(error, "")));
+    if (!body.overwrite && body.name !== baseName(path) && (await exists(tree, target)))
+      throw new ApiError(403, nameExists(body.name));
+    await need(mounted, "rename")(mounted.actualPath, body.name).catch((error: unknown) =>
+      Promise.reject(fileFailure(error, "")),
+    );
     return ok(c, null);
   });
 
@@ -194,16 +251,22 @@ export function registerFsWriteRoutes(app: Router) {
       requireWritable(viewer, c.var.fs, dst, dst, Permission.WRITE, body.password, true);
       for (const name of body.names) {
         const from = joinName(src, name);
-        if (dst === from || dst.startsWith(`${from}/`)) throw new ApiError(400, intoItself(verb === "moved" ? "move" : "copy", name));
+        if (dst === from || dst.startsWith(`${from}/`))
+          throw new ApiError(400, intoItself(verb === "moved" ? "move" : "copy", name));
         requireSubtree(viewer, c.var.fs, from, body.password);
         requireSubtree(viewer, c.var.fs, joinName(dst, name), body.password);
       }
       const tree = treeFor(c, viewer, src, body.password);
-      if (verb === "moved") for (const name of body.names) requireMovable(viewer, joinName(src, name), await tree.mountsAt(joinName(src, name)), "move");
+      if (verb === "moved")
+        for (const name of body.names)
+          requireMovable(viewer, joinName(src, name), await tree.mountsAt(joinName(src, name)), "move");
       if (!body.overwrite) {
-        for (const name of body.names) if (await exists(tree, joinName(dst, name))) throw new ApiError(403, nameExists(name));
+        for (const name of body.names)
+          if (await exists(tree, joinName(dst, name))) throw new ApiError(403, nameExists(name));
       }
-      await eachName(body.names, verb, (name) => transfer(tree, verb === "moved" ? "move" : "copy", joinName(src, name), dst));
+      await eachName(body.names, verb, (name) =>
+        transfer(tree, verb === "moved" ? "move" : "copy", joinName(src, name), dst),
+      );
       return verb === "moved" ? ok(c, null) : ok(c, { tasks: [] });
     });
   }
@@ -217,7 +280,8 @@ export function registerFsWriteRoutes(app: Router) {
     requireWritable(viewer, c.var.fs, dir, dir, Permission.REMOVE, body.password);
     for (const name of body.names) requireSubtree(viewer, c.var.fs, joinName(dir, name), body.password);
     const tree = treeFor(c, viewer, dir, body.password);
-    for (const name of body.names) requireMovable(viewer, joinName(dir, name), await tree.mountsAt(joinName(dir, name)), "remove");
+    for (const name of body.names)
+      requireMovable(viewer, joinName(dir, name), await tree.mountsAt(joinName(dir, name)), "remove");
     await eachName(body.names, "deleted", (name) => removePath(tree, joinName(dir, name)));
     return ok(c, null);
   });
@@ -234,7 +298,11 @@ export function registerFsWriteRoutes(app: Router) {
   app.openapi(put, async (c) => {
     const lengthHeader = c.req.header("Content-Length") ?? "";
     if (!/^\d{1,16}$/.test(lengthHeader)) throw new ApiError(400, contentLengthInvalid(lengthHeader));
-    return uploadTo(c, () => ({ size: Number(lengthHeader), body: c.req.raw.body ?? emptyBody(), contentType: c.req.header("Content-Type") || "application/octet-stream" }));
+    return uploadTo(c, () => ({
+      size: Number(lengthHeader),
+      body: c.req.raw.body ?? emptyBody(),
+      contentType: c.req.header("Content-Type") || "application/octet-stream",
+    }));
   });
 
   app.openapi(form, async (c) => uploadTo(c, () => fileFromMultipart(c.req.raw)));
@@ -246,7 +314,12 @@ export function registerFsWriteRoutes(app: Router) {
  * honoured, missing folders made, then the body streamed to the storage. `bytes` is read only once
  * every check passed.
  */
-async function uploadTo(c: Context<AppEnv>, bytes: () => Promise<{ size: number; body: ReadableStream<Uint8Array>; contentType: string }> | { size: number; body: ReadableStream<Uint8Array>; contentType: string }) {
+async function uploadTo(
+  c: Context<AppEnv>,
+  bytes: () =>
+    | Promise<{ size: number; body: ReadableStream<Uint8Array>; contentType: string }>
+    | { size: number; body: ReadableStream<Uint8Array>; contentType: string },
+) {
   const viewer = viewerOf(c.var.caller);
   let rawPath: string;
   try {
@@ -302,20 +375,45 @@ export const MAX_WALK_ENTRIES = 1000;
 const batchRename = route(
   "/api/fs/batch_rename",
   "Rename several names of one folder; stops at the first failure and says which were renamed",
-  z.object({ src_dir: PathField, rename_objects: z.array(z.object({ src_name: z.string().check(z.maxLength(1024)), new_name: z.string().check(z.maxLength(1024)) })).check(z.maxLength(1000)), password: PasswordField }),
-  (b) => itemsGuess(b.src_dir, Array.isArray(b.rename_objects) ? b.rename_objects.map((o: unknown) => (o !== null && typeof o === "object" ? (o as { src_name?: unknown }).src_name : undefined)) : [], true),
+  z.object({
+    src_dir: PathField,
+    rename_objects: z
+      .array(z.object({ src_name: z.string().check(z.maxLength(1024)), new_name: z.string().check(z.maxLength(1024)) }))
+      .check(z.maxLength(1000)),
+    password: PasswordField,
+  }),
+  (b) =>
+    itemsGuess(
+      b.src_dir,
+      Array.isArray(b.rename_objects)
+        ? b.rename_objects.map((o: unknown) =>
+            o !== null && typeof o === "object" ? (o as { src_name?: unknown }).src_name : undefined,
+          )
+        : [],
+      true,
+    ),
 );
 const regexRename = route(
   "/api/fs/regex_rename",
   // biome-ignore lint/suspicious/noTemplateCurlyInString: the summary names the replacement syntax
   "Rename the names of a folder matching a regular expression (JavaScript syntax; $1 and ${name} expand groups)",
-  z.object({ src_dir: PathField, src_name_regex: z.string().check(z.maxLength(1024)), new_name_regex: z.string().check(z.maxLength(1024)), password: PasswordField }),
+  z.object({
+    src_dir: PathField,
+    src_name_regex: z.string().check(z.maxLength(1024)),
+    new_name_regex: z.string().check(z.maxLength(1024)),
+    password: PasswordField,
+  }),
   (b) => itemsGuess(b.src_dir, [], true),
 );
 const recursiveMove = route(
   "/api/fs/recursive_move",
   "Move every file below a folder into another folder of the same storage (flattened)",
-  z.object({ src_dir: PathField, dst_dir: PathField, conflict_policy: z._default(z.enum(["cancel", "overwrite", "skip"]), "cancel"), password: PasswordField }),
+  z.object({
+    src_dir: PathField,
+    dst_dir: PathField,
+    conflict_policy: z._default(z.enum(["cancel", "overwrite", "skip"]), "cancel"),
+    password: PasswordField,
+  }),
   (b) => guess(b.src_dir, b.dst_dir),
 );
 const removeEmpty = route(
@@ -327,11 +425,14 @@ const removeEmpty = route(
 
 /** Go's replacement template in JavaScript's: `${1}` → `$1`, `${name}` → `$<name>`, `$$` stays. */
 export function goTemplate(template: string): string {
-  return template.replace(/\$\$|\$\{(\w+)\}|\$([A-Za-z_]\w*)/g, (all, braced: string | undefined, bare: string | undefined) => {
-    const name = braced ?? bare;
-    if (name === undefined) return all;
-    return /^\d+$/.test(name) ? `$${name}` : `$<${name}>`;
-  });
+  return template.replace(
+    /\$\$|\$\{(\w+)\}|\$([A-Za-z_]\w*)/g,
+    (all, braced: string | undefined, bare: string | undefined) => {
+      const name = braced ?? bare;
+      if (name === undefined) return all;
+      return /^\d+$/.test(name) ? `$${name}` : `$<${name}>`;
+    },
+  );
 }
 
 async function walkFiles(tree: MountTree, dir: string): Promise<{ files: string[]; folders: string[] }> {
@@ -341,7 +442,8 @@ async function walkFiles(tree: MountTree, dir: string): Promise<{ files: string[
   while (queue.length > 0) {
     const current = queue.shift()!;
     for (const entry of await tree.list(current)) {
-      if (files.length + folders.length >= MAX_WALK_ENTRIES) throw new ApiError(500, tooManyWalked(dir, MAX_WALK_ENTRIES));
+      if (files.length + folders.length >= MAX_WALK_ENTRIES)
+        throw new ApiError(500, tooManyWalked(dir, MAX_WALK_ENTRIES));
       const path = joinName(current, entry.name);
       if (entry.isDir) {
         folders.push(path);
@@ -377,7 +479,9 @@ export function registerFsBatchRoutes(app: Router) {
   app.openapi(batchRename, async (c) => {
     const body = c.req.valid("json");
     const src = fullPathOf(viewerOf(c.var.caller), body.src_dir);
-    const pairs = body.rename_objects.filter((o) => o.src_name !== "" && o.new_name !== "").map((o): [string, string] => [o.src_name, o.new_name]);
+    const pairs = body.rename_objects
+      .filter((o) => o.src_name !== "" && o.new_name !== "")
+      .map((o): [string, string] => [o.src_name, o.new_name]);
     await renameIn(c, src, pairs, body.password);
     return ok(c, null);
   });
@@ -394,8 +498,15 @@ export function registerFsBatchRoutes(app: Router) {
     const template = goTemplate(body.new_name_regex);
     const entries = await treeFor(c, viewerOf(c.var.caller), src, body.password).list(src);
     const global = new RegExp(pattern.source, `${pattern.flags}g`);
-    const pairs = entries.filter((entry) => pattern.test(entry.name)).map((entry): [string, string] => [entry.name, entry.name.replace(global, template)]);
-    await renameIn(c, src, pairs.filter(([from, to]) => from !== to), body.password);
+    const pairs = entries
+      .filter((entry) => pattern.test(entry.name))
+      .map((entry): [string, string] => [entry.name, entry.name.replace(global, template)]);
+    await renameIn(
+      c,
+      src,
+      pairs.filter(([from, to]) => from !== to),
+      body.password,
+    );
     return ok(c, null);
   });
 
@@ -435,11 +546,15 @@ export function registerFsBatchRoutes(app: Router) {
     const { files, folders } = await walkFiles(tree, src);
     // A folder that may not be removed (a mount point, a scope root) stays, and so do those above it.
     const kept: string[] = [];
-    for (const folder of folders) if (anchoredBy(viewer, folder, await tree.mountsAt(folder), "remove")) kept.push(folder);
+    for (const folder of folders)
+      if (anchoredBy(viewer, folder, await tree.mountsAt(folder), "remove")) kept.push(folder);
     // Deepest first: a folder whose folders were all empty is empty once they are gone.
     const holding = new Set<string>(kept);
-    for (const file of [...files, ...kept]) for (let dir = parentOf(file); dir !== src && dir !== "/"; dir = parentOf(dir)) holding.add(dir);
-    const empty = folders.filter((folder) => !holding.has(folder)).sort((a, b) => b.split("/").length - a.split("/").length);
+    for (const file of [...files, ...kept])
+      for (let dir = parentOf(file); dir !== src && dir !== "/"; dir = parentOf(dir)) holding.add(dir);
+    const empty = folders
+      .filter((folder) => !holding.has(folder))
+      .sort((a, b) => b.split("/").length - a.split("/").length);
     await eachName(empty, "deleted", async (folder) => {
       const mounted = await tree.mount(folder);
       await need(mounted, "remove")(mounted.actualPath);

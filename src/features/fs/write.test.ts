@@ -23,7 +23,12 @@ let admin: string;
 let users = 0;
 
 const davUrl = (path: string) => `${dav.url}${ROOT}${path.split("/").map(encodeURIComponent).join("/")}`;
-const davSend = (method: string, path: string, body?: string) => fetch(davUrl(path), { method, headers: { Authorization: AUTH, ...(method === "PROPFIND" ? { Depth: "0" } : {}) }, body });
+const davSend = (method: string, path: string, body?: string) =>
+  fetch(davUrl(path), {
+    method,
+    headers: { Authorization: AUTH, ...(method === "PROPFIND" ? { Depth: "0" } : {}) },
+    body,
+  });
 /** Whether `path` (below ROOT) exists upstream. */
 const upstream = async (path: string) => (await davSend("PROPFIND", path)).status === 207;
 async function tree(folders: string[], files: string[]) {
@@ -31,7 +36,8 @@ async function tree(folders: string[], files: string[]) {
   for (const file of files) expect((await davSend("PUT", file, file)).status, file).toBe(201);
 }
 
-const post = async (path: string, body: unknown, auth = admin): Promise<Envelope> => (await send(fixture, "POST", path, body, { Authorization: auth })).json() as Promise<Envelope>;
+const post = async (path: string, body: unknown, auth = admin): Promise<Envelope> =>
+  (await send(fixture, "POST", path, body, { Authorization: auth })).json() as Promise<Envelope>;
 /** A user of one role with these bits at `/`, signed in. */
 const member = (permission: number) => signInMember(fixture, `user${++users}`, [{ path: "/", permission }]);
 const meta = (values: Partial<typeof metas.$inferInsert> & { path: string }) => fixture.db.insert(metas).values(values);
@@ -47,7 +53,12 @@ beforeAll(async () => {
     mountPath: "/dav",
     driver: "WebDav",
     status: "work",
-    addition: JSON.stringify({ address: dav.url, username: DAV_USER.username, password: DAV_USER.password, root_folder_path: ROOT }),
+    addition: JSON.stringify({
+      address: dav.url,
+      username: DAV_USER.username,
+      password: DAV_USER.password,
+      root_folder_path: ROOT,
+    }),
     modifiedAtMs: Date.UTC(2026, 2, 1),
   });
 });
@@ -65,7 +76,11 @@ describe("POST /api/fs/link", () => {
   it("refuses a signed-in user who is not an admin, even for a valid path and every file bit", async () => {
     await tree([], ["/f.txt"]);
     const everything = await member(WRITE | RENAME | MOVE | COPY | REMOVE | ACCESS_WITHOUT_PASSWORD);
-    expect(await post("/api/fs/link", { path: "/dav/f.txt" }, everything)).toEqual({ code: 403, message: "You are not an admin", data: null });
+    expect(await post("/api/fs/link", { path: "/dav/f.txt" }, everything)).toEqual({
+      code: 403,
+      message: "You are not an admin",
+      data: null,
+    });
     const linked = await post("/api/fs/link", { path: "/dav/f.txt" });
     expect(linked.code).toBe(200);
     expect(linked.data.url).toBe(davUrl("/f.txt"));
@@ -79,7 +94,9 @@ describe("a meta password on writes", () => {
     await meta({ path: "/dav/top", password: "pw", passwordSub: false });
     const user = await member(WRITE | RENAME);
     expect(await post("/api/fs/list", { path: "/dav/top" }, user)).toEqual(NO_ACCESS);
-    expect((await post("/api/fs/list", { path: "/dav/top/sub" }, user)).data.content.map((e: any) => e.name)).toEqual(["f.txt"]);
+    expect((await post("/api/fs/list", { path: "/dav/top/sub" }, user)).data.content.map((e: any) => e.name)).toEqual([
+      "f.txt",
+    ]);
     expect(await post("/api/fs/mkdir", { path: "/dav/top/sub/made" }, user)).toEqual(DONE);
     expect(await post("/api/fs/rename", { path: "/dav/top/sub/f.txt", name: "g.txt" }, user)).toEqual(DONE);
     expect([await upstream("/top/sub/made"), await upstream("/top/sub/g.txt")]).toEqual([true, true]);
@@ -114,7 +131,14 @@ describe("a meta password on writes", () => {
       expect(await post(route, { ...body, password: "pw" }, user), route).toEqual(DONE);
       expect(await upstream("/opened/f.txt"), route).toBe(true);
       // Back to its name upstream, for the next route.
-      expect((await fetch(davUrl("/opened"), { method: "MOVE", headers: { Authorization: AUTH, Destination: davUrl("/locked") } })).status).toBe(201);
+      expect(
+        (
+          await fetch(davUrl("/opened"), {
+            method: "MOVE",
+            headers: { Authorization: AUTH, Destination: davUrl("/locked") },
+          })
+        ).status,
+      ).toBe(201);
     }
   });
 });
@@ -128,10 +152,22 @@ describe("a meta's write grant", () => {
     expect(await upstream("/drop/made")).toBe(true);
     expect(await post("/api/fs/remove", { dir: "/dav/drop", names: ["keep.txt"] }, user)).toEqual(DENIED);
     expect(await post("/api/fs/rename", { path: "/dav/drop/keep.txt", name: "gone.txt" }, user)).toEqual(DENIED);
-    expect(await post("/api/fs/batch_rename", { src_dir: "/dav/drop", rename_objects: [{ src_name: "keep.txt", new_name: "gone.txt" }] }, user)).toEqual(DENIED);
-    expect(await post("/api/fs/move", { src_dir: "/dav/drop", dst_dir: "/dav/drop/made", names: ["keep.txt"] }, user)).toEqual(DENIED);
+    expect(
+      await post(
+        "/api/fs/batch_rename",
+        { src_dir: "/dav/drop", rename_objects: [{ src_name: "keep.txt", new_name: "gone.txt" }] },
+        user,
+      ),
+    ).toEqual(DENIED);
+    expect(
+      await post("/api/fs/move", { src_dir: "/dav/drop", dst_dir: "/dav/drop/made", names: ["keep.txt"] }, user),
+    ).toEqual(DENIED);
     expect(await post("/api/fs/remove_empty_directory", { src_dir: "/dav/drop" }, user)).toEqual(DENIED);
-    expect([await upstream("/drop/keep.txt"), await upstream("/drop/gone.txt"), await upstream("/drop/made")]).toEqual([true, false, true]);
+    expect([await upstream("/drop/keep.txt"), await upstream("/drop/gone.txt"), await upstream("/drop/made")]).toEqual([
+      true,
+      false,
+      true,
+    ]);
   });
 
   it("holds below the meta's folder only with w_sub", async () => {
@@ -151,7 +187,8 @@ describe("a meta's hide patterns", () => {
     await tree(["/hid", "/hid/sub"], ["/hid/secret.txt", "/hid/plain.txt", "/hid/sub/secret.txt"]);
     await meta({ path: "/dav/hid", hide: "^secret", hideSub: false });
     const user = await member(0);
-    const names = async (path: string) => ((await post("/api/fs/list", { path }, user)).data.content ?? []).map((e: any) => e.name).sort();
+    const names = async (path: string) =>
+      ((await post("/api/fs/list", { path }, user)).data.content ?? []).map((e: any) => e.name).sort();
     expect(await names("/dav/hid")).toEqual(["plain.txt", "sub"]);
     expect(await names("/dav/hid/sub")).toEqual(["secret.txt"]);
     await fixture.db.update(metas).set({ hideSub: true });
@@ -171,10 +208,18 @@ describe("permission bits", () => {
     expect(await post("/api/fs/remove", { dir: "/dav/src", names: ["f.txt"] }, writer)).toEqual(DENIED);
     expect(await post("/api/fs/remove_empty_directory", { src_dir: "/dav/src" }, writer)).toEqual(DENIED);
     expect(await post("/api/fs/rename", { path: "/dav/src/f.txt", name: "g.txt" }, writer)).toEqual(DENIED);
-    expect([await upstream("/src/f.txt"), await upstream("/dst/f.txt"), await upstream("/src/g.txt")]).toEqual([true, false, false]);
+    expect([await upstream("/src/f.txt"), await upstream("/dst/f.txt"), await upstream("/src/g.txt")]).toEqual([
+      true,
+      false,
+      false,
+    ]);
 
     // Each bit, with write at the destination, does its own operation.
-    expect(await post("/api/fs/copy", items, await member(COPY | WRITE))).toEqual({ code: 200, message: "success", data: { tasks: [] } });
+    expect(await post("/api/fs/copy", items, await member(COPY | WRITE))).toEqual({
+      code: 200,
+      message: "success",
+      data: { tasks: [] },
+    });
     expect(await post("/api/fs/remove", { dir: "/dav/dst", names: ["f.txt"] }, await member(REMOVE))).toEqual(DONE);
     expect(await post("/api/fs/move", items, await member(MOVE | WRITE))).toEqual(DONE);
     expect([await upstream("/src/f.txt"), await upstream("/dst/f.txt")]).toEqual([false, true]);
@@ -185,17 +230,30 @@ describe("refused whoever asks", () => {
   it("moves and copies of a folder into a sub-folder of itself", async () => {
     await tree(["/self", "/self/inner"], ["/self/f.txt"]);
     const items = { src_dir: "/dav", dst_dir: "/dav/self/inner", names: ["self"] };
-    expect(await post("/api/fs/move", items)).toEqual({ code: 400, message: "cannot move self into itself", data: null });
-    expect(await post("/api/fs/copy", items)).toEqual({ code: 400, message: "cannot copy self into itself", data: null });
+    expect(await post("/api/fs/move", items)).toEqual({
+      code: 400,
+      message: "cannot move self into itself",
+      data: null,
+    });
+    expect(await post("/api/fs/copy", items)).toEqual({
+      code: 400,
+      message: "cannot copy self into itself",
+      data: null,
+    });
     expect(await post("/api/fs/recursive_move", { src_dir: "/dav/self", dst_dir: "/dav/self/inner" })).toEqual({
       code: 400,
       message: "cannot move a folder's files into the folder itself",
       data: null,
     });
-    expect([await upstream("/self/f.txt"), await upstream("/self/inner/self"), await upstream("/self/inner/f.txt")]).toEqual([true, false, false]);
+    expect([
+      await upstream("/self/f.txt"),
+      await upstream("/self/inner/self"),
+      await upstream("/self/inner/f.txt"),
+    ]).toEqual([true, false, false]);
   });
 
   it("mkdir of the root, however it is spelled", async () => {
-    for (const path of ["/", "", "/.", "//"]) expect(await post("/api/fs/mkdir", { path }), JSON.stringify(path)).toEqual(DENIED);
+    for (const path of ["/", "", "/.", "//"])
+      expect(await post("/api/fs/mkdir", { path }), JSON.stringify(path)).toEqual(DENIED);
   });
 });

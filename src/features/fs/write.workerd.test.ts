@@ -9,7 +9,13 @@ import { callApi, signIn, type Envelope } from "../../../test/support/workerd-cl
 
 const servers = inject("storageServers");
 const BUCKET = "gatehouse-bucket";
-const s3 = new AwsClient({ accessKeyId: "GATEHOUSEKEY", secretAccessKey: "gatehouse-secret-key", service: "s3", region: "us-east-1", retries: 0 });
+const s3 = new AwsClient({
+  accessKeyId: "GATEHOUSEKEY",
+  secretAccessKey: "gatehouse-secret-key",
+  service: "s3",
+  region: "us-east-1",
+  retries: 0,
+});
 const s3Url = (key: string) => `${servers.s3Endpoint}/${BUCKET}/${key.split("/").map(encodeURIComponent).join("/")}`;
 const s3Text = async (key: string) => {
   const response = await s3.fetch(s3Url(key));
@@ -20,28 +26,80 @@ const DAV = `Basic ${btoa("davuser:dav password")}`;
 const DAV_ROOT = "/library/written";
 const FTP_ROOT = "/exports/written";
 const davText = async (path: string) => {
-  const response = await fetch(`${servers.webdavUrl}${DAV_ROOT}${path.split("/").map(encodeURIComponent).join("/")}`, { headers: { Authorization: DAV } });
+  const response = await fetch(`${servers.webdavUrl}${DAV_ROOT}${path.split("/").map(encodeURIComponent).join("/")}`, {
+    headers: { Authorization: DAV },
+  });
   return response.status === 404 ? null : response.text();
 };
 
 let admin: string;
 const call = (path: string, body?: unknown, token = admin) => callApi(token, path, body);
-const upload = async (path: string, body: BodyInit, headers: Record<string, string> = {}, token = admin): Promise<Envelope> =>
-  (await exports.default.fetch(new Request("http://gatehouse.test/api/fs/put", { method: "PUT", headers: { Authorization: token, "File-Path": encodeURIComponent(path), ...headers }, body }))).json();
-const create = (mountPath: string, driver: string, addition: Record<string, unknown>) => call("/api/admin/storage/create", { mount_path: mountPath, driver, addition: JSON.stringify(addition) });
+const upload = async (
+  path: string,
+  body: BodyInit,
+  headers: Record<string, string> = {},
+  token = admin,
+): Promise<Envelope> =>
+  (
+    await exports.default.fetch(
+      new Request("http://gatehouse.test/api/fs/put", {
+        method: "PUT",
+        headers: { Authorization: token, "File-Path": encodeURIComponent(path), ...headers },
+        body,
+      }),
+    )
+  ).json();
+const create = (mountPath: string, driver: string, addition: Record<string, unknown>) =>
+  call("/api/admin/storage/create", { mount_path: mountPath, driver, addition: JSON.stringify(addition) });
 
 beforeAll(async () => {
   admin = await signIn("fs-write");
-  expect([201, 405]).toContain((await fetch(`${servers.webdavUrl}${DAV_ROOT}`, { method: "MKCOL", headers: { Authorization: DAV } })).status);
+  expect([201, 405]).toContain(
+    (await fetch(`${servers.webdavUrl}${DAV_ROOT}`, { method: "MKCOL", headers: { Authorization: DAV } })).status,
+  );
   await sql("DELETE FROM storages");
-  await create("/ftp-top", "FTP", { address: servers.ftpAddress, username: "ftpuser", password: "ftp password", root_folder_path: "/exports" });
+  await create("/ftp-top", "FTP", {
+    address: servers.ftpAddress,
+    username: "ftpuser",
+    password: "ftp password",
+    root_folder_path: "/exports",
+  });
   expect((await call("/api/fs/mkdir", { path: "/ftp-top/written" })).code).toBe(200);
 });
 beforeEach(async () => {
   await sql("DELETE FROM storages");
-  expect((await create("/s3", "S3", { endpoint: servers.s3Endpoint, bucket: BUCKET, access_key_id: "GATEHOUSEKEY", secret_access_key: "gatehouse-secret-key", root_folder_path: "/w", placeholder: "keep" })).code).toBe(200);
-  expect((await create("/dav", "WebDav", { address: servers.webdavUrl, username: "davuser", password: "dav password", root_folder_path: DAV_ROOT })).code).toBe(200);
-  expect((await create("/ftp", "FTP", { address: servers.ftpAddress, username: "ftpuser", password: "ftp password", root_folder_path: FTP_ROOT })).code).toBe(200);
+  expect(
+    (
+      await create("/s3", "S3", {
+        endpoint: servers.s3Endpoint,
+        bucket: BUCKET,
+        access_key_id: "GATEHOUSEKEY",
+        secret_access_key: "gatehouse-secret-key",
+        root_folder_path: "/w",
+        placeholder: "keep",
+      })
+    ).code,
+  ).toBe(200);
+  expect(
+    (
+      await create("/dav", "WebDav", {
+        address: servers.webdavUrl,
+        username: "davuser",
+        password: "dav password",
+        root_folder_path: DAV_ROOT,
+      })
+    ).code,
+  ).toBe(200);
+  expect(
+    (
+      await create("/ftp", "FTP", {
+        address: servers.ftpAddress,
+        username: "ftpuser",
+        password: "ftp password",
+        root_folder_path: FTP_ROOT,
+      })
+    ).code,
+  ).toBe(200);
 });
 
 /** A body of `size` bytes made as it is read: nothing holds it whole. */
@@ -60,7 +118,11 @@ function generated(size: number): ReadableStream<Uint8Array> {
 describe("uploads", () => {
   it("streams an 8 MiB body to S3 with its length, and creates the folders on the way", async () => {
     const size = 8 * 1024 * 1024 + 3;
-    expect(await upload("/s3/up/deep/big.bin", generated(size), { "Content-Length": String(size) })).toEqual({ code: 200, message: "success", data: null });
+    expect(await upload("/s3/up/deep/big.bin", generated(size), { "Content-Length": String(size) })).toEqual({
+      code: 200,
+      message: "success",
+      data: null,
+    });
     const stored = new Uint8Array(await (await s3.fetch(s3Url("w/up/deep/big.bin"))).arrayBuffer());
     expect(stored.length).toBe(size);
     expect([stored[0], stored[1000], stored[size - 1]]).toEqual([0, 1000 % 251, (size - 1) % 251]);
@@ -70,9 +132,16 @@ describe("uploads", () => {
     expect((await upload("/dav/up.txt", "to dav", { "Content-Length": "6" })).code).toBe(200);
     expect(await davText("/up.txt")).toBe("to dav");
     const task = await upload("/ftp/up.txt", "to ftp!", { "Content-Length": "7", "As-Task": "true" });
-    expect(task.data.task).toMatchObject({ state: 2, progress: 100, total_bytes: 7, name: "upload up.txt to [/ftp](/)" });
+    expect(task.data.task).toMatchObject({
+      state: 2,
+      progress: 100,
+      total_bytes: 7,
+      name: "upload up.txt to [/ftp](/)",
+    });
     const file = (await call("/api/fs/get", { path: "/ftp/up.txt" })).data;
-    expect(await (await exports.default.fetch(`http://gatehouse.test/d/ftp/up.txt?sign=${file.sign}`)).text()).toBe("to ftp!");
+    expect(await (await exports.default.fetch(`http://gatehouse.test/d/ftp/up.txt?sign=${file.sign}`)).text()).toBe(
+      "to ftp!",
+    );
   });
 
   it("takes the file part of a multipart form (PUT /api/fs/form) as a stream, and stores nothing from a form that ends wrong", async () => {
@@ -85,11 +154,20 @@ describe("uploads", () => {
       exports.default.fetch(
         new Request("http://gatehouse.test/api/fs/form", {
           method: "PUT",
-          headers: { Authorization: admin, "File-Path": encodeURIComponent(path), "Content-Type": `multipart/form-data; boundary=${boundary}`, "Content-Length": String(body.length) },
+          headers: {
+            Authorization: admin,
+            "File-Path": encodeURIComponent(path),
+            "Content-Type": `multipart/form-data; boundary=${boundary}`,
+            "Content-Length": String(body.length),
+          },
           body,
         }),
       );
-    expect(await (await send("/s3/form/sent.txt", form("\r\n"))).json()).toEqual({ code: 200, message: "success", data: null });
+    expect(await (await send("/s3/form/sent.txt", form("\r\n"))).json()).toEqual({
+      code: 200,
+      message: "success",
+      data: null,
+    });
     expect(await s3Text("w/form/sent.txt")).toBe(content);
     // The upload fails before its declared length is sent: AWS S3 then stores nothing (s3rver keeps
     // the bytes that arrived, never the whole file).
@@ -101,10 +179,20 @@ describe("uploads", () => {
 
   it("refuses a missing Content-Length, Overwrite: false on an existing file, a bad name and a bad File-Path, leaving the upstream as it was", async () => {
     await upload("/s3/keep.txt", "first", { "Content-Length": "5" });
-    expect((await upload("/s3/keep.txt", "second", { "Content-Length": "6", Overwrite: "false" })).message).toBe("file exists");
+    expect((await upload("/s3/keep.txt", "second", { "Content-Length": "6", Overwrite: "false" })).message).toBe(
+      "file exists",
+    );
     expect(await s3Text("w/keep.txt")).toBe("first");
     expect((await upload("/s3/../x.txt", "x", { "Content-Length": "1" })).code).toBe(403);
-    const broken = await (await exports.default.fetch(new Request("http://gatehouse.test/api/fs/put", { method: "PUT", headers: { Authorization: admin, "File-Path": "%E0%A4%A", "Content-Length": "1" }, body: "x" }))).json<Envelope>();
+    const broken = await (
+      await exports.default.fetch(
+        new Request("http://gatehouse.test/api/fs/put", {
+          method: "PUT",
+          headers: { Authorization: admin, "File-Path": "%E0%A4%A", "Content-Length": "1" },
+          body: "x",
+        }),
+      )
+    ).json<Envelope>();
     expect(broken).toEqual({ code: 400, message: "File-Path is not percent-encoded UTF-8", data: null });
   });
 });
@@ -114,13 +202,27 @@ describe("file operations", () => {
     expect(await call("/api/fs/mkdir", { path: "/s3/ops/a" })).toEqual({ code: 200, message: "success", data: null });
     expect(await s3Text("w/ops/a/keep")).toBe("");
     await upload("/s3/ops/one.txt", "one", { "Content-Length": "3" });
-    expect(await call("/api/fs/rename", { path: "/s3/ops/one.txt", name: "uno.txt" })).toEqual({ code: 200, message: "success", data: null });
+    expect(await call("/api/fs/rename", { path: "/s3/ops/one.txt", name: "uno.txt" })).toEqual({
+      code: 200,
+      message: "success",
+      data: null,
+    });
     expect([await s3Text("w/ops/one.txt"), await s3Text("w/ops/uno.txt")]).toEqual([null, "one"]);
-    expect(await call("/api/fs/move", { src_dir: "/s3/ops", dst_dir: "/s3/ops/a", names: ["uno.txt"] })).toEqual({ code: 200, message: "success", data: null });
+    expect(await call("/api/fs/move", { src_dir: "/s3/ops", dst_dir: "/s3/ops/a", names: ["uno.txt"] })).toEqual({
+      code: 200,
+      message: "success",
+      data: null,
+    });
     expect(await s3Text("w/ops/a/uno.txt")).toBe("one");
-    expect((await call("/api/fs/copy", { src_dir: "/s3/ops", dst_dir: "/s3", names: ["a"] })).data).toEqual({ tasks: [] });
+    expect((await call("/api/fs/copy", { src_dir: "/s3/ops", dst_dir: "/s3", names: ["a"] })).data).toEqual({
+      tasks: [],
+    });
     expect(await s3Text("w/a/uno.txt")).toBe("one");
-    expect(await call("/api/fs/remove", { dir: "/s3", names: ["a", "ops", "never-was"] })).toEqual({ code: 200, message: "success", data: null });
+    expect(await call("/api/fs/remove", { dir: "/s3", names: ["a", "ops", "never-was"] })).toEqual({
+      code: 200,
+      message: "success",
+      data: null,
+    });
     expect([await s3Text("w/a/uno.txt"), await s3Text("w/ops/a/uno.txt")]).toEqual([null, null]);
   });
 
@@ -132,7 +234,9 @@ describe("file operations", () => {
       const names = (await call("/api/fs/list", { path: `${mount}/made` })).data.content.map((e: any) => e.name).sort();
       expect(names, mount).toEqual(["g.txt", "inner"]);
       expect((await call("/api/fs/remove", { dir: mount, names: ["made"] })).code, mount).toBe(200);
-      expect((await call("/api/fs/list", { path: `${mount}/made` })).message, mount).toBe("failed get objs: failed get dir: object not found");
+      expect((await call("/api/fs/list", { path: `${mount}/made` })).message, mount).toBe(
+        "failed get objs: failed get dir: object not found",
+      );
     }
     expect(await davText("/made/g.txt")).toBeNull();
   });
@@ -143,25 +247,53 @@ describe("file operations", () => {
     expect(await s3Text("w/across.txt")).toBe("across");
     await upload("/ftp/crossing/a.txt", "aaa", { "Content-Length": "3" });
     await upload("/ftp/crossing/sub/b.txt", "bb", { "Content-Length": "2" });
-    expect(await call("/api/fs/copy", { src_dir: "/ftp", dst_dir: "/dav", names: ["crossing"] })).toEqual({ code: 200, message: "success", data: { tasks: [] } });
+    expect(await call("/api/fs/copy", { src_dir: "/ftp", dst_dir: "/dav", names: ["crossing"] })).toEqual({
+      code: 200,
+      message: "success",
+      data: { tasks: [] },
+    });
     expect([await davText("/crossing/a.txt"), await davText("/crossing/sub/b.txt")]).toEqual(["aaa", "bb"]);
-    expect(await call("/api/fs/move", { src_dir: "/dav", dst_dir: "/s3", names: ["crossing"] })).toEqual({ code: 200, message: "success", data: null });
-    expect([await s3Text("w/crossing/a.txt"), await s3Text("w/crossing/sub/b.txt"), await davText("/crossing/a.txt")]).toEqual(["aaa", "bb", null]);
+    expect(await call("/api/fs/move", { src_dir: "/dav", dst_dir: "/s3", names: ["crossing"] })).toEqual({
+      code: 200,
+      message: "success",
+      data: null,
+    });
+    expect([
+      await s3Text("w/crossing/a.txt"),
+      await s3Text("w/crossing/sub/b.txt"),
+      await davText("/crossing/a.txt"),
+    ]).toEqual(["aaa", "bb", null]);
   });
 
   it("refuses bad names, existing targets, a folder into itself, a storage root, and says which names a batch did", async () => {
     for (const name of ["", ".", "..", "a/b", "a\\b", "x\u0000y"]) {
-      expect((await call("/api/fs/rename", { path: "/s3/anything", name })).message, JSON.stringify(name)).toBe("invalid file name");
+      expect((await call("/api/fs/rename", { path: "/s3/anything", name })).message, JSON.stringify(name)).toBe(
+        "invalid file name",
+      );
     }
     await upload("/s3/t1.txt", "1", { "Content-Length": "1" });
     await upload("/s3/t2.txt", "2", { "Content-Length": "1" });
-    expect(await call("/api/fs/rename", { path: "/s3/t1.txt", name: "t2.txt" })).toEqual({ code: 403, message: "file [t2.txt] exists", data: null });
+    expect(await call("/api/fs/rename", { path: "/s3/t1.txt", name: "t2.txt" })).toEqual({
+      code: 403,
+      message: "file [t2.txt] exists",
+      data: null,
+    });
     expect((await call("/api/fs/rename", { path: "/s3/t1.txt", name: "a..b.txt" })).code).toBe(200);
     await call("/api/fs/mkdir", { path: "/s3/self" });
-    expect((await call("/api/fs/move", { src_dir: "/s3", dst_dir: "/s3/self", names: ["self"] })).message).toBe("cannot move self into itself");
-    expect((await call("/api/fs/remove", { dir: "/", names: ["s3"] })).message).toBe("delete root folder is not allowed, please goto the manage page to delete the storage instead");
-    expect((await call("/api/fs/move", { src_dir: "/s3", dst_dir: "/s3", names: [] })).message).toBe("Empty file names");
-    const partial = await call("/api/fs/copy", { src_dir: "/s3", dst_dir: "/dav", names: ["t2.txt", "gone.txt", "a..b.txt"] });
+    expect((await call("/api/fs/move", { src_dir: "/s3", dst_dir: "/s3/self", names: ["self"] })).message).toBe(
+      "cannot move self into itself",
+    );
+    expect((await call("/api/fs/remove", { dir: "/", names: ["s3"] })).message).toBe(
+      "delete root folder is not allowed, please goto the manage page to delete the storage instead",
+    );
+    expect((await call("/api/fs/move", { src_dir: "/s3", dst_dir: "/s3", names: [] })).message).toBe(
+      "Empty file names",
+    );
+    const partial = await call("/api/fs/copy", {
+      src_dir: "/s3",
+      dst_dir: "/dav",
+      names: ["t2.txt", "gone.txt", "a..b.txt"],
+    });
     expect(partial.code).toBe(500);
     expect(partial.message).toBe("object not found (copied before it: t2.txt; not copied: gone.txt, a..b.txt)");
     expect(partial.data).toEqual({ done: ["t2.txt"] });
@@ -171,36 +303,72 @@ describe("file operations", () => {
 
   it("batch_rename and regex_rename on WebDAV; recursive_move and remove_empty_directory on S3", async () => {
     await call("/api/fs/mkdir", { path: "/dav/batch" });
-    for (const name of ["ep1.mkv", "ep2.mkv", "notes.txt"]) await upload(`/dav/batch/${name}`, name, { "Content-Length": String(name.length) });
-    expect((await call("/api/fs/batch_rename", { src_dir: "/dav/batch", rename_objects: [{ src_name: "notes.txt", new_name: "readme.txt" }] })).code).toBe(200);
-    // biome-ignore lint/suspicious/noTemplateCurlyInString: a replacement pattern, not a template
-    expect((await call("/api/fs/regex_rename", { src_dir: "/dav/batch", src_name_regex: "^ep(\\d+)\\.mkv$", new_name_regex: "Episode ${1}.mkv" })).code).toBe(200);
+    for (const name of ["ep1.mkv", "ep2.mkv", "notes.txt"])
+      await upload(`/dav/batch/${name}`, name, { "Content-Length": String(name.length) });
+    expect(
+      (
+        await call("/api/fs/batch_rename", {
+          src_dir: "/dav/batch",
+          rename_objects: [{ src_name: "notes.txt", new_name: "readme.txt" }],
+        })
+      ).code,
+    ).toBe(200);
+    expect(
+      (
+        await call("/api/fs/regex_rename", {
+          src_dir: "/dav/batch",
+          src_name_regex: "^ep(\\d+)\\.mkv$",
+          // biome-ignore lint/suspicious/noTemplateCurlyInString: a replacement pattern, not a template
+          new_name_regex: "Episode ${1}.mkv",
+        })
+      ).code,
+    ).toBe(200);
     const names = (await call("/api/fs/list", { path: "/dav/batch" })).data.content.map((e: any) => e.name).sort();
     expect(names).toEqual(["Episode 1.mkv", "Episode 2.mkv", "readme.txt"]);
     expect(await davText("/batch/Episode 2.mkv")).toBe("ep2.mkv");
-    expect((await call("/api/fs/regex_rename", { src_dir: "/dav/batch", src_name_regex: "(", new_name_regex: "x" })).message).toMatch(/^error parsing regexp: /);
+    expect(
+      (await call("/api/fs/regex_rename", { src_dir: "/dav/batch", src_name_regex: "(", new_name_regex: "x" })).message,
+    ).toMatch(/^error parsing regexp: /);
 
-    for (const path of ["/s3/tree/a/one.txt", "/s3/tree/a/b/two.txt", "/s3/tree/three.txt"]) await upload(path, "x", { "Content-Length": "1" });
+    for (const path of ["/s3/tree/a/one.txt", "/s3/tree/a/b/two.txt", "/s3/tree/three.txt"])
+      await upload(path, "x", { "Content-Length": "1" });
     await call("/api/fs/mkdir", { path: "/s3/flat" });
     await call("/api/fs/mkdir", { path: "/s3/tree/empty/deeper" });
-    const moved = await call("/api/fs/recursive_move", { src_dir: "/s3/tree", dst_dir: "/s3/flat", conflict_policy: "cancel" });
+    const moved = await call("/api/fs/recursive_move", {
+      src_dir: "/s3/tree",
+      dst_dir: "/s3/flat",
+      conflict_policy: "cancel",
+    });
     expect(moved).toEqual({ code: 200, message: "Successfully moved 3 files", data: null });
-    expect([await s3Text("w/flat/one.txt"), await s3Text("w/flat/two.txt"), await s3Text("w/flat/three.txt"), await s3Text("w/tree/a/one.txt")]).toEqual(["x", "x", "x", null]);
+    expect([
+      await s3Text("w/flat/one.txt"),
+      await s3Text("w/flat/two.txt"),
+      await s3Text("w/flat/three.txt"),
+      await s3Text("w/tree/a/one.txt"),
+    ]).toEqual(["x", "x", "x", null]);
     expect((await call("/api/fs/remove_empty_directory", { src_dir: "/s3/tree" })).code).toBe(200);
     expect((await call("/api/fs/list", { path: "/s3/tree" })).data.content).toBeNull();
   });
 
   it("needs the bit at the source and write at the destination; a reader changes nothing", async () => {
     await sql("DELETE FROM users WHERE username = 'reader'");
-    await sql("INSERT OR IGNORE INTO roles (name, permission_scopes) VALUES ('copier', '[{\"path\":\"/s3\",\"permission\":64},{\"path\":\"/dav\",\"permission\":0}]')");
+    await sql(
+      'INSERT OR IGNORE INTO roles (name, permission_scopes) VALUES (\'copier\', \'[{"path":"/s3","permission":64},{"path":"/dav","permission":0}]\')',
+    );
     const [[roleId]] = (await sql("SELECT id FROM roles WHERE name = 'copier'")) as [[number]];
     const [[hash]] = (await sql("SELECT password_hash FROM users WHERE username = 'admin'")) as [[string]];
     await sql("INSERT INTO users (username, password_hash, role) VALUES ('reader', ?, ?)", [hash, `[${roleId}]`]);
     const token = await signIn("fs-write-reader", "reader");
     await upload("/s3/mine.txt", "mine", { "Content-Length": "4" });
-    expect(await call("/api/fs/copy", { src_dir: "/s3", dst_dir: "/dav", names: ["mine.txt"] }, token)).toEqual({ code: 403, message: "permission denied", data: null });
+    expect(await call("/api/fs/copy", { src_dir: "/s3", dst_dir: "/dav", names: ["mine.txt"] }, token)).toEqual({
+      code: 403,
+      message: "permission denied",
+      data: null,
+    });
     expect(await davText("/mine.txt")).toBeNull();
-    expect((await call("/api/fs/remove", { dir: "/s3", names: ["mine.txt"] }, token)).message).toBe("permission denied");
+    expect((await call("/api/fs/remove", { dir: "/s3", names: ["mine.txt"] }, token)).message).toBe(
+      "permission denied",
+    );
     expect((await upload("/s3/theirs.txt", "x", { "Content-Length": "1" }, token)).message).toBe("permission denied");
     expect(await s3Text("w/mine.txt")).toBe("mine");
     expect(await s3Text("w/theirs.txt")).toBeNull();
@@ -210,12 +378,21 @@ describe("file operations", () => {
 describe("writes that take a subtree, hidden paths, anchored folders and write metas", () => {
   const EVERY_CHANGE = 8 | 16 | 32 | 64 | 128;
   /** A user whose one role has `scopes`, signed in; its login token. */
-  async function member(name: string, scopes: { path: string; permission: number }[], extra: Record<string, unknown> = {}): Promise<string> {
+  async function member(
+    name: string,
+    scopes: { path: string; permission: number }[],
+    extra: Record<string, unknown> = {},
+  ): Promise<string> {
     await sql("DELETE FROM users WHERE username = ?", [name]);
     await sql("DELETE FROM roles WHERE name = ?", [`${name}-role`]);
     const role = await call("/api/admin/role/create", { name: `${name}-role`, permission_scopes: scopes });
     expect(role.code, role.message).toBe(200);
-    const user = await call("/api/admin/user/create", { username: name, password: `${name} password`, role: [role.data.id], ...extra });
+    const user = await call("/api/admin/user/create", {
+      username: name,
+      password: `${name} password`,
+      role: [role.data.id],
+      ...extra,
+    });
     expect(user.code, user.message).toBe(200);
     return signIn(`fs-write-${name}`, name, `${name} password`);
   }
@@ -230,32 +407,63 @@ describe("writes that take a subtree, hidden paths, anchored folders and write m
     const token = await member("alias-copier", [{ path: "/", permission: EVERY_CHANGE }]);
     const refused = { code: 403, message: "password is incorrect or you have no permission", data: null };
     for (const route of ["/api/fs/copy", "/api/fs/move"]) {
-      expect(await call(route, { src_dir: "/al", dst_dir: "/s3/out", names: ["secret.txt"] }, token), route).toEqual(refused);
+      expect(await call(route, { src_dir: "/al", dst_dir: "/s3/out", names: ["secret.txt"] }, token), route).toEqual(
+        refused,
+      );
     }
     expect([await s3Text("w/vault/secret.txt"), await s3Text("w/out/secret.txt")]).toEqual(["secret", null]);
     // With the target's password the copy goes through.
-    expect((await call("/api/fs/copy", { src_dir: "/al", dst_dir: "/s3/out", names: ["secret.txt"], password: "pw" }, token)).code).toBe(200);
+    expect(
+      (await call("/api/fs/copy", { src_dir: "/al", dst_dir: "/s3/out", names: ["secret.txt"], password: "pw" }, token))
+        .code,
+    ).toBe(200);
     expect(await s3Text("w/out/secret.txt")).toBe("secret");
   });
 
   it("a copy, move, remove or rename that takes a folder needs every meta password inside it, also when named from its parent", async () => {
     await upload("/s3/g/locked/in.txt", "in", { "Content-Length": "2" });
     await call("/api/fs/mkdir", { path: "/s3/g2" });
-    expect((await call("/api/admin/meta/create", { path: "/s3/g/locked", password: "pw", p_sub: false })).code).toBe(200);
+    expect((await call("/api/admin/meta/create", { path: "/s3/g/locked", password: "pw", p_sub: false })).code).toBe(
+      200,
+    );
     const token = await member("subtree", [{ path: "/", permission: EVERY_CHANGE }]);
-    const refused = { code: 403, message: "locked is or holds a password-protected folder: give its password", data: null };
+    const refused = {
+      code: 403,
+      message: "locked is or holds a password-protected folder: give its password",
+      data: null,
+    };
     for (const route of ["/api/fs/copy", "/api/fs/move"]) {
-      expect(await call(route, { src_dir: "/s3/g", dst_dir: "/s3/g2", names: ["locked"] }, token), route).toEqual(refused);
-      expect(await call(route, { src_dir: "/s3/g", dst_dir: "/s3/g2", names: ["locked"], password: "wrong" }, token), route).toEqual(refused);
+      expect(await call(route, { src_dir: "/s3/g", dst_dir: "/s3/g2", names: ["locked"] }, token), route).toEqual(
+        refused,
+      );
+      expect(
+        await call(route, { src_dir: "/s3/g", dst_dir: "/s3/g2", names: ["locked"], password: "wrong" }, token),
+        route,
+      ).toEqual(refused);
     }
     expect(await call("/api/fs/remove", { dir: "/s3/g", names: ["locked"] }, token)).toEqual(refused);
     const renameRefused = { code: 403, message: "Path is password-protected and cannot be renamed.", data: null };
     expect(await call("/api/fs/rename", { path: "/s3/g", name: "g3" }, token)).toEqual(renameRefused);
-    expect(await call("/api/fs/batch_rename", { src_dir: "/s3", rename_objects: [{ src_name: "g", new_name: "g3" }] }, token)).toEqual(renameRefused);
-    expect((await call("/api/fs/remove_empty_directory", { src_dir: "/s3/g" }, token)).message).toBe("g is or holds a password-protected folder: give its password");
-    expect([await s3Text("w/g/locked/in.txt"), await s3Text("w/g2/locked/in.txt"), await s3Text("w/g3/locked/in.txt")]).toEqual(["in", null, null]);
+    expect(
+      await call(
+        "/api/fs/batch_rename",
+        { src_dir: "/s3", rename_objects: [{ src_name: "g", new_name: "g3" }] },
+        token,
+      ),
+    ).toEqual(renameRefused);
+    expect((await call("/api/fs/remove_empty_directory", { src_dir: "/s3/g" }, token)).message).toBe(
+      "g is or holds a password-protected folder: give its password",
+    );
+    expect([
+      await s3Text("w/g/locked/in.txt"),
+      await s3Text("w/g2/locked/in.txt"),
+      await s3Text("w/g3/locked/in.txt"),
+    ]).toEqual(["in", null, null]);
     // With the password, or as the admin (who may skip passwords), the same requests go through.
-    expect((await call("/api/fs/copy", { src_dir: "/s3/g", dst_dir: "/s3/g2", names: ["locked"], password: "pw" }, token)).code).toBe(200);
+    expect(
+      (await call("/api/fs/copy", { src_dir: "/s3/g", dst_dir: "/s3/g2", names: ["locked"], password: "pw" }, token))
+        .code,
+    ).toBe(200);
     expect(await s3Text("w/g2/locked/in.txt")).toBe("in");
     expect((await call("/api/fs/remove", { dir: "/s3", names: ["g", "g2"] })).code).toBe(200);
     expect(await s3Text("w/g/locked/in.txt")).toBeNull();
@@ -272,11 +480,20 @@ describe("writes that take a subtree, hidden paths, anchored folders and write m
     expect(await upload("/s3/h/secret", "x", { "Content-Length": "1" }, token)).toEqual(denied);
     expect(await call("/api/fs/remove", { dir: "/s3/h", names: ["secret"] }, token)).toEqual(denied);
     expect(await call("/api/fs/copy", { src_dir: "/s3/h", dst_dir: "/s3", names: ["secret"] }, token)).toEqual(denied);
-    expect(await call("/api/fs/move", { src_dir: "/s3/h/secret", dst_dir: "/s3", names: ["in.txt"] }, token)).toEqual(denied);
+    expect(await call("/api/fs/move", { src_dir: "/s3/h/secret", dst_dir: "/s3", names: ["in.txt"] }, token)).toEqual(
+      denied,
+    );
     expect(await call("/api/fs/rename", { path: "/s3/h/secret/in.txt", name: "out.txt" }, token)).toEqual(denied);
     // Nor may a name be renamed onto a hidden one.
-    expect(await call("/api/fs/rename", { path: "/s3/h/shown.txt", name: "secret", overwrite: true }, token)).toEqual(denied);
-    expect([await s3Text("w/h/secret/in.txt"), await s3Text("w/h/secret/new.txt"), await s3Text("w/secret/in.txt"), await s3Text("w/h/shown.txt")]).toEqual(["in", null, null, "shown"]);
+    expect(await call("/api/fs/rename", { path: "/s3/h/shown.txt", name: "secret", overwrite: true }, token)).toEqual(
+      denied,
+    );
+    expect([
+      await s3Text("w/h/secret/in.txt"),
+      await s3Text("w/h/secret/new.txt"),
+      await s3Text("w/secret/in.txt"),
+      await s3Text("w/h/shown.txt"),
+    ]).toEqual(["in", null, null, "shown"]);
     // The admin sees hidden names.
     expect((await call("/api/fs/get", { path: "/s3/h/secret/in.txt" })).code).toBe(200);
     expect((await call("/api/fs/remove", { dir: "/s3", names: ["h"] })).code).toBe(200);
@@ -285,24 +502,58 @@ describe("writes that take a subtree, hidden paths, anchored folders and write m
   it("refuses renaming, moving or removing the caller's base path, its scope roots, a mount point and a folder holding one", async () => {
     await upload("/s3/home/team/f.txt", "f", { "Content-Length": "1" });
     await call("/api/fs/mkdir", { path: "/s3/home/sub" });
-    const token = await member("anchored", [{ path: "/", permission: EVERY_CHANGE }, { path: "/s3/home/team", permission: EVERY_CHANGE }], { base_path: "/s3/home" });
+    const token = await member(
+      "anchored",
+      [
+        { path: "/", permission: EVERY_CHANGE },
+        { path: "/s3/home/team", permission: EVERY_CHANGE },
+      ],
+      { base_path: "/s3/home" },
+    );
     const base = "your base path and the folders above it cannot be renamed, moved or removed";
     const scope = "a folder your permissions start at (and the folders above it) cannot be renamed, moved or removed";
-    expect(await call("/api/fs/rename", { path: "/", name: "elsewhere" }, token)).toEqual({ code: 403, message: base, data: null });
+    expect(await call("/api/fs/rename", { path: "/", name: "elsewhere" }, token)).toEqual({
+      code: 403,
+      message: base,
+      data: null,
+    });
     expect((await call("/api/fs/rename", { path: "/team", name: "crew" }, token)).message).toBe(scope);
     expect((await call("/api/fs/move", { src_dir: "/", dst_dir: "/sub", names: ["team"] }, token)).message).toBe(scope);
     expect((await call("/api/fs/remove", { dir: "/", names: ["team"] }, token)).message).toBe(scope);
     expect(await s3Text("w/home/team/f.txt")).toBe("f");
 
-    expect((await create("/s3/mnt/inner", "S3", { endpoint: servers.s3Endpoint, bucket: BUCKET, access_key_id: "GATEHOUSEKEY", secret_access_key: "gatehouse-secret-key", root_folder_path: "/inner-w", placeholder: "keep" })).code).toBe(200);
+    expect(
+      (
+        await create("/s3/mnt/inner", "S3", {
+          endpoint: servers.s3Endpoint,
+          bucket: BUCKET,
+          access_key_id: "GATEHOUSEKEY",
+          secret_access_key: "gatehouse-secret-key",
+          root_folder_path: "/inner-w",
+          placeholder: "keep",
+        })
+      ).code,
+    ).toBe(200);
     await upload("/s3/mnt/keep.txt", "keep", { "Content-Length": "4" });
-    const holds = "a folder holding a storage's mount point cannot be renamed, moved or removed: change the storage's mount path on the storage page";
-    expect(await call("/api/fs/remove", { dir: "/s3", names: ["mnt"] })).toEqual({ code: 403, message: holds, data: null });
+    const holds =
+      "a folder holding a storage's mount point cannot be renamed, moved or removed: change the storage's mount path on the storage page";
+    expect(await call("/api/fs/remove", { dir: "/s3", names: ["mnt"] })).toEqual({
+      code: 403,
+      message: holds,
+      data: null,
+    });
     expect((await call("/api/fs/rename", { path: "/s3/mnt", name: "mount" })).message).toBe(holds);
     expect((await call("/api/fs/move", { src_dir: "/s3", dst_dir: "/s3/home", names: ["mnt"] })).message).toBe(holds);
-    expect((await call("/api/fs/batch_rename", { src_dir: "/s3", rename_objects: [{ src_name: "mnt", new_name: "mount" }] })).message).toBe(holds);
-    expect((await call("/api/fs/remove", { dir: "/s3/mnt", names: ["inner"] })).message).toBe("delete root folder is not allowed, please goto the manage page to delete the storage instead");
-    expect((await call("/api/fs/rename", { path: "/s3/mnt/inner", name: "x" })).message).toBe("a storage's root is renamed by changing its mount path");
+    expect(
+      (await call("/api/fs/batch_rename", { src_dir: "/s3", rename_objects: [{ src_name: "mnt", new_name: "mount" }] }))
+        .message,
+    ).toBe(holds);
+    expect((await call("/api/fs/remove", { dir: "/s3/mnt", names: ["inner"] })).message).toBe(
+      "delete root folder is not allowed, please goto the manage page to delete the storage instead",
+    );
+    expect((await call("/api/fs/rename", { path: "/s3/mnt/inner", name: "x" })).message).toBe(
+      "a storage's root is renamed by changing its mount path",
+    );
     expect(await s3Text("w/mnt/keep.txt")).toBe("keep");
     // A copy changes nothing at its source: it goes through.
     expect((await call("/api/fs/copy", { src_dir: "/s3", dst_dir: "/s3/home", names: ["mnt"] })).code).toBe(200);
@@ -316,7 +567,11 @@ describe("writes that take a subtree, hidden paths, anchored folders and write m
     expect((await call("/api/admin/meta/create", { path: "/s3/open", write: true, w_sub: false })).code).toBe(200);
     const token = await member("meta-writer", [{ path: "/", permission: 0 }]);
     expect((await call("/api/fs/list", { path: "/s3/open" }, token)).data.write).toBe(true);
-    expect(await upload("/s3/open/a.txt", "a", { "Content-Length": "1" }, token)).toEqual({ code: 200, message: "success", data: null });
+    expect(await upload("/s3/open/a.txt", "a", { "Content-Length": "1" }, token)).toEqual({
+      code: 200,
+      message: "success",
+      data: null,
+    });
     expect(await s3Text("w/open/a.txt")).toBe("a");
     expect((await call("/api/fs/mkdir", { path: "/s3/open/d" }, token)).code).toBe(200);
     expect((await call("/api/fs/list", { path: "/s3/open/d" }, token)).data.write).toBe(false);
@@ -325,9 +580,17 @@ describe("writes that take a subtree, hidden paths, anchored folders and write m
     expect((await call("/api/fs/list", { path: "/s3" }, token)).data.write).toBe(false);
     expect((await upload("/s3/beside.txt", "x", { "Content-Length": "1" }, token)).message).toBe("permission denied");
     // The grant writes; it neither removes nor renames.
-    expect((await call("/api/fs/remove", { dir: "/s3/open", names: ["a.txt"] }, token)).message).toBe("permission denied");
-    expect((await call("/api/fs/rename", { path: "/s3/open/a.txt", name: "b.txt" }, token)).message).toBe("permission denied");
-    expect([await s3Text("w/open/a.txt"), await s3Text("w/open/d/b.txt"), await s3Text("w/beside.txt")]).toEqual(["a", null, null]);
+    expect((await call("/api/fs/remove", { dir: "/s3/open", names: ["a.txt"] }, token)).message).toBe(
+      "permission denied",
+    );
+    expect((await call("/api/fs/rename", { path: "/s3/open/a.txt", name: "b.txt" }, token)).message).toBe(
+      "permission denied",
+    );
+    expect([await s3Text("w/open/a.txt"), await s3Text("w/open/d/b.txt"), await s3Text("w/beside.txt")]).toEqual([
+      "a",
+      null,
+      null,
+    ]);
     expect((await call("/api/fs/remove", { dir: "/s3", names: ["open"] })).code).toBe(200);
   });
 });
@@ -350,8 +613,17 @@ describe("uploads whose body ends before its Content-Length", () => {
       for (const how of ["error", "close"] as const) {
         const reply = await upload(`${mount}/cut/${how}.txt`, cut(how), { "Content-Length": "200000" });
         // The bytes that came before an error may be lost on the way in: only a body that ends counts them all.
-        expect(reply, `${mount} ${how}`).toEqual({ code: 500, message: how === "close" ? "the upload ended early: 100000 of its 200000 bytes arrived" : expect.stringMatching(/^the upload ended early: \d+ of its 200000 bytes arrived$/), data: null });
-        expect((await call("/api/fs/get", { path: `${mount}/cut/${how}.txt` })).message, `${mount} ${how}`).toBe("object not found");
+        expect(reply, `${mount} ${how}`).toEqual({
+          code: 500,
+          message:
+            how === "close"
+              ? "the upload ended early: 100000 of its 200000 bytes arrived"
+              : expect.stringMatching(/^the upload ended early: \d+ of its 200000 bytes arrived$/),
+          data: null,
+        });
+        expect((await call("/api/fs/get", { path: `${mount}/cut/${how}.txt` })).message, `${mount} ${how}`).toBe(
+          "object not found",
+        );
       }
     }
     expect([await davText("/cut/error.txt"), await davText("/cut/close.txt")]).toEqual([null, null]);
@@ -370,11 +642,20 @@ describe("uploads whose body ends before its Content-Length", () => {
       const reply = await exports.default.fetch(
         new Request("http://gatehouse.test/api/fs/form", {
           method: "PUT",
-          headers: { Authorization: admin, "File-Path": encodeURIComponent(`${mount}/form-cut.txt`), "Content-Type": `multipart/form-data; boundary=${boundary}`, "Content-Length": String(head.length + 200_000) },
+          headers: {
+            Authorization: admin,
+            "File-Path": encodeURIComponent(`${mount}/form-cut.txt`),
+            "Content-Type": `multipart/form-data; boundary=${boundary}`,
+            "Content-Length": String(head.length + 200_000),
+          },
           body,
         }),
       );
-      expect(await reply.json(), mount).toEqual({ code: 500, message: "the form ended before its Content-Length", data: null });
+      expect(await reply.json(), mount).toEqual({
+        code: 500,
+        message: "the form ended before its Content-Length",
+        data: null,
+      });
       expect((await call("/api/fs/get", { path: `${mount}/form-cut.txt` })).message, mount).toBe("object not found");
     }
   });

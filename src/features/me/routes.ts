@@ -39,11 +39,15 @@ const updateMe = createRoute({
   summary: "Change one's own username, password or SSO id; a new password ends every other sign-in",
   ...accountOnly(403, GUEST_PROFILE),
   request: {
-    body: jsonBody(z.object({
-      username: z.optional(wellFormed(z.string().check(z.trim(), z.minLength(1), z.maxLength(255)))),
-      password: z.optional(z.string().check(z.maxLength(1024))).openapi({ description: "empty or absent: unchanged" }),
-      sso_id: z.optional(z.string().check(z.maxLength(255))),
-    })),
+    body: jsonBody(
+      z.object({
+        username: z.optional(wellFormed(z.string().check(z.trim(), z.minLength(1), z.maxLength(255)))),
+        password: z
+          .optional(z.string().check(z.maxLength(1024)))
+          .openapi({ description: "empty or absent: unchanged" }),
+        sso_id: z.optional(z.string().check(z.maxLength(255))),
+      }),
+    ),
   },
   responses: envelopeResponse(z.null(), "Saved"),
 });
@@ -68,7 +72,11 @@ export function registerMeRoutes(app: Router) {
 
   app.openapi(updateMe, async (c) => {
     const body = c.req.valid("json");
-    await changeOwnProfile(c.var.db, c.var.caller.user, { username: body.username, password: body.password, ssoId: body.sso_id });
+    await changeOwnProfile(c.var.db, c.var.caller.user, {
+      username: body.username,
+      password: body.password,
+      ssoId: body.sso_id,
+    });
     return ok(c, null);
   });
 }

@@ -18,7 +18,10 @@ export function roleNames(roleIds: readonly number[], roles: readonly RoleRow[])
  * Permission scopes of all the user's roles merged by cleaned path, first appearance first,
  * permissions OR-ed (AList v3.58.0 server/handles/auth.go:168-178).
  */
-export function mergedPermissions(roleIds: readonly number[], roles: readonly RoleRow[]): { path: string; permission: number }[] {
+export function mergedPermissions(
+  roleIds: readonly number[],
+  roles: readonly RoleRow[],
+): { path: string; permission: number }[] {
   const merged = new Map<string, number>();
   const order = new Map(roleIds.map((id, i) => [id, i]));
   const held = [...roles].sort((a, b) => (order.get(a.id) ?? 0) - (order.get(b.id) ?? 0));
@@ -38,9 +41,15 @@ export interface ProfileEdit {
 
 /** Saves `edit` to `user`'s own account. A new password moves pwd_ts, so tokens carrying the old one die. */
 export async function changeOwnProfile(db: Database, user: UserRow, edit: ProfileEdit): Promise<void> {
-  const password = edit.password ? { hash: await storedPasswordHash(edit.password), now: Math.floor(Date.now() / 1000) } : undefined;
+  const password = edit.password
+    ? { hash: await storedPasswordHash(edit.password), now: Math.floor(Date.now() / 1000) }
+    : undefined;
   await refuseDuplicate(
     usernameTaken(edit.username),
-    updateProfile(db, user.id, { username: edit.username ?? user.username, ssoId: edit.ssoId ?? user.ssoId, ...(password ? { password } : {}) }),
+    updateProfile(db, user.id, {
+      username: edit.username ?? user.username,
+      ssoId: edit.ssoId ?? user.ssoId,
+      ...(password ? { password } : {}),
+    }),
   );
 }

@@ -15,9 +15,15 @@ export interface ProfileChange {
  * update): renaming back must not revive the tokens the rename ended.
  */
 export async function updateProfile(db: Database, userId: number, change: ProfileChange) {
-  const renamed = db.select({ id: users.id }).from(users).where(and(eq(users.id, userId), sql`${users.username} <> ${change.username}`));
+  const renamed = db
+    .select({ id: users.id })
+    .from(users)
+    .where(and(eq(users.id, userId), sql`${users.username} <> ${change.username}`));
   await db.batch([
-    db.update(deviceSessions).set({ status: DeviceSessionStatus.INACTIVE }).where(inArray(deviceSessions.userId, renamed)),
+    db
+      .update(deviceSessions)
+      .set({ status: DeviceSessionStatus.INACTIVE })
+      .where(inArray(deviceSessions.userId, renamed)),
     db
       .update(users)
       .set({

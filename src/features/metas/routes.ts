@@ -12,12 +12,19 @@ import { changeMeta, createMeta, foundMeta, removeMeta } from "./rules.ts";
 import { metaById, metaPage, type MetaRow } from "./store.ts";
 
 const MetaFieldsShape = {
-  path: wellFormed(z.string().check(z.minLength(1, { error: "is required" }), z.maxLength(4096))).openapi({ example: "/s3/private" }),
+  path: wellFormed(z.string().check(z.minLength(1, { error: "is required" }), z.maxLength(4096))).openapi({
+    example: "/s3/private",
+  }),
   password: z._default(z.string().check(z.maxLength(1024)), ""),
   p_sub: z._default(z.boolean(), false).openapi({ description: "The password also guards everything below" }),
-  write: z._default(z.boolean(), false).openapi({ description: "Anyone who may open the folder may create folders and upload in it" }),
+  write: z
+    ._default(z.boolean(), false)
+    .openapi({ description: "Anyone who may open the folder may create folders and upload in it" }),
   w_sub: z._default(z.boolean(), false),
-  hide: z._default(z.string().check(z.maxLength(65536)), "").openapi({ description: "Regular expressions (JavaScript syntax), one a line, matched against entry names; empty lines are skipped" }),
+  hide: z._default(z.string().check(z.maxLength(65536)), "").openapi({
+    description:
+      "Regular expressions (JavaScript syntax), one a line, matched against entry names; empty lines are skipped",
+  }),
   h_sub: z._default(z.boolean(), false),
   readme: z._default(z.string().check(z.maxLength(1_000_000)), ""),
   r_sub: z._default(z.boolean(), false),
@@ -53,7 +60,10 @@ const list = createRoute({
   summary: "Metas by id; per_page absent or 0 lists them all",
   ...reading(adminOnly, listPlan),
   request: { query: z.object(pagingParams) },
-  responses: envelopeResponse(z.object({ content: z.array(Meta), total: z.number().check(z.int()) }), "One page and the total"),
+  responses: envelopeResponse(
+    z.object({ content: z.array(Meta), total: z.number().check(z.int()) }),
+    "One page and the total",
+  ),
 });
 
 const get = createRoute({

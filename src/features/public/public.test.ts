@@ -28,7 +28,9 @@ describe("GET /api/public/settings", () => {
     expect(body.message).toBe("success");
     const data = body.data as Record<string, string>;
 
-    const expectedKeys = SETTING_DEFINITIONS.filter((d) => d.flag === 0 || d.flag === 2).map((d) => d.key).sort();
+    const expectedKeys = SETTING_DEFINITIONS.filter((d) => d.flag === 0 || d.flag === 2)
+      .map((d) => d.key)
+      .sort();
     expect(Object.keys(data)).toEqual(expectedKeys);
     expect(expectedKeys).toHaveLength(43); // 43 public keys on a fresh AList v3.58.0 install (internal/bootstrap/data/setting.go:87)
     expect(Object.values(data).every((value) => typeof value === "string")).toBe(true);
@@ -42,19 +44,34 @@ describe("GET /api/public/settings", () => {
 
   it("never shows private settings such as the permanent token", async () => {
     const data = (await readEnvelope(await fixture.request("/api/public/settings"))).data as Record<string, string>;
-    for (const key of ["token", "aria2_uri", "aria2_secret", "qbittorrent_url", "privacy_regs", "customize_head", "sso_client_secret"]) {
+    for (const key of [
+      "token",
+      "aria2_uri",
+      "aria2_secret",
+      "qbittorrent_url",
+      "privacy_regs",
+      "customize_head",
+      "sso_client_secret",
+    ]) {
       expect(data).not.toHaveProperty(key);
     }
     const [token] = await fixture.db.select().from(settings).where(eq(settings.key, "token"));
     expect(JSON.stringify(data)).not.toContain(token!.value);
   });
 
-  const siteTitle = async () => ((await readEnvelope(await fixture.request("/api/public/settings"))).data as Record<string, string>).site_title;
+  const siteTitle = async () =>
+    ((await readEnvelope(await fixture.request("/api/public/settings"))).data as Record<string, string>).site_title;
 
   it("shows a setting saved through the API on the next request", async () => {
     expect(await siteTitle()).not.toBe("Saved Files");
     const admin = await signInAdmin(fixture);
-    expect(await readEnvelope(await postJson(fixture, "/api/admin/setting/save", [{ key: "site_title", value: "Saved Files" }], { Authorization: admin }))).toMatchObject({ code: 200 });
+    expect(
+      await readEnvelope(
+        await postJson(fixture, "/api/admin/setting/save", [{ key: "site_title", value: "Saved Files" }], {
+          Authorization: admin,
+        }),
+      ),
+    ).toMatchObject({ code: 200 });
     expect(await siteTitle()).toBe("Saved Files");
   });
 
@@ -72,7 +89,10 @@ describe("GET /api/public/settings", () => {
 });
 
 describe("web UI bootstrap lists", () => {
-  it.each(["/api/public/archive_extensions", "/api/public/offline_download_tools"])("%s answers an empty list", async (path) => {
-    expect(await readEnvelope(await fixture.request(path))).toEqual({ code: 200, message: "success", data: [] });
-  });
+  it.each(["/api/public/archive_extensions", "/api/public/offline_download_tools"])(
+    "%s answers an empty list",
+    async (path) => {
+      expect(await readEnvelope(await fixture.request(path))).toEqual({ code: 200, message: "success", data: [] });
+    },
+  );
 });

@@ -30,8 +30,10 @@ async function createRole(fields: Record<string, unknown>): Promise<any> {
 
 const roleRow = async (id: number) => (await fixture.db.select().from(roles).where(eq(roles.id, id)))[0];
 const roleCount = async () => (await fixture.db.select().from(roles)).length;
-const defaultRoleSetting = async () => (await fixture.db.select().from(settings).where(eq(settings.key, "default_role")))[0]!.value;
-const flaggedDefault = async () => (await fixture.db.select({ id: roles.id }).from(roles).where(eq(roles.isDefault, true))).map((r) => r.id);
+const defaultRoleSetting = async () =>
+  (await fixture.db.select().from(settings).where(eq(settings.key, "default_role")))[0]!.value;
+const flaggedDefault = async () =>
+  (await fixture.db.select({ id: roles.id }).from(roles).where(eq(roles.isDefault, true))).map((r) => r.id);
 
 /** Users created straight in the table: these tests are about roles, not the user API. */
 async function insertUsers(names: string[], roleIds: number[]) {
@@ -48,8 +50,20 @@ describe("the role life cycle", () => {
       message: "success",
       data: {
         content: [
-          { id: 1, name: "guest", description: "Guest", default: false, permission_scopes: [{ path: "/", permission: 0 }] },
-          { id: 2, name: "admin", description: "Administrator", default: false, permission_scopes: [{ path: "/", permission: 65535 }] },
+          {
+            id: 1,
+            name: "guest",
+            description: "Guest",
+            default: false,
+            permission_scopes: [{ path: "/", permission: 0 }],
+          },
+          {
+            id: 2,
+            name: "admin",
+            description: "Administrator",
+            default: false,
+            permission_scopes: [{ path: "/", permission: 65535 }],
+          },
         ],
         total: 2,
       },
@@ -88,12 +102,25 @@ describe("the role life cycle", () => {
 
   it("gets, pages and lists it", async () => {
     expect((await get(`/api/admin/role/get?id=${id}`)).data).toMatchObject({ id, name: "editors" });
-    expect((await get("/api/admin/role/list?page=3&per_page=1")).data).toEqual({ content: [expect.objectContaining({ id })], total: 3 });
+    expect((await get("/api/admin/role/list?page=3&per_page=1")).data).toEqual({
+      content: [expect.objectContaining({ id })],
+      total: 3,
+    });
   });
 
   it("updates only the fields sent", async () => {
-    const body = await post("/api/admin/role/update", { id, name: "writers", permission_scopes: [{ path: "/media/", permission: 8 }] });
-    expect(body.data).toEqual({ id, name: "writers", description: "Edit the media", default: false, permission_scopes: [{ path: "/media", permission: 8 }] });
+    const body = await post("/api/admin/role/update", {
+      id,
+      name: "writers",
+      permission_scopes: [{ path: "/media/", permission: 8 }],
+    });
+    expect(body.data).toEqual({
+      id,
+      name: "writers",
+      description: "Edit the media",
+      default: false,
+      permission_scopes: [{ path: "/media", permission: 8 }],
+    });
     expect((await post("/api/admin/role/update", { id, description: "Write", permission_scopes: null })).data).toEqual({
       id,
       name: "writers",
@@ -145,27 +172,53 @@ describe("the admin and guest roles", () => {
   it("the admin role cannot be modified", async () => {
     const before = await roleRow(2);
     for (const change of [{ description: "x" }, { permission_scopes: [] }, { name: "root" }, {}]) {
-      expect(await post("/api/admin/role/update", { id: 2, ...change })).toEqual({ code: 400, message: "cannot modify admin role", data: null });
+      expect(await post("/api/admin/role/update", { id: 2, ...change })).toEqual({
+        code: 400,
+        message: "cannot modify admin role",
+        data: null,
+      });
     }
     expect(await roleRow(2)).toEqual(before);
   });
 
   it("the guest role cannot become the default role, as on the settings page", async () => {
-    expect(await post("/api/admin/role/update", { id: 1, default: true })).toEqual({ code: 400, message: "cannot set admin or guest as default role", data: null });
+    expect(await post("/api/admin/role/update", { id: 1, default: true })).toEqual({
+      code: 400,
+      message: "cannot set admin or guest as default role",
+      data: null,
+    });
     expect((await roleRow(1))!.isDefault).toBe(false);
   });
 
   it("the guest role keeps its name; its scopes and description can change", async () => {
     const before = await roleRow(1);
-    expect(await post("/api/admin/role/update", { id: 1, name: "anonymous", description: "changed" })).toEqual({ code: 400, message: "cannot rename guest role", data: null });
+    expect(await post("/api/admin/role/update", { id: 1, name: "anonymous", description: "changed" })).toEqual({
+      code: 400,
+      message: "cannot rename guest role",
+      data: null,
+    });
     expect(await roleRow(1)).toEqual(before);
-    const body = await post("/api/admin/role/update", { id: 1, name: "guest", permission_scopes: [{ path: "/public", permission: 1 }] });
-    expect(body.data).toEqual({ id: 1, name: "guest", description: "Guest", default: false, permission_scopes: [{ path: "/public", permission: 1 }] });
+    const body = await post("/api/admin/role/update", {
+      id: 1,
+      name: "guest",
+      permission_scopes: [{ path: "/public", permission: 1 }],
+    });
+    expect(body.data).toEqual({
+      id: 1,
+      name: "guest",
+      description: "Guest",
+      default: false,
+      permission_scopes: [{ path: "/public", permission: 1 }],
+    });
   });
 
   it("neither can be deleted", async () => {
     for (const id of [1, 2]) {
-      expect(await post(`/api/admin/role/delete?id=${id}`)).toEqual({ code: 400, message: "admin or guest role can not be deleted", data: null });
+      expect(await post(`/api/admin/role/delete?id=${id}`)).toEqual({
+        code: 400,
+        message: "admin or guest role can not be deleted",
+        data: null,
+      });
     }
     expect(await roleRow(1)).toBeDefined();
     expect(await roleRow(2)).toBeDefined();
@@ -176,12 +229,18 @@ describe("bad input", () => {
   it("a taken name is a 400 naming it, on create and on update, and nothing is saved", async () => {
     await createRole({ name: "auditors" });
     const count = await roleCount();
-    expect(await post("/api/admin/role/create", { name: "auditors", default: true })).toEqual({ code: 400, message: "role name auditors is already taken", data: null });
+    expect(await post("/api/admin/role/create", { name: "auditors", default: true })).toEqual({
+      code: 400,
+      message: "role name auditors is already taken",
+      data: null,
+    });
     expect(await roleCount()).toBe(count);
     const setting = await defaultRoleSetting();
     const flagged = await flaggedDefault();
     const other = await createRole({ name: "reviewers", description: "r" });
-    expect(await post("/api/admin/role/update", { id: other.id, name: "auditors", description: "changed", default: true })).toEqual({
+    expect(
+      await post("/api/admin/role/update", { id: other.id, name: "auditors", description: "changed", default: true }),
+    ).toEqual({
       code: 400,
       message: "role name auditors is already taken",
       data: null,
@@ -203,12 +262,17 @@ describe("bad input", () => {
 
     const few = await createRole({ name: "few" });
     await insertUsers(["v1"], [role.id, few.id]);
-    expect((await post(`/api/admin/role/delete?id=${few.id}`)).message).toBe("role few is still assigned to v1; remove it from them first");
+    expect((await post(`/api/admin/role/delete?id=${few.id}`)).message).toBe(
+      "role few is still assigned to v1; remove it from them first",
+    );
   });
 
   it("a scope permission outside the bits of AList v3.58 is a 400", async () => {
     for (const permission of [65536, -1, 0.5, "1"]) {
-      const body = await post("/api/admin/role/create", { name: "wide", permission_scopes: [{ path: "/", permission }] });
+      const body = await post("/api/admin/role/create", {
+        name: "wide",
+        permission_scopes: [{ path: "/", permission }],
+      });
       expect(body.code).toBe(400);
       expect(body.message).toMatch(/^permission_scopes\.0\.permission: /);
     }
@@ -219,7 +283,9 @@ describe("bad input", () => {
     expect((await post("/api/admin/role/create", {})).message).toMatch(/^name: /);
     expect((await post("/api/admin/role/create", { name: "" })).message).toMatch(/^name: /);
     expect((await post("/api/admin/role/create", { name: "x", default: "true" })).message).toMatch(/^default: /);
-    expect((await post("/api/admin/role/create", { name: "x", permission_scopes: [{ permission: 1 }] })).message).toMatch(/^permission_scopes\.0\.path: /);
+    expect(
+      (await post("/api/admin/role/create", { name: "x", permission_scopes: [{ permission: 1 }] })).message,
+    ).toMatch(/^permission_scopes\.0\.path: /);
     expect((await post("/api/admin/role/update", { name: "x" })).message).toMatch(/^id: /);
     expect((await post("/api/admin/role/update", { id: -3 })).message).toMatch(/^id: /);
     expect((await post("/api/admin/role/create", "[")).message).toMatch(/^malformed JSON body/);
@@ -236,7 +302,11 @@ describe("bad input", () => {
       expect(await call("?id=999")).toEqual({ code: 404, message: "role not found", data: null });
     }
     const setting = await defaultRoleSetting();
-    expect(await post("/api/admin/role/update", { id: 999, name: "ghost", default: true })).toEqual({ code: 404, message: "role not found", data: null });
+    expect(await post("/api/admin/role/update", { id: 999, name: "ghost", default: true })).toEqual({
+      code: 404,
+      message: "role not found",
+      data: null,
+    });
     expect(await defaultRoleSetting()).toBe(setting);
   });
 });
@@ -254,14 +324,22 @@ describe("access", () => {
     const token = (await login(fixture, { username: "walt", password: "pw" })).data!.token;
     const before = await fixture.db.select().from(roles);
     for (const [method, path, body] of routes) {
-      expect(await readEnvelope(await send(fixture, method, path, body, { Authorization: token })), path).toEqual({ code: 403, message: "You are not an admin", data: null });
+      expect(await readEnvelope(await send(fixture, method, path, body, { Authorization: token })), path).toEqual({
+        code: 403,
+        message: "You are not an admin",
+        data: null,
+      });
     }
     expect(await fixture.db.select().from(roles)).toEqual(before);
   });
 
   it("no token while the guest is disabled gets 401", async () => {
     for (const [method, path, body] of routes) {
-      expect(await readEnvelope(await send(fixture, method, path, body, {})), path).toEqual({ code: 401, message: "Guest user is disabled, login please", data: null });
+      expect(await readEnvelope(await send(fixture, method, path, body, {})), path).toEqual({
+        code: 401,
+        message: "Guest user is disabled, login please",
+        data: null,
+      });
     }
   });
 });

@@ -11,7 +11,10 @@ import { changeRole, createRole, foundRole, removeRole } from "./rules.ts";
 import { roleById, rolePage, type RoleRow } from "./store.ts";
 
 const Scope = z.object({
-  path: wellFormed(z.string().check(z.maxLength(1024))).openapi({ description: "cleaned like a mount path", example: "/media" }),
+  path: wellFormed(z.string().check(z.maxLength(1024))).openapi({
+    description: "cleaned like a mount path",
+    example: "/media",
+  }),
   permission: Permission,
 });
 
@@ -27,7 +30,9 @@ const RoleFields = {
   name: wellFormed(z.string().check(z.trim(), z.minLength(1), z.maxLength(255))),
   description: z.string().check(z.maxLength(1024)),
   default: z.boolean(),
-  permission_scopes: z.nullable(z.array(Scope).check(z.maxLength(256))).openapi({ description: "null is an empty list" }),
+  permission_scopes: z
+    .nullable(z.array(Scope).check(z.maxLength(256)))
+    .openapi({ description: "null is an empty list" }),
 };
 
 const CreateRoleBody = z.object({
@@ -55,7 +60,10 @@ const listRoles = createRoute({
   summary: "Roles, by id",
   ...reading(adminOnly, roleListPlan),
   request: { query: z.object(pagingParams) },
-  responses: envelopeResponse(z.object({ content: z.array(RoleView), total: z.number().check(z.int()) }), "One page of roles and the count of all"),
+  responses: envelopeResponse(
+    z.object({ content: z.array(RoleView), total: z.number().check(z.int()) }),
+    "One page of roles and the count of all",
+  ),
 });
 
 const getRole = createRoute({
@@ -99,7 +107,13 @@ const deleteRoleRoute = createRoute({
 });
 
 function roleView(role: RoleRow): z.infer<typeof RoleView> {
-  return { id: role.id, name: role.name, description: role.description, default: role.isDefault, permission_scopes: role.permissionScopes };
+  return {
+    id: role.id,
+    name: role.name,
+    description: role.description,
+    default: role.isDefault,
+    permission_scopes: role.permissionScopes,
+  };
 }
 
 export function registerRoleRoutes(app: Router) {

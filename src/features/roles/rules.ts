@@ -8,7 +8,15 @@ import type { Database } from "../../db/client.ts";
 import type { PermissionScope } from "../../db/schema.ts";
 import { ApiError, refuseDuplicate } from "../../http/errors.ts";
 import { cleanPath } from "../../lib/path.ts";
-import { ADMIN_ROLE_FIXED, GUEST_ROLE_NAME_FIXED, NOT_A_DEFAULT_ROLE, ROLE_NOT_DELETABLE, ROLE_NOT_FOUND, roleNameTaken, roleStillHeld } from "./messages.ts";
+import {
+  ADMIN_ROLE_FIXED,
+  GUEST_ROLE_NAME_FIXED,
+  NOT_A_DEFAULT_ROLE,
+  ROLE_NOT_DELETABLE,
+  ROLE_NOT_FOUND,
+  roleNameTaken,
+  roleStillHeld,
+} from "./messages.ts";
 import { deleteRole, insertRole, updateRole, type RoleRow } from "./store.ts";
 
 /** The role a read found; a missing one is the 404 every role route answers. */

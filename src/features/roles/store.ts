@@ -15,7 +15,8 @@ const UNFLAGGED_DEFAULT_ROLE = settingDefinitionByKey.get("default_role")?.value
 /** How many holders a refused delete names. */
 const HOLDERS_NAMED = 5;
 
-const isDefaultRole = (roleId: number | SQL) => sql`EXISTS (SELECT 1 FROM ${roles} AS r WHERE r.id = ${roleId} AND r.is_default = 1)`;
+const isDefaultRole = (roleId: number | SQL) =>
+  sql`EXISTS (SELECT 1 FROM ${roles} AS r WHERE r.id = ${roleId} AND r.is_default = 1)`;
 const defaultRoleSetting = eq(settings.key, "default_role");
 
 /**
@@ -25,7 +26,10 @@ const defaultRoleSetting = eq(settings.key, "default_role");
  */
 function becomeDefault(db: Database, roleId: number | SQL): BatchItem<"sqlite">[] {
   return [
-    db.update(roles).set({ isDefault: false }).where(and(ne(roles.id, roleId), isDefaultRole(roleId))),
+    db
+      .update(roles)
+      .set({ isDefault: false })
+      .where(and(ne(roles.id, roleId), isDefaultRole(roleId))),
     // A number parameter may arrive as a REAL (4.0), so a known id is turned into text here.
     db
       .update(settings)
@@ -73,7 +77,11 @@ export async function insertRole(db: Database, role: RoleFields): Promise<RoleRo
  * Applies the fields given (absent ones stay). The guest role keeps its name: a rename of it
  * writes nothing. Returns whether the row changed and the role as it now is.
  */
-export async function updateRole(db: Database, id: number, change: Partial<RoleFields>): Promise<{ written: boolean; role: RoleRow | undefined }> {
+export async function updateRole(
+  db: Database,
+  id: number,
+  change: Partial<RoleFields>,
+): Promise<{ written: boolean; role: RoleRow | undefined }> {
   const update = db
     .update(roles)
     .set({
@@ -82,9 +90,20 @@ export async function updateRole(db: Database, id: number, change: Partial<RoleF
       ...(change.isDefault !== undefined && { isDefault: change.isDefault }),
       ...(change.permissionScopes !== undefined && { permissionScopes: change.permissionScopes }),
     })
-    .where(and(eq(roles.id, id), change.name === undefined ? undefined : sql`(${roles.id} <> ${GUEST_ROLE_ID} OR ${roles.name} = ${change.name})`));
-  const flag = change.isDefault === undefined ? [] : change.isDefault ? becomeDefault(db, id) : [stopBeingDefault(db, id)];
-  const results = await db.batch([update, ...flag, db.select().from(roles).where(eq(roles.id, id))] as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]);
+    .where(
+      and(
+        eq(roles.id, id),
+        change.name === undefined
+          ? undefined
+          : sql`(${roles.id} <> ${GUEST_ROLE_ID} OR ${roles.name} = ${change.name})`,
+      ),
+    );
+  const flag =
+    change.isDefault === undefined ? [] : change.isDefault ? becomeDefault(db, id) : [stopBeingDefault(db, id)];
+  const results = await db.batch([update, ...flag, db.select().from(roles).where(eq(roles.id, id))] as [
+    BatchItem<"sqlite">,
+    ...BatchItem<"sqlite">[],
+  ]);
   const { rowsAffected } = results[0] as { rowsAffected: number };
   return { written: rowsAffected > 0, role: (results.at(-1) as RoleRow[])[0] };
 }
@@ -96,7 +115,12 @@ export async function updateRole(db: Database, id: number, change: Partial<RoleF
 export async function deleteRole(db: Database, id: number) {
   const [[role], named, [held], removed] = await db.batch([
     db.select().from(roles).where(eq(roles.id, id)),
-    db.select({ username: users.username }).from(users).where(holdsRole(id)).orderBy(asc(users.id)).limit(HOLDERS_NAMED),
+    db
+      .select({ username: users.username })
+      .from(users)
+      .where(holdsRole(id))
+      .orderBy(asc(users.id))
+      .limit(HOLDERS_NAMED),
     db.select({ total: count() }).from(users).where(holdsRole(id)),
     db.delete(roles).where(and(eq(roles.id, id), sql`NOT EXISTS (SELECT 1 FROM ${users} WHERE ${holdsRole(id)})`)),
     db
@@ -104,5 +128,10 @@ export async function deleteRole(db: Database, id: number) {
       .set({ value: UNFLAGGED_DEFAULT_ROLE })
       .where(and(defaultRoleSetting, eq(settings.value, String(id)), sql`changes() = 1`)),
   ]);
-  return { role, deleted: removed.rowsAffected > 0, holders: named.map((h) => h.username), holderCount: held?.total ?? 0 };
+  return {
+    role,
+    deleted: removed.rowsAffected > 0,
+    holders: named.map((h) => h.username),
+    holderCount: held?.total ?? 0,
+  };
 }

@@ -67,7 +67,13 @@ const evictAny = createRoute({
 });
 
 type Row = ReturnType<ReturnType<typeof activeSessions>["read"]>[number];
-const ownView = (s: Row) => ({ session_id: s.sessionId, last_active: s.lastActive, status: s.status, ua: s.userAgent, ip: s.ip });
+const ownView = (s: Row) => ({
+  session_id: s.sessionId,
+  last_active: s.lastActive,
+  status: s.status,
+  ua: s.userAgent,
+  ip: s.ip,
+});
 
 export function registerSessionRoutes(app: Router) {
   // The guest and the permanent token have no device sessions (docs/decisions.md D4.6).
@@ -80,7 +86,10 @@ export function registerSessionRoutes(app: Router) {
   });
 
   app.openapi(listAll, async (c) =>
-    ok(c, (await planned(c, allPlan)).map((s) => ({ ...ownView(s), user_id: s.userId }))),
+    ok(
+      c,
+      (await planned(c, allPlan)).map((s) => ({ ...ownView(s), user_id: s.userId })),
+    ),
   );
 
   app.openapi(evictAny, async (c) => {

@@ -13,8 +13,13 @@ export function ownSessions<T>(via: Caller["via"], rows: readonly T[]): readonly
 }
 
 /** Ends one of the caller's sessions; someone else's and a missing one are the same 404. */
-export async function evictOwnSession(db: Database, caller: { via: Caller["via"]; userId: number }, sessionId: string): Promise<void> {
-  if (caller.via !== "session" || !(await evictSession(db, sessionId, caller.userId))) throw new ApiError(404, SESSION_NOT_FOUND);
+export async function evictOwnSession(
+  db: Database,
+  caller: { via: Caller["via"]; userId: number },
+  sessionId: string,
+): Promise<void> {
+  if (caller.via !== "session" || !(await evictSession(db, sessionId, caller.userId)))
+    throw new ApiError(404, SESSION_NOT_FOUND);
 }
 
 /** Ends anyone's session (admins). */

@@ -10,7 +10,9 @@ let heidiId: number;
 beforeAll(async () => {
   fixture = await createUnitFixture();
   for (const name of ["heidi", "ivan"]) {
-    await fixture.db.insert(users).values({ username: name, passwordHash: await hashStaticHash(await staticHash(`${name} pw`)), roleIds: [] });
+    await fixture.db
+      .insert(users)
+      .values({ username: name, passwordHash: await hashStaticHash(await staticHash(`${name} pw`)), roleIds: [] });
   }
   heidiId = (await fixture.db.select().from(users).where(eq(users.username, "heidi")))[0]!.id;
 });
@@ -22,25 +24,50 @@ beforeEach(async () => {
 });
 
 const signIn = async (username: string, device: string, extra: Record<string, string> = {}) => {
-  const body = await login(fixture, { username, password: username === "admin" ? TEST_ADMIN_PASSWORD : `${username} pw` }, { "Client-Id": device, ...extra });
+  const body = await login(
+    fixture,
+    { username, password: username === "admin" ? TEST_ADMIN_PASSWORD : `${username} pw` },
+    { "Client-Id": device, ...extra },
+  );
   expect(body.code, body.message).toBe(200);
   return body.data!;
 };
-const evict = async (path: string, token: string, body: unknown) => readEnvelope(await postJson(fixture, path, body, { Authorization: token }));
+const evict = async (path: string, token: string, body: unknown) =>
+  readEnvelope(await postJson(fixture, path, body, { Authorization: token }));
 const setting = (key: string, value: string) => fixture.db.update(settings).set({ value }).where(eq(settings.key, key));
 
 describe("GET /api/me/sessions", () => {
   it("lists the caller's active devices with masked addresses, most recent first, and no one else's", async () => {
     const laptop = await signIn("heidi", "laptop", { "User-Agent": "Firefox", "CF-Connecting-IP": "192.168.1.23" });
-    await fixture.db.update(deviceSessions).set({ lastActive: 1000 }).where(eq(deviceSessions.deviceKey, laptop.device_key));
-    const phone = await signIn("heidi", "phone", { "User-Agent": "AListApp", "CF-Connecting-IP": "2001:db8:85a3::8a2e:370:7334" });
+    await fixture.db
+      .update(deviceSessions)
+      .set({ lastActive: 1000 })
+      .where(eq(deviceSessions.deviceKey, laptop.device_key));
+    const phone = await signIn("heidi", "phone", {
+      "User-Agent": "AListApp",
+      "CF-Connecting-IP": "2001:db8:85a3::8a2e:370:7334",
+    });
     await signIn("ivan", "laptop");
 
-    const body = await getAs(fixture, "/api/me/sessions", phone.token, { "User-Agent": "AListApp", "CF-Connecting-IP": "2001:db8:85a3::8a2e:370:7334" });
+    const body = await getAs(fixture, "/api/me/sessions", phone.token, {
+      "User-Agent": "AListApp",
+      "CF-Connecting-IP": "2001:db8:85a3::8a2e:370:7334",
+    });
     expect(body.code).toBe(200);
     expect(body.data).toHaveLength(2);
-    expect(body.data[0]).toMatchObject({ session_id: phone.device_key, status: 0, ua: "AListApp", ip: "2001:*:*::*:*:7334" });
-    expect(body.data[1]).toEqual({ session_id: laptop.device_key, last_active: 1000, status: 0, ua: "Firefox", ip: "192.*.*.23" });
+    expect(body.data[0]).toMatchObject({
+      session_id: phone.device_key,
+      status: 0,
+      ua: "AListApp",
+      ip: "2001:*:*::*:*:7334",
+    });
+    expect(body.data[1]).toEqual({
+      session_id: laptop.device_key,
+      last_active: 1000,
+      status: 0,
+      ua: "Firefox",
+      ip: "192.*.*.23",
+    });
     expect(Object.keys(body.data[0]).sort()).toEqual(["ip", "last_active", "session_id", "status", "ua"]);
   });
 
@@ -53,7 +80,10 @@ describe("GET /api/me/sessions", () => {
   });
 
   it("answers an empty list for the permanent token, which has no device session", async () => {
-    const [{ value }] = (await fixture.db.select({ value: settings.value }).from(settings).where(eq(settings.key, "token"))) as [{ value: string }];
+    const [{ value }] = (await fixture.db
+      .select({ value: settings.value })
+      .from(settings)
+      .where(eq(settings.key, "token"))) as [{ value: string }];
     expect(await getAs(fixture, "/api/me/sessions", value)).toEqual({ code: 200, message: "success", data: [] });
   });
 });
@@ -62,8 +92,16 @@ describe("POST /api/me/sessions/evict", () => {
   it("ends another device of the caller: its token is refused, the caller's own goes on", async () => {
     const laptop = await signIn("heidi", "laptop");
     const phone = await signIn("heidi", "phone");
-    expect(await evict("/api/me/sessions/evict", phone.token, { session_id: laptop.device_key })).toEqual({ code: 200, message: "success", data: null });
-    expect(await getAs(fixture, "/api/me", laptop.token)).toEqual({ code: 401, message: "session inactive", data: null });
+    expect(await evict("/api/me/sessions/evict", phone.token, { session_id: laptop.device_key })).toEqual({
+      code: 200,
+      message: "success",
+      data: null,
+    });
+    expect(await getAs(fixture, "/api/me", laptop.token)).toEqual({
+      code: 401,
+      message: "session inactive",
+      data: null,
+    });
     expect((await getAs(fixture, "/api/me", phone.token)).code).toBe(200);
     expect((await getAs(fixture, "/api/me/sessions", phone.token)).data).toHaveLength(1);
   });
@@ -102,9 +140,16 @@ describe("administrative sessions", () => {
     const heidi = await signIn("heidi", "laptop");
     const listed = await getAs(fixture, "/api/admin/session/list", admin.token);
     expect(listed.data).toHaveLength(2);
-    expect(listed.data.find((s: { session_id: string }) => s.session_id === heidi.device_key)).toMatchObject({ user_id: heidiId, status: 0 });
+    expect(listed.data.find((s: { session_id: string }) => s.session_id === heidi.device_key)).toMatchObject({
+      user_id: heidiId,
+      status: 0,
+    });
 
-    expect(await evict("/api/admin/session/evict", admin.token, { session_id: heidi.device_key })).toEqual({ code: 200, message: "success", data: null });
+    expect(await evict("/api/admin/session/evict", admin.token, { session_id: heidi.device_key })).toEqual({
+      code: 200,
+      message: "success",
+      data: null,
+    });
     expect((await getAs(fixture, "/api/me", heidi.token)).message).toBe("session inactive");
     expect((await getAs(fixture, "/api/admin/session/list", admin.token)).data).toHaveLength(1);
     expect((await evict("/api/admin/session/evict", admin.token, { session_id: "missing" })).code).toBe(404);
@@ -112,7 +157,11 @@ describe("administrative sessions", () => {
 
   it("refuses ordinary users with 403", async () => {
     const heidi = await signIn("heidi", "laptop");
-    expect(await getAs(fixture, "/api/admin/session/list", heidi.token)).toEqual({ code: 403, message: "You are not an admin", data: null });
+    expect(await getAs(fixture, "/api/admin/session/list", heidi.token)).toEqual({
+      code: 403,
+      message: "You are not an admin",
+      data: null,
+    });
     expect((await evict("/api/admin/session/evict", heidi.token, { session_id: heidi.device_key })).code).toBe(403);
     expect((await getAs(fixture, "/api/me", heidi.token)).code).toBe(200);
   });
@@ -122,7 +171,13 @@ describe("paging the session lists", () => {
   // Rows straight into the table: sign-ins would take a PBKDF2 each.
   const seed = async (userId: number, count: number) =>
     fixture.db.insert(deviceSessions).values(
-      Array.from({ length: count }, (_, i) => ({ deviceKey: `paged-${userId}-${String(i).padStart(4, "0")}`, userId, tokenId: "t", lastActive: 10_000 - i, status: 0 })),
+      Array.from({ length: count }, (_, i) => ({
+        deviceKey: `paged-${userId}-${String(i).padStart(4, "0")}`,
+        userId,
+        tokenId: "t",
+        lastActive: 10_000 - i,
+        status: 0,
+      })),
     );
   const keys = (body: { data: { session_id: string }[] }) => body.data.map((s) => s.session_id);
 
@@ -132,7 +187,10 @@ describe("paging the session lists", () => {
     const first = await getAs(fixture, "/api/me/sessions?page=1&per_page=10", heidi.token);
     expect(first.code).toBe(200);
     expect(Array.isArray(first.data)).toBe(true);
-    expect(keys(first)).toEqual([heidi.device_key, ...Array.from({ length: 9 }, (_, i) => `paged-${heidiId}-${String(i).padStart(4, "0")}`)]);
+    expect(keys(first)).toEqual([
+      heidi.device_key,
+      ...Array.from({ length: 9 }, (_, i) => `paged-${heidiId}-${String(i).padStart(4, "0")}`),
+    ]);
     const fourth = await getAs(fixture, "/api/me/sessions?page=4&per_page=10", heidi.token);
     expect(keys(fourth)).toEqual([`paged-${heidiId}-0029`]);
     expect((await getAs(fixture, "/api/me/sessions?page=5&per_page=10", heidi.token)).data).toEqual([]);
@@ -163,7 +221,11 @@ describe("max_devices", () => {
     await setting("max_devices", "2");
     await signIn("heidi", "one");
     await signIn("heidi", "two");
-    expect(await login(fixture, { username: "heidi", password: "heidi pw" }, { "Client-Id": "three" })).toEqual({ code: 403, message: "too many active devices", data: null });
+    expect(await login(fixture, { username: "heidi", password: "heidi pw" }, { "Client-Id": "three" })).toEqual({
+      code: 403,
+      message: "too many active devices",
+      data: null,
+    });
     expect((await login(fixture, { username: "heidi", password: "heidi pw" }, { "Client-Id": "two" })).code).toBe(200);
     expect(await fixture.db.select().from(deviceSessions).where(eq(deviceSessions.userId, heidiId))).toHaveLength(2);
   });
@@ -172,22 +234,36 @@ describe("max_devices", () => {
     await setting("max_devices", "2");
     await setting("device_evict_policy", "evict_oldest");
     const one = await signIn("heidi", "one");
-    await fixture.db.update(deviceSessions).set({ lastActive: 100 }).where(eq(deviceSessions.deviceKey, one.device_key));
+    await fixture.db
+      .update(deviceSessions)
+      .set({ lastActive: 100 })
+      .where(eq(deviceSessions.deviceKey, one.device_key));
     const two = await signIn("heidi", "two");
     const three = await signIn("heidi", "three");
     expect(await getAs(fixture, "/api/me", one.token)).toEqual({ code: 401, message: "session inactive", data: null });
     const listed = await getAs(fixture, "/api/me/sessions", three.token);
-    expect(listed.data.map((s: { session_id: string }) => s.session_id).sort()).toEqual([two.device_key, three.device_key].sort());
+    expect(listed.data.map((s: { session_id: string }) => s.session_id).sort()).toEqual(
+      [two.device_key, three.device_key].sort(),
+    );
   });
 
   it("with evict_oldest holds the limit when many new devices sign in at once", async () => {
     await setting("max_devices", "2");
     await setting("device_evict_policy", "evict_oldest");
     const replies = await Promise.all(
-      Array.from({ length: 8 }, (_, i) => login(fixture, { username: "heidi", password: "heidi pw" }, { "Client-Id": `crowd-${i}`, "CF-Connecting-IP": `198.51.100.${i}` })),
+      Array.from({ length: 8 }, (_, i) =>
+        login(
+          fixture,
+          { username: "heidi", password: "heidi pw" },
+          { "Client-Id": `crowd-${i}`, "CF-Connecting-IP": `198.51.100.${i}` },
+        ),
+      ),
     );
     expect(replies.map((r) => r.code)).toEqual(Array(8).fill(200));
-    const active = await fixture.db.select().from(deviceSessions).where(and(eq(deviceSessions.userId, heidiId), eq(deviceSessions.status, 0)));
+    const active = await fixture.db
+      .select()
+      .from(deviceSessions)
+      .where(and(eq(deviceSessions.userId, heidiId), eq(deviceSessions.status, 0)));
     expect(active).toHaveLength(2);
     const live = await Promise.all(replies.map((r) => getAs(fixture, "/api/me", r.data!.token)));
     expect(live.filter((r) => r.code === 200)).toHaveLength(2);

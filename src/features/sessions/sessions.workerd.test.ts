@@ -18,13 +18,19 @@ describe("device sessions in workerd", () => {
   it("lists the caller's sessions in one round trip (the list travels in the guard's batch)", async () => {
     const trips = await roundTrips();
     const listed = await call("/api/me/sessions", { headers: { Authorization: phone.token } });
-    expect(listed.data.map((s: { session_id: string }) => s.session_id)).toEqual(expect.arrayContaining([laptop.device_key, phone.device_key]));
+    expect(listed.data.map((s: { session_id: string }) => s.session_id)).toEqual(
+      expect.arrayContaining([laptop.device_key, phone.device_key]),
+    );
     expect(await trips.count()).toBe(1);
   });
 
   it("evicts in two round trips, and the evicted token is refused at once", async () => {
     const trips = await roundTrips();
-    expect(await post("/api/me/sessions/evict", phone.token, { session_id: laptop.device_key })).toEqual({ code: 200, message: "success", data: null });
+    expect(await post("/api/me/sessions/evict", phone.token, { session_id: laptop.device_key })).toEqual({
+      code: 200,
+      message: "success",
+      data: null,
+    });
     expect(await trips.count()).toBe(2);
     expect((await call("/api/me", { headers: { Authorization: laptop.token } })).message).toBe("session inactive");
   });

@@ -39,7 +39,11 @@ export async function evictSession(db: Database, sessionId: string, userId: numb
   const evicted = await db
     .update(deviceSessions)
     .set({ status: DeviceSessionStatus.INACTIVE })
-    .where(userId === null ? eq(deviceSessions.deviceKey, sessionId) : and(eq(deviceSessions.deviceKey, sessionId), eq(deviceSessions.userId, userId)))
+    .where(
+      userId === null
+        ? eq(deviceSessions.deviceKey, sessionId)
+        : and(eq(deviceSessions.deviceKey, sessionId), eq(deviceSessions.userId, userId)),
+    )
     .returning({ sessionId: deviceSessions.deviceKey });
   return evicted.length > 0;
 }

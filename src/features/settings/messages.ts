@@ -18,10 +18,12 @@ export const DEFAULT_ROLE_NOT_FOUND = "failed get role: record not found";
 export const aria2WebSocket = (httpUri: string) => `uri: only HTTP JSON-RPC is supported; use ${httpUri} instead`;
 export const ARIA2_URI_NOT_HTTP = "uri: must be an http:// or https:// URL, e.g. http://localhost:6800/jsonrpc";
 export const ARIA2_URI_CREDENTIALS = "uri: must not carry credentials; aria2 takes its secret in `secret`";
-export const QBIT_URL_NOT_HTTP = "url: must be an http:// or https:// URL, e.g. http://admin:adminadmin@localhost:8080/";
+export const QBIT_URL_NOT_HTTP =
+  "url: must be an http:// or https:// URL, e.g. http://admin:adminadmin@localhost:8080/";
 export const QBIT_URL_ENCODING = "url: the username and password must be percent-encoded correctly";
 export const aria2Failed = (cause: string) => `failed get aria2 version: ${cause}`;
-export const qbitUnreachable = (base: string, cause: string) => `failed to reach qBittorrent webui at ${base}: ${cause}`;
+export const qbitUnreachable = (base: string, cause: string) =>
+  `failed to reach qBittorrent webui at ${base}: ${cause}`;
 export const qbitLoginFailed = (base: string) => `failed to login into qBittorrent webui with url: ${base}`;
 export const QBIT_UNAUTHORIZED = "unauthorized qbittorrent url";
 

@@ -7,7 +7,13 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { settings } from "../../db/schema.ts";
 import { aria2Version, checkQbittorrent, parseQbittorrentUrl } from "./offline-download.ts";
 import { getAs, login, postJson } from "../../../test/support/auth.ts";
-import { freePort, startAria2, startQbittorrent, startSilentServer, type RunningService } from "../../../test/support/offline-download-servers.ts";
+import {
+  freePort,
+  startAria2,
+  startQbittorrent,
+  startSilentServer,
+  type RunningService,
+} from "../../../test/support/offline-download-servers.ts";
 import { createUnitFixture, TEST_ADMIN_PASSWORD, type UnitFixture } from "../../../test/support/unit.ts";
 
 const ARIA2_SECRET = "aria2-test-secret-7d1f";
@@ -36,21 +42,31 @@ afterAll(async () => {
 });
 
 type Envelope = { code: number; message: string; data: any };
-const post = async (path: string, body: unknown) => (await (await postJson(fixture, path, body, { Authorization: token })).json()) as Envelope;
+const post = async (path: string, body: unknown) =>
+  (await (await postJson(fixture, path, body, { Authorization: token })).json()) as Envelope;
 const stored = async (...keys: string[]) =>
-  Object.fromEntries((await fixture.db.select().from(settings).where(inArray(settings.key, keys))).map((row) => [row.key, row.value]));
+  Object.fromEntries(
+    (await fixture.db.select().from(settings).where(inArray(settings.key, keys))).map((row) => [row.key, row.value]),
+  );
 const setAria2 = (uri: string, secret: string) => post("/api/admin/setting/set_aria2", { uri, secret });
 const setQbit = (url: string, seedtime: string) => post("/api/admin/setting/set_qbit", { url, seedtime });
 
 describe("POST /api/admin/setting/set_aria2", () => {
   it("saves the URI and secret and answers aria2's version", async () => {
-    expect(await setAria2(aria2.url, ARIA2_SECRET)).toEqual({ code: 200, message: "success", data: expect.stringMatching(/^aria2 version: \d+\.\d+\.\d+$/) });
+    expect(await setAria2(aria2.url, ARIA2_SECRET)).toEqual({
+      code: 200,
+      message: "success",
+      data: expect.stringMatching(/^aria2 version: \d+\.\d+\.\d+$/),
+    });
     expect(await stored("aria2_uri", "aria2_secret")).toEqual({ aria2_uri: aria2.url, aria2_secret: ARIA2_SECRET });
   });
 
   it("keeps group 5 and the private flag, so the secret never reaches the public settings", async () => {
     await setAria2(aria2.url, ARIA2_SECRET);
-    const rows = await fixture.db.select().from(settings).where(inArray(settings.key, ["aria2_uri", "aria2_secret"]));
+    const rows = await fixture.db
+      .select()
+      .from(settings)
+      .where(inArray(settings.key, ["aria2_uri", "aria2_secret"]));
     expect(rows.map((r) => [r.group, r.flag, r.type])).toEqual([
       [5, 1, "string"],
       [5, 1, "string"],
@@ -60,7 +76,11 @@ describe("POST /api/admin/setting/set_aria2", () => {
 
   it("reports a refused secret as code 500, with the settings saved all the same", async () => {
     const reply = await setAria2(aria2.url, "not-the-secret");
-    expect(reply).toEqual({ code: 500, message: "failed get aria2 version: Unauthorized (JSON-RPC error 1)", data: null });
+    expect(reply).toEqual({
+      code: 500,
+      message: "failed get aria2 version: Unauthorized (JSON-RPC error 1)",
+      data: null,
+    });
     expect(await stored("aria2_secret")).toEqual({ aria2_secret: "not-the-secret" });
   });
 
@@ -79,7 +99,11 @@ describe("POST /api/admin/setting/set_aria2", () => {
 
   it("says so when the endpoint answers but is not aria2", async () => {
     const reply = await setAria2(qbittorrent.url.replace(/\/\/[^@]*@/, "//"), "s");
-    expect(reply).toEqual({ code: 500, message: expect.stringMatching(/^failed get aria2 version: not an aria2 JSON-RPC reply \(HTTP 4\d\d\)$/), data: null });
+    expect(reply).toEqual({
+      code: 500,
+      message: expect.stringMatching(/^failed get aria2 version: not an aria2 JSON-RPC reply \(HTTP 4\d\d\)$/),
+      data: null,
+    });
   });
 
   it("gives up on a server that never answers after 5 seconds", async () => {
@@ -104,15 +128,24 @@ describe("POST /api/admin/setting/set_aria2", () => {
   });
 
   it("requires both fields as strings", async () => {
-    expect(await post("/api/admin/setting/set_aria2", { uri: aria2.url })).toMatchObject({ code: 400, message: expect.stringContaining("secret") });
-    expect(await post("/api/admin/setting/set_aria2", { uri: 6800, secret: "" })).toMatchObject({ code: 400, message: expect.stringContaining("uri") });
+    expect(await post("/api/admin/setting/set_aria2", { uri: aria2.url })).toMatchObject({
+      code: 400,
+      message: expect.stringContaining("secret"),
+    });
+    expect(await post("/api/admin/setting/set_aria2", { uri: 6800, secret: "" })).toMatchObject({
+      code: 400,
+      message: expect.stringContaining("uri"),
+    });
   });
 });
 
 describe("POST /api/admin/setting/set_qbit", () => {
   it("signs in with the URL's credentials, answers ok, and saves the URL and seed time", async () => {
     expect(await setQbit(qbittorrent.url, "60")).toEqual({ code: 200, message: "success", data: "ok" });
-    expect(await stored("qbittorrent_url", "qbittorrent_seedtime")).toEqual({ qbittorrent_url: qbittorrent.url, qbittorrent_seedtime: "60" });
+    expect(await stored("qbittorrent_url", "qbittorrent_seedtime")).toEqual({
+      qbittorrent_url: qbittorrent.url,
+      qbittorrent_seedtime: "60",
+    });
   });
 
   it("needs no sign-in when the Web UI lets the gateway in without one", async () => {
@@ -124,8 +157,15 @@ describe("POST /api/admin/setting/set_qbit", () => {
     const wrong = qbittorrent.url.replace(encodeURIComponent(QBIT.password), "wrong");
     const reply = await setQbit(wrong, "5");
     const port = new URL(qbittorrent.url).port;
-    expect(reply).toEqual({ code: 500, message: `failed to login into qBittorrent webui with url: http://127.0.0.1:${port}/`, data: null });
-    expect(await stored("qbittorrent_url", "qbittorrent_seedtime")).toEqual({ qbittorrent_url: wrong, qbittorrent_seedtime: "5" });
+    expect(reply).toEqual({
+      code: 500,
+      message: `failed to login into qBittorrent webui with url: http://127.0.0.1:${port}/`,
+      data: null,
+    });
+    expect(await stored("qbittorrent_url", "qbittorrent_seedtime")).toEqual({
+      qbittorrent_url: wrong,
+      qbittorrent_seedtime: "5",
+    });
   });
 
   it("reports a URL without credentials when the Web UI wants them", async () => {
@@ -137,13 +177,19 @@ describe("POST /api/admin/setting/set_qbit", () => {
   it("reports a Web UI that accepts the sign-in but still refuses the session", async () => {
     // Not something qBittorrent does; a proxy in front of it that drops cookies would.
     const server = createServer((request, response) => {
-      response.writeHead(request.url === "/api/v2/auth/login" ? 200 : 403, { "Set-Cookie": "SID=abc; HttpOnly; path=/" });
+      response.writeHead(request.url === "/api/v2/auth/login" ? 200 : 403, {
+        "Set-Cookie": "SID=abc; HttpOnly; path=/",
+      });
       response.end(request.url === "/api/v2/auth/login" ? "Ok." : "Forbidden");
     });
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     try {
       const { port } = server.address() as AddressInfo;
-      expect(await setQbit(`http://admin:pw@127.0.0.1:${port}/`, "0")).toEqual({ code: 500, message: "unauthorized qbittorrent url", data: null });
+      expect(await setQbit(`http://admin:pw@127.0.0.1:${port}/`, "0")).toEqual({
+        code: 500,
+        message: "unauthorized qbittorrent url",
+        data: null,
+      });
     } finally {
       server.close();
     }
@@ -153,7 +199,9 @@ describe("POST /api/admin/setting/set_qbit", () => {
     const port = await freePort();
     const reply = await setQbit(`http://admin:secret@127.0.0.1:${port}/`, "0");
     expect(reply.code).toBe(500);
-    expect(reply.message).toBe(`failed to reach qBittorrent webui at http://127.0.0.1:${port}/: fetch failed: connect ECONNREFUSED 127.0.0.1:${port}`);
+    expect(reply.message).toBe(
+      `failed to reach qBittorrent webui at http://127.0.0.1:${port}/: fetch failed: connect ECONNREFUSED 127.0.0.1:${port}`,
+    );
     expect(reply.message).not.toContain("secret");
   });
 
@@ -191,7 +239,10 @@ describe("POST /api/admin/setting/set_qbit", () => {
 
 describe("the service clients' timeout", () => {
   it("aria2: a short timeout ends the wait", async () => {
-    await expect(aria2Version(new URL(silent.url), "", 200)).rejects.toMatchObject({ code: 500, message: "failed get aria2 version: no answer within 0.2 s" });
+    await expect(aria2Version(new URL(silent.url), "", 200)).rejects.toMatchObject({
+      code: 500,
+      message: "failed get aria2 version: no answer within 0.2 s",
+    });
   });
 
   it("qBittorrent: a short timeout ends the wait", async () => {

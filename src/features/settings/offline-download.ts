@@ -23,7 +23,10 @@ export const SERVICE_TIMEOUT_MS = 5_000;
 export function parseAria2Uri(raw: string): URL {
   const url = parseUrl(raw);
   if (url && (url.protocol === "ws:" || url.protocol === "wss:")) {
-    throw new ApiError(400, aria2WebSocket(`${url.protocol === "wss:" ? "https" : "http"}://${url.host}${url.pathname}`));
+    throw new ApiError(
+      400,
+      aria2WebSocket(`${url.protocol === "wss:" ? "https" : "http"}://${url.host}${url.pathname}`),
+    );
   }
   if (!url || (url.protocol !== "http:" && url.protocol !== "https:")) {
     throw new ApiError(400, ARIA2_URI_NOT_HTTP);
@@ -71,7 +74,12 @@ export async function aria2Version(uri: URL, secret: string, timeoutMs = SERVICE
     response = await fetch(uri, {
       method: "POST",
       headers: { "Content-Type": "application/json" },
-      body: JSON.stringify({ jsonrpc: "2.0", id: "gatehouse", method: "aria2.getVersion", params: secret ? [`token:${secret}`] : [] }),
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: "gatehouse",
+        method: "aria2.getVersion",
+        params: secret ? [`token:${secret}`] : [],
+      }),
       signal: AbortSignal.timeout(timeoutMs),
     });
     text = await response.text();
@@ -79,8 +87,11 @@ export async function aria2Version(uri: URL, secret: string, timeoutMs = SERVICE
     throw failed(describeFetchFailure(error, timeoutMs));
   }
   // aria2 answers a refused secret with HTTP 400 and a JSON-RPC error, so read the body whatever the status.
-  const reply = parseJson(text) as { result?: { version?: unknown }; error?: { code?: unknown; message?: unknown } } | undefined;
-  if (typeof reply?.error?.message === "string") throw failed(`${reply.error.message.slice(0, 200)} (JSON-RPC error ${String(reply.error.code).slice(0, 20)})`);
+  const reply = parseJson(text) as
+    | { result?: { version?: unknown }; error?: { code?: unknown; message?: unknown } }
+    | undefined;
+  if (typeof reply?.error?.message === "string")
+    throw failed(`${reply.error.message.slice(0, 200)} (JSON-RPC error ${String(reply.error.code).slice(0, 20)})`);
   if (typeof reply?.result?.version === "string") return reply.result.version;
   throw failed(`not an aria2 JSON-RPC reply (HTTP ${response.status})`);
 }
@@ -89,10 +100,17 @@ export async function aria2Version(uri: URL, secret: string, timeoutMs = SERVICE
  * What AList's client does: `app/version` without credentials; if that is refused, sign in with
  * the URL's userinfo (the reply must start `Ok`), keep the session cookie and ask again.
  */
-export async function checkQbittorrent({ base, username, password }: QbittorrentWebUi, timeoutMs = SERVICE_TIMEOUT_MS): Promise<void> {
+export async function checkQbittorrent(
+  { base, username, password }: QbittorrentWebUi,
+  timeoutMs = SERVICE_TIMEOUT_MS,
+): Promise<void> {
   const post = async (path: string, init: RequestInit = {}) => {
     try {
-      const response = await fetch(new URL(path, base), { method: "POST", ...init, signal: AbortSignal.timeout(timeoutMs) });
+      const response = await fetch(new URL(path, base), {
+        method: "POST",
+        ...init,
+        signal: AbortSignal.timeout(timeoutMs),
+      });
       return { response, body: await response.text() };
     } catch (error) {
       throw new ApiError(500, qbitUnreachable(base.href, describeFetchFailure(error, timeoutMs)));

@@ -9,7 +9,16 @@ import { fromJson, fromQuery } from "../../http/params.ts";
 import { settingDefinitionByKey } from "../../db/settings.ts";
 import { ok } from "../../http/envelope.ts";
 import { envelopeResponse, jsonBody, type Router } from "../../http/router.ts";
-import { askedSettings, keysOrNone, removeSetting, resetPermanentToken, saveSettings, setAria2 as saveAria2, setPermanentToken, setQbittorrent } from "./rules.ts";
+import {
+  askedSettings,
+  keysOrNone,
+  removeSetting,
+  resetPermanentToken,
+  saveSettings,
+  setAria2 as saveAria2,
+  setPermanentToken,
+  setQbittorrent,
+} from "./rules.ts";
 import { settingsByKey, settingsInGroups, settingsSave, type SettingRow } from "./store.ts";
 import { defaultRoleOptions, defaultRoleShown, presaveSplit, type RoleName } from "./validate.ts";
 const tags = ["settings"];
@@ -24,9 +33,16 @@ const SettingItem = z
     group: z.number().check(z.int()),
     flag: z.number().check(z.int()).openapi({ description: "0 public, 1 private, 2 read-only, 3 deprecated" }),
     index: z.number().check(z.int()),
-  }).openapi("SettingItem");
+  })
+  .openapi("SettingItem");
 
-const groupList = z.optional(z.string().check(z.regex(/^\s*(\d{1,4}\s*(,\s*\d{1,4}\s*)*)?$/, { error: "must be group numbers separated by commas, e.g. 5,0" })));
+const groupList = z.optional(
+  z
+    .string()
+    .check(
+      z.regex(/^\s*(\d{1,4}\s*(,\s*\d{1,4}\s*)*)?$/, { error: "must be group numbers separated by commas, e.g. 5,0" }),
+    ),
+);
 
 const ListQuery = z.object({
   groups: groupList.openapi({ description: "comma-separated group numbers; wins over `group`", example: "5,0" }),
@@ -36,7 +52,9 @@ const GetQuery = z.object({
   key: z.optional(z.string()).openapi({ example: "site_title" }),
   keys: z.optional(z.string()).openapi({ description: "comma-separated keys", example: "aria2_uri,aria2_secret" }),
 });
-const listPlan = fromQuery(ListQuery, (db, { groups, group }) => settingsInGroups(db, groupNumbers(groups) ?? groupNumbers(group)));
+const listPlan = fromQuery(ListQuery, (db, { groups, group }) =>
+  settingsInGroups(db, groupNumbers(groups) ?? groupNumbers(group)),
+);
 // A query naming no key reads only the guard's rows; the handler then answers 400.
 const getPlan = fromQuery(GetQuery, (db, query) => settingsByKey(db, keysOrNone(query)));
 
@@ -63,24 +81,31 @@ const get = createRoute({
 /** Far more than there are settings (the web UI saves one group), far fewer than SQLite's 32,766 variables. */
 const MAX_SAVE_ITEMS = 1000;
 
-const SaveBody = z.array(
-  z.object({
-    key: z.string().check(z.minLength(1), z.maxLength(255)),
-    value: z.string(),
-    help: z.optional(z.string()),
-    type: z.optional(z.string()),
-    options: z.optional(z.string()),
-    group: z.optional(z.number()),
-    flag: z.optional(z.number()),
-    index: z.optional(z.number()),
-  }),
-).check(z.maxLength(MAX_SAVE_ITEMS));
+const SaveBody = z
+  .array(
+    z.object({
+      key: z.string().check(z.minLength(1), z.maxLength(255)),
+      value: z.string(),
+      help: z.optional(z.string()),
+      type: z.optional(z.string()),
+      options: z.optional(z.string()),
+      group: z.optional(z.number()),
+      flag: z.optional(z.number()),
+      index: z.optional(z.number()),
+    }),
+  )
+  .check(z.maxLength(MAX_SAVE_ITEMS));
 // The stored rows of the known keys it names (a bounded list; settingChanges() refuses the unknown
 // ones) and the role names, read in the guard's batch, with the values it can write there already.
 const savePlan = fromJson(SaveBody, (db, items, _callerId, callerIsAdmin) => {
   const keys = [...new Set(items.map((item) => item.key))].filter((key) => settingDefinitionByKey.has(key));
   const split = presaveSplit(items);
-  return settingsSave(db, keys, split ?? { sure: [], mustStand: [], defaultRole: undefined }, split ? callerIsAdmin : NOT_ADMIN);
+  return settingsSave(
+    db,
+    keys,
+    split ?? { sure: [], mustStand: [], defaultRole: undefined },
+    split ? callerIsAdmin : NOT_ADMIN,
+  );
 });
 
 const save = createRoute({
@@ -104,7 +129,9 @@ const remove = createRoute({
   summary: "Delete a deprecated setting (flag 3)",
   tags,
   ...adminOnly,
-  request: { query: z.object({ key: z.string({ error: "is required" }).check(z.minLength(1, { error: "is required" })) }) },
+  request: {
+    query: z.object({ key: z.string({ error: "is required" }).check(z.minLength(1, { error: "is required" })) }),
+  },
   responses: envelopeResponse(z.object({}), "Deleted"),
 });
 
@@ -124,9 +151,14 @@ const setToken = createRoute({
   tags,
   ...adminOnly,
   request: {
-    body: jsonBody(z.object({
-      token: z.string().check(z.trim(), z.maxLength(4096)).openapi({ description: "16 to 512 printable ASCII characters, no spaces, not shaped like a JWT" }),
-    })),
+    body: jsonBody(
+      z.object({
+        token: z
+          .string()
+          .check(z.trim(), z.maxLength(4096))
+          .openapi({ description: "16 to 512 printable ASCII characters, no spaces, not shaped like a JWT" }),
+      }),
+    ),
   },
   responses: envelopeResponse(z.string(), "The saved token"),
 });
@@ -139,10 +171,12 @@ const setAria2 = createRoute({
   tags,
   ...adminOnly,
   request: {
-    body: jsonBody(z.object({
-      uri: z.string().check(z.trim(), z.maxLength(2048)).openapi({ example: "http://localhost:6800/jsonrpc" }),
-      secret: z.string().check(z.maxLength(1024)),
-    })),
+    body: jsonBody(
+      z.object({
+        uri: z.string().check(z.trim(), z.maxLength(2048)).openapi({ example: "http://localhost:6800/jsonrpc" }),
+        secret: z.string().check(z.maxLength(1024)),
+      }),
+    ),
   },
   responses: envelopeResponse(z.string().openapi({ example: "aria2 version: 1.36.0" }), "aria2's version"),
 });
@@ -151,14 +185,23 @@ const setQbit = createRoute({
   method: "post",
   path: "/api/admin/setting/set_qbit",
   summary: "Save qBittorrent's Web UI URL (credentials in the URL) and seed time, then sign in to check them",
-  description: "The settings stay saved when qBittorrent cannot be reached or refuses the credentials; the reply is then code 500 naming the cause.",
+  description:
+    "The settings stay saved when qBittorrent cannot be reached or refuses the credentials; the reply is then code 500 naming the cause.",
   tags,
   ...adminOnly,
   request: {
-    body: jsonBody(z.object({
-      url: z.string().check(z.trim(), z.maxLength(2048)).openapi({ example: "http://admin:adminadmin@localhost:8080/" }),
-      seedtime: z.string().check(z.trim(), z.regex(/^\d{1,9}$/, { error: "must be a whole number, 0 or more" })).openapi({ example: "0" }),
-    })),
+    body: jsonBody(
+      z.object({
+        url: z
+          .string()
+          .check(z.trim(), z.maxLength(2048))
+          .openapi({ example: "http://admin:adminadmin@localhost:8080/" }),
+        seedtime: z
+          .string()
+          .check(z.trim(), z.regex(/^\d{1,9}$/, { error: "must be a whole number, 0 or more" }))
+          .openapi({ example: "0" }),
+      }),
+    ),
   },
   responses: envelopeResponse(z.literal("ok"), "qBittorrent answered"),
 });
@@ -169,7 +212,9 @@ const setQbit = createRoute({
  */
 function settingItem(row: SettingRow, roles: readonly RoleName[]) {
   const item = { ...row, type: row.type as z.infer<typeof SettingItem>["type"] };
-  return row.key === "default_role" ? { ...item, value: defaultRoleShown(row.value, roles), options: defaultRoleOptions(roles) } : item;
+  return row.key === "default_role"
+    ? { ...item, value: defaultRoleShown(row.value, roles), options: defaultRoleOptions(roles) }
+    : item;
 }
 
 const groupNumbers = (raw: string | undefined) => (raw?.trim() ? raw.split(",").map((g) => Number(g.trim())) : null);
@@ -177,7 +222,10 @@ const groupNumbers = (raw: string | undefined) => (raw?.trim() ? raw.split(",").
 export function registerSettingRoutes(app: Router) {
   app.openapi(list, async (c) => {
     const { rows, roles } = await planned(c, listPlan);
-    return ok(c, rows.map((row) => settingItem(row, roles)));
+    return ok(
+      c,
+      rows.map((row) => settingItem(row, roles)),
+    );
   });
 
   app.openapi(get, async (c) => {

@@ -6,7 +6,14 @@ import { newPermanentToken } from "../../auth/random.ts";
 import type { Database } from "../../db/client.ts";
 import { SettingFlag } from "../../db/settings.ts";
 import { ApiError } from "../../http/errors.ts";
-import { KEY_REQUIRED, KEYS_EMPTY, aria2VersionReply, notDeprecated, settingNotFound, tokenRefused } from "./messages.ts";
+import {
+  KEY_REQUIRED,
+  KEYS_EMPTY,
+  aria2VersionReply,
+  notDeprecated,
+  settingNotFound,
+  tokenRefused,
+} from "./messages.ts";
 import { aria2Version, checkQbittorrent, parseAria2Uri, parseQbittorrentUrl } from "./offline-download.ts";
 import { deleteDeprecatedSetting, forgetPublicSettings, saveSettingValues, type SettingRow } from "./store.ts";
 import { permanentTokenProblem, settingChanges, type RoleName, type SettingValue } from "./validate.ts";
@@ -16,7 +23,10 @@ type KeyQuery = { key?: string | undefined; keys?: string | undefined };
 /** The keys a get asks for: `keys` when given (even with `key`), else `key`; `many` when by `keys`. */
 export function requestedKeys(query: KeyQuery): { keys: string[]; many: boolean } {
   if (query.keys?.trim()) {
-    const keys = query.keys.split(",").map((k) => k.trim()).filter(Boolean);
+    const keys = query.keys
+      .split(",")
+      .map((k) => k.trim())
+      .filter(Boolean);
     if (keys.length === 0) throw new ApiError(400, KEYS_EMPTY);
     return { keys, many: true };
   }
@@ -34,7 +44,10 @@ export function keysOrNone(query: KeyQuery): string[] {
 }
 
 /** The rows a get asked for, in request order, from what its plan read; a missing key is a 404. */
-export function askedSettings(query: KeyQuery, found: ReadonlyMap<string, SettingRow>): { rows: SettingRow[]; many: boolean } {
+export function askedSettings(
+  query: KeyQuery,
+  found: ReadonlyMap<string, SettingRow>,
+): { rows: SettingRow[]; many: boolean } {
   const { keys, many } = requestedKeys(query);
   const rows = keys.map((key) => {
     const row = found.get(key);
@@ -49,7 +62,11 @@ export function askedSettings(query: KeyQuery, found: ReadonlyMap<string, Settin
  * guard's batch wrote them already when it could prove the request valid (store.ts settingsSave);
  * otherwise they are written here, once validated.
  */
-export async function saveSettings(db: Database, items: readonly SettingValue[], reads: { rows: ReadonlyMap<string, SettingRow>; roles: readonly RoleName[]; wrote: boolean }): Promise<void> {
+export async function saveSettings(
+  db: Database,
+  items: readonly SettingValue[],
+  reads: { rows: ReadonlyMap<string, SettingRow>; roles: readonly RoleName[]; wrote: boolean },
+): Promise<void> {
   if (items.length === 0) return;
   const stored = new Map([...reads.rows].map(([key, row]) => [key, row.value]));
   const changes = settingChanges(items, stored, reads.roles);

@@ -11,7 +11,16 @@ import { createUnitFixture, readEnvelope, type UnitFixture } from "../../../test
 /** Defaults Gatehouse changes on purpose: the logo ships with the web UI instead of loading from a CDN (docs/web-ui.md). */
 const DELIBERATE_DEFAULTS: Record<string, string> = { logo: "/images/logo.svg", favicon: "/images/logo.svg" };
 
-type Item = { key: string; value: string; help: string; type: string; options: string; group: number; flag: number; index: number };
+type Item = {
+  key: string;
+  value: string;
+  help: string;
+  type: string;
+  options: string;
+  group: number;
+  flag: number;
+  index: number;
+};
 
 let fixture: UnitFixture;
 let admin: string;
@@ -23,7 +32,9 @@ beforeAll(async () => {
     { id: 3, name: "editor" },
     { id: 4, name: "viewer" },
   ]);
-  await fixture.db.insert(users).values({ username: "mia", passwordHash: await hashStaticHash(await staticHash("mia pw")), roleIds: [3] });
+  await fixture.db
+    .insert(users)
+    .values({ username: "mia", passwordHash: await hashStaticHash(await staticHash("mia pw")), roleIds: [3] });
   admin = await signInAdmin(fixture);
   member = (await login(fixture, { username: "mia", password: "mia pw" })).data!.token;
 });
@@ -58,7 +69,11 @@ describe("every setting route is for admins only", () => {
 
   it.each(ROUTES)("%s %s: no token 401, a non-admin 403, and nothing changes", async (method, path, body) => {
     const before = await fixture.db.select().from(settings);
-    expect(await call(method, path, body)).toEqual({ code: 401, message: "Guest user is disabled, login please", data: null });
+    expect(await call(method, path, body)).toEqual({
+      code: 401,
+      message: "Guest user is disabled, login please",
+      data: null,
+    });
     expect(await call(method, path, body, member)).toEqual({ code: 403, message: "You are not an admin", data: null });
     expect(await fixture.db.select().from(settings)).toEqual(before);
   });
@@ -78,7 +93,16 @@ describe("GET /api/admin/setting/list", () => {
     REFERENCE_SETTINGS.forEach(([key, value, type, options, group, flag, help], index) => {
       const item = items[index]!;
       // default_role's options are computed: the roles it may take (AList v3.58.0 server/handles/setting.go:17).
-      expect({ ...item, value: null }).toEqual({ key, value: null, type, options: key === "default_role" ? "editor,viewer" : options, group, flag, help, index });
+      expect({ ...item, value: null }).toEqual({
+        key,
+        value: null,
+        type,
+        options: key === "default_role" ? "editor,viewer" : options,
+        group,
+        flag,
+        help,
+        index,
+      });
       if (value !== null && key !== "default_role") expect(item.value, key).toBe(DELIBERATE_DEFAULTS[key] ?? value);
     });
     const value = (key: string) => items.find((i) => i.key === key)!.value;
@@ -86,7 +110,9 @@ describe("GET /api/admin/setting/list", () => {
     expect(value("version")).toBe("v3.58.0");
     expect(value("default_role")).toBe("guest"); // stored as the guest role's id, 1; listed by name
     expect((await storedRows("default_role"))[0]!.value).toBe("1");
-    expect(value("token")).toMatch(/^alist-[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}[A-Za-z0-9]{64}$/);
+    expect(value("token")).toMatch(
+      /^alist-[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}[A-Za-z0-9]{64}$/,
+    );
     expect(JSON.parse(value("iframe_previews"))).toEqual({
       "doc,docx,xls,xlsx,ppt,pptx": {
         Microsoft: "https://view.officeapps.live.com/op/view.aspx?src=$e_url",
@@ -111,7 +137,16 @@ describe("GET /api/admin/setting/list", () => {
 
   it("filters by `groups`, ordered by index", async () => {
     const items = (await get("/api/admin/setting/list?groups=5,0")).data as Item[];
-    expect(items.map((i) => i.key)).toEqual(["token", "index_progress", "aria2_uri", "aria2_secret", "qbittorrent_url", "qbittorrent_seedtime", "transmission_uri", "transmission_seedtime"]);
+    expect(items.map((i) => i.key)).toEqual([
+      "token",
+      "index_progress",
+      "aria2_uri",
+      "aria2_secret",
+      "qbittorrent_url",
+      "qbittorrent_seedtime",
+      "transmission_uri",
+      "transmission_seedtime",
+    ]);
     expect(items.map((i) => i.index)).toEqual([...items.map((i) => i.index)].sort((a, b) => a - b));
   });
 
@@ -141,7 +176,16 @@ describe("GET /api/admin/setting/get", () => {
     expect(await get("/api/admin/setting/get?key=pagination_type")).toEqual({
       code: 200,
       message: "success",
-      data: { key: "pagination_type", value: "all", help: "", type: "select", options: "all,pagination,load_more,auto_load_more", group: 1, flag: 0, index: 3 },
+      data: {
+        key: "pagination_type",
+        value: "all",
+        help: "",
+        type: "select",
+        options: "all,pagination,load_more,auto_load_more",
+        group: 1,
+        flag: 0,
+        index: 3,
+      },
     });
   });
 
@@ -155,22 +199,44 @@ describe("GET /api/admin/setting/get", () => {
   });
 
   it("answers an array for `keys` even with one key", async () => {
-    expect((await get("/api/admin/setting/get?keys=version")).data).toEqual([expect.objectContaining({ key: "version", value: "v3.58.0" })]);
+    expect((await get("/api/admin/setting/get?keys=version")).data).toEqual([
+      expect.objectContaining({ key: "version", value: "v3.58.0" }),
+    ]);
   });
 
   it("shows default_role by name, with the roles it may take", async () => {
-    expect((await get("/api/admin/setting/get?key=default_role")).data).toMatchObject({ value: "guest", options: "editor,viewer", type: "select" });
+    expect((await get("/api/admin/setting/get?key=default_role")).data).toMatchObject({
+      value: "guest",
+      options: "editor,viewer",
+      type: "select",
+    });
   });
 
   it("answers 404 naming an unknown key, alone or among others", async () => {
-    expect(await get("/api/admin/setting/get?key=nope")).toEqual({ code: 404, message: "setting nope not found", data: null });
-    expect(await get("/api/admin/setting/get?keys=site_title,nope")).toEqual({ code: 404, message: "setting nope not found", data: null });
+    expect(await get("/api/admin/setting/get?key=nope")).toEqual({
+      code: 404,
+      message: "setting nope not found",
+      data: null,
+    });
+    expect(await get("/api/admin/setting/get?keys=site_title,nope")).toEqual({
+      code: 404,
+      message: "setting nope not found",
+      data: null,
+    });
   });
 
   it("answers 400 when neither `key` nor `keys` names a setting", async () => {
     expect(await get("/api/admin/setting/get")).toEqual({ code: 400, message: "key or keys is required", data: null });
-    expect(await get("/api/admin/setting/get?key=")).toEqual({ code: 400, message: "key or keys is required", data: null });
-    expect(await get("/api/admin/setting/get?keys=,")).toEqual({ code: 400, message: "keys: must name at least one setting", data: null });
+    expect(await get("/api/admin/setting/get?key=")).toEqual({
+      code: 400,
+      message: "key or keys is required",
+      data: null,
+    });
+    expect(await get("/api/admin/setting/get?keys=,")).toEqual({
+      code: 400,
+      message: "keys: must name at least one setting",
+      data: null,
+    });
   });
 });
 
@@ -199,7 +265,9 @@ describe("POST /api/admin/setting/save", () => {
     ]);
     expect(reply.code).toBe(200);
     const after = await storedRows("aria2_secret", "pagination_type");
-    expect(after).toEqual(before.map((row) => ({ ...row, value: row.key === "aria2_secret" ? "hidden" : "load_more" })));
+    expect(after).toEqual(
+      before.map((row) => ({ ...row, value: row.key === "aria2_secret" ? "hidden" : "load_more" })),
+    );
     expect((await get("/api/public/settings", "")).data).not.toHaveProperty("aria2_secret");
   });
 
@@ -210,8 +278,14 @@ describe("POST /api/admin/setting/save", () => {
     [{ key: "default_page_size", value: " 5" }, "default_page_size: must be a number"],
     [{ key: "allow_indexed", value: "yes" }, "allow_indexed: must be true or false"],
     [{ key: "allow_indexed", value: "True" }, "allow_indexed: must be true or false"],
-    [{ key: "pagination_type", value: "infinite" }, "pagination_type: must be one of all, pagination, load_more, auto_load_more"],
-    [{ key: "sso_login_platform", value: "Facebook" }, "sso_login_platform: must be one of Casdoor, Github, Microsoft, Google, Dingtalk, OIDC"],
+    [
+      { key: "pagination_type", value: "infinite" },
+      "pagination_type: must be one of all, pagination, load_more, auto_load_more",
+    ],
+    [
+      { key: "sso_login_platform", value: "Facebook" },
+      "sso_login_platform: must be one of Casdoor, Github, Microsoft, Google, Dingtalk, OIDC",
+    ],
     [{ key: "iframe_previews", value: "{not json" }, "iframe_previews: must be a JSON object"],
     [{ key: "external_previews", value: "[]" }, "external_previews: must be a JSON object"],
     [{ key: "index_progress", value: "null" }, "index_progress: must be a JSON object"],
@@ -219,7 +293,10 @@ describe("POST /api/admin/setting/save", () => {
     [{ key: "filename_char_mapping", value: '"/"' }, "filename_char_mapping: must be a JSON object of strings"],
     [{ key: "version", value: "v9.9.9" }, "version: is read-only"],
     [{ key: "token", value: "short" }, "token: must be 16 to 512 characters long"],
-    [{ key: "token", value: "aaaaaaaa.bbbbbbbb.cccccccc" }, "token: must not look like a JWT (three dot-separated base64url parts)"],
+    [
+      { key: "token", value: "aaaaaaaa.bbbbbbbb.cccccccc" },
+      "token: must not look like a JWT (three dot-separated base64url parts)",
+    ],
     [{ key: "customize_head", value: "x".repeat(65_537) }, "customize_head: must be at most 65536 characters long"],
     [{ key: "no_such_key", value: "1" }, "no_such_key: unknown setting"],
     [{ key: "default_role", value: "nobody" }, "default_role: failed get role: record not found"],
@@ -236,11 +313,20 @@ describe("POST /api/admin/setting/save", () => {
       { key: "site_title", value: "ok" },
       { key: "ghost", value: "" },
     ]);
-    expect(reply).toEqual({ code: 400, message: "allow_indexed: must be true or false; ghost: unknown setting", data: null });
+    expect(reply).toEqual({
+      code: 400,
+      message: "allow_indexed: must be true or false; ghost: unknown setting",
+      data: null,
+    });
   });
 
   it("refuses a key given twice", async () => {
-    expect(await save([{ key: "site_title", value: "a" }, { key: "site_title", value: "b" }])).toEqual({
+    expect(
+      await save([
+        { key: "site_title", value: "a" },
+        { key: "site_title", value: "b" },
+      ]),
+    ).toEqual({
       code: 400,
       message: "site_title: appears more than once",
       data: null,
@@ -279,7 +365,9 @@ describe("POST /api/admin/setting/save", () => {
   });
 
   it("accepts the read-only version sent back unchanged and leaves it alone", async () => {
-    expect(await save([{ key: "version", value: "v3.58.0", flag: 2, group: 1, type: "string" }])).toMatchObject({ code: 200 });
+    expect(await save([{ key: "version", value: "v3.58.0", flag: 2, group: 1, type: "string" }])).toMatchObject({
+      code: 200,
+    });
     expect(await storedRows("version")).toEqual([expect.objectContaining({ value: "v3.58.0", flag: 2 })]);
   });
 
@@ -292,17 +380,27 @@ describe("POST /api/admin/setting/save", () => {
   it("takes default_role by name and stores the role id; list and get show the name", async () => {
     expect(await save([{ key: "default_role", value: "editor" }])).toMatchObject({ code: 200 });
     expect(await storedValue("default_role")).toBe("3");
-    expect((await get("/api/admin/setting/get?key=default_role")).data).toMatchObject({ value: "editor", options: "editor,viewer" });
+    expect((await get("/api/admin/setting/get?key=default_role")).data).toMatchObject({
+      value: "editor",
+      options: "editor,viewer",
+    });
     expect((await get("/api/public/settings", "")).data.default_role).toBe("3");
     // The group sent back as shown (by name) is unchanged, and nothing is written.
     expect(await save([{ key: "default_role", value: "editor" }])).toMatchObject({ code: 200 });
-    expect(await save([{ key: "default_role", value: "guest" }])).toEqual({ code: 400, message: "default_role: cannot set admin or guest as default role", data: null });
+    expect(await save([{ key: "default_role", value: "guest" }])).toEqual({
+      code: 400,
+      message: "default_role: cannot set admin or guest as default role",
+      data: null,
+    });
     expect(await storedValue("default_role")).toBe("3");
   });
 
   it("moves the roles' default flag with default_role, so the role list agrees", async () => {
     expect(await save([{ key: "default_role", value: "viewer" }])).toMatchObject({ code: 200 });
-    const flags = await fixture.db.select({ name: roles.name, isDefault: roles.isDefault }).from(roles).orderBy(roles.id);
+    const flags = await fixture.db
+      .select({ name: roles.name, isDefault: roles.isDefault })
+      .from(roles)
+      .orderBy(roles.id);
     expect(flags.filter((role) => role.isDefault).map((role) => role.name)).toEqual(["viewer"]);
   });
 
@@ -336,24 +434,44 @@ describe("POST /api/admin/setting/save", () => {
 describe("POST /api/admin/setting/delete", () => {
   it("deletes a deprecated setting and answers an empty object", async () => {
     await fixture.db.insert(settings).values({ key: "old_feature", value: "on", flag: 3 });
-    expect(await post("/api/admin/setting/delete?key=old_feature")).toEqual({ code: 200, message: "success", data: {} });
+    expect(await post("/api/admin/setting/delete?key=old_feature")).toEqual({
+      code: 200,
+      message: "success",
+      data: {},
+    });
     expect(await storedRows("old_feature")).toEqual([]);
   });
 
   it("refuses a setting that is not deprecated, and keeps it", async () => {
-    expect(await post("/api/admin/setting/delete?key=site_title")).toEqual({ code: 400, message: "setting [site_title] is not deprecated", data: null });
+    expect(await post("/api/admin/setting/delete?key=site_title")).toEqual({
+      code: 400,
+      message: "setting [site_title] is not deprecated",
+      data: null,
+    });
     expect(await storedRows("site_title")).toHaveLength(1);
   });
 
   it("answers 404 for a key that does not exist, and 400 without a key", async () => {
-    expect(await post("/api/admin/setting/delete?key=never_was")).toEqual({ code: 404, message: "setting never_was not found", data: null });
+    expect(await post("/api/admin/setting/delete?key=never_was")).toEqual({
+      code: 404,
+      message: "setting never_was not found",
+      data: null,
+    });
     expect(await post("/api/admin/setting/delete")).toEqual({ code: 400, message: "key: is required", data: null });
-    expect(await post("/api/admin/setting/delete?key=")).toEqual({ code: 400, message: "key: is required", data: null });
+    expect(await post("/api/admin/setting/delete?key=")).toEqual({
+      code: 400,
+      message: "key: is required",
+      data: null,
+    });
   });
 
   it("cannot be saved to once deprecated (only known keys are)", async () => {
     await fixture.db.insert(settings).values({ key: "legacy", value: "1", flag: 3 });
-    expect(await save([{ key: "legacy", value: "2" }])).toEqual({ code: 400, message: "legacy: unknown setting", data: null });
+    expect(await save([{ key: "legacy", value: "2" }])).toEqual({
+      code: 400,
+      message: "legacy: unknown setting",
+      data: null,
+    });
   });
 });
 
@@ -363,7 +481,13 @@ describe("the permanent token", () => {
   it("reset_token returns a new token in AList's format; the old one stops working, the new one is the admin", async () => {
     const old = await permanentToken();
     const reply = await post("/api/admin/setting/reset_token");
-    expect(reply).toEqual({ code: 200, message: "success", data: expect.stringMatching(/^alist-[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}[A-Za-z0-9]{64}$/) });
+    expect(reply).toEqual({
+      code: 200,
+      message: "success",
+      data: expect.stringMatching(
+        /^alist-[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}[A-Za-z0-9]{64}$/,
+      ),
+    });
     expect(await permanentToken()).toBe(reply.data);
     expect(await me(old)).toEqual({ code: 401, message: "token is invalidated", data: null });
     expect((await me(reply.data)).data.username).toBe("admin");
@@ -381,8 +505,14 @@ describe("the permanent token", () => {
   it("set_token saves the token as given (surrounding spaces trimmed) and returns it", async () => {
     const old = await permanentToken();
     const chosen = "my-own-token_0123456789!~";
-    expect(await post("/api/admin/setting/set_token", { token: `  ${chosen}\n` })).toEqual({ code: 200, message: "success", data: chosen });
-    expect(await storedRows("token")).toEqual([expect.objectContaining({ value: chosen, group: 0, flag: 1, type: "string" })]);
+    expect(await post("/api/admin/setting/set_token", { token: `  ${chosen}\n` })).toEqual({
+      code: 200,
+      message: "success",
+      data: chosen,
+    });
+    expect(await storedRows("token")).toEqual([
+      expect.objectContaining({ value: chosen, group: 0, flag: 1, type: "string" }),
+    ]);
     expect(await me(old)).toEqual({ code: 401, message: "token is invalidated", data: null });
     expect((await me(chosen)).data.username).toBe("admin");
     expect((await me(`Bearer ${chosen}`)).data.username).toBe("admin");
@@ -398,7 +528,10 @@ describe("the permanent token", () => {
     [{ token: "                  " }, "token: must be 16 to 512 characters long"],
     [{ token: "has a space inside it" }, "token: must be printable ASCII without spaces"],
     [{ token: "ünïcödé-tøkén-välüé" }, "token: must be printable ASCII without spaces"],
-    [{ token: "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ4In0.c2lnbmF0dXJl" }, "token: must not look like a JWT (three dot-separated base64url parts)"],
+    [
+      { token: "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ4In0.c2lnbmF0dXJl" },
+      "token: must not look like a JWT (three dot-separated base64url parts)",
+    ],
     [{}, "token: Invalid input: expected string, received undefined"],
     [{ token: 1234567890123456 }, "token: Invalid input: expected string, received number"],
   ])("set_token refuses %j with 400 and keeps the old token working", async (body, message) => {
@@ -418,7 +551,11 @@ describe("POST /api/admin/setting/save with very many items", () => {
   it("refuses more than 1000 items with 400, not a database error, and changes nothing", async () => {
     const before = await fixture.db.select().from(settings);
     const many = Array.from({ length: 32_767 }, (_, i) => ({ key: `k${i}`, value: "" }));
-    expect(await save(many)).toEqual({ code: 400, message: "json: Too big: expected array to have <=1000 items", data: null });
+    expect(await save(many)).toEqual({
+      code: 400,
+      message: "json: Too big: expected array to have <=1000 items",
+      data: null,
+    });
     const known = Array.from({ length: 1001 }, () => ({ key: "site_title", value: "many" }));
     expect((await save(known)).code).toBe(400);
     expect(await fixture.db.select().from(settings)).toEqual(before);

@@ -12,9 +12,19 @@ const call = async (path: string, init: RequestInit = {}): Promise<Envelope> =>
   (await exports.default.fetch(new Request(`http://gatehouse.test${path}`, init))).json();
 
 let token: string;
-const as = (authorization: string, init: RequestInit = {}): RequestInit => ({ ...init, headers: { Authorization: authorization, ...init.headers } });
+const as = (authorization: string, init: RequestInit = {}): RequestInit => ({
+  ...init,
+  headers: { Authorization: authorization, ...init.headers },
+});
 const postJson = (path: string, body: unknown) =>
-  call(path, as(token, { method: "POST", headers: { "Content-Type": "application/json;charset=UTF-8" }, body: JSON.stringify(body) }));
+  call(
+    path,
+    as(token, {
+      method: "POST",
+      headers: { "Content-Type": "application/json;charset=UTF-8" },
+      body: JSON.stringify(body),
+    }),
+  );
 
 /** The endpoint's reply and the round trips it took. */
 async function counted(request: () => Promise<Envelope>): Promise<{ reply: Envelope; trips: number }> {
@@ -29,7 +39,8 @@ beforeAll(async () => {
   token = (await sql("SELECT value FROM settings WHERE key = 'token'"))[0]![0] as string;
 });
 afterAll(async () => {
-  for (const [key, value] of original) await sql("UPDATE settings SET value = ? WHERE key = ?", [value as string, key as string]);
+  for (const [key, value] of original)
+    await sql("UPDATE settings SET value = ? WHERE key = ?", [value as string, key as string]);
   await sql("DELETE FROM settings WHERE key = 'retired_feature'");
   await sql("DELETE FROM users WHERE username IN ('deputy', 'member')");
   await sql("DELETE FROM roles WHERE name = 'visitors'");
@@ -59,21 +70,42 @@ describe("setting endpoints in workerd", () => {
   it("save with the permanent token: one round trip to read (with the guard), one to write; the public settings show it at once, then cost none", async () => {
     const group = (await call("/api/admin/setting/list?group=1", as(token))).data as { key: string; value: string }[];
     const edited = group.map((item) => (item.key === "site_title" ? { ...item, value: "Workerd Files" } : item));
-    expect(await counted(() => postJson("/api/admin/setting/save", edited))).toEqual({ reply: { code: 200, message: "success", data: null }, trips: 2 });
-    expect(await counted(() => call("/api/public/settings"))).toMatchObject({ reply: { data: { site_title: "Workerd Files" } }, trips: 1 });
-    expect(await counted(() => call("/api/public/settings"))).toMatchObject({ reply: { data: { site_title: "Workerd Files" } }, trips: 0 });
+    expect(await counted(() => postJson("/api/admin/setting/save", edited))).toEqual({
+      reply: { code: 200, message: "success", data: null },
+      trips: 2,
+    });
+    expect(await counted(() => call("/api/public/settings"))).toMatchObject({
+      reply: { data: { site_title: "Workerd Files" } },
+      trips: 1,
+    });
+    expect(await counted(() => call("/api/public/settings"))).toMatchObject({
+      reply: { data: { site_title: "Workerd Files" } },
+      trips: 0,
+    });
   });
 
   it("save: nothing changed or a refused value costs the read only, and writes nothing", async () => {
-    expect(await counted(() => postJson("/api/admin/setting/save", [{ key: "site_title", value: "Workerd Files" }]))).toMatchObject({ reply: { code: 200 }, trips: 1 });
-    const refused = await counted(() => postJson("/api/admin/setting/save", [{ key: "site_title", value: "Other" }, { key: "allow_indexed", value: "nope" }]));
-    expect(refused).toEqual({ reply: { code: 400, message: "allow_indexed: must be true or false", data: null }, trips: 1 });
+    expect(
+      await counted(() => postJson("/api/admin/setting/save", [{ key: "site_title", value: "Workerd Files" }])),
+    ).toMatchObject({ reply: { code: 200 }, trips: 1 });
+    const refused = await counted(() =>
+      postJson("/api/admin/setting/save", [
+        { key: "site_title", value: "Other" },
+        { key: "allow_indexed", value: "nope" },
+      ]),
+    );
+    expect(refused).toEqual({
+      reply: { code: 400, message: "allow_indexed: must be true or false", data: null },
+      trips: 1,
+    });
     expect(await sql("SELECT value FROM settings WHERE key = 'site_title'")).toEqual([["Workerd Files"]]);
   });
 
   it("delete: one round trip", async () => {
     await sql("INSERT INTO settings (key, value, flag) VALUES ('retired_feature', 'x', 3)");
-    expect(await counted(() => call("/api/admin/setting/delete?key=retired_feature", as(token, { method: "POST" })))).toEqual({
+    expect(
+      await counted(() => call("/api/admin/setting/delete?key=retired_feature", as(token, { method: "POST" }))),
+    ).toEqual({
       reply: { code: 200, message: "success", data: {} },
       trips: 1 + 1,
     });
@@ -92,7 +124,9 @@ describe("setting endpoints in workerd", () => {
 
   it("set_token: one round trip; the chosen token works at once", async () => {
     const old = token;
-    const { reply, trips } = await counted(() => postJson("/api/admin/setting/set_token", { token: "workerd-chosen-token-0123" }));
+    const { reply, trips } = await counted(() =>
+      postJson("/api/admin/setting/set_token", { token: "workerd-chosen-token-0123" }),
+    );
     expect(reply).toEqual({ code: 200, message: "success", data: "workerd-chosen-token-0123" });
     expect(trips).toBe(1 + 1);
     token = reply.data;
@@ -104,10 +138,15 @@ describe("setting endpoints in workerd", () => {
     // Port 9 (discard) has no listener on 127.0.0.1 here. workerd reports a refused connection as
     // "Network connection lost." (and logs the refusal itself, which is expected noise).
     const uri = "http://127.0.0.1:9/jsonrpc";
-    const { reply, trips } = await counted(() => postJson("/api/admin/setting/set_aria2", { uri, secret: "workerd-secret" }));
+    const { reply, trips } = await counted(() =>
+      postJson("/api/admin/setting/set_aria2", { uri, secret: "workerd-secret" }),
+    );
     expect(reply).toEqual({ code: 500, message: "failed get aria2 version: Network connection lost.", data: null });
     expect(trips).toBe(1 + 1);
-    expect(await sql("SELECT value FROM settings WHERE key IN ('aria2_uri', 'aria2_secret') ORDER BY key")).toEqual([["workerd-secret"], [uri]]);
+    expect(await sql("SELECT value FROM settings WHERE key IN ('aria2_uri', 'aria2_secret') ORDER BY key")).toEqual([
+      ["workerd-secret"],
+      [uri],
+    ]);
   });
 });
 
@@ -117,13 +156,23 @@ describe("setting endpoints in workerd", () => {
 describe("setting save with a login token", () => {
   const title = async () => (await sql("SELECT value FROM settings WHERE key = 'site_title'"))[0]![0];
   const save = (jwt: string, items: unknown) =>
-    counted(() => call("/api/admin/setting/save", as(jwt, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(items) })));
+    counted(() =>
+      call(
+        "/api/admin/setting/save",
+        as(jwt, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(items) }),
+      ),
+    );
   let deputy: string;
 
   beforeAll(async () => {
     // A second admin (the first one's password) and a member, whose accounts the tests below break.
-    await sql("INSERT INTO users (username, password_hash, pwd_ts, role) SELECT 'deputy', password_hash, pwd_ts, ? FROM users WHERE username = 'admin'", [`[${ADMIN_ROLE_ID}]`]);
-    await sql("INSERT INTO users (username, password_hash, pwd_ts, role) SELECT 'member', password_hash, pwd_ts, '[]' FROM users WHERE username = 'admin'");
+    await sql(
+      "INSERT INTO users (username, password_hash, pwd_ts, role) SELECT 'deputy', password_hash, pwd_ts, ? FROM users WHERE username = 'admin'",
+      [`[${ADMIN_ROLE_ID}]`],
+    );
+    await sql(
+      "INSERT INTO users (username, password_hash, pwd_ts, role) SELECT 'member', password_hash, pwd_ts, '[]' FROM users WHERE username = 'admin'",
+    );
     deputy = await signIn("settings-deputy", "deputy");
   });
 
@@ -133,21 +182,35 @@ describe("setting save with a login token", () => {
     const edited = group.map((item) => (item.key === "site_title" ? { ...item, value: "One Trip" } : item));
     expect(await save(deputy, edited)).toEqual({ reply: { code: 200, message: "success", data: null }, trips: 1 });
     expect(await title()).toBe("One Trip");
-    expect(await counted(() => call("/api/public/settings"))).toMatchObject({ reply: { data: { site_title: "One Trip" } }, trips: 1 });
+    expect(await counted(() => call("/api/public/settings"))).toMatchObject({
+      reply: { data: { site_title: "One Trip" } },
+      trips: 1,
+    });
   });
 
   it("a new default role is written with the roles' default flag, in the same round trip", async () => {
     await sql("INSERT INTO roles (name) VALUES ('visitors')");
     const [[visitors]] = (await sql("SELECT id FROM roles WHERE name = 'visitors'")) as [[number]];
     const before = (await sql("SELECT value FROM settings WHERE key = 'default_role'"))[0]![0] as string;
-    expect(await save(deputy, [{ key: "default_role", value: "visitors" }, { key: "site_title", value: "With Visitors" }])).toEqual({
+    expect(
+      await save(deputy, [
+        { key: "default_role", value: "visitors" },
+        { key: "site_title", value: "With Visitors" },
+      ]),
+    ).toEqual({
       reply: { code: 200, message: "success", data: null },
       trips: 1,
     });
-    expect(await sql("SELECT value FROM settings WHERE key IN ('default_role', 'site_title') ORDER BY key")).toEqual([[String(visitors)], ["With Visitors"]]);
+    expect(await sql("SELECT value FROM settings WHERE key IN ('default_role', 'site_title') ORDER BY key")).toEqual([
+      [String(visitors)],
+      ["With Visitors"],
+    ]);
     expect(await sql("SELECT name FROM roles WHERE is_default = 1")).toEqual([["visitors"]]);
     // Sent back unchanged (the web UI saves whole groups): accepted, nothing moves.
-    expect(await save(deputy, [{ key: "default_role", value: "visitors" }])).toMatchObject({ reply: { code: 200 }, trips: 1 });
+    expect(await save(deputy, [{ key: "default_role", value: "visitors" }])).toMatchObject({
+      reply: { code: 200 },
+      trips: 1,
+    });
     expect(await sql("SELECT name FROM roles WHERE is_default = 1")).toEqual([["visitors"]]);
     await sql("UPDATE settings SET value = ? WHERE key = 'default_role'", [before]);
     await sql("UPDATE roles SET is_default = CAST(id AS TEXT) = ?", [before]);
@@ -155,22 +218,52 @@ describe("setting save with a login token", () => {
 
   it("writes nothing when another item is refused, or a read-only value would change", async () => {
     await sql("UPDATE settings SET value = 'Kept' WHERE key = 'site_title'");
-    expect(await save(deputy, [{ key: "site_title", value: "Lost" }, { key: "allow_indexed", value: "nope" }])).toEqual({
+    expect(
+      await save(deputy, [
+        { key: "site_title", value: "Lost" },
+        { key: "allow_indexed", value: "nope" },
+      ]),
+    ).toEqual({
       reply: { code: 400, message: "allow_indexed: must be true or false", data: null },
       trips: 1,
     });
-    expect(await save(deputy, [{ key: "site_title", value: "Lost" }, { key: "version", value: "v9" }])).toMatchObject({ reply: { code: 400, message: "version: is read-only" }, trips: 1 });
-    expect(await save(deputy, [{ key: "site_title", value: "Lost" }, { key: "default_role", value: "no such role" }])).toMatchObject({ reply: { code: 400 }, trips: 1 });
+    expect(
+      await save(deputy, [
+        { key: "site_title", value: "Lost" },
+        { key: "version", value: "v9" },
+      ]),
+    ).toMatchObject({ reply: { code: 400, message: "version: is read-only" }, trips: 1 });
+    expect(
+      await save(deputy, [
+        { key: "site_title", value: "Lost" },
+        { key: "default_role", value: "no such role" },
+      ]),
+    ).toMatchObject({ reply: { code: 400 }, trips: 1 });
     const defaults = await sql("SELECT id FROM roles WHERE is_default = 1");
     for (const name of ["admin", "guest"]) {
       const [[stored]] = (await sql("SELECT value FROM settings WHERE key = 'default_role'")) as [[string]];
       const [[id]] = (await sql("SELECT CAST(id AS TEXT) FROM roles WHERE name = ?", [name])) as [[string]];
       if (id === stored) continue; // unchanged is accepted
-      expect(await save(deputy, [{ key: "site_title", value: "Lost" }, { key: "default_role", value: name }])).toMatchObject({ reply: { code: 400 }, trips: 1 });
+      expect(
+        await save(deputy, [
+          { key: "site_title", value: "Lost" },
+          { key: "default_role", value: name },
+        ]),
+      ).toMatchObject({ reply: { code: 400 }, trips: 1 });
     }
     expect(await sql("SELECT id FROM roles WHERE is_default = 1")).toEqual(defaults);
-    expect(await save(deputy, [{ key: "site_title", value: "Lost" }, { key: "site_title", value: "Lost twice" }])).toMatchObject({ reply: { code: 400 }, trips: 1 });
-    expect(await save(deputy, [{ key: "site_title", value: "Lost" }, { key: "no_such_key", value: "x" }])).toMatchObject({ reply: { code: 400 }, trips: 1 });
+    expect(
+      await save(deputy, [
+        { key: "site_title", value: "Lost" },
+        { key: "site_title", value: "Lost twice" },
+      ]),
+    ).toMatchObject({ reply: { code: 400 }, trips: 1 });
+    expect(
+      await save(deputy, [
+        { key: "site_title", value: "Lost" },
+        { key: "no_such_key", value: "x" },
+      ]),
+    ).toMatchObject({ reply: { code: 400 }, trips: 1 });
     expect(await title()).toBe("Kept");
   });
 
@@ -182,12 +275,36 @@ describe("setting save with a login token", () => {
     };
     await attempt(await signIn("settings-member", "member"), 403);
     const cases: [string, string, string][] = [
-      ["disabled", "UPDATE users SET disabled = 1 WHERE username = 'deputy'", "UPDATE users SET disabled = 0 WHERE username = 'deputy'"],
-      ["password changed", "UPDATE users SET pwd_ts = pwd_ts + 1 WHERE username = 'deputy'", "UPDATE users SET pwd_ts = pwd_ts - 1 WHERE username = 'deputy'"],
-      ["admin role taken away", "UPDATE users SET role = '[]' WHERE username = 'deputy'", `UPDATE users SET role = '[${ADMIN_ROLE_ID}]' WHERE username = 'deputy'`],
-      ["renamed", "UPDATE users SET username = 'deputy2' WHERE username = 'deputy'", "UPDATE users SET username = 'deputy' WHERE username = 'deputy2'"],
-      ["session ended", "UPDATE device_sessions SET status = 1 WHERE user_id = (SELECT id FROM users WHERE username = 'deputy')", "UPDATE device_sessions SET status = 0 WHERE user_id = (SELECT id FROM users WHERE username = 'deputy')"],
-      ["token replaced by a later sign-in", "UPDATE device_sessions SET token_id = 'another' WHERE user_id = (SELECT id FROM users WHERE username = 'deputy')", ""],
+      [
+        "disabled",
+        "UPDATE users SET disabled = 1 WHERE username = 'deputy'",
+        "UPDATE users SET disabled = 0 WHERE username = 'deputy'",
+      ],
+      [
+        "password changed",
+        "UPDATE users SET pwd_ts = pwd_ts + 1 WHERE username = 'deputy'",
+        "UPDATE users SET pwd_ts = pwd_ts - 1 WHERE username = 'deputy'",
+      ],
+      [
+        "admin role taken away",
+        "UPDATE users SET role = '[]' WHERE username = 'deputy'",
+        `UPDATE users SET role = '[${ADMIN_ROLE_ID}]' WHERE username = 'deputy'`,
+      ],
+      [
+        "renamed",
+        "UPDATE users SET username = 'deputy2' WHERE username = 'deputy'",
+        "UPDATE users SET username = 'deputy' WHERE username = 'deputy2'",
+      ],
+      [
+        "session ended",
+        "UPDATE device_sessions SET status = 1 WHERE user_id = (SELECT id FROM users WHERE username = 'deputy')",
+        "UPDATE device_sessions SET status = 0 WHERE user_id = (SELECT id FROM users WHERE username = 'deputy')",
+      ],
+      [
+        "token replaced by a later sign-in",
+        "UPDATE device_sessions SET token_id = 'another' WHERE user_id = (SELECT id FROM users WHERE username = 'deputy')",
+        "",
+      ],
     ];
     for (const [why, breakIt, mendIt] of cases) {
       await sql(breakIt);

@@ -16,7 +16,10 @@ export type SettingRow = typeof settings.$inferSelect;
  * plus the named private ones (the web UI's page needs customize_head and customize_body; the
  * public-settings endpoint names none). One round trip.
  */
-export async function readPublicSettings(db: Database, alsoPrivate: readonly string[] = []): Promise<Record<string, string>> {
+export async function readPublicSettings(
+  db: Database,
+  alsoPrivate: readonly string[] = [],
+): Promise<Record<string, string>> {
   const key = alsoPrivate.join(",");
   const kept = publicSettingsCache.get(db)?.get(key);
   if (kept && kept.until > Date.now()) return kept.values;
@@ -51,7 +54,13 @@ const roleNames = (db: Database) => db.select({ id: roles.id, name: roles.name }
 export function settingsInGroups(db: Database, groups: readonly number[] | null) {
   const rows = db.select().from(settings);
   return plan(
-    [(groups ? rows.where(inArray(settings.group, [...groups])) : rows).orderBy(asc(settings.index), asc(settings.key)), roleNames(db)],
+    [
+      (groups ? rows.where(inArray(settings.group, [...groups])) : rows).orderBy(
+        asc(settings.index),
+        asc(settings.key),
+      ),
+      roleNames(db),
+    ],
     ([found, roleRows]): { rows: SettingRow[]; roles: RoleName[] } => ({ rows: found, roles: roleRows }),
   );
 }
@@ -59,8 +68,17 @@ export function settingsInGroups(db: Database, groups: readonly number[] | null)
 /** The stored rows of these keys (absent ones are missing), and the role names. */
 export function settingsByKey(db: Database, keys: readonly string[]) {
   return plan(
-    [db.select().from(settings).where(inArray(settings.key, [...keys])), roleNames(db)],
-    ([found, roleRows]): { rows: Map<string, SettingRow>; roles: RoleName[] } => ({ rows: new Map(found.map((row) => [row.key, row])), roles: roleRows }),
+    [
+      db
+        .select()
+        .from(settings)
+        .where(inArray(settings.key, [...keys])),
+      roleNames(db),
+    ],
+    ([found, roleRows]): { rows: Map<string, SettingRow>; roles: RoleName[] } => ({
+      rows: new Map(found.map((row) => [row.key, row])),
+      roles: roleRows,
+    }),
   );
 }
 
@@ -73,14 +91,22 @@ export function settingsByKey(db: Database, keys: readonly string[]) {
  * whether they were written; if not, the handler validates and writes in a round trip of its own.
  * Unchanged values are not written again.
  */
-export function settingsSave(db: Database, keys: readonly string[], presave: { sure: readonly SettingValue[]; mustStand: readonly SettingValue[]; defaultRole: string | undefined }, callerIsAdmin: SQL) {
+export function settingsSave(
+  db: Database,
+  keys: readonly string[],
+  presave: { sure: readonly SettingValue[]; mustStand: readonly SettingValue[]; defaultRole: string | undefined },
+  callerIsAdmin: SQL,
+) {
   const { sure, mustStand, defaultRole } = presave;
   const storedDefault = sql`(SELECT ${settings.value} FROM ${settings} WHERE ${settings.key} = 'default_role')`;
   const namedRole = sql`(SELECT CAST(${roles.id} AS TEXT) FROM ${roles} WHERE ${roles.name} = ${defaultRole ?? null})`;
-  const stands = ({ key, value }: SettingValue) => sql`EXISTS (SELECT 1 FROM ${settings} WHERE ${settings.key} = ${key} AND ${settings.value} = ${value})`;
+  const stands = ({ key, value }: SettingValue) =>
+    sql`EXISTS (SELECT 1 FROM ${settings} WHERE ${settings.key} = ${key} AND ${settings.value} = ${value})`;
   const conditions = [callerIsAdmin, ...mustStand.map(stands)];
   if (defaultRole !== undefined) {
-    conditions.push(sql`EXISTS (SELECT 1 FROM ${roles} WHERE ${roles.name} = ${defaultRole} AND (CAST(${roles.id} AS TEXT) = ${storedDefault} OR ${roles.id} NOT IN (${ADMIN_ROLE_ID}, ${GUEST_ROLE_ID})))`);
+    conditions.push(
+      sql`EXISTS (SELECT 1 FROM ${roles} WHERE ${roles.name} = ${defaultRole} AND (CAST(${roles.id} AS TEXT) = ${storedDefault} OR ${roles.id} NOT IN (${ADMIN_ROLE_ID}, ${GUEST_ROLE_ID})))`,
+    );
   }
   const allowed = sql.join(conditions, sql` AND `);
   const upsert = (key: string, value: SQL | string) => {
@@ -93,13 +119,27 @@ export function settingsSave(db: Database, keys: readonly string[], presave: { s
   if (defaultRole !== undefined) {
     // The flag first: it compares the new role with the stored one, which the upsert then replaces.
     writes.push(
-      db.run(sql`UPDATE ${roles} SET "is_default" = CAST(${roles.id} AS TEXT) = ${namedRole} WHERE ${allowed} AND ${namedRole} IS NOT ${storedDefault}`),
+      db.run(
+        sql`UPDATE ${roles} SET "is_default" = CAST(${roles.id} AS TEXT) = ${namedRole} WHERE ${allowed} AND ${namedRole} IS NOT ${storedDefault}`,
+      ),
       upsert("default_role", namedRole),
     );
   }
   return plan(
-    [db.select().from(settings).where(inArray(settings.key, [...keys])), roleNames(db), db.get<{ wrote: number }>(sql`SELECT ${allowed} AS wrote`), ...writes],
-    ([found, roleRows, verdict]) => ({ rows: new Map(found.map((row) => [row.key, row])), roles: roleRows as RoleName[], wrote: writes.length > 0 && Number(verdict?.wrote) === 1 }),
+    [
+      db
+        .select()
+        .from(settings)
+        .where(inArray(settings.key, [...keys])),
+      roleNames(db),
+      db.get<{ wrote: number }>(sql`SELECT ${allowed} AS wrote`),
+      ...writes,
+    ],
+    ([found, roleRows, verdict]) => ({
+      rows: new Map(found.map((row) => [row.key, row])),
+      roles: roleRows as RoleName[],
+      wrote: writes.length > 0 && Number(verdict?.wrote) === 1,
+    }),
   );
 }
 
@@ -117,7 +157,10 @@ export async function saveSettingValues(db: Database, values: readonly SettingVa
     const definition = settingDefinitionByKey.get(key);
     if (!definition) throw new Error(`saveSettingValues: ${key} is not a known setting`);
     const { help, type, options, group, flag, index } = definition;
-    return db.insert(settings).values({ key, value, help, type, options, group, flag, index }).onConflictDoUpdate({ target: settings.key, set: { value } });
+    return db
+      .insert(settings)
+      .values({ key, value, help, type, options, group, flag, index })
+      .onConflictDoUpdate({ target: settings.key, set: { value } });
   });
   const defaultRole = values.find(({ key }) => key === "default_role");
   if (defaultRole) writes.push(db.update(roles).set({ isDefault: sql`${roles.id} = ${Number(defaultRole.value)}` }));

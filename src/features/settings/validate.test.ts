@@ -28,11 +28,28 @@ describe("presaveSplit", () => {
   });
 
   it("writes nothing at once for an unknown or repeated key, or for too many values that must stand", () => {
-    expect(presaveSplit([{ key: "site_title", value: "a" }, { key: "no_such_key", value: "b" }])).toBeNull();
-    expect(presaveSplit([{ key: "site_title", value: "a" }, { key: "site_title", value: "b" }])).toBeNull();
-    const refused = SETTING_DEFINITIONS.filter(({ type }) => type === "bool" || type === "number").map(({ key }) => ({ key, value: "neither" }));
+    expect(
+      presaveSplit([
+        { key: "site_title", value: "a" },
+        { key: "no_such_key", value: "b" },
+      ]),
+    ).toBeNull();
+    expect(
+      presaveSplit([
+        { key: "site_title", value: "a" },
+        { key: "site_title", value: "b" },
+      ]),
+    ).toBeNull();
+    const refused = SETTING_DEFINITIONS.filter(({ type }) => type === "bool" || type === "number").map(({ key }) => ({
+      key,
+      value: "neither",
+    }));
     expect(refused.length).toBeGreaterThan(32);
-    expect(presaveSplit(refused.slice(0, 32))).toEqual({ sure: [], mustStand: refused.slice(0, 32), defaultRole: undefined });
+    expect(presaveSplit(refused.slice(0, 32))).toEqual({
+      sure: [],
+      mustStand: refused.slice(0, 32),
+      defaultRole: undefined,
+    });
     expect(presaveSplit(refused.slice(0, 33))).toBeNull();
   });
 });

@@ -33,7 +33,9 @@ const typeRules: Record<SettingType, Rule> = {
   bool: (value) => (value === "true" || value === "false" ? null : "must be true or false"),
   // A select may also hold its default (sso_login_platform starts empty: no platform chosen).
   select: (value, definition) =>
-    value === definition.value || definition.options.split(",").includes(value) ? null : `must be one of ${definition.options.split(",").join(", ")}`,
+    value === definition.value || definition.options.split(",").includes(value)
+      ? null
+      : `must be one of ${definition.options.split(",").join(", ")}`,
   string: () => null,
   text: () => null,
 };
@@ -47,7 +49,9 @@ const keyRules: Record<string, Rule> = {
   index_progress: jsonObject,
   filename_char_mapping: (value) => {
     const parsed = parseJson(value);
-    return isObject(parsed) && Object.values(parsed).every((v) => typeof v === "string") ? null : "must be a JSON object of strings";
+    return isObject(parsed) && Object.values(parsed).every((v) => typeof v === "string")
+      ? null
+      : "must be a JSON object of strings";
   },
   token: (value) => permanentTokenProblem(value),
 };
@@ -69,7 +73,11 @@ export function permanentTokenProblem(token: string): string | null {
  * change, `default_role` as a role id. Every problem is collected and reported at once, naming its
  * key; nothing is written unless there are none.
  */
-export function settingChanges(items: readonly SettingValue[], stored: ReadonlyMap<string, string>, roles: readonly RoleName[]): SettingValue[] {
+export function settingChanges(
+  items: readonly SettingValue[],
+  stored: ReadonlyMap<string, string>,
+  roles: readonly RoleName[],
+): SettingValue[] {
   const problems: string[] = [];
   const changes: SettingValue[] = [];
   const seen = new Set<string>();
@@ -86,7 +94,11 @@ export function settingChanges(items: readonly SettingValue[], stored: ReadonlyM
     seen.add(key);
     const current = stored.get(key);
     // The web UI saves a whole group back: what it did not touch is accepted and left alone.
-    if (value === current || (key === "default_role" && current !== undefined && value === defaultRoleShown(current, roles))) continue;
+    if (
+      value === current ||
+      (key === "default_role" && current !== undefined && value === defaultRoleShown(current, roles))
+    )
+      continue;
     const problem = valueProblem(value, definition, roles);
     if (problem) problems.push(`${key}: ${problem}`);
     else changes.push({ key, value: key === "default_role" ? String(roles.find((r) => r.name === value)?.id) : value });
@@ -104,7 +116,9 @@ export function settingChanges(items: readonly SettingValue[], stored: ReadonlyM
  * unknown or repeated key), or with more than MAX_MUST_STAND items that must stand: every write
  * repeats their conditions, so the handler writes those requests after validating instead.
  */
-export function presaveSplit(items: readonly SettingValue[]): { sure: SettingValue[]; mustStand: SettingValue[]; defaultRole: string | undefined } | null {
+export function presaveSplit(
+  items: readonly SettingValue[],
+): { sure: SettingValue[]; mustStand: SettingValue[]; defaultRole: string | undefined } | null {
   const seen = new Set<string>();
   const sure: SettingValue[] = [];
   const mustStand: SettingValue[] = [];

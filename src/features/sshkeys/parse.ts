@@ -28,7 +28,8 @@ const KEY_TYPES: Record<string, (blob: BlobReader) => Promise<void>> = {
   "ssh-rsa": async (blob) => {
     const exponent = blob.mpint("exponent");
     const modulus = blob.mpint("modulus");
-    if (exponent.length === 0 || (exponent.length === 1 && exponent[0]! < 3)) throw new InvalidKeyError("the RSA exponent is invalid");
+    if (exponent.length === 0 || (exponent.length === 1 && exponent[0]! < 3))
+      throw new InvalidKeyError("the RSA exponent is invalid");
     const bits = bitLength(modulus);
     if (bits < 1024) throw new InvalidKeyError(`the RSA key has ${bits} bits; at least 1024 are required`);
     if (bits > 16384) throw new InvalidKeyError(`the RSA key has ${bits} bits; at most 16384 are accepted`);
@@ -47,12 +48,15 @@ export const ACCEPTED_KEY_TYPES = Object.keys(KEY_TYPES);
 export async function parsePublicKey(text: string): Promise<PublicKey> {
   const line = text.trim();
   if (line.length > MAX_KEY_TEXT) throw new InvalidKeyError(`the key is longer than ${MAX_KEY_TEXT} characters`);
-  if (line === "" || line.includes("\n")) throw new InvalidKeyError("expected one public key line: <type> <base64> [comment]");
+  if (line === "" || line.includes("\n"))
+    throw new InvalidKeyError("expected one public key line: <type> <base64> [comment]");
   const [type, encoded] = splitKeyLine(line);
   const layout = KEY_TYPES[type];
   if (!layout) {
     throw new InvalidKeyError(
-      type.includes("-cert-v01@openssh.com") ? "certificates are not accepted, only plain public keys" : `unsupported key type ${type}; accepted: ${ACCEPTED_KEY_TYPES.join(", ")}`,
+      type.includes("-cert-v01@openssh.com")
+        ? "certificates are not accepted, only plain public keys"
+        : `unsupported key type ${type}; accepted: ${ACCEPTED_KEY_TYPES.join(", ")}`,
     );
   }
   const bytes = decodeBase64(encoded);
@@ -85,7 +89,8 @@ function splitKeyLine(line: string): [string, string] {
 }
 
 function decodeBase64(text: string): Uint8Array {
-  if (!/^[A-Za-z0-9+/]+={0,2}$/.test(text) || text.length % 4 !== 0) throw new InvalidKeyError("the key data is not valid base64");
+  if (!/^[A-Za-z0-9+/]+={0,2}$/.test(text) || text.length % 4 !== 0)
+    throw new InvalidKeyError("the key data is not valid base64");
   return Uint8Array.from(atob(text), (c) => c.charCodeAt(0));
 }
 
@@ -98,10 +103,13 @@ async function ecdsaKey(blob: BlobReader, expected: string): Promise<void> {
   const named = new TextDecoder().decode(blob.string("curve name"));
   if (named !== curve) throw new InvalidKeyError(`the key names curve ${named} but its type needs ${curve}`);
   const point = blob.string("public point");
-  if (point.length !== pointBytes || point[0] !== 0x04) throw new InvalidKeyError(`the ${curve} public point is malformed`);
+  if (point.length !== pointBytes || point[0] !== 0x04)
+    throw new InvalidKeyError(`the ${curve} public point is malformed`);
   try {
     // WebCrypto refuses a point that is not on the curve.
-    await crypto.subtle.importKey("raw", point as BufferSource, { name: "ECDSA", namedCurve: webCrypto }, false, ["verify"]);
+    await crypto.subtle.importKey("raw", point as BufferSource, { name: "ECDSA", namedCurve: webCrypto }, false, [
+      "verify",
+    ]);
   } catch {
     throw new InvalidKeyError(`the ${curve} public point is not on the curve`);
   }

@@ -27,7 +27,9 @@ const SshKey = z.object({
 const KeyPage = z.object({ content: z.array(SshKey), total: z.number().check(z.int()) });
 
 const ownPlan = fromQuery(z.object(pagingParams), (db, query, callerId) => keyPage(db, callerId, pageWindow(query)));
-const userPlan = fromQuery(z.object({ uid: idParam, ...pagingParams }), (db, query) => keyPage(db, query.uid, pageWindow(query)));
+const userPlan = fromQuery(z.object({ uid: idParam, ...pagingParams }), (db, query) =>
+  keyPage(db, query.uid, pageWindow(query)),
+);
 
 const listOwn = createRoute({
   method: "get",
@@ -46,7 +48,12 @@ const addOwn = createRoute({
   summary: "Add an OpenSSH public key (ed25519, rsa, ecdsa, and their sk- variants)",
   ...ownKeys,
   request: {
-    body: jsonBody(z.object({ title: wellFormed(z.string().check(z.trim(), z.minLength(1), z.maxLength(255))), key: z.string().check(z.minLength(1), z.maxLength(MAX_KEY_TEXT + 1024)) })),
+    body: jsonBody(
+      z.object({
+        title: wellFormed(z.string().check(z.trim(), z.minLength(1), z.maxLength(255))),
+        key: z.string().check(z.minLength(1), z.maxLength(MAX_KEY_TEXT + 1024)),
+      }),
+    ),
   },
   responses: envelopeResponse(z.null(), "Added"),
 });

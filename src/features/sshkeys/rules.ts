@@ -22,7 +22,17 @@ export async function addOwnKey(db: Database, userId: number, entry: { title: st
   }
   const added = await refuseDuplicate(
     KEY_TITLE_TAKEN,
-    addKey(db, { userId, title: entry.title, fingerprint: parsed.fingerprint, keyText: entry.key.trim(), now: Math.floor(Date.now() / 1000) }, MAX_KEYS_PER_USER),
+    addKey(
+      db,
+      {
+        userId,
+        title: entry.title,
+        fingerprint: parsed.fingerprint,
+        keyText: entry.key.trim(),
+        now: Math.floor(Date.now() / 1000),
+      },
+      MAX_KEYS_PER_USER,
+    ),
   );
   if (!added) throw new ApiError(400, tooManyKeys(MAX_KEYS_PER_USER));
 }

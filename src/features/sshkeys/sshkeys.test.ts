@@ -18,7 +18,9 @@ beforeAll(async () => {
   ({ keys, dsa, rsa768Blob } = generateTestKeys());
   fixture = await createUnitFixture();
   for (const name of ["alice", "bob"]) {
-    await fixture.db.insert(users).values({ username: name, passwordHash: await hashStaticHash(await staticHash(`${name} pw`)), roleIds: [] });
+    await fixture.db
+      .insert(users)
+      .values({ username: name, passwordHash: await hashStaticHash(await staticHash(`${name} pw`)), roleIds: [] });
   }
   aliceId = (await fixture.db.select().from(users).where(eq(users.username, "alice")))[0]!.id;
   alice = (await login(fixture, { username: "alice", password: "alice pw" })).data!.token;
@@ -29,17 +31,23 @@ beforeEach(async () => {
   await fixture.db.delete(sshPublicKeys);
 });
 
-const addKey = async (token: string, title: string, key: string) => readEnvelope(await postJson(fixture, "/api/me/sshkey/add", { title, key }, { Authorization: token }));
+const addKey = async (token: string, title: string, key: string) =>
+  readEnvelope(await postJson(fixture, "/api/me/sshkey/add", { title, key }, { Authorization: token }));
 const remove = async (token: string, query: string) =>
-  readEnvelope(await fixture.request(`/api/me/sshkey/delete${query}`, { method: "POST", headers: { Authorization: token } }));
+  readEnvelope(
+    await fixture.request(`/api/me/sshkey/delete${query}`, { method: "POST", headers: { Authorization: token } }),
+  );
 
 describe("POST /api/me/sshkey/add and GET /api/me/sshkey/list", () => {
   it("accepts every supported key type and lists the fingerprint ssh-keygen prints, never the key", async () => {
-    for (const key of keys) expect(await addKey(alice, key.name, key.line), key.name).toEqual({ code: 200, message: "success", data: null });
+    for (const key of keys)
+      expect(await addKey(alice, key.name, key.line), key.name).toEqual({ code: 200, message: "success", data: null });
     const listed = await getAs(fixture, "/api/me/sshkey/list", alice);
     expect(listed.code).toBe(200);
     expect(listed.data.total).toBe(keys.length);
-    expect(listed.data.content.map((k: { title: string; fingerprint: string }) => [k.title, k.fingerprint])).toEqual(keys.map((k) => [k.name, k.fingerprint]));
+    expect(listed.data.content.map((k: { title: string; fingerprint: string }) => [k.title, k.fingerprint])).toEqual(
+      keys.map((k) => [k.name, k.fingerprint]),
+    );
     const first = listed.data.content[0];
     expect(Object.keys(first).sort()).toEqual(["added_time", "fingerprint", "id", "last_used_time", "title"]);
     expect(first.added_time).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)$/);
@@ -48,7 +56,10 @@ describe("POST /api/me/sshkey/add and GET /api/me/sshkey/list", () => {
 
   it("accepts a key line with authorized_keys options in front", async () => {
     const key = keys[0]!;
-    expect((await addKey(alice, "restricted", `from="10.0.0.1,192.168.0.0/16",command="echo \\"hi there\\"" ${key.line}`)).code).toBe(200);
+    expect(
+      (await addKey(alice, "restricted", `from="10.0.0.1,192.168.0.0/16",command="echo \\"hi there\\"" ${key.line}`))
+        .code,
+    ).toBe(200);
     const listed = await getAs(fixture, "/api/me/sshkey/list", alice);
     expect(listed.data.content[0].fingerprint).toBe(key.fingerprint);
   });
@@ -69,15 +80,35 @@ describe("POST /api/me/sshkey/add and GET /api/me/sshkey/list", () => {
 describe("keys that are refused", () => {
   const ed25519 = () => keys.find((k) => k.name === "ed25519")!.line;
   it.each([
-    ["a type that does not match the key data", () => ed25519().replace("ssh-ed25519", "ssh-rsa"), "provided key invalid: the key says ssh-rsa but its data is a ssh-ed25519 key"],
+    [
+      "a type that does not match the key data",
+      () => ed25519().replace("ssh-ed25519", "ssh-rsa"),
+      "provided key invalid: the key says ssh-rsa but its data is a ssh-ed25519 key",
+    ],
     // "ssh-ed25519 " and 48 base64 characters: whole base64, but the blob stops mid-field.
     ["a truncated key", () => ed25519().slice(0, 60), "provided key invalid: the key data ends inside its public key"],
     ["broken base64", () => ed25519().slice(0, 50), "provided key invalid: the key data is not valid base64"],
-    ["text that is not a key", () => "hello world", "provided key invalid: expected one public key line: <type> <base64> [comment]"],
-    ["two keys at once", () => `${ed25519()}\n${ed25519()}`, "provided key invalid: expected one public key line: <type> <base64> [comment]"],
+    [
+      "text that is not a key",
+      () => "hello world",
+      "provided key invalid: expected one public key line: <type> <base64> [comment]",
+    ],
+    [
+      "two keys at once",
+      () => `${ed25519()}\n${ed25519()}`,
+      "provided key invalid: expected one public key line: <type> <base64> [comment]",
+    ],
     ["a DSA key", () => dsa, /^provided key invalid: unsupported key type ssh-dss; accepted: ssh-ed25519, /],
-    ["an RSA key under 1024 bits", () => `ssh-rsa ${rsa768Blob}`, "provided key invalid: the RSA key has 768 bits; at least 1024 are required"],
-    ["a key with trailing bytes", () => `ssh-ed25519 ${encode([...wireFields(ed25519()), Buffer.from("x")]).toString("base64")}`, "provided key invalid: the key data has trailing bytes"],
+    [
+      "an RSA key under 1024 bits",
+      () => `ssh-rsa ${rsa768Blob}`,
+      "provided key invalid: the RSA key has 768 bits; at least 1024 are required",
+    ],
+    [
+      "a key with trailing bytes",
+      () => `ssh-ed25519 ${encode([...wireFields(ed25519()), Buffer.from("x")]).toString("base64")}`,
+      "provided key invalid: the key data has trailing bytes",
+    ],
     [
       "an ECDSA point that is not on the curve",
       () => {
@@ -99,14 +130,29 @@ describe("keys that are refused", () => {
 
   it("refuses a second key with the same title for the same user, but not for another user", async () => {
     await addKey(alice, "laptop", keys[0]!.line);
-    expect(await addKey(alice, "laptop", keys[1]!.line)).toEqual({ code: 400, message: "key with the same title already exists", data: null });
+    expect(await addKey(alice, "laptop", keys[1]!.line)).toEqual({
+      code: 400,
+      message: "key with the same title already exists",
+      data: null,
+    });
     expect((await addKey(bob, "laptop", keys[1]!.line)).code).toBe(200);
   });
 
   it("stops at the per-user limit", async () => {
-    const rows = Array.from({ length: MAX_KEYS_PER_USER }, (_, i) => ({ userId: aliceId, title: `k${i}`, fingerprint: "f", keyText: "k", addedAt: 1, lastUsedAt: 1 }));
+    const rows = Array.from({ length: MAX_KEYS_PER_USER }, (_, i) => ({
+      userId: aliceId,
+      title: `k${i}`,
+      fingerprint: "f",
+      keyText: "k",
+      addedAt: 1,
+      lastUsedAt: 1,
+    }));
     await fixture.db.insert(sshPublicKeys).values(rows);
-    expect(await addKey(alice, "one more", keys[0]!.line)).toEqual({ code: 400, message: `a user can have at most ${MAX_KEYS_PER_USER} keys`, data: null });
+    expect(await addKey(alice, "one more", keys[0]!.line)).toEqual({
+      code: 400,
+      message: `a user can have at most ${MAX_KEYS_PER_USER} keys`,
+      data: null,
+    });
   });
 
   it.each([
@@ -162,7 +208,10 @@ describe("who may use the key routes", () => {
   });
 
   it("lets the permanent token manage the admin's keys", async () => {
-    const [{ value }] = (await fixture.db.select({ value: settings.value }).from(settings).where(eq(settings.key, "token"))) as [{ value: string }];
+    const [{ value }] = (await fixture.db
+      .select({ value: settings.value })
+      .from(settings)
+      .where(eq(settings.key, "token"))) as [{ value: string }];
     expect((await addKey(value, "ops", keys[0]!.line)).code).toBe(200);
     expect((await getAs(fixture, "/api/me/sshkey/list", value)).data.total).toBe(1);
   });
@@ -180,18 +229,40 @@ describe("admin key routes", () => {
     expect(listed.data.total).toBe(1);
     expect(listed.data.content[0].fingerprint).toBe(keys[0]!.fingerprint);
     const id = listed.data.content[0].id;
-    const deleted = await readEnvelope(await fixture.request(`/api/admin/user/sshkey/delete?id=${id}`, { method: "POST", headers: { Authorization: admin } }));
+    const deleted = await readEnvelope(
+      await fixture.request(`/api/admin/user/sshkey/delete?id=${id}`, {
+        method: "POST",
+        headers: { Authorization: admin },
+      }),
+    );
     expect(deleted).toEqual({ code: 200, message: "success", data: null });
     expect(await fixture.db.select().from(sshPublicKeys)).toEqual([]);
   });
 
   it("answers a missing user with 404 and a bad uid with 400", async () => {
-    expect(await getAs(fixture, "/api/admin/user/sshkey/list?uid=424242", admin)).toEqual({ code: 404, message: "user invalid", data: null });
+    expect(await getAs(fixture, "/api/admin/user/sshkey/list?uid=424242", admin)).toEqual({
+      code: 404,
+      message: "user invalid",
+      data: null,
+    });
     expect((await getAs(fixture, "/api/admin/user/sshkey/list?uid=x", admin)).code).toBe(400);
-    expect((await readEnvelope(await fixture.request("/api/admin/user/sshkey/delete?id=777", { method: "POST", headers: { Authorization: admin } }))).code).toBe(404);
+    expect(
+      (
+        await readEnvelope(
+          await fixture.request("/api/admin/user/sshkey/delete?id=777", {
+            method: "POST",
+            headers: { Authorization: admin },
+          }),
+        )
+      ).code,
+    ).toBe(404);
   });
 
   it("refuses a non-admin with 403", async () => {
-    expect(await getAs(fixture, `/api/admin/user/sshkey/list?uid=${aliceId}`, alice)).toEqual({ code: 403, message: "You are not an admin", data: null });
+    expect(await getAs(fixture, `/api/admin/user/sshkey/list?uid=${aliceId}`, alice)).toEqual({
+      code: 403,
+      message: "You are not an admin",
+      data: null,
+    });
   });
 });

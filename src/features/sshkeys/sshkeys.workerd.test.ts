@@ -19,7 +19,11 @@ beforeAll(async () => {
 describe("SSH keys in workerd", () => {
   it("adds and deletes a key in two round trips each, lists in one", async () => {
     const addTrips = await roundTrips();
-    expect(await post("/api/me/sshkey/add", phone.token, { title: "workerd", key: KEY })).toEqual({ code: 200, message: "success", data: null });
+    expect(await post("/api/me/sshkey/add", phone.token, { title: "workerd", key: KEY })).toEqual({
+      code: 200,
+      message: "success",
+      data: null,
+    });
     expect(await addTrips.count()).toBe(2);
 
     const listTrips = await roundTrips();

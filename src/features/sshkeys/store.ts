@@ -18,7 +18,13 @@ export function keyPage(db: Database, userId: number | SQL, window: { limit: num
   return plan(
     [
       db.select({ id: users.id }).from(users).where(eq(users.id, userId)),
-      db.select(listed).from(sshPublicKeys).where(eq(sshPublicKeys.userId, userId)).orderBy(asc(sshPublicKeys.id)).limit(window.limit).offset(window.offset),
+      db
+        .select(listed)
+        .from(sshPublicKeys)
+        .where(eq(sshPublicKeys.userId, userId))
+        .orderBy(asc(sshPublicKeys.id))
+        .limit(window.limit)
+        .offset(window.offset),
       db.select({ total: count() }).from(sshPublicKeys).where(eq(sshPublicKeys.userId, userId)),
     ],
     ([[user], content, [total]]) => ({ user, content, total: total?.total ?? 0 }),
@@ -29,7 +35,11 @@ export function keyPage(db: Database, userId: number | SQL, window: { limit: num
  * Adds a key unless the user already has `limit` keys, in one statement; false when at the limit.
  * A duplicate title fails with the unique index on (user_id, title).
  */
-export async function addKey(db: Database, key: { userId: number; title: string; fingerprint: string; keyText: string; now: number }, limit: number) {
+export async function addKey(
+  db: Database,
+  key: { userId: number; title: string; fingerprint: string; keyText: string; now: number },
+  limit: number,
+) {
   const result = await db.run(sql`
     INSERT INTO ${sshPublicKeys} (user_id, title, fingerprint, key_str, added_time, last_used_time)
     SELECT ${key.userId}, ${key.title}, ${key.fingerprint}, ${key.keyText}, ${key.now}, ${key.now}
@@ -41,7 +51,11 @@ export async function addKey(db: Database, key: { userId: number; title: string;
 export async function deleteKey(db: Database, keyId: number, userId: number | null): Promise<boolean> {
   const deleted = await db
     .delete(sshPublicKeys)
-    .where(userId === null ? eq(sshPublicKeys.id, keyId) : and(eq(sshPublicKeys.id, keyId), eq(sshPublicKeys.userId, userId)))
+    .where(
+      userId === null
+        ? eq(sshPublicKeys.id, keyId)
+        : and(eq(sshPublicKeys.id, keyId), eq(sshPublicKeys.userId, userId)),
+    )
     .returning({ id: sshPublicKeys.id });
   return deleted.length > 0;
 }

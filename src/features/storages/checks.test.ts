@@ -44,11 +44,18 @@ const call = async (action: string, body?: unknown): Promise<Envelope> =>
     ? await fixture.request(`/api/admin/storage/${action}`, { method: "POST", headers: { Authorization: admin } })
     : await postJson(fixture, `/api/admin/storage/${action}`, body, { Authorization: admin })
   ).json();
-const statusOf = async (id: number) => (await fixture.db.select({ status: storages.status }).from(storages).where(eq(storages.id, id)))[0]?.status;
+const statusOf = async (id: number) =>
+  (await fixture.db.select({ status: storages.status }).from(storages).where(eq(storages.id, id)))[0]?.status;
 
 describe("S3 storages", () => {
   const addition = (secret: string) =>
-    JSON.stringify({ endpoint: s3.endpoint, bucket: S3_BUCKET, access_key_id: S3_ACCESS_KEY_ID, secret_access_key: secret, root_folder_path: "/" });
+    JSON.stringify({
+      endpoint: s3.endpoint,
+      bucket: S3_BUCKET,
+      access_key_id: S3_ACCESS_KEY_ID,
+      secret_access_key: secret,
+      root_folder_path: "/",
+    });
 
   it("a wrong secret: created with the S3 error as status (code 500); fixed by update", async () => {
     const created = await call("create", { mount_path: "/s3", driver: "S3", addition: addition("wrong secret") });
@@ -59,7 +66,12 @@ describe("S3 storages", () => {
     });
     expect(await statusOf(created.data.id)).toMatch(/^SignatureDoesNotMatch: /);
 
-    const fixed = await call("update", { id: created.data.id, mount_path: "/s3", driver: "S3", addition: addition(S3_SECRET_ACCESS_KEY) });
+    const fixed = await call("update", {
+      id: created.data.id,
+      mount_path: "/s3",
+      driver: "S3",
+      addition: addition(S3_SECRET_ACCESS_KEY),
+    });
     expect(fixed).toEqual({ code: 200, message: "success", data: { id: created.data.id } });
     expect(await statusOf(created.data.id)).toBe("work");
   });
@@ -67,7 +79,8 @@ describe("S3 storages", () => {
 
 describe("WebDav storages", () => {
   it("wrong credentials fail the check; enabling after a fix checks again", async () => {
-    const addition = (password: string) => JSON.stringify({ address: dav.url, username: DAV_USER.username, password, root_folder_path: DAV_ROOT });
+    const addition = (password: string) =>
+      JSON.stringify({ address: dav.url, username: DAV_USER.username, password, root_folder_path: DAV_ROOT });
     const created = await call("create", { mount_path: "/dav", driver: "WebDav", addition: addition("nope") });
     expect(created).toEqual({
       code: 500,
@@ -76,7 +89,9 @@ describe("WebDav storages", () => {
     });
     const { id } = created.data;
     expect((await call(`disable?id=${id}`)).code).toBe(200);
-    expect((await call("update", { id, mount_path: "/dav", driver: "WebDav", addition: addition(DAV_USER.password) })).code).toBe(200);
+    expect(
+      (await call("update", { id, mount_path: "/dav", driver: "WebDav", addition: addition(DAV_USER.password) })).code,
+    ).toBe(200);
     expect(await statusOf(id)).toBe("disabled");
     expect(await call(`enable?id=${id}`)).toEqual({ code: 200, message: "success", data: null });
     expect(await statusOf(id)).toBe("work");
@@ -86,9 +101,19 @@ describe("WebDav storages", () => {
 describe("FTP storages", () => {
   it("work with the right credentials and root, and say which part is wrong otherwise", async () => {
     const addition = (extra: Record<string, string>) =>
-      JSON.stringify({ address: ftp.address, username: FTP_USER.username, password: FTP_USER.password, root_folder_path: FTP_ROOT, ...extra });
+      JSON.stringify({
+        address: ftp.address,
+        username: FTP_USER.username,
+        password: FTP_USER.password,
+        root_folder_path: FTP_ROOT,
+        ...extra,
+      });
     expect((await call("create", { mount_path: "/ftp", driver: "FTP", addition: addition({}) })).code).toBe(200);
-    const missing = await call("create", { mount_path: "/ftp2", driver: "FTP", addition: addition({ root_folder_path: "/gone" }) });
+    const missing = await call("create", {
+      mount_path: "/ftp2",
+      driver: "FTP",
+      addition: addition({ root_folder_path: "/gone" }),
+    });
     expect(missing.message).toBe("failed init storage but storage is already created: root folder /gone not found");
   });
 });

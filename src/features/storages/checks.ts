@@ -26,7 +26,10 @@ export async function checkStorage(
   const signal = AbortSignal.timeout(timeoutMs);
   let cutOff: ReturnType<typeof setTimeout> | undefined;
   const deadline = new Promise<never>((_, reject) => {
-    cutOff = setTimeout(() => reject(new CheckFailed(`the check got no answer within ${seconds(timeoutMs)}`)), timeoutMs + GRACE_MS);
+    cutOff = setTimeout(
+      () => reject(new CheckFailed(`the check got no answer within ${seconds(timeoutMs)}`)),
+      timeoutMs + GRACE_MS,
+    );
   });
   try {
     const addition = readAddition(driver, additionJson);
@@ -69,13 +72,21 @@ export const RECHECK_CONCURRENCY = 4;
  * The status `row` gets from its driver's check, against the storages it points into: `mounted`
  * when the caller read them (any superset will do), else read here.
  */
-export async function checkRow(db: Database, row: Pick<StorageRow, "id" | "driver" | "addition">, mounted?: MountedStorage[]): Promise<string> {
+export async function checkRow(
+  db: Database,
+  row: Pick<StorageRow, "id" | "driver" | "addition">,
+  mounted?: MountedStorage[],
+): Promise<string> {
   const driver = findDriver(row.driver);
   if (!driver) return driverNotFound(row.driver);
   const paths = mountsToRead(driver, row.addition);
   const candidates = mounted ?? (await readMounted(db, paths));
   const wanted = new Set(paths);
-  return checkStorage(driver, row.addition, candidates.filter((s) => s.id !== row.id && wanted.has(s.mountPath)));
+  return checkStorage(
+    driver,
+    row.addition,
+    candidates.filter((s) => s.id !== row.id && wanted.has(s.mountPath)),
+  );
 }
 
 /**
@@ -83,7 +94,9 @@ export async function checkRow(db: Database, row: Pick<StorageRow, "id" | "drive
  * Alias and Crypt go last, so they see the fresh statuses of the storages they point into.
  */
 export async function recheckAll(db: Database, rows: StorageRow[]): Promise<void> {
-  const mounted = new Map<number, MountedStorage>(rows.map(({ id, mountPath, disabled, status }) => [id, { id, mountPath, disabled, status }]));
+  const mounted = new Map<number, MountedStorage>(
+    rows.map(({ id, mountPath, disabled, status }) => [id, { id, mountPath, disabled, status }]),
+  );
   const enabled = rows.filter((row) => !row.disabled);
   const pointing = (row: StorageRow) => findDriver(row.driver)?.pointsInto !== undefined;
   const recheck = async (row: StorageRow) => {
@@ -96,7 +109,11 @@ export async function recheckAll(db: Database, rows: StorageRow[]): Promise<void
       console.error(JSON.stringify({ loadAll: "status not saved", storage: row.id, error: errorText(error) })),
     );
   };
-  await eachAtMost(RECHECK_CONCURRENCY, enabled.filter((row) => !pointing(row)), recheck);
+  await eachAtMost(
+    RECHECK_CONCURRENCY,
+    enabled.filter((row) => !pointing(row)),
+    recheck,
+  );
   await eachAtMost(RECHECK_CONCURRENCY, enabled.filter(pointing), recheck);
 }
 

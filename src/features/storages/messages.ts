@@ -12,10 +12,12 @@ export const ID_NOT_POSITIVE = "id: must be a positive integer";
 export const mountPathTaken = (mountPath: string) => `mount path ${mountPath} is already used`;
 
 /** A delete refused while roles' scopes or users' base paths still point into the storage. */
-export const storageInUse = (usedBy: readonly string[]) => `storage is used by ${usedBy.join(", ")}, please cancel usage first`;
+export const storageInUse = (usedBy: readonly string[]) =>
+  `storage is used by ${usedBy.join(", ")}, please cancel usage first`;
 
 /** A template choice (order_by, webdav_policy, …) outside the driver's options; `allowed` says what is. */
-export const choiceNotAllowed = (name: string, allowed: string, driver: string) => `${name} must be ${allowed} for driver ${driver}`;
+export const choiceNotAllowed = (name: string, allowed: string, driver: string) =>
+  `${name} must be ${allowed} for driver ${driver}`;
 
 /** The check failed after a create: AList keeps the row and says so (code 500, with its id). */
 export const createdButFailed = (status: string) => `failed init storage but storage is already created: ${status}`;

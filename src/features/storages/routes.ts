@@ -9,7 +9,15 @@ import { fromJson, fromQuery, idParam } from "../../http/params.ts";
 import { cleanPath } from "../../lib/path.ts";
 import { envelopeResponse, jsonBody, type Router } from "../../http/router.ts";
 import { mountsToRead, recheckAll } from "./checks.ts";
-import { changeStorage, createStorage, disableStorage, enableStorage, foundStorage, removeStorage, storageDraft } from "./rules.ts";
+import {
+  changeStorage,
+  createStorage,
+  disableStorage,
+  enableStorage,
+  foundStorage,
+  removeStorage,
+  storageDraft,
+} from "./rules.ts";
 import { changeReads, readAllStorages, storageJsonOf, storagePage, storageUsage, storageWithMounts } from "./store.ts";
 import { Storage, StorageBody, storageId } from "./wire.ts";
 
@@ -42,7 +50,12 @@ const changePlan = (id: (body: z.output<typeof StorageBody>) => number | null) =
   fromJson(StorageBody, (db, body) => {
     const driver = findDriver(body.driver);
     const mountPath = cleanPath(body.mount_path);
-    return changeReads(db, id(body), mountPath, driver && typeof body.addition === "string" ? mountsToRead(driver, body.addition) : []);
+    return changeReads(
+      db,
+      id(body),
+      mountPath,
+      driver && typeof body.addition === "string" ? mountsToRead(driver, body.addition) : [],
+    );
   });
 const createPlan = changePlan(() => null);
 const updatePlan = changePlan((body) => {
@@ -60,7 +73,10 @@ const list = createRoute({
   summary: "Storages in `order`, then `id` order; `per_page` absent or below 1 lists them all (as AList)",
   ...reading(adminOnly, listPlan),
   request: { query: ListQuery },
-  responses: envelopeResponse(z.object({ content: z.array(Storage), total: z.number().check(z.int()) }), "One page and the total"),
+  responses: envelopeResponse(
+    z.object({ content: z.array(Storage), total: z.number().check(z.int()) }),
+    "One page and the total",
+  ),
 });
 
 const get = createRoute({

@@ -81,7 +81,10 @@ export async function changeStorage(db: Database, id: number, draft: StorageDraf
   if (reads.mountPathTaken) throw new ApiError(400, mountPathTaken(values.mountPath));
   const disabled = draft.disabled ?? current.disabled;
   const status = disabled ? "" : await checkStorage(driver, values.addition, reads.mounted);
-  const saved = await refuseDuplicate(mountPathTaken(values.mountPath), updateStorage(db, id, values, draft.disabled, status));
+  const saved = await refuseDuplicate(
+    mountPathTaken(values.mountPath),
+    updateStorage(db, id, values, draft.disabled, status),
+  );
   // Deleted, or its driver changed, while it was checked.
   if (!saved) throw new ApiError(404, STORAGE_NOT_FOUND);
   if (!disabled && status !== WORKING) throw new ApiError(500, savedButFailed(status), { id });
@@ -96,7 +99,9 @@ function usersOf(mountPath: string, usage: StorageUsage): string[] {
   const segment = firstSegment(mountPath);
   if (segment === "") return [];
   return [
-    ...usage.roles.filter((role) => role.scopes.some((scope) => firstSegment(scope.path) === segment)).map((role) => `role:${role.name}`),
+    ...usage.roles
+      .filter((role) => role.scopes.some((scope) => firstSegment(scope.path) === segment))
+      .map((role) => `role:${role.name}`),
     ...usage.users.filter((user) => firstSegment(user.basePath) === segment).map((user) => `user:${user.username}`),
   ];
 }
@@ -110,7 +115,10 @@ export async function removeStorage(db: Database, id: number, usage: StorageUsag
 }
 
 /** Enables a disabled storage and checks it; it stays enabled when the check fails (AList). */
-export async function enableStorage(db: Database, reads: { row: StorageRow | undefined; mounted: MountedStorage[] }): Promise<void> {
+export async function enableStorage(
+  db: Database,
+  reads: { row: StorageRow | undefined; mounted: MountedStorage[] },
+): Promise<void> {
   const storage = foundStorage(reads.row);
   if (!storage.disabled) throw new ApiError(400, ALREADY_ENABLED);
   const status = await checkRow(db, storage, reads.mounted);

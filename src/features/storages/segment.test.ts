@@ -34,7 +34,9 @@ describe("the first mount segment", () => {
   });
 
   it("is the same in both forms for any clean path", async () => {
-    const segment = fc.string({ minLength: 1, maxLength: 8, unit: "grapheme" }).filter((s) => !/[/\\]/.test(s) && s !== "." && s !== "..");
+    const segment = fc
+      .string({ minLength: 1, maxLength: 8, unit: "grapheme" })
+      .filter((s) => !/[/\\]/.test(s) && s !== "." && s !== "..");
     await fc.assert(
       fc.asyncProperty(fc.array(segment, { maxLength: 4 }), async (segments) => {
         const path = cleanPath(`/${segments.join("/")}`);

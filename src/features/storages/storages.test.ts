@@ -22,15 +22,23 @@ beforeEach(async () => {
   await fixture.db.delete(storages);
 });
 
-const create = async (body: unknown): Promise<Envelope> => (await postJson(fixture, "/api/admin/storage/create", body, { Authorization: admin })).json();
-const update = async (body: unknown): Promise<Envelope> => (await postJson(fixture, "/api/admin/storage/update", body, { Authorization: admin })).json();
+const create = async (body: unknown): Promise<Envelope> =>
+  (await postJson(fixture, "/api/admin/storage/create", body, { Authorization: admin })).json();
+const update = async (body: unknown): Promise<Envelope> =>
+  (await postJson(fixture, "/api/admin/storage/update", body, { Authorization: admin })).json();
 /** A POST with the argument in the query, an empty body and no Content-Type, as AList's UI sends it. */
 const postQuery = async (path: string, token = admin): Promise<Envelope> =>
   (await fixture.request(path, { method: "POST", headers: { Authorization: token } })).json();
-const get = async (path: string, token = admin): Promise<Envelope> => (await fixture.request(path, { headers: { Authorization: token } })).json();
+const get = async (path: string, token = admin): Promise<Envelope> =>
+  (await fixture.request(path, { headers: { Authorization: token } })).json();
 const rows = () => fixture.db.select().from(storages).orderBy(storages.id);
 const row = async (id: number) => (await fixture.db.select().from(storages).where(eq(storages.id, id)))[0];
-const virtual = (mountPath: string, extra: Record<string, unknown> = {}) => ({ mount_path: mountPath, driver: "Virtual", addition: "{}", ...extra });
+const virtual = (mountPath: string, extra: Record<string, unknown> = {}) => ({
+  mount_path: mountPath,
+  driver: "Virtual",
+  addition: "{}",
+  ...extra,
+});
 
 const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
@@ -68,8 +76,26 @@ describe("storage/create", () => {
     });
     // AList's field order.
     expect(Object.keys(shown.data)).toEqual([
-      "id", "mount_path", "order", "driver", "cache_expiration", "status", "addition", "remark", "modified", "disabled", "disable_index",
-      "enable_sign", "order_by", "order_direction", "extract_folder", "web_proxy", "webdav_policy", "proxy_range", "down_proxy_url", "down_proxy_sign",
+      "id",
+      "mount_path",
+      "order",
+      "driver",
+      "cache_expiration",
+      "status",
+      "addition",
+      "remark",
+      "modified",
+      "disabled",
+      "disable_index",
+      "enable_sign",
+      "order_by",
+      "order_direction",
+      "extract_folder",
+      "web_proxy",
+      "webdav_policy",
+      "proxy_range",
+      "down_proxy_url",
+      "down_proxy_sign",
     ]);
     expect(Date.parse(shown.data.modified)).toBeGreaterThanOrEqual(before - 1);
   });
@@ -119,9 +145,18 @@ describe("storage/create", () => {
 
   it("takes each driver's own defaults: the 302 policy for S3, no cache time for Alias", async () => {
     const s3 = await create({ mount_path: "/s3", driver: "S3", addition: "{}", disabled: true });
-    expect(await row(s3.data.id)).toMatchObject({ webdavPolicy: "302_redirect", cacheExpiration: 30, status: "disabled", disabled: true });
+    expect(await row(s3.data.id)).toMatchObject({
+      webdavPolicy: "302_redirect",
+      cacheExpiration: 30,
+      status: "disabled",
+      disabled: true,
+    });
     const alias = await create({ mount_path: "/alias", driver: "Alias", addition: '{"paths":"/s3"}', disabled: true });
-    expect(await row(alias.data.id)).toMatchObject({ webdavPolicy: "302_redirect", cacheExpiration: 0, proxyRange: false });
+    expect(await row(alias.data.id)).toMatchObject({
+      webdavPolicy: "302_redirect",
+      cacheExpiration: 0,
+      proxyRange: false,
+    });
   });
 
   it("normalises the mount path like AList", async () => {
@@ -132,12 +167,20 @@ describe("storage/create", () => {
 
   it("refuses a mount path already in use, saving nothing", async () => {
     await create(virtual("/virt"));
-    expect(await create(virtual("virt/"))).toEqual({ code: 400, message: "mount path /virt is already used", data: null });
+    expect(await create(virtual("virt/"))).toEqual({
+      code: 400,
+      message: "mount path /virt is already used",
+      data: null,
+    });
     expect(await rows()).toHaveLength(1);
   });
 
   it("refuses an unknown driver, saving nothing", async () => {
-    expect(await create({ mount_path: "/x", driver: "Nope", addition: "{}" })).toEqual({ code: 400, message: "driver [Nope] not found", data: null });
+    expect(await create({ mount_path: "/x", driver: "Nope", addition: "{}" })).toEqual({
+      code: 400,
+      message: "driver [Nope] not found",
+      data: null,
+    });
     expect(await rows()).toHaveLength(0);
   });
 
@@ -154,12 +197,16 @@ describe("storage/create", () => {
 
   it("accepts choices only from the driver's template, naming the field", async () => {
     const cases: [Record<string, unknown>, string][] = [
-      [{ webdav_policy: "302_redirect" }, "webdav_policy must be one of use_proxy_url, native_proxy for driver Virtual"],
+      [
+        { webdav_policy: "302_redirect" },
+        "webdav_policy must be one of use_proxy_url, native_proxy for driver Virtual",
+      ],
       [{ extract_folder: "middle" }, "extract_folder must be one of front, back or empty for driver Virtual"],
       [{ order_by: "date" }, "order_by must be one of name, size, modified or empty for driver Virtual"],
       [{ order_direction: "up" }, "order_direction must be one of asc, desc or empty for driver Virtual"],
     ];
-    for (const [extra, message] of cases) expect(await create(virtual("/x", extra))).toEqual({ code: 400, message, data: null });
+    for (const [extra, message] of cases)
+      expect(await create(virtual("/x", extra))).toEqual({ code: 400, message, data: null });
     expect(await rows()).toHaveLength(0);
     // Empty means "not set": the template's default for a required select, empty for the others.
     const reply = await create(virtual("/x", { webdav_policy: "", extract_folder: "", order_by: "" }));
@@ -180,8 +227,15 @@ describe("storage/create", () => {
       [[virtual("/x")], "json: Invalid input: expected object, received array"],
     ];
     for (const [body, message] of cases) expect(await create(body)).toEqual({ code: 400, message, data: null });
-    const empty = await fixture.request("/api/admin/storage/create", { method: "POST", headers: { Authorization: admin } });
-    expect(await empty.json()).toEqual({ code: 400, message: "mount_path: is required; driver: is required", data: null });
+    const empty = await fixture.request("/api/admin/storage/create", {
+      method: "POST",
+      headers: { Authorization: admin },
+    });
+    expect(await empty.json()).toEqual({
+      code: 400,
+      message: "mount_path: is required; driver: is required",
+      data: null,
+    });
     expect(await rows()).toHaveLength(0);
   });
 
@@ -189,10 +243,16 @@ describe("storage/create", () => {
     const reply = await create({ mount_path: "/disk", driver: "Local", addition: '{"root_folder_path":"/srv"}' });
     expect(reply).toEqual({
       code: 500,
-      message: expect.stringMatching(/^failed init storage but storage is already created: Local storage cannot run on Cloudflare Workers: /),
+      message: expect.stringMatching(
+        /^failed init storage but storage is already created: Local storage cannot run on Cloudflare Workers: /,
+      ),
       data: { id: expect.any(Number) },
     });
-    expect(await row(reply.data.id)).toMatchObject({ mountPath: "/disk", disabled: false, status: reply.message.replace("failed init storage but storage is already created: ", "") });
+    expect(await row(reply.data.id)).toMatchObject({
+      mountPath: "/disk",
+      disabled: false,
+      status: reply.message.replace("failed init storage but storage is already created: ", ""),
+    });
   });
 
   it("creates a disabled storage without checking it", async () => {
@@ -202,9 +262,15 @@ describe("storage/create", () => {
   });
 
   it("in Node, where Workers sockets do not exist, a TCP check fails with a clear status", async () => {
-    const reply = await create({ mount_path: "/sftp", driver: "SFTP", addition: '{"address":"127.0.0.1:22","username":"u"}' });
+    const reply = await create({
+      mount_path: "/sftp",
+      driver: "SFTP",
+      addition: '{"address":"127.0.0.1:22","username":"u"}',
+    });
     expect(reply.code).toBe(500);
-    expect((await row(reply.data.id))!.status).toMatch(/^this check needs Cloudflare Workers TCP sockets \(cloudflare:sockets\), which this runtime lacks: /);
+    expect((await row(reply.data.id))!.status).toMatch(
+      /^this check needs Cloudflare Workers TCP sockets \(cloudflare:sockets\), which this runtime lacks: /,
+    );
   });
 });
 
@@ -212,14 +278,23 @@ describe("storage/get and storage/list", () => {
   it("answers an unknown id with 404 and a bad or missing id with 400", async () => {
     expect(await get("/api/admin/storage/get?id=999")).toEqual({ code: 404, message: "storage not found", data: null });
     for (const id of ["0", "-1", "abc", "1.5", ""]) {
-      expect(await get(`/api/admin/storage/get?id=${id}`)).toEqual({ code: 400, message: "id: must be a positive integer", data: null });
+      expect(await get(`/api/admin/storage/get?id=${id}`)).toEqual({
+        code: 400,
+        message: "id: must be a positive integer",
+        data: null,
+      });
     }
     expect(await get("/api/admin/storage/get")).toEqual({ code: 400, message: "id: is required", data: null });
   });
 
   it("lists in order, then id order, with the total; without per_page, all of them", async () => {
     const ids = [];
-    for (const [path, order] of [["/c", 2], ["/a", 1], ["/b", 1]] as const) ids.push((await create(virtual(path, { order }))).data.id);
+    for (const [path, order] of [
+      ["/c", 2],
+      ["/a", 1],
+      ["/b", 1],
+    ] as const)
+      ids.push((await create(virtual(path, { order }))).data.id);
     const all = await get("/api/admin/storage/list");
     expect(all.code).toBe(200);
     expect(all.data.total).toBe(3);
@@ -228,7 +303,11 @@ describe("storage/get and storage/list", () => {
 
     const second = await get("/api/admin/storage/list?page=2&per_page=2");
     expect(second.data).toEqual({ total: 3, content: [expect.objectContaining({ mount_path: "/c" })] });
-    expect((await get("/api/admin/storage/list?page=0&per_page=1")).data.content.map((s: { mount_path: string }) => s.mount_path)).toEqual(["/a"]);
+    expect(
+      (await get("/api/admin/storage/list?page=0&per_page=1")).data.content.map(
+        (s: { mount_path: string }) => s.mount_path,
+      ),
+    ).toEqual(["/a"]);
     expect((await get("/api/admin/storage/list?page=9&per_page=2")).data).toEqual({ total: 3, content: [] });
     expect((await get("/api/admin/storage/list?per_page=0")).data.content).toHaveLength(3);
   });
@@ -293,7 +372,13 @@ describe("storage/get and storage/list", () => {
   it("lists every storage with per_page=0 or without per_page, past any default page size (60 here)", async () => {
     const before = (await get("/api/admin/storage/list")).data.total as number;
     await fixture.db.insert(storages).values(
-      Array.from({ length: 60 }, (_, i) => ({ mountPath: `/many/${i}`, driver: "Virtual", status: "work", addition: "{}", modifiedAtMs: 0 })),
+      Array.from({ length: 60 }, (_, i) => ({
+        mountPath: `/many/${i}`,
+        driver: "Virtual",
+        status: "work",
+        addition: "{}",
+        modifiedAtMs: 0,
+      })),
     );
     try {
       for (const query of ["?per_page=0", "?page=1&per_page=0", "?page=3&per_page=0", ""]) {
@@ -307,8 +392,16 @@ describe("storage/get and storage/list", () => {
   });
 
   it("refuses page numbers that are not integers", async () => {
-    expect(await get("/api/admin/storage/list?page=abc")).toEqual({ code: 400, message: "page: must be an integer", data: null });
-    expect(await get("/api/admin/storage/list?per_page=1e3")).toEqual({ code: 400, message: "per_page: must be an integer", data: null });
+    expect(await get("/api/admin/storage/list?page=abc")).toEqual({
+      code: 400,
+      message: "page: must be an integer",
+      data: null,
+    });
+    expect(await get("/api/admin/storage/list?per_page=1e3")).toEqual({
+      code: 400,
+      message: "per_page: must be an integer",
+      data: null,
+    });
   });
 });
 
@@ -317,7 +410,11 @@ describe("storage/update", () => {
     const { data } = await create(virtual("/old", { remark: "before" }));
     const before = (await row(data.id))!;
     await new Promise((resolve) => setTimeout(resolve, 5));
-    expect(await update(virtual("new/", { id: String(data.id), remark: "after", order: 3 }))).toEqual({ code: 200, message: "success", data: { id: data.id } });
+    expect(await update(virtual("new/", { id: String(data.id), remark: "after", order: 3 }))).toEqual({
+      code: 200,
+      message: "success",
+      data: { id: data.id },
+    });
     const after = (await row(data.id))!;
     expect(after).toMatchObject({ mountPath: "/new", remark: "after", order: 3, status: "work" });
     expect(after.modifiedAtMs).toBeGreaterThan(before.modifiedAtMs);
@@ -326,20 +423,36 @@ describe("storage/update", () => {
   it("refuses to change the driver, an unknown id and bad ids, changing nothing", async () => {
     const { data } = await create(virtual("/v"));
     const before = await row(data.id);
-    expect(await update({ id: data.id, mount_path: "/v", driver: "Local", addition: "{}" })).toEqual({ code: 400, message: "driver cannot be changed", data: null });
+    expect(await update({ id: data.id, mount_path: "/v", driver: "Local", addition: "{}" })).toEqual({
+      code: 400,
+      message: "driver cannot be changed",
+      data: null,
+    });
     expect(await update(virtual("/v", { id: 999 }))).toEqual({ code: 404, message: "storage not found", data: null });
     expect(await update(virtual("/v"))).toEqual({ code: 400, message: "id: is required", data: null });
     for (const id of [0, -3, "abc", "0", 1.5]) {
-      expect(await update(virtual("/v", { id }))).toEqual({ code: 400, message: "id: must be a positive integer", data: null });
+      expect(await update(virtual("/v", { id }))).toEqual({
+        code: 400,
+        message: "id: must be a positive integer",
+        data: null,
+      });
     }
-    expect(await update(virtual("/v", { id: data.id, driver: "Nope" }))).toEqual({ code: 400, message: "driver [Nope] not found", data: null });
+    expect(await update(virtual("/v", { id: data.id, driver: "Nope" }))).toEqual({
+      code: 400,
+      message: "driver [Nope] not found",
+      data: null,
+    });
     expect(await row(data.id)).toEqual(before);
   });
 
   it("refuses a mount path another storage uses, changing nothing", async () => {
     await create(virtual("/taken"));
     const { data } = await create(virtual("/mine"));
-    expect(await update(virtual("/taken", { id: data.id, remark: "changed" }))).toEqual({ code: 400, message: "mount path /taken is already used", data: null });
+    expect(await update(virtual("/taken", { id: data.id, remark: "changed" }))).toEqual({
+      code: 400,
+      message: "mount path /taken is already used",
+      data: null,
+    });
     expect(await row(data.id)).toMatchObject({ mountPath: "/mine", remark: "" });
   });
 
@@ -347,14 +460,30 @@ describe("storage/update", () => {
     await create(virtual("/media"));
     const alias = await create({ mount_path: "/alias", driver: "Alias", addition: '{"paths":"/media/films"}' });
     expect(alias.code).toBe(200);
-    const reply = await update({ id: alias.data.id, mount_path: "/alias", driver: "Alias", addition: '{"paths":"/nowhere"}' });
-    expect(reply).toEqual({ code: 500, message: "failed init storage: path /nowhere is not inside any mounted storage", data: { id: alias.data.id } });
-    expect(await row(alias.data.id)).toMatchObject({ addition: '{"paths":"/nowhere"}', status: "path /nowhere is not inside any mounted storage" });
+    const reply = await update({
+      id: alias.data.id,
+      mount_path: "/alias",
+      driver: "Alias",
+      addition: '{"paths":"/nowhere"}',
+    });
+    expect(reply).toEqual({
+      code: 500,
+      message: "failed init storage: path /nowhere is not inside any mounted storage",
+      data: { id: alias.data.id },
+    });
+    expect(await row(alias.data.id)).toMatchObject({
+      addition: '{"paths":"/nowhere"}',
+      status: "path /nowhere is not inside any mounted storage",
+    });
   });
 
   it("saves a disabled storage without checking it, and disables one on request", async () => {
     const local = await create({ mount_path: "/disk", driver: "Local", addition: "{}", disabled: true });
-    expect(await update({ id: local.data.id, mount_path: "/disk2", driver: "Local", addition: "{}" })).toEqual({ code: 200, message: "success", data: { id: local.data.id } });
+    expect(await update({ id: local.data.id, mount_path: "/disk2", driver: "Local", addition: "{}" })).toEqual({
+      code: 200,
+      message: "success",
+      data: { id: local.data.id },
+    });
     expect(await row(local.data.id)).toMatchObject({ mountPath: "/disk2", disabled: true, status: "disabled" });
     const { data } = await create(virtual("/v"));
     expect((await update(virtual("/v", { id: data.id, disabled: true }))).code).toBe(200);
@@ -365,27 +494,66 @@ describe("storage/update", () => {
 describe("storage/enable and storage/disable", () => {
   it("disables (status disabled) and enables (checked again), each once", async () => {
     const { data } = await create(virtual("/v"));
-    expect(await postQuery(`/api/admin/storage/disable?id=${data.id}`)).toEqual({ code: 200, message: "success", data: null });
+    expect(await postQuery(`/api/admin/storage/disable?id=${data.id}`)).toEqual({
+      code: 200,
+      message: "success",
+      data: null,
+    });
     expect(await row(data.id)).toMatchObject({ disabled: true, status: "disabled" });
-    expect(await postQuery(`/api/admin/storage/disable?id=${data.id}`)).toEqual({ code: 400, message: "this storage have disabled", data: null });
-    expect(await postQuery(`/api/admin/storage/enable?id=${data.id}`)).toEqual({ code: 200, message: "success", data: null });
+    expect(await postQuery(`/api/admin/storage/disable?id=${data.id}`)).toEqual({
+      code: 400,
+      message: "this storage have disabled",
+      data: null,
+    });
+    expect(await postQuery(`/api/admin/storage/enable?id=${data.id}`)).toEqual({
+      code: 200,
+      message: "success",
+      data: null,
+    });
     expect(await row(data.id)).toMatchObject({ disabled: false, status: "work" });
-    expect(await postQuery(`/api/admin/storage/enable?id=${data.id}`)).toEqual({ code: 400, message: "this storage have enabled", data: null });
+    expect(await postQuery(`/api/admin/storage/enable?id=${data.id}`)).toEqual({
+      code: 400,
+      message: "this storage have enabled",
+      data: null,
+    });
   });
 
   it("enables a storage whose check fails: it stays enabled with the error, code 500", async () => {
     const { data } = await create({ mount_path: "/disk", driver: "Local", addition: "{}", disabled: true });
     const reply = await postQuery(`/api/admin/storage/enable?id=${data.id}`);
-    expect(reply).toEqual({ code: 500, message: expect.stringMatching(/^failed load storage: Local storage cannot run on Cloudflare Workers/), data: null });
-    expect(await row(data.id)).toMatchObject({ disabled: false, status: reply.message.replace("failed load storage: ", "") });
+    expect(reply).toEqual({
+      code: 500,
+      message: expect.stringMatching(/^failed load storage: Local storage cannot run on Cloudflare Workers/),
+      data: null,
+    });
+    expect(await row(data.id)).toMatchObject({
+      disabled: false,
+      status: reply.message.replace("failed load storage: ", ""),
+    });
   });
 
   it("answers unknown and bad ids", async () => {
     for (const action of ["enable", "disable"]) {
-      expect(await postQuery(`/api/admin/storage/${action}?id=42`)).toEqual({ code: 404, message: "storage not found", data: null });
-      expect(await postQuery(`/api/admin/storage/${action}?id=0`)).toEqual({ code: 400, message: "id: must be a positive integer", data: null });
-      expect(await postQuery(`/api/admin/storage/${action}?id=abc`)).toEqual({ code: 400, message: "id: must be a positive integer", data: null });
-      expect(await postQuery(`/api/admin/storage/${action}`)).toEqual({ code: 400, message: "id: is required", data: null });
+      expect(await postQuery(`/api/admin/storage/${action}?id=42`)).toEqual({
+        code: 404,
+        message: "storage not found",
+        data: null,
+      });
+      expect(await postQuery(`/api/admin/storage/${action}?id=0`)).toEqual({
+        code: 400,
+        message: "id: must be a positive integer",
+        data: null,
+      });
+      expect(await postQuery(`/api/admin/storage/${action}?id=abc`)).toEqual({
+        code: 400,
+        message: "id: must be a positive integer",
+        data: null,
+      });
+      expect(await postQuery(`/api/admin/storage/${action}`)).toEqual({
+        code: 400,
+        message: "id: is required",
+        data: null,
+      });
     }
   });
 });
@@ -394,7 +562,13 @@ describe("storage/delete", () => {
   beforeAll(async () => {
     await fixture.db.insert(roles).values([
       { name: "editors", permissionScopes: [{ path: "/media/films", permission: 8 }] },
-      { name: "viewers", permissionScopes: [{ path: "/books", permission: 1 }, { path: "/media", permission: 1 }] },
+      {
+        name: "viewers",
+        permissionScopes: [
+          { path: "/books", permission: 1 },
+          { path: "/media", permission: 1 },
+        ],
+      },
       { name: "others", permissionScopes: [{ path: "/mediax/a", permission: 1 }] },
     ]);
     const passwordHash = await hashStaticHash(await staticHash("pw"));
@@ -422,20 +596,40 @@ describe("storage/delete", () => {
       data: null,
     });
     const free = await create(virtual("/medi"));
-    expect(await postQuery(`/api/admin/storage/delete?id=${free.data.id}`)).toEqual({ code: 200, message: "success", data: null });
+    expect(await postQuery(`/api/admin/storage/delete?id=${free.data.id}`)).toEqual({
+      code: 200,
+      message: "success",
+      data: null,
+    });
     expect(await row(free.data.id)).toBeUndefined();
   });
 
   it("skips the check for the root mount", async () => {
     const { data } = await create(virtual("/"));
-    expect(await postQuery(`/api/admin/storage/delete?id=${data.id}`)).toEqual({ code: 200, message: "success", data: null });
+    expect(await postQuery(`/api/admin/storage/delete?id=${data.id}`)).toEqual({
+      code: 200,
+      message: "success",
+      data: null,
+    });
     expect(await rows()).toHaveLength(0);
   });
 
   it("answers unknown and bad ids", async () => {
-    expect(await postQuery("/api/admin/storage/delete?id=7")).toEqual({ code: 404, message: "storage not found", data: null });
-    expect(await postQuery("/api/admin/storage/delete?id=0")).toEqual({ code: 400, message: "id: must be a positive integer", data: null });
-    expect(await postQuery("/api/admin/storage/delete?id=abc")).toEqual({ code: 400, message: "id: must be a positive integer", data: null });
+    expect(await postQuery("/api/admin/storage/delete?id=7")).toEqual({
+      code: 404,
+      message: "storage not found",
+      data: null,
+    });
+    expect(await postQuery("/api/admin/storage/delete?id=0")).toEqual({
+      code: 400,
+      message: "id: must be a positive integer",
+      data: null,
+    });
+    expect(await postQuery("/api/admin/storage/delete?id=abc")).toEqual({
+      code: 400,
+      message: "id: must be a positive integer",
+      data: null,
+    });
     expect(await postQuery("/api/admin/storage/delete")).toEqual({ code: 400, message: "id: is required", data: null });
   });
 });
@@ -443,20 +637,37 @@ describe("storage/delete", () => {
 describe("storage/load_all", () => {
   const executionContext = backgroundContext;
   const loadAll = async (ctx: ExecutionContext): Promise<Envelope> =>
-    (await fixture.app.request("/api/admin/storage/load_all", { method: "POST", headers: { Authorization: admin } }, testEnv, ctx)).json();
+    (
+      await fixture.app.request(
+        "/api/admin/storage/load_all",
+        { method: "POST", headers: { Authorization: admin } },
+        testEnv,
+        ctx,
+      )
+    ).json();
 
   it("answers at once and re-checks every enabled storage in the background, 4 at a time", async () => {
     const dav = await startSlowWebdav(150);
     try {
       const davIds = [];
       for (let i = 0; i < 9; i++) {
-        davIds.push((await create({ mount_path: `/dav${i}`, driver: "WebDav", addition: JSON.stringify({ address: dav.url, username: "" }) })).data.id);
+        davIds.push(
+          (
+            await create({
+              mount_path: `/dav${i}`,
+              driver: "WebDav",
+              addition: JSON.stringify({ address: dav.url, username: "" }),
+            })
+          ).data.id,
+        );
       }
       const media = (await create(virtual("/media"))).data.id;
       const alias = (await create({ mount_path: "/alias", driver: "Alias", addition: '{"paths":"/media"}' })).data.id;
       const off = (await create(virtual("/off", { disabled: true }))).data.id;
       await fixture.db.update(storages).set({ status: "stale" }).where(eq(storages.disabled, false));
-      const gone = (await fixture.db.insert(storages).values({ mountPath: "/gone", driver: "Gone", modifiedAtMs: 0 }).returning())[0]!.id;
+      const gone = (
+        await fixture.db.insert(storages).values({ mountPath: "/gone", driver: "Gone", modifiedAtMs: 0 }).returning()
+      )[0]!.id;
 
       const { ctx, pending } = executionContext();
       expect(await loadAll(ctx)).toEqual({ code: 200, message: "success", data: null });
@@ -475,7 +686,8 @@ describe("storage/load_all", () => {
 
   it("checks Alias after the storages it points into, so it sees their fresh status", async () => {
     const media = (await create(virtual("/media"))).data.id;
-    const alias = (await create({ mount_path: "/alias", driver: "Alias", addition: '{"paths":"/media/films"}' })).data.id;
+    const alias = (await create({ mount_path: "/alias", driver: "Alias", addition: '{"paths":"/media/films"}' })).data
+      .id;
     await fixture.db.update(storages).set({ status: "wrong username or password" }).where(eq(storages.id, media));
     await fixture.db.update(storages).set({ status: "stale" }).where(eq(storages.id, alias));
     const { ctx, pending } = executionContext();
@@ -488,21 +700,32 @@ describe("storage/load_all", () => {
 
 describe("the storage group is for admins only", () => {
   it("answers 403 to a user and 401 without a token", async () => {
-    await fixture.db.insert(users).values({ username: "dora", passwordHash: await hashStaticHash(await staticHash("dora pw")) });
+    await fixture.db
+      .insert(users)
+      .values({ username: "dora", passwordHash: await hashStaticHash(await staticHash("dora pw")) });
     const dora = (await login(fixture, { username: "dora", password: "dora pw" })).data!.token;
     for (const path of ["/api/admin/storage/list", "/api/admin/storage/get?id=1"]) {
       expect(await get(path, dora)).toEqual({ code: 403, message: "You are not an admin", data: null });
       expect(await get(path, "")).toEqual({ code: 401, message: "Guest user is disabled, login please", data: null });
     }
     for (const action of ["create", "update", "delete?id=1", "enable?id=1", "disable?id=1", "load_all"]) {
-      expect(await postQuery(`/api/admin/storage/${action}`, dora)).toEqual({ code: 403, message: "You are not an admin", data: null });
-      expect(await postQuery(`/api/admin/storage/${action}`, "")).toEqual({ code: 401, message: "Guest user is disabled, login please", data: null });
+      expect(await postQuery(`/api/admin/storage/${action}`, dora)).toEqual({
+        code: 403,
+        message: "You are not an admin",
+        data: null,
+      });
+      expect(await postQuery(`/api/admin/storage/${action}`, "")).toEqual({
+        code: 401,
+        message: "Guest user is disabled, login please",
+        data: null,
+      });
     }
   });
 });
 
 describe("moving a storage's mount path", () => {
-  const scopesOf = async (name: string) => (await fixture.db.select().from(roles).where(eq(roles.name, name)))[0]!.permissionScopes;
+  const scopesOf = async (name: string) =>
+    (await fixture.db.select().from(roles).where(eq(roles.name, name)))[0]!.permissionScopes;
 
   it("carries role scopes at or inside the old path along, and leaves the rest alone", async () => {
     const { data } = await create(virtual("/media"));
@@ -527,23 +750,35 @@ describe("moving a storage's mount path", () => {
 
   it("leaves the admin and guest roles alone, even with scopes under the moved path", async () => {
     const { data } = await create(virtual("/shared"));
-    const original = await fixture.db.select().from(roles).where(inArray(roles.name, ["admin", "guest"]));
+    const original = await fixture.db
+      .select()
+      .from(roles)
+      .where(inArray(roles.name, ["admin", "guest"]));
     const pinned = (extra: { path: string; permission: number }) => [{ path: "/", permission: 1 }, extra];
-    await fixture.db.update(roles).set({ permissionScopes: pinned({ path: "/shared/public", permission: 1 }) }).where(eq(roles.name, "guest"));
-    await fixture.db.update(roles).set({ permissionScopes: pinned({ path: "/shared", permission: 2 }) }).where(eq(roles.name, "admin"));
+    await fixture.db
+      .update(roles)
+      .set({ permissionScopes: pinned({ path: "/shared/public", permission: 1 }) })
+      .where(eq(roles.name, "guest"));
+    await fixture.db
+      .update(roles)
+      .set({ permissionScopes: pinned({ path: "/shared", permission: 2 }) })
+      .where(eq(roles.name, "admin"));
     try {
       expect((await update({ ...virtual("/common"), id: data.id })).code).toBe(200);
       expect(await scopesOf("guest")).toEqual(pinned({ path: "/shared/public", permission: 1 }));
       expect(await scopesOf("admin")).toEqual(pinned({ path: "/shared", permission: 2 }));
     } finally {
-      for (const role of original) await fixture.db.update(roles).set({ permissionScopes: role.permissionScopes }).where(eq(roles.id, role.id));
+      for (const role of original)
+        await fixture.db.update(roles).set({ permissionScopes: role.permissionScopes }).where(eq(roles.id, role.id));
     }
   });
 
   it("changes no role when the move is refused", async () => {
     const { data } = await create(virtual("/music"));
     await create(virtual("/taken"));
-    await fixture.db.insert(roles).values({ name: "listeners", permissionScopes: [{ path: "/music/jazz", permission: 1 }] });
+    await fixture.db
+      .insert(roles)
+      .values({ name: "listeners", permissionScopes: [{ path: "/music/jazz", permission: 1 }] });
     expect((await update({ ...virtual("/taken"), id: data.id })).code).toBe(400);
     expect(await scopesOf("listeners")).toEqual([{ path: "/music/jazz", permission: 1 }]);
   });

@@ -16,10 +16,14 @@ let admin: string;
 const request = (path: string, body?: unknown) =>
   new Request(`http://gatehouse.test${path}`, {
     method: path.includes("/list") || path.includes("/get") ? "GET" : "POST",
-    headers: { Authorization: admin, ...(body === undefined ? {} : { "Content-Type": "application/json;charset=UTF-8" }) },
+    headers: {
+      Authorization: admin,
+      ...(body === undefined ? {} : { "Content-Type": "application/json;charset=UTF-8" }),
+    },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
-const call = async (path: string, body?: unknown): Promise<Envelope> => (await exports.default.fetch(request(path, body))).json();
+const call = async (path: string, body?: unknown): Promise<Envelope> =>
+  (await exports.default.fetch(request(path, body))).json();
 const create = (mountPath: string, driver: string, addition: Record<string, unknown>) =>
   call("/api/admin/storage/create", { mount_path: mountPath, driver, addition: JSON.stringify(addition) });
 const statusOf = async (id: number) => (await sql("SELECT status FROM storages WHERE id = ?", [id]))[0]?.[0];
@@ -50,12 +54,20 @@ describe("checks over Workers TCP sockets", () => {
   });
 
   it("FTP: greeting, login and CWD against ftp-srv", async () => {
-    expect(await create("/ftp", "FTP", ftp())).toEqual({ code: 200, message: "success", data: { id: expect.any(Number) } });
+    expect(await create("/ftp", "FTP", ftp())).toEqual({
+      code: 200,
+      message: "success",
+      data: { id: expect.any(Number) },
+    });
   });
 
   it("FTP: wrong credentials, a missing root and a dead port each say so", async () => {
     const wrong = await create("/ftp-wrong", "FTP", ftp({ password: "nope" }));
-    expect(wrong).toEqual({ code: 500, message: "failed init storage but storage is already created: wrong username or password", data: { id: expect.any(Number) } });
+    expect(wrong).toEqual({
+      code: 500,
+      message: "failed init storage but storage is already created: wrong username or password",
+      data: { id: expect.any(Number) },
+    });
     expect(await statusOf(wrong.data.id)).toBe("wrong username or password");
     expect((await create("/ftp-root", "FTP", ftp({ root_folder_path: "/nope" }))).message).toBe(
       "failed init storage but storage is already created: root folder /nope not found",
@@ -66,7 +78,9 @@ describe("checks over Workers TCP sockets", () => {
 
   it("SFTP reads the SSH identification line; SMB gets an answer to SMB2 NEGOTIATE; others say what is wrong", async () => {
     expect((await create("/sftp", "SFTP", { address: servers.sshAddress, username: "u" })).code).toBe(200);
-    expect((await create("/smb", "SMB", { address: servers.smbAddress, share_name: "s", username: "u" })).code).toBe(200);
+    expect((await create("/smb", "SMB", { address: servers.smbAddress, share_name: "s", username: "u" })).code).toBe(
+      200,
+    );
     expect((await create("/smb-ssh", "SMB", { address: servers.sshAddress })).message).toBe(
       `failed init storage but storage is already created: ${servers.sshAddress} is not an SMB server (its answer to SMB2 NEGOTIATE is not SMB)`,
     );
@@ -91,9 +105,16 @@ describe("checks over the Workers fetch", () => {
   });
 
   it("WebDav: PROPFIND with basic auth works, and reports wrong credentials", async () => {
-    const dav = (password: string) => ({ address: servers.webdavUrl, username: "davuser", password, root_folder_path: "/library" });
+    const dav = (password: string) => ({
+      address: servers.webdavUrl,
+      username: "davuser",
+      password,
+      root_folder_path: "/library",
+    });
     expect((await create("/dav", "WebDav", dav("dav password"))).code).toBe(200);
-    expect((await create("/dav-wrong", "WebDav", dav("nope"))).message).toBe("failed init storage but storage is already created: wrong username or password");
+    expect((await create("/dav-wrong", "WebDav", dav("nope"))).message).toBe(
+      "failed init storage but storage is already created: wrong username or password",
+    );
   });
 });
 
@@ -109,7 +130,8 @@ describe("round trips per storage endpoint (the guard's one included)", () => {
     expect(created.result.code).toBe(200);
     expect(created.trips).toBe(2);
     const { id } = created.result.data;
-    for (let i = 0; i < 30; i++) await sql("INSERT INTO storages (mount_path, driver, modified) VALUES (?, 'Virtual', 0)", [`/bulk${i}`]);
+    for (let i = 0; i < 30; i++)
+      await sql("INSERT INTO storages (mount_path, driver, modified) VALUES (?, 'Virtual', 0)", [`/bulk${i}`]);
 
     const listed = await counted(() => call("/api/admin/storage/list?page=1&per_page=10"));
     expect(listed.result.data.total).toBe(31);
@@ -120,7 +142,9 @@ describe("round trips per storage endpoint (the guard's one included)", () => {
     expect(got.result.data.mount_path).toBe("/v");
     expect(got.trips).toBe(1);
 
-    const updated = await counted(() => call("/api/admin/storage/update", { id, mount_path: "/v2", driver: "Virtual", addition: "{}" }));
+    const updated = await counted(() =>
+      call("/api/admin/storage/update", { id, mount_path: "/v2", driver: "Virtual", addition: "{}" }),
+    );
     expect(updated.result.code).toBe(200);
     expect(updated.trips).toBe(2);
   });

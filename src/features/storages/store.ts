@@ -13,7 +13,12 @@ import type { StorageValues } from "./wire.ts";
 
 export const DISABLED_STATUS = "disabled";
 
-const mounted = { id: storages.id, mountPath: storages.mountPath, disabled: storages.disabled, status: storages.status };
+const mounted = {
+  id: storages.id,
+  mountPath: storages.mountPath,
+  disabled: storages.disabled,
+  status: storages.status,
+};
 
 /** More paths than one statement should bind (SQLite's limit is 32,766 parameters). */
 const MAX_LISTED_MOUNT_PATHS = 1_000;
@@ -50,11 +55,19 @@ function storageJson(s: typeof storages) {
 
 /** `{"content": [...], "total": n}` of one page in `order`, then `id` order; limit -1 is every row. */
 const storagePageJson = keptQuery(["limit", "offset"], (db, v) => {
-  const page = db.select().from(storages).orderBy(asc(storages.order), asc(storages.id)).limit(v.limit).offset(v.offset).as("storages");
+  const page = db
+    .select()
+    .from(storages)
+    .orderBy(asc(storages.order), asc(storages.id))
+    .limit(v.limit)
+    .offset(v.offset)
+    .as("storages");
   // The page is a subquery with the table's own columns; drizzle types it apart from the table.
   const listed = page as unknown as typeof storages;
   return db
-    .select({ json: sql<string>`json_object('content', json_group_array(json(${storageJson(listed)}) ORDER BY ${listed.order}, ${listed.id}), 'total', (SELECT count(*) FROM ${storages}))` })
+    .select({
+      json: sql<string>`json_object('content', json_group_array(json(${storageJson(listed)}) ORDER BY ${listed.order}, ${listed.id}), 'total', (SELECT count(*) FROM ${storages}))`,
+    })
     .from(page);
 });
 
@@ -63,16 +76,22 @@ export function storagePage(db: Database, window: { limit: number | null; offset
   return plan([storagePageJson(db, { limit: window.limit ?? -1, offset: window.offset })], ([[page]]) => page!.json);
 }
 
-const storageJsonById = keptQuery(["id"], (db, v) => db.select({ json: storageJson(storages) }).from(storages).where(eq(storages.id, v.id)));
+const storageJsonById = keptQuery(["id"], (db, v) =>
+  db
+    .select({ json: storageJson(storages) })
+    .from(storages)
+    .where(eq(storages.id, v.id)),
+);
 
 /** A storage as its wire JSON; undefined when there is none. */
 export function storageJsonOf(db: Database, id: number) {
   return plan([storageJsonById(db, { id })], ([[row]]) => row?.json);
 }
 
-
 /** Drivers whose check reads the storages they point into (Alias, Crypt). */
-const POINTING_DRIVERS = allDrivers().filter((driver) => driver.pointsInto !== undefined).map((driver) => driver.config.name);
+const POINTING_DRIVERS = allDrivers()
+  .filter((driver) => driver.pointsInto !== undefined)
+  .map((driver) => driver.config.name);
 
 /**
  * A storage and, when its driver points into others, every mounted storage as one JSON array of
@@ -85,17 +104,24 @@ export function storageWithMounts(db: Database, id: number) {
   return plan(
     [
       db.select().from(storages).where(eq(storages.id, id)),
-      db.select({ json: sql<string>`json_group_array(json_array(${storages.id}, ${storages.mountPath}, ${storages.disabled}, ${storages.status}))` }).from(storages).where(pointing),
+      db
+        .select({
+          json: sql<string>`json_group_array(json_array(${storages.id}, ${storages.mountPath}, ${storages.disabled}, ${storages.status}))`,
+        })
+        .from(storages)
+        .where(pointing),
     ],
     ([[row], [mounts]]) => ({
       row,
-      mounted: row && POINTING_DRIVERS.includes(row.driver)
-        ? (JSON.parse(mounts!.json) as [number, string, number, string][]).map(([id, mountPath, disabled, status]) => ({ id, mountPath, disabled: disabled === 1, status }))
-        : [],
+      mounted:
+        row && POINTING_DRIVERS.includes(row.driver)
+          ? (JSON.parse(mounts!.json) as [number, string, number, string][]).map(
+              ([id, mountPath, disabled, status]) => ({ id, mountPath, disabled: disabled === 1, status }),
+            )
+          : [],
     }),
   );
 }
-
 
 export async function readMounted(db: Database, mountPaths: string[]): Promise<MountedStorage[]> {
   return mountPaths.length === 0 ? [] : mountedAt(db, mountPaths);
@@ -109,11 +135,21 @@ export async function readMounted(db: Database, mountPaths: string[]): Promise<M
 export function changeReads(db: Database, id: number | null, mountPath: string, mountPaths: string[]) {
   return plan(
     [
-      db.select({ driver: storages.driver, disabled: storages.disabled }).from(storages).where(eq(storages.id, id ?? 0)),
-      db.select({ id: storages.id }).from(storages).where(and(eq(storages.mountPath, mountPath), ne(storages.id, id ?? 0))),
+      db
+        .select({ driver: storages.driver, disabled: storages.disabled })
+        .from(storages)
+        .where(eq(storages.id, id ?? 0)),
+      db
+        .select({ id: storages.id })
+        .from(storages)
+        .where(and(eq(storages.mountPath, mountPath), ne(storages.id, id ?? 0))),
       mountedAt(db, mountPaths),
     ],
-    ([[current], [holder], others]) => ({ current, mountPathTaken: holder !== undefined, mounted: others.filter((s) => s.id !== id) }),
+    ([[current], [holder], others]) => ({
+      current,
+      mountPathTaken: holder !== undefined,
+      mounted: others.filter((s) => s.id !== id),
+    }),
   );
 }
 
@@ -131,7 +167,13 @@ export async function insertStorage(db: Database, values: StorageValues, disable
  * (false otherwise), role scopes following a new mount path in the same batch. `disabled`
  * undefined keeps the current value; a disabled storage's status reads `disabled`.
  */
-export async function updateStorage(db: Database, id: number, values: StorageValues, disabled: boolean | undefined, status: string): Promise<boolean> {
+export async function updateStorage(
+  db: Database,
+  id: number,
+  values: StorageValues,
+  disabled: boolean | undefined,
+  status: string,
+): Promise<boolean> {
   const nowDisabled = disabled === undefined ? storages.disabled : sql`${disabled ? 1 : 0}`;
   const [, updated] = await db.batch([
     moveRoleScopes(db, id, values.driver, values.mountPath),
@@ -170,7 +212,10 @@ function moveRoleScopes(db: Database, id: number, driver: string, newPath: strin
 
 /** The status a check found; a storage disabled meanwhile keeps `disabled`. */
 export async function saveStatus(db: Database, id: number, status: string) {
-  await db.update(storages).set({ status }).where(and(eq(storages.id, id), eq(storages.disabled, false)));
+  await db
+    .update(storages)
+    .set({ status })
+    .where(and(eq(storages.id, id), eq(storages.disabled, false)));
 }
 
 /** Enabled, with the status its check found. */

@@ -39,20 +39,37 @@ export const Storage = z
     proxy_range: z.boolean(),
     down_proxy_url: z.string(),
     down_proxy_sign: z.boolean(),
-  }).openapi("Storage");
+  })
+  .openapi("Storage");
 
 /** An integer as JSON number or as a numeric string (forms and scripts send both). */
-const integerLike = z.union([z.number().check(z.int()), z.pipe(z.string().check(z.regex(/^-?[0-9]{1,15}$/)), z.transform(Number))], { error: "must be an integer" });
+const integerLike = z.union(
+  [z.number().check(z.int()), z.pipe(z.string().check(z.regex(/^-?[0-9]{1,15}$/)), z.transform(Number))],
+  { error: "must be an integer" },
+);
 /** `enable_sign` is declared a string and sent as a boolean (docs/decisions.md D3.8): both are fine. */
-const booleanLike = z.union([z.boolean(), z.pipe(z.enum(["true", "false"]), z.transform((v) => v === "true"))], { error: "must be true or false" });
+const booleanLike = z.union(
+  [
+    z.boolean(),
+    z.pipe(
+      z.enum(["true", "false"]),
+      z.transform((v) => v === "true"),
+    ),
+  ],
+  { error: "must be true or false" },
+);
 
 /** A string that must be present and non-empty, with "is required" when it is not. */
 const requiredText = (max: number) =>
-  z.string({ error: (issue) => (issue.input === undefined ? "is required" : undefined) }).check(z.minLength(1, { error: "is required" }), z.maxLength(max));
+  z
+    .string({ error: (issue) => (issue.input === undefined ? "is required" : undefined) })
+    .check(z.minLength(1, { error: "is required" }), z.maxLength(max));
 
 export const StorageBody = z
   .object({
-    id: z.optional(z.unknown()).openapi({ type: "integer", description: "update only: the storage to change (a number or a numeric string)" }),
+    id: z
+      .optional(z.unknown())
+      .openapi({ type: "integer", description: "update only: the storage to change (a number or a numeric string)" }),
     mount_path: wellFormed(requiredText(1024)),
     order: z.nullish(integerLike),
     driver: requiredText(64),
@@ -66,12 +83,15 @@ export const StorageBody = z
     order_by: z.nullish(z.string()),
     order_direction: z.nullish(z.string()),
     extract_folder: z.nullish(z.string()),
-    addition: z.optional(z.unknown()).openapi({ type: "string", description: "driver settings: a JSON object encoded as a string" }),
+    addition: z
+      .optional(z.unknown())
+      .openapi({ type: "string", description: "driver settings: a JSON object encoded as a string" }),
     enable_sign: z.nullish(booleanLike),
     disable_index: z.nullish(z.boolean()),
     proxy_range: z.nullish(z.boolean()),
     disabled: z.nullish(z.boolean()).openapi({ description: "absent: create enabled, update keeps the current value" }),
-  }).openapi("StorageBody");
+  })
+  .openapi("StorageBody");
 
 export type StorageBodyInput = z.infer<typeof StorageBody>;
 
@@ -85,7 +105,8 @@ export function storageId(id: unknown): number {
 
 /** The row a body describes for `driver`; 400 for an addition that is not an object or a choice outside its options. */
 export function storageValues(body: StorageBodyInput, driver: Driver, nowMs: number): StorageValues {
-  if (typeof body.addition !== "string" || parseAddition(body.addition) === null) throw new ApiError(400, ADDITION_NOT_AN_OBJECT);
+  if (typeof body.addition !== "string" || parseAddition(body.addition) === null)
+    throw new ApiError(400, ADDITION_NOT_AN_OBJECT);
   const template = new Map(commonItems(driver).map((item) => [item.name, item]));
   const flag = (name: string, value: boolean | null | undefined) => value ?? template.get(name)?.default === "true";
   const choice = (name: string, value: string | null | undefined) => {

@@ -12,7 +12,15 @@ import { ok } from "../../http/envelope.ts";
 import { ApiError } from "../../http/errors.ts";
 import { envelopeResponse, type Router } from "../../http/router.ts";
 
-const KINDS = ["upload", "copy", "offline_download", "offline_download_transfer", "s3_transition", "decompress", "decompress_upload"] as const;
+const KINDS = [
+  "upload",
+  "copy",
+  "offline_download",
+  "offline_download_transfer",
+  "s3_transition",
+  "decompress",
+  "decompress_upload",
+] as const;
 const Kind = z.object({ kind: z.enum(KINDS).openapi({ description: "The task kind" }) });
 
 /** AList's refusal of the guest on the user task lists. */
@@ -22,7 +30,10 @@ const notGuest: MiddlewareHandler<AppEnv> = async (c, next) => {
   if (isGuest(c.var.caller)) throw new ApiError(403, GUEST_NO_TASKS);
   await next();
 };
-const userTasks = { middleware: [...signedIn.middleware, notGuest] as [(typeof signedIn.middleware)[0], typeof notGuest], security: signedIn.security };
+const userTasks = {
+  middleware: [...signedIn.middleware, notGuest] as [(typeof signedIn.middleware)[0], typeof notGuest],
+  security: signedIn.security,
+};
 
 function routes(prefix: "/api/task" | "/api/admin/task", access: typeof userTasks | typeof adminOnly) {
   const list = (state: "undone" | "done") =>
@@ -33,11 +44,15 @@ function routes(prefix: "/api/task" | "/api/admin/task", access: typeof userTask
       summary: `The ${state} tasks of a kind: always empty (no background tasks at the edge)`,
       ...access,
       request: { params: Kind },
-      responses: envelopeResponse(z.array(z.object({ id: z.string(), name: z.string(), state: z.number().check(z.int()) })).check(z.maxLength(0)), "No tasks"),
+      responses: envelopeResponse(
+        z.array(z.object({ id: z.string(), name: z.string(), state: z.number().check(z.int()) })).check(z.maxLength(0)),
+        "No tasks",
+      ),
     });
   return [list("undone"), list("done")];
 }
 
 export function registerTaskRoutes(app: Router) {
-  for (const route of [...routes("/api/task", userTasks), ...routes("/api/admin/task", adminOnly)]) app.openapi(route, (c) => ok(c, []));
+  for (const route of [...routes("/api/task", userTasks), ...routes("/api/admin/task", adminOnly)])
+    app.openapi(route, (c) => ok(c, []));
 }

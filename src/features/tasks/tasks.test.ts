@@ -17,8 +17,18 @@ afterAll(() => fixture.close());
 describe("task lists", () => {
   it("are empty for every kind (no background tasks at the edge); an unknown kind is refused", async () => {
     for (const path of ["/api/task/upload/undone", "/api/task/copy/done", "/api/admin/task/upload/undone"]) {
-      expect(await (await send(fixture, "GET", path, undefined, { Authorization: admin })).json(), path).toEqual({ code: 200, message: "success", data: [] });
+      expect(await (await send(fixture, "GET", path, undefined, { Authorization: admin })).json(), path).toEqual({
+        code: 200,
+        message: "success",
+        data: [],
+      });
     }
-    expect(((await (await send(fixture, "GET", "/api/task/nope/undone", undefined, { Authorization: admin })).json()) as Envelope).code).toBe(400);
+    expect(
+      (
+        (await (
+          await send(fixture, "GET", "/api/task/nope/undone", undefined, { Authorization: admin })
+        ).json()) as Envelope
+      ).code,
+    ).toBe(400);
   });
 });

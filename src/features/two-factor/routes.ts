@@ -20,7 +20,10 @@ const generate2fa = createRoute({
   tags: ["auth"],
   summary: "Start two-factor enrolment: a new TOTP secret and its QR code, valid for 10 minutes",
   ...accountOnly(403, GUEST_2FA),
-  responses: envelopeResponse(z.object({ qr: z.string(), secret: z.string() }), "The secret and an SVG QR code as a data URL"),
+  responses: envelopeResponse(
+    z.object({ qr: z.string(), secret: z.string() }),
+    "The secret and an SVG QR code as a data URL",
+  ),
 });
 
 const verify2fa = createRoute({
@@ -30,7 +33,12 @@ const verify2fa = createRoute({
   summary: "Finish two-factor enrolment with a code from the authenticator",
   ...accountOnly(403, GUEST_2FA),
   request: {
-    body: jsonBody(z.object({ code: z.string().check(z.minLength(1), z.maxLength(32)), secret: z.string().check(z.minLength(1), z.maxLength(128)) })),
+    body: jsonBody(
+      z.object({
+        code: z.string().check(z.minLength(1), z.maxLength(32)),
+        secret: z.string().check(z.minLength(1), z.maxLength(128)),
+      }),
+    ),
   },
   responses: envelopeResponse(z.null(), "Two-factor authentication is on"),
 });
@@ -40,7 +48,12 @@ export function registerTwoFactorRoutes(app: Router) {
     const { user } = c.var.caller;
     const secret = newTotpSecret();
     const qr = enrolmentQr(secret, user.username); // before saving: a failure leaves no enrolment behind
-    await savePendingEnrolment(c.var.db, user.id, await seal(otpSealingKeys(c.env), secret), Math.floor(Date.now() / 1000));
+    await savePendingEnrolment(
+      c.var.db,
+      user.id,
+      await seal(otpSealingKeys(c.env), secret),
+      Math.floor(Date.now() / 1000),
+    );
     return ok(c, { qr, secret });
   });
 

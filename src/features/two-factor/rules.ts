@@ -32,8 +32,12 @@ export async function verifiedEnrolment(
   nowMs: number,
   submitted: { secret: string; code: string },
 ): Promise<VerifiedEnrolment> {
-  const issued = pending && pending.createdAt > Math.floor(nowMs / 1000) - OTP_ENROLMENT_TTL_SECONDS ? await open(keys, pending.secret) : null;
-  if (issued === null || normaliseSecret(issued) !== normaliseSecret(submitted.secret)) throw new ApiError(400, SECRET_NOT_ISSUED);
+  const issued =
+    pending && pending.createdAt > Math.floor(nowMs / 1000) - OTP_ENROLMENT_TTL_SECONDS
+      ? await open(keys, pending.secret)
+      : null;
+  if (issued === null || normaliseSecret(issued) !== normaliseSecret(submitted.secret))
+    throw new ApiError(400, SECRET_NOT_ISSUED);
   const step = matchTotpStep(issued, submitted.code, nowMs);
   if (step === null) throw new ApiError(400, INVALID_OTP);
   return { sealedSecret: await seal(keys, issued), step };

@@ -29,7 +29,11 @@ function keyFor(secret: Uint8Array): Promise<CryptoKey> {
 /** Seals under the first of `secrets`. */
 export async function seal(secrets: Uint8Array[], plaintext: string): Promise<string> {
   const iv = crypto.getRandomValues(new Uint8Array(12));
-  const ciphertext = await crypto.subtle.encrypt({ name: "AES-GCM", iv }, await keyFor(secrets[0]!), encoder.encode(plaintext));
+  const ciphertext = await crypto.subtle.encrypt(
+    { name: "AES-GCM", iv },
+    await keyFor(secrets[0]!),
+    encoder.encode(plaintext),
+  );
   return `v1.${toBase64Url(iv)}.${toBase64Url(new Uint8Array(ciphertext))}`;
 }
 

@@ -11,7 +11,11 @@ import { matchTotpStep } from "./totp.ts";
  * The TOTP step `code` is valid for, or null when the user has two-factor off (`sealedSecret`
  * null). Throws 402 for a missing or wrong code, 500 when the secret cannot be unsealed.
  */
-export async function secondFactorStep(env: Env, sealedSecret: string | null, code: string | undefined): Promise<number | null> {
+export async function secondFactorStep(
+  env: Env,
+  sealedSecret: string | null,
+  code: string | undefined,
+): Promise<number | null> {
   if (sealedSecret === null) return null;
   const secret = await open(otpSealingKeys(env), sealedSecret);
   if (secret === null) throw new ApiError(500, SECRET_UNREADABLE);

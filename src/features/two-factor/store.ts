@@ -48,5 +48,8 @@ export function stepUnused(step: number | null): SQL {
 
 /** Marks `step` used, unless it or a later one was: for sign-in's batch, which reads `changes()` after it. */
 export function consumeStep(db: Database, userId: number, step: number) {
-  return db.update(users).set({ otpLastStep: step }).where(and(eq(users.id, userId), stepUnused(step)));
+  return db
+    .update(users)
+    .set({ otpLastStep: step })
+    .where(and(eq(users.id, userId), stepUnused(step)));
 }

@@ -24,7 +24,15 @@ export function normaliseSecret(secret: string): string {
 }
 
 function totp(secret: string, username: string): TOTP {
-  return new TOTP({ issuer: ISSUER, label: username, algorithm: "SHA1", digits: 6, period: PERIOD, secret: Secret.fromBase32(normaliseSecret(secret)), hmac: hmacSha1 });
+  return new TOTP({
+    issuer: ISSUER,
+    label: username,
+    algorithm: "SHA1",
+    digits: 6,
+    period: PERIOD,
+    secret: Secret.fromBase32(normaliseSecret(secret)),
+    hmac: hmacSha1,
+  });
 }
 
 /** The time step a code is valid for, or null. `nowMs` is injectable for tests. */
@@ -47,6 +55,8 @@ export function matchTotpStep(secret: string, code: string, nowMs = Date.now()):
  */
 export function enrolmentQr(secret: string, username: string): string {
   const uri = totp(secret, username).toString();
-  const svg = new QRCode({ content: uri, ecl: "L", width: 256, height: 256, padding: 2, join: true }).svg({ container: "svg-viewbox" });
+  const svg = new QRCode({ content: uri, ecl: "L", width: 256, height: 256, padding: 2, join: true }).svg({
+    container: "svg-viewbox",
+  });
   return `data:image/svg+xml;base64,${btoa(svg)}`;
 }

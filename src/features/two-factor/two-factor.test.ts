@@ -25,9 +25,13 @@ const dave = { username: "dave", password: "dave pw" };
 const authed = (token: string) => ({ Authorization: token });
 
 async function enrol(token: string): Promise<string> {
-  const generated = await readEnvelope(await fixture.request("/api/auth/2fa/generate", { method: "POST", headers: authed(token) }));
+  const generated = await readEnvelope(
+    await fixture.request("/api/auth/2fa/generate", { method: "POST", headers: authed(token) }),
+  );
   const { secret } = generated.data as { secret: string };
-  const verified = await readEnvelope(await postJson(fixture, "/api/auth/2fa/verify", { code: totpCode(secret), secret }, authed(token)));
+  const verified = await readEnvelope(
+    await postJson(fixture, "/api/auth/2fa/verify", { code: totpCode(secret), secret }, authed(token)),
+  );
   expect(verified).toEqual({ code: 200, message: "success", data: null });
   return secret;
 }
@@ -35,13 +39,18 @@ async function enrol(token: string): Promise<string> {
 describe("POST /api/auth/2fa/generate", () => {
   it("issues a base32 secret and an SVG QR code, and stores the secret sealed, not in plain text", async () => {
     const token = (await login(fixture, dave)).data!.token;
-    const body = await readEnvelope(await fixture.request("/api/auth/2fa/generate", { method: "POST", headers: authed(token) }));
+    const body = await readEnvelope(
+      await fixture.request("/api/auth/2fa/generate", { method: "POST", headers: authed(token) }),
+    );
     expect(body.code).toBe(200);
     const { qr, secret } = body.data as { qr: string; secret: string };
     expect(secret).toMatch(/^[A-Z2-7]{32}$/);
     expect(qr).toMatch(/^data:image\/svg\+xml;base64,/);
     expect(Buffer.from(qr.split(",")[1]!, "base64").toString()).toMatch(/^(<\?xml[^>]*>\s*)?<svg[\s\S]*<\/svg>$/);
-    const [pending] = await fixture.db.select().from(pendingOtpEnrolments).where(eq(pendingOtpEnrolments.userId, daveId));
+    const [pending] = await fixture.db
+      .select()
+      .from(pendingOtpEnrolments)
+      .where(eq(pendingOtpEnrolments.userId, daveId));
     expect(pending!.secret).toMatch(/^v1\./);
     expect(pending!.secret).not.toContain(secret);
   });
@@ -55,22 +64,43 @@ describe("POST /api/auth/2fa/verify", () => {
   it("refuses a secret this server did not issue to this user", async () => {
     const token = (await login(fixture, dave)).data!.token;
     const made_up = "JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP";
-    const body = await readEnvelope(await postJson(fixture, "/api/auth/2fa/verify", { code: totpCode(made_up), secret: made_up }, authed(token)));
-    expect(body).toEqual({ code: 400, message: "this 2FA secret was not issued to you or has expired; generate a new one", data: null });
+    const body = await readEnvelope(
+      await postJson(fixture, "/api/auth/2fa/verify", { code: totpCode(made_up), secret: made_up }, authed(token)),
+    );
+    expect(body).toEqual({
+      code: 400,
+      message: "this 2FA secret was not issued to you or has expired; generate a new one",
+      data: null,
+    });
   });
 
   it("refuses an issued secret after 10 minutes", async () => {
     const token = (await login(fixture, dave)).data!.token;
-    const { secret } = (await readEnvelope(await fixture.request("/api/auth/2fa/generate", { method: "POST", headers: authed(token) }))).data as { secret: string };
-    await fixture.db.update(pendingOtpEnrolments).set({ createdAt: Math.floor(Date.now() / 1000) - 601 }).where(eq(pendingOtpEnrolments.userId, daveId));
-    expect((await readEnvelope(await postJson(fixture, "/api/auth/2fa/verify", { code: totpCode(secret), secret }, authed(token)))).code).toBe(400);
+    const { secret } = (
+      await readEnvelope(await fixture.request("/api/auth/2fa/generate", { method: "POST", headers: authed(token) }))
+    ).data as { secret: string };
+    await fixture.db
+      .update(pendingOtpEnrolments)
+      .set({ createdAt: Math.floor(Date.now() / 1000) - 601 })
+      .where(eq(pendingOtpEnrolments.userId, daveId));
+    expect(
+      (
+        await readEnvelope(
+          await postJson(fixture, "/api/auth/2fa/verify", { code: totpCode(secret), secret }, authed(token)),
+        )
+      ).code,
+    ).toBe(400);
   });
 
   it("refuses a wrong code and a missing field", async () => {
     const token = (await login(fixture, dave)).data!.token;
-    const { secret } = (await readEnvelope(await fixture.request("/api/auth/2fa/generate", { method: "POST", headers: authed(token) }))).data as { secret: string };
+    const { secret } = (
+      await readEnvelope(await fixture.request("/api/auth/2fa/generate", { method: "POST", headers: authed(token) }))
+    ).data as { secret: string };
     const wrong = String((Number(totpCode(secret)) + 1) % 1_000_000).padStart(6, "0");
-    expect(await readEnvelope(await postJson(fixture, "/api/auth/2fa/verify", { code: wrong, secret }, authed(token)))).toEqual({ code: 400, message: "Invalid 2FA code", data: null });
+    expect(
+      await readEnvelope(await postJson(fixture, "/api/auth/2fa/verify", { code: wrong, secret }, authed(token))),
+    ).toEqual({ code: 400, message: "Invalid 2FA code", data: null });
     const missing = await readEnvelope(await postJson(fixture, "/api/auth/2fa/verify", { secret }, authed(token)));
     expect(missing.code).toBe(400);
     expect(missing.message).toMatch(/^code: /);
@@ -95,8 +125,14 @@ describe("signing in with two-factor on", () => {
 
   it("asks for the code with 402 when it is missing or wrong, on both sign-in endpoints", async () => {
     expect(await login(fixture, dave)).toEqual({ code: 402, message: "Invalid 2FA code", data: null });
-    expect(await login(fixture, { ...dave, otp_code: "000000" === totpCode(secret) ? "111111" : "000000" })).toEqual({ code: 402, message: "Invalid 2FA code", data: null });
-    const hashed = await readEnvelope(await postJson(fixture, "/api/auth/login/hash", { username: "dave", password: aListStaticHash("dave pw") }));
+    expect(await login(fixture, { ...dave, otp_code: "000000" === totpCode(secret) ? "111111" : "000000" })).toEqual({
+      code: 402,
+      message: "Invalid 2FA code",
+      data: null,
+    });
+    const hashed = await readEnvelope(
+      await postJson(fixture, "/api/auth/login/hash", { username: "dave", password: aListStaticHash("dave pw") }),
+    );
     expect(hashed).toEqual({ code: 402, message: "Invalid 2FA code", data: null });
   });
 
@@ -111,14 +147,19 @@ describe("signing in with two-factor on", () => {
     expect(replay).toEqual({ code: 402, message: "Invalid 2FA code", data: null });
     expect(await fixture.db.select().from(deviceSessions)).toEqual(sessionsBefore);
     // A replay is a failed attempt like a wrong code: it stays counted toward the lockout.
-    const failures = await fixture.db.select({ count: loginFailures.count }).from(loginFailures).where(eq(loginFailures.subject, "dave"));
+    const failures = await fixture.db
+      .select({ count: loginFailures.count })
+      .from(loginFailures)
+      .where(eq(loginFailures.subject, "dave"));
     expect(failures).toEqual([{ count: 1 }]);
   });
 });
 
 describe("secrets never leave the server", () => {
   beforeAll(async () => {
-    await fixture.db.insert(users).values({ username: "francis", passwordHash: await hashStaticHash(await staticHash("frank pw")), roleIds: [] });
+    await fixture.db
+      .insert(users)
+      .values({ username: "francis", passwordHash: await hashStaticHash(await staticHash("frank pw")), roleIds: [] });
   });
 
   it("no reply of the auth endpoints carries a password hash, salt or 2FA secret", async () => {
@@ -148,13 +189,19 @@ describe("rotating keys with two-factor on", () => {
     readEnvelope(
       await fixture.request(
         "/api/auth/login",
-        { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ username: "olga", password: "olga pw", otp_code }) },
+        {
+          method: "POST",
+          headers: { "Content-Type": "application/json" },
+          body: JSON.stringify({ username: "olga", password: "olga pw", otp_code }),
+        },
         env,
       ),
     );
 
   beforeAll(async () => {
-    await fixture.db.insert(users).values({ username: "olga", passwordHash: await hashStaticHash(await staticHash("olga pw")), roleIds: [] });
+    await fixture.db
+      .insert(users)
+      .values({ username: "olga", passwordHash: await hashStaticHash(await staticHash("olga pw")), roleIds: [] });
     // Enrolled while only JWT_SECRET existed: sealed under it.
     secret = await enrol((await login(fixture, { username: "olga", password: "olga pw" })).data!.token);
   });
@@ -167,13 +214,24 @@ describe("rotating keys with two-factor on", () => {
   });
 
   it("seals new enrolments under OTP_ENCRYPTION_KEY, so JWT_SECRET can rotate without losing them", async () => {
-    const token = ((await signInWith({ OTP_ENCRYPTION_KEY: OTP_KEY }, totpCode(secret))).data as { token: string }).token;
-    const generated = await readEnvelope(await fixture.request("/api/auth/2fa/generate", { method: "POST", headers: { Authorization: token } }, { OTP_ENCRYPTION_KEY: OTP_KEY }));
+    const token = ((await signInWith({ OTP_ENCRYPTION_KEY: OTP_KEY }, totpCode(secret))).data as { token: string })
+      .token;
+    const generated = await readEnvelope(
+      await fixture.request(
+        "/api/auth/2fa/generate",
+        { method: "POST", headers: { Authorization: token } },
+        { OTP_ENCRYPTION_KEY: OTP_KEY },
+      ),
+    );
     const fresh = (generated.data as { secret: string }).secret;
     const verified = await readEnvelope(
       await fixture.request(
         "/api/auth/2fa/verify",
-        { method: "POST", headers: { Authorization: token, "Content-Type": "application/json" }, body: JSON.stringify({ code: totpCode(fresh), secret: fresh }) },
+        {
+          method: "POST",
+          headers: { Authorization: token, "Content-Type": "application/json" },
+          body: JSON.stringify({ code: totpCode(fresh), secret: fresh }),
+        },
         { OTP_ENCRYPTION_KEY: OTP_KEY },
       ),
     );
@@ -182,19 +240,26 @@ describe("rotating keys with two-factor on", () => {
 
     // JWT_SECRET rotates: the old login token dies, the second factor survives.
     const rotated = { OTP_ENCRYPTION_KEY: OTP_KEY, JWT_SECRET: NEW_JWT_SECRET };
-    expect((await readEnvelope(await fixture.request("/api/me", { headers: { Authorization: token } }, rotated))).message).toBe("token is invalidated");
+    expect(
+      (await readEnvelope(await fixture.request("/api/me", { headers: { Authorization: token } }, rotated))).message,
+    ).toBe("token is invalidated");
     expect((await signInWith(rotated, totpCode(fresh))).code).toBe(200);
   });
 
   it("answers a clear error, not a wrong-code loop, when no key opens the secret", async () => {
     const body = await signInWith({ JWT_SECRET: NEW_JWT_SECRET, OTP_ENCRYPTION_KEY: undefined }, totpCode(secret));
     expect(body.code).toBe(500);
-    expect(body.message).toMatch(/^the 2FA secret of this user cannot be decrypted \(was OTP_ENCRYPTION_KEY or JWT_SECRET changed\?\)/);
+    expect(body.message).toMatch(
+      /^the 2FA secret of this user cannot be decrypted \(was OTP_ENCRYPTION_KEY or JWT_SECRET changed\?\)/,
+    );
   });
 
   it("refuses a short OTP_ENCRYPTION_KEY as a configuration error", async () => {
     const body = await signInWith({ OTP_ENCRYPTION_KEY: "short" }, totpCode(secret));
-    expect(body).toMatchObject({ code: 500, message: "server misconfigured: OTP_ENCRYPTION_KEY must be at least 32 characters" });
+    expect(body).toMatchObject({
+      code: 500,
+      message: "server misconfigured: OTP_ENCRYPTION_KEY must be at least 32 characters",
+    });
   });
 });
 
@@ -209,7 +274,9 @@ describe("one code, two sign-ins at once", () => {
     // The enrolment used the current step; the next one is still accepted (window of one step).
     const code = totpCode(secret, Date.now(), 1);
     const replies = await Promise.all(
-      ["a", "b"].map((device) => login(fixture, { username: "rita", password: "rita pw", otp_code: code }, { "Client-Id": `race-${device}` })),
+      ["a", "b"].map((device) =>
+        login(fixture, { username: "rita", password: "rita pw", otp_code: code }, { "Client-Id": `race-${device}` }),
+      ),
     );
     expect(replies.map((reply) => reply.code).sort()).toEqual([200, 402]);
     expect(replies.find((reply) => reply.code === 402)).toEqual({ code: 402, message: "Invalid 2FA code", data: null });

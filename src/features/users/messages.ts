@@ -13,4 +13,5 @@ export const ADMIN_NOT_DISABLEABLE = "admin user can not be disabled";
 export const GUEST_ROLE_FIXED = "cannot change role of guest user";
 
 /** Role ids a create or update named that do not exist, as one sentence. */
-export const rolesNotFound = (missing: readonly number[]) => `${missing.length === 1 ? "role" : "roles"} ${missing.join(", ")} not found`;
+export const rolesNotFound = (missing: readonly number[]) =>
+  `${missing.length === 1 ? "role" : "roles"} ${missing.join(", ")} not found`;

@@ -20,7 +20,10 @@ export const Permission = z
   .check(z.int(), z.gte(0, PERMISSION_RANGE), z.lte(ALL_PERMISSIONS, PERMISSION_RANGE))
   .openapi({ description: "permission bits (AList v3.58: 0 to 65535)", example: 264 });
 
-const RoleIds = z.array(z.number().check(z.int(), z.positive())).check(z.maxLength(64)).openapi({ description: "role ids, in order", example: [3] });
+const RoleIds = z
+  .array(z.number().check(z.int(), z.positive()))
+  .check(z.maxLength(64))
+  .openapi({ description: "role ids, in order", example: [3] });
 
 const UserView = z.object({
   id: z.number().check(z.int()),
@@ -36,7 +39,9 @@ const UserView = z.object({
 
 const UserFields = {
   username: wellFormed(z.string().check(z.trim(), z.minLength(1), z.maxLength(255))),
-  base_path: wellFormed(z.string().check(z.maxLength(1024))).openapi({ description: "cleaned like a mount path; empty means /" }),
+  base_path: wellFormed(z.string().check(z.maxLength(1024))).openapi({
+    description: "cleaned like a mount path; empty means /",
+  }),
   role: RoleIds,
   disabled: z.boolean(),
   permission: Permission,
@@ -47,7 +52,9 @@ const CreateUserBody = z.object({
   username: UserFields.username,
   password: z.string().check(z.minLength(1), z.maxLength(1024)),
   base_path: z.optional(UserFields.base_path),
-  role: z.optional(UserFields.role).openapi({ description: "absent or empty: the role of the default_role setting, unless that is guest or admin" }),
+  role: z
+    .optional(UserFields.role)
+    .openapi({ description: "absent or empty: the role of the default_role setting, unless that is guest or admin" }),
   disabled: z.optional(UserFields.disabled),
   permission: z.optional(UserFields.permission),
   sso_id: z.optional(UserFields.sso_id),
@@ -56,7 +63,9 @@ const CreateUserBody = z.object({
 const UpdateUserBody = z.object({
   id: z.number().check(z.int(), z.positive()),
   username: z.optional(UserFields.username),
-  password: z.optional(z.string().check(z.maxLength(1024))).openapi({ description: "empty or absent: unchanged; otherwise the user's tokens die" }),
+  password: z
+    .optional(z.string().check(z.maxLength(1024)))
+    .openapi({ description: "empty or absent: unchanged; otherwise the user's tokens die" }),
   base_path: z.optional(UserFields.base_path),
   role: z.optional(UserFields.role),
   disabled: z.optional(UserFields.disabled),
@@ -74,7 +83,10 @@ const listUsers = createRoute({
   summary: "Users, by id",
   ...reading(adminOnly, userListPlan),
   request: { query: z.object(pagingParams) },
-  responses: envelopeResponse(z.object({ content: z.array(UserView), total: z.number().check(z.int()) }), "One page of users and the count of all"),
+  responses: envelopeResponse(
+    z.object({ content: z.array(UserView), total: z.number().check(z.int()) }),
+    "One page of users and the count of all",
+  ),
 });
 
 const getUser = createRoute({
@@ -156,7 +168,13 @@ function userView(user: UserRow): z.infer<typeof UserView> {
 }
 
 /** A create or update body's fields in the domain's names (username and password apart: required on create only). */
-const userFields = (body: { base_path?: string | undefined; role?: number[] | undefined; disabled?: boolean | undefined; permission?: number | undefined; sso_id?: string | undefined }) => ({
+const userFields = (body: {
+  base_path?: string | undefined;
+  role?: number[] | undefined;
+  disabled?: boolean | undefined;
+  permission?: number | undefined;
+  sso_id?: string | undefined;
+}) => ({
   basePath: body.base_path,
   roleIds: body.role,
   disabled: body.disabled,
@@ -180,7 +198,11 @@ export function registerUserRoutes(app: Router) {
 
   app.openapi(updateUserRoute, async (c) => {
     const { id, ...body } = c.req.valid("json");
-    const user = await changeUser(c.var.db, id, { ...userFields(body), username: body.username, password: body.password });
+    const user = await changeUser(c.var.db, id, {
+      ...userFields(body),
+      username: body.username,
+      password: body.password,
+    });
     return ok(c, userView(user));
   });
 

@@ -124,7 +124,9 @@ export interface AccountEdit {
 export async function changeUser(db: Database, id: number, edit: AccountEdit): Promise<UserRow> {
   const change: UserChange = {
     username: edit.username,
-    password: edit.password ? { hash: await storedPasswordHash(edit.password), now: Math.floor(Date.now() / 1000) } : undefined,
+    password: edit.password
+      ? { hash: await storedPasswordHash(edit.password), now: Math.floor(Date.now() / 1000) }
+      : undefined,
     basePath: edit.basePath === undefined ? undefined : cleanPath(edit.basePath),
     roleIds: edit.roleIds && distinctIds(edit.roleIds),
     disabled: edit.disabled,
@@ -132,12 +134,15 @@ export async function changeUser(db: Database, id: number, edit: AccountEdit): P
     ssoId: edit.ssoId,
   };
   // The rules are decided here for each kind of account; the write picks by the row's kind.
-  const allowed = Object.fromEntries(ACCOUNT_KINDS.map((kind) => [kind, accountChangeProblem(kind, change) === null])) as Record<AccountKind, boolean>;
+  const allowed = Object.fromEntries(
+    ACCOUNT_KINDS.map((kind) => [kind, accountChangeProblem(kind, change) === null]),
+  ) as Record<AccountKind, boolean>;
   const result = await refuseDuplicate(usernameTaken(edit.username), updateUser(db, id, change, allowed));
   if (result.written) return result.user;
   if (!result.user || !result.kind) throw new ApiError(404, USER_NOT_FOUND);
   // The kind is the one the write judged by, read in its batch: no second classification here.
-  const refusal = accountChangeProblem(result.kind, change) ?? missingRoles(change.roleIds ?? [], result.existingRoleIds);
+  const refusal =
+    accountChangeProblem(result.kind, change) ?? missingRoles(change.roleIds ?? [], result.existingRoleIds);
   // The batch is one transaction, so what it read back always explains a refusal.
   if (refusal === null) throw new Error(`update of user ${id} refused for no reason the rules know`);
   throw new ApiError(400, refusal);

@@ -5,7 +5,15 @@ import { and, eq, getTableColumns, inArray, sql, type SQL } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { Database } from "../../db/client.ts";
 import { plan, tablePage } from "../../db/plan.ts";
-import { deviceSessions, DeviceSessionStatus, pendingOtpEnrolments, roles, settings, sshPublicKeys, users } from "../../db/schema.ts";
+import {
+  deviceSessions,
+  DeviceSessionStatus,
+  pendingOtpEnrolments,
+  roles,
+  settings,
+  sshPublicKeys,
+  users,
+} from "../../db/schema.ts";
 import { ADMIN_ROLE_ID, ALL_PERMISSIONS, GUEST_ROLE_ID } from "../../auth/roles.ts";
 import type { AccountKind } from "./rules.ts";
 
@@ -106,7 +114,12 @@ export interface UserChange {
  * enforceAdminUserDefaults). A new password ends the user's tokens (`newPasswordColumns`);
  * disabling or renaming ends the user's device sessions.
  */
-export async function updateUser(db: Database, id: number, change: UserChange, allowed: Record<AccountKind, boolean>): Promise<WriteResult> {
+export async function updateUser(
+  db: Database,
+  id: number,
+  change: UserChange,
+  allowed: Record<AccountKind, boolean>,
+): Promise<WriteResult> {
   const isAdminRow = sql`${rowKind} = 'admin'`;
   const roleIds = change.roleIds;
   const writable = and(
@@ -135,18 +148,37 @@ export async function updateUser(db: Database, id: number, change: UserChange, a
           db
             .update(deviceSessions)
             .set({ status: DeviceSessionStatus.INACTIVE })
-            .where(inArray(deviceSessions.userId, db.select({ id: users.id }).from(users).where(and(writable, sql`${users.username} <> ${change.username}`)))),
+            .where(
+              inArray(
+                deviceSessions.userId,
+                db
+                  .select({ id: users.id })
+                  .from(users)
+                  .where(and(writable, sql`${users.username} <> ${change.username}`)),
+              ),
+            ),
         ];
   // Runs after the update: ends the sessions only if the user is now disabled.
   const endSessions = db
     .update(deviceSessions)
     .set({ status: DeviceSessionStatus.INACTIVE })
-    .where(inArray(deviceSessions.userId, db.select({ id: users.id }).from(users).where(and(eq(users.id, id), eq(users.disabled, true)))));
+    .where(
+      inArray(
+        deviceSessions.userId,
+        db
+          .select({ id: users.id })
+          .from(users)
+          .where(and(eq(users.id, id), eq(users.disabled, true))),
+      ),
+    );
   const statements: BatchItem<"sqlite">[] = [
     ...endSessionsOnRename,
     update,
     ...(change.disabled ? [endSessions] : []),
-    db.select({ ...getTableColumns(users), kind: rowKind }).from(users).where(eq(users.id, id)),
+    db
+      .select({ ...getTableColumns(users), kind: rowKind })
+      .from(users)
+      .where(eq(users.id, id)),
     existingRoleIds(db, roleIds ?? []),
   ];
   const results = await db.batch(statements as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]);
@@ -165,7 +197,10 @@ export async function updateUser(db: Database, id: number, change: UserChange, a
  * Returns the row as it was; nothing is deleted for the admin or the guest.
  */
 export async function deleteUser(db: Database, id: number): Promise<{ user: UserRow | undefined; deleted: boolean }> {
-  const deletable = db.select({ id: users.id }).from(users).where(and(eq(users.id, id), sql`${rowKind} = 'user'`));
+  const deletable = db
+    .select({ id: users.id })
+    .from(users)
+    .where(and(eq(users.id, id), sql`${rowKind} = 'user'`));
   const [[user], , , , removed] = await db.batch([
     db.select().from(users).where(eq(users.id, id)),
     db.delete(deviceSessions).where(inArray(deviceSessions.userId, deletable)),

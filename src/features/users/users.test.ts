@@ -1,7 +1,14 @@
 // /api/admin/user/*: what an admin sees through the API and what it leaves in the database.
 import { eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { deviceSessions, loginFailures, pendingOtpEnrolments, settings, sshPublicKeys, users } from "../../db/schema.ts";
+import {
+  deviceSessions,
+  loginFailures,
+  pendingOtpEnrolments,
+  settings,
+  sshPublicKeys,
+  users,
+} from "../../db/schema.ts";
 import { getAs, login, postJson, send, totpCode } from "../../../test/support/auth.ts";
 import { createUnitFixture, readEnvelope, TEST_ADMIN_PASSWORD, type UnitFixture } from "../../../test/support/unit.ts";
 
@@ -58,7 +65,17 @@ describe("the user life cycle", () => {
     expect(body).toEqual({
       code: 200,
       message: "success",
-      data: { id: expect.any(Number), username: "erin", password: "", base_path: "/media/series", role: [], disabled: false, permission: 264, otp: false, sso_id: "erin-sso" },
+      data: {
+        id: expect.any(Number),
+        username: "erin",
+        password: "",
+        base_path: "/media/series",
+        role: [],
+        disabled: false,
+        permission: 264,
+        otp: false,
+        sso_id: "erin-sso",
+      },
     });
     id = body.data.id;
     const row = await userRow(id);
@@ -69,7 +86,12 @@ describe("the user life cycle", () => {
 
   it("lets the new user sign in with that password", async () => {
     token = await signIn("erin", "erin pw");
-    expect((await get("/api/me", token)).data).toMatchObject({ id, username: "erin", base_path: "/media/series", permission: 264 });
+    expect((await get("/api/me", token)).data).toMatchObject({
+      id,
+      username: "erin",
+      base_path: "/media/series",
+      permission: 264,
+    });
   });
 
   it("lists users by id as {content, total}, without any secret", async () => {
@@ -78,15 +100,38 @@ describe("the user life cycle", () => {
     expect(body.data.total).toBe(await userCount());
     expect(body.data.content.map((u: { username: string }) => u.username)).toEqual(["guest", "admin", "erin"]);
     for (const user of body.data.content) {
-      expect(Object.keys(user).sort()).toEqual(["base_path", "disabled", "id", "otp", "password", "permission", "role", "sso_id", "username"]);
+      expect(Object.keys(user).sort()).toEqual([
+        "base_path",
+        "disabled",
+        "id",
+        "otp",
+        "password",
+        "permission",
+        "role",
+        "sso_id",
+        "username",
+      ]);
       expect(user.password).toBe("");
     }
-    expect(body.data.content[1]).toEqual({ id: 2, username: "admin", password: "", base_path: "/", role: [2], disabled: false, permission: 65535, otp: false, sso_id: "" });
+    expect(body.data.content[1]).toEqual({
+      id: 2,
+      username: "admin",
+      password: "",
+      base_path: "/",
+      role: [2],
+      disabled: false,
+      permission: 65535,
+      otp: false,
+      sso_id: "",
+    });
   });
 
   it("pages the list with page and per_page", async () => {
     const second = await get("/api/admin/user/list?page=2&per_page=1");
-    expect(second.data).toEqual({ content: [expect.objectContaining({ username: "admin" })], total: await userCount() });
+    expect(second.data).toEqual({
+      content: [expect.objectContaining({ username: "admin" })],
+      total: await userCount(),
+    });
     expect((await get("/api/admin/user/list?page=9&per_page=1")).data.content).toEqual([]);
     expect((await get("/api/admin/user/list?per_page=0")).data.content).toHaveLength(await userCount());
   });
@@ -95,27 +140,61 @@ describe("the user life cycle", () => {
     expect(await get(`/api/admin/user/get?id=${id}`)).toEqual({
       code: 200,
       message: "success",
-      data: { id, username: "erin", password: "", base_path: "/media/series", role: [], disabled: false, permission: 264, otp: false, sso_id: "erin-sso" },
+      data: {
+        id,
+        username: "erin",
+        password: "",
+        base_path: "/media/series",
+        role: [],
+        disabled: false,
+        permission: 264,
+        otp: false,
+        sso_id: "erin-sso",
+      },
     });
   });
 
   it("updates only the fields sent; an empty password leaves the password and the tokens alone", async () => {
     const before = await userRow(id);
-    const body = await post("/api/admin/user/update", { id, username: "erin2", password: "", base_path: "\\docs\\", permission: 1 });
+    const body = await post("/api/admin/user/update", {
+      id,
+      username: "erin2",
+      password: "",
+      base_path: "\\docs\\",
+      permission: 1,
+    });
     expect(body).toEqual({
       code: 200,
       message: "success",
-      data: { id, username: "erin2", password: "", base_path: "/docs", role: [], disabled: false, permission: 1, otp: false, sso_id: "erin-sso" },
+      data: {
+        id,
+        username: "erin2",
+        password: "",
+        base_path: "/docs",
+        role: [],
+        disabled: false,
+        permission: 1,
+        otp: false,
+        sso_id: "erin-sso",
+      },
     });
     const after = await userRow(id);
     expect(after!.passwordHash).toBe(before!.passwordHash);
     expect(after!.passwordChangedAt).toBe(before!.passwordChangedAt);
     // The token names the old username: AList's guard looks the user up by it.
-    expect(await get("/api/me", token)).toEqual({ code: 401, message: "failed find user: record not found", data: null });
+    expect(await get("/api/me", token)).toEqual({
+      code: 401,
+      message: "failed find user: record not found",
+      data: null,
+    });
     // Renaming back does not revive it: the rename ended the user's sessions for good.
     await post("/api/admin/user/update", { id, username: "erin" });
     expect(await get("/api/me", token)).toEqual({ code: 401, message: "session inactive", data: null });
-    expect((await fixture.db.select().from(deviceSessions).where(eq(deviceSessions.userId, id))).every((s) => s.status === 1)).toBe(true);
+    expect(
+      (await fixture.db.select().from(deviceSessions).where(eq(deviceSessions.userId, id))).every(
+        (s) => s.status === 1,
+      ),
+    ).toBe(true);
     token = await signIn("erin", "erin pw");
   });
 
@@ -134,7 +213,11 @@ describe("the user life cycle", () => {
 
   it("disables a user: their token dies at once and their device sessions end", async () => {
     expect((await post("/api/admin/user/update", { id, disabled: true })).data.disabled).toBe(true);
-    expect(await get("/api/me", token)).toEqual({ code: 401, message: "Current user is disabled, replace please", data: null });
+    expect(await get("/api/me", token)).toEqual({
+      code: 401,
+      message: "Current user is disabled, replace please",
+      data: null,
+    });
     const sessions = await fixture.db.select().from(deviceSessions).where(eq(deviceSessions.userId, id));
     expect(sessions.length).toBeGreaterThan(0);
     expect(sessions.every((s) => s.status === 1)).toBe(true);
@@ -151,8 +234,17 @@ describe("the user life cycle", () => {
   it("deletes a user with their device sessions, SSH keys and pending 2FA enrolment", async () => {
     await fixture.request("/api/auth/2fa/generate", { method: "POST", headers: { Authorization: token } });
     const now = Math.floor(Date.now() / 1000);
-    await fixture.db.insert(sshPublicKeys).values({ userId: id, title: "laptop", fingerprint: "SHA256:x", keyText: "ssh-ed25519 AAAA", addedAt: now, lastUsedAt: now });
-    expect(await fixture.db.select().from(pendingOtpEnrolments).where(eq(pendingOtpEnrolments.userId, id))).toHaveLength(1);
+    await fixture.db.insert(sshPublicKeys).values({
+      userId: id,
+      title: "laptop",
+      fingerprint: "SHA256:x",
+      keyText: "ssh-ed25519 AAAA",
+      addedAt: now,
+      lastUsedAt: now,
+    });
+    expect(
+      await fixture.db.select().from(pendingOtpEnrolments).where(eq(pendingOtpEnrolments.userId, id)),
+    ).toHaveLength(1);
 
     // As on a connection without foreign key enforcement: the delete itself must remove the rows.
     await fixture.db.run(sql`PRAGMA foreign_keys = OFF`);
@@ -165,7 +257,11 @@ describe("the user life cycle", () => {
     expect(await fixture.db.select().from(deviceSessions).where(eq(deviceSessions.userId, id))).toEqual([]);
     expect(await fixture.db.select().from(sshPublicKeys).where(eq(sshPublicKeys.userId, id))).toEqual([]);
     expect(await fixture.db.select().from(pendingOtpEnrolments).where(eq(pendingOtpEnrolments.userId, id))).toEqual([]);
-    expect(await get("/api/me", token)).toEqual({ code: 401, message: "failed find user: record not found", data: null });
+    expect(await get("/api/me", token)).toEqual({
+      code: 401,
+      message: "failed find user: record not found",
+      data: null,
+    });
     expect(await get(`/api/admin/user/get?id=${id}`)).toEqual({ code: 404, message: "user not found", data: null });
     expect(await post(`/api/admin/user/delete?id=${id}`)).toEqual({ code: 404, message: "user not found", data: null });
   });
@@ -178,7 +274,11 @@ describe("passwords", () => {
     const before = (await userRow(id))!.passwordChangedAt;
     expect((await post("/api/admin/user/update", { id, password: "frank new pw" })).code).toBe(200);
     expect((await userRow(id))!.passwordChangedAt).toBe(Math.max(Math.floor(Date.now() / 1000), before + 1));
-    expect(await get("/api/me", token)).toEqual({ code: 401, message: "Password has been changed, login please", data: null });
+    expect(await get("/api/me", token)).toEqual({
+      code: 401,
+      message: "Password has been changed, login please",
+      data: null,
+    });
     expect((await login(fixture, { username: "frank", password: "frank pw" })).code).toBe(400);
     expect((await get("/api/me", await signIn("frank", "frank new pw"))).data.username).toBe("frank");
   });
@@ -192,9 +292,26 @@ describe("passwords", () => {
 
 describe("permissions from two roles created through the API", () => {
   it("/api/me merges the scopes of both roles by path, in the user's role order", async () => {
-    const viewers = await post("/api/admin/role/create", { name: "viewers", permission_scopes: [{ path: "/media", permission: 256 }, { path: "/", permission: 1 }] });
-    const uploaders = await post("/api/admin/role/create", { name: "uploaders", permission_scopes: [{ path: "media/", permission: 8 }, { path: "/inbox", permission: 8 | 16 }] });
-    const { id } = await createUser({ username: "gwen", password: "gwen pw", role: [viewers.data.id, uploaders.data.id], base_path: "/media" });
+    const viewers = await post("/api/admin/role/create", {
+      name: "viewers",
+      permission_scopes: [
+        { path: "/media", permission: 256 },
+        { path: "/", permission: 1 },
+      ],
+    });
+    const uploaders = await post("/api/admin/role/create", {
+      name: "uploaders",
+      permission_scopes: [
+        { path: "media/", permission: 8 },
+        { path: "/inbox", permission: 8 | 16 },
+      ],
+    });
+    const { id } = await createUser({
+      username: "gwen",
+      password: "gwen pw",
+      role: [viewers.data.id, uploaders.data.id],
+      base_path: "/media",
+    });
     const me = await get("/api/me", await signIn("gwen", "gwen pw"));
     expect(me.data).toMatchObject({
       id,
@@ -212,47 +329,115 @@ describe("permissions from two roles created through the API", () => {
 describe("the admin and guest accounts", () => {
   it("cannot be deleted", async () => {
     for (const id of [1, 2]) {
-      expect(await post(`/api/admin/user/delete?id=${id}`)).toEqual({ code: 400, message: "admin or guest user can not be deleted", data: null });
+      expect(await post(`/api/admin/user/delete?id=${id}`)).toEqual({
+        code: 400,
+        message: "admin or guest user can not be deleted",
+        data: null,
+      });
     }
-    expect((await fixture.db.select().from(users).where(eq(users.id, 1))).length + (await fixture.db.select().from(users).where(eq(users.id, 2))).length).toBe(2);
+    expect(
+      (await fixture.db.select().from(users).where(eq(users.id, 1))).length +
+        (await fixture.db.select().from(users).where(eq(users.id, 2))).length,
+    ).toBe(2);
   });
 
   it("the admin cannot be disabled or lose the admin role, and nothing else of that update is saved", async () => {
     const before = await userRow(2);
-    expect(await post("/api/admin/user/update", { id: 2, disabled: true, sso_id: "changed" })).toEqual({ code: 400, message: "admin user can not be disabled", data: null });
+    expect(await post("/api/admin/user/update", { id: 2, disabled: true, sso_id: "changed" })).toEqual({
+      code: 400,
+      message: "admin user can not be disabled",
+      data: null,
+    });
     for (const role of [[], [3], [2, 3], [1]]) {
-      expect(await post("/api/admin/user/update", { id: 2, role, sso_id: "changed" })).toEqual({ code: 400, message: "cannot change role of admin user", data: null });
+      expect(await post("/api/admin/user/update", { id: 2, role, sso_id: "changed" })).toEqual({
+        code: 400,
+        message: "cannot change role of admin user",
+        data: null,
+      });
     }
     expect(await userRow(2)).toEqual(before);
     expect((await get("/api/me")).code).toBe(200);
   });
 
   it("the admin keeps base path / and every permission whatever is sent", async () => {
-    const body = await post("/api/admin/user/update", { id: 2, username: "admin", role: [2], disabled: false, base_path: "/media", permission: 3, sso_id: "admin-sso" });
-    expect(body.data).toEqual({ id: 2, username: "admin", password: "", base_path: "/", role: [2], disabled: false, permission: 65535, otp: false, sso_id: "admin-sso" });
+    const body = await post("/api/admin/user/update", {
+      id: 2,
+      username: "admin",
+      role: [2],
+      disabled: false,
+      base_path: "/media",
+      permission: 3,
+      sso_id: "admin-sso",
+    });
+    expect(body.data).toEqual({
+      id: 2,
+      username: "admin",
+      password: "",
+      base_path: "/",
+      role: [2],
+      disabled: false,
+      permission: 65535,
+      otp: false,
+      sso_id: "admin-sso",
+    });
     expect(await userRow(2)).toMatchObject({ basePath: "/", permission: 65535, ssoId: "admin-sso" });
   });
 
   it("the guest can be enabled, given a base path and permissions, and disabled again; its role stays", async () => {
-    const body = await post("/api/admin/user/update", { id: 1, disabled: false, base_path: "/public", permission: 1 | 256 });
-    expect(body.data).toEqual({ id: 1, username: "guest", password: "", base_path: "/public", role: [1], disabled: false, permission: 257, otp: false, sso_id: "" });
+    const body = await post("/api/admin/user/update", {
+      id: 1,
+      disabled: false,
+      base_path: "/public",
+      permission: 1 | 256,
+    });
+    expect(body.data).toEqual({
+      id: 1,
+      username: "guest",
+      password: "",
+      base_path: "/public",
+      role: [1],
+      disabled: false,
+      permission: 257,
+      otp: false,
+      sso_id: "",
+    });
     const anonymous = await readEnvelope(await fixture.request("/api/me"));
     expect(anonymous.data).toMatchObject({ username: "guest", base_path: "/public", permission: 257 });
     // An enabled guest is signed in, but not an admin.
-    expect(await readEnvelope(await fixture.request("/api/admin/user/list"))).toEqual({ code: 403, message: "You are not an admin", data: null });
-    expect(await post("/api/admin/user/update", { id: 1, role: [3] })).toEqual({ code: 400, message: "cannot change role of guest user", data: null });
+    expect(await readEnvelope(await fixture.request("/api/admin/user/list"))).toEqual({
+      code: 403,
+      message: "You are not an admin",
+      data: null,
+    });
+    expect(await post("/api/admin/user/update", { id: 1, role: [3] })).toEqual({
+      code: 400,
+      message: "cannot change role of guest user",
+      data: null,
+    });
     expect((await post("/api/admin/user/update", { id: 1, disabled: true })).data.disabled).toBe(true);
-    expect(await readEnvelope(await fixture.request("/api/me"))).toEqual({ code: 401, message: "Guest user is disabled, login please", data: null });
+    expect(await readEnvelope(await fixture.request("/api/me"))).toEqual({
+      code: 401,
+      message: "Guest user is disabled, login please",
+      data: null,
+    });
   });
 
   it("nobody else can be given the admin or guest role", async () => {
     const count = await userCount();
     for (const role of [[2], [1], [3, 2]]) {
-      expect(await post("/api/admin/user/create", { username: "mallory", password: "pw", role })).toEqual({ code: 400, message: "admin or guest role can not be assigned", data: null });
+      expect(await post("/api/admin/user/create", { username: "mallory", password: "pw", role })).toEqual({
+        code: 400,
+        message: "admin or guest role can not be assigned",
+        data: null,
+      });
     }
     expect(await userCount()).toBe(count);
     const { id } = await createUser({ username: "henry" });
-    expect(await post("/api/admin/user/update", { id, role: [2] })).toEqual({ code: 400, message: "admin or guest role can not be assigned", data: null });
+    expect(await post("/api/admin/user/update", { id, role: [2] })).toEqual({
+      code: 400,
+      message: "admin or guest role can not be assigned",
+      data: null,
+    });
     expect((await userRow(id))!.roleIds).toEqual([]);
   });
 });
@@ -261,19 +446,35 @@ describe("bad input", () => {
   it("a taken username is a 400 naming it, on create and on update, and nothing is saved", async () => {
     await createUser({ username: "ivy" });
     const count = await userCount();
-    expect(await post("/api/admin/user/create", { username: "ivy", password: "other" })).toEqual({ code: 400, message: "username ivy is already taken", data: null });
+    expect(await post("/api/admin/user/create", { username: "ivy", password: "other" })).toEqual({
+      code: 400,
+      message: "username ivy is already taken",
+      data: null,
+    });
     expect(await userCount()).toBe(count);
     const { id } = await createUser({ username: "jack", sso_id: "j" });
-    expect(await post("/api/admin/user/update", { id, username: "ivy", sso_id: "changed" })).toEqual({ code: 400, message: "username ivy is already taken", data: null });
+    expect(await post("/api/admin/user/update", { id, username: "ivy", sso_id: "changed" })).toEqual({
+      code: 400,
+      message: "username ivy is already taken",
+      data: null,
+    });
     expect(await userRow(id)).toMatchObject({ username: "jack", ssoId: "j" });
   });
 
   it("an unknown role is a 400 naming it, and nothing is saved", async () => {
     const count = await userCount();
-    expect(await post("/api/admin/user/create", { username: "kate", password: "pw", role: [999] })).toEqual({ code: 400, message: "role 999 not found", data: null });
+    expect(await post("/api/admin/user/create", { username: "kate", password: "pw", role: [999] })).toEqual({
+      code: 400,
+      message: "role 999 not found",
+      data: null,
+    });
     expect(await userCount()).toBe(count);
     const { id } = await createUser({ username: "leo" });
-    expect(await post("/api/admin/user/update", { id, role: [998, 999], permission: 1 })).toEqual({ code: 400, message: "roles 998, 999 not found", data: null });
+    expect(await post("/api/admin/user/update", { id, role: [998, 999], permission: 1 })).toEqual({
+      code: 400,
+      message: "roles 998, 999 not found",
+      data: null,
+    });
     expect(await userRow(id)).toMatchObject({ roleIds: [], permission: 0 });
   });
 
@@ -290,8 +491,12 @@ describe("bad input", () => {
   it("wrong types, missing fields and malformed JSON get a 400 naming the problem", async () => {
     expect((await post("/api/admin/user/create", { password: "pw" })).message).toMatch(/^username: /);
     expect((await post("/api/admin/user/create", { username: "   ", password: "pw" })).message).toMatch(/^username: /);
-    expect((await post("/api/admin/user/create", { username: "nick", password: "pw", role: "3" })).message).toMatch(/^role: /);
-    expect((await post("/api/admin/user/create", { username: "nick", password: "pw", disabled: "yes" })).message).toMatch(/^disabled: /);
+    expect((await post("/api/admin/user/create", { username: "nick", password: "pw", role: "3" })).message).toMatch(
+      /^role: /,
+    );
+    expect(
+      (await post("/api/admin/user/create", { username: "nick", password: "pw", disabled: "yes" })).message,
+    ).toMatch(/^disabled: /);
     expect((await post("/api/admin/user/update", { username: "nick" })).message).toMatch(/^id: /);
     expect((await post("/api/admin/user/update", { id: 0 })).message).toMatch(/^id: /);
     expect((await post("/api/admin/user/create", "{not json")).message).toMatch(/^malformed JSON body/);
@@ -307,7 +512,11 @@ describe("bad input", () => {
       }
       expect(await call("?id=999")).toEqual({ code: 404, message: "user not found", data: null });
     }
-    expect(await post("/api/admin/user/update", { id: 999, sso_id: "x" })).toEqual({ code: 404, message: "user not found", data: null });
+    expect(await post("/api/admin/user/update", { id: 999, sso_id: "x" })).toEqual({
+      code: 404,
+      message: "user not found",
+      data: null,
+    });
   });
 });
 
@@ -326,7 +535,9 @@ describe("two-factor and the user cache", () => {
   it("cancel_2fa turns a user's 2FA off: /api/me shows otp false and sign-in needs no code", async () => {
     const { id } = await createUser({ username: "sam", password: "sam pw" });
     const token = await signIn("sam", "sam pw");
-    const generated = await readEnvelope(await fixture.request("/api/auth/2fa/generate", { method: "POST", headers: { Authorization: token } }));
+    const generated = await readEnvelope(
+      await fixture.request("/api/auth/2fa/generate", { method: "POST", headers: { Authorization: token } }),
+    );
     const { secret } = generated.data as { secret: string };
     expect((await post("/api/auth/2fa/verify", { code: totpCode(secret), secret }, token)).code).toBe(200);
     expect((await get(`/api/admin/user/get?id=${id}`)).data.otp).toBe(true);
@@ -360,19 +571,30 @@ describe("access", () => {
     const token = await signIn("tom", "tom pw");
     const count = await userCount();
     for (const [method, path, body] of routes) {
-      expect(await readEnvelope(await send(fixture, method, path, body, { Authorization: token })), path).toEqual({ code: 403, message: "You are not an admin", data: null });
+      expect(await readEnvelope(await send(fixture, method, path, body, { Authorization: token })), path).toEqual({
+        code: 403,
+        message: "You are not an admin",
+        data: null,
+      });
     }
     expect(await userCount()).toBe(count);
   });
 
   it("no token while the guest is disabled gets 401", async () => {
     for (const [method, path, body] of routes) {
-      expect(await readEnvelope(await send(fixture, method, path, body, {})), path).toEqual({ code: 401, message: "Guest user is disabled, login please", data: null });
+      expect(await readEnvelope(await send(fixture, method, path, body, {})), path).toEqual({
+        code: 401,
+        message: "Guest user is disabled, login please",
+        data: null,
+      });
     }
   });
 
   it("the permanent token works like the admin", async () => {
-    const [{ value }] = (await fixture.db.select({ value: settings.value }).from(settings).where(eq(settings.key, "token"))) as [{ value: string }];
+    const [{ value }] = (await fixture.db
+      .select({ value: settings.value })
+      .from(settings)
+      .where(eq(settings.key, "token"))) as [{ value: string }];
     expect((await get("/api/admin/user/get?id=2", value)).data.username).toBe("admin");
   });
 });
@@ -382,7 +604,11 @@ describe("resetting the admin's password", () => {
   it("works through the API and ends the admin's own tokens", async () => {
     const other = await signIn("admin", TEST_ADMIN_PASSWORD, "other-device");
     expect((await post("/api/admin/user/update", { id: 2, password: "new admin pw" })).code).toBe(200);
-    expect(await get("/api/me", other)).toEqual({ code: 401, message: "Password has been changed, login please", data: null });
+    expect(await get("/api/me", other)).toEqual({
+      code: 401,
+      message: "Password has been changed, login please",
+      data: null,
+    });
     expect((await get("/api/me", await signIn("admin", "new admin pw"))).data.username).toBe("admin");
   });
 });

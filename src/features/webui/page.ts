@@ -38,7 +38,10 @@ export async function serveWebUi(c: Context<AppEnv>, database: () => Database): 
     const asset = await assets.fetch(new Request(c.req.url, { method, headers: c.req.raw.headers }));
     if (asset.status !== 404) return asset;
     await asset.body?.cancel();
-    return new Response("404 page not found", { status: 404, headers: { "Content-Type": "text/plain; charset=utf-8" } });
+    return new Response("404 page not found", {
+      status: 404,
+      headers: { "Content-Type": "text/plain; charset=utf-8" },
+    });
   }
 
   // AList's NoRoute: the page for GET and POST, 405 with an empty body for anything else.
@@ -52,7 +55,10 @@ export async function serveWebUi(c: Context<AppEnv>, database: () => Database): 
   // the page can always be fixed from /@manage/settings.
   const manage = c.req.path === "/@manage" || c.req.path.startsWith("/@manage/");
   const page = pageSettings(settings, url.origin, manage);
-  const [headOk, bodyOk] = await Promise.all([endsWhereItStarts(page.customizeHead), endsWhereItStarts(page.customizeBody)]);
+  const [headOk, bodyOk] = await Promise.all([
+    endsWhereItStarts(page.customizeHead),
+    endsWhereItStarts(page.customizeBody),
+  ]);
   if (!headOk) page.customizeHead = leftOut("customize_head");
   if (!bodyOk) page.customizeBody = leftOut("customize_body");
 
@@ -140,7 +146,9 @@ function manifest(settings: Record<string, string>): Response {
     ...(settings.main_color ? { theme_color: settings.main_color } : {}),
     icons: icon ? [{ src: icon, sizes: "any" }] : [],
   };
-  return new Response(JSON.stringify(body), { headers: { "Content-Type": "application/manifest+json", "Cache-Control": "no-cache" } });
+  return new Response(JSON.stringify(body), {
+    headers: { "Content-Type": "application/manifest+json", "Cache-Control": "no-cache" },
+  });
 }
 
 function render(index: Response, page: PageSettings): Response {
@@ -149,7 +157,9 @@ function render(index: Response, page: PageSettings): Response {
   let config = "";
   return new HTMLRewriter()
     .on("head > title", { element: (title) => void title.setInnerContent(page.title) })
-    .on('link[rel="shortcut icon"], link[rel="icon"]', { element: (link) => void (page.favicon && link.setAttribute("href", page.favicon)) })
+    .on('link[rel="shortcut icon"], link[rel="icon"]', {
+      element: (link) => void (page.favicon && link.setAttribute("href", page.favicon)),
+    })
     .on('link[rel="apple-touch-icon"]', { element: (link) => void (page.logo && link.setAttribute("href", page.logo)) })
     .on("head > script:not([type]):not([src])", {
       // The inline script that declares window.OPENLIST_CONFIG; text arrives in chunks.
@@ -172,12 +182,18 @@ function render(index: Response, page: PageSettings): Response {
 /** The front end's config script with its placeholders filled (AList replaces the same strings). */
 function configure(script: string, page: PageSettings): string {
   const values: Record<string, string> = { cdn: "", base_path: "", api: page.origin, main_color: page.mainColor };
-  return script.replace(/\b(cdn|base_path|api|main_color): undefined\b/g, (_, key: string) => `${key}: ${jsString(values[key]!)}`);
+  return script.replace(
+    /\b(cdn|base_path|api|main_color): undefined\b/g,
+    (_, key: string) => `${key}: ${jsString(values[key]!)}`,
+  );
 }
 
 /** A JS string literal that cannot end the script element it sits in. */
 function jsString(value: string): string {
-  return JSON.stringify(value).replace(/</g, "\\u003c").replace(/\u2028/g, "\\u2028").replace(/\u2029/g, "\\u2029");
+  return JSON.stringify(value)
+    .replace(/</g, "\\u003c")
+    .replace(/\u2028/g, "\\u2028")
+    .replace(/\u2029/g, "\\u2029");
 }
 
 function leftOut(key: string): string {
@@ -207,7 +223,21 @@ async function endsWhereItStarts(snippet: string): Promise<boolean> {
     .transform(new Response(`${snippet}<gatehouse-end-probe></gatehouse-end-probe>`));
   await probe.arrayBuffer();
   // Raw-text elements the tokenizer may not switch into (they hold text in a scripting browser).
-  const ok = seen && balanced(snippet, ["noscript", "template", "iframe", "noembed", "noframes", "xmp", "textarea", "title", "style", "script"]) && !/<plaintext[\s/>]/i.test(snippet);
+  const ok =
+    seen &&
+    balanced(snippet, [
+      "noscript",
+      "template",
+      "iframe",
+      "noembed",
+      "noframes",
+      "xmp",
+      "textarea",
+      "title",
+      "style",
+      "script",
+    ]) &&
+    !/<plaintext[\s/>]/i.test(snippet);
   if (verdicts.size >= 16) verdicts.delete(verdicts.keys().next().value!);
   verdicts.set(snippet, ok);
   return ok;

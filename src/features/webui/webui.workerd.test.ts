@@ -15,16 +15,28 @@ const PAGE_KEYS = ["site_title", "favicon", "logo", "main_color", "customize_hea
 let original: unknown[][];
 let admin: string;
 beforeAll(async () => {
-  original = await sql(`SELECT key, value FROM settings WHERE key IN (${PAGE_KEYS.map(() => "?").join(",")})`, PAGE_KEYS);
+  original = await sql(
+    `SELECT key, value FROM settings WHERE key IN (${PAGE_KEYS.map(() => "?").join(",")})`,
+    PAGE_KEYS,
+  );
   admin = await signIn("webui-settings");
 });
 afterAll(restore);
 beforeEach(restore);
 // Saved as an admin saves them: the isolate keeps the page's settings a few seconds, and a save clears them.
 async function restore() {
-  expect((await callApi(admin, "/api/admin/setting/save", original.map(([key, value]) => ({ key, value })))).code).toBe(200);
+  expect(
+    (
+      await callApi(
+        admin,
+        "/api/admin/setting/save",
+        original.map(([key, value]) => ({ key, value })),
+      )
+    ).code,
+  ).toBe(200);
 }
-const setting = async (key: string, value: string) => expect((await callApi(admin, "/api/admin/setting/save", [{ key, value }])).code).toBe(200);
+const setting = async (key: string, value: string) =>
+  expect((await callApi(admin, "/api/admin/setting/save", [{ key, value }])).code).toBe(200);
 
 /** The OPENLIST_CONFIG object literal of a page, evaluated. */
 function openListConfig(html: string): Record<string, unknown> {
@@ -88,7 +100,8 @@ describe("the index page", () => {
   });
 
   it("keeps customize_head that closes what it opens, scripts and comments included", async () => {
-    const snippet = '<!-- analytics --><script>window.x = "</div>"</script><style>a{}</style><noscript>no js</noscript>';
+    const snippet =
+      '<!-- analytics --><script>window.x = "</div>"</script><style>a{}</style><noscript>no js</noscript>';
     await setting("customize_head", snippet);
     expect(await (await call("/")).text()).toContain(snippet);
   });
@@ -143,7 +156,14 @@ describe("the index page", () => {
     await setting("logo", "");
     await setting("site_title", "");
     await setting("main_color", "");
-    expect(await (await call("/manifest.json")).json()).toEqual({ name: "Gatehouse", short_name: "Gatehouse", start_url: "/", scope: "/", display: "standalone", icons: [] });
+    expect(await (await call("/manifest.json")).json()).toEqual({
+      name: "Gatehouse",
+      short_name: "Gatehouse",
+      start_url: "/",
+      scope: "/",
+      display: "standalone",
+      icons: [],
+    });
     // Only GET and HEAD read it; a POST there is the page, as for any path outside the API.
     const posted = await call("/manifest.json", { method: "POST" });
     expect(posted.headers.get("Content-Type")).toBe("text/html; charset=utf-8");
@@ -182,14 +202,17 @@ describe("methods outside the API (AList's NoRoute)", () => {
 });
 
 describe("the API and file paths", () => {
-  it.each(["/api/nowhere", "/api", "/d/a.txt", "/p/a.txt", "/d", "/dav", "/dav/x/y"])("%s never gets HTML", async (path) => {
-    for (const method of ["GET", "POST", "PUT", "PROPFIND"]) {
-      const response = await call(path, { method, headers: { Accept: "text/html" } });
-      const text = await response.text();
-      expect(response.headers.get("Content-Type") ?? "", `${method} ${path}`).not.toContain("text/html");
-      expect(text, `${method} ${path}`).not.toContain("<html");
-    }
-  });
+  it.each(["/api/nowhere", "/api", "/d/a.txt", "/p/a.txt", "/d", "/dav", "/dav/x/y"])(
+    "%s never gets HTML",
+    async (path) => {
+      for (const method of ["GET", "POST", "PUT", "PROPFIND"]) {
+        const response = await call(path, { method, headers: { Accept: "text/html" } });
+        const text = await response.text();
+        expect(response.headers.get("Content-Type") ?? "", `${method} ${path}`).not.toContain("text/html");
+        expect(text, `${method} ${path}`).not.toContain("<html");
+      }
+    },
+  );
 
   it("/ping stays plain pong, with no database work", async () => {
     const counter = await roundTrips();
@@ -214,7 +237,9 @@ describe("the front end's files", () => {
 
   it("the unpacked folder holds the pinned front end and its license", async () => {
     expect(await (await env.ASSETS!.fetch(new Request(`${base}/VERSION`))).text()).toBe("v4.2.6");
-    expect(await (await env.ASSETS!.fetch(new Request(`${base}/LICENSE`))).text()).toContain("The OpenList Projects Contributors");
+    expect(await (await env.ASSETS!.fetch(new Request(`${base}/LICENSE`))).text()).toContain(
+      "The OpenList Projects Contributors",
+    );
     expect((await env.ASSETS!.fetch(new Request(`${base}/lite/index.html`))).status).toBe(404);
   });
 });
