@@ -46,45 +46,27 @@ export type FileErrorKind =
   /** Gatehouse declines it (a copy over its limit, a storage's root deleted here), answered as AList answers a failure. */
   | "refused";
 
-/** A file-side kind's envelope code: AList answers every file failure with 500, a refusal with 403. */
-export function envelopeCodeOf(kind: FileErrorKind): 403 | 500 {
-  switch (kind) {
-    case "forbidden":
-      return 403;
-    case "not_found":
-    case "no_storage":
-    case "not_a_folder":
-    case "not_a_file":
-    case "exists":
-    case "not_implemented":
-    case "upstream":
-    case "unavailable":
-    case "refused":
-      return 500;
-  }
-}
-
 /**
- * Whether a kind answers the request as it stands (nothing there, nothing mounted, not allowed)
- * rather than reporting something broken: the access log writes those at `warn`, though AList's
- * code for them is 500. A fresh install's "please add a storage first" is no server failure.
+ * Per kind: the envelope code (AList answers every file failure with 500, a refusal with 403), and
+ * whether it answers the request as it stands (nothing there, nothing mounted, not allowed) rather
+ * than reporting something broken. The access log writes the former at `warn` whatever their code:
+ * a fresh install's "please add a storage first" is no server failure.
  */
-export function isExpectedAnswer(kind: FileErrorKind): boolean {
-  switch (kind) {
-    case "not_found":
-    case "no_storage":
-    case "not_a_folder":
-    case "not_a_file":
-    case "exists":
-    case "not_implemented":
-    case "forbidden":
-    case "refused":
-      return true;
-    case "upstream":
-    case "unavailable":
-      return false;
-  }
-}
+const KINDS: Record<FileErrorKind, { code: 403 | 500; expected: boolean }> = {
+  not_found: { code: 500, expected: true },
+  no_storage: { code: 500, expected: true },
+  not_a_folder: { code: 500, expected: true },
+  not_a_file: { code: 500, expected: true },
+  exists: { code: 500, expected: true },
+  not_implemented: { code: 500, expected: true },
+  forbidden: { code: 403, expected: true },
+  refused: { code: 500, expected: true },
+  upstream: { code: 500, expected: false },
+  unavailable: { code: 500, expected: false },
+};
+
+export const envelopeCodeOf = (kind: FileErrorKind): 403 | 500 => KINDS[kind].code;
+export const isExpectedAnswer = (kind: FileErrorKind): boolean => KINDS[kind].expected;
 
 /**
  * A file-side failure, thrown by drivers and the file layer alike: an ApiError (so the API answers it

@@ -94,8 +94,8 @@ export const securityHeaders: MiddlewareHandler<AppEnv> = async (c, next) => {
  * One JSON line per request, keyed by the request id that is also sent back as X-Request-Id, at
  * the reply's level: `error` for failures (HTTP or envelope code 500 and up), `warn` for refusals
  * (400-499) and for the file side's expected answers that AList codes 500 (errors.ts
- * `isExpectedAnswer`: nothing there, no storage mounted), `info` for the rest. Under LOG_LEVEL nothing of a line is computed when its level is
- * off (production runs at `warn`: wrangler.toml).
+ * `isExpectedAnswer`: nothing there, no storage mounted), `info` for the rest. Under LOG_LEVEL
+ * nothing of a line is computed when its level is off (production runs at `warn`: wrangler.toml).
  */
 export const accessLog: MiddlewareHandler<AppEnv> = async (c, next) => {
   const started = Date.now();
