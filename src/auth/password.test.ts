@@ -36,7 +36,8 @@ describe("stored passwords", () => {
 });
 
 describe("passwords imported from AList", () => {
-  // What AList stores (AList v3.58.0 internal/model/user.go:177): sha256(static hash + "-" + salt), computed here independently.
+  // What AList stores (AList v3.58.0 internal/model/user.go:177): sha256(static hash + "-" + salt),
+  // computed here independently.
   const aList = (password: string, salt: string) => {
     const staticHex = createHash("sha256").update(`${password}-https://github.com/alist-org/alist`).digest("hex");
     return alistStoredHash(salt, createHash("sha256").update(`${staticHex}-${salt}`).digest("hex"));

@@ -41,7 +41,7 @@ export function keptQuery<const K extends string, Q extends BatchItem<"sqlite">>
         getQuery: () => query,
         mapResult: (result, isFromBatch) => mapping.mapResult(result, isFromBatch),
       }),
-      // biome-ignore lint/suspicious/noThenProperty: awaiting a kept query alone runs it, as awaiting a drizzle query does
+      // biome-ignore lint/suspicious/noThenProperty: awaited alone, a kept query runs, as a drizzle query does
       then: (resolve: (value: unknown) => unknown, reject: (reason: unknown) => unknown) =>
         // `item` has the two members drizzle's batch reads (see BuiltQuery), not its whole type.
         db

@@ -1,9 +1,10 @@
 // Property-based input fuzzing (issue 8) for every route that takes input: a JSON body, a query
 // string, or (for the few POSTs that take nothing) a body they must ignore. What a JSON body's
 // fields and a query's parameters accept is read from the route's schema (see "Fields from the
-// route schemas" and "Query parameters from the route schemas"); the route tables below say how to build a request each route must refuse whatever else it holds, and what
-// the schema cannot say. fuzz-*.test.ts run the properties group by group; fuzz-coverage.test.ts
-// checks the table against the router and the OpenAPI document.
+// route schemas" and "Query parameters from the route schemas"); the route tables below say how to
+// build a request each route must refuse whatever else it holds, and what the schema cannot say.
+// fuzz-*.test.ts run the properties group by group; fuzz-coverage.test.ts checks the table against
+// the router and the OpenAPI document.
 //
 // Inputs are invalid by construction: every request is refused by validation, or carries an
 // "anchor" that keeps it refused (a taken name, an id that does not exist, a URL that is not
@@ -1952,7 +1953,8 @@ function jsonRouteProperties(route: JsonRoute): FuzzProperty[] {
                       )
                       .join("&")
                   : "";
-            // A type that is not JSON is refused before the body is read; one that may be is read, and the body is refused.
+            // A type that is not JSON is refused before the body is read; one that may be is read,
+            // and the body is refused.
             return jsonCase(route, text, json ? REFUSED : [400], type);
           },
           12,

@@ -165,7 +165,8 @@ async function checkBasic(
     // Verified before against the hash still stored: no derivation, nothing to clear.
   } else {
     if (knownHash !== null) {
-      // The stored hash changed since (a new password), or two-factor was turned on: check again, counted like any attempt.
+      // The stored hash changed since (a new password), or two-factor was turned on: check again,
+      // counted like any attempt.
       verified.delete(credentialKey);
       return basicCaller(c, username, password, extra);
     }

@@ -1,6 +1,7 @@
-// The permission rules of /dav, one bit at a time (AList v3.58.0 server/webdav.go:129-150, with docs/decisions.md D8.2): each test
-// gives a user every bit but the one a rule needs, and reads the upstream to see that nothing
-// changed; a user who holds the bit does the same thing, so the refusal is that bit's.
+// The permission rules of /dav, one bit at a time (AList v3.58.0 server/webdav.go:129-150, with
+// docs/decisions.md D8.2): each test gives a user every bit but the one a rule needs, and reads the
+// upstream to see that nothing changed; a user who holds the bit does the same thing, so the
+// refusal is that bit's.
 import { beforeAll, describe, expect, it } from "vitest";
 import { basicOf, Bits, dav, hrefs, makeUser, s3Addition, s3Keys, s3Text } from "../../../test/support/dav-client.ts";
 import { sql } from "../../../test/support/libsql-http.ts";

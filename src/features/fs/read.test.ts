@@ -1,6 +1,7 @@
-// The read side of the file API in Node, on Virtual storages (generated, deterministic files):
-// the mount tree, paging, permissions from role scopes, base paths, metas, signs and /d, /p.
-// The drivers that reach real servers are tested in workerd (ftp, s3, webdav and write .workerd.test.ts beside this file).
+// The read side of the file API in Node, on Virtual storages (generated, deterministic files): the
+// mount tree, paging, permissions from role scopes, base paths, metas, signs and /d, /p. The
+// drivers that reach real servers are tested in workerd (ftp, s3, webdav and write .workerd.test.ts
+// beside this file).
 import { createHash } from "node:crypto";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
@@ -624,7 +625,8 @@ describe("hidden subtrees", () => {
       expect(await list(`/v/${hidden}/${deep}`, {}, reader)).toEqual(denied);
       expect(await post("/api/fs/dirs", { path: `/v/${hidden}` }, reader)).toEqual(denied);
       expect((await list(`/v/${shown}`, {}, reader)).code).toBe(200);
-      // /d and /p know no caller: with sign_all off a hidden file still needs the sign only a see-hides holder is given.
+      // /d and /p know no caller: with sign_all off a hidden file still needs the sign only a
+      // see-hides holder is given.
       for (const kind of ["d", "p"]) {
         expect(await (await fixture.request(`/${kind}/v/${hidden}/${inner}`)).json(), kind).toEqual({
           code: 401,

@@ -1,5 +1,6 @@
-// Routes anyone may call: what the AList web UI loads before anyone signs in.
-// No decisions, queries or refusals of its own (the settings' read is settings/store.ts's), so routes.ts is the whole feature.
+// Routes anyone may call: what the AList web UI loads before anyone signs in. No decisions, queries
+// or refusals of its own (the settings' read is settings/store.ts's), so routes.ts is the whole
+// feature.
 import * as z from "zod/mini";
 import { createRoute } from "../../http/openapi.ts";
 import { ok } from "../../http/envelope.ts";
