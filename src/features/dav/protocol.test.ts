@@ -3,7 +3,7 @@
 // DOCTYPE, namespaces resolved whatever the prefix) and writer (a dead property reads back the same),
 // and the status each kind of file-side failure is answered with.
 import { describe, expect, it } from "vitest";
-import { FileError, type FileErrorKind } from "../../http/errors.ts";
+import { ApiError, FileError, type FileErrorKind } from "../../http/errors.ts";
 import { credentialsOf } from "./auth.ts";
 import {
   BadIfHeader,
@@ -161,6 +161,16 @@ describe("XML", () => {
       '<tag xmlns="urn:p" xmlns:a0="urn:q" a0:level="2">a &amp; <b xmlns="urn:q">c</b><u xmlns="">d</u></tag>',
     );
     expect(JSON.stringify(parseXml(written))).toBe(JSON.stringify(property));
+  });
+});
+
+describe("the API's refusals", () => {
+  it("answer with their envelope code as the HTTP status, never as an envelope", async () => {
+    for (const code of [400, 403, 404] as const) {
+      const reply = errorReply(new ApiError(code, "password is incorrect or you have no permission"));
+      expect(reply.status).toBe(code);
+      expect(await reply.text()).toBe("password is incorrect or you have no permission\n");
+    }
   });
 });
 

@@ -11,7 +11,7 @@ import type { FileObject } from "../../drivers/types.ts";
 import type { AppEnv } from "../../http/context.ts";
 import { readConfig } from "../../env.ts";
 import { readAtMost } from "../../http/body.ts";
-import { FileError } from "../../http/errors.ts";
+import { ApiError, FileError } from "../../http/errors.ts";
 import { MountTree } from "../fs/mounts.ts";
 import { emptyBody, lookup, makeDirs, need, putFile, removePath, transfer } from "../fs/operations.ts";
 import { baseName, escapePath, isWithin, joinName, parentOf } from "../fs/path.ts";
@@ -807,6 +807,9 @@ export function errorReply(error: unknown): Response {
     return new Response(`${error.message}\n`, { status: error.status, headers });
   }
   if (error instanceof FileError) return errorReply(new DavError(davStatusOf(error.kind), error.message));
+  // A shared rule of the file side (an Alias target's meta, say) refuses with the API's error; its
+  // envelope code is an HTTP status already.
+  if (error instanceof ApiError) return errorReply(new DavError(error.code, error.message));
   if (error instanceof Error && error.name === "AbortError") return new Response(null, { status: 499 });
   throw error;
 }
