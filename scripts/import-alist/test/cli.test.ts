@@ -45,10 +45,11 @@ const env = (extra: Record<string, string> = {}) => ({
   ...extra,
 });
 const run = (args: string[], extra?: Record<string, string>) => main(args, env(extra), join(dir, ".dev.vars"));
-const rows = async (sql: string) => {
+/** Raw rows of `sql`, typed as the caller names their columns. */
+const rows = async <Row = Record<string, unknown>>(sql: string): Promise<Row[]> => {
   const client = createClient({ url: `file:${target}` });
   clients.push(client);
-  return (await client.execute(sql)).rows.map((r) => ({ ...r }));
+  return (await client.execute(sql)).rows.map((r) => ({ ...r }) as Row);
 };
 const aListFile = async (fixture: Parameters<typeof writeAListDatabase>[1]) => {
   const file = join(dir, `data-${Math.random().toString(36).slice(2)}.db`);
@@ -127,9 +128,9 @@ describe("npm run import:alist", () => {
 
     const otpKey = "otp-key-otp-key-otp-key-otp-key-otp-key-0123";
     expect(await run([file], { OTP_ENCRYPTION_KEY: otpKey })).toBe(0);
-    const [{ otp_secret }] = (await rows("SELECT otp_secret FROM users WHERE username = 'alice'")) as unknown as [
-      { otp_secret: string },
-    ];
+    const [{ otp_secret }] = (await rows<{ otp_secret: string }>(
+      "SELECT otp_secret FROM users WHERE username = 'alice'",
+    )) as [{ otp_secret: string }];
     const { open } = await import("../../../src/features/two-factor/secret-box.ts");
     expect(await open([new TextEncoder().encode(otpKey)], otp_secret)).toBe(ALICE_OTP_SECRET);
   });

@@ -62,10 +62,11 @@ const signIn = async (username: string, password: string, otp_code?: string) =>
       body: JSON.stringify({ username, password, ...(otp_code ? { otp_code } : {}) }),
     }),
   );
-/** The libSQL client under the Drizzle database, for raw rows. */
+/** The libSQL client under the Drizzle database, for raw rows (drizzle keeps it as an untyped `$client`). */
 const client = () => (fx.db as unknown as { $client: Client }).$client;
-const rows = async (sql: string): Promise<Record<string, unknown>[]> =>
-  (await client().execute(sql)).rows.map((r) => ({ ...r }));
+/** Raw rows of `sql`, typed as the caller names their columns. */
+const rows = async <Row = Record<string, unknown>>(sql: string): Promise<Row[]> =>
+  (await client().execute(sql)).rows.map((r) => ({ ...r }) as Row);
 
 describe("reading an AList database", () => {
   it("refuses a database without AList's tables, naming what is missing and what is there", () => {
@@ -212,16 +213,16 @@ describe("planning an import into a fresh Gatehouse", () => {
     ]);
 
     // Passwords: AList's hash kept, upgraded at the first sign-in.
-    const [{ password_hash: before }] = (await rows(
+    const [{ password_hash: before }] = (await rows<{ password_hash: string }>(
       "SELECT password_hash FROM users WHERE username = 'bob'",
-    )) as unknown as [{ password_hash: string }];
+    )) as [{ password_hash: string }];
     expect(before).toMatch(/^alist-sha256\$BobSalt012345678\$[0-9a-f]{64}$/);
     expect((await signIn("bob", "wrong")).code).toBe(400);
     expect(await rows("SELECT password_hash FROM users WHERE username = 'bob'")).toEqual([{ password_hash: before }]);
     expect((await signIn("bob", BOB_PASSWORD)).code).toBe(200);
-    const [{ password_hash: after }] = (await rows(
+    const [{ password_hash: after }] = (await rows<{ password_hash: string }>(
       "SELECT password_hash FROM users WHERE username = 'bob'",
-    )) as unknown as [{ password_hash: string }];
+    )) as [{ password_hash: string }];
     expect(after).toMatch(/^pbkdf2-sha256\$100000\$/);
     expect((await signIn("bob", BOB_PASSWORD)).code).toBe(200);
     expect((await signIn("carol", "carol pw")).message).toBe("Current user is disabled, replace please");

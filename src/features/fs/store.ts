@@ -5,6 +5,7 @@ import { and, eq, gte, inArray, lt, ne, or, sql } from "drizzle-orm";
 import type { MiddlewareHandler } from "hono";
 import { authenticateWith, eitherToken } from "../../auth/guard.ts";
 import type { Database } from "../../db/client.ts";
+import { runBatch } from "../../db/plan.ts";
 import { metas, settings, storages } from "../../db/schema.ts";
 import { SETTING_DEFINITIONS } from "../../db/settings.ts";
 import type { AppEnv } from "../../http/context.ts";
@@ -114,8 +115,7 @@ function toTree(needs: TreeNeeds, chains: string[], [storageRows, ...rest]: Tree
 /** Reads what `needs` adds to `tree` (one round trip), for paths no earlier read covered (Alias targets, base paths). */
 export async function extendTree(db: Database, tree: TreeRows, needs: TreeNeeds): Promise<void> {
   const { chains, reads } = treeReads(db, needs);
-  const [first, ...rest] = reads;
-  toTree(needs, chains, (await db.batch([first, ...rest])) as unknown as TreeResults, tree);
+  toTree(needs, chains, (await runBatch(db, reads)) as TreeResults, tree);
 }
 
 function stateReads(db: Database, needs: TreeNeeds) {
@@ -208,10 +208,9 @@ export function fsStateReads(db: Database, needs: TreeNeeds) {
 /** The file-side state without a caller (`/d`, `/p`: the sign is their only gate), one round trip. */
 export async function readState(db: Database, needs: TreeNeeds): Promise<FsState> {
   const { chains, reads } = stateReads(db, needs);
-  const [first, ...rest] = reads;
   return toState(
     needs,
     chains,
-    (await db.batch([first, ...rest])) as unknown as [MetaRow[], { key: string; value: string }[], ...unknown[]],
+    (await runBatch(db, reads)) as [MetaRow[], { key: string; value: string }[], ...unknown[]],
   );
 }

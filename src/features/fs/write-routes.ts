@@ -241,6 +241,7 @@ export function registerFsWriteRoutes(app: Router) {
     [copy, Permission.COPY, "copied"],
   ] as const) {
     app.openapi(operation as typeof move, async (c: Context<AppEnv>) => {
+      // One handler for two routes of one body schema: the loop loses which route typed `c`.
       const body = (c.req as unknown as { valid(target: "json"): z.infer<typeof ItemsBody> }).valid("json");
       if (body.names.length === 0) throw new ApiError(400, EMPTY_NAMES);
       body.names.forEach(requireName);
