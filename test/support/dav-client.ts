@@ -4,6 +4,7 @@
 import { AwsClient } from "aws4fetch";
 import { exports } from "cloudflare:workers";
 import { expect, inject } from "vitest";
+import { Permission } from "../../src/features/fs/rules.ts";
 import { INTEGRATION_ADMIN_PASSWORD } from "./integration-constants.ts";
 import { sql } from "./libsql-http.ts";
 import { callApi } from "./workerd-client.ts";
@@ -12,21 +13,8 @@ export const basic = (username: string, password: string) =>
   `Basic ${btoa(String.fromCharCode(...new TextEncoder().encode(`${username}:${password}`)))}`;
 export const ADMIN_BASIC = basic("admin", INTEGRATION_ADMIN_PASSWORD);
 
-/** The permission bits of a role scope (src/features/fs/rules.ts). */
-export const Bits = {
-  SEE_HIDES: 1 << 0,
-  ACCESS_WITHOUT_PASSWORD: 1 << 1,
-  OFFLINE_DOWNLOAD: 1 << 2,
-  WRITE: 1 << 3,
-  RENAME: 1 << 4,
-  MOVE: 1 << 5,
-  COPY: 1 << 6,
-  REMOVE: 1 << 7,
-  WEBDAV_READ: 1 << 8,
-  WEBDAV_MANAGE: 1 << 9,
-  PATH_LIMIT: 1 << 14,
-  ALL: 0xffff,
-} as const;
+/** The permission bits of a role scope, and every bit at once. */
+export const Bits = { ...Permission, ALL: 0xffff } as const;
 
 export interface DavInit {
   /** Basic or Bearer; the admin's Basic unless told, none with null. */
