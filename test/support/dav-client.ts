@@ -1,9 +1,8 @@
 // What the WebDAV suites inside workerd do as a client of /dav: Basic credentials, a request from
-// an address of the test's choosing, the hrefs of a multistatus, accounts with one role, and the
-// upstreams read directly (S3 and WebDAV) to see what a request left there.
-import { AwsClient } from "aws4fetch";
+// an address of the test's choosing, the hrefs of a multistatus, accounts with one role. The
+// upstreams read directly are in upstreams.ts.
 import { exports } from "cloudflare:workers";
-import { expect, inject } from "vitest";
+import { expect } from "vitest";
 import { Permission } from "../../src/features/fs/rules.ts";
 import { INTEGRATION_ADMIN_PASSWORD } from "./integration-constants.ts";
 import { sql } from "./libsql-http.ts";
@@ -42,62 +41,6 @@ export function dav(method: string, path: string, init: DavInit = {}): Promise<R
 
 /** The hrefs of a multistatus body, in order. */
 export const hrefs = (xml: string) => [...xml.matchAll(/<D:href>([^<]*)<\/D:href>/g)].map((m) => m[1]);
-
-/** A path with each segment percent-encoded, as a client puts it in a URL. */
-export const escaped = (path: string) => path.split("/").map(encodeURIComponent).join("/");
-
-const servers = () => inject("storageServers");
-export const BUCKET = "gatehouse-bucket";
-/** The addition of an S3 storage on the test bucket (add root_folder_path). */
-export const s3Addition = () => ({
-  endpoint: servers().s3Endpoint,
-  bucket: BUCKET,
-  access_key_id: "GATEHOUSEKEY",
-  secret_access_key: "gatehouse-secret-key",
-  placeholder: "keep",
-});
-const s3 = new AwsClient({
-  accessKeyId: "GATEHOUSEKEY",
-  secretAccessKey: "gatehouse-secret-key",
-  service: "s3",
-  region: "us-east-1",
-  retries: 0,
-});
-
-/** An object's text in the bucket, read from s3rver itself; null when absent. */
-export async function s3Text(key: string): Promise<string | null> {
-  const response = await s3.fetch(`${servers().s3Endpoint}/${BUCKET}/${escaped(key)}`);
-  return response.status === 404 ? null : response.text();
-}
-
-/** Puts an object straight into the bucket. */
-export async function s3Put(key: string, body: string): Promise<void> {
-  expect((await s3.fetch(`${servers().s3Endpoint}/${BUCKET}/${escaped(key)}`, { method: "PUT", body })).status).toBe(
-    200,
-  );
-}
-
-/** The keys of the bucket under `prefix`, read from s3rver itself. */
-export async function s3Keys(prefix: string): Promise<string[]> {
-  const response = await s3.fetch(`${servers().s3Endpoint}/${BUCKET}?list-type=2&prefix=${encodeURIComponent(prefix)}`);
-  return [...(await response.text()).matchAll(/<Key>([^<]*)<\/Key>/g)].map((m) => m[1]!.replace(/&amp;/g, "&"));
-}
-
-export const UPSTREAM_DAV_AUTH = `Basic ${btoa("davuser:dav password")}`;
-
-/** A request straight to the WebDAV upstream (webdav-server), path escaped segment by segment. */
-export const upstreamDav = (method: string, path: string, init: RequestInit = {}) =>
-  fetch(`${servers().webdavUrl}${escaped(path)}`, {
-    ...init,
-    method,
-    headers: { Authorization: UPSTREAM_DAV_AUTH, ...(init.headers as Record<string, string> | undefined) },
-  });
-
-/** A file's text on the WebDAV upstream; null when absent. */
-export async function upstreamDavText(path: string): Promise<string | null> {
-  const response = await upstreamDav("GET", path);
-  return response.status === 404 ? null : response.text();
-}
 
 /** A user with one role holding `scopes` (path → permission bits); its id. */
 export async function makeUser(

@@ -3,69 +3,29 @@
 // (app passwords, no 2FA bypass, the shared lockout, disabled users and changed passwords on the
 // next request); permissions, metas and base paths; locks; the refusals RFC 4918 names; and one
 // database round trip per request.
-import { AwsClient } from "aws4fetch";
 import { exports } from "cloudflare:workers";
 import { TOTP } from "otpauth";
 import { beforeAll, describe, expect, inject, it } from "vitest";
+import { basic, type DavInit, dav, hrefs } from "../../../test/support/dav-client.ts";
 import { roundTrips, sql } from "../../../test/support/libsql-http.ts";
-import { INTEGRATION_ADMIN_PASSWORD } from "../../../test/support/integration-constants.ts";
+import {
+  BUCKET,
+  s3Addition,
+  s3Text,
+  upstreamDav,
+  upstreamDavText as upstreamText,
+} from "../../../test/support/upstreams.ts";
 import { callApi, signIn } from "../../../test/support/workerd-client.ts";
 
 const servers = inject("storageServers");
-const BUCKET = "gatehouse-bucket";
-const s3 = new AwsClient({
-  accessKeyId: "GATEHOUSEKEY",
-  secretAccessKey: "gatehouse-secret-key",
-  service: "s3",
-  region: "us-east-1",
-  retries: 0,
-});
-const s3Text = async (key: string) => {
-  const response = await s3.fetch(
-    `${servers.s3Endpoint}/${BUCKET}/${key.split("/").map(encodeURIComponent).join("/")}`,
-  );
-  return response.status === 404 ? null : response.text();
-};
-const UPSTREAM_DAV = `Basic ${btoa("davuser:dav password")}`;
 /** Below the write tests' folders ("written"), which the read tests leave out of their listings. */
 const UPSTREAM_DAV_ROOT = "/library/written/dav-server";
 const UPSTREAM_FTP_ROOT = "/exports/written/dav-server";
-const upstreamDavText = async (path: string) => {
-  const response = await fetch(
-    `${servers.webdavUrl}${UPSTREAM_DAV_ROOT}${path.split("/").map(encodeURIComponent).join("/")}`,
-    { headers: { Authorization: UPSTREAM_DAV } },
-  );
-  return response.status === 404 ? null : response.text();
-};
+const upstreamDavText = (path: string) => upstreamText(`${UPSTREAM_DAV_ROOT}${path}`);
 
-const basic = (username: string, password: string) =>
-  `Basic ${btoa(String.fromCharCode(...new TextEncoder().encode(`${username}:${password}`)))}`;
-const ADMIN = basic("admin", INTEGRATION_ADMIN_PASSWORD);
 /** Each test speaks from an address of its own, so the lockout of one never reaches another. */
 let address = 0;
 const freshAddress = () => `198.51.100.${++address}`;
-
-interface DavInit {
-  auth?: string | null;
-  headers?: Record<string, string>;
-  body?: BodyInit;
-  ip?: string;
-}
-function dav(method: string, path: string, init: DavInit = {}): Promise<Response> {
-  const headers: Record<string, string> = { "CF-Connecting-IP": init.ip ?? "198.51.100.250", ...init.headers };
-  const auth = init.auth === undefined ? ADMIN : init.auth;
-  if (auth !== null) headers.Authorization = auth;
-  // Redirects are the client's to follow: followed here, they would come back to this Worker.
-  return exports.default.fetch(
-    new Request(`http://gatehouse.test/dav${path}`, {
-      method,
-      headers,
-      redirect: "manual",
-      ...(init.body === undefined ? {} : { body: init.body }),
-    }),
-  );
-}
-const hrefs = (xml: string) => [...xml.matchAll(/<D:href>([^<]*)<\/D:href>/g)].map((m) => m[1]);
 
 let admin: string;
 const call = (path: string, body?: unknown, token = admin) => callApi(token, path, body);
@@ -95,10 +55,7 @@ beforeAll(async () => {
   await sql("DELETE FROM storages");
   await sql("DELETE FROM metas");
   for (const folder of ["/library/written", UPSTREAM_DAV_ROOT]) {
-    expect([201, 405]).toContain(
-      (await fetch(`${servers.webdavUrl}${folder}`, { method: "MKCOL", headers: { Authorization: UPSTREAM_DAV } }))
-        .status,
-    );
+    expect([201, 405]).toContain((await upstreamDav("MKCOL", folder)).status);
   }
   const create = (
     mount_path: string,
@@ -106,22 +63,15 @@ beforeAll(async () => {
     addition: Record<string, unknown>,
     extra: Record<string, unknown> = {},
   ) => call("/api/admin/storage/create", { mount_path, driver, addition: JSON.stringify(addition), ...extra });
-  const s3Addition = {
-    endpoint: servers.s3Endpoint,
-    bucket: BUCKET,
-    access_key_id: "GATEHOUSEKEY",
-    secret_access_key: "gatehouse-secret-key",
-    placeholder: "keep",
-  };
   expect(
-    (await create("/s3", "S3", { ...s3Addition, root_folder_path: "/davs" }, { webdav_policy: "native_proxy" })).code,
+    (await create("/s3", "S3", { ...s3Addition(), root_folder_path: "/davs" }, { webdav_policy: "native_proxy" })).code,
   ).toBe(200);
   expect(
     (
       await create(
         "/s3-redirect",
         "S3",
-        { ...s3Addition, root_folder_path: "/davs" },
+        { ...s3Addition(), root_folder_path: "/davs" },
         { webdav_policy: "302_redirect" },
       )
     ).code,
@@ -707,14 +657,6 @@ describe("subtrees, hidden paths, anchored folders and write metas", () => {
     expect((await user("MOVE", "/team", { headers: { Destination: "/dav/crew" } })).status).toBe(403);
     expect(await s3Text("davs/dbase/team/f.txt")).toBe("f");
 
-    const s3Addition = {
-      endpoint: servers.s3Endpoint,
-      bucket: BUCKET,
-      access_key_id: "GATEHOUSEKEY",
-      secret_access_key: "gatehouse-secret-key",
-      placeholder: "keep",
-      root_folder_path: "/davs-inner",
-    };
     expect((await dav("MKCOL", "/s3/dmnt")).status).toBe(201);
     expect((await dav("PUT", "/s3/dmnt/keep.txt", { body: "keep" })).status).toBe(201);
     expect(
@@ -722,7 +664,7 @@ describe("subtrees, hidden paths, anchored folders and write metas", () => {
         await call("/api/admin/storage/create", {
           mount_path: "/s3/dmnt/inner",
           driver: "S3",
-          addition: JSON.stringify(s3Addition),
+          addition: JSON.stringify({ ...s3Addition(), root_folder_path: "/davs-inner" }),
         })
       ).code,
     ).toBe(200);

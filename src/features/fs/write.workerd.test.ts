@@ -1,36 +1,17 @@
 // The write side inside workerd against the real servers (s3rver, webdav-server, ftp-srv): each
 // operation through Gatehouse, each result read back from the upstream itself (S3 with aws4fetch,
 // WebDAV with fetch, FTP through a second storage listing), and the refusals that change nothing.
-import { AwsClient } from "aws4fetch";
 import { exports } from "cloudflare:workers";
 import { beforeAll, beforeEach, describe, expect, inject, it } from "vitest";
 import { sql } from "../../../test/support/libsql-http.ts";
-import { callApi, signIn, type Envelope } from "../../../test/support/workerd-client.ts";
+import { s3Addition, s3Object, s3Text, upstreamDav, upstreamDavText } from "../../../test/support/upstreams.ts";
+import { callApi, type Envelope, signIn } from "../../../test/support/workerd-client.ts";
 
 const servers = inject("storageServers");
-const BUCKET = "gatehouse-bucket";
-const s3 = new AwsClient({
-  accessKeyId: "GATEHOUSEKEY",
-  secretAccessKey: "gatehouse-secret-key",
-  service: "s3",
-  region: "us-east-1",
-  retries: 0,
-});
-const s3Url = (key: string) => `${servers.s3Endpoint}/${BUCKET}/${key.split("/").map(encodeURIComponent).join("/")}`;
-const s3Text = async (key: string) => {
-  const response = await s3.fetch(s3Url(key));
-  return response.status === 404 ? null : response.text();
-};
-const DAV = `Basic ${btoa("davuser:dav password")}`;
 /** Everything this file writes stays below these folders, away from what the read tests list. */
 const DAV_ROOT = "/library/written";
 const FTP_ROOT = "/exports/written";
-const davText = async (path: string) => {
-  const response = await fetch(`${servers.webdavUrl}${DAV_ROOT}${path.split("/").map(encodeURIComponent).join("/")}`, {
-    headers: { Authorization: DAV },
-  });
-  return response.status === 404 ? null : response.text();
-};
+const davText = (path: string) => upstreamDavText(`${DAV_ROOT}${path}`);
 
 let admin: string;
 const call = (path: string, body?: unknown, token = admin) => callApi(token, path, body);
@@ -54,9 +35,7 @@ const create = (mountPath: string, driver: string, addition: Record<string, unkn
 
 beforeAll(async () => {
   admin = await signIn("fs-write");
-  expect([201, 405]).toContain(
-    (await fetch(`${servers.webdavUrl}${DAV_ROOT}`, { method: "MKCOL", headers: { Authorization: DAV } })).status,
-  );
+  expect([201, 405]).toContain((await upstreamDav("MKCOL", DAV_ROOT)).status);
   await sql("DELETE FROM storages");
   await create("/ftp-top", "FTP", {
     address: servers.ftpAddress,
@@ -68,18 +47,7 @@ beforeAll(async () => {
 });
 beforeEach(async () => {
   await sql("DELETE FROM storages");
-  expect(
-    (
-      await create("/s3", "S3", {
-        endpoint: servers.s3Endpoint,
-        bucket: BUCKET,
-        access_key_id: "GATEHOUSEKEY",
-        secret_access_key: "gatehouse-secret-key",
-        root_folder_path: "/w",
-        placeholder: "keep",
-      })
-    ).code,
-  ).toBe(200);
+  expect((await create("/s3", "S3", { ...s3Addition(), root_folder_path: "/w" })).code).toBe(200);
   expect(
     (
       await create("/dav", "WebDav", {
@@ -123,7 +91,7 @@ describe("uploads", () => {
       message: "success",
       data: null,
     });
-    const stored = new Uint8Array(await (await s3.fetch(s3Url("w/up/deep/big.bin"))).arrayBuffer());
+    const stored = new Uint8Array(await (await s3Object("w/up/deep/big.bin")).arrayBuffer());
     expect(stored.length).toBe(size);
     expect([stored[0], stored[1000], stored[size - 1]]).toEqual([0, 1000 % 251, (size - 1) % 251]);
   });
@@ -522,18 +490,7 @@ describe("writes that take a subtree, hidden paths, anchored folders and write m
     expect((await call("/api/fs/remove", { dir: "/", names: ["team"] }, token)).message).toBe(scope);
     expect(await s3Text("w/home/team/f.txt")).toBe("f");
 
-    expect(
-      (
-        await create("/s3/mnt/inner", "S3", {
-          endpoint: servers.s3Endpoint,
-          bucket: BUCKET,
-          access_key_id: "GATEHOUSEKEY",
-          secret_access_key: "gatehouse-secret-key",
-          root_folder_path: "/inner-w",
-          placeholder: "keep",
-        })
-      ).code,
-    ).toBe(200);
+    expect((await create("/s3/mnt/inner", "S3", { ...s3Addition(), root_folder_path: "/inner-w" })).code).toBe(200);
     await upload("/s3/mnt/keep.txt", "keep", { "Content-Length": "4" });
     const holds =
       "a folder holding a storage's mount point cannot be renamed, moved or removed: change the storage's mount path on the storage page";
