@@ -1,12 +1,9 @@
-// What the WebDAV suites inside workerd do as a client of /dav: Basic credentials, a request from
-// an address of the test's choosing, the hrefs of a multistatus, accounts with one role. The
-// upstreams read directly are in upstreams.ts.
+// What the WebDAV suites inside workerd do as a client of /dav: Basic credentials (those of
+// makeUser's accounts too), a request from an address of the test's choosing, the hrefs of a
+// multistatus. The upstreams read directly are in upstreams.ts.
 import { exports } from "cloudflare:workers";
-import { expect } from "vitest";
 import { Permission } from "../../src/features/fs/rules.ts";
 import { INTEGRATION_ADMIN_PASSWORD } from "./integration-constants.ts";
-import { sql } from "./libsql-http.ts";
-import { callApi } from "./workerd-client.ts";
 
 export const basic = (username: string, password: string) =>
   `Basic ${btoa(String.fromCharCode(...new TextEncoder().encode(`${username}:${password}`)))}`;
@@ -42,27 +39,5 @@ export function dav(method: string, path: string, init: DavInit = {}): Promise<R
 /** The hrefs of a multistatus body, in order. */
 export const hrefs = (xml: string) => [...xml.matchAll(/<D:href>([^<]*)<\/D:href>/g)].map((m) => m[1]);
 
-/** A user with one role holding `scopes` (path → permission bits); its id. */
-export async function makeUser(
-  admin: string,
-  username: string,
-  scopes: Record<string, number>,
-  extra: Record<string, unknown> = {},
-): Promise<number> {
-  const role = await callApi(admin, "/api/admin/role/create", {
-    name: `${username}-role`,
-    permission_scopes: Object.entries(scopes).map(([path, permission]) => ({ path, permission })),
-  });
-  expect(role.code, role.message).toBe(200);
-  const user = await callApi(admin, "/api/admin/user/create", {
-    username,
-    password: `${username} password`,
-    role: [role.data.id],
-    ...extra,
-  });
-  expect(user.code, user.message).toBe(200);
-  return Number((await sql("SELECT id FROM users WHERE username = ?", [username]))[0]![0]);
-}
-
-/** The Basic credentials makeUser gave `username`. */
+/** The Basic credentials makeUser (workerd-client.ts) gave `username`. */
 export const basicOf = (username: string) => basic(username, `${username} password`);

@@ -2,7 +2,7 @@
 // request left there: the S3 bucket on s3rver (signed with aws4fetch) and webdav-server.
 import { AwsClient } from "aws4fetch";
 import { expect, inject } from "vitest";
-import { callApi } from "./workerd-client.ts";
+import { mountStorage } from "./workerd-client.ts";
 
 const servers = () => inject("storageServers");
 export const BUCKET = "gatehouse-bucket";
@@ -24,11 +24,7 @@ export const s3Addition = () => ({
 
 /** Mounts the test bucket's `root` folder at /s3 as the admin `admin`. */
 export async function mountS3Root(admin: string, root: string): Promise<void> {
-  const made = await callApi(admin, "/api/admin/storage/create", {
-    mount_path: "/s3",
-    driver: "S3",
-    addition: JSON.stringify({ ...s3Addition(), root_folder_path: `/${root}` }),
-  });
+  const made = await mountStorage(admin, "/s3", "S3", { ...s3Addition(), root_folder_path: `/${root}` });
   expect(made.code, made.message).toBe(200);
 }
 

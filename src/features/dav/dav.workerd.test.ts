@@ -15,7 +15,7 @@ import {
   upstreamDav,
   upstreamDavText as upstreamText,
 } from "../../../test/support/upstreams.ts";
-import { callApi, signIn } from "../../../test/support/workerd-client.ts";
+import { callApi, cutBody, makeUser as makeUserWith, member, signIn } from "../../../test/support/workerd-client.ts";
 
 const servers = inject("storageServers");
 /** Below the write tests' folders ("written"), which the read tests leave out of their listings. */
@@ -31,21 +31,8 @@ let admin: string;
 const call = (path: string, body?: unknown, token = admin) => callApi(token, path, body);
 
 /** A user with one role whose scope at `/` has `permission`; its id. */
-async function makeUser(username: string, permission: number, extra: Record<string, unknown> = {}): Promise<number> {
-  const role = await call("/api/admin/role/create", {
-    name: `${username}-role`,
-    permission_scopes: [{ path: "/", permission }],
-  });
-  expect(role.code).toBe(200);
-  const user = await call("/api/admin/user/create", {
-    username,
-    password: `${username} password`,
-    role: [role.data.id],
-    ...extra,
-  });
-  expect(user.code, user.message).toBe(200);
-  return Number((await sql("SELECT id FROM users WHERE username = ?", [username]))[0]![0]);
-}
+const makeUser = (username: string, permission: number, extra: Record<string, unknown> = {}) =>
+  makeUserWith(admin, username, { "/": permission }, extra);
 
 const READ = 256;
 const MANAGE = 256 | 512 | 8 | 16 | 32 | 64 | 128;
@@ -157,8 +144,7 @@ describe("OPTIONS and sign-in", () => {
   });
 
   it("never takes a bare password from a user with two-factor on; an app password works until revoked", async () => {
-    await makeUser("dav-twofa", READ);
-    const token = await signIn("dav-twofa", "dav-twofa", "dav-twofa password");
+    const token = await member(admin, "dav-twofa", { "/": READ });
     const secret = (await call("/api/auth/2fa/generate", undefined, token)).data.secret as string;
     const code = new TOTP({ secret }).generate();
     expect((await call("/api/auth/2fa/verify", { code, secret }, token)).code).toBe(200);
@@ -719,23 +705,11 @@ describe("Range checked before any upstream call", () => {
 });
 
 describe("PUT whose body ends before its Content-Length", () => {
-  /** 100,000 bytes of a declared 200,000 (enough for webdav-server to start the file), then the body fails (`error`) or just ends (`close`). */
-  const cut = (how: "error" | "close") => {
-    let pulls = 0;
-    return new ReadableStream<Uint8Array>({
-      pull(controller) {
-        if (pulls++ === 0) controller.enqueue(new Uint8Array(100_000).fill(48));
-        else if (how === "error") controller.error(new Error("the client went away"));
-        else controller.close();
-      },
-    });
-  };
-
   for (const mount of ["/up", "/ftp"]) {
     it(`answers a 5xx and leaves no partial file on ${mount}`, async () => {
       for (const how of ["error", "close"] as const) {
         const reply = await dav("PUT", `${mount}/cut-${how}.txt`, {
-          body: cut(how),
+          body: cutBody(how),
           headers: { "Content-Length": "200000" },
         });
         expect(reply.status, how).toBeGreaterThanOrEqual(500);

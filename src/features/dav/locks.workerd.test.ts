@@ -2,10 +2,10 @@
 // deep inside a folder keeps the folder from being deleted, a depth-0 lock on a folder keeps
 // members from being added to it, and only the lock's owner refreshes it.
 import { beforeAll, describe, expect, it } from "vitest";
-import { basicOf, Bits, dav, makeUser } from "../../../test/support/dav-client.ts";
+import { basicOf, Bits, dav } from "../../../test/support/dav-client.ts";
 import { sql } from "../../../test/support/libsql-http.ts";
 import { mountS3Root, s3Keys, s3Text } from "../../../test/support/upstreams.ts";
-import { signIn } from "../../../test/support/workerd-client.ts";
+import { makeUser, signIn } from "../../../test/support/workerd-client.ts";
 
 const ROOT = "davlock";
 let admin: string;

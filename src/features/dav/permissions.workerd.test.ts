@@ -2,10 +2,10 @@
 // gives a user every bit but the one a rule needs, and reads the upstream to see that nothing
 // changed; a user who holds the bit does the same thing, so the refusal is that bit's.
 import { beforeAll, describe, expect, it } from "vitest";
-import { basicOf, Bits, dav, hrefs, makeUser } from "../../../test/support/dav-client.ts";
+import { basicOf, Bits, dav, hrefs } from "../../../test/support/dav-client.ts";
 import { sql } from "../../../test/support/libsql-http.ts";
 import { mountS3Root, s3Keys, s3Text } from "../../../test/support/upstreams.ts";
-import { signIn } from "../../../test/support/workerd-client.ts";
+import { makeUser, signIn } from "../../../test/support/workerd-client.ts";
 
 const ROOT = "davperm";
 let admin: string;
