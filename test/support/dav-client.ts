@@ -1,32 +1,16 @@
-// What the WebDAV suites inside workerd do as a client of /dav: Basic credentials, a request from
-// an address of the test's choosing, the hrefs of a multistatus, accounts with one role, and the
-// upstreams read directly (S3 and WebDAV) to see what a request left there.
-import { AwsClient } from "aws4fetch";
+// What the WebDAV suites inside workerd do as a client of /dav: Basic credentials (those of
+// makeUser's accounts too), a request from an address of the test's choosing, the hrefs of a
+// multistatus. The upstreams read directly are in upstreams.ts.
 import { exports } from "cloudflare:workers";
-import { expect, inject } from "vitest";
+import { Permission } from "../../src/features/fs/rules.ts";
 import { INTEGRATION_ADMIN_PASSWORD } from "./integration-constants.ts";
-import { sql } from "./libsql-http.ts";
-import { callApi } from "./workerd-client.ts";
 
 export const basic = (username: string, password: string) =>
   `Basic ${btoa(String.fromCharCode(...new TextEncoder().encode(`${username}:${password}`)))}`;
 export const ADMIN_BASIC = basic("admin", INTEGRATION_ADMIN_PASSWORD);
 
-/** The permission bits of a role scope (src/features/fs/rules.ts). */
-export const Bits = {
-  SEE_HIDES: 1 << 0,
-  ACCESS_WITHOUT_PASSWORD: 1 << 1,
-  OFFLINE_DOWNLOAD: 1 << 2,
-  WRITE: 1 << 3,
-  RENAME: 1 << 4,
-  MOVE: 1 << 5,
-  COPY: 1 << 6,
-  REMOVE: 1 << 7,
-  WEBDAV_READ: 1 << 8,
-  WEBDAV_MANAGE: 1 << 9,
-  PATH_LIMIT: 1 << 14,
-  ALL: 0xffff,
-} as const;
+/** The permission bits of a role scope, and every bit at once. */
+export const Bits = { ...Permission, ALL: 0xffff } as const;
 
 export interface DavInit {
   /** Basic or Bearer; the admin's Basic unless told, none with null. */
@@ -55,83 +39,5 @@ export function dav(method: string, path: string, init: DavInit = {}): Promise<R
 /** The hrefs of a multistatus body, in order. */
 export const hrefs = (xml: string) => [...xml.matchAll(/<D:href>([^<]*)<\/D:href>/g)].map((m) => m[1]);
 
-/** A path with each segment percent-encoded, as a client puts it in a URL. */
-export const escaped = (path: string) => path.split("/").map(encodeURIComponent).join("/");
-
-const servers = () => inject("storageServers");
-export const BUCKET = "gatehouse-bucket";
-/** The addition of an S3 storage on the test bucket (add root_folder_path). */
-export const s3Addition = () => ({
-  endpoint: servers().s3Endpoint,
-  bucket: BUCKET,
-  access_key_id: "GATEHOUSEKEY",
-  secret_access_key: "gatehouse-secret-key",
-  placeholder: "keep",
-});
-const s3 = new AwsClient({
-  accessKeyId: "GATEHOUSEKEY",
-  secretAccessKey: "gatehouse-secret-key",
-  service: "s3",
-  region: "us-east-1",
-  retries: 0,
-});
-
-/** An object's text in the bucket, read from s3rver itself; null when absent. */
-export async function s3Text(key: string): Promise<string | null> {
-  const response = await s3.fetch(`${servers().s3Endpoint}/${BUCKET}/${escaped(key)}`);
-  return response.status === 404 ? null : response.text();
-}
-
-/** Puts an object straight into the bucket. */
-export async function s3Put(key: string, body: string): Promise<void> {
-  expect((await s3.fetch(`${servers().s3Endpoint}/${BUCKET}/${escaped(key)}`, { method: "PUT", body })).status).toBe(
-    200,
-  );
-}
-
-/** The keys of the bucket under `prefix`, read from s3rver itself. */
-export async function s3Keys(prefix: string): Promise<string[]> {
-  const response = await s3.fetch(`${servers().s3Endpoint}/${BUCKET}?list-type=2&prefix=${encodeURIComponent(prefix)}`);
-  return [...(await response.text()).matchAll(/<Key>([^<]*)<\/Key>/g)].map((m) => m[1]!.replace(/&amp;/g, "&"));
-}
-
-export const UPSTREAM_DAV_AUTH = `Basic ${btoa("davuser:dav password")}`;
-
-/** A request straight to the WebDAV upstream (webdav-server), path escaped segment by segment. */
-export const upstreamDav = (method: string, path: string, init: RequestInit = {}) =>
-  fetch(`${servers().webdavUrl}${escaped(path)}`, {
-    ...init,
-    method,
-    headers: { Authorization: UPSTREAM_DAV_AUTH, ...(init.headers as Record<string, string> | undefined) },
-  });
-
-/** A file's text on the WebDAV upstream; null when absent. */
-export async function upstreamDavText(path: string): Promise<string | null> {
-  const response = await upstreamDav("GET", path);
-  return response.status === 404 ? null : response.text();
-}
-
-/** A user with one role holding `scopes` (path → permission bits); its id. */
-export async function makeUser(
-  admin: string,
-  username: string,
-  scopes: Record<string, number>,
-  extra: Record<string, unknown> = {},
-): Promise<number> {
-  const role = await callApi(admin, "/api/admin/role/create", {
-    name: `${username}-role`,
-    permission_scopes: Object.entries(scopes).map(([path, permission]) => ({ path, permission })),
-  });
-  expect(role.code, role.message).toBe(200);
-  const user = await callApi(admin, "/api/admin/user/create", {
-    username,
-    password: `${username} password`,
-    role: [role.data.id],
-    ...extra,
-  });
-  expect(user.code, user.message).toBe(200);
-  return Number((await sql("SELECT id FROM users WHERE username = ?", [username]))[0]![0]);
-}
-
-/** The Basic credentials makeUser gave `username`. */
+/** The Basic credentials makeUser (workerd-client.ts) gave `username`. */
 export const basicOf = (username: string) => basic(username, `${username} password`);

@@ -1,10 +1,10 @@
 // What the tests inside workerd do as a client: sign in, call the JSON API with a token, count a
-// request's database round trips, mount a storage. Requests go to the Worker under test through
-// `exports.default.fetch`.
+// request's database round trips, mount a storage, make a user with one role (signed in or not),
+// send a body cut short. Requests go to the Worker under test through `exports.default.fetch`.
 import { exports } from "cloudflare:workers";
 import { expect } from "vitest";
 import { INTEGRATION_ADMIN_PASSWORD } from "./integration-constants.ts";
-import { roundTrips } from "./libsql-http.ts";
+import { roundTrips, sql } from "./libsql-http.ts";
 
 export type Envelope = { code: number; message: string; data: any };
 
@@ -76,3 +76,52 @@ export const mountStorage = (
     addition: JSON.stringify(addition),
     ...extra,
   });
+
+/** A user with one role holding `scopes` (path → permission bits); its id. */
+export async function makeUser(
+  admin: string,
+  username: string,
+  scopes: Record<string, number>,
+  extra: Record<string, unknown> = {},
+): Promise<number> {
+  const role = await callApi(admin, "/api/admin/role/create", {
+    name: `${username}-role`,
+    permission_scopes: Object.entries(scopes).map(([path, permission]) => ({ path, permission })),
+  });
+  expect(role.code, role.message).toBe(200);
+  const user = await callApi(admin, "/api/admin/user/create", {
+    username,
+    password: `${username} password`,
+    role: [role.data.id],
+    ...extra,
+  });
+  expect(user.code, user.message).toBe(200);
+  return Number((await sql("SELECT id FROM users WHERE username = ?", [username]))[0]![0]);
+}
+
+/** A user made by makeUser, signed in as the client `clientId` (its name unless told); its token. */
+export async function member(
+  admin: string,
+  username: string,
+  scopes: Record<string, number>,
+  extra: Record<string, unknown> = {},
+  clientId = username,
+): Promise<string> {
+  await makeUser(admin, username, scopes, extra);
+  return signIn(clientId, username, `${username} password`);
+}
+
+/**
+ * An upload body that declares itself 200,000 bytes long: 100,000 bytes (enough for webdav-server to
+ * start the file), then it fails (`error`) or just ends (`close`).
+ */
+export function cutBody(how: "error" | "close"): ReadableStream<Uint8Array> {
+  let pulls = 0;
+  return new ReadableStream<Uint8Array>({
+    pull(controller) {
+      if (pulls++ === 0) controller.enqueue(new Uint8Array(100_000).fill(48));
+      else if (how === "error") controller.error(new Error("the client went away"));
+      else controller.close();
+    },
+  });
+}

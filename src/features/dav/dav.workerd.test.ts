@@ -3,89 +3,36 @@
 // (app passwords, no 2FA bypass, the shared lockout, disabled users and changed passwords on the
 // next request); permissions, metas and base paths; locks; the refusals RFC 4918 names; and one
 // database round trip per request.
-import { AwsClient } from "aws4fetch";
 import { exports } from "cloudflare:workers";
 import { TOTP } from "otpauth";
 import { beforeAll, describe, expect, inject, it } from "vitest";
+import { basic, type DavInit, dav, hrefs } from "../../../test/support/dav-client.ts";
 import { roundTrips, sql } from "../../../test/support/libsql-http.ts";
-import { INTEGRATION_ADMIN_PASSWORD } from "../../../test/support/integration-constants.ts";
-import { callApi, signIn } from "../../../test/support/workerd-client.ts";
+import {
+  BUCKET,
+  s3Addition,
+  s3Text,
+  upstreamDav,
+  upstreamDavText as upstreamText,
+} from "../../../test/support/upstreams.ts";
+import { callApi, cutBody, makeUser as makeUserWith, member, signIn } from "../../../test/support/workerd-client.ts";
 
 const servers = inject("storageServers");
-const BUCKET = "gatehouse-bucket";
-const s3 = new AwsClient({
-  accessKeyId: "GATEHOUSEKEY",
-  secretAccessKey: "gatehouse-secret-key",
-  service: "s3",
-  region: "us-east-1",
-  retries: 0,
-});
-const s3Text = async (key: string) => {
-  const response = await s3.fetch(
-    `${servers.s3Endpoint}/${BUCKET}/${key.split("/").map(encodeURIComponent).join("/")}`,
-  );
-  return response.status === 404 ? null : response.text();
-};
-const UPSTREAM_DAV = `Basic ${btoa("davuser:dav password")}`;
 /** Below the write tests' folders ("written"), which the read tests leave out of their listings. */
 const UPSTREAM_DAV_ROOT = "/library/written/dav-server";
 const UPSTREAM_FTP_ROOT = "/exports/written/dav-server";
-const upstreamDavText = async (path: string) => {
-  const response = await fetch(
-    `${servers.webdavUrl}${UPSTREAM_DAV_ROOT}${path.split("/").map(encodeURIComponent).join("/")}`,
-    { headers: { Authorization: UPSTREAM_DAV } },
-  );
-  return response.status === 404 ? null : response.text();
-};
+const upstreamDavText = (path: string) => upstreamText(`${UPSTREAM_DAV_ROOT}${path}`);
 
-const basic = (username: string, password: string) =>
-  `Basic ${btoa(String.fromCharCode(...new TextEncoder().encode(`${username}:${password}`)))}`;
-const ADMIN = basic("admin", INTEGRATION_ADMIN_PASSWORD);
 /** Each test speaks from an address of its own, so the lockout of one never reaches another. */
 let address = 0;
 const freshAddress = () => `198.51.100.${++address}`;
-
-interface DavInit {
-  auth?: string | null;
-  headers?: Record<string, string>;
-  body?: BodyInit;
-  ip?: string;
-}
-function dav(method: string, path: string, init: DavInit = {}): Promise<Response> {
-  const headers: Record<string, string> = { "CF-Connecting-IP": init.ip ?? "198.51.100.250", ...init.headers };
-  const auth = init.auth === undefined ? ADMIN : init.auth;
-  if (auth !== null) headers.Authorization = auth;
-  // Redirects are the client's to follow: followed here, they would come back to this Worker.
-  return exports.default.fetch(
-    new Request(`http://gatehouse.test/dav${path}`, {
-      method,
-      headers,
-      redirect: "manual",
-      ...(init.body === undefined ? {} : { body: init.body }),
-    }),
-  );
-}
-const hrefs = (xml: string) => [...xml.matchAll(/<D:href>([^<]*)<\/D:href>/g)].map((m) => m[1]);
 
 let admin: string;
 const call = (path: string, body?: unknown, token = admin) => callApi(token, path, body);
 
 /** A user with one role whose scope at `/` has `permission`; its id. */
-async function makeUser(username: string, permission: number, extra: Record<string, unknown> = {}): Promise<number> {
-  const role = await call("/api/admin/role/create", {
-    name: `${username}-role`,
-    permission_scopes: [{ path: "/", permission }],
-  });
-  expect(role.code).toBe(200);
-  const user = await call("/api/admin/user/create", {
-    username,
-    password: `${username} password`,
-    role: [role.data.id],
-    ...extra,
-  });
-  expect(user.code, user.message).toBe(200);
-  return Number((await sql("SELECT id FROM users WHERE username = ?", [username]))[0]![0]);
-}
+const makeUser = (username: string, permission: number, extra: Record<string, unknown> = {}) =>
+  makeUserWith(admin, username, { "/": permission }, extra);
 
 const READ = 256;
 const MANAGE = 256 | 512 | 8 | 16 | 32 | 64 | 128;
@@ -95,10 +42,7 @@ beforeAll(async () => {
   await sql("DELETE FROM storages");
   await sql("DELETE FROM metas");
   for (const folder of ["/library/written", UPSTREAM_DAV_ROOT]) {
-    expect([201, 405]).toContain(
-      (await fetch(`${servers.webdavUrl}${folder}`, { method: "MKCOL", headers: { Authorization: UPSTREAM_DAV } }))
-        .status,
-    );
+    expect([201, 405]).toContain((await upstreamDav("MKCOL", folder)).status);
   }
   const create = (
     mount_path: string,
@@ -106,22 +50,15 @@ beforeAll(async () => {
     addition: Record<string, unknown>,
     extra: Record<string, unknown> = {},
   ) => call("/api/admin/storage/create", { mount_path, driver, addition: JSON.stringify(addition), ...extra });
-  const s3Addition = {
-    endpoint: servers.s3Endpoint,
-    bucket: BUCKET,
-    access_key_id: "GATEHOUSEKEY",
-    secret_access_key: "gatehouse-secret-key",
-    placeholder: "keep",
-  };
   expect(
-    (await create("/s3", "S3", { ...s3Addition, root_folder_path: "/davs" }, { webdav_policy: "native_proxy" })).code,
+    (await create("/s3", "S3", { ...s3Addition(), root_folder_path: "/davs" }, { webdav_policy: "native_proxy" })).code,
   ).toBe(200);
   expect(
     (
       await create(
         "/s3-redirect",
         "S3",
-        { ...s3Addition, root_folder_path: "/davs" },
+        { ...s3Addition(), root_folder_path: "/davs" },
         { webdav_policy: "302_redirect" },
       )
     ).code,
@@ -207,8 +144,7 @@ describe("OPTIONS and sign-in", () => {
   });
 
   it("never takes a bare password from a user with two-factor on; an app password works until revoked", async () => {
-    await makeUser("dav-twofa", READ);
-    const token = await signIn("dav-twofa", "dav-twofa", "dav-twofa password");
+    const token = await member(admin, "dav-twofa", { "/": READ });
     const secret = (await call("/api/auth/2fa/generate", undefined, token)).data.secret as string;
     const code = new TOTP({ secret }).generate();
     expect((await call("/api/auth/2fa/verify", { code, secret }, token)).code).toBe(200);
@@ -707,14 +643,6 @@ describe("subtrees, hidden paths, anchored folders and write metas", () => {
     expect((await user("MOVE", "/team", { headers: { Destination: "/dav/crew" } })).status).toBe(403);
     expect(await s3Text("davs/dbase/team/f.txt")).toBe("f");
 
-    const s3Addition = {
-      endpoint: servers.s3Endpoint,
-      bucket: BUCKET,
-      access_key_id: "GATEHOUSEKEY",
-      secret_access_key: "gatehouse-secret-key",
-      placeholder: "keep",
-      root_folder_path: "/davs-inner",
-    };
     expect((await dav("MKCOL", "/s3/dmnt")).status).toBe(201);
     expect((await dav("PUT", "/s3/dmnt/keep.txt", { body: "keep" })).status).toBe(201);
     expect(
@@ -722,7 +650,7 @@ describe("subtrees, hidden paths, anchored folders and write metas", () => {
         await call("/api/admin/storage/create", {
           mount_path: "/s3/dmnt/inner",
           driver: "S3",
-          addition: JSON.stringify(s3Addition),
+          addition: JSON.stringify({ ...s3Addition(), root_folder_path: "/davs-inner" }),
         })
       ).code,
     ).toBe(200);
@@ -777,23 +705,11 @@ describe("Range checked before any upstream call", () => {
 });
 
 describe("PUT whose body ends before its Content-Length", () => {
-  /** 100,000 bytes of a declared 200,000 (enough for webdav-server to start the file), then the body fails (`error`) or just ends (`close`). */
-  const cut = (how: "error" | "close") => {
-    let pulls = 0;
-    return new ReadableStream<Uint8Array>({
-      pull(controller) {
-        if (pulls++ === 0) controller.enqueue(new Uint8Array(100_000).fill(48));
-        else if (how === "error") controller.error(new Error("the client went away"));
-        else controller.close();
-      },
-    });
-  };
-
   for (const mount of ["/up", "/ftp"]) {
     it(`answers a 5xx and leaves no partial file on ${mount}`, async () => {
       for (const how of ["error", "close"] as const) {
         const reply = await dav("PUT", `${mount}/cut-${how}.txt`, {
-          body: cut(how),
+          body: cutBody(how),
           headers: { "Content-Length": "200000" },
         });
         expect(reply.status, how).toBeGreaterThanOrEqual(500);

@@ -2,9 +2,10 @@
 // deep inside a folder keeps the folder from being deleted, a depth-0 lock on a folder keeps
 // members from being added to it, and only the lock's owner refreshes it.
 import { beforeAll, describe, expect, it } from "vitest";
-import { basicOf, Bits, dav, makeUser, s3Addition, s3Keys, s3Text } from "../../../test/support/dav-client.ts";
+import { basicOf, Bits, dav } from "../../../test/support/dav-client.ts";
 import { sql } from "../../../test/support/libsql-http.ts";
-import { callApi, signIn } from "../../../test/support/workerd-client.ts";
+import { mountS3Root, s3Keys, s3Text } from "../../../test/support/upstreams.ts";
+import { makeUser, signIn } from "../../../test/support/workerd-client.ts";
 
 const ROOT = "davlock";
 let admin: string;
@@ -21,12 +22,7 @@ async function lock(path: string, headers: Record<string, string> = {}): Promise
 beforeAll(async () => {
   admin = await signIn("dav-locks");
   await sql("DELETE FROM storages");
-  const made = await callApi(admin, "/api/admin/storage/create", {
-    mount_path: "/s3",
-    driver: "S3",
-    addition: JSON.stringify({ ...s3Addition(), root_folder_path: `/${ROOT}` }),
-  });
-  expect(made.code, made.message).toBe(200);
+  await mountS3Root(admin, ROOT);
 });
 
 describe("DELETE of a folder", () => {

@@ -2,21 +2,17 @@
 // the upstream: If-None-Match: * on PUT, the Depth a DELETE of a folder takes, the Depth a
 // PROPFIND without one means, and a COPY or MOVE of a folder into itself.
 import { beforeAll, describe, expect, it } from "vitest";
-import { dav, hrefs, s3Addition, s3Keys, s3Text } from "../../../test/support/dav-client.ts";
+import { dav, hrefs } from "../../../test/support/dav-client.ts";
 import { sql } from "../../../test/support/libsql-http.ts";
-import { callApi, signIn } from "../../../test/support/workerd-client.ts";
+import { mountS3Root, s3Keys, s3Text } from "../../../test/support/upstreams.ts";
+import { signIn } from "../../../test/support/workerd-client.ts";
 
 const ROOT = "davmethods";
 
 beforeAll(async () => {
   const admin = await signIn("dav-methods");
   await sql("DELETE FROM storages");
-  const made = await callApi(admin, "/api/admin/storage/create", {
-    mount_path: "/s3",
-    driver: "S3",
-    addition: JSON.stringify({ ...s3Addition(), root_folder_path: `/${ROOT}` }),
-  });
-  expect(made.code, made.message).toBe(200);
+  await mountS3Root(admin, ROOT);
 });
 
 describe("PUT with If-None-Match: *", () => {

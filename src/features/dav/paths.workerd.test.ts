@@ -4,18 +4,9 @@
 // `%`, `#`, `?` or non-ASCII letters reaches a WebDAV upstream as itself, escaped once each way.
 import { exports } from "cloudflare:workers";
 import { beforeAll, describe, expect, inject, it } from "vitest";
-import {
-  ADMIN_BASIC,
-  dav,
-  escaped,
-  hrefs,
-  s3Addition,
-  s3Put,
-  s3Text,
-  upstreamDav,
-  upstreamDavText,
-} from "../../../test/support/dav-client.ts";
+import { ADMIN_BASIC, dav, hrefs } from "../../../test/support/dav-client.ts";
 import { sql } from "../../../test/support/libsql-http.ts";
+import { escaped, s3Addition, s3Put, s3Text, upstreamDav, upstreamDavText } from "../../../test/support/upstreams.ts";
 import { callApi, signIn } from "../../../test/support/workerd-client.ts";
 
 const ROOT = "davpaths";

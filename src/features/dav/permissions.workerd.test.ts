@@ -3,9 +3,10 @@
 // upstream to see that nothing changed; a user who holds the bit does the same thing, so the
 // refusal is that bit's.
 import { beforeAll, describe, expect, it } from "vitest";
-import { basicOf, Bits, dav, hrefs, makeUser, s3Addition, s3Keys, s3Text } from "../../../test/support/dav-client.ts";
+import { basicOf, Bits, dav, hrefs } from "../../../test/support/dav-client.ts";
 import { sql } from "../../../test/support/libsql-http.ts";
-import { callApi, signIn } from "../../../test/support/workerd-client.ts";
+import { mountS3Root, s3Keys, s3Text } from "../../../test/support/upstreams.ts";
+import { makeUser, signIn } from "../../../test/support/workerd-client.ts";
 
 const ROOT = "davperm";
 let admin: string;
@@ -19,12 +20,7 @@ beforeAll(async () => {
   admin = await signIn("dav-permissions");
   await sql("DELETE FROM storages");
   await sql("DELETE FROM metas");
-  const made = await callApi(admin, "/api/admin/storage/create", {
-    mount_path: "/s3",
-    driver: "S3",
-    addition: JSON.stringify({ ...s3Addition(), root_folder_path: `/${ROOT}` }),
-  });
-  expect(made.code, made.message).toBe(200);
+  await mountS3Root(admin, ROOT);
 });
 
 describe("the WebDAV manage bit: a user with every other bit changes nothing", () => {

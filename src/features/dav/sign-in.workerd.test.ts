@@ -3,9 +3,9 @@
 // password counts toward the sign-in lockout, and the guest account never signs in.
 import { TOTP } from "otpauth";
 import { beforeAll, describe, expect, it } from "vitest";
-import { basic, basicOf, Bits, dav, makeUser } from "../../../test/support/dav-client.ts";
+import { basic, basicOf, Bits, dav } from "../../../test/support/dav-client.ts";
 import { sql } from "../../../test/support/libsql-http.ts";
-import { callApi, signIn } from "../../../test/support/workerd-client.ts";
+import { callApi, makeUser, signIn } from "../../../test/support/workerd-client.ts";
 
 let admin: string;
 /** Each test speaks from an address of its own, so the lockout of one never reaches another. */

@@ -1,34 +1,14 @@
 // The file side on S3 inside workerd, against s3rver (with the SigV4-checking front) on 127.0.0.1:
 // listings with paging, HeadObject lookups, /d as a 302 to a presigned URL made without an
 // upstream call, /p with Range, and the errors an S3 upstream gives. Objects are written and read
-// back with aws4fetch straight against s3rver, not through Gatehouse.
-import { AwsClient } from "aws4fetch";
+// back straight against s3rver (test/support/upstreams.ts), not through Gatehouse.
 import { exports } from "cloudflare:workers";
 import { beforeAll, beforeEach, describe, expect, inject, it } from "vitest";
 import { sql } from "../../../test/support/libsql-http.ts";
+import { BUCKET, s3Addition, s3Put, s3Text } from "../../../test/support/upstreams.ts";
 import { callApi, signIn } from "../../../test/support/workerd-client.ts";
 
 const servers = inject("storageServers");
-const BUCKET = "gatehouse-bucket";
-/** s3rver fails every listing once a key has a segment starting with a dot, so not AList's `.alist`. */
-const PLACEHOLDER = "keep";
-const s3 = new AwsClient({
-  accessKeyId: "GATEHOUSEKEY",
-  secretAccessKey: "gatehouse-secret-key",
-  service: "s3",
-  region: "us-east-1",
-  retries: 0,
-});
-const objectUrl = (key: string) =>
-  `${servers.s3Endpoint}/${BUCKET}/${key.split("/").map(encodeURIComponent).join("/")}`;
-async function putObject(key: string, body: string | Uint8Array) {
-  const response = await s3.fetch(objectUrl(key), { method: "PUT", body });
-  expect(response.ok, `${key}: ${response.status}`).toBe(true);
-}
-async function objectText(key: string): Promise<string | null> {
-  const response = await s3.fetch(objectUrl(key));
-  return response.status === 404 ? null : response.text();
-}
 
 let admin: string;
 const call = (path: string, body?: unknown, token = admin) => callApi(token, path, body);
@@ -36,24 +16,16 @@ const mount = (mountPath: string, extra: Record<string, unknown> = {}) =>
   call("/api/admin/storage/create", {
     mount_path: mountPath,
     driver: "S3",
-    addition: JSON.stringify({
-      endpoint: servers.s3Endpoint,
-      bucket: BUCKET,
-      access_key_id: "GATEHOUSEKEY",
-      secret_access_key: "gatehouse-secret-key",
-      root_folder_path: "/fs",
-      placeholder: PLACEHOLDER,
-      ...extra,
-    }),
+    addition: JSON.stringify({ ...s3Addition(), root_folder_path: "/fs", ...extra }),
   });
 
 beforeAll(async () => {
   admin = await signIn("fs-s3");
-  await putObject("fs/readme.txt", "hello from s3\n");
-  await putObject("fs/docs/a b+é.txt", "0123456789abcdef");
-  await putObject("fs/docs/keep", "");
-  await putObject("fs/movie.mkv", "mkv");
-  await putObject("fs/movie.srt", "srt");
+  await s3Put("fs/readme.txt", "hello from s3\n");
+  await s3Put("fs/docs/a b+é.txt", "0123456789abcdef");
+  await s3Put("fs/docs/keep", "");
+  await s3Put("fs/movie.mkv", "mkv");
+  await s3Put("fs/movie.srt", "srt");
 });
 beforeEach(async () => {
   await sql("DELETE FROM storages");
@@ -99,7 +71,7 @@ describe("S3 reads", () => {
   it("pages a folder of 2,500 objects fully", { timeout: 30_000 }, async () => {
     const names = Array.from({ length: 2500 }, (_, i) => `f${String(i).padStart(4, "0")}`);
     for (let i = 0; i < names.length; i += 100)
-      await Promise.all(names.slice(i, i + 100).map((name) => putObject(`many/${name}`, "x")));
+      await Promise.all(names.slice(i, i + 100).map((name) => s3Put(`many/${name}`, "x")));
     await call("/api/admin/storage/create", {
       mount_path: "/many",
       driver: "S3",
@@ -172,19 +144,19 @@ describe("S3 copies (CopyObject)", () => {
   // from a raw or half-escaped header copies the wrong object or none.
   it("copies, moves and renames objects whose names hold spaces, %, + and non-ASCII", async () => {
     const name = "50% a+b é.txt";
-    await putObject(`fs/escaped/${name}`, "escaped body");
-    await putObject("fs/escaped/to/keep", "");
+    await s3Put(`fs/escaped/${name}`, "escaped body");
+    await s3Put("fs/escaped/to/keep", "");
     await mount("/s3");
     expect(
       (await call("/api/fs/copy", { src_dir: "/s3/escaped", dst_dir: "/s3/escaped/to", names: [name] })).code,
     ).toBe(200);
-    expect(await objectText(`fs/escaped/to/${name}`)).toBe("escaped body");
+    expect(await s3Text(`fs/escaped/to/${name}`)).toBe("escaped body");
     expect(await call("/api/fs/rename", { path: `/s3/escaped/to/${name}`, name: "ü + 100%.txt" })).toEqual({
       code: 200,
       message: "success",
       data: null,
     });
-    expect([await objectText(`fs/escaped/to/${name}`), await objectText("fs/escaped/to/ü + 100%.txt")]).toEqual([
+    expect([await s3Text(`fs/escaped/to/${name}`), await s3Text("fs/escaped/to/ü + 100%.txt")]).toEqual([
       null,
       "escaped body",
     ]);
@@ -198,10 +170,7 @@ describe("S3 copies (CopyObject)", () => {
         })
       ).code,
     ).toBe(200);
-    expect([await objectText(`fs/escaped/${name}`), await objectText(`fs/escaped/to/${name}`)]).toEqual([
-      null,
-      "escaped body",
-    ]);
+    expect([await s3Text(`fs/escaped/${name}`), await s3Text(`fs/escaped/to/${name}`)]).toEqual([null, "escaped body"]);
   });
 });
 

@@ -1,36 +1,17 @@
 // The write side inside workerd against the real servers (s3rver, webdav-server, ftp-srv): each
 // operation through Gatehouse, each result read back from the upstream itself (S3 with aws4fetch,
 // WebDAV with fetch, FTP through a second storage listing), and the refusals that change nothing.
-import { AwsClient } from "aws4fetch";
 import { exports } from "cloudflare:workers";
 import { beforeAll, beforeEach, describe, expect, inject, it } from "vitest";
 import { sql } from "../../../test/support/libsql-http.ts";
-import { callApi, signIn, type Envelope } from "../../../test/support/workerd-client.ts";
+import { s3Addition, s3Object, s3Text, upstreamDav, upstreamDavText } from "../../../test/support/upstreams.ts";
+import { callApi, cutBody, type Envelope, member, signIn } from "../../../test/support/workerd-client.ts";
 
 const servers = inject("storageServers");
-const BUCKET = "gatehouse-bucket";
-const s3 = new AwsClient({
-  accessKeyId: "GATEHOUSEKEY",
-  secretAccessKey: "gatehouse-secret-key",
-  service: "s3",
-  region: "us-east-1",
-  retries: 0,
-});
-const s3Url = (key: string) => `${servers.s3Endpoint}/${BUCKET}/${key.split("/").map(encodeURIComponent).join("/")}`;
-const s3Text = async (key: string) => {
-  const response = await s3.fetch(s3Url(key));
-  return response.status === 404 ? null : response.text();
-};
-const DAV = `Basic ${btoa("davuser:dav password")}`;
 /** Everything this file writes stays below these folders, away from what the read tests list. */
 const DAV_ROOT = "/library/written";
 const FTP_ROOT = "/exports/written";
-const davText = async (path: string) => {
-  const response = await fetch(`${servers.webdavUrl}${DAV_ROOT}${path.split("/").map(encodeURIComponent).join("/")}`, {
-    headers: { Authorization: DAV },
-  });
-  return response.status === 404 ? null : response.text();
-};
+const davText = (path: string) => upstreamDavText(`${DAV_ROOT}${path}`);
 
 let admin: string;
 const call = (path: string, body?: unknown, token = admin) => callApi(token, path, body);
@@ -54,9 +35,7 @@ const create = (mountPath: string, driver: string, addition: Record<string, unkn
 
 beforeAll(async () => {
   admin = await signIn("fs-write");
-  expect([201, 405]).toContain(
-    (await fetch(`${servers.webdavUrl}${DAV_ROOT}`, { method: "MKCOL", headers: { Authorization: DAV } })).status,
-  );
+  expect([201, 405]).toContain((await upstreamDav("MKCOL", DAV_ROOT)).status);
   await sql("DELETE FROM storages");
   await create("/ftp-top", "FTP", {
     address: servers.ftpAddress,
@@ -68,18 +47,7 @@ beforeAll(async () => {
 });
 beforeEach(async () => {
   await sql("DELETE FROM storages");
-  expect(
-    (
-      await create("/s3", "S3", {
-        endpoint: servers.s3Endpoint,
-        bucket: BUCKET,
-        access_key_id: "GATEHOUSEKEY",
-        secret_access_key: "gatehouse-secret-key",
-        root_folder_path: "/w",
-        placeholder: "keep",
-      })
-    ).code,
-  ).toBe(200);
+  expect((await create("/s3", "S3", { ...s3Addition(), root_folder_path: "/w" })).code).toBe(200);
   expect(
     (
       await create("/dav", "WebDav", {
@@ -123,7 +91,7 @@ describe("uploads", () => {
       message: "success",
       data: null,
     });
-    const stored = new Uint8Array(await (await s3.fetch(s3Url("w/up/deep/big.bin"))).arrayBuffer());
+    const stored = new Uint8Array(await (await s3Object("w/up/deep/big.bin")).arrayBuffer());
     expect(stored.length).toBe(size);
     expect([stored[0], stored[1000], stored[size - 1]]).toEqual([0, 1000 % 251, (size - 1) % 251]);
   });
@@ -377,25 +345,6 @@ describe("file operations", () => {
 
 describe("writes that take a subtree, hidden paths, anchored folders and write metas", () => {
   const EVERY_CHANGE = 8 | 16 | 32 | 64 | 128;
-  /** A user whose one role has `scopes`, signed in; its login token. */
-  async function member(
-    name: string,
-    scopes: { path: string; permission: number }[],
-    extra: Record<string, unknown> = {},
-  ): Promise<string> {
-    await sql("DELETE FROM users WHERE username = ?", [name]);
-    await sql("DELETE FROM roles WHERE name = ?", [`${name}-role`]);
-    const role = await call("/api/admin/role/create", { name: `${name}-role`, permission_scopes: scopes });
-    expect(role.code, role.message).toBe(200);
-    const user = await call("/api/admin/user/create", {
-      username: name,
-      password: `${name} password`,
-      role: [role.data.id],
-      ...extra,
-    });
-    expect(user.code, user.message).toBe(200);
-    return signIn(`fs-write-${name}`, name, `${name} password`);
-  }
   beforeEach(() => sql("DELETE FROM metas"));
 
   it("a copy or move out of an Alias holds its target to the target's meta password", async () => {
@@ -404,7 +353,7 @@ describe("writes that take a subtree, hidden paths, anchored folders and write m
     expect((await create("/al", "Alias", { paths: "/s3/vault" })).code).toBe(200);
     expect((await call("/api/admin/meta/create", { path: "/s3/vault", password: "pw", p_sub: true })).code).toBe(200);
     // Every change bit at / (so the alias itself is no obstacle), but not the skip-password bit.
-    const token = await member("alias-copier", [{ path: "/", permission: EVERY_CHANGE }]);
+    const token = await member(admin, "alias-copier", { "/": EVERY_CHANGE });
     const refused = { code: 403, message: "password is incorrect or you have no permission", data: null };
     for (const route of ["/api/fs/copy", "/api/fs/move"]) {
       expect(await call(route, { src_dir: "/al", dst_dir: "/s3/out", names: ["secret.txt"] }, token), route).toEqual(
@@ -426,7 +375,7 @@ describe("writes that take a subtree, hidden paths, anchored folders and write m
     expect((await call("/api/admin/meta/create", { path: "/s3/g/locked", password: "pw", p_sub: false })).code).toBe(
       200,
     );
-    const token = await member("subtree", [{ path: "/", permission: EVERY_CHANGE }]);
+    const token = await member(admin, "subtree", { "/": EVERY_CHANGE });
     const refused = {
       code: 403,
       message: "locked is or holds a password-protected folder: give its password",
@@ -473,7 +422,7 @@ describe("writes that take a subtree, hidden paths, anchored folders and write m
     await upload("/s3/h/secret/in.txt", "in", { "Content-Length": "2" });
     await upload("/s3/h/shown.txt", "shown", { "Content-Length": "5" });
     expect((await call("/api/admin/meta/create", { path: "/s3/h", hide: "^secret$", h_sub: false })).code).toBe(200);
-    const token = await member("unseeing", [{ path: "/", permission: EVERY_CHANGE }]);
+    const token = await member(admin, "unseeing", { "/": EVERY_CHANGE });
     const denied = { code: 403, message: "password is incorrect or you have no permission", data: null };
     expect(await call("/api/fs/get", { path: "/s3/h/secret/in.txt" }, token)).toEqual(denied);
     expect(await upload("/s3/h/secret/new.txt", "new", { "Content-Length": "3" }, token)).toEqual(denied);
@@ -503,11 +452,9 @@ describe("writes that take a subtree, hidden paths, anchored folders and write m
     await upload("/s3/home/team/f.txt", "f", { "Content-Length": "1" });
     await call("/api/fs/mkdir", { path: "/s3/home/sub" });
     const token = await member(
+      admin,
       "anchored",
-      [
-        { path: "/", permission: EVERY_CHANGE },
-        { path: "/s3/home/team", permission: EVERY_CHANGE },
-      ],
+      { "/": EVERY_CHANGE, "/s3/home/team": EVERY_CHANGE },
       { base_path: "/s3/home" },
     );
     const base = "your base path and the folders above it cannot be renamed, moved or removed";
@@ -522,18 +469,7 @@ describe("writes that take a subtree, hidden paths, anchored folders and write m
     expect((await call("/api/fs/remove", { dir: "/", names: ["team"] }, token)).message).toBe(scope);
     expect(await s3Text("w/home/team/f.txt")).toBe("f");
 
-    expect(
-      (
-        await create("/s3/mnt/inner", "S3", {
-          endpoint: servers.s3Endpoint,
-          bucket: BUCKET,
-          access_key_id: "GATEHOUSEKEY",
-          secret_access_key: "gatehouse-secret-key",
-          root_folder_path: "/inner-w",
-          placeholder: "keep",
-        })
-      ).code,
-    ).toBe(200);
+    expect((await create("/s3/mnt/inner", "S3", { ...s3Addition(), root_folder_path: "/inner-w" })).code).toBe(200);
     await upload("/s3/mnt/keep.txt", "keep", { "Content-Length": "4" });
     const holds =
       "a folder holding a storage's mount point cannot be renamed, moved or removed: change the storage's mount path on the storage page";
@@ -565,7 +501,7 @@ describe("writes that take a subtree, hidden paths, anchored folders and write m
   it("a write meta without w_sub opens its own folder to uploads and new folders, not the folders below: as fs/list's write flag says", async () => {
     await call("/api/fs/mkdir", { path: "/s3/open" });
     expect((await call("/api/admin/meta/create", { path: "/s3/open", write: true, w_sub: false })).code).toBe(200);
-    const token = await member("meta-writer", [{ path: "/", permission: 0 }]);
+    const token = await member(admin, "meta-writer", { "/": 0 });
     expect((await call("/api/fs/list", { path: "/s3/open" }, token)).data.write).toBe(true);
     expect(await upload("/s3/open/a.txt", "a", { "Content-Length": "1" }, token)).toEqual({
       code: 200,
@@ -596,22 +532,10 @@ describe("writes that take a subtree, hidden paths, anchored folders and write m
 });
 
 describe("uploads whose body ends before its Content-Length", () => {
-  /** 100,000 bytes of a declared 200,000 (enough for webdav-server to start the file), then the body fails (`error`) or just ends (`close`). */
-  const cut = (how: "error" | "close") => {
-    let pulls = 0;
-    return new ReadableStream<Uint8Array>({
-      pull(controller) {
-        if (pulls++ === 0) controller.enqueue(new Uint8Array(100_000).fill(48));
-        else if (how === "error") controller.error(new Error("the client went away"));
-        else controller.close();
-      },
-    });
-  };
-
   it("fails with code 500 and leaves no partial file under the final name on WebDAV and FTP", async () => {
     for (const mount of ["/dav", "/ftp"]) {
       for (const how of ["error", "close"] as const) {
-        const reply = await upload(`${mount}/cut/${how}.txt`, cut(how), { "Content-Length": "200000" });
+        const reply = await upload(`${mount}/cut/${how}.txt`, cutBody(how), { "Content-Length": "200000" });
         // The bytes that came before an error may be lost on the way in: only a body that ends counts them all.
         expect(reply, `${mount} ${how}`).toEqual({
           code: 500,
