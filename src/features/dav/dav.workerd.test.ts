@@ -615,6 +615,29 @@ describe("subtrees, hidden paths, anchored folders and write metas", () => {
     await sql("DELETE FROM metas");
   });
 
+  it("COPY and MOVE of a folder never carry hidden names out from under the rule that hides them", async () => {
+    for (const folder of ["/s3/dhc", "/s3/dhc/hh"]) expect((await dav("MKCOL", folder)).status).toBe(201);
+    expect((await dav("PUT", "/s3/dhc/hh/x.txt", { body: "x" })).status).toBe(201);
+    expect((await call("/api/admin/meta/create", { path: "/s3/dhc", hide: "^hh$", h_sub: false })).code).toBe(200);
+    await makeUser("dav-hide-carrier", MANAGE);
+    const user = as("dav-hide-carrier");
+    const copied = await user("COPY", "/s3/dhc", { headers: { Destination: "/dav/s3/dhc-copy" } });
+    expect(copied.status).toBe(403);
+    expect(await copied.text()).toBe(
+      "dhc holds hidden items: only a user who may see hidden items can copy, move or rename it\n",
+    );
+    expect((await user("MOVE", "/s3/dhc", { headers: { Destination: "/dav/s3/dhc-moved" } })).status).toBe(403);
+    expect([
+      await s3Text("davs/dhc/hh/x.txt"),
+      await s3Text("davs/dhc-copy/hh/x.txt"),
+      await s3Text("davs/dhc-moved/hh/x.txt"),
+    ]).toEqual(["x", null, null]);
+    // The admin sees hidden names, and may.
+    expect((await dav("COPY", "/s3/dhc", { headers: { Destination: "/dav/s3/dhc-copy" } })).status).toBe(201);
+    for (const folder of ["/s3/dhc", "/s3/dhc-copy"]) expect((await dav("DELETE", folder)).status).toBe(204);
+    await sql("DELETE FROM metas");
+  });
+
   it("answers 403 to a MOVE or DELETE of the caller's base path, a scope root, a mount point or a folder holding one", async () => {
     for (const folder of ["/s3/dbase", "/s3/dbase/team"]) expect((await dav("MKCOL", folder)).status).toBe(201);
     expect((await dav("PUT", "/s3/dbase/team/f.txt", { body: "f" })).status).toBe(201);

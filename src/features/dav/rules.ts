@@ -5,11 +5,12 @@
 // locked resource changes only for a request that submits the lock's token, as the lock's owner.
 // Each returns data or throws the refusal (DavError); server.ts's method handlers do the I/O.
 import type { FileErrorKind, FileObject } from "../../drivers/types.ts";
-import { ACCESS_DENIED, INVALID_NAME, PERMISSION_DENIED, protectedInside } from "../fs/messages.ts";
+import { ACCESS_DENIED, hiddenInsideOf, INVALID_NAME, PERMISSION_DENIED, protectedInside } from "../fs/messages.ts";
 import { baseName, decodeDownloadPath, escapePath, isValidName, isWithin, joinBasePath, parentOf } from "../fs/path.ts";
 import {
   anchoredBy,
   guardInside,
+  hiddenInside,
   mayAccess,
   mayReach,
   metaGrantsWrite,
@@ -194,6 +195,11 @@ export function checkAccess(viewer: Viewer, metas: readonly MetaRow[], path: str
 export function checkSubtree(viewer: Viewer, metas: readonly MetaRow[], path: string) {
   checkAccess(viewer, metas, path);
   if (guardInside(viewer, metas, path, "")) throw new DavError(403, protectedInside(baseName(path)));
+}
+
+/** A COPY or MOVE that would carry hidden names out from under the rules that hide them: 403. */
+export function checkNothingHidden(viewer: Viewer, metas: readonly MetaRow[], path: string, destination: string) {
+  if (hiddenInside(viewer, metas, path, destination)) throw new DavError(403, hiddenInsideOf(baseName(path)));
 }
 
 /** A MOVE or DELETE of the root, a mount point or a folder holding one, the base path, a scope root (or above them): 403. */

@@ -67,6 +67,7 @@ import {
   BadIfHeader,
   checkManage,
   checkMovable,
+  checkNothingHidden,
   checkSubtree,
   checkRead,
   checkUnlocked,
@@ -618,6 +619,7 @@ async function copyOrMove(
   requireManage(request, destination, [Permission.WRITE], true);
   checkSubtree(request.viewer, request.fs.metas, path);
   checkSubtree(request.viewer, request.fs.metas, destination);
+  checkNothingHidden(request.viewer, request.fs.metas, path, destination);
   if (method === "MOVE") checkMovable(request.viewer, path, await tree.mountsAt(path), "move");
   await requireParent(request, destination);
   const target = await lookup(tree, destination);

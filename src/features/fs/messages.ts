@@ -27,6 +27,9 @@ export const RENAME_PASSWORD_PROTECTED = "Path is password-protected and cannot 
 
 /** A move, copy or remove of a name that is or holds a password-protected folder, without its password. */
 export const protectedInside = (name: string) => `${name} is or holds a password-protected folder: give its password`;
+/** A copy, move or rename that would carry hidden names out from under the rules that hide them. */
+export const hiddenInsideOf = (name: string) =>
+  `${name} holds hidden items: only a user who may see hidden items can copy, move or rename it`;
 
 /** Renaming, moving or removing what keeps a caller's own view of the tree in place. */
 export const OWN_BASE_PATH = "your base path and the folders above it cannot be renamed, moved or removed";

@@ -15,6 +15,7 @@ import type { FileObject } from "../../drivers/types.ts";
 import { ApiError } from "../../http/errors.ts";
 import {
   ACCESS_DENIED,
+  hiddenInsideOf,
   HOLDS_MOUNT_POINT,
   INVALID_NAME,
   OWN_BASE_PATH,
@@ -355,6 +356,27 @@ export function guardInside(
  * viewer reaches it past the hide rules, and passes every meta password in it (one `password`,
  * as AList's request carries one).
  */
+/**
+ * Whether moving, copying or renaming the subtree at `root` to `to` (the folder or path it lands
+ * at) could carry hidden names where the viewer sees them: the viewer lacks the see-hides bit, and
+ * a hide rule set at or below `root` (metas stay at their paths, so the copy or the moved folder is
+ * no longer under them), or one inherited from above with `h_sub` that does not also cover `to`.
+ * Names are not listed upstream to find out: a subtree a hide rule touches is enough.
+ */
+export function hiddenInside(viewer: Viewer, metas: readonly MetaRow[], root: string, to: string): boolean {
+  if ((permissionAt(viewer.grants, root) & Permission.SEE_HIDES) !== 0) return false;
+  return metas.some(
+    (meta) =>
+      meta.hide.trim() !== "" &&
+      (isWithin(meta.path, root) || (meta.hideSub && isWithin(root, meta.path) && !isWithin(to, meta.path))),
+  );
+}
+
+/** A copy, move or rename of `path` to `to` that would carry hidden names out of their rules: 403. */
+export function requireNothingHidden(viewer: Viewer, state: FsState, path: string, to: string) {
+  if (hiddenInside(viewer, state.metas, path, to)) throw new ApiError(403, hiddenInsideOf(baseName(path)));
+}
+
 export function requireSubtree(viewer: Viewer, state: FsState, path: string, password: string) {
   if (!mayReach(viewer, state.metas, path)) throw new ApiError(403, ACCESS_DENIED);
   if (guardInside(viewer, state.metas, path, password)) throw new ApiError(403, protectedInside(baseName(path)));

@@ -40,6 +40,7 @@ import {
   Permission,
   requireMovable,
   requireName,
+  requireNothingHidden,
   requireReach,
   requireRenamable,
   requireSubtree,
@@ -224,6 +225,7 @@ export function registerFsWriteRoutes(app: Router) {
     requireWritable(viewer, c.var.fs, parentOf(path), path, Permission.RENAME, body.password);
     const target = joinName(parentOf(path), body.name);
     requireReach(viewer, c.var.fs, target);
+    if (target !== path) requireNothingHidden(viewer, c.var.fs, path, target);
     const tree = treeFor(c, viewer, path, body.password);
     requireMovable(viewer, path, await tree.mountsAt(path), "rename");
     const mounted = await tree.mount(path);
@@ -256,6 +258,7 @@ export function registerFsWriteRoutes(app: Router) {
           throw new ApiError(400, intoItself(verb === "moved" ? "move" : "copy", name));
         requireSubtree(viewer, c.var.fs, from, body.password);
         requireSubtree(viewer, c.var.fs, joinName(dst, name), body.password);
+        requireNothingHidden(viewer, c.var.fs, from, joinName(dst, name));
       }
       const tree = treeFor(c, viewer, src, body.password);
       if (verb === "moved")
@@ -470,6 +473,7 @@ export function registerFsBatchRoutes(app: Router) {
         const path = joinName(src, from);
         requireRenamable(viewer, c.var.fs, path, password);
         requireReach(viewer, c.var.fs, joinName(src, to));
+        if (to !== from) requireNothingHidden(viewer, c.var.fs, path, joinName(src, to));
         requireMovable(viewer, path, await tree.mountsAt(path), "rename");
         const mounted = await tree.mount(path);
         await need(mounted, "rename")(mounted.actualPath, to);
@@ -520,6 +524,7 @@ export function registerFsBatchRoutes(app: Router) {
     requireWritable(viewer, c.var.fs, src, src, Permission.MOVE, body.password);
     requireWritable(viewer, c.var.fs, dst, dst, Permission.WRITE, body.password, true);
     requireSubtree(viewer, c.var.fs, src, body.password);
+    requireNothingHidden(viewer, c.var.fs, src, dst);
     const tree = treeFor(c, viewer, src, body.password);
     const target = await tree.mount(dst);
     const { files } = await walkFiles(tree, src);

@@ -448,6 +448,50 @@ describe("writes that take a subtree, hidden paths, anchored folders and write m
     expect((await call("/api/fs/remove", { dir: "/s3", names: ["h"] })).code).toBe(200);
   });
 
+  it("a copy, move or rename of a folder never carries hidden names out from under the rule that hides them", async () => {
+    await upload("/s3/hs/hh/x.txt", "x", { "Content-Length": "1" });
+    await upload("/s3/hs/shown.txt", "shown", { "Content-Length": "5" });
+    await call("/api/fs/mkdir", { path: "/s3/out" });
+    // The rule sits on the folder itself: a copy or the moved folder would be under it no more.
+    expect((await call("/api/admin/meta/create", { path: "/s3/hs", hide: "^hh$", h_sub: false })).code).toBe(200);
+    const token = await member(admin, "hide-carrier", { "/": EVERY_CHANGE });
+    const refused = {
+      code: 403,
+      message: "hs holds hidden items: only a user who may see hidden items can copy, move or rename it",
+      data: null,
+    };
+    for (const route of ["/api/fs/copy", "/api/fs/move"])
+      expect(await call(route, { src_dir: "/s3", dst_dir: "/s3/out", names: ["hs"] }, token), route).toEqual(refused);
+    expect(await call("/api/fs/rename", { path: "/s3/hs", name: "hs2" }, token)).toEqual(refused);
+    expect(
+      await call(
+        "/api/fs/batch_rename",
+        { src_dir: "/s3", rename_objects: [{ src_name: "hs", new_name: "hs2" }] },
+        token,
+      ),
+    ).toEqual(refused);
+    expect(await call("/api/fs/recursive_move", { src_dir: "/s3/hs", dst_dir: "/s3/out" }, token)).toEqual(refused);
+    expect([await s3Text("w/hs/hh/x.txt"), await s3Text("w/out/hs/hh/x.txt"), await s3Text("w/hs2/hh/x.txt")]).toEqual([
+      "x",
+      null,
+      null,
+    ]);
+    // A file beside the rule takes nothing hidden with it; a see-hides holder may take the folder.
+    expect(
+      (await call("/api/fs/copy", { src_dir: "/s3/hs", dst_dir: "/s3/out", names: ["shown.txt"] }, token)).code,
+    ).toBe(200);
+    const seer = await member(admin, "hide-seer", { "/": EVERY_CHANGE | 1 });
+    expect((await call("/api/fs/copy", { src_dir: "/s3", dst_dir: "/s3/out", names: ["hs"] }, seer)).code).toBe(200);
+    expect(await s3Text("w/out/hs/hh/x.txt")).toBe("x");
+    // A rule inherited from above (h_sub) that also covers the destination hides the copy there too.
+    await sql("DELETE FROM metas");
+    expect((await call("/api/admin/meta/create", { path: "/s3", hide: "^hh$", h_sub: true })).code).toBe(200);
+    expect(
+      (await call("/api/fs/copy", { src_dir: "/s3", dst_dir: "/s3/out", names: ["hs"], overwrite: true }, token)).code,
+    ).toBe(200);
+    expect((await call("/api/fs/remove", { dir: "/s3", names: ["hs", "out"] })).code).toBe(200);
+  });
+
   it("refuses renaming, moving or removing the caller's base path, its scope roots, a mount point and a folder holding one", async () => {
     await upload("/s3/home/team/f.txt", "f", { "Content-Length": "1" });
     await call("/api/fs/mkdir", { path: "/s3/home/sub" });
