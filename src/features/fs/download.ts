@@ -13,7 +13,7 @@ import { sanitizeMarkdown } from "./markdown.ts";
 import { markdownTooLarge, PROXY_NOT_ALLOWED } from "./messages.ts";
 import { fileFailure, MountTree } from "./mounts.ts";
 import { baseName, decodeDownloadPath, escapePath } from "./path.ts";
-import { signFor, signRequired, targetGuarded } from "./rules.ts";
+import { signFor, signRequired, targetNeedsSign } from "./rules.ts";
 import { serveLink } from "./serve.ts";
 import { signProblem } from "./sign.ts";
 import type { FsState } from "./state.ts";
@@ -70,10 +70,11 @@ async function download(c: Context<AppEnv>, kind: "d" | "p"): Promise<Response> 
     const problem = await signProblem(state.settings.token, path, sign);
     if (problem) throw new ApiError(401, problem);
   }
-  // Through an alias, a target a meta password guards needs the sign as it would named directly.
+  // Through an alias, a target a meta password guards or a hide rule hides needs the sign as it
+  // would named directly.
   tree.guardedBy({
     async enter(target) {
-      if (checked || !targetGuarded(state, [target])) return;
+      if (checked || !targetNeedsSign(state, [target])) return;
       const problem = await signProblem(state.settings.token, path, sign);
       if (problem) throw new ApiError(401, problem);
     },

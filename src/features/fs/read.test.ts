@@ -577,6 +577,20 @@ describe("Alias: the metas of its targets hold through it", () => {
     const seer = await member("alias-seer", [{ path: "/", permission: 1 }]);
     expect((await list("/al", {}, seer)).data.content).toHaveLength(3);
     expect((await get(`/al/${names[0]}`, {}, seer)).code).toBe(200);
+    // /d and /p know no caller: with sign_all off, the hidden target still needs the sign only a
+    // see-hides holder is given, through the alias as named directly.
+    await fixture.db.update(settings).set({ value: "false" }).where(eq(settings.key, "sign_all"));
+    try {
+      // (This alias's storage allows no /p; /d serves its bytes.)
+      const hidden = await fixture.request(`/d/al/${names[0]}`);
+      expect(await hidden.json()).toEqual({ code: 401, message: "expire missing", data: null });
+      expect((await fixture.request(`/d/al/${names[1]}`)).status).toBe(200);
+      const signed = (await get(`/al/${names[0]}`, {}, seer)).data.sign;
+      expect(signed).toBe(signOf(`/al/${names[0]}`));
+      expect((await fixture.request(`/d/al/${names[0]}?sign=${signed}`)).status).toBe(200);
+    } finally {
+      await fixture.db.update(settings).set({ value: "true" }).where(eq(settings.key, "sign_all"));
+    }
   });
 
   it("refuses a target its parent's meta hides, through an alias of an alias too", async () => {

@@ -26,7 +26,7 @@ import {
   requireRefreshAllowed,
   signFor,
   signRequired,
-  targetGuarded,
+  targetNeedsSign,
   throughAlias,
   viewerOf,
   visibleEntries,
@@ -260,7 +260,7 @@ export function registerFsReadRoutes(app: Router) {
         const signed =
           required ||
           isHidden(hides, entry.name) ||
-          targetGuarded(
+          targetNeedsSign(
             state,
             alias.reached.map((target) => joinName(target, entry.name)),
           );
@@ -295,7 +295,7 @@ export function registerFsReadRoutes(app: Router) {
     const tree = new MountTree(state.tree, c.var.db, c.req.raw.signal).guardedBy(alias);
     const object = await tree.get(path);
     const storage = await tree.storageAt(path);
-    const required = signRequired(state, path, storage) || targetGuarded(state, alias.reached);
+    const required = signRequired(state, path, storage) || targetNeedsSign(state, alias.reached);
     const texts = readmeThrough(state, meta, path, alias.reached);
     const sign = object.isDir ? "" : await signFor(state, path, storage, required);
     let raw = "";

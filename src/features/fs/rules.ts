@@ -273,9 +273,14 @@ export function readmeThrough(state: FsState, meta: MetaRow | undefined, path: s
   return { readme: first(readmeFor), header: first(headerFor) };
 }
 
-/** A meta password guards one of `targets` (an alias's targets for a file): its links need a sign, as the target's own would. */
-export const targetGuarded = (state: FsState, targets: readonly string[]) =>
-  targets.some((target) => passwordGuards(nearestMeta(state.metas, target), target));
+/**
+ * A meta password guards one of `targets` (an alias's targets for a file), or a hidden name lies on
+ * its way: its links need a sign, as the target's own would.
+ */
+export const targetNeedsSign = (state: FsState, targets: readonly string[]) =>
+  targets.some(
+    (target) => passwordGuards(nearestMeta(state.metas, target), target) || hiddenOnTheWay(state.metas, target),
+  );
 
 /**
  * Does a download of `path` need a sign? `sign_all`, the storage's `enable_sign`, a meta password
