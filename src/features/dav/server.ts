@@ -7,7 +7,7 @@
 // rules.ts and the texts they answer messages.ts.
 import type { Context } from "hono";
 import { isAdmin } from "../../auth/guard.ts";
-import type { FileObject } from "../../drivers/types.ts";
+import { type FileObject, redirectable } from "../../drivers/types.ts";
 import type { AppEnv } from "../../http/context.ts";
 import { readConfig } from "../../env.ts";
 import { readAtMost } from "../../http/body.ts";
@@ -315,7 +315,7 @@ async function get(request: DavRequest): Promise<Response> {
   const proxyOnly = mounted.driver.config.only_proxy || mounted.driver.config.only_local;
   if (policy === "302_redirect" && !proxyOnly) {
     const link = await tree.link(path, { redirect: true, headers: c.req.raw.headers });
-    if ("url" in link)
+    if (redirectable(link))
       return new Response(null, { status: 302, headers: { Location: link.url, "Cache-Control": "no-store" } });
   }
   if (policy === "use_proxy_url" && mounted.storage.downProxyUrl !== "") {

@@ -3,6 +3,7 @@
 // the upstream (302) when the storage allows it, else serves like `/p`; `/p` streams the bytes
 // through this server. One database round trip: the tree, the metas and the settings.
 import * as z from "zod/mini";
+import { redirectable } from "../../drivers/types.ts";
 import "../../http/openapi.ts";
 import type { Context } from "hono";
 import type { AppEnv } from "../../http/context.ts";
@@ -92,7 +93,7 @@ async function download(c: Context<AppEnv>, kind: "d" | "p"): Promise<Response> 
 
   if (kind === "d" && !mustProxy) {
     const link = await tree.link(path, { redirect: true, headers: c.req.raw.headers });
-    if ("url" in link) return redirect(c, withForwardedParams(state, link.url, url.searchParams));
+    if (redirectable(link)) return redirect(c, withForwardedParams(state, link.url, url.searchParams));
     return serveLink(c.req.raw, link, baseName(path));
   }
   if (

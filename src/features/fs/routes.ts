@@ -4,6 +4,7 @@
 // request is one database round trip (the caller, the tree, the metas and the settings, read by
 // `fsRoute`), then the upstream calls of the storage it lands on.
 import * as z from "zod/mini";
+import { redirectable } from "../../drivers/types.ts";
 import { createRoute } from "../../http/openapi.ts";
 import type { Context } from "hono";
 import { isAdmin } from "../../auth/guard.ts";
@@ -232,7 +233,7 @@ async function rawUrl(
   };
   if (proxied) return proxyUrl();
   const link = await tree.link(path, { redirect: true });
-  return "url" in link ? link.url : proxyUrl();
+  return redirectable(link) ? link.url : proxyUrl();
 }
 
 export function registerFsReadRoutes(app: Router) {

@@ -40,6 +40,23 @@ beforeEach(async () => {
 });
 
 describe("WebDAV reads", () => {
+  it("through an Alias, serves a WebDAV file through this server: its credentials never let /d redirect", async () => {
+    expect((await mount("/dav")).code).toBe(200);
+    const alias = await call("/api/admin/storage/create", {
+      mount_path: "/alw",
+      driver: "Alias",
+      addition: JSON.stringify({ paths: "/dav/sub" }),
+    });
+    expect(alias.code, alias.message).toBe(200);
+    const got = await call("/api/fs/get", { path: "/alw/a b+é.txt" });
+    expect(got.data.raw_url).toBe(`http://gatehouse.test/p/alw/a%20b+%C3%A9.txt?sign=${got.data.sign}`);
+    const url = `http://gatehouse.test/d/alw/${encodeURIComponent("a b+é.txt")}?sign=${got.data.sign}`;
+    const served = await exports.default.fetch(url, { redirect: "manual" });
+    expect(served.status).toBe(200);
+    expect(served.headers.get("Location")).toBeNull();
+    expect(await served.text()).toBe("0123456789abcdef");
+  });
+
   it("lists the root and a subfolder, with names decoded and sizes", async () => {
     expect((await mount("/dav")).code).toBe(200);
     const root = await call("/api/fs/list", { path: "/dav" });
