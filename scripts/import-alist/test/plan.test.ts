@@ -70,32 +70,20 @@ const rows = async <Row = Record<string, unknown>>(sql: string): Promise<Row[]> 
 
 describe("reading an AList database", () => {
   it("refuses a database without AList's tables, naming what is missing and what is there", () => {
-    expect(() =>
+    const readTables = (tables: string[]) => () =>
       readSource(
         "x_",
-        ["users", "storages"],
+        tables,
         () => [],
         () => [],
-      ),
-    ).toThrow(NotAListError);
-    expect(() =>
-      readSource(
-        "x_",
-        ["users", "storages"],
-        () => [],
-        () => [],
-      ),
-    ).toThrow(
+      );
+    expect(readTables(["users", "storages"])).toThrow(NotAListError);
+    expect(readTables(["users", "storages"])).toThrow(
       /no table x_users, x_storages, x_setting_items \(tables found: users, storages; is the table prefix right/,
     );
-    expect(() =>
-      readSource(
-        "x_",
-        [],
-        () => [],
-        () => [],
-      ),
-    ).toThrow("not an AList database: no table x_users, x_storages, x_setting_items (the file has no tables)");
+    expect(readTables([])).toThrow(
+      "not an AList database: no table x_users, x_storages, x_setting_items (the file has no tables)",
+    );
   });
 
   it("reads another table prefix", async () => {
