@@ -194,6 +194,36 @@ export interface FileBackend {
   partialUploads?: boolean;
   /** `/api/fs/other`. */
   other?(path: string, method: string, data: unknown): Promise<unknown>;
+  /**
+   * Uploads assembled upstream from parts sent one at a time, possibly by different requests and
+   * isolates (S3's multipart upload). Absent: the fs layer stages parts itself. Used by the chunked
+   * upload API and by background copies of big files.
+   */
+  parts?: PartedUploads;
+}
+
+/**
+ * An upload in parts. Everything a later call needs is in `PartedUpload`, which the caller keeps in
+ * the database between requests; the backend holds no state of its own.
+ */
+export interface PartedUploads {
+  /** The smallest part the upstream takes, except the last (S3: 5 MiB). */
+  minPartBytes: number;
+  /** Opens an upload of `name` into `dir`; nothing is visible under that name until `complete`. */
+  begin(dir: string, name: string, contentType: string): Promise<PartedUpload>;
+  /** Stores part `index` (0-based) streamed from `body`, exactly `size` bytes; answers its tag. */
+  putPart(upload: PartedUpload, index: number, size: number, body: ReadableStream<Uint8Array>): Promise<string>;
+  /** Joins the parts, in index order, into the final object, replacing one of that name. */
+  complete(upload: PartedUpload, tags: string[]): Promise<void>;
+  /** Drops the parts stored so far; the name keeps whatever it had before. */
+  abort(upload: PartedUpload): Promise<void>;
+}
+
+export interface PartedUpload {
+  dir: string;
+  name: string;
+  /** The upstream's id for the upload (S3's UploadId). */
+  uploadId: string;
 }
 
 /** A driver's failures are the file side's one error type, with AList's texts (src/http/errors.ts). */
