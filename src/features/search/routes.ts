@@ -17,11 +17,9 @@ import { fsRoute } from "../fs/store.ts";
 import { FileType, typeByName } from "../fs/wire.ts";
 import { runBuild } from "./build.ts";
 import { INDEX_NOT_RUNNING, INDEX_RUNNING, SEARCH_UNAVAILABLE } from "./messages.ts";
-import { keywordsOf, progressOf, viewParent, visibilityOf } from "./rules.ts";
+import { ENGINE, keywordsOf, progressOf, viewParent, visibilityOf } from "./rules.ts";
 import { clearIndex, indexStateReads, searchPage, startBuild, startUpdate, stopBuild } from "./store.ts";
 
-/** The one engine Gatehouse offers (AList's `database`, here trigram FTS5 in libSQL). */
-export const ENGINE = "database";
 /** How long a kicked build runs in the background of the request that started it. */
 const KICK_BUDGET_MS = 20_000;
 /** How long a progress poll moves a running build on. */

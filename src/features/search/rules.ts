@@ -5,6 +5,9 @@
 import { isWithin } from "../fs/path.ts";
 import { type MetaRow, Permission, permissionAt, passwordMatches, type Viewer } from "../fs/rules.ts";
 
+/** The one engine Gatehouse offers (AList's `database`, here trigram FTS5 in libSQL). */
+export const ENGINE = "database";
+
 /** A meta's hide rule as the search applies it to each name on a node's way. */
 export interface HideRule {
   /** The meta's path; its rule covers names in this folder (and below with `sub`). */
