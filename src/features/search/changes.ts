@@ -54,9 +54,14 @@ export class IndexChanges {
     if (!this.skipped(to)) this.note(...ensureFolders(this.db, parentOf(to)), ...copySubtree(this.db, from, to));
   }
 
+  /** What was noted, to travel in a batch the request writes anyway; nothing is left to flush. */
+  take(): BatchItem<"sqlite">[] {
+    return this.statements.splice(0);
+  }
+
   /** Writes what was noted, in one batch; the upstream change stands even if this fails (logged). */
   async flush(): Promise<void> {
-    const statements = this.statements.splice(0);
+    const statements = this.take();
     if (statements.length === 0) return;
     try {
       await runBatch(this.db, statements);

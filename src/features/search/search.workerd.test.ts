@@ -3,6 +3,7 @@
 // changes Gatehouse's own writes make to the index, clear, and who may build.
 import { exports } from "cloudflare:workers";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { dav } from "../../../test/support/dav-client.ts";
 import { sql } from "../../../test/support/libsql-http.ts";
 import { s3Addition, s3Put, upstreamDav } from "../../../test/support/upstreams.ts";
 import { callApi, type Envelope, inTrips, member, signIn } from "../../../test/support/workerd-client.ts";
@@ -203,6 +204,18 @@ describe("the index follows Gatehouse's own writes", () => {
 
     expect((await call("/api/fs/remove", { dir: "/s3/team", names: ["reports"] })).code).toBe(200);
     expect(found(await search({ keywords: "fresh" }))).toEqual(["/s3/reports/fresh-upload.txt"]);
+  });
+
+  it("finds what Gatehouse's WebDAV server wrote, and loses what it deleted", async () => {
+    expect((await dav("PUT", "/dav/docs/over-webdav.txt", { body: "dav" })).status).toBe(201);
+    expect(found(await search({ keywords: "over-webdav" }))).toEqual(["/dav/docs/over-webdav.txt"]);
+    const moved = await dav("MOVE", "/dav/docs/over-webdav.txt", {
+      headers: { Destination: "http://gatehouse.test/dav/dav/docs/archive-2026/moved-webdav.txt" },
+    });
+    expect(moved.status).toBe(201);
+    expect(found(await search({ keywords: "webdav" }))).toEqual(["/dav/docs/archive-2026/moved-webdav.txt"]);
+    expect((await dav("DELETE", "/dav/docs/archive-2026/moved-webdav.txt")).status).toBe(204);
+    expect(found(await search({ keywords: "webdav" }))).toEqual([]);
   });
 
   it("update re-reads a folder changed behind Gatehouse's back", async () => {
