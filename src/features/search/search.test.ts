@@ -9,7 +9,8 @@ import { send, signInAdmin, signInMember } from "../../../test/support/auth.ts";
 import { backgroundContext, createUnitFixture, testEnv, type UnitFixture } from "../../../test/support/unit.ts";
 import { Permission } from "../fs/rules.ts";
 import { keywordsOf, searchPatterns } from "./rules.ts";
-import { upsertEntries } from "./store.ts";
+import { runBuild } from "./build.ts";
+import { finishStep, startBuild, upsertEntries } from "./store.ts";
 
 type Envelope = { code: number; message: string; data: any };
 
@@ -236,5 +237,76 @@ describe("/api/admin/index/*", () => {
 
     await setSetting("search_index", "none");
     expect(await ctxRequest("/api/admin/index/progress")).toMatchObject({ code: 500, message: "search not available" });
+  });
+});
+
+describe("the build in steps", () => {
+  const mountVirtual = (mountPath: string) =>
+    fixture.db.insert(storages).values({
+      mountPath,
+      driver: "Virtual",
+      status: "work",
+      addition: JSON.stringify({ num_file: 2, num_folder: 1, min_file_size: 1, max_file_size: 9 }),
+      modifiedAtMs: Date.UTC(2026, 2, 1),
+    });
+
+  it("goes on from the database: a step that died frees its folders when its lease ends, and the cron's run finishes", async () => {
+    await fixture.db.delete(searchNodes);
+    await mountVirtual("/v");
+    await setSetting(
+      "index_progress",
+      JSON.stringify({ obj_count: 0, is_done: false, last_done_time: null, error: "" }),
+    );
+    // Claimed by a step that never finished (its lease ran out), as after a restart.
+    await fixture.db.insert(searchQueue).values({ path: "/", depth: 2, leaseUntil: Date.now() - 1 });
+    expect(await runBuild(fixture.db, 10_000)).toMatchObject({ steps: 2 });
+    expect(await fixture.db.select().from(searchQueue)).toEqual([]);
+    const [progress] = await fixture.db.select().from(settings).where(eq(settings.key, "index_progress"));
+    expect(JSON.parse(progress!.value)).toMatchObject({ obj_count: 4, is_done: true, error: "" });
+    expect((await search({ keywords: "" })).data.total).toBe(4);
+  });
+
+  it("writes nothing for folders whose claim a stop removed meanwhile", async () => {
+    await fixture.db.delete(searchNodes);
+    const lease = Date.now() + 60_000;
+    await runBatch(
+      fixture.db,
+      finishStep(
+        fixture.db,
+        lease,
+        [{ folder: "/a", entries: [{ path: "/a/x", isDir: true, size: 0 }], next: [{ path: "/a/x", depth: 1 }] }],
+        "",
+      ),
+    );
+    expect(await fixture.db.select().from(searchNodes)).toEqual([]);
+    expect(await fixture.db.select().from(searchQueue)).toEqual([]);
+  });
+
+  it("skips ignore_paths as path rules (/v, not /vx) and records a folder that failed to list", async () => {
+    await fixture.db.delete(searchNodes);
+    await mountVirtual("/v");
+    await mountVirtual("/vx");
+    await fixture.db.insert(storages).values({
+      mountPath: "/broken",
+      driver: "S3",
+      status: "work",
+      addition: JSON.stringify({
+        bucket: "b",
+        endpoint: "http://127.0.0.1:1",
+        access_key_id: "a",
+        secret_access_key: "s",
+      }),
+      modifiedAtMs: Date.UTC(2026, 2, 1),
+    });
+    await setSetting("ignore_paths", "/v\n");
+    await setSetting("max_index_depth", "2");
+    await runBatch(fixture.db, startBuild(fixture.db, 2));
+    await runBuild(fixture.db, 10_000);
+    const paths = (await fixture.db.select({ path: searchNodes.path }).from(searchNodes)).map((row) => row.path);
+    expect(paths.filter((path) => path.startsWith("/v/") || path === "/v")).toEqual([]);
+    expect(paths.filter((path) => path.startsWith("/vx/"))).toHaveLength(3);
+    const [progress] = await fixture.db.select().from(settings).where(eq(settings.key, "index_progress"));
+    expect(JSON.parse(progress!.value).error).toMatch(/^failed to list \/broken: /);
+    await setSetting("ignore_paths", "");
   });
 });
