@@ -30,7 +30,10 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "n
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { AwsClient } from "aws4fetch";
-import { storages } from "../src/db/schema.ts";
+import { eq } from "drizzle-orm";
+import { runBatch } from "../src/db/plan.ts";
+import { settings, storages } from "../src/db/schema.ts";
+import { upsertEntries } from "../src/features/search/store.ts";
 import { S3_ACCESS_KEY_ID, S3_BUCKET, S3_SECRET_ACCESS_KEY, startS3 } from "../test/support/storage-servers.ts";
 import { chromiumAvailable, launchChromium, measureLoad, sameOriginContext } from "./browser.ts";
 import { migrateAndSeed, openNodeDatabase, projectRoot, type DatabaseTarget } from "./db.ts";
@@ -42,6 +45,8 @@ const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY || 8);
 const ROUNDS = Number(process.env.BENCH_ROUNDS || 5);
 const ADMIN_PASSWORD = "bench admin password";
 const STORAGES = 10_000;
+/** Names in the search index the search rows query. */
+const SEARCH_NAMES = 200_000;
 /** Linux's USER_HZ, the unit of /proc/<pid>/stat's CPU times (100 on every common build). */
 const CLOCK_TICKS_PER_SECOND = 100;
 
@@ -161,6 +166,10 @@ try {
   if (((await wide.json()) as { code: number }).code !== 200) throw new Error("could not mount /wide");
   const davAuth = `Basic ${Buffer.from(`admin:${ADMIN_PASSWORD}`).toString("base64")}`;
 
+  // The search index: a build's rate over a Virtual tree, then 200,000 names written straight in.
+  const buildFigures = !ONLY || ONLY.test("search") ? await benchBuild(base, token, database) : "";
+  const searchWords = await insertSearchNames(database, SEARCH_NAMES);
+
   const listed = (await (await json("/api/fs/list", { path: "/bench/0" }, { Authorization: token })).json()) as {
     data: { content: { name: string; sign: string; is_dir: boolean }[] };
   };
@@ -239,6 +248,36 @@ try {
         }),
       expect: undefined,
       status: 206,
+    },
+    {
+      name: `POST /api/fs/search (${SEARCH_NAMES / 1000}k names, a word)`,
+      request: (i) =>
+        json(
+          "/api/fs/search",
+          { parent: "/", keywords: searchWords[i % searchWords.length] },
+          { Authorization: token },
+        ),
+    },
+    {
+      name: `POST /api/fs/search (${SEARCH_NAMES / 1000}k, two words)`,
+      request: (i) =>
+        json(
+          "/api/fs/search",
+          {
+            parent: "/",
+            keywords: `${searchWords[i % searchWords.length]} ${searchWords[(i * 7 + 3) % searchWords.length]!.slice(0, 4)}`,
+          },
+          { Authorization: token },
+        ),
+    },
+    {
+      name: `POST /api/fs/search (${SEARCH_NAMES / 1000}k, 2 characters)`,
+      request: (i) =>
+        json(
+          "/api/fs/search",
+          { parent: "/", keywords: searchWords[i % searchWords.length]!.slice(1, 3) },
+          { Authorization: token },
+        ),
     },
     {
       name: "GET /api/admin/user/list",
@@ -365,6 +404,7 @@ try {
   console.log(
     `${plain.name.padEnd(40)}  ${String(REQUESTS).padStart(8)}  ${median(plainRates).toFixed(0).padStart(8)}  ${`${((median(plainRates) / bareRate()) * 100).toFixed(0)}%`.padStart(8)}      100%  (median of ${plainRates.length} runs)`,
   );
+  if (buildFigures) console.log(`\n${buildFigures}`);
   if (!ONLY) {
     await streamBigFile(base, token, database);
     await s3RoundTrip(base, token);
@@ -549,6 +589,89 @@ async function s3RoundTrip(base: string, token: string) {
     );
   } finally {
     await s3.close();
+  }
+}
+
+/** A deterministic vocabulary (a fixed seed): the names and the queries draw from it. */
+function vocabulary(size: number): string[] {
+  let seed = 0x9e3779b9;
+  const next = () => {
+    seed ^= seed << 13;
+    seed ^= seed >>> 17;
+    seed ^= seed << 5;
+    return (seed >>> 0) / 2 ** 32;
+  };
+  const letters = "abcdefghijklmnopqrstuvwxyz";
+  return Array.from({ length: size }, () =>
+    Array.from({ length: 5 + Math.floor(next() * 4) }, () => letters[Math.floor(next() * 26)]).join(""),
+  );
+}
+
+/**
+ * `count` names in the index, written straight to the database (as a build would, 400 a statement):
+ * `/idx/<folder>/<word>-<word>-<n>.<ext>`, two words of a vocabulary of 2,000, 500 folders. Search
+ * is then on: search_index `database`. The vocabulary, for the queries.
+ */
+async function insertSearchNames(target: DatabaseTarget, count: number): Promise<string[]> {
+  const words = vocabulary(2000);
+  const extensions = ["txt", "pdf", "mkv", "jpg", "md"];
+  const { db, close } = openNodeDatabase(target);
+  try {
+    const entries = Array.from({ length: count }, (_, i) => ({
+      path: `/idx/${words[i % 500]}/${words[(i * 31) % 2000]}-${words[(i * 17 + 5) % 2000]}-${i}.${extensions[i % 5]}`,
+      isDir: false,
+      size: i,
+    }));
+    for (let start = 0; start < count; start += 8000)
+      await runBatch(db, upsertEntries(db, entries.slice(start, start + 8000)));
+    await db.update(settings).set({ value: "database" }).where(eq(settings.key, "search_index"));
+  } finally {
+    close();
+  }
+  return words;
+}
+
+/**
+ * An index build through the admin routes over a Virtual tree (`/tree`: 40 files and 4 folders in
+ * each folder, 5 levels with `/`), the other mounts ignored: entries written per second, from the
+ * build request to a progress saying done (polled every 200 ms, as the web UI polls, which also
+ * moves the build on).
+ */
+async function benchBuild(base: string, token: string, target: DatabaseTarget): Promise<string> {
+  const { db, close } = openNodeDatabase(target);
+  try {
+    await db.insert(storages).values({
+      mountPath: "/tree",
+      driver: "Virtual",
+      status: "work",
+      addition: JSON.stringify({ num_file: 40, num_folder: 4, min_file_size: 1, max_file_size: 1000 }),
+      modifiedAtMs: Date.now(),
+    });
+    for (const [key, value] of [
+      ["search_index", "database"],
+      ["max_index_depth", "5"],
+      ["ignore_paths", "/bench\n/wide\n/big\n/s3"],
+    ])
+      await db.update(settings).set({ value }).where(eq(settings.key, key!));
+  } finally {
+    close();
+  }
+  const headers = { Authorization: token, "Content-Type": "application/json" };
+  const started = performance.now();
+  const built = (await (
+    await fetch(`${base}/api/admin/index/build`, { method: "POST", headers, body: "{}" })
+  ).json()) as { code: number; message: string };
+  if (built.code !== 200) throw new Error(`index build: ${built.message}`);
+  for (;;) {
+    const progress = (await (await fetch(`${base}/api/admin/index/progress`, { headers })).json()) as {
+      data: { obj_count: number; is_done: boolean; error: string };
+    };
+    if (progress.data.is_done) {
+      const seconds = (performance.now() - started) / 1000;
+      return `Index build (Virtual tree, 85 folders listed, ${progress.data.obj_count} entries): ${seconds.toFixed(1)} s, ${(progress.data.obj_count / seconds).toFixed(0)} entries/s${progress.data.error ? ` (error: ${progress.data.error})` : ""}.`;
+    }
+    if (performance.now() - started > 300_000) throw new Error("the index build did not finish in 5 minutes");
+    await new Promise((resolve) => setTimeout(resolve, 200));
   }
 }
 

@@ -14,6 +14,7 @@ import { registerMeRoutes } from "./features/me/routes.ts";
 import { registerMetaRoutes } from "./features/metas/routes.ts";
 import { registerPublicRoutes } from "./features/public/routes.ts";
 import { registerRoleRoutes } from "./features/roles/routes.ts";
+import { registerSearchRoutes } from "./features/search/routes.ts";
 import { registerSessionRoutes } from "./features/sessions/routes.ts";
 import { registerSettingRoutes } from "./features/settings/routes.ts";
 import { registerSshKeyRoutes } from "./features/sshkeys/routes.ts";
@@ -78,6 +79,7 @@ export function createApp(dependencies: AppDependencies) {
   registerFsReadRoutes(app);
   registerFsWriteRoutes(app);
   registerFsBatchRoutes(app);
+  registerSearchRoutes(app);
   registerTaskRoutes(app);
   registerDownloadRoutes(app);
   registerDavRoutes(app);

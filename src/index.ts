@@ -1,7 +1,9 @@
-// The Worker entry: HTTP requests go to the Hono app, the cron trigger to the cleanup sweep.
+// The Worker entry: HTTP requests go to the Hono app, the cron trigger to the cleanup sweep and the
+// search index build's next steps (docs/decisions.md D11.2).
 import { createApp } from "./app.ts";
 import { cleanUp } from "./cron/cleanup.ts";
 import { openDatabase, type Database } from "./db/client.ts";
+import { runBuild } from "./features/search/build.ts";
 import { databaseUrl, type Env } from "./env.ts";
 
 // One client per isolate and database: it is stateless over HTTP, so reuse only saves setup.
@@ -15,13 +17,21 @@ function database(env: Env): Database {
 
 const app = createApp({ database });
 
+/** How long one cron run spends on index build steps (a cron invocation may run for minutes). */
+const CRON_BUILD_BUDGET_MS = 60_000;
+
 export default {
   fetch: app.fetch,
   async scheduled(controller, env, ctx) {
     const sweep = cleanUp(database(env)).then((report) =>
       console.log(JSON.stringify({ cron: controller.cron, removed: report })),
     );
+    // A build or update still running continues here (nothing to do when its queue is empty).
+    const build = runBuild(database(env), CRON_BUILD_BUDGET_MS).then((report) => {
+      if (report.steps > 0) console.log(JSON.stringify({ cron: controller.cron, index: report }));
+    });
+    ctx.waitUntil(build);
     ctx.waitUntil(sweep);
-    await sweep;
+    await Promise.all([sweep, build]);
   },
 } satisfies ExportedHandler<Env>;

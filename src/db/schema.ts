@@ -247,3 +247,42 @@ export const davProperties = sqliteTable(
   },
   (table) => [primaryKey({ columns: [table.path, table.name] })],
 );
+
+/**
+ * The search index (docs/files.md, Search): one row per file or folder the build walked or a write
+ * through Gatehouse made. `path` is the full path in the mount tree, unique (AList's table had no
+ * key, so indexing twice duplicated rows). A trigram FTS5 table over `name` (`search_fts`, made by
+ * the migration `search_fts`, kept in step by triggers) answers substrings of three characters or
+ * more; `folded` answers shorter ones with LIKE. `segments` is the path's names as a JSON array:
+ * the search checks hide rules on each name of the way with it (docs/decisions.md D11.3).
+ */
+export const searchNodes = sqliteTable(
+  "search_nodes",
+  {
+    id: integer("id").primaryKey(),
+    path: text("path").notNull(),
+    name: text("name").notNull(),
+    /** The name in lower case (JavaScript's Unicode folding), for keywords shorter than a trigram. */
+    folded: text("folded").notNull(),
+    segments: text("segments").notNull(),
+    isDir: integer("is_dir", { mode: "boolean" }).notNull(),
+    size: integer("size").notNull().default(0),
+  },
+  (table) => [
+    uniqueIndex("search_nodes_path_idx").on(table.path),
+    index("search_nodes_name_idx").on(table.name, table.path),
+  ],
+);
+
+/**
+ * The folders an index build still has to list (docs/decisions.md D11.2): each step claims a few
+ * (a lease, so a cron run and a kicked step never list the same folder), writes their entries and
+ * queues their subfolders in one batch. A build is running while this table has rows.
+ */
+export const searchQueue = sqliteTable("search_queue", {
+  path: text("path").primaryKey(),
+  /** Levels still to list below this folder; -1 without limit. */
+  depth: integer("depth").notNull(),
+  /** Unix milliseconds until which a step holds this folder. */
+  leaseUntil: integer("lease_until").notNull().default(0),
+});

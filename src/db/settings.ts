@@ -132,7 +132,7 @@ const DEFINITION_ROWS: readonly DefinitionRow[] = [
     key: "search_index",
     value: "none",
     type: "select",
-    options: "database,database_non_full_text,bleve,meilisearch,none",
+    options: "database,none",
     group: 6,
   },
   { key: "auto_update_index", value: "false", type: "bool", group: 6 },

@@ -224,4 +224,59 @@ describe("the web UI on a fresh npm start", () => {
       await dav?.close();
     }
   });
+
+  it("shows the search box once an index exists, and finds a file with it", async () => {
+    const token = await adminToken();
+    const headers = { Authorization: token, "Content-Type": "application/json" };
+    let dav: (RunningServer & { url: string }) | undefined;
+    try {
+      dav = await startWebdav();
+      const basic = `Basic ${Buffer.from(`${DAV_USER.username}:${DAV_USER.password}`).toString("base64")}`;
+      await fetch(`${dav.url}${DAV_ROOT}/quarterly-figures.txt`, {
+        method: "PUT",
+        headers: { Authorization: basic },
+        body: "figures\n",
+      });
+      const created = await api("/api/admin/storage/create", {
+        method: "POST",
+        headers,
+        body: JSON.stringify({
+          mount_path: "/searched",
+          driver: "WebDav",
+          addition: JSON.stringify({
+            address: dav.url,
+            username: DAV_USER.username,
+            password: DAV_USER.password,
+            root_folder_path: DAV_ROOT,
+          }),
+        }),
+      });
+      expect(created.code, created.message).toBe(200);
+      // The earlier test's storage points at a server that is gone: the build skips it.
+      const saved = await api("/api/admin/setting/save", {
+        method: "POST",
+        headers,
+        body: JSON.stringify([
+          { key: "search_index", value: "database" },
+          { key: "ignore_paths", value: "/library" },
+        ]),
+      });
+      expect(saved.code, saved.message).toBe(200);
+      expect((await api("/api/admin/index/build", { method: "POST", headers, body: "{}" })).code).toBe(200);
+      await expect
+        .poll(async () => (await api("/api/admin/index/progress", { headers })).data.is_done, { timeout: 15_000 })
+        .toBe(true);
+
+      await page.goto(`${server.origin}/searched`);
+      await page.locator("a.list-item", { hasText: "quarterly-figures.txt" }).waitFor();
+      // The header's search button shows because the public setting says an index exists.
+      await page.locator(".header-right").getByText("K", { exact: true }).click();
+      await page.locator("#search-input").fill("figures");
+      await page.keyboard.press("Enter");
+      await page.getByRole("dialog").getByText("quarterly-figures.txt").waitFor({ timeout: 10_000 });
+      expect(blocked).toEqual([]);
+    } finally {
+      await dav?.close();
+    }
+  });
 });

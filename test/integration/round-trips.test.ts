@@ -75,7 +75,15 @@ const BUDGET: Record<string, number> = {
   "POST /api/fs/get": 1,
   "POST /api/fs/dirs": 1,
   "POST /api/fs/other": 1,
+  // With an index: a second trip, the page and the count (src/features/search/store.ts searchPage).
   "POST /api/fs/search": 1,
+  // The guard, the index settings and whether a build runs in one batch; a second trip to start,
+  // stop or clear (then build and update run their steps after the reply).
+  "POST /api/admin/index/build": 1,
+  "POST /api/admin/index/update": 1,
+  "POST /api/admin/index/stop": 1,
+  "POST /api/admin/index/clear": 1,
+  "GET /api/admin/index/progress": 1,
   "POST /api/fs/mkdir": 1,
   "POST /api/fs/rename": 1,
   "POST /api/fs/move": 1,

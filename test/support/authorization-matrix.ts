@@ -153,6 +153,17 @@ export const ROUTES: RouteRow[] = [
   { method: "POST", path: "/api/fs/dirs", access: SIGNED_IN, body: { path: "/" }, alsoAnswers: FS_READ },
   { method: "POST", path: "/api/fs/other", access: SIGNED_IN, body: { path: "/" }, alsoAnswers: FS_READ },
   { method: "POST", path: "/api/fs/search", access: SIGNED_IN, body: {}, alsoAnswers: [500] },
+  // search_index is none by default: 500 `search not available` past the admin check (AList's order).
+  ...(["build", "update", "stop", "clear"] as const).map(
+    (name): RouteRow => ({
+      method: "POST",
+      path: `/api/admin/index/${name}`,
+      access: ADMIN_ONLY,
+      body: {},
+      alsoAnswers: [500],
+    }),
+  ),
+  { method: "GET", path: "/api/admin/index/progress", access: ADMIN_ONLY, alsoAnswers: [500] },
   // Writes with a climbing path: refused (403) past the guard, nothing changes.
   { method: "POST", path: "/api/fs/mkdir", access: SIGNED_IN, body: { path: "/../x" }, alsoAnswers: [403] },
   { method: "POST", path: "/api/fs/rename", access: SIGNED_IN, body: { path: "/../x", name: "y" }, alsoAnswers: [403] },

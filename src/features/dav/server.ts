@@ -19,6 +19,7 @@ import { nearestMeta, Permission, signFor, throughAlias, viewerOf, visibleEntrie
 import { contentTypeOf, httpDateSeconds, notModified, parseRange, preconditionFailed, serveLink } from "../fs/serve.ts";
 import type { FsState } from "../fs/state.ts";
 import { fsStateReads } from "../fs/store.ts";
+import { IndexChanges } from "../search/changes.ts";
 import { davCaller } from "./auth.ts";
 import {
   ALREADY_EXISTS,
@@ -539,6 +540,9 @@ async function mkcol(request: DavRequest): Promise<Response> {
   ]);
   const parent = await request.tree.mount(parentOf(path));
   await need(parent, "makeDir")(parent.actualPath, baseName(path));
+  const index = new IndexChanges(request.c.var.db, request.fs);
+  index.added(path, true, 0);
+  await index.flush();
   return created(201);
 }
 
@@ -568,6 +572,9 @@ async function put(request: DavRequest): Promise<Response> {
     body: c.req.raw.body ?? emptyBody(),
     contentType: c.req.header("Content-Type") || contentTypeOf(baseName(path)),
   });
+  const index = new IndexChanges(c.var.db, request.fs);
+  index.added(path, false, size);
+  await index.flush();
   return created(before ? 204 : 201);
 }
 
@@ -589,15 +596,17 @@ async function remove(request: DavRequest, depth: 0 | 1 | -1): Promise<Response>
     new Map([[path, etagOfObject(object)]]),
   );
   await removePath(tree, path);
-  await runBatch(
-    request.c.var.db,
-    forgetTree(
+  const index = new IndexChanges(request.c.var.db, request.fs);
+  index.removed(path);
+  await runBatch(request.c.var.db, [
+    ...forgetTree(
       request.c.var.db,
       path,
       request.dav.locks.some((lock) => isWithin(lock.path, path)),
       (request.dav.propertyCounts[0] ?? 0) > 0,
     ),
-  );
+    ...index.take(),
+  ]);
   return created(204);
 }
 
@@ -649,8 +658,16 @@ async function copyOrMove(
     await removePath(tree, destination);
     await runBatch(db, forgetTree(db, destination, true, destinationProperties > 0));
   }
-  if (method === "COPY" && depth === 0 && source.isDir) await makeDirs(tree, destination);
-  else await transfer(tree, method === "MOVE" ? "move" : "copy", path, parentOf(destination), baseName(destination));
+  const index = new IndexChanges(db, request.fs);
+  if (target) index.removed(destination);
+  if (method === "COPY" && depth === 0 && source.isDir) {
+    await makeDirs(tree, destination);
+    index.added(destination, true, 0);
+  } else {
+    await transfer(tree, method === "MOVE" ? "move" : "copy", path, parentOf(destination), baseName(destination));
+    if (method === "MOVE") index.moved(path, destination);
+    else index.copied(path, destination);
+  }
   // Dead properties go with the resource; locks stay behind (RFC 4918 §7.7: a moved resource is not locked).
   await runBatch(db, [
     ...(sourceProperties > 0 ? copyTreeProperties(db, path, destination) : []),
@@ -662,6 +679,7 @@ async function copyOrMove(
           sourceProperties > 0,
         )
       : []),
+    ...index.take(),
   ]);
   return created(target ? 204 : 201);
 }

@@ -68,7 +68,6 @@ export const partlyDone = (failure: string, verb: string, done: readonly string[
 
 /** A driver without the operation asked for; AList's text. */
 export const NOT_IMPLEMENTED = "not implement";
-export const SEARCH_UNAVAILABLE = "search not available";
 /** A backend's lookup of a name that is not there. */
 export const OBJECT_NOT_FOUND = "object not found";
 export const NOT_A_FILE = "not a file";

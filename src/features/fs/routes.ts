@@ -1,5 +1,5 @@
 // The read side of the file API, AList-exact on the wire (AList v3.58.0 server/handles/fsread.go,
-// server/handles/search.go): list, get, dirs, other, search. The layout of src/features/fs/ is in
+// src/features/search/ serves search): list, get, dirs, other. The layout of src/features/fs/ is in
 // its README.md: the decisions are rules.ts, the texts messages.ts, the queries store.ts. Each
 // request is one database round trip (the caller, the tree, the metas and the settings, read by
 // `fsRoute`), then the upstream calls of the storage it lands on.
@@ -12,7 +12,7 @@ import type { AppEnv } from "../../http/context.ts";
 import { ok } from "../../http/envelope.ts";
 import { ApiError, FileError } from "../../http/errors.ts";
 import { envelopeResponse, jsonBody, type Router } from "../../http/router.ts";
-import { FORCE_ROOT_REFUSED, NOT_IMPLEMENTED, SEARCH_UNAVAILABLE } from "./messages.ts";
+import { FORCE_ROOT_REFUSED, NOT_IMPLEMENTED } from "./messages.ts";
 import { fileFailure, MountTree } from "./mounts.ts";
 import { baseName, escapePath, joinBasePath, joinName, parentOf } from "./path.ts";
 import {
@@ -159,30 +159,6 @@ const other = createRoute({
     ),
   },
   responses: envelopeResponse(z.nullable(z.record(z.string(), z.unknown())), "What the driver answers"),
-});
-
-const search = createRoute({
-  method: "post",
-  path: "/api/fs/search",
-  tags: ["fs"],
-  summary:
-    "Always code 500 `search not available`: Gatehouse keeps no search index (search_index none, as AList's default)",
-  ...fsRoute(() => ({ paths: [], folders: [] })),
-  request: {
-    body: jsonBody(
-      z.object({
-        parent: PathField,
-        keywords: z._default(z.string().check(z.maxLength(1024)), ""),
-        scope: z
-          ._default(z.number().check(z.int(), z.gte(0), z.lte(2)), 0)
-          .openapi({ description: "0 all, 1 folders, 2 files" }),
-        page: z._default(z.number().check(z.int(), z.gte(1), z.lte(1_000_000_000)), 1),
-        per_page: z._default(z.number().check(z.int(), z.gte(1), z.lte(1_000_000_000)), 100),
-        password: PasswordField,
-      }),
-    ),
-  },
-  responses: envelopeResponse(z.null(), "Never succeeds"),
 });
 
 /** The full path a raw request path names for a caller whose base path is `/`; none when it climbs. */
@@ -350,10 +326,6 @@ export function registerFsReadRoutes(app: Router) {
     } catch (error) {
       throw fileFailure(error, "");
     }
-  });
-
-  app.openapi(search, () => {
-    throw new ApiError(500, SEARCH_UNAVAILABLE);
   });
 }
 

@@ -19,6 +19,11 @@ export interface FsSettings {
   filterReadmeScripts: boolean;
   siteUrl: string;
   searchIndex: string;
+  /** Gatehouse's own writes update the search index (when it exists). */
+  autoUpdateIndex: boolean;
+  /** The stored `index_progress` (features/search/rules.ts progressOf). */
+  indexProgress: string;
+  ignorePaths: string;
   forwardDirectLinkParams: boolean;
   ignoreDirectLinkParams: Set<string>;
 }

@@ -25,6 +25,9 @@ const FS_SETTING_KEYS = [
   "filter_readme_scripts",
   "site_url",
   "search_index",
+  "auto_update_index",
+  "index_progress",
+  "ignore_paths",
   "forward_direct_link_params",
   "ignore_direct_link_params",
 ] as const;
@@ -163,6 +166,9 @@ function toState(
       filterReadmeScripts: value("filter_readme_scripts") === "true",
       siteUrl: value("site_url"),
       searchIndex: value("search_index"),
+      autoUpdateIndex: value("auto_update_index") === "true",
+      indexProgress: value("index_progress"),
+      ignorePaths: value("ignore_paths"),
       forwardDirectLinkParams: value("forward_direct_link_params") === "true",
       ignoreDirectLinkParams: new Set(
         value("ignore_direct_link_params")

@@ -51,6 +51,7 @@ import {
 } from "./rules.ts";
 import type { TreeNeeds } from "./state.ts";
 import { fsRoute } from "./store.ts";
+import { IndexChanges } from "../search/changes.ts";
 
 const PathField = z.string().check(z.maxLength(4096));
 const NameList = z.array(z.string().check(z.maxLength(1024))).check(z.maxLength(1000));
@@ -213,6 +214,9 @@ export function registerFsWriteRoutes(app: Router) {
     if (path === "/") throw new ApiError(403, PERMISSION_DENIED);
     requireWritable(viewer, c.var.fs, parentOf(path), path, Permission.WRITE, body.password, true);
     await makeDirs(treeFor(c, viewer, path, body.password), path);
+    const index = new IndexChanges(c.var.db, c.var.fs);
+    index.added(path, true, 0);
+    await index.flush();
     return ok(c, null);
   });
 
@@ -235,6 +239,9 @@ export function registerFsWriteRoutes(app: Router) {
     await need(mounted, "rename")(mounted.actualPath, body.name).catch((error: unknown) =>
       Promise.reject(fileFailure(error, "")),
     );
+    const index = new IndexChanges(c.var.db, c.var.fs);
+    index.moved(path, target);
+    await index.flush();
     return ok(c, null);
   });
 
@@ -268,9 +275,13 @@ export function registerFsWriteRoutes(app: Router) {
         for (const name of body.names)
           if (await exists(tree, joinName(dst, name))) throw new ApiError(403, nameExists(name));
       }
-      await eachName(body.names, verb, (name) =>
-        transfer(tree, verb === "moved" ? "move" : "copy", joinName(src, name), dst),
-      );
+      const index = new IndexChanges(c.var.db, c.var.fs);
+      // The names done before a failure are in the index too.
+      await eachName(body.names, verb, async (name) => {
+        await transfer(tree, verb === "moved" ? "move" : "copy", joinName(src, name), dst);
+        if (verb === "moved") index.moved(joinName(src, name), joinName(dst, name));
+        else index.copied(joinName(src, name), joinName(dst, name));
+      }).finally(() => index.flush());
       return verb === "moved" ? ok(c, null) : ok(c, { tasks: [] });
     });
   }
@@ -286,7 +297,11 @@ export function registerFsWriteRoutes(app: Router) {
     const tree = treeFor(c, viewer, dir, body.password);
     for (const name of body.names)
       requireMovable(viewer, joinName(dir, name), await tree.mountsAt(joinName(dir, name)), "remove");
-    await eachName(body.names, "deleted", (name) => removePath(tree, joinName(dir, name)));
+    const index = new IndexChanges(c.var.db, c.var.fs);
+    await eachName(body.names, "deleted", async (name) => {
+      await removePath(tree, joinName(dir, name));
+      index.removed(joinName(dir, name));
+    }).finally(() => index.flush());
     return ok(c, null);
   });
 
@@ -350,6 +365,9 @@ async function uploadTo(
     contentType,
     ...(Number.isFinite(modified) && modified > 0 ? { modified: new Date(modified) } : {}),
   });
+  const index = new IndexChanges(c.var.db, c.var.fs);
+  index.added(path, false, size);
+  await index.flush();
   if (c.req.header("As-Task") !== "true") return ok(c, null);
   const now = new Date().toISOString();
   return ok(c, {
@@ -463,6 +481,7 @@ export function registerFsBatchRoutes(app: Router) {
     const viewer = viewerOf(c.var.caller);
     requireWritable(viewer, c.var.fs, src, src, Permission.RENAME, password);
     const tree = treeFor(c, viewer, src, password);
+    const index = new IndexChanges(c.var.db, c.var.fs);
     await eachName(
       pairs.map(([from]) => from),
       "renamed",
@@ -477,8 +496,9 @@ export function registerFsBatchRoutes(app: Router) {
         requireMovable(viewer, path, await tree.mountsAt(path), "rename");
         const mounted = await tree.mount(path);
         await need(mounted, "rename")(mounted.actualPath, to);
+        index.moved(path, joinName(src, to));
       },
-    );
+    ).finally(() => index.flush());
   }
 
   app.openapi(batchRename, async (c) => {
@@ -534,11 +554,13 @@ export function registerFsBatchRoutes(app: Router) {
       if (clash) throw new ApiError(403, nameExists(baseName(clash)));
     }
     const moving = files.filter((file) => body.conflict_policy !== "skip" || !existing.has(baseName(file)));
+    const index = new IndexChanges(c.var.db, c.var.fs);
     await eachName(moving, "moved", async (file) => {
       const source = await tree.mount(file);
       if (source.storage.id !== target.storage.id) throw new ApiError(500, ACROSS_STORAGES_MOVE);
       await need(source, "move")(source.actualPath, target.actualPath);
-    });
+      index.moved(file, joinName(dst, baseName(file)));
+    }).finally(() => index.flush());
     return envelope(c, 200, movedCount(moving.length), null);
   });
 
@@ -561,10 +583,12 @@ export function registerFsBatchRoutes(app: Router) {
     const empty = folders
       .filter((folder) => !holding.has(folder))
       .sort((a, b) => b.split("/").length - a.split("/").length);
+    const index = new IndexChanges(c.var.db, c.var.fs);
     await eachName(empty, "deleted", async (folder) => {
       const mounted = await tree.mount(folder);
       await need(mounted, "remove")(mounted.actualPath);
-    });
+      index.removed(folder);
+    }).finally(() => index.flush());
     return ok(c, null);
   });
 }

@@ -1,0 +1,8 @@
+// Every text search answers: AList's where AList has the route (AList v3.58.0 internal/errs/search.go,
+// server/handles/index.go).
+
+export const SEARCH_UNAVAILABLE = "search not available";
+export const INDEX_RUNNING = "index is running";
+export const INDEX_NOT_RUNNING = "index is not running";
+/** The progress's `error` when a folder could not be listed (the build goes on). */
+export const failedListing = (path: string, reason: string) => `failed to list ${path}: ${reason}`;

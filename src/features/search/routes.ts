@@ -1,0 +1,211 @@
+// Search (AList v3.58.0 server/handles/search.go) and the index admin routes (server/handles/index.go),
+// on AList's wire, with the fixes of docs/decisions.md D11: what a caller may not see is left out
+// in the query, so `total` and the pages are exact; the build's state is in the database.
+import * as z from "zod/mini";
+import type { Context } from "hono";
+import { adminOnly, planned, reading, type RoutePlan } from "../../auth/guard.ts";
+import { runBatch } from "../../db/plan.ts";
+import type { AppEnv } from "../../http/context.ts";
+import { ok } from "../../http/envelope.ts";
+import { ApiError } from "../../http/errors.ts";
+import { createRoute } from "../../http/openapi.ts";
+import { envelopeResponse, jsonBody, type Router } from "../../http/router.ts";
+import { plan } from "../../db/plan.ts";
+import { baseName, parentOf } from "../fs/path.ts";
+import { fullPathOf, requireAccess, viewerOf } from "../fs/rules.ts";
+import { fsRoute } from "../fs/store.ts";
+import { FileType, typeByName } from "../fs/wire.ts";
+import { runBuild } from "./build.ts";
+import { INDEX_NOT_RUNNING, INDEX_RUNNING, SEARCH_UNAVAILABLE } from "./messages.ts";
+import { ENGINE, keywordsOf, progressOf, viewParent, visibilityOf } from "./rules.ts";
+import { clearIndex, indexStateReads, searchPage, startBuild, startUpdate, stopBuild } from "./store.ts";
+
+/** How long a kicked build runs in the background of the request that started it. */
+const KICK_BUDGET_MS = 20_000;
+/** How long a progress poll moves a running build on. */
+const POLL_BUDGET_MS = 5_000;
+
+const SearchBody = z.object({
+  parent: z
+    ._default(z.string().check(z.maxLength(4096)), "/")
+    .openapi({ description: "The folder to search below, in the caller's view" }),
+  keywords: z
+    ._default(z.string().check(z.maxLength(1024)), "")
+    .openapi({ description: "Whitespace-separated; all must occur in the name (substring, case folded, literal)" }),
+  scope: z
+    ._default(z.number().check(z.int(), z.gte(0), z.lte(2)), 0)
+    .openapi({ description: "0 all, 1 folders, 2 files" }),
+  page: z._default(z.number().check(z.int(), z.gte(1), z.lte(1_000_000_000)), 1),
+  per_page: z._default(z.number().check(z.int(), z.gte(1), z.lte(1000)), 100),
+  password: z
+    ._default(z.string().check(z.maxLength(1024)), "")
+    .openapi({ description: "The meta password of protected folders below `parent`" }),
+});
+
+const SearchItem = z.object({
+  parent: z
+    .string()
+    .openapi({ description: "The folder holding it, in the caller's view (relative to its base path)" }),
+  name: z.string(),
+  is_dir: z.boolean(),
+  size: z.number().check(z.int()),
+  type: z.number().check(z.int()).openapi({ description: "0 unknown, 1 folder, 2 video, 3 audio, 4 text, 5 image" }),
+});
+
+const search = createRoute({
+  method: "post",
+  path: "/api/fs/search",
+  tags: ["fs"],
+  summary:
+    "Names containing every keyword below a folder, from the index; only what the caller may see, counted exactly",
+  ...fsRoute(() => ({ paths: [], folders: [] })),
+  request: { body: jsonBody(SearchBody) },
+  responses: envelopeResponse(
+    z.object({ content: z.array(SearchItem), total: z.number().check(z.int()) }),
+    "One page of the matches and how many there are",
+  ),
+});
+
+/** The index settings and whether a build runs, read in the guard's batch. */
+const indexPlan: RoutePlan<{ values: Map<string, string>; running: boolean }> = (c) =>
+  plan(indexStateReads(c.var.db), ([rows, queued]) => ({
+    values: new Map(rows.map((row) => [row.key, row.value])),
+    running: queued.length > 0,
+  }));
+
+/** The index routes' state, after the admin check: 500 `search not available` without an engine (AList's order). */
+async function indexState(c: Context<AppEnv>) {
+  const state = await planned(c, indexPlan);
+  if (state.values.get("search_index") !== ENGINE) throw new ApiError(500, SEARCH_UNAVAILABLE);
+  const depth = Number.parseInt(state.values.get("max_index_depth") ?? "", 10);
+  return { ...state, maxDepth: Number.isNaN(depth) ? 20 : depth, progress: state.values.get("index_progress") ?? "{}" };
+}
+
+const UpdateBody = z.object({
+  paths: z._default(z.array(z.string().check(z.maxLength(4096))).check(z.maxLength(100)), ["/"]),
+  max_depth: z
+    ._default(z.number().check(z.int(), z.gte(-1), z.lte(1000)), -1)
+    .openapi({ description: "Levels to list below each path; -1 without limit" }),
+});
+
+function indexRoute(method: "get" | "post", name: string, summary: string) {
+  return createRoute({
+    method,
+    path: `/api/admin/index/${name}`,
+    tags: ["index"],
+    summary,
+    ...reading(adminOnly, indexPlan),
+    responses: envelopeResponse(
+      name === "progress"
+        ? z.object({
+            obj_count: z.number().check(z.int()),
+            is_done: z.boolean(),
+            last_done_time: z.nullable(z.string()),
+            error: z.string(),
+          })
+        : z.null(),
+      "Done",
+    ),
+  });
+}
+
+const build = indexRoute(
+  "post",
+  "build",
+  "Empty the index and walk every storage to max_index_depth in the background (resumable steps); the body is ignored",
+);
+const update = createRoute({
+  method: "post",
+  path: "/api/admin/index/update",
+  tags: ["index"],
+  summary: "Re-read these paths from their storages into the index, in the background",
+  ...reading(adminOnly, indexPlan),
+  request: { body: jsonBody(UpdateBody) },
+  responses: envelopeResponse(z.null(), "Started"),
+});
+const stop = indexRoute("post", "stop", "Stop the running build or update");
+const clear = indexRoute("post", "clear", "Empty the index");
+const progress = indexRoute("get", "progress", "The build's progress (AList's object)");
+
+/** Runs build steps after the reply, so a build starts at once; the cron continues what is left. */
+function kick(c: Context<AppEnv>, budgetMs = KICK_BUDGET_MS) {
+  c.executionCtx.waitUntil(
+    runBuild(c.var.db, budgetMs).catch((error: unknown) =>
+      console.error(JSON.stringify({ index: "build step failed", error: String(error) })),
+    ),
+  );
+}
+
+export function registerSearchRoutes(app: Router) {
+  app.openapi(search, async (c) => {
+    const state = c.var.fs;
+    if (state.settings.searchIndex !== ENGINE) throw new ApiError(500, SEARCH_UNAVAILABLE);
+    const body = c.req.valid("json");
+    const viewer = viewerOf(c.var.caller);
+    let under: string;
+    try {
+      under = fullPathOf(viewer, body.parent);
+    } catch (error) {
+      // AList answers a bad parent with 400 (AList v3.58.0 server/handles/search.go:33-37).
+      throw error instanceof ApiError ? new ApiError(400, error.message) : error;
+    }
+    requireAccess(viewer, state, under, body.password);
+    const found = await searchPage(c.var.db, {
+      seen: visibilityOf(viewer, state.metas, under, body.password),
+      keywords: keywordsOf(body.keywords),
+      scope: body.scope,
+      page: body.page,
+      perPage: body.per_page,
+    });
+    return ok(c, {
+      content: found.nodes.map((node) => ({
+        parent: viewParent(viewer.basePath, parentOf(node.path)),
+        name: node.name,
+        is_dir: node.isDir,
+        size: node.size,
+        type: node.isDir ? FileType.FOLDER : typeByName(baseName(node.path), state.settings),
+      })),
+      total: found.total,
+    });
+  });
+
+  app.openapi(build, async (c) => {
+    const state = await indexState(c);
+    if (state.running) throw new ApiError(400, INDEX_RUNNING);
+    await runBatch(c.var.db, startBuild(c.var.db, state.maxDepth));
+    kick(c);
+    return ok(c, null);
+  });
+
+  app.openapi(update, async (c) => {
+    const state = await indexState(c);
+    if (state.running) throw new ApiError(400, INDEX_RUNNING);
+    const body = c.req.valid("json");
+    const viewer = viewerOf(c.var.caller);
+    const paths = [...new Set(body.paths.map((raw) => fullPathOf(viewer, raw)))];
+    await runBatch(c.var.db, startUpdate(c.var.db, paths, body.max_depth === 0 ? 1 : body.max_depth));
+    kick(c);
+    return ok(c, null);
+  });
+
+  app.openapi(stop, async (c) => {
+    const state = await indexState(c);
+    if (!state.running) throw new ApiError(400, INDEX_NOT_RUNNING);
+    await runBatch(c.var.db, stopBuild(c.var.db));
+    return ok(c, null);
+  });
+
+  app.openapi(clear, async (c) => {
+    const state = await indexState(c);
+    if (state.running) throw new ApiError(400, INDEX_RUNNING);
+    await runBatch(c.var.db, clearIndex(c.var.db));
+    return ok(c, null);
+  });
+
+  app.openapi(progress, async (c) => {
+    const state = await indexState(c);
+    // The web UI polls this every 5 s while a build runs: each poll moves it on (leases keep steps apart).
+    if (state.running) kick(c, POLL_BUDGET_MS);
+    return ok(c, progressOf(state.progress));
+  });
+}
