@@ -2,6 +2,7 @@
 import { createApp } from "./app.ts";
 import { cleanUp } from "./cron/cleanup.ts";
 import { openDatabase, type Database } from "./db/client.ts";
+import { useBindings } from "./drivers/bindings.ts";
 import { databaseUrl, type Env } from "./env.ts";
 
 // One client per isolate and database: it is stateless over HTTP, so reuse only saves setup.
@@ -16,8 +17,12 @@ function database(env: Env): Database {
 const app = createApp({ database });
 
 export default {
-  fetch: app.fetch,
+  fetch(request: Request, env: Env, ctx: ExecutionContext) {
+    useBindings(env);
+    return app.fetch(request, env, ctx);
+  },
   async scheduled(controller, env, ctx) {
+    useBindings(env);
     const sweep = cleanUp(database(env)).then((report) =>
       console.log(JSON.stringify({ cron: controller.cron, removed: report })),
     );
