@@ -103,10 +103,11 @@ export function r2Files(storage: StorageHandle): FileBackend {
     path: internalPath(key),
   });
 
-  const head = (path: string) => (keyOf(path) === "" ? Promise.resolve(null) : bucket.head(keyOf(path)));
+  // The storage's root is a folder, objects or not: a fresh root_folder_path lists empty.
+  const head = (path: string) => (path === "/" ? Promise.resolve(null) : bucket.head(keyOf(path)));
 
   async function isFolder(path: string): Promise<boolean> {
-    if (keyOf(path) === "") return true;
+    if (path === "/") return true;
     return (await bucket.list({ prefix: folderPrefix(path), limit: 1 })).objects.length > 0;
   }
 
@@ -208,13 +209,12 @@ export function r2Files(storage: StorageHandle): FileBackend {
         }
         cursor = page.truncated ? page.cursor : undefined;
       } while (cursor);
-      if (entries.length === 0 && prefix !== "" && !(await isFolder(dir)))
-        throw (await head(dir)) ? notAFolder() : objectNotFound();
+      if (entries.length === 0 && !(await isFolder(dir))) throw (await head(dir)) ? notAFolder() : objectNotFound();
       return entries;
     },
 
     async get(path) {
-      if (keyOf(path) === "") return { name: "root", size: 0, isDir: true, modified: storage.modified, path: "/" };
+      if (path === "/") return { name: "root", size: 0, isDir: true, modified: storage.modified, path: "/" };
       const object = await head(path);
       if (object) return fileOf(object);
       if (await isFolder(path)) return folderOf(keyOf(path));

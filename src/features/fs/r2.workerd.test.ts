@@ -93,6 +93,9 @@ describe("R2 reads", () => {
     expect((await call("/api/fs/list", { path: "/r2/readme.txt" })).message).toBe("failed get objs: not a folder");
     expect((await call("/api/fs/get", { path: "/r2/nope.txt" })).message).toBe("object not found");
     expect((await call("/api/fs/get", { path: "/r2/docs" })).data).toMatchObject({ name: "docs", is_dir: true });
+    // A root folder with nothing under it yet is an empty folder, not a missing one.
+    await mount("/fresh", { root_folder_path: "/not-yet-written" });
+    expect((await call("/api/fs/list", { path: "/fresh" })).data).toMatchObject({ content: null, total: 0 });
   });
 
   // About 8 s are the 1,001 puts into miniflare's R2, not Gatehouse.
