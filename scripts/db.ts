@@ -7,7 +7,7 @@ import { createClient } from "@libsql/client/node";
 import { drizzle } from "drizzle-orm/libsql/node";
 import { migrate } from "drizzle-orm/libsql/migrator";
 import type { Database } from "../src/db/client.ts";
-import { seed, type SeedReport } from "../src/db/seed.ts";
+import { seed, type SeedOptions, type SeedReport } from "../src/db/seed.ts";
 import { preparePrivateDatabaseFile } from "./libsql-server/database.ts";
 
 export const projectRoot = resolve(dirname(fileURLToPath(import.meta.url)), "..");
@@ -35,10 +35,7 @@ export function openNodeDatabase(target: DatabaseTarget): { db: Database; close(
   return { db: drizzle(client) as unknown as Database, close: () => client.close() };
 }
 
-export async function migrateAndSeed(
-  target: DatabaseTarget,
-  options: { adminPassword?: string | undefined } = {},
-): Promise<SeedReport> {
+export async function migrateAndSeed(target: DatabaseTarget, options: SeedOptions = {}): Promise<SeedReport> {
   const { db, close } = openNodeDatabase(target);
   try {
     await migrate(db, { migrationsFolder });

@@ -7,6 +7,7 @@ export function printSeedReport(report: SeedReport): void {
     [report.settingsAdded, "settings added"],
     [report.settingsRepaired, "settings repaired"],
     [report.settingsDeprecated, "settings marked deprecated"],
+    [report.storagesAdded, "storages added"],
   ].filter(([count]) => count !== 0);
   console.log(
     changes.length ? `Seed: ${changes.map(([n, what]) => `${n} ${what}`).join(", ")}` : "Seed: nothing to change",

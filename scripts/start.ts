@@ -5,9 +5,11 @@
 //   2. Database: TURSO_DATABASE_URL when set; otherwise the local libSQL endpoint on
 //      <DATA_DIR>/gatehouse.db (DATA_DIR defaults to .data/), with a fresh random bearer token
 //      that the Worker gets as TURSO_AUTH_TOKEN. The folder is 0700 and the files in it 0600.
-//   3. Migrations and the idempotent seed; the admin's first password is printed once.
+//   3. Migrations and the idempotent seed; the admin's first password is printed once. A fresh
+//      install also gets its first storage: wrangler.toml's R2 bucket (binding BUCKET) at "/".
 //   4. The web UI in webui/ (normally unpacked by `npm ci` already; see scripts/webui.ts).
-//   5. wrangler dev on 127.0.0.1:<PORT> (8787), with /__scheduled for triggering the cron by hand.
+//   5. wrangler dev on 127.0.0.1:<PORT> (8787), with /__scheduled for triggering the cron by hand;
+//      its local state, the R2 bucket's objects included, persists in <DATA_DIR>/wrangler.
 // Ctrl-C stops wrangler and the endpoint.
 import { randomBytes } from "node:crypto";
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -69,7 +71,12 @@ if (process.env.TURSO_DATABASE_URL) {
 }
 
 try {
-  printSeedReport(await migrateAndSeed(target, { adminPassword: process.env.ADMIN_PASSWORD }));
+  const report = await migrateAndSeed(target, { adminPassword: process.env.ADMIN_PASSWORD, defaultStorage: true });
+  printSeedReport(report);
+  if (report.storagesAdded > 0)
+    console.log(
+      'Mounted the R2 bucket of wrangler.toml (binding BUCKET) at "/": upload files in the web UI right away',
+    );
 } catch (error) {
   console.error(`Could not migrate ${describeTarget(target)}: ${(error as Error).message}`);
   await endpoint?.close();

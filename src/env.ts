@@ -16,6 +16,11 @@ export interface Env {
   TURSO_AUTH_TOKEN?: string;
   /** The web UI's files (wrangler.toml [assets]); absent in Node unit tests. */
   ASSETS?: Fetcher;
+  /**
+   * The R2 bucket of the default storage (wrangler.toml [[r2_buckets]]); an "R2 Binding" storage may
+   * name any other bucket binding. Absent in Node unit tests and in deploys without R2.
+   */
+  BUCKET?: R2Bucket;
   TOKEN_EXPIRES_IN_HOURS?: string;
   MAX_BODY_BYTES?: string;
   /**

@@ -3,6 +3,7 @@
 import { createApp } from "./app.ts";
 import { cleanUp } from "./cron/cleanup.ts";
 import { openDatabase, type Database } from "./db/client.ts";
+import { useBindings } from "./drivers/bindings.ts";
 import { runBuild } from "./features/search/build.ts";
 import { databaseUrl, type Env } from "./env.ts";
 
@@ -21,8 +22,12 @@ const app = createApp({ database });
 const CRON_BUILD_BUDGET_MS = 60_000;
 
 export default {
-  fetch: app.fetch,
+  fetch(request: Request, env: Env, ctx: ExecutionContext) {
+    useBindings(env);
+    return app.fetch(request, env, ctx);
+  },
   async scheduled(controller, env, ctx) {
+    useBindings(env);
     const sweep = cleanUp(database(env)).then((report) =>
       console.log(JSON.stringify({ cron: controller.cron, removed: report })),
     );

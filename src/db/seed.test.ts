@@ -1,8 +1,8 @@
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { staticHash, verifyStaticHash } from "../auth/password.ts";
-import { roles, settings, users } from "./schema.ts";
-import { seed } from "./seed.ts";
+import { roles, settings, storages, users } from "./schema.ts";
+import { DEFAULT_STORAGE, seed } from "./seed.ts";
 import { SETTING_DEFINITIONS } from "./settings.ts";
 import { createUnitFixture, TEST_ADMIN_PASSWORD, type UnitFixture } from "../../test/support/unit.ts";
 
@@ -81,6 +81,7 @@ describe("seeding again", () => {
       settingsAdded: 0,
       settingsRepaired: 0,
       settingsDeprecated: 0,
+      storagesAdded: 0,
     });
     expect(await fixture.db.select().from(settings)).toEqual(before);
   });
@@ -109,5 +110,25 @@ describe("seeding after the built-in accounts were renamed", () => {
     const report = await seed(fixture.db, { adminPassword: "would be printed" });
     expect(report).toMatchObject({ adminPassword: null, usersAdded: 0 });
     expect((await fixture.db.select().from(users)).map((u) => u.username).sort()).toEqual(["anonymous", "root"]);
+  });
+});
+
+describe("the default storage (npm start)", () => {
+  it("is mounted on a fresh install only: never without the option, never again once an admin exists", async () => {
+    expect(await fixture.db.select().from(storages)).toEqual([]);
+    // An existing install (the admin exists): asking for it changes nothing, so a deleted one stays deleted.
+    expect((await seed(fixture.db, { defaultStorage: true })).storagesAdded).toBe(0);
+    expect(await fixture.db.select().from(storages)).toEqual([]);
+
+    const fresh = await createUnitFixture({ defaultStorage: true });
+    try {
+      const rows = await fresh.db.select().from(storages);
+      expect(rows).toMatchObject([
+        { mountPath: "/", driver: "R2 Binding", addition: DEFAULT_STORAGE.addition, status: "", disabled: false },
+      ]);
+      expect(JSON.parse(rows[0]!.addition)).toEqual({ binding: "BUCKET", root_folder_path: "/", placeholder: "" });
+    } finally {
+      fresh.close();
+    }
   });
 });

@@ -6,7 +6,7 @@ import { hashStaticHash, staticHash } from "../auth/password.ts";
 import { newPermanentToken, randomAlphanumeric } from "../auth/random.ts";
 import { ADMIN_ROLE_ID, ALL_PERMISSIONS, GUEST_ROLE_ID } from "../auth/roles.ts";
 import type { Database } from "./client.ts";
-import { roles, settings, users, type PermissionScope } from "./schema.ts";
+import { roles, settings, storages, users, type PermissionScope } from "./schema.ts";
 import { ALIST_COMPATIBLE_VERSION, SETTING_DEFINITIONS, SettingFlag } from "./settings.ts";
 
 const BUILT_IN_ROLES: { id: number; name: string; description: string; permissionScopes: PermissionScope[] }[] = [
@@ -19,6 +19,23 @@ const BUILT_IN_ROLES: { id: number; name: string; description: string; permissio
   },
 ];
 
+/**
+ * The storage a fresh `npm start` mounts, so a newcomer can store files at once: the Worker's own R2
+ * bucket (wrangler.toml's BUCKET binding, kept under DATA_DIR) at "/" (docs/decisions.md D5.1).
+ */
+export const DEFAULT_STORAGE = {
+  mountPath: "/",
+  driver: "R2 Binding",
+  addition: JSON.stringify({ binding: "BUCKET", root_folder_path: "/", placeholder: "" }),
+  remark: "The Worker's own R2 bucket (binding BUCKET in wrangler.toml), made by the first npm start",
+} as const;
+
+export interface SeedOptions {
+  adminPassword?: string | undefined;
+  /** Mount DEFAULT_STORAGE on a fresh install (the run that creates the admin); npm start asks for it. */
+  defaultStorage?: boolean;
+}
+
 export interface SeedReport {
   /** The admin's first password when this run created the admin, otherwise null. */
   adminPassword: string | null;
@@ -27,9 +44,10 @@ export interface SeedReport {
   settingsAdded: number;
   settingsRepaired: number;
   settingsDeprecated: number;
+  storagesAdded: number;
 }
 
-export async function seed(db: Database, options: { adminPassword?: string | undefined } = {}): Promise<SeedReport> {
+export async function seed(db: Database, options: SeedOptions = {}): Promise<SeedReport> {
   const [existingRoles, existingUsers, existingSettings] = await db.batch([
     db
       .select({ id: roles.id })
@@ -53,6 +71,7 @@ export async function seed(db: Database, options: { adminPassword?: string | und
     settingsAdded: 0,
     settingsRepaired: 0,
     settingsDeprecated: 0,
+    storagesAdded: 0,
   };
 
   const roleIds = new Set(existingRoles.map((r) => r.id));
@@ -92,6 +111,16 @@ export async function seed(db: Database, options: { adminPassword?: string | und
     );
     report.adminPassword = password;
     report.usersAdded++;
+    // Only with the first admin: a later run never brings back a default storage an admin deleted.
+    if (options.defaultStorage) {
+      writes.push(
+        db
+          .insert(storages)
+          .values({ ...DEFAULT_STORAGE, modifiedAtMs: Date.now() })
+          .onConflictDoNothing(),
+      );
+      report.storagesAdded++;
+    }
   }
 
   const stored = new Map(existingSettings.map((s) => [s.key, s]));

@@ -5,6 +5,7 @@ import { crypt } from "./crypt.ts";
 import { ftp } from "./ftp.ts";
 import { commonItems } from "./items.ts";
 import { local } from "./local.ts";
+import { r2 } from "./r2.ts";
 import { s3 } from "./s3.ts";
 import { sftp } from "./sftp.ts";
 import { smb } from "./smb.ts";
@@ -14,7 +15,7 @@ import { virtual } from "./virtual.ts";
 import { webDav } from "./webdav.ts";
 
 /** In alphabetical order, so `names` is stable (AList's is Go map order, random per call). */
-const DRIVERS: readonly Driver[] = [alias, crypt, ftp, local, s3, sftp, smb, urlTree, virtual, webDav];
+const DRIVERS: readonly Driver[] = [alias, crypt, ftp, local, r2, s3, sftp, smb, urlTree, virtual, webDav];
 
 const BY_NAME = new Map(DRIVERS.map((driver) => [driver.config.name, driver]));
 

@@ -1,6 +1,9 @@
 // The web UI in a real browser (Debian's Chromium through playwright-core) against `npm start`, as
-// a new user meets it: open the URL, sign in, use the management pages. Requests to any other host
-// are blocked and fail the test, so a missing local asset shows up.
+// a new user meets it: open the URL, sign in, use the management pages, store a file in the storage
+// a fresh install mounts (R2 through the Worker's binding). Requests to any other host are blocked
+// and fail the test, so a missing local asset shows up.
+import { randomBytes } from "node:crypto";
+import { readFileSync } from "node:fs";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
@@ -132,6 +135,39 @@ describe("the web UI on a fresh npm start", () => {
     await deep.getByRole("cell", { name: "admin", exact: true }).first().waitFor();
     await deep.close();
     expect(blocked).toEqual([]);
+  });
+
+  it("stores files out of the box: the default R2 storage at / takes an upload, lists it and gives it back byte-exact", async () => {
+    const token = await adminToken();
+    const storages = await api("/api/admin/storage/list", { headers: { Authorization: token } });
+    expect(storages.data.content).toMatchObject([{ mount_path: "/", driver: "R2 Binding" }]);
+    const bytes = randomBytes(256 * 1024 + 7);
+    await page.goto(`${server.origin}/`);
+    // The tool bar opens from the round button in the bottom right corner.
+    const viewport = page.viewportSize()!;
+    await page.mouse.click(viewport.width - 36, viewport.height - 36);
+    await page.locator('[tips="upload"]').click();
+    await page.locator('input[type="file"]:not([webkitdirectory])').setInputFiles({
+      name: "first file.bin",
+      mimeType: "application/octet-stream",
+      buffer: bytes,
+    });
+    await page.getByText("Success", { exact: true }).first().waitFor({ timeout: 15_000 });
+    await page.getByRole("dialog").getByRole("button", { name: "Close" }).click();
+    await page.getByRole("dialog").waitFor({ state: "detached" });
+    await page.locator("a.list-item", { hasText: "first file.bin" }).click();
+    await page.waitForURL(/\/first%20file\.bin$/);
+    const download = page.waitForEvent("download");
+    await page.getByRole("button", { name: "Download" }).first().click();
+    const saved = await (await download).path();
+    expect(readFileSync(saved!).equals(bytes)).toBe(true);
+    expect(blocked).toEqual([]);
+    const removed = await api("/api/fs/remove", {
+      method: "POST",
+      headers: { Authorization: token, "Content-Type": "application/json" },
+      body: JSON.stringify({ dir: "/", names: ["first file.bin"] }),
+    });
+    expect(removed.code).toBe(200);
   });
 
   it("browses a mounted storage, opens a text file, and uploads, creates, renames and deletes through the UI", async () => {

@@ -1,7 +1,8 @@
 // Real WebDAV clients against a fresh `npm start` (wrangler dev, the local database), with real
 // upstreams on 127.0.0.1: rclone (Debian's) copies a tree in through /dav and back out unchanged,
-// signed in with an app password, and litmus (the WebDAV protocol test suite, Debian's) runs its
-// basic, copymove, props, locks and http suites against an S3 and a WebDAV upstream.
+// signed in with an app password, and does the same on the R2 bucket a fresh install mounts at /;
+// litmus (the WebDAV protocol test suite, Debian's) runs its basic, copymove, props, locks and http
+// suites against an S3 and a WebDAV upstream.
 import { execFile } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import {
@@ -181,6 +182,55 @@ describe("rclone through /dav", () => {
     const used = await api("/api/me/app_password/list");
     expect(used.data[0].last_used).not.toBeNull();
   }, 240_000);
+});
+
+describe("rclone on the default storage", () => {
+  it("copies a tree into the R2 bucket a fresh npm start mounts at /, checks it, and brings it back unchanged", async () => {
+    const storages = await api("/api/admin/storage/list");
+    expect(storages.data.content.find((s: { mount_path: string }) => s.mount_path === "/")).toMatchObject({
+      driver: "R2 Binding",
+    });
+    const source = join(work, "r2-source");
+    const files: Record<string, Buffer> = {
+      "empty.txt": Buffer.alloc(0),
+      "random.bin": randomBytes(2 * 1024 * 1024 + 5),
+      "docs/zoë — ünïcode.txt": Buffer.from("unicode name\n"),
+      "docs/a+b&c=d 100%.txt": Buffer.from("reserved characters\n"),
+    };
+    for (const [path, bytes] of Object.entries(files)) {
+      mkdirSync(join(source, path, ".."), { recursive: true });
+      writeFileSync(join(source, path), bytes);
+    }
+    const env = {
+      ...process.env,
+      RCLONE_CONFIG_GH_TYPE: "webdav",
+      RCLONE_CONFIG_GH_URL: `${server.origin}/dav`,
+      RCLONE_CONFIG_GH_VENDOR: "other",
+      RCLONE_CONFIG_GH_USER: "admin",
+      RCLONE_CONFIG_GH_PASS: (await run("rclone", ["obscure", ADMIN_PASSWORD])).stdout.trim(),
+    };
+    const rclone = (...args: string[]) =>
+      run("rclone", ["--config", "/dev/null", "--retries", "1", "--low-level-retries", "1", ...args], {
+        env,
+        timeout: 120_000,
+      });
+    await rclone("copy", source, "gh:r2-tree");
+    expect((await rclone("lsf", "-R", "gh:r2-tree")).stdout.split("\n").filter(Boolean).sort()).toEqual([
+      "docs/",
+      "docs/a+b&c=d 100%.txt",
+      "docs/zoë — ünïcode.txt",
+      "empty.txt",
+      "random.bin",
+    ]);
+    await rclone("check", source, "gh:r2-tree");
+    const back = join(work, "r2-back");
+    await rclone("copy", "gh:r2-tree", back);
+    const copied = tree(back);
+    expect([...copied.keys()].sort()).toEqual(Object.keys(files).sort());
+    for (const [path, bytes] of Object.entries(files)) expect(copied.get(path)!.equals(bytes), path).toBe(true);
+    await rclone("purge", "gh:r2-tree");
+    await expect(rclone("lsf", "gh:r2-tree")).rejects.toThrow();
+  }, 120_000);
 });
 
 describe("litmus, the WebDAV protocol test suite", () => {

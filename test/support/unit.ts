@@ -56,10 +56,10 @@ export interface UnitFixture {
   close(): void;
 }
 
-export async function createUnitFixture(): Promise<UnitFixture> {
+export async function createUnitFixture(seedOptions: { defaultStorage?: boolean } = {}): Promise<UnitFixture> {
   const dir = mkdtempSync(join(tmpdir(), "gatehouse-unit-"));
   const target = { url: `file:${join(dir, "gatehouse.db")}` };
-  await migrateAndSeed(target, { adminPassword: TEST_ADMIN_PASSWORD });
+  await migrateAndSeed(target, { adminPassword: TEST_ADMIN_PASSWORD, ...seedOptions });
   const { db, close } = openNodeDatabase(target);
   const app = createApp({ database: () => db });
   return {

@@ -1,9 +1,9 @@
 // The WebDAV server at /dav inside workerd, against the real upstreams (s3rver, webdav-server,
-// ftp-srv): every method on each, each write read back from the upstream itself; the sign-in rules
+// ftp-srv) and R2 through the Worker's binding: every method on each, each write read back from the upstream itself; the sign-in rules
 // (app passwords, no 2FA bypass, the shared lockout, disabled users and changed passwords on the
 // next request); permissions, metas and base paths; locks; the refusals RFC 4918 names; and one
 // database round trip per request.
-import { exports } from "cloudflare:workers";
+import { env, exports } from "cloudflare:workers";
 import { TOTP } from "otpauth";
 import { beforeAll, describe, expect, inject, it } from "vitest";
 import { basic, type DavInit, dav, hrefs } from "../../../test/support/dav-client.ts";
@@ -96,6 +96,7 @@ beforeAll(async () => {
       })
     ).code,
   ).toBe(200);
+  expect((await create("/r2", "R2 Binding", { root_folder_path: "/davs" })).code).toBe(200);
   // The first Basic request of the admin in this isolate runs PBKDF2; later ones do not.
   expect((await dav("PROPFIND", "/", { headers: { Depth: "0" } })).status).toBe(207);
 });
@@ -233,6 +234,7 @@ describe("files on each upstream", () => {
         return (await exports.default.fetch(`http://gatehouse.test/d/ftp${path}?sign=${found.data.sign}`)).text();
       },
     },
+    { mount: "/r2", read: async (path: string) => (await env.BUCKET!.get(`davs${path}`))?.text() ?? null },
   ];
   for (const { mount, read } of upstreams) {
     it(`MKCOL, PUT, GET with Range, COPY, MOVE and DELETE on ${mount}, each seen upstream`, async () => {
@@ -713,7 +715,7 @@ describe("subtrees, hidden paths, anchored folders and write metas", () => {
 
 describe("Range checked before any upstream call", () => {
   it("serves the whole file for an inverted range (bytes=5-2), as for the other invalid spellings, on every upstream", async () => {
-    for (const mount of ["/up", "/ftp", "/s3"]) {
+    for (const mount of ["/up", "/ftp", "/s3", "/r2"]) {
       expect((await dav("PUT", `${mount}/inverted.txt`, { body: "0123456789" })).status, mount).toBe(201);
       for (const range of ["bytes=5-2", "bytes=x-1", "bytes=-"]) {
         const reply = await dav("GET", `${mount}/inverted.txt`, { headers: { Range: range } });
@@ -728,7 +730,7 @@ describe("Range checked before any upstream call", () => {
 });
 
 describe("PUT whose body ends before its Content-Length", () => {
-  for (const mount of ["/up", "/ftp"]) {
+  for (const mount of ["/up", "/ftp", "/r2"]) {
     it(`answers a 5xx and leaves no partial file on ${mount}`, async () => {
       for (const how of ["error", "close"] as const) {
         const reply = await dav("PUT", `${mount}/cut-${how}.txt`, {

@@ -152,6 +152,24 @@ const EXPECTED: Record<string, { config: ReturnType<typeof config>; common: stri
       ],
     ],
   },
+  // Gatehouse's own driver, not AList's (docs/decisions.md D7.1): always proxied, so the common
+  // items of a driver that cannot redirect.
+  "R2 Binding": {
+    config: config("R2 Binding", { local_sort: true, only_proxy: true }, "/"),
+    common: [...HEAD, "cache_expiration", "webdav_native", ...TAIL],
+    additional: [
+      [
+        "binding",
+        "string",
+        "BUCKET",
+        "",
+        true,
+        "The name of an R2 bucket binding of this Worker ([[r2_buckets]] binding in wrangler.toml)",
+      ],
+      ["root_folder_path", "string", "/", "", true, ""],
+      ["placeholder", "string", "", "", false, "The empty object that keeps an empty folder; .alist when empty"],
+    ],
+  },
   FTP: {
     config: config("FTP", { local_sort: true, only_local: true }, "/"),
     common: [...HEAD, "cache_expiration", "webdav_native", ...TAIL],
@@ -271,8 +289,8 @@ const expectedInfo = (name: string) => {
 };
 
 describe("driver templates", () => {
-  it("names the ten drivers in alphabetical order, the same on every call", async () => {
-    const names = ["Alias", "Crypt", "FTP", "Local", "S3", "SFTP", "SMB", "UrlTree", "Virtual", "WebDav"];
+  it("names the eleven drivers in alphabetical order, the same on every call", async () => {
+    const names = ["Alias", "Crypt", "FTP", "Local", "R2 Binding", "S3", "SFTP", "SMB", "UrlTree", "Virtual", "WebDav"];
     expect(await getAs(fixture, "/api/admin/driver/names", admin)).toEqual({
       code: 200,
       message: "success",
