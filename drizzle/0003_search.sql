@@ -9,7 +9,7 @@ CREATE TABLE `search_nodes` (
 );
 --> statement-breakpoint
 CREATE UNIQUE INDEX `search_nodes_path_idx` ON `search_nodes` (`path`);--> statement-breakpoint
-CREATE INDEX `search_nodes_name_idx` ON `search_nodes` (`name`,`path`);--> statement-breakpoint
+CREATE INDEX `search_nodes_name_idx` ON `search_nodes` (`name`,`path`,`folded`);--> statement-breakpoint
 CREATE TABLE `search_queue` (
 	`path` text PRIMARY KEY NOT NULL,
 	`depth` integer NOT NULL,

@@ -270,7 +270,8 @@ export const searchNodes = sqliteTable(
   },
   (table) => [
     uniqueIndex("search_nodes_path_idx").on(table.path),
-    index("search_nodes_name_idx").on(table.name, table.path),
+    // By name for the pages; with the folded name, a short keyword's LIKE scans this index, not the table.
+    index("search_nodes_name_idx").on(table.name, table.path, table.folded),
   ],
 );
 

@@ -946,6 +946,8 @@ export interface BodylessRoute {
   group: Group;
   caller: Caller;
   keep: (db: Database) => Promise<() => Promise<void>>;
+  /** The envelope codes it answers (200 unless said). */
+  answers?: number[];
 }
 
 let clientAddress = 0;
@@ -1243,7 +1245,16 @@ export const JSON_ROUTES: JsonRoute[] = [
   },
   // Admins only: the fuzz user is refused (403) whatever it sends.
   { path: "/api/fs/link", group: "fs-metas", caller: "user", ...fromSchema("/api/fs/link"), ...FS_WRITE },
-  // Answers 500 `search not available` to any well-formed body: there is no index to search.
+  // search_index is none (the default): 500 `search not available` to any well-formed body.
+  {
+    path: "/api/admin/index/update",
+    group: "fs-metas",
+    caller: "admin",
+    ...fromSchema("/api/admin/index/update"),
+    variants: [{ body: {}, anchor: [] }],
+    alsoRefused: [500],
+    alsoValid: [500],
+  },
   {
     path: "/api/fs/search",
     group: "fs-metas",
@@ -1668,6 +1679,16 @@ export const BODYLESS_ROUTES: BodylessRoute[] = [
     },
   },
   { path: "/api/admin/storage/load_all", group: "storages-drivers", caller: "admin", keep: async () => async () => {} },
+  // search_index is none (the default): `search not available` whatever the body.
+  ...["build", "stop", "clear"].map(
+    (name): BodylessRoute => ({
+      path: `/api/admin/index/${name}`,
+      group: "fs-metas",
+      caller: "admin",
+      keep: async () => async () => {},
+      answers: [500],
+    }),
+  ),
 ];
 
 // ---------------------------------------------------------------------------------------------
@@ -2275,7 +2296,7 @@ function bodylessRouteProperty(route: BodylessRoute): FuzzProperty {
         ),
         ([body, type]) => ({
           request: { method: "POST", path: route.path, caller: route.caller, contentType: type, body },
-          answers: [200],
+          answers: route.answers ?? [200],
         }),
         10,
         restore,

@@ -215,11 +215,24 @@ export const writeProgress = (db: Database, progress: object) =>
     .set({ value: JSON.stringify(progress) })
     .where(eq(settings.key, PROGRESS));
 
+/**
+ * The whole index emptied: FTS5's 'delete-all', then the rows with the per-row trigger skipped (a
+ * queue row of path "" is its marker, inside this batch's transaction only: no one else sees it).
+ */
+function emptyIndex(db: Database): BatchItem<"sqlite">[] {
+  return [
+    db.insert(searchQueue).values({ path: "", depth: 0 }).onConflictDoNothing(),
+    db.run(sql`INSERT INTO search_fts (search_fts) VALUES ('delete-all')`),
+    db.delete(searchNodes),
+    db.delete(searchQueue).where(eq(searchQueue.path, "")),
+  ];
+}
+
 /** A new build: the index emptied, `/` queued, the progress at zero; one batch. */
 export function startBuild(db: Database, depth: number): BatchItem<"sqlite">[] {
   return [
     db.delete(searchQueue),
-    db.delete(searchNodes),
+    ...emptyIndex(db),
     db.insert(searchQueue).values({ path: "/", depth }),
     writeProgress(db, { obj_count: 0, is_done: false, last_done_time: null, error: "" }),
   ];
@@ -245,7 +258,7 @@ const finishProgress = (db: Database) =>
 export const stopBuild = (db: Database): BatchItem<"sqlite">[] => [db.delete(searchQueue), finishProgress(db)];
 
 export const clearIndex = (db: Database): BatchItem<"sqlite">[] => [
-  db.delete(searchNodes),
+  ...emptyIndex(db),
   writeProgress(db, { obj_count: 0, is_done: true, last_done_time: null, error: "" }),
 ];
 
