@@ -50,6 +50,21 @@ async function adminToken(): Promise<string> {
   return reply.data.token as string;
 }
 
+/**
+ * Opens the tool bar (upload, new folder, …): the round button in the bottom right corner toggles
+ * it, and the UI keeps it open from one folder to the next.
+ */
+async function openToolbar(): Promise<void> {
+  const viewport = page.viewportSize()!;
+  const upload = page.locator('[tips="upload"]');
+  await expect
+    .poll(async () => {
+      if (!(await upload.isVisible())) await page.mouse.click(viewport.width - 36, viewport.height - 36);
+      return upload.isVisible();
+    })
+    .toBe(true);
+}
+
 describe("the web UI on a fresh npm start", () => {
   it("renders the sign-in page from this origin alone", async () => {
     const load = await measureLoad(context, server.origin, "/", 'input[name="username"]');
@@ -142,10 +157,14 @@ describe("the web UI on a fresh npm start", () => {
     const storages = await api("/api/admin/storage/list", { headers: { Authorization: token } });
     expect(storages.data.content).toMatchObject([{ mount_path: "/", driver: "R2 Binding" }]);
     const bytes = randomBytes(256 * 1024 + 7);
-    await page.goto(`${server.origin}/`);
-    // The tool bar opens from the round button in the bottom right corner.
-    const viewport = page.viewportSize()!;
-    await page.mouse.click(viewport.width - 36, viewport.height - 36);
+    // Signed in through the form, as a newcomer: the UI then opens the home folder, the default storage.
+    await page.goto(`${server.origin}/@login`);
+    await page.locator('input[name="username"]').fill("admin");
+    await page.locator('input[name="password"]').fill(ADMIN_PASSWORD);
+    const listed = page.waitForResponse((response) => response.url().endsWith("/api/fs/list"));
+    await page.getByRole("button", { name: "Login" }).click();
+    expect(await (await listed).json()).toMatchObject({ code: 200, data: { provider: "R2 Binding", write: true } });
+    await openToolbar();
     await page.locator('[tips="upload"]').click();
     await page.locator('input[type="file"]:not([webkitdirectory])').setInputFiles({
       name: "first file.bin",
@@ -213,9 +232,7 @@ describe("the web UI on a fresh npm start", () => {
         ).status;
       await page.goto(`${server.origin}/library`);
       await page.getByText("hello.txt", { exact: true }).waitFor();
-      // The tool bar opens from the round button in the bottom right corner.
-      const viewport = page.viewportSize()!;
-      await page.mouse.click(viewport.width - 36, viewport.height - 36);
+      await openToolbar();
       await page.locator('[tips="mkdir"]').click();
       await page.getByRole("dialog").locator("input:not([type=checkbox])").fill("made-in-ui");
       await page.keyboard.press("Enter");

@@ -339,7 +339,7 @@ describe("bad input", () => {
       {
         row: '#3 "/baidu" (BaiduNetdisk)',
         reason:
-          'driver "BaiduNetdisk" is not one Gatehouse has (Alias, Crypt, FTP, Local, S3, SFTP, SMB, UrlTree, Virtual, WebDav)',
+          'driver "BaiduNetdisk" is not one Gatehouse has (Alias, Crypt, FTP, Local, R2 Binding, S3, SFTP, SMB, UrlTree, Virtual, WebDav)',
       },
       { row: '#4 "/good/" (Virtual)', reason: "another AList storage is mounted at /good" },
       {
