@@ -2,7 +2,11 @@
 // chunks staged beside the target, joined by one upload): the file lands byte-exact and listed
 // with its size, nothing stays pending upstream, a lost client resumes from `status`, and every
 // refusal is a clear envelope that leaves no file behind.
+import { env } from "cloudflare:test";
 import { exports } from "cloudflare:workers";
+import { openDatabase } from "../../db/client.ts";
+import { databaseUrl } from "../../env.ts";
+import { sweepUploads } from "./sweep.ts";
 import { beforeAll, beforeEach, describe, expect, inject, it } from "vitest";
 import { sql } from "../../../test/support/libsql-http.ts";
 import {
@@ -317,5 +321,30 @@ describe("chunked uploads to WebDAV (staged)", () => {
     expect((await abort(admin, id)).code).toBe(200);
     expect((await upstreamDav("PROPFIND", `/library/mp2/${staging}`, { headers: { Depth: "0" } })).status).toBe(404);
     expect(await upstreamDavText("/library/mp2/gone.bin")).toBeNull();
+  });
+});
+
+describe("the cron job", () => {
+  it("aborts sessions idle for a day upstream and deletes them, and forgets completed ones after an hour", async () => {
+    await mountS3Root(admin, "mp");
+    const id = (await init(admin, "/s3/abandoned.bin", FILE.length)).data.upload_id as string;
+    expect((await sendChunk(admin, id, 0, slice(FILE, 5 * MIB, 0))).code).toBe(200);
+    const fresh = (await init(admin, "/s3/fresh.bin", FILE.length)).data.upload_id as string;
+    const { url, authToken } = databaseUrl(env);
+    const db = openDatabase(url, authToken);
+    expect(await sweepUploads(db)).toEqual({ aborted: 0, removed: 0, failed: 0 });
+    await sql("UPDATE upload_sessions SET last_active = last_active - 86401 WHERE id = ?", [id]);
+    expect(await sweepUploads(db)).toEqual({ aborted: 1, removed: 1, failed: 0 });
+    expect(await s3PendingUploads("mp/abandoned.bin")).toEqual([]);
+    expect(await sql("SELECT id FROM upload_sessions")).toEqual([[fresh]]);
+    expect((await abort(admin, fresh)).code).toBe(200);
+    // A completed session (its upstream work done) only leaves the table.
+    const done = (await init(admin, "/s3/done.bin", FILE.length)).data.upload_id as string;
+    expect((await abort(admin, done)).code).toBe(200);
+    await sql(
+      "INSERT INTO upload_sessions (id, user_id, path, overwrite, storage_id, actual_dir, upstream_id, size, chunk_size, content_type, state, last_active) VALUES ('old', 1, '/s3/x', 1, 1, '/', 'u', 1, 1, 'x', 'completed', unixepoch() - 3601)",
+    );
+    expect(await sweepUploads(db)).toEqual({ aborted: 0, removed: 1, failed: 0 });
+    expect(await sql("SELECT count(*) FROM upload_sessions")).toEqual([[0]]);
   });
 });
