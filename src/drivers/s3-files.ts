@@ -25,6 +25,8 @@ export const MAX_OBJECTS_PER_REQUEST = 1000;
 const DEFAULT_SIGN_HOURS = 4;
 /** The largest single PutObject S3 accepts. */
 const MAX_PUT_BYTES = 5 * 1024 ** 3;
+/** How long a presigned direct upload may start: enough to begin, not to keep a door open. */
+const DIRECT_UPLOAD_SECONDS = 15 * 60;
 /** S3's smallest part of a multipart upload, except the last. */
 export const S3_MIN_PART_BYTES = 5 * 1024 ** 2;
 
@@ -356,7 +358,43 @@ export function s3Files(storage: StorageHandle): FileBackend {
     },
 
     parts: multipart(),
+
+    ...(addition.flag("enable_direct_upload")
+      ? {
+          async directUpload(dir: string, name: string, size: number) {
+            return { url: await presignPut(keyOf(joinActual(dir, name)), size), method: "PUT" as const, headers: {} };
+          },
+        }
+      : {}),
   };
+
+  /**
+   * A PutObject of exactly `size` bytes to `key`, valid DIRECT_UPLOAD_SECONDS (OpenList signs no
+   * length and keeps it for `sign_url_expire` hours: docs/decisions.md D11.4). The browser sends
+   * Content-Length itself, so signing it costs the client nothing. `direct_upload_host` replaces
+   * the host after signing, as OpenList does (drivers/s3/util.go:80-93): that host must accept the
+   * endpoint's signature.
+   */
+  async function presignPut(key: string, size: number): Promise<string> {
+    const url = new URL(urlOf(key));
+    url.searchParams.set("X-Amz-Expires", String(DIRECT_UPLOAD_SECONDS));
+    const signed = new URL(
+      (
+        await client.sign(url.toString(), {
+          method: "PUT",
+          headers: { "Content-Length": String(size) },
+          aws: { signQuery: true, allHeaders: true },
+        })
+      ).url,
+    );
+    const host = addition.text("direct_upload_host");
+    if (host) {
+      const custom = new URL(/^https?:\/\//i.test(host) ? host : `${signed.protocol}//${host}`);
+      signed.protocol = custom.protocol;
+      signed.host = custom.host;
+    }
+    return signed.toString();
+  }
 
   /**
    * S3's multipart upload: part i+1 carries chunk i, each streamed with its length; the parts

@@ -93,6 +93,7 @@ const BUDGET: Record<string, number> = {
   "GET /api/fs/multipart/status": 1,
   "POST /api/fs/multipart/complete": 1,
   "POST /api/fs/multipart/abort": 1,
+  "POST /api/fs/get_direct_upload_info": 1,
   "GET /api/task/:kind/undone": 1,
   "GET /api/admin/task/:kind/undone": 1,
   "GET /api/task/:kind/done": 1,

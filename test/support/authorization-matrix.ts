@@ -216,6 +216,7 @@ export const ROUTES: RouteRow[] = [
   { method: "GET", path: "/api/fs/multipart/status", access: SIGNED_IN },
   { method: "POST", path: "/api/fs/multipart/complete", access: SIGNED_IN },
   { method: "POST", path: "/api/fs/multipart/abort", access: SIGNED_IN },
+  { method: "POST", path: "/api/fs/get_direct_upload_info", access: SIGNED_IN, body: {}, alsoAnswers: [403] },
 
   ...(["undone", "done"] as const).flatMap((state): RouteRow[] => [
     {

@@ -1243,6 +1243,13 @@ export const JSON_ROUTES: JsonRoute[] = [
   },
   // Admins only: the fuzz user is refused (403) whatever it sends.
   { path: "/api/fs/link", group: "fs-metas", caller: "user", ...fromSchema("/api/fs/link"), ...FS_WRITE },
+  {
+    path: "/api/fs/get_direct_upload_info",
+    group: "fs-metas",
+    caller: "user",
+    ...fromSchema("/api/fs/get_direct_upload_info"),
+    ...FS_WRITE,
+  },
   // Answers 500 `search not available` to any well-formed body: there is no index to search.
   {
     path: "/api/fs/search",

@@ -10,20 +10,22 @@ import { ApiError } from "../../http/errors.ts";
 import type { AppEnv } from "../../http/context.ts";
 import { ok } from "../../http/envelope.ts";
 import { createRoute } from "../../http/openapi.ts";
-import { envelopeResponse, type Router } from "../../http/router.ts";
+import { envelopeResponse, jsonBody, type Router } from "../../http/router.ts";
 import { cleanPath } from "../../lib/path.ts";
 import { FILE_EXISTS, PERMISSION_DENIED } from "../fs/messages.ts";
 import { fileFailure } from "../fs/mounts.ts";
 import { exists, makeDirs } from "../fs/operations.ts";
-import { hasRelativeSegment, isWithin, joinBasePath } from "../fs/path.ts";
+import { hasRelativeSegment, isValidName, isWithin, joinBasePath, joinName } from "../fs/path.ts";
 import { fullPathOf, viewerOf, type Viewer } from "../fs/rules.ts";
 import { partsOf } from "../fs/staged-parts.ts";
-import { fsStateReads } from "../fs/store.ts";
+import { fsRoute, fsStateReads } from "../fs/store.ts";
 import { uploadChecks, uploadPath } from "../fs/write-routes.ts";
 import {
   cannotComplete,
   CHUNK_INDEX_INVALID,
   CHUNK_SIZE_INVALID,
+  DIRECT_UPLOAD_OFF,
+  FILE_NAME_INVALID,
   chunkDiffers,
   chunkOutOfRange,
   chunkSizeWrong,
@@ -167,6 +169,40 @@ const abort = createRoute({
   ...uploadRoute(),
   request: { headers: UploadIdHeader },
   responses: envelopeResponse(z.null(), "Dropped"),
+});
+
+const directUploadInfo = createRoute({
+  method: "post",
+  path: "/api/fs/get_direct_upload_info",
+  tags: ["fs"],
+  summary: "HTTP Direct: a short-lived URL to PUT one file straight into an S3 storage that opted in",
+  ...fsRoute((body) => ({
+    paths: typeof body.path === "string" && !hasRelativeSegment(body.path) ? [joinBasePath("/", body.path) ?? "/"] : [],
+    folders: [],
+  })),
+  request: {
+    headers: z.object({
+      overwrite: z.optional(z.string()).openapi({ description: "`false`: refuse when the file exists" }),
+      password: z.optional(z.string()),
+    }),
+    body: jsonBody(
+      z.object({
+        path: z.string().check(z.maxLength(4096)).openapi({ description: "The target folder" }),
+        file_name: z.string().check(z.maxLength(1024)),
+        file_size: z.number().check(z.int(), z.nonnegative()),
+        tool: z._default(z.string().check(z.maxLength(64)), "HttpDirect"),
+      }),
+    ),
+  },
+  responses: envelopeResponse(
+    z.object({
+      upload_url: z.string(),
+      method: z.string(),
+      chunk_size: z.number().openapi({ description: "0: the whole file in one request" }),
+      headers: z.record(z.string(), z.string()),
+    }),
+    "Upload there",
+  ),
 });
 
 /** The caller's session the request names: 404 when none (or someone else's), 410 when it expired. */
@@ -343,6 +379,22 @@ export function registerUploadRoutes(app: Router) {
     }
     await markCompleted(c.var.db, session.id, nowSeconds());
     return ok(c, snapshot({ ...session, state: "completed" }, []));
+  });
+
+  app.openapi(directUploadInfo, async (c) => {
+    const body = c.req.valid("json");
+    const viewer = viewerOf(c.var.caller);
+    if (!isValidName(body.file_name)) throw new ApiError(403, FILE_NAME_INVALID);
+    const path = joinName(fullPathOf(viewer, body.path), body.file_name);
+    const { name, dir, tree } = uploadChecks(c, viewer, path, c.req.header("Password") ?? "");
+    if (c.req.header("Overwrite") === "false" && (await exists(tree, path))) throw new ApiError(403, FILE_EXISTS);
+    const mounted = await tree.mount(dir);
+    if (!mounted.backend.directUpload) throw new ApiError(403, DIRECT_UPLOAD_OFF);
+    if (mounted.actualPath !== "/") await makeDirs(tree, dir);
+    const direct = await mounted.backend
+      .directUpload(mounted.actualPath, name, body.file_size)
+      .catch((error: unknown) => Promise.reject(fileFailure(error, "")));
+    return ok(c, { upload_url: direct.url, method: direct.method, chunk_size: 0, headers: direct.headers });
   });
 
   app.openapi(abort, async (c) => {

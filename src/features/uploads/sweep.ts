@@ -25,7 +25,11 @@ export async function sweepUploads(db: Database, now = Math.floor(Date.now() / 1
     if (session.state !== "completed" && storage) {
       try {
         const mounted = mountedFor(db, storage, session.actualDir);
-        await partsOf(mounted).abort({ dir: session.actualDir, name: baseName(session.path), uploadId: session.upstreamId });
+        await partsOf(mounted).abort({
+          dir: session.actualDir,
+          name: baseName(session.path),
+          uploadId: session.upstreamId,
+        });
         report.aborted++;
       } catch (error) {
         console.error(JSON.stringify({ sweep: "uploads", session: session.id, error: String(error) }));

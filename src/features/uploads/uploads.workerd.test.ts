@@ -11,8 +11,10 @@ import { beforeAll, beforeEach, describe, expect, inject, it } from "vitest";
 import { sql } from "../../../test/support/libsql-http.ts";
 import {
   mountS3Root,
+  s3Addition,
   s3Object,
   s3PendingUploads,
+  s3Put,
   upstreamDav,
   upstreamDavText,
 } from "../../../test/support/upstreams.ts";
@@ -346,5 +348,70 @@ describe("the cron job", () => {
     );
     expect(await sweepUploads(db)).toEqual({ aborted: 0, removed: 1, failed: 0 });
     expect(await sql("SELECT count(*) FROM upload_sessions")).toEqual([[0]]);
+  });
+});
+
+describe("HTTP Direct on S3", () => {
+  const mountDirect = async (enabled: boolean) => {
+    await s3Put("direct/keep", "");
+    const made = await mountStorage(admin, "/s3", "S3", {
+      ...s3Addition(),
+      root_folder_path: "/direct",
+      enable_direct_upload: enabled,
+    });
+    expect(made.code, made.message).toBe(200);
+  };
+  const info = (token: string, body: Record<string, unknown>, headers: Record<string, string> = {}) =>
+    request(
+      token,
+      "POST",
+      "/api/fs/get_direct_upload_info",
+      { "Content-Type": "application/json", ...headers },
+      JSON.stringify(body),
+    );
+
+  it("advertises HttpDirect only to callers who may write, and presigns one PUT of exactly the file's size", async () => {
+    await mountDirect(true);
+    const reader = await member(admin, "direct-reader", { "/": 0 });
+    expect((await callApi(admin, "/api/fs/list", { path: "/s3" })).data.direct_upload_tools).toEqual(["HttpDirect"]);
+    expect((await callApi(reader, "/api/fs/list", { path: "/s3" })).data).not.toHaveProperty("direct_upload_tools");
+
+    const file = fileOf(300_001, 9);
+    const given = await info(admin, {
+      path: "/s3/in",
+      file_name: "direct.bin",
+      file_size: file.length,
+      tool: "HttpDirect",
+    });
+    expect(given).toMatchObject({ code: 200, data: { method: "PUT", chunk_size: 0, headers: {} } });
+    const url = new URL(given.data.upload_url);
+    expect(url.pathname).toBe(`/gatehouse-bucket/direct/in/direct.bin`);
+    expect(url.searchParams.get("X-Amz-Expires")).toBe("900");
+    expect(url.searchParams.get("X-Amz-SignedHeaders")).toBe("content-length;host");
+    const put = await fetch(given.data.upload_url, { method: "PUT", body: file });
+    expect(put.status).toBe(200);
+    expect(await sha((await s3Bytes("direct/in/direct.bin"))!)).toBe(await sha(file));
+
+    expect(await info(reader, { path: "/s3", file_name: "x.bin", file_size: 1 })).toEqual({
+      code: 403,
+      message: "permission denied",
+      data: null,
+    });
+    expect((await info(admin, { path: "/s3/in", file_name: "../x", file_size: 1 })).message).toBe(
+      "using relative path is not allowed",
+    );
+    expect(
+      (await info(admin, { path: "/s3/in", file_name: "direct.bin", file_size: 1 }, { Overwrite: "false" })).message,
+    ).toBe("file exists");
+  });
+
+  it("is refused, and not advertised, on a storage that did not opt in", async () => {
+    await mountDirect(false);
+    expect((await callApi(admin, "/api/fs/list", { path: "/s3" })).data).not.toHaveProperty("direct_upload_tools");
+    expect(await info(admin, { path: "/s3", file_name: "x.bin", file_size: 1 })).toEqual({
+      code: 403,
+      message: "direct upload is not enabled on this storage",
+      data: null,
+    });
   });
 });
