@@ -1,11 +1,12 @@
 // The Worker entry: HTTP requests go to the Hono app, the cron trigger to the cleanup sweep and the
-// search index build's next steps (docs/decisions.md D11.2).
+// search index build's next steps (docs/decisions.md D11.2), and the sweep of abandoned chunked uploads.
 import { createApp } from "./app.ts";
 import { cleanUp } from "./cron/cleanup.ts";
 import { openDatabase, type Database } from "./db/client.ts";
 import { useBindings } from "./drivers/bindings.ts";
 import { runBuild } from "./features/search/build.ts";
 import { databaseUrl, type Env } from "./env.ts";
+import { sweepUploads } from "./features/uploads/sweep.ts";
 
 // One client per isolate and database: it is stateless over HTTP, so reuse only saves setup.
 let cached: { key: string; db: Database } | undefined;
@@ -28,11 +29,12 @@ export default {
   },
   async scheduled(controller, env, ctx) {
     useBindings(env);
-    const sweep = cleanUp(database(env)).then((report) =>
-      console.log(JSON.stringify({ cron: controller.cron, removed: report })),
+    const db = database(env);
+    const sweep = Promise.all([cleanUp(db), sweepUploads(db)]).then(([report, uploads]) =>
+      console.log(JSON.stringify({ cron: controller.cron, removed: report, uploads })),
     );
     // A build or update still running continues here (nothing to do when its queue is empty).
-    const build = runBuild(database(env), CRON_BUILD_BUDGET_MS).then((report) => {
+    const build = runBuild(db, CRON_BUILD_BUDGET_MS).then((report) => {
       if (report.steps > 0) console.log(JSON.stringify({ cron: controller.cron, index: report }));
     });
     ctx.waitUntil(build);

@@ -1256,6 +1256,14 @@ export const JSON_ROUTES: JsonRoute[] = [
     alsoValid: [500],
   },
   {
+    path: "/api/fs/get_direct_upload_info",
+    group: "fs-metas",
+    caller: "user",
+    ...fromSchema("/api/fs/get_direct_upload_info"),
+    ...FS_WRITE,
+  },
+  // search_index is none (the default): 500 `search not available` to any well-formed body.
+  {
     path: "/api/fs/search",
     group: "fs-metas",
     caller: "user",
@@ -1528,6 +1536,8 @@ const QUERY_ROWS: QueryRow[] = [
   ...["/d/{path}", "/p/{path}"].map(
     (path): QueryRow => ({ method: "GET", path, group: "fs-metas", caller: "anonymous", answers: [401] }),
   ),
+  // Whatever the id, the caller has no such session (400: a query its schema refuses).
+  { method: "GET", path: "/api/fs/multipart/status", group: "fs-metas", caller: "user", answers: [400, 404] },
   { method: "GET", path: "/api/admin/meta/list", group: "fs-metas", caller: "admin", answers: READS },
   { method: "GET", path: "/api/admin/meta/get", group: "fs-metas", caller: "admin", answers: READS },
   { method: "POST", path: "/api/admin/meta/delete", group: "fs-metas", caller: "admin", answers: WRITES },
@@ -1657,6 +1667,12 @@ const QUERY_ROWS: QueryRow[] = [
 ];
 
 export const QUERY_ROUTES: QueryRoute[] = QUERY_ROWS.map(queryRoute);
+
+/**
+ * POST routes whose only input is headers (the chunked upload API, as OpenList's web UI calls it):
+ * no body or query to fuzz; src/features/uploads/uploads.workerd.test.ts covers their refusals.
+ */
+export const HEADER_ROUTES = ["/api/fs/multipart/init", "/api/fs/multipart/complete", "/api/fs/multipart/abort"];
 
 export const BODYLESS_ROUTES: BodylessRoute[] = [
   {

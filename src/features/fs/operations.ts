@@ -146,19 +146,26 @@ async function copyAcross(source: Mounted, target: Mounted, name: string): Promi
     return;
   }
   need(target, "put");
-  const linked = await source.backend.link(source.actualPath, { redirect: false });
-  let body: ReadableStream<Uint8Array>;
-  if ("source" in linked) body = object.size === 0 ? emptyBody() : await linked.source.read(0, object.size - 1);
-  else {
-    const response = await fetch(linked.url, {
-      headers: linked.headers ?? {},
-      redirect: linked.headers ? "manual" : "follow",
-    });
-    if (!response.ok || !response.body) throw new FileError("upstream", copyReadFailed(name, response.status));
-    body = response.body;
-  }
+  const body = await readWhole(source.backend, source.actualPath, object.size);
   // A source that breaks off midway leaves no partial copy either.
   await putFile(target, { name, size: object.size, body, contentType: "application/octet-stream" });
+}
+
+/** The bytes of the file at `actualPath` of a backend, `size` long, streamed from its link. */
+export async function readWhole(
+  backend: FileBackend,
+  actualPath: string,
+  size: number,
+): Promise<ReadableStream<Uint8Array>> {
+  const linked = await backend.link(actualPath, { redirect: false });
+  if ("source" in linked) return size === 0 ? emptyBody() : linked.source.read(0, size - 1);
+  const response = await fetch(linked.url, {
+    headers: linked.headers ?? {},
+    redirect: linked.headers ? "manual" : "follow",
+  });
+  if (!response.ok || !response.body)
+    throw new FileError("upstream", copyReadFailed(baseName(actualPath), response.status));
+  return response.body;
 }
 
 /**
