@@ -76,6 +76,9 @@ const BUDGET: Record<string, number> = {
   "POST /api/fs/dirs": 1,
   "POST /api/fs/other": 1,
   "POST /api/fs/search": 1,
+  "POST /api/fs/archive/meta": 1,
+  "POST /api/fs/archive/list": 1,
+  "POST /api/fs/archive/decompress": 1,
   "POST /api/fs/mkdir": 1,
   "POST /api/fs/rename": 1,
   "POST /api/fs/move": 1,
@@ -94,6 +97,9 @@ const BUDGET: Record<string, number> = {
   "GET /api/admin/task/:kind/done": 1,
   "GET /d/:path{.+}": 1,
   "GET /p/:path{.+}": 1,
+  "GET /ae/:path{.+}": 1,
+  "GET /ad/:path{.+}": 1,
+  "GET /ap/:path{.+}": 1,
 };
 
 let token: string;

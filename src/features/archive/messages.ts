@@ -33,6 +33,8 @@ export const tooManyToExtract = (limit: number) =>
 export const ENTRY_NOT_FOUND = "object not found";
 /** Range reads are what archives need; an upstream that does not answer them is named by its status only. */
 export const rangeReadFailed = (status: number) => `the storage answered ${status} to a read of part of the archive`;
+export const rangeReadShort = (got: number, wanted: number) =>
+  `the storage ended a read of part of the archive after ${Math.max(0, got)} of ${wanted} bytes`;
 export const RANGE_READ_UNREACHABLE = "the storage could not be reached to read part of the archive";
 export const decompressTaskName = (archive: string, inner: string, dest: string) =>
   `decompress [${archive}](${inner}) to [${dest}]`;

@@ -269,27 +269,41 @@ export async function openEntry(
   return stream.pipeThrough(declaredSlice(entry, start, length));
 }
 
-/** Counts the inflated bytes: errors past the declared size or short of it, checks the CRC, keeps `[start, start + length)`. */
+/**
+ * Counts the inflated bytes and keeps `[start, start + length)`. Read whole, the last chunk is held
+ * back until the entry ended at its declared size with its CRC: an entry that says more, less or
+ * other than its directory never gives its last bytes, so an upload of it never completes.
+ */
 function declaredSlice(entry: ZipEntry, start: number, length: number): TransformStream<Uint8Array, Uint8Array> {
   const end = start + length;
   const whole = start === 0 && length === entry.size;
   let seen = 0;
   let crc = 0xffffffff;
+  let held: Uint8Array | null = null;
   return new TransformStream({
     transform(chunk, controller) {
       const from = seen;
       seen += chunk.length;
-      const limit = Math.min(end, entry.size);
-      if (limit > from && seen > start)
-        controller.enqueue(chunk.subarray(Math.max(0, start - from), Math.min(chunk.length, limit - from)));
-      if (whole) crc = crcUpdate(crc, chunk.subarray(0, Math.max(0, Math.min(chunk.length, entry.size - from))));
+      const piece =
+        seen > start && from < end
+          ? chunk.subarray(Math.max(0, start - from), Math.min(chunk.length, end - from))
+          : chunk.subarray(0, 0);
+      if (!whole && seen >= end) {
+        // The range is complete: stop inflating.
+        if (held) controller.enqueue(held);
+        controller.enqueue(piece);
+        controller.terminate();
+        return;
+      }
       if (seen > entry.size) throw new FileError("refused", entryLonger(entry.size));
-      // Past the range there is nothing more to send: stop inflating.
-      if (seen >= end && !whole) controller.terminate();
+      if (whole) crc = crcUpdate(crc, chunk);
+      if (held) controller.enqueue(held);
+      held = piece.length > 0 ? piece : null;
     },
-    flush() {
+    flush(controller) {
       if (seen < Math.min(end, entry.size)) throw new FileError("refused", entryShorter(seen, entry.size));
       if (whole && (crc ^ 0xffffffff) >>> 0 !== entry.crc32) throw new FileError("refused", ENTRY_CHECKSUM);
+      if (held) controller.enqueue(held);
     },
   });
 }
