@@ -91,7 +91,8 @@ async function extractEntry(c: Context<AppEnv>, prefixLength: number): Promise<R
   requireOpenable(entry, password);
 
   const headers = new Headers({
-    "Content-Type": c.req.header("Content-Type") || contentTypeOf(node.name),
+    // By the name only: AList took the request's own Content-Type, which lets a link choose how a browser reads it.
+    "Content-Type": contentTypeOf(node.name),
     "Content-Disposition": contentDisposition(node.name),
     "Cache-Control": "max-age=0, no-cache, no-store, must-revalidate",
     "Referrer-Policy": "no-referrer",

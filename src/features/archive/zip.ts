@@ -86,11 +86,11 @@ export async function readZipDirectory(reader: ByteReader): Promise<ZipDirectory
   return { comment, entries: parseCentralDirectory(directory, count) };
 }
 
-/** The last EOCD signature whose comment length reaches exactly the end of the file. */
+/** The last EOCD signature whose comment fits in the file (bytes after it are tolerated, as Go's reader does). */
 function findEocd(tail: Uint8Array): number {
   const data = view(tail, 0);
   for (let i = tail.length - EOCD_SIZE; i >= 0; i--) {
-    if (data.getUint32(i, true) === EOCD && i + EOCD_SIZE + data.getUint16(i + 20, true) === tail.length) return i;
+    if (data.getUint32(i, true) === EOCD && i + EOCD_SIZE + data.getUint16(i + 20, true) <= tail.length) return i;
   }
   return -1;
 }
