@@ -6,7 +6,7 @@ import { exports } from "cloudflare:workers";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { sql } from "../../../test/support/libsql-http.ts";
 import { s3Addition, s3Keys, s3Object, s3Put, upstreamDav } from "../../../test/support/upstreams.ts";
-import { call as get, callApi, member, mountStorage, signIn } from "../../../test/support/workerd-client.ts";
+import { call as get, callApi, inTrips, member, mountStorage, signIn } from "../../../test/support/workerd-client.ts";
 
 const fixtures = inject("zipFixtures");
 const servers = inject("storageServers");
@@ -114,6 +114,15 @@ describe("browsing a zip", () => {
       hash_info: null,
       children: null,
     });
+  });
+
+  it("costs one database round trip for meta, list, /ae and decompress alike", async () => {
+    expect((await inTrips(1, () => call("/api/fs/archive/meta", { path: "/s3/tree.zip" }))).code).toBe(200);
+    expect((await inTrips(1, () => call("/api/fs/archive/list", { path: "/dav/tree.zip" }))).code).toBe(200);
+    const entry = await inTrips(1, async () => (await ae("/s3/tree.zip", { inner: "/readme.txt" })).text());
+    expect(entry).toBe("hello from inside the zip\n");
+    const body = { src_dir: "/s3", dst_dir: "/s3/out/trips", name: "cp437.zip" };
+    expect((await inTrips(1, () => call("/api/fs/archive/decompress", body))).code).toBe(200);
   });
 
   it("archive/list shows one folder, implicit folders included, paged; a missing folder is object not found", async () => {

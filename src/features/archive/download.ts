@@ -65,7 +65,8 @@ async function requireSign(state: FsState, path: string, sign: string) {
 async function extractEntry(c: Context<AppEnv>, prefixLength: number): Promise<Response> {
   const url = new URL(c.req.url);
   const path = decodeDownloadPath(url.pathname.slice(prefixLength));
-  const state = await readState(c.var.db, { paths: [path], folders: [] });
+  // The archive's own mount-point lookup (tree.get) travels in the same batch: one round trip.
+  const state = await readState(c.var.db, { paths: [path], folders: [], points: [path] });
   const tree = new MountTree(state.tree, c.var.db, c.req.raw.signal);
   const storage = await tree.storageAt(path);
   const sign = url.searchParams.get("sign") ?? "";
