@@ -50,7 +50,11 @@ export default defineConfig({
             "scripts/import-alist/test/**/*.workerd.test.ts",
             "test/integration/**/*.test.ts",
           ],
-          globalSetup: ["test/support/libsql-global-setup.ts", "test/support/storage-servers-global-setup.ts"],
+          globalSetup: [
+            "test/support/libsql-global-setup.ts",
+            "test/support/storage-servers-global-setup.ts",
+            "test/support/zip-fixtures-global-setup.ts",
+          ],
           // Files share one endpoint; one at a time keeps round-trip counts exact.
           fileParallelism: false,
         },

@@ -7,6 +7,8 @@ import type { AppEnv } from "./http/context.ts";
 import { registerAuthRoutes } from "./features/auth/routes.ts";
 import { registerDavRoutes } from "./features/dav/routes.ts";
 import { registerDriverRoutes } from "./features/drivers/routes.ts";
+import { registerArchiveDownloadRoutes } from "./features/archive/download.ts";
+import { registerArchiveRoutes } from "./features/archive/routes.ts";
 import { registerDownloadRoutes } from "./features/fs/download.ts";
 import { registerFsReadRoutes } from "./features/fs/routes.ts";
 import { registerFsBatchRoutes, registerFsWriteRoutes } from "./features/fs/write-routes.ts";
@@ -63,6 +65,7 @@ export function createApp(dependencies: AppDependencies) {
   app.use("/api/*", useDatabase);
   app.use("/d/*", useDatabase);
   app.use("/p/*", useDatabase);
+  for (const kind of ["ae", "ad", "ap"]) app.use(`/${kind}/*`, useDatabase);
   app.use("/dav/*", useDatabase);
   registerPublicRoutes(app);
   registerAuthRoutes(app);
@@ -82,8 +85,10 @@ export function createApp(dependencies: AppDependencies) {
   registerFsBatchRoutes(app);
   registerSearchRoutes(app);
   registerUploadRoutes(app);
+  registerArchiveRoutes(app);
   registerTaskRoutes(app);
   registerDownloadRoutes(app);
+  registerArchiveDownloadRoutes(app);
   registerDavRoutes(app);
 
   // Both travel in one header; the guard tells them apart by shape (a JWT or not).

@@ -15,6 +15,7 @@ import {
 } from "../../scripts/browser.ts";
 import { npmStart, type NpmStart } from "../support/npm-start.ts";
 import { DAV_ROOT, DAV_USER, startWebdav, type RunningServer } from "../support/storage-servers.ts";
+import { bytesOf, zipFixtures } from "../support/zip-fixtures.ts";
 
 const ADMIN_PASSWORD = "browser test admin password";
 
@@ -330,6 +331,52 @@ describe("the web UI on a fresh npm start", () => {
       expect(blocked).toEqual([]);
     } finally {
       await dav?.close();
+    }
+  });
+
+  it("previews a ZIP's tree and a text file inside it", async () => {
+    const token = await adminToken();
+    const dav = await startWebdav();
+    try {
+      const basic = `Basic ${Buffer.from(`${DAV_USER.username}:${DAV_USER.password}`).toString("base64")}`;
+      const put = await fetch(`${dav.url}${DAV_ROOT}/tree.zip`, {
+        method: "PUT",
+        headers: { Authorization: basic },
+        body: bytesOf(zipFixtures()["tree.zip"]!.base64),
+      });
+      expect(put.ok).toBe(true);
+      const created = await api("/api/admin/storage/create", {
+        method: "POST",
+        headers: { Authorization: token, "Content-Type": "application/json" },
+        body: JSON.stringify({
+          mount_path: "/zips",
+          driver: "WebDav",
+          addition: JSON.stringify({
+            address: dav.url,
+            username: DAV_USER.username,
+            password: DAV_USER.password,
+            root_folder_path: DAV_ROOT,
+          }),
+        }),
+      });
+      expect(created.code, created.message).toBe(200);
+
+      // Signed in as the admin (the file may run this test alone).
+      await page.goto(`${server.origin}/@login`);
+      await page.evaluate((value) => localStorage.setItem("token", value), token);
+      await page.goto(`${server.origin}/zips/tree.zip`);
+      // The archive's tree, from archive/meta: its top-level names, a folder opened, then a file previewed.
+      await page.getByText("readme.txt", { exact: true }).waitFor({ timeout: 15_000 });
+      await page.getByText("données", { exact: true }).waitFor();
+      await page.getByText("docs", { exact: true }).click();
+      await page.getByText("guide.txt", { exact: true }).waitFor();
+      await page.getByText("stored.bin", { exact: true }).waitFor();
+      await page.goto(`${server.origin}/zips/tree.zip`);
+      await page.getByText("readme.txt", { exact: true }).click();
+      await page.getByText("hello from inside the zip").waitFor({ timeout: 15_000 });
+      expect(blocked).toEqual([]);
+    } finally {
+      await dav.close();
     }
   });
 });

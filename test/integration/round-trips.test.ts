@@ -84,6 +84,9 @@ const BUDGET: Record<string, number> = {
   "POST /api/admin/index/stop": 1,
   "POST /api/admin/index/clear": 1,
   "GET /api/admin/index/progress": 1,
+  "POST /api/fs/archive/meta": 1,
+  "POST /api/fs/archive/list": 1,
+  "POST /api/fs/archive/decompress": 1,
   "POST /api/fs/mkdir": 1,
   "POST /api/fs/rename": 1,
   "POST /api/fs/move": 1,
@@ -108,6 +111,9 @@ const BUDGET: Record<string, number> = {
   "GET /api/admin/task/:kind/done": 1,
   "GET /d/:path{.+}": 1,
   "GET /p/:path{.+}": 1,
+  "GET /ae/:path{.+}": 1,
+  "GET /ad/:path{.+}": 1,
+  "GET /ap/:path{.+}": 1,
 };
 
 let token: string;

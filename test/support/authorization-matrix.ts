@@ -164,6 +164,15 @@ export const ROUTES: RouteRow[] = [
     }),
   ),
   { method: "GET", path: "/api/admin/index/progress", access: ADMIN_ONLY, alsoAnswers: [500] },
+  { method: "POST", path: "/api/fs/archive/meta", access: SIGNED_IN, body: { path: "/a.zip" }, alsoAnswers: FS_READ },
+  { method: "POST", path: "/api/fs/archive/list", access: SIGNED_IN, body: { path: "/a.zip" }, alsoAnswers: FS_READ },
+  {
+    method: "POST",
+    path: "/api/fs/archive/decompress",
+    access: SIGNED_IN,
+    body: { src_dir: "/../x", dst_dir: "/", name: "a.zip" },
+    alsoAnswers: [403],
+  },
   // Writes with a climbing path: refused (403) past the guard, nothing changes.
   { method: "POST", path: "/api/fs/mkdir", access: SIGNED_IN, body: { path: "/../x" }, alsoAnswers: [403] },
   { method: "POST", path: "/api/fs/rename", access: SIGNED_IN, body: { path: "/../x", name: "y" }, alsoAnswers: [403] },
@@ -242,6 +251,9 @@ export const ROUTES: RouteRow[] = [
   // here (401 expire missing).
   { method: "GET", path: "/d/:path{.+}", url: "/d/nothing", access: PUBLIC, alsoAnswers: [401] },
   { method: "GET", path: "/p/:path{.+}", url: "/p/nothing", access: PUBLIC, alsoAnswers: [401] },
+  { method: "GET", path: "/ae/:path{.+}", url: "/ae/nothing.zip", access: PUBLIC, alsoAnswers: [401] },
+  { method: "GET", path: "/ad/:path{.+}", url: "/ad/nothing.zip", access: PUBLIC, alsoAnswers: [401] },
+  { method: "GET", path: "/ap/:path{.+}", url: "/ap/nothing.zip", access: PUBLIC, alsoAnswers: [401] },
 ];
 
 /** Who a caller turns out to be once the guard has accepted it. */

@@ -1243,6 +1243,26 @@ export const JSON_ROUTES: JsonRoute[] = [
     ...FS_WRITE,
     variants: [{ body: { src_dir: "/../fuzz" }, anchor: ["src_dir"] }],
   },
+  // Archives: a climbing path refuses every body (403), as any file read.
+  ...["/api/fs/archive/meta", "/api/fs/archive/list"].map(
+    (path): JsonRoute => ({ path, group: "fs-metas", caller: "user", ...fromSchema(path), ...FS_READ }),
+  ),
+  {
+    path: "/api/fs/archive/decompress",
+    group: "fs-metas",
+    caller: "user",
+    ...fromSchema("/api/fs/archive/decompress", {
+      // A name or a list of names: the one field of the table with two types.
+      name: {
+        kind: "string",
+        required: true,
+        invalid: fc.oneof(finiteNumber, fc.boolean(), anyObject, fc.constant(null), tooLong(1024)),
+        free: fc.oneof(unicodeText(64), fc.array(unicodeText(20), { maxLength: 3 })),
+      },
+    }),
+    ...FS_WRITE,
+    variants: [{ body: { src_dir: "/../fuzz", name: "a.zip" }, anchor: ["src_dir"] }],
+  },
   // Admins only: the fuzz user is refused (403) whatever it sends.
   { path: "/api/fs/link", group: "fs-metas", caller: "user", ...fromSchema("/api/fs/link"), ...FS_WRITE },
   // search_index is none (the default): 500 `search not available` to any well-formed body.
@@ -1533,7 +1553,7 @@ const WRITES = [400, 404] as const;
 // says who calls, what the route may answer, which ids must not be sent, and the words it knows.
 const QUERY_ROWS: QueryRow[] = [
   // No storage is mounted and sign_all is on: every sign is refused (401), whatever it holds.
-  ...["/d/{path}", "/p/{path}"].map(
+  ...["/d/{path}", "/p/{path}", "/ae/{path}", "/ad/{path}", "/ap/{path}"].map(
     (path): QueryRow => ({ method: "GET", path, group: "fs-metas", caller: "anonymous", answers: [401] }),
   ),
   // Whatever the id, the caller has no such session (400: a query its schema refuses).

@@ -211,8 +211,9 @@ describe("every route the router serves", () => {
         if (!content["text/plain"]) problems.push(`${route.operation}: no text/plain 200`);
         continue;
       }
-      // /d and /p answer the file's bytes; their refusals are envelopes (tested in src/features/fs/read.test.ts).
-      if (/^\/[dp]\//.test(route.path)) {
+      // /d, /p and an archive's /ae, /ad, /ap answer bytes; their refusals are envelopes (tested in
+      // src/features/fs/read.test.ts and src/features/archive/archive.workerd.test.ts).
+      if (/^\/(?:[dp]|a[edp])\//.test(route.path)) {
         if (!content["application/octet-stream"]) problems.push(`${route.operation}: no application/octet-stream 200`);
         continue;
       }

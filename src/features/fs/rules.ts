@@ -59,6 +59,8 @@ export const Permission = {
   REMOVE: 1 << 7,
   WEBDAV_READ: 1 << 8,
   WEBDAV_MANAGE: 1 << 9,
+  READ_ARCHIVES: 1 << 12,
+  DECOMPRESS: 1 << 13,
   PATH_LIMIT: 1 << 14,
 } as const;
 

@@ -184,6 +184,11 @@ function byteRange(
   if (header === null) return null;
   const ifRange = headers.get("if-range");
   if (ifRange !== null && ifRange !== etag && httpDateSeconds(ifRange) !== modified) return null;
+  return rangeWithin(header, size);
+}
+
+/** A Range header's one byte range within `size` bytes, as [start, end]; null when it asks for none parseRange takes. */
+export function rangeWithin(header: string, size: number): [number, number] | null | "unsatisfiable" {
   const range = parseRange(header);
   if (range === null) return null;
   if ("suffix" in range) {

@@ -35,7 +35,7 @@ function hashFields(object: FileObject) {
 }
 
 /** The object fields shared by list items and `get`, in AList's key order. */
-function objectFields(object: FileObject, sign: string, type: number) {
+export function objectFields(object: FileObject, sign: string, type: number) {
   const modified = rfc3339(object.modified);
   return {
     id: "",

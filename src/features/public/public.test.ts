@@ -89,10 +89,19 @@ describe("GET /api/public/settings", () => {
 });
 
 describe("web UI bootstrap lists", () => {
-  it.each(["/api/public/archive_extensions", "/api/public/offline_download_tools"])(
-    "%s answers an empty list",
-    async (path) => {
-      expect(await readEnvelope(await fixture.request(path))).toEqual({ code: 200, message: "success", data: [] });
-    },
-  );
+  it("/api/public/archive_extensions lists what Gatehouse can open: ZIP only", async () => {
+    expect(await readEnvelope(await fixture.request("/api/public/archive_extensions"))).toEqual({
+      code: 200,
+      message: "success",
+      data: [".zip"],
+    });
+  });
+
+  it("/api/public/offline_download_tools answers an empty list", async () => {
+    expect(await readEnvelope(await fixture.request("/api/public/offline_download_tools"))).toEqual({
+      code: 200,
+      message: "success",
+      data: [],
+    });
+  });
 });

@@ -5,6 +5,7 @@ import * as z from "zod/mini";
 import { createRoute } from "../../http/openapi.ts";
 import { ok } from "../../http/envelope.ts";
 import { envelopeResponse, type Router } from "../../http/router.ts";
+import { ARCHIVE_EXTENSIONS } from "../archive/rules.ts";
 import { readPublicSettings } from "../settings/store.ts";
 
 const publicSettings = createRoute({
@@ -16,12 +17,12 @@ const publicSettings = createRoute({
 });
 
 // The AList web UI calls these two on every page load and renders nothing if they fail.
-// Gatehouse serves no archives or offline downloads, so both lists are empty.
+// Archives: what Gatehouse can open (ZIP); offline downloads: none, so that list is empty.
 const archiveExtensions = createRoute({
   method: "get",
   path: "/api/public/archive_extensions",
   tags: ["public"],
-  summary: "Archive extensions the gateway can preview (none)",
+  summary: "Archive extensions the gateway can open (.zip)",
   responses: envelopeResponse(z.array(z.string()), "Extensions"),
 });
 
@@ -35,6 +36,6 @@ const offlineDownloadTools = createRoute({
 
 export function registerPublicRoutes(app: Router) {
   app.openapi(publicSettings, async (c) => ok(c, await readPublicSettings(c.var.db)));
-  app.openapi(archiveExtensions, (c) => ok(c, [] as string[]));
+  app.openapi(archiveExtensions, (c) => ok(c, ARCHIVE_EXTENSIONS));
   app.openapi(offlineDownloadTools, (c) => ok(c, [] as string[]));
 }

@@ -1,0 +1,113 @@
+// Extraction of a ZIP into a folder of a storage, streamed entry by entry from range reads into the
+// target's put: no temporary file. Planned first (names, bombs, caps checked before anything is
+// written), then written in bounded steps from a cursor, so a task engine can run the same steps
+// across requests (docs/decisions.md D13.4).
+import { FileError } from "../../http/errors.ts";
+import { makeDirs, putFile } from "../fs/operations.ts";
+import type { MountTree } from "../fs/mounts.ts";
+import { baseName, joinName } from "../fs/path.ts";
+import { tooLargeToExtract, tooManyToExtract } from "./messages.ts";
+import {
+  type ArchiveNode,
+  archiveTree,
+  flatten,
+  MAX_EXTRACT_BYTES,
+  MAX_EXTRACT_ENTRIES,
+  nodeAt,
+  requireNoBomb,
+  requireSafeNames,
+  segmentsOf,
+} from "./rules.ts";
+import { openArchive } from "./source.ts";
+import { type ByteReader, openEntry, readZipDirectory, requireOpenable } from "./zip.ts";
+import { contentTypeOf } from "../fs/serve.ts";
+
+export interface ExtractJob {
+  /** The archive's full path. */
+  archive: string;
+  /** What to extract: "/" for everything, else a folder or a file inside the archive. */
+  innerPath: string;
+  /** The full path of the folder to extract into. */
+  destDir: string;
+  password: string;
+  /** Into `destDir/<archive name without .zip>/`, as AList's put_into_new_dir. */
+  intoNewFolder: boolean;
+}
+
+export interface ExtractPlan {
+  reader: ByteReader;
+  /** Folders to make and files to write, parents first, as full destination paths. */
+  steps: { target: string; node: ArchiveNode }[];
+  bytes: number;
+}
+
+/** Reads the archive's directory and lays out every write, refusing the archive before any write when it must be. */
+export async function planExtraction(tree: MountTree, job: ExtractJob): Promise<ExtractPlan> {
+  const { object, reader } = await openArchive(tree, job.archive);
+  const directory = await readZipDirectory(reader);
+  requireSafeNames(directory.entries);
+  const root = archiveTree(directory.entries, object.modified);
+  const chosen = nodeAt(root, job.innerPath);
+  let base = job.destDir;
+  if (job.intoNewFolder) base = joinName(base, baseName(job.archive).replace(/\.zip$/i, ""));
+  const inner = segmentsOf(job.innerPath);
+  // A subtree lands as a folder of its own name; a single file as itself.
+  const steps =
+    inner.length === 0
+      ? flatten(chosen).map(({ path, node }) => ({ target: `${base}/${path}`.replace(/\/+/g, "/"), node }))
+      : [
+          { target: joinName(base, chosen.name), node: chosen },
+          ...(chosen.isDir
+            ? flatten(chosen).map(({ path, node }) => ({ target: joinName(joinName(base, chosen.name), path), node }))
+            : []),
+        ];
+  if (job.intoNewFolder) steps.unshift({ target: base, node: { ...root, name: baseName(base), children: [] } });
+  if (steps.length > MAX_EXTRACT_ENTRIES) throw new FileError("refused", tooManyToExtract(MAX_EXTRACT_ENTRIES));
+  let bytes = 0;
+  for (const { node } of steps) {
+    if (!node.entry) continue;
+    requireNoBomb(node.entry);
+    requireOpenable(node.entry, job.password);
+    bytes += node.entry.size;
+  }
+  if (bytes > MAX_EXTRACT_BYTES) throw new FileError("refused", tooLargeToExtract(MAX_EXTRACT_BYTES));
+  return { reader, steps, bytes };
+}
+
+/**
+ * Runs the plan's steps from `cursor`, at most `count` of them; answers where the next call starts
+ * (null when done). A file that fails midway is not left behind (putFile), and the step fails.
+ */
+export async function extractSteps(
+  tree: MountTree,
+  plan: ExtractPlan,
+  password: string,
+  cursor = 0,
+  count = Number.POSITIVE_INFINITY,
+): Promise<number | null> {
+  const end = Math.min(plan.steps.length, cursor + count);
+  for (let i = cursor; i < end; i++) {
+    const { target, node } = plan.steps[i]!;
+    if (node.isDir || !node.entry) {
+      await makeDirs(tree, target);
+      continue;
+    }
+    const dir = target.slice(0, target.lastIndexOf("/")) || "/";
+    const mounted = await tree.mount(dir);
+    await putFile(mounted, {
+      name: node.name,
+      size: node.entry.size,
+      body: await openEntry(plan.reader, node.entry, password),
+      contentType: contentTypeOf(node.name),
+      modified: node.modified,
+    });
+  }
+  return end < plan.steps.length ? end : null;
+}
+
+/** One whole extraction within the request: plan, then every step. */
+export async function extractArchive(source: MountTree, target: MountTree, job: ExtractJob) {
+  const plan = await planExtraction(source, job);
+  await extractSteps(target, plan, job.password);
+  return { bytes: plan.bytes, entries: plan.steps.length };
+}

@@ -1,0 +1,295 @@
+// Archives, AList-exact on the wire (AList v3.58.0 server/handles/archive.go): archive/meta (the
+// tree of a ZIP), archive/list (one folder of it), archive/decompress (into a folder of a storage),
+// read from the storage with range reads, never downloaded whole (docs/decisions.md D13). Access
+// is that of reading the archive file itself, plus AList's read-archives bit; decompress also
+// needs the write permission at the destination, which AList did not check.
+import * as z from "zod/mini";
+import type { Context } from "hono";
+import type { AppEnv } from "../../http/context.ts";
+import { ok } from "../../http/envelope.ts";
+import { ApiError } from "../../http/errors.ts";
+import { createRoute } from "../../http/openapi.ts";
+import { envelopeResponse, jsonBody, type Router } from "../../http/router.ts";
+import { PERMISSION_DENIED } from "../fs/messages.ts";
+import { MountTree } from "../fs/mounts.ts";
+import { baseName, escapePath, joinBasePath, joinName, parentOf } from "../fs/path.ts";
+import { apiUrl } from "../fs/routes.ts";
+import {
+  can,
+  fullPathOf,
+  Permission,
+  requireAccess,
+  requireName,
+  requireWritable,
+  signRequired,
+  throughAlias,
+  viewerOf,
+  type Viewer,
+} from "../fs/rules.ts";
+import { signPath } from "../fs/sign.ts";
+import type { FsState, TreeNeeds } from "../fs/state.ts";
+import { fsRoute } from "../fs/store.ts";
+import { objectFields, typeByName, FileType } from "../fs/wire.ts";
+import { extractArchive } from "./extract.ts";
+import { decompressTaskName } from "./messages.ts";
+import { type ArchiveNode, archiveTree, nodeAt, requireSafeNames, requireZipName } from "./rules.ts";
+import { openArchive } from "./source.ts";
+import { readZipDirectory } from "./zip.ts";
+
+const PathField = z
+  ._default(z.string().check(z.maxLength(4096)), "")
+  .openapi({ description: "The archive's path in the caller's view (joined to its base path)" });
+const PasswordField = z
+  ._default(z.string().check(z.maxLength(1024)), "")
+  .openapi({ description: "The meta password of the archive's folder, if it has one" });
+const ArchivePassField = z
+  ._default(z.string().check(z.maxLength(1024)), "")
+  .openapi({ description: "The archive's own password (ZipCrypto)" });
+
+const MetaBody = z.object({
+  path: PathField,
+  password: PasswordField,
+  refresh: z._default(z.boolean(), false).openapi({ description: "Accepted; Gatehouse keeps no cache" }),
+  archive_pass: ArchivePassField,
+});
+
+const ListBody = z.object({
+  ...MetaBody.shape,
+  inner_path: z
+    ._default(z.string().check(z.maxLength(4096)), "/")
+    .openapi({ description: "A folder inside the archive; / is its root" }),
+  page: z._default(z.number().check(z.int(), z.gte(-1_000_000_000), z.lte(1_000_000_000)), 1),
+  per_page: z
+    ._default(z.number().check(z.int(), z.gte(-1_000_000_000), z.lte(1_000_000_000)), 0)
+    .openapi({ description: "Below 1: everything" }),
+});
+
+const DecompressBody = z.object({
+  src_dir: PathField,
+  dst_dir: PathField,
+  name: z
+    .union([z.string().check(z.maxLength(1024)), z.array(z.string().check(z.maxLength(1024))).check(z.maxLength(100))])
+    .openapi({ description: "The archive's name in src_dir, or several" }),
+  archive_pass: ArchivePassField,
+  inner_path: z
+    ._default(z.string().check(z.maxLength(4096)), "/")
+    .openapi({ description: "What to extract: / for everything, else a folder or file inside" }),
+  cache_full: z._default(z.boolean(), false).openapi({ description: "Accepted; nothing is staged" }),
+  put_into_new_dir: z
+    ._default(z.boolean(), false)
+    .openapi({ description: "Extract into a new folder named after the archive (without .zip)" }),
+  overwrite: z._default(z.boolean(), true).openapi({ description: "Accepted; files are replaced, as in AList v3.58" }),
+});
+
+const ObjectShape = {
+  id: z.string(),
+  path: z.string(),
+  name: z.string(),
+  size: z.number().check(z.int()),
+  is_dir: z.boolean(),
+  modified: z.string(),
+  created: z.string(),
+  sign: z.string(),
+  thumb: z.string(),
+  type: z.number().check(z.int()),
+  hashinfo: z.string(),
+  hash_info: z.null(),
+};
+type TreeItem = ReturnType<typeof wireObject> & { children: TreeItem[] | null };
+const TreeItemSchema = z.object({
+  ...ObjectShape,
+  children: z
+    .nullable(z.array(z.unknown()))
+    .openapi({ description: "A folder's items, each of this same shape; null for a file" }),
+});
+
+const MetaData = z.object({
+  comment: z.string(),
+  encrypted: z.boolean(),
+  content: z.nullable(z.array(TreeItemSchema)),
+  sort: z.optional(z.object({ order_by: z.string(), order_direction: z.string(), extract_folder: z.string() })),
+  raw_url: z.string().openapi({ description: "This server's /ae link of the archive; add ?inner=<entry>&sign=" }),
+  sign: z.string().openapi({ description: "The archive sign, for every entry's /ae link; empty when none is needed" }),
+});
+
+const TaskInfo = z.object({
+  id: z.string(),
+  name: z.string(),
+  creator: z.string(),
+  creator_role: z.array(z.number()),
+  state: z.number().check(z.int()),
+  status: z.string(),
+  progress: z.number(),
+  start_time: z.string(),
+  end_time: z.string(),
+  total_bytes: z.number(),
+  error: z.string(),
+});
+
+/** The full path a raw request path names for a caller whose base path is `/`, and its parent's virtual folders. */
+function archiveNeeds(raw: unknown, names: unknown = undefined): TreeNeeds {
+  if (typeof raw !== "string") return { paths: [], folders: [] };
+  const path = joinBasePath("/", raw);
+  if (path === null) return { paths: [], folders: [] };
+  if (names === undefined) return { paths: [path], folders: path === "/" ? [] : [parentOf(path)] };
+  const list = (Array.isArray(names) ? names : [names]).filter((name): name is string => typeof name === "string");
+  return { paths: [path, ...list.map((name) => joinName(path, name))], folders: [path] };
+}
+
+const meta = createRoute({
+  method: "post",
+  path: "/api/fs/archive/meta",
+  tags: ["fs"],
+  summary: "A ZIP's comment and whole tree, read from its central directory with range reads",
+  ...fsRoute((body) => archiveNeeds(body.path)),
+  request: { body: jsonBody(MetaBody) },
+  responses: envelopeResponse(MetaData, "The archive's tree"),
+});
+
+const list = createRoute({
+  method: "post",
+  path: "/api/fs/archive/list",
+  tags: ["fs"],
+  summary: "One folder inside a ZIP (implicit folders included), paged",
+  ...fsRoute((body) => archiveNeeds(body.path)),
+  request: { body: jsonBody(ListBody) },
+  responses: envelopeResponse(
+    z.object({ content: z.array(z.object(ObjectShape)), total: z.number().check(z.int()) }),
+    "The folder's entries",
+  ),
+});
+
+const decompress = createRoute({
+  method: "post",
+  path: "/api/fs/archive/decompress",
+  tags: ["fs"],
+  summary: "Extract ZIPs into a folder, within the request (capped: docs/files.md, Archives); one finished task each",
+  ...fsRoute((body) => {
+    const source = archiveNeeds(body.src_dir, body.name ?? []);
+    const target = archiveNeeds(body.dst_dir);
+    return { paths: [...source.paths, ...target.paths], folders: [...source.folders, ...target.folders] };
+  }),
+  request: { body: jsonBody(DecompressBody) },
+  responses: envelopeResponse(z.object({ task: z.array(TaskInfo) }), "The finished extractions"),
+});
+
+/** An object of an archive as AList shows it: fs's object shape, no sign, no path. */
+function wireObject(node: ArchiveNode, state: FsState) {
+  return objectFields(
+    { name: node.name, size: node.size, isDir: node.isDir, modified: node.modified, path: "" },
+    "",
+    node.isDir ? FileType.FOLDER : typeByName(node.name, state.settings),
+  ) as ReturnType<typeof objectFields> & { hash_info: null };
+}
+
+function wireTree(node: ArchiveNode, state: FsState): TreeItem {
+  return {
+    ...wireObject(node, state),
+    children: node.isDir ? node.children.map((child) => wireTree(child, state)) : null,
+  };
+}
+
+/** The archive sign: the download sign's format, keyed with `<token>-archive` (AList v3.58.0 internal/sign/archive.go:15-41). */
+export const archiveSign = (state: FsState, path: string) =>
+  signPath(`${state.settings.token}-archive`, path, state.settings.linkExpirationHours);
+
+/** Read access to the archive at `raw`: the fs read rules, then the read-archives bit. Its full path and tree. */
+function readable(c: Context<AppEnv>, viewer: Viewer, raw: string, password: string) {
+  const state = c.var.fs;
+  const path = fullPathOf(viewer, raw);
+  if (!can(viewer.grants, path, Permission.READ_ARCHIVES)) throw new ApiError(403, PERMISSION_DENIED);
+  requireAccess(viewer, state, path, password);
+  requireZipName(baseName(path));
+  const tree = new MountTree(state.tree, c.var.db, c.req.raw.signal).guardedBy(
+    throughAlias(viewer, state, path, password),
+  );
+  return { path, tree };
+}
+
+async function readTree(tree: MountTree, path: string, signal: AbortSignal) {
+  const { object, reader } = await openArchive(tree, path, signal);
+  const directory = await readZipDirectory(reader);
+  requireSafeNames(directory.entries);
+  return { directory, root: archiveTree(directory.entries, object.modified) };
+}
+
+export function registerArchiveRoutes(app: Router) {
+  app.openapi(meta, async (c) => {
+    const body = c.req.valid("json");
+    const state = c.var.fs;
+    const { path, tree } = readable(c, viewerOf(c.var.caller), body.path, body.password);
+    const { directory, root } = await readTree(tree, path, c.req.raw.signal);
+    const storage = await tree.storageAt(path);
+    return ok(c, {
+      comment: directory.comment,
+      encrypted: directory.entries.some((entry) => entry.encrypted),
+      content: root.children.map((child) => wireTree(child, state)),
+      sort: {
+        order_by: storage?.orderBy ?? "",
+        order_direction: storage?.orderDirection ?? "",
+        extract_folder: storage?.extractFolder ?? "",
+      },
+      raw_url: `${apiUrl(c, state)}/ae${escapePath(path)}`,
+      sign: signRequired(state, path, storage) ? await archiveSign(state, path) : "",
+    });
+  });
+
+  app.openapi(list, async (c) => {
+    const body = c.req.valid("json");
+    const state = c.var.fs;
+    const { path, tree } = readable(c, viewerOf(c.var.caller), body.path, body.password);
+    const { root } = await readTree(tree, path, c.req.raw.signal);
+    const folder = nodeAt(root, body.inner_path);
+    const all = folder.isDir ? folder.children : [folder];
+    const page =
+      body.per_page < 1
+        ? all
+        : all.slice((Math.max(1, body.page) - 1) * body.per_page, Math.max(1, body.page) * body.per_page);
+    return ok(c, { content: page.map((node) => wireObject(node, state)), total: all.length });
+  });
+
+  app.openapi(decompress, async (c) => {
+    const body = c.req.valid("json");
+    const viewer = viewerOf(c.var.caller);
+    const state = c.var.fs;
+    const srcDir = fullPathOf(viewer, body.src_dir);
+    const dstDir = fullPathOf(viewer, body.dst_dir);
+    const names = Array.isArray(body.name) ? body.name : [body.name];
+    for (const name of names) requireName(name);
+    const sources = names.map((name) => joinName(srcDir, name));
+    for (const source of sources) {
+      if (!can(viewer.grants, source, Permission.DECOMPRESS)) throw new ApiError(403, PERMISSION_DENIED);
+      requireAccess(viewer, state, source, "");
+      requireZipName(baseName(source));
+    }
+    requireWritable(viewer, state, dstDir, dstDir, Permission.WRITE, "", true);
+    const treeAt = (dir: string) =>
+      new MountTree(state.tree, c.var.db, c.req.raw.signal).guardedBy(throughAlias(viewer, state, dir, ""));
+    const [sourceTree, targetTree] = [treeAt(srcDir), treeAt(dstDir)];
+    const tasks = [];
+    for (const source of sources) {
+      const started = new Date().toISOString();
+      const { bytes } = await extractArchive(sourceTree, targetTree, {
+        archive: source,
+        innerPath: body.inner_path,
+        destDir: dstDir,
+        password: body.archive_pass,
+        intoNewFolder: body.put_into_new_dir,
+      });
+      tasks.push({
+        id: crypto.randomUUID(),
+        name: decompressTaskName(source, body.inner_path, dstDir),
+        creator: c.var.caller.user.username,
+        creator_role: c.var.caller.user.roleIds,
+        state: 2,
+        status: "",
+        progress: 100,
+        start_time: started,
+        end_time: new Date().toISOString(),
+        total_bytes: bytes,
+        error: "",
+      });
+    }
+    return ok(c, { task: tasks });
+  });
+}
