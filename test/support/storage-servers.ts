@@ -34,16 +34,25 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
+/** A bucket CORS rule letting a browser on any origin PUT (HTTP Direct uploads) and read. */
+const BROWSER_CORS =
+  "<CORSConfiguration><CORSRule><AllowedOrigin>*</AllowedOrigin><AllowedMethod>PUT</AllowedMethod>" +
+  "<AllowedMethod>GET</AllowedMethod><AllowedHeader>*</AllowedHeader><ExposeHeader>ETag</ExposeHeader></CORSRule></CORSConfiguration>";
+
 /**
- * s3rver with a bucket and one known key pair. s3rver checks that the access key exists but does
+ * s3rver with a bucket and one known key pair (with `cors`, a rule for browsers on the bucket). s3rver checks that the access key exists but does
  * not verify SigV4 signatures (its source says the V4 calculation is unimplemented), so a front
  * verifies them with the known secret and answers S3's `SignatureDoesNotMatch` error, as AWS does.
  */
-export async function startS3(): Promise<RunningServer & { endpoint: string }> {
+export async function startS3(options: { cors?: boolean } = {}): Promise<RunningServer & { endpoint: string }> {
   const S3rver = require("s3rver");
   const AWSAccount = require("s3rver/lib/models/account");
   const directory = mkdtempSync(join(tmpdir(), "gatehouse-s3-"));
-  const s3rver = new S3rver({ directory, silent: true, configureBuckets: [{ name: S3_BUCKET, configs: [] }] });
+  const s3rver = new S3rver({
+    directory,
+    silent: true,
+    configureBuckets: [{ name: S3_BUCKET, configs: options.cors ? [BROWSER_CORS] : [] }],
+  });
   serializeDeletes(require("s3rver/lib/stores/filesystem"));
   await s3rver.configureBuckets();
   AWSAccount.DUMMY_ACCOUNT.createKeyPair(S3_ACCESS_KEY_ID, S3_SECRET_ACCESS_KEY);

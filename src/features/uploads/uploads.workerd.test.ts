@@ -7,7 +7,7 @@ import { exports } from "cloudflare:workers";
 import { openDatabase } from "../../db/client.ts";
 import { databaseUrl } from "../../env.ts";
 import { sweepUploads } from "./sweep.ts";
-import { beforeAll, beforeEach, describe, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from "vitest";
 import { sql } from "../../../test/support/libsql-http.ts";
 import {
   mountS3Root,
@@ -284,6 +284,10 @@ describe("chunked uploads to S3", () => {
 });
 
 describe("chunked uploads to WebDAV (staged)", () => {
+  // The WebDAV root is shared with the other suites, which list it: leave it as found.
+  afterAll(async () => {
+    for (const folder of ["mp", "mp2"]) await upstreamDav("DELETE", `/library/${folder}`);
+  });
   const mountDav = async () => {
     const made = await mountStorage(admin, "/dav", "WebDav", {
       address: servers.webdavUrl,
