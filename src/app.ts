@@ -16,6 +16,7 @@ import { registerPublicRoutes } from "./features/public/routes.ts";
 import { registerRoleRoutes } from "./features/roles/routes.ts";
 import { registerSessionRoutes } from "./features/sessions/routes.ts";
 import { registerSettingRoutes } from "./features/settings/routes.ts";
+import { registerShareRoutes } from "./features/shares/routes.ts";
 import { registerSshKeyRoutes } from "./features/sshkeys/routes.ts";
 import { registerStorageRoutes } from "./features/storages/routes.ts";
 import { registerTaskRoutes } from "./features/tasks/routes.ts";
@@ -61,6 +62,7 @@ export function createApp(dependencies: AppDependencies) {
   app.use("/api/*", useDatabase);
   app.use("/d/*", useDatabase);
   app.use("/p/*", useDatabase);
+  app.use("/sd/*", useDatabase);
   app.use("/dav/*", useDatabase);
   registerPublicRoutes(app);
   registerAuthRoutes(app);
@@ -80,6 +82,7 @@ export function createApp(dependencies: AppDependencies) {
   registerFsBatchRoutes(app);
   registerTaskRoutes(app);
   registerDownloadRoutes(app);
+  registerShareRoutes(app);
   registerDavRoutes(app);
 
   // Both travel in one header; the guard tells them apart by shape (a JWT or not).

@@ -94,6 +94,14 @@ const BUDGET: Record<string, number> = {
   "GET /api/admin/task/:kind/done": 1,
   "GET /d/:path{.+}": 1,
   "GET /p/:path{.+}": 1,
+  "GET /api/share/list": 2,
+  "GET /api/share/get": 2,
+  "POST /api/share/create": 1,
+  "POST /api/share/update": 1,
+  "POST /api/share/delete": 2,
+  "POST /api/share/enable": 2,
+  "POST /api/share/disable": 2,
+  "GET /sd/:path{.+}": 1,
 };
 
 let token: string;

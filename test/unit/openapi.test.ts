@@ -211,8 +211,9 @@ describe("every route the router serves", () => {
         if (!content["text/plain"]) problems.push(`${route.operation}: no text/plain 200`);
         continue;
       }
-      // /d and /p answer the file's bytes; their refusals are envelopes (tested in src/features/fs/read.test.ts).
-      if (/^\/[dp]\//.test(route.path)) {
+      // /d, /p and /sd answer the file's bytes; /d's and /p's refusals are envelopes (tested in
+      // src/features/fs/read.test.ts), /sd's real HTTP statuses (src/features/shares/).
+      if (/^\/(?:[dp]|sd)\//.test(route.path)) {
         if (!content["application/octet-stream"]) problems.push(`${route.operation}: no application/octet-stream 200`);
         continue;
       }
