@@ -55,7 +55,9 @@ const ShareBody = {
   expires: z.optional(z.nullable(z.string().check(z.maxLength(64)))),
   pwd: text(1024),
   pwd_hash: z.optional(z.string().check(z.maxLength(256))),
-  max_accessed: z._default(z.number().check(z.int(), z.gte(0), z.lte(1_000_000_000)), 0),
+  max_accessed: z
+    ._default(z.nullable(z.number().check(z.int(), z.gte(0), z.lte(1_000_000_000))), 0)
+    .openapi({ description: "0 or null: no limit (the UI sends null for an emptied field)" }),
   disabled: z._default(z.boolean(), false),
   remark: text(4096),
   readme: text(65536),
@@ -143,7 +145,7 @@ async function fieldsOf(body: Body, files: string[]): Promise<ShareFields> {
     files,
     expiresAtMs: expiresAt(body.expires),
     codeHash: await storedCode(body.pwd, body.pwd_hash),
-    maxAccessed: body.max_accessed,
+    maxAccessed: body.max_accessed ?? 0,
     disabled: body.disabled,
     remark: body.remark,
     readme: body.readme,
