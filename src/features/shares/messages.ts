@@ -22,4 +22,5 @@ export const SHARE_INVALID = "the share has expired or is no longer valid";
 export const WRONG_CODE = "wrong share code";
 export const OBJECT_NOT_FOUND = "object not found";
 export const ROOT_LINK = "cannot get sharing root link";
+export const FOLDER_LINK = "a folder cannot be downloaded: open the share's page";
 export const STORAGE_FAILED = "the storage behind this share failed";

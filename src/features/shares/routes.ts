@@ -4,12 +4,12 @@
 // Browsing a share goes through /api/fs/list and /api/fs/get (use.ts `sharedPaths`). The rules
 // are rules.ts, the queries store.ts, the texts messages.ts; docs/files.md has the behaviour.
 import * as z from "zod/mini";
-import { accountOnly, isAdmin } from "../../auth/guard.ts";
+import { accountOnly, isAdmin, planned, reading } from "../../auth/guard.ts";
 import type { Caller } from "../../auth/caller.ts";
 import { ok } from "../../http/envelope.ts";
 import { ApiError } from "../../http/errors.ts";
 import { createRoute } from "../../http/openapi.ts";
-import { pageWindow, pagingParams } from "../../http/params.ts";
+import { fromQuery, pageWindow, pagingParams } from "../../http/params.ts";
 import { envelopeResponse, jsonBody, type Router } from "../../http/router.ts";
 import { viewerOf } from "../fs/rules.ts";
 import { GUEST_REFUSED, ID_TAKEN, SHARE_NOT_FOUND } from "./messages.ts";
@@ -18,8 +18,9 @@ import {
   deleteShare,
   findShare,
   insertShare,
-  listShares,
+  managedShare,
   setShareDisabled,
+  sharePage,
   updateShare,
   type ShareFields,
 } from "./store.ts";
@@ -69,12 +70,15 @@ const ShareBody = {
 
 const idQuery = z.object({ id: z.string().check(z.minLength(1), z.maxLength(256)) });
 
+const listPlan = fromQuery(z.object(pagingParams), (db, query, callerId) => sharePage(db, callerId, pageWindow(query)));
+const getPlan = fromQuery(idQuery, (db, query, callerId) => managedShare(db, callerId, query.id));
+
 const list = createRoute({
   method: "get",
   path: "/api/share/list",
   tags: ["shares"],
   summary: "The caller's share links (the admin: everyone's), by id",
-  ...owners,
+  ...reading(owners, listPlan),
   request: { query: z.object(pagingParams) },
   responses: envelopeResponse(z.object({ content: z.array(Share), total: z.number().check(z.int()) }), "One page"),
 });
@@ -84,7 +88,7 @@ const get = createRoute({
   path: "/api/share/get",
   tags: ["shares"],
   summary: "One of the caller's share links (the admin: anyone's)",
-  ...owners,
+  ...reading(owners, getPlan),
   request: { query: idQuery },
   responses: envelopeResponse(Share, "The share"),
 });
@@ -158,12 +162,12 @@ async function fieldsOf(body: Body, files: string[]): Promise<ShareFields> {
 
 export function registerShareRoutes(app: Router) {
   app.openapi(list, async (c) => {
-    const { rows, total } = await listShares(c.var.db, scopeOf(c.var.caller), pageWindow(c.req.valid("query")));
+    const { rows, total } = await planned(c, listPlan);
     return ok(c, { content: rows.map((row) => shareReply(row)), total });
   });
 
   app.openapi(get, async (c) => {
-    const found = await findShare(c.var.db, c.req.valid("query").id, scopeOf(c.var.caller));
+    const found = await planned(c, getPlan);
     if (!found) throw new ApiError(404, SHARE_NOT_FOUND);
     return ok(c, shareReply(found));
   });

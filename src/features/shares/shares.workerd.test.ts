@@ -7,7 +7,14 @@ import { exports } from "cloudflare:workers";
 import { beforeAll, beforeEach, describe, expect, inject, it } from "vitest";
 import { sql } from "../../../test/support/libsql-http.ts";
 import { s3Put, upstreamDav } from "../../../test/support/upstreams.ts";
-import { call as callPath, callApi, makeUser, mountStorage, signIn } from "../../../test/support/workerd-client.ts";
+import {
+  call as callPath,
+  callApi,
+  inTrips,
+  makeUser,
+  mountStorage,
+  signIn,
+} from "../../../test/support/workerd-client.ts";
 import { SHARE, SHARE_CUSTOM_ID } from "./rules.ts";
 
 const servers = inject("storageServers");
@@ -168,6 +175,10 @@ describe("browsing a share without an account", () => {
     expect(root.data.content.map((e: any) => e.name).sort()).toEqual(["one.txt", "secret.key", "sub"]);
     expect(root.data.content.every((e: any) => e.path === "" && e.sign === "")).toBe(true);
     const sub = await anonymous("/api/fs/list", { path: `/@s/${share.id}/sub` });
+    expect((await anonymous("/api/fs/list", { path: `/@s/${share.id}/one.txt` })).message).toBe("object not found");
+    const folderLink = await sd(`${share.id}/sub`);
+    expect(folderLink.status).toBe(400);
+    expect(await folderLink.text()).toBe("a folder cannot be downloaded: open the share's page\n");
     expect(sub.data.content.map((e: any) => e.name)).toEqual(["two.txt"]);
     const file = await anonymous("/api/fs/get", { path: `/@s/${share.id}/sub/two.txt` });
     expect(file.data).toMatchObject({ name: "two.txt", size: 7, is_dir: false, path: "" });
@@ -176,6 +187,19 @@ describe("browsing a share without an account", () => {
     expect(bytes.status).toBe(200);
     expect(await bytes.text()).toBe("two two");
     expect(JSON.stringify([root, sub, file])).not.toContain("/shares/team");
+  });
+
+  it("costs one round trip for the share, one for the tree, and one more to count a download", async () => {
+    const { data: share } = await create(alice, { files: ["/s3/team/a"], pwd: "pw" });
+    expect((await inTrips(2, () => anonymous("/api/fs/list", { path: `/@s/${share.id}`, password: "pw" }))).code).toBe(
+      200,
+    );
+    const response = await inTrips(3, async () => {
+      const reply = await sd(`${share.id}/one.txt?pwd=pw`);
+      await reply.arrayBuffer();
+      return reply;
+    });
+    expect(response.status).toBe(200);
   });
 
   it("leads nowhere outside the share: .., %2e%2e, backslashes, and the neighbour /team/ab", async () => {

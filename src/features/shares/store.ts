@@ -5,7 +5,8 @@
 import { and, asc, count, eq, gt, or, sql, type SQL } from "drizzle-orm";
 import { rolesOf, type RoleRow, type UserRow } from "../../auth/store.ts";
 import type { Database } from "../../db/client.ts";
-import { runBatch } from "../../db/plan.ts";
+import { plan, runBatch } from "../../db/plan.ts";
+import { ADMIN_ROLE_ID } from "../../auth/roles.ts";
 import { loginFailures, shares, users } from "../../db/schema.ts";
 import { isUniqueViolation } from "../../db/errors.ts";
 import { reserveAttempt } from "../auth/store.ts";
@@ -24,18 +25,30 @@ export interface OwnedShare {
 const withCreator = (db: Database) =>
   db.select({ share: shares, creator: users }).from(shares).innerJoin(users, eq(users.id, shares.creatorId));
 
-/** The shares of `creatorId` (every share when null), by id, one page, and how many there are. */
-export async function listShares(
-  db: Database,
-  creatorId: number | null,
-  window: { limit: number; offset: number },
-): Promise<{ rows: OwnedShare[]; total: number }> {
-  const mine = creatorId === null ? undefined : eq(shares.creatorId, creatorId);
-  const [rows, [total]] = await db.batch([
-    withCreator(db).where(mine).orderBy(asc(shares.id)).limit(window.limit).offset(window.offset),
-    db.select({ total: count() }).from(shares).where(mine),
-  ]);
-  return { rows, total: total?.total ?? 0 };
+/**
+ * Shares the caller (`callerId`, a scalar subquery) manages: its own, every share for an admin. Read
+ * in the guard's batch: the caller's roles are checked in SQL, as the guard checks them in the Worker.
+ */
+const managedBy = (callerId: SQL) =>
+  sql`(${shares.creatorId} = ${callerId} OR EXISTS (SELECT 1 FROM ${users} AS caller, json_each(caller.role) WHERE caller.id = ${callerId} AND json_each.value = ${ADMIN_ROLE_ID}))`;
+
+/** One page of the shares the caller manages, by id, and how many there are. */
+export function sharePage(db: Database, callerId: SQL, window: { limit: number; offset: number }) {
+  return plan(
+    [
+      withCreator(db).where(managedBy(callerId)).orderBy(asc(shares.id)).limit(window.limit).offset(window.offset),
+      db.select({ total: count() }).from(shares).where(managedBy(callerId)),
+    ],
+    ([rows, [total]]) => ({ rows: rows as OwnedShare[], total: total?.total ?? 0 }),
+  );
+}
+
+/** One share the caller manages, with its creator; undefined when absent or someone else's. */
+export function managedShare(db: Database, callerId: SQL, id: string) {
+  return plan(
+    [withCreator(db).where(and(eq(shares.id, id), managedBy(callerId)))],
+    ([[row]]) => row as OwnedShare | undefined,
+  );
 }
 
 /** One share with its creator; undefined when absent or (`creatorId` given) someone else's. */

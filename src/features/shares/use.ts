@@ -17,7 +17,7 @@ import { apiUrl } from "../fs/routes.ts";
 import { serveLink } from "../fs/serve.ts";
 import type { FsState } from "../fs/state.ts";
 import { getObjectFields, listItem } from "../fs/wire.ts";
-import { ROOT_LINK, SHARE_INVALID, STORAGE_FAILED } from "./messages.ts";
+import { FOLDER_LINK, ROOT_LINK, SHARE_INVALID, STORAGE_FAILED } from "./messages.ts";
 import {
   checkCode,
   notFound,
@@ -117,8 +117,7 @@ const withoutPath = <T extends { path: string }>(item: T): T => ({ ...item, path
 async function shareList(c: Context<AppEnv>, id: string, rest: string, body: ListRequest) {
   const open = await openShare(c, id, body.password);
   const target = targetOf(open.share, rest);
-  const object = await objectAt(open, target);
-  if (!object.isDir) throw notFound();
+  // A file listed as a folder is the storage's "not a folder", reworded as not found.
   const entries = sortEntries(await entriesAt(open, target), open.share);
   const { page, perPage } = listingPage(body.page, body.per_page);
   const slice = entries.slice((page - 1) * perPage, page * perPage);
@@ -225,7 +224,7 @@ async function deliver(c: Context<AppEnv>): Promise<Response> {
   const target = targetOf(open.share, rest);
   if (target.root) throw new ShareError(400, ROOT_LINK, 400);
   const object = await objectAt(open, target);
-  if (object.isDir) throw new ShareError(400, ROOT_LINK, 400);
+  if (object.isDir) throw new ShareError(400, FOLDER_LINK, 400);
   if (c.req.method === "HEAD") return quietly(() => serveFile(c, open, target.path, object.name));
   // Counted before the upstream is asked, so a used-up share costs no upstream call; a download
   // that then fails gives its count back.
