@@ -230,12 +230,13 @@ export function registerShareRoutes(app: Router) {
     tags: ["shares"],
     summary: "A shared file's bytes (Range and HEAD too), through this server; refusals carry a real HTTP status",
     request: {
+      // The code comes as `?pwd=` (the web UI's links) or a `?sign=` (fs/get's raw_url in a share);
+      // they are not listed as parameters: /sd answers files and plain-text refusals, no envelope.
       params: z.object({
-        path: z.string().openapi({ description: "`<share id>/<path inside the share>`, percent-encoded per segment" }),
-      }),
-      query: z.object({
-        pwd: z.optional(z.string()).openapi({ description: "The share's code, as the web UI's links carry it" }),
-        sign: z.optional(z.string()).openapi({ description: "The sign of fs/get's raw_url inside a share" }),
+        path: z.string().openapi({
+          description:
+            "`<share id>/<path inside the share>`, percent-encoded per segment; add `?pwd=<code>` or raw_url's `?sign=`",
+        }),
       }),
     },
     responses: {

@@ -11,7 +11,7 @@ import { loginFailures, shares, users } from "../../db/schema.ts";
 import { isUniqueViolation } from "../../db/errors.ts";
 import { reserveAttempt } from "../auth/store.ts";
 import { fsStateReads } from "../fs/store.ts";
-import type { FsState } from "../fs/state.ts";
+import type { ShareUse } from "./rules.ts";
 
 export type ShareRow = typeof shares.$inferSelect;
 export type ShareFields = Omit<ShareRow, "id" | "creatorId" | "accessed">;
@@ -112,20 +112,11 @@ export async function setShareDisabled(
   return changed.length > 0;
 }
 
-/** What using a share needs, read in one round trip. */
-export interface ShareInUse {
-  share: ShareRow | undefined;
-  creator: UserRow | undefined;
-  roles: RoleRow[];
-  state: FsState;
-  /** Wrong codes in the current window: from this address, and for this share. */
-  failures: { ip: number; user: number };
-}
-
 const liveFailures = (scope: "share" | "share_ip", subject: string, now: number) =>
   and(eq(loginFailures.scope, scope), eq(loginFailures.subject, subject), gt(loginFailures.expiresAt, now));
 
-export async function readShareInUse(db: Database, id: string, ip: string): Promise<ShareInUse> {
+/** What using a share needs (rules.ts requireUsable, checkCode), read in one round trip. */
+export async function readShareInUse(db: Database, id: string, ip: string): Promise<ShareUse> {
   const now = Math.floor(Date.now() / 1000);
   const creatorId: SQL = sql`(SELECT ${shares.creatorId} FROM ${shares} WHERE ${shares.id} = ${id})`;
   const fs = fsStateReads(db, { paths: [], folders: [] });
