@@ -112,13 +112,26 @@ describe("managing shares", () => {
     expect((await anonymous("/api/fs/list", { path: `/@s/${made.data.id}` })).code).toBe(403);
     expect((await anonymous("/api/fs/list", { path: `/@s/${made.data.id}`, password: "s3cret" })).code).toBe(200);
 
+    // A backup restored through the UI posts list items to create: the code comes back with it.
+    const restored = await create(admin, { ...listed.data.content[0], id: "restored" });
+    expect(restored.code, restored.message).toBe(200);
+    expect((await anonymous("/api/fs/list", { path: "/@s/restored" })).code).toBe(403);
+    expect((await anonymous("/api/fs/list", { path: "/@s/restored", password: "s3cret" })).code).toBe(200);
+    // A stale login token in the visitor's browser does not send it to the sign-in page.
+    const stale = await callPath("/api/fs/list", {
+      method: "POST",
+      headers: { "Content-Type": "application/json", Authorization: "stale.login.token" },
+      body: JSON.stringify({ path: "/@s/restored", password: "s3cret" }),
+    });
+    expect(stale.code).toBe(200);
+
     expect((await api(alice, `/api/share/disable?id=${made.data.id}`)).code).toBe(200);
     expect(
       (await callPath(`/api/share/get?id=${made.data.id}`, { headers: { Authorization: alice } })).data.disabled,
     ).toBe(true);
     expect((await api(alice, `/api/share/enable?id=${made.data.id}`)).code).toBe(200);
     expect((await api(alice, `/api/share/delete?id=${made.data.id}`)).data).toBeNull();
-    expect(await sql("SELECT id FROM shares")).toEqual([]);
+    expect(await sql("SELECT id FROM shares")).toEqual([["restored"]]);
   });
 
   it("answers someone else's share as not found, shows the admin every share, and refuses users without the bit", async () => {
