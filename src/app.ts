@@ -20,6 +20,7 @@ import { registerRoleRoutes } from "./features/roles/routes.ts";
 import { registerSearchRoutes } from "./features/search/routes.ts";
 import { registerSessionRoutes } from "./features/sessions/routes.ts";
 import { registerSettingRoutes } from "./features/settings/routes.ts";
+import { registerShareRoutes } from "./features/shares/routes.ts";
 import { registerSshKeyRoutes } from "./features/sshkeys/routes.ts";
 import { registerStorageRoutes } from "./features/storages/routes.ts";
 import { registerTaskRoutes } from "./features/tasks/routes.ts";
@@ -66,6 +67,7 @@ export function createApp(dependencies: AppDependencies) {
   app.use("/d/*", useDatabase);
   app.use("/p/*", useDatabase);
   for (const kind of ["ae", "ad", "ap"]) app.use(`/${kind}/*`, useDatabase);
+  app.use("/sd/*", useDatabase);
   app.use("/dav/*", useDatabase);
   registerPublicRoutes(app);
   registerAuthRoutes(app);
@@ -89,6 +91,7 @@ export function createApp(dependencies: AppDependencies) {
   registerTaskRoutes(app);
   registerDownloadRoutes(app);
   registerArchiveDownloadRoutes(app);
+  registerShareRoutes(app);
   registerDavRoutes(app);
 
   // Both travel in one header; the guard tells them apart by shape (a JWT or not).

@@ -11,5 +11,13 @@ export type Database = LibSQLDatabase;
  * unit tests) opens its own with @libsql/client/node instead, which also accepts `file:` URLs.
  */
 export function openDatabase(url: string, authToken?: string): Database {
-  return drizzle(createClient({ url, ...(authToken ? { authToken } : {}) }));
+  return drizzle(createClient({ url, concurrency: NO_QUEUE, ...(authToken ? { authToken } : {}) }));
 }
+
+/**
+ * The client queues requests past its `concurrency` (20 by default) behind others in flight. One
+ * client serves every request of an isolate, and workerd cancels a request waiting on a promise
+ * another request settles ("Promise will never complete"): more than 20 concurrent requests hung.
+ * So nothing queues; each request's own statements are few.
+ */
+const NO_QUEUE = 1_000_000;

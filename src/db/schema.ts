@@ -130,7 +130,7 @@ export const settings = sqliteTable(
 export const loginFailures = sqliteTable(
   "login_failures",
   {
-    scope: text("scope", { enum: ["ip", "user"] }).notNull(),
+    scope: text("scope", { enum: ["ip", "user", "share", "share_ip"] }).notNull(),
     subject: text("subject").notNull(),
     count: integer("count").notNull().default(0),
     /** Unix seconds when this window ends and the count no longer counts. */
@@ -336,4 +336,37 @@ export const uploadChunks = sqliteTable(
     tag: text("tag").notNull(),
   },
   (table) => [primaryKey({ columns: [table.sessionId, table.index] })],
+);
+
+/**
+ * Share links (OpenList's `x_sharing_dbs`, OpenList internal/model/sharing.go): some files or
+ * folders of the creator's view, opened to anyone with the link (and the code) under `/@s/<id>`
+ * and `/sd/<id>`. Deleted with their creator. The code is never stored in plain text.
+ */
+export const shares = sqliteTable(
+  "shares",
+  {
+    id: text("id").primaryKey(),
+    creatorId: integer("creator_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    /** Cleaned full paths in the mount tree, a JSON array. */
+    files: text("files", { mode: "json" }).$type<string[]>().notNull(),
+    /** Unix milliseconds; null never expires. */
+    expiresAtMs: integer("expires_ms"),
+    /** The share code as src/auth/password.ts stores passwords; "" when there is none. */
+    codeHash: text("code_hash").notNull().default(""),
+    /** Downloads delivered, counted by one UPDATE each (features/shares/store.ts countDownload). */
+    accessed: integer("accessed").notNull().default(0),
+    /** 0: no limit. */
+    maxAccessed: integer("max_accessed").notNull().default(0),
+    disabled: integer("disabled", { mode: "boolean" }).notNull().default(false),
+    remark: text("remark").notNull().default(""),
+    readme: text("readme").notNull().default(""),
+    header: text("header").notNull().default(""),
+    orderBy: text("order_by").notNull().default(""),
+    orderDirection: text("order_direction").notNull().default(""),
+    extractFolder: text("extract_folder").notNull().default(""),
+  },
+  (table) => [index("shares_creator_id_idx").on(table.creatorId)],
 );

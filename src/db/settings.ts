@@ -56,6 +56,13 @@ const PRIVACY_REGS = [
   "(?U)access_token=(.*)&",
 ].join("\n");
 
+/**
+ * The web UI renders this after creating a share and on its share list's copy button (OpenList's
+ * setting of the same key; the UI fails without it). Triple braces: the text is not HTML.
+ */
+const SHARE_SUMMARY =
+  '@{{{creator}}} shared {{#each files}}{{#if @first}}"{{{this}}}"{{/if}}{{/each}}{{#if files.[1]}} and more{{/if}} from {{{site_title}}}: {{{base_url}}}/@s/{{{id}}}{{#if pwd}} (share code: {{{pwd}}}){{/if}}{{#if expires}}, until {{{expires}}}{{/if}}';
+
 /** A definition with its usual fields left out: a public string, without options or help. */
 type DefinitionRow = Pick<SettingDefinition, "key" | "value" | "group"> & Partial<SettingDefinition>;
 
@@ -209,6 +216,13 @@ const DEFINITION_ROWS: readonly DefinitionRow[] = [
     type: "number",
     group: 11,
     help: "MiB per chunk of a chunked upload, 1 to 95 (Cloudflare refuses request bodies over 100 MB); S3 storages take at least 5",
+  },
+  {
+    key: "share_summary_content",
+    value: SHARE_SUMMARY,
+    type: "text",
+    group: 4,
+    help: "The message the web UI copies for a share link: a Handlebars template over the share, site_title and base_url",
   },
 ];
 

@@ -1,9 +1,10 @@
 // The web UI in a real browser (Debian's Chromium through playwright-core) against `npm start`, as
 // a new user meets it: open the URL, sign in, use the management pages, store a file in the storage
-// a fresh install mounts (R2 through the Worker's binding). Requests to any other host are blocked
-// and fail the test, so a missing local asset shows up.
+// a fresh install mounts (R2 through the Worker's binding), share a file and open the link signed
+// out. Requests to any other host are blocked and fail the test, so a missing local asset shows up.
 import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
+import { readFile } from "node:fs/promises";
 import { AwsClient } from "aws4fetch";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -539,3 +540,86 @@ describe("the web UI on a fresh npm start", () => {
     }
   });
 });
+
+/** A file of bytes that are no text: a download that is an error page or re-encoded does not match. */
+const SHARED_FILE = randomBytes(50_000);
+const SHARE_CODE = "open-sesame";
+
+describe("a share link in the web UI", () => {
+  it("is made from the file list, opened signed out with its code, and downloads the file byte-exact", async () => {
+    const token = await adminToken();
+    const dav = await startWebdav();
+    try {
+      const basic = `Basic ${Buffer.from(`${DAV_USER.username}:${DAV_USER.password}`).toString("base64")}`;
+      const put = await fetch(`${dav.url}${DAV_ROOT}/report.bin`, {
+        method: "PUT",
+        headers: { Authorization: basic },
+        body: SHARED_FILE,
+      });
+      expect(put.ok).toBe(true);
+      const created = await api("/api/admin/storage/create", {
+        method: "POST",
+        headers: { Authorization: token, "Content-Type": "application/json" },
+        body: JSON.stringify({
+          mount_path: "/shared",
+          driver: "WebDav",
+          addition: JSON.stringify({
+            address: dav.url,
+            username: DAV_USER.username,
+            password: DAV_USER.password,
+            root_folder_path: DAV_ROOT,
+          }),
+        }),
+      });
+      expect(created.code, created.message).toBe(200);
+      await shareThroughTheUi();
+    } finally {
+      await dav.close();
+    }
+  });
+});
+
+/** The admin shares /shared/report.bin with a code from the file list; a signed-out browser downloads it. */
+async function shareThroughTheUi() {
+  const owner = await sameOriginContext(browser, server.origin);
+  const page = await owner.context.newPage();
+  await page.goto(`${server.origin}/@login`);
+  await page.locator('input[name="username"]').fill("admin");
+  await page.locator('input[name="password"]').fill(ADMIN_PASSWORD);
+  await page.getByRole("button", { name: "Login" }).click();
+  await page.waitForURL((url) => !url.pathname.startsWith("/@login"));
+
+  await page.goto(`${server.origin}/shared`);
+  await page.locator("a.list-item", { hasText: "report.bin" }).click({ button: "right" });
+  await page.getByText("Share", { exact: true }).click();
+  const dialog = page.getByRole("dialog");
+  await dialog.locator('div:has(> button[aria-label="random"]) > input').fill(SHARE_CODE);
+  const made = page.waitForResponse((response) => response.url().endsWith("/api/share/create"));
+  await dialog.getByRole("button", { name: "Confirm" }).click();
+  const reply = await (await made).json();
+  expect(reply.code, reply.message).toBe(200);
+  const summary = dialog.locator("textarea");
+  await expect.poll(() => summary.inputValue()).toContain("/@s/");
+  const link = /http:\/\/[^\s]+\/@s\/[\w-]+/.exec(await summary.inputValue())![0];
+  expect(link).toBe(`${server.origin}/@s/${reply.data.id}`);
+  expect(await summary.inputValue()).toContain(SHARE_CODE);
+  expect(owner.blocked).toEqual([]);
+
+  // A browser that never signed in.
+  const visitor = await sameOriginContext(browser, server.origin);
+  const anonymous = await visitor.context.newPage();
+  await anonymous.goto(link);
+  const prompt = anonymous.locator('input[type="password"]');
+  await prompt.fill(SHARE_CODE);
+  await anonymous.keyboard.press("Enter");
+  await anonymous.getByText("report.bin").first().waitFor();
+  const download = anonymous.waitForEvent("download");
+  await anonymous.getByRole("button", { name: "Download" }).first().click();
+  const file = await download;
+  expect(file.url()).toMatch(new RegExp(`/sd/${reply.data.id}/`));
+  const saved = await file.path();
+  expect(Buffer.compare(await readFile(saved), SHARED_FILE)).toBe(0);
+  expect(visitor.blocked).toEqual([]);
+  await owner.context.close();
+  await visitor.context.close();
+}

@@ -114,6 +114,14 @@ const BUDGET: Record<string, number> = {
   "GET /ae/:path{.+}": 1,
   "GET /ad/:path{.+}": 1,
   "GET /ap/:path{.+}": 1,
+  "GET /api/share/list": 1,
+  "GET /api/share/get": 1,
+  "POST /api/share/create": 1,
+  "POST /api/share/update": 1,
+  "POST /api/share/delete": 2,
+  "POST /api/share/enable": 2,
+  "POST /api/share/disable": 2,
+  "GET /sd/:path{.+}": 1,
 };
 
 let token: string;

@@ -37,8 +37,8 @@ export interface RouteRow {
   alsoAnswers?: number[];
   /** The route ends the session it is called with; session callers sign in afresh for it. */
   endsSession?: true;
-  /** Not the envelope: /ping's plain text and the OpenAPI document. */
-  reply?: "text" | "document";
+  /** Not the envelope: /ping's plain text, the OpenAPI document, a share's refusal (a real 404). */
+  reply?: "text" | "document" | "not found";
 }
 
 const NO_SUCH_ID = "id=999999";
@@ -254,6 +254,17 @@ export const ROUTES: RouteRow[] = [
   { method: "GET", path: "/ae/:path{.+}", url: "/ae/nothing.zip", access: PUBLIC, alsoAnswers: [401] },
   { method: "GET", path: "/ad/:path{.+}", url: "/ad/nothing.zip", access: PUBLIC, alsoAnswers: [401] },
   { method: "GET", path: "/ap/:path{.+}", url: "/ap/nothing.zip", access: PUBLIC, alsoAnswers: [401] },
+
+  // Share links: their owners' (OpenList's "not guest"), and the links themselves for anyone.
+  { method: "GET", path: "/api/share/list", access: userOnly(403, "You are a guest") },
+  { method: "GET", path: "/api/share/get", access: userOnly(403, "You are a guest"), query: "id=no-such-share" },
+  { method: "POST", path: "/api/share/create", access: userOnly(403, "You are a guest"), body: {} },
+  { method: "POST", path: "/api/share/update", access: userOnly(403, "You are a guest"), body: {} },
+  { method: "POST", path: "/api/share/delete", access: userOnly(403, "You are a guest"), query: "id=no-such-share" },
+  { method: "POST", path: "/api/share/enable", access: userOnly(403, "You are a guest"), query: "id=no-such-share" },
+  { method: "POST", path: "/api/share/disable", access: userOnly(403, "You are a guest"), query: "id=no-such-share" },
+  // No login: an unknown share is HTTP 404 for everyone, so download tools never save a page.
+  { method: "GET", path: "/sd/:path{.+}", url: "/sd/nothing/x", access: PUBLIC, reply: "not found" },
 ];
 
 /** Who a caller turns out to be once the guard has accepted it. */

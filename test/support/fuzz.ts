@@ -1307,6 +1307,18 @@ export const JSON_ROUTES: JsonRoute[] = [
     ...fromSchema("/api/admin/meta/update", { id: rowIds }),
     variants: [{ body: { id: MISSING_ID, path: "/fuzz-meta" }, anchor: ["id"] }],
   },
+  // Share links: the fuzz user holds no share bit, so every body is refused and nothing is made.
+  ...["/api/share/create", "/api/share/update"].map(
+    (path): JsonRoute => ({
+      path,
+      group: "fs-metas",
+      caller: "user",
+      ...fromSchema(path),
+      variants: [{ body: { id: "fuzz", files: [] }, anchor: ["files"] }],
+      alsoRefused: [403],
+      alsoValid: [400, 403, 404],
+    }),
+  ),
   // auth and me
   ...["/api/auth/login", "/api/auth/login/hash"].map(
     (path): JsonRoute => ({
@@ -1561,6 +1573,18 @@ const QUERY_ROWS: QueryRow[] = [
   { method: "GET", path: "/api/admin/meta/list", group: "fs-metas", caller: "admin", answers: READS },
   { method: "GET", path: "/api/admin/meta/get", group: "fs-metas", caller: "admin", answers: READS },
   { method: "POST", path: "/api/admin/meta/delete", group: "fs-metas", caller: "admin", answers: WRITES },
+  // Share links the fuzz user manages: it has none, so each id is unknown (404).
+  { method: "GET", path: "/api/share/list", group: "fs-metas", caller: "user", answers: READS },
+  { method: "GET", path: "/api/share/get", group: "fs-metas", caller: "user", answers: READS },
+  ...["delete", "enable", "disable"].map(
+    (action): QueryRow => ({
+      method: "POST",
+      path: `/api/share/${action}`,
+      group: "fs-metas",
+      caller: "user",
+      answers: WRITES,
+    }),
+  ),
   ...["/api/auth/login", "/api/auth/login/hash"].map(
     (path): QueryRow => ({
       method: "POST",

@@ -211,9 +211,10 @@ describe("every route the router serves", () => {
         if (!content["text/plain"]) problems.push(`${route.operation}: no text/plain 200`);
         continue;
       }
-      // /d, /p and an archive's /ae, /ad, /ap answer bytes; their refusals are envelopes (tested in
-      // src/features/fs/read.test.ts and src/features/archive/archive.workerd.test.ts).
-      if (/^\/(?:[dp]|a[edp])\//.test(route.path)) {
+      // /d, /p, /sd and an archive's /ae, /ad, /ap answer bytes; /d's, /p's and the archive routes'
+      // refusals are envelopes (src/features/fs/read.test.ts, src/features/archive/archive.workerd.test.ts),
+      // /sd's real HTTP statuses (src/features/shares/).
+      if (/^\/(?:[dp]|sd|a[edp])\//.test(route.path)) {
         if (!content["application/octet-stream"]) problems.push(`${route.operation}: no application/octet-stream 200`);
         continue;
       }

@@ -16,6 +16,9 @@ const ACTIVE_SESSIONS_READ = 1000;
  */
 export const MAX_SESSIONS_PER_USER = 100;
 
+/** Whose failures a row counts: sign-ins per address and username; share codes per address and share. */
+export type LockoutScope = (typeof loginFailures.$inferInsert)["scope"];
+
 type Attempt = { username: string; ip: string; now: number };
 
 /**
@@ -25,7 +28,7 @@ type Attempt = { username: string; ip: string; now: number };
  * refused attempts neither pile up nor keep the lockout alive (it ends 5 minutes after the
  * attempt that reached the limit). A window that ended starts again at 1.
  */
-export function reserveAttempt(db: Database, scope: "ip" | "user", subject: string, now: number) {
+export function reserveAttempt(db: Database, scope: LockoutScope, subject: string, now: number) {
   return reserveAttemptQuery(db, { scope, subject, now, expiresAt: now + FAILURE_WINDOW_SECONDS });
 }
 

@@ -241,7 +241,10 @@ export async function getObject({ backend, actualPath, storage }: Mounted): Prom
  * The storage's `order_by`, `order_direction` and `extract_folder` (AList v3.58.0
  * internal/op/fs.go:152-154).
  */
-function sortEntries(entries: FileObject[], storage: StorageRow): FileObject[] {
+export function sortEntries(
+  entries: FileObject[],
+  storage: Pick<StorageRow, "orderBy" | "orderDirection" | "extractFolder">,
+): FileObject[] {
   const sorted = [...entries];
   const direction = storage.orderDirection === "desc" ? -1 : 1;
   const compare: Record<string, (a: FileObject, b: FileObject) => number> = {

@@ -35,6 +35,7 @@ import {
 } from "./rules.ts";
 import type { FsState, TreeNeeds } from "./state.ts";
 import { fsRoute } from "./store.ts";
+import { sharedPaths } from "../shares/use.ts";
 import { getObjectFields, listItem, rfc3339 } from "./wire.ts";
 
 const PathField = z
@@ -116,7 +117,10 @@ const list = createRoute({
   path: "/api/fs/list",
   tags: ["fs"],
   summary: "A folder's entries, filtered to what the caller may see, one page",
-  ...fsRoute((body) => folderNeeds(body.path)),
+  ...sharedOr(
+    "list",
+    fsRoute((body) => folderNeeds(body.path)),
+  ),
   request: { body: jsonBody(ListBody) },
   responses: envelopeResponse(ListData, "One page of the folder"),
 });
@@ -126,7 +130,10 @@ const get = createRoute({
   path: "/api/fs/get",
   tags: ["fs"],
   summary: "One file or folder, with its raw_url and the related files beside it",
-  ...fsRoute((body) => objectNeeds(body.path)),
+  ...sharedOr(
+    "get",
+    fsRoute((body) => objectNeeds(body.path)),
+  ),
   request: { body: jsonBody(z.object({ path: PathField, password: PasswordField })) },
   responses: envelopeResponse(GetData, "The object"),
 });
@@ -172,6 +179,14 @@ const other = createRoute({
   },
   responses: envelopeResponse(z.nullable(z.record(z.string(), z.unknown())), "What the driver answers"),
 });
+
+/**
+ * A route's guard, preceded by share browsing: a path under `/@s/` is a share's, answered without
+ * an account (features/shares/use.ts); any other goes on to the guard.
+ */
+function sharedOr(kind: "list" | "get", access: ReturnType<typeof fsRoute>) {
+  return { middleware: [sharedPaths(kind), ...access.middleware] as const, security: access.security };
+}
 
 /** The full path a raw request path names for a caller whose base path is `/`; none when it climbs. */
 function guessedPaths(raw: unknown): string[] {

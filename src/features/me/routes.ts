@@ -7,6 +7,7 @@ import { ok } from "../../http/envelope.ts";
 import { envelopeResponse, jsonBody, type Router } from "../../http/router.ts";
 import { GUEST_PROFILE } from "./messages.ts";
 import { changeOwnProfile, mergedPermissions, roleNames } from "./rules.ts";
+import { SHARE, SHARE_CUSTOM_ID, sharingBits } from "../shares/rules.ts";
 
 const PermissionEntry = z.object({ path: z.string(), permission: z.number().check(z.int()) });
 const CurrentUser = z.object({
@@ -17,7 +18,10 @@ const CurrentUser = z.object({
   role: z.array(z.number().check(z.int())),
   role_names: z.array(z.string()),
   disabled: z.boolean(),
-  permission: z.number().check(z.int()),
+  permission: z.number().check(z.int()).openapi({
+    description:
+      "The user's own bits, except 14 and 15: what the web UI reads as may share and may choose share ids, from the scopes of the user's roles",
+  }),
   permissions: z.array(PermissionEntry),
   sso_id: z.string(),
   otp: z.boolean(),
@@ -63,7 +67,7 @@ export function registerMeRoutes(app: Router) {
       role: user.roleIds,
       role_names: roleNames(user.roleIds, roles),
       disabled: user.disabled,
-      permission: user.permission,
+      permission: (user.permission & ~(SHARE | SHARE_CUSTOM_ID)) | sharingBits(roles),
       permissions: mergedPermissions(user.roleIds, roles),
       sso_id: user.ssoId,
       otp: user.otpSecret !== null,

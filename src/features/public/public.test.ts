@@ -33,8 +33,8 @@ describe("GET /api/public/settings", () => {
       .sort();
     expect(Object.keys(data)).toEqual(expectedKeys);
     // 43 public keys on a fresh AList v3.58.0 install (internal/bootstrap/data/setting.go:87), and
-    // OpenList's two for the chunked upload API the served web UI reads.
-    const openListKeys = ["multipart_chunk_size", "multipart_enabled"];
+    // OpenList's for the chunked upload API and the share dialog that the served web UI reads.
+    const openListKeys = ["multipart_chunk_size", "multipart_enabled", "share_summary_content"];
     expect(expectedKeys.filter((key) => !openListKeys.includes(key))).toHaveLength(43);
     expect(expectedKeys).toEqual(expect.arrayContaining(openListKeys));
     expect(Object.values(data).every((value) => typeof value === "string")).toBe(true);

@@ -88,12 +88,14 @@ describe("GET /api/admin/setting/list", () => {
     const { code, data } = await get("/api/admin/setting/list");
     expect(code).toBe(200);
     const items = data as Item[];
-    // The expectation is AList's table (test/fixtures/alist-settings.ts), not the definitions the code seeds from.
+    // The expectation is AList's table (test/fixtures/alist-settings.ts), not the definitions the code
+    // seeds from, then OpenList's settings of what AList v3.58 lacks: chunked uploads
+    // (docs/decisions.md D12.2) and the share dialog's summary.
     expect(items.map((i) => i.key)).toEqual([
       ...REFERENCE_SETTINGS.map(([key]) => key),
-      // OpenList's, past AList's table (docs/decisions.md D12.2).
       "multipart_enabled",
       "multipart_chunk_size",
+      "share_summary_content",
     ]);
     REFERENCE_SETTINGS.forEach(([key, value, type, options, group, flag, help], index) => {
       const item = items[index]!;

@@ -11,6 +11,7 @@ import {
   pendingOtpEnrolments,
   roles,
   settings,
+  shares,
   sshPublicKeys,
   users,
 } from "../../db/schema.ts";
@@ -192,7 +193,7 @@ export async function updateUser(
 }
 
 /**
- * Deletes an ordinary user with their device sessions, SSH keys and pending 2FA enrolment
+ * Deletes an ordinary user with their shares, device sessions, SSH keys and pending 2FA enrolment
  * (explicitly, not through FK cascades, which SQLite only applies with foreign_keys on).
  * Returns the row as it was; nothing is deleted for the admin or the guest.
  */
@@ -201,8 +202,9 @@ export async function deleteUser(db: Database, id: number): Promise<{ user: User
     .select({ id: users.id })
     .from(users)
     .where(and(eq(users.id, id), sql`${rowKind} = 'user'`));
-  const [[user], , , , removed] = await db.batch([
+  const [[user], , , , , removed] = await db.batch([
     db.select().from(users).where(eq(users.id, id)),
+    db.delete(shares).where(inArray(shares.creatorId, deletable)),
     db.delete(deviceSessions).where(inArray(deviceSessions.userId, deletable)),
     db.delete(sshPublicKeys).where(inArray(sshPublicKeys.userId, deletable)),
     db.delete(pendingOtpEnrolments).where(inArray(pendingOtpEnrolments.userId, deletable)),

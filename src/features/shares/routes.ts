@@ -1,0 +1,254 @@
+// Share links in the wire the served web UI speaks (OpenList server/router.go:193-199,
+// server/handles/sharing.go): /api/share/{list,get,create,update,delete,enable,disable} for their
+// owners (the admin: every share), and `/sd/<id>/<path>` downloads for anyone with the link.
+// Browsing a share goes through /api/fs/list and /api/fs/get (use.ts `sharedPaths`). The rules
+// are rules.ts, the queries store.ts, the texts messages.ts; docs/files.md has the behaviour.
+import * as z from "zod/mini";
+import { accountOnly, isAdmin, planned, reading } from "../../auth/guard.ts";
+import type { Caller } from "../../auth/caller.ts";
+import { ok } from "../../http/envelope.ts";
+import { ApiError } from "../../http/errors.ts";
+import { createRoute } from "../../http/openapi.ts";
+import { fromQuery, pageWindow, pagingParams } from "../../http/params.ts";
+import { envelopeResponse, jsonBody, type Router } from "../../http/router.ts";
+import { viewerOf } from "../fs/rules.ts";
+import { GUEST_REFUSED, ID_TAKEN, SHARE_NOT_FOUND } from "./messages.ts";
+import { expiresAt, randomId, requireMayShare, requireValidId, sharedPaths, shareReply, storedCode } from "./rules.ts";
+import {
+  deleteShare,
+  findShare,
+  insertShare,
+  managedShare,
+  setShareDisabled,
+  sharePage,
+  updateShare,
+  type ShareFields,
+} from "./store.ts";
+import { shareDownload } from "./use.ts";
+
+const owners = accountOnly(403, GUEST_REFUSED);
+
+const Share = z.object({
+  id: z.string(),
+  expires: z.nullable(z.string()).openapi({ description: "RFC 3339; null never expires" }),
+  pwd: z.string().openapi({ description: "Always empty, except in the reply that set the code" }),
+  pwd_hash: z
+    .string()
+    .openapi({ description: 'The stored form of the code ("" when none): posted back, it keeps the code' }),
+  accessed: z.number().check(z.int()).openapi({ description: "Downloads delivered" }),
+  max_accessed: z.number().check(z.int()).openapi({ description: "0: no limit" }),
+  disabled: z.boolean(),
+  remark: z.string(),
+  readme: z.string(),
+  header: z.string(),
+  order_by: z.string(),
+  order_direction: z.string(),
+  extract_folder: z.string(),
+  files: z.array(z.string()),
+  creator: z.string(),
+  creator_role: z.number().check(z.int()).openapi({ description: "0 user, 1 guest, 2 admin" }),
+});
+
+const text = (max: number) => z._default(z.string().check(z.maxLength(max)), "");
+
+const ShareBody = {
+  files: z.array(z.string().check(z.maxLength(4096))).check(z.maxLength(100)),
+  expires: z.optional(z.nullable(z.string().check(z.maxLength(64)))),
+  pwd: text(1024),
+  pwd_hash: z.optional(z.string().check(z.maxLength(256))),
+  max_accessed: z
+    ._default(z.nullable(z.number().check(z.int(), z.gte(0), z.lte(1_000_000_000))), 0)
+    .openapi({ description: "0 or null: no limit (the UI sends null for an emptied field)" }),
+  disabled: z._default(z.boolean(), false),
+  remark: text(4096),
+  readme: text(65536),
+  header: text(65536),
+  order_by: z._default(z.enum(["", "name", "size", "modified"]), ""),
+  order_direction: z._default(z.enum(["", "asc", "desc"]), ""),
+  extract_folder: z._default(z.enum(["", "front", "back"]), ""),
+};
+
+const idQuery = z.object({ id: z.string().check(z.minLength(1), z.maxLength(256)) });
+
+const listPlan = fromQuery(z.object(pagingParams), (db, query, callerId) => sharePage(db, callerId, pageWindow(query)));
+const getPlan = fromQuery(idQuery, (db, query, callerId) => managedShare(db, callerId, query.id));
+
+const list = createRoute({
+  method: "get",
+  path: "/api/share/list",
+  tags: ["shares"],
+  summary: "The caller's share links (the admin: everyone's), by id",
+  ...reading(owners, listPlan),
+  request: { query: z.object(pagingParams) },
+  responses: envelopeResponse(z.object({ content: z.array(Share), total: z.number().check(z.int()) }), "One page"),
+});
+
+const get = createRoute({
+  method: "get",
+  path: "/api/share/get",
+  tags: ["shares"],
+  summary: "One of the caller's share links (the admin: anyone's)",
+  ...reading(owners, getPlan),
+  request: { query: idQuery },
+  responses: envelopeResponse(Share, "The share"),
+});
+
+const create = createRoute({
+  method: "post",
+  path: "/api/share/create",
+  tags: ["shares"],
+  summary: "Share files or folders (full paths) by a link; needs the share bit at each path",
+  ...owners,
+  request: {
+    body: jsonBody(
+      z.object({
+        ...ShareBody,
+        id: z.optional(z.string().check(z.maxLength(256))).openapi({ description: "A chosen id: needs bit 15" }),
+      }),
+    ),
+  },
+  responses: envelopeResponse(Share, "The new share"),
+});
+
+const update = createRoute({
+  method: "post",
+  path: "/api/share/update",
+  tags: ["shares"],
+  summary: "Change a share link whole; the access counter stays, the code stays unless a new one is given",
+  ...owners,
+  request: {
+    body: jsonBody(
+      z.object({
+        ...ShareBody,
+        id: z.string().check(z.minLength(1), z.maxLength(256)),
+        new_id: z.optional(z.string().check(z.maxLength(256))),
+      }),
+    ),
+  },
+  responses: envelopeResponse(Share, "The share as saved"),
+});
+
+const change = (action: "delete" | "enable" | "disable", summary: string) =>
+  createRoute({
+    method: "post",
+    path: `/api/share/${action}`,
+    tags: ["shares"],
+    summary,
+    ...owners,
+    request: { query: idQuery },
+    responses: envelopeResponse(z.null(), "Done"),
+  });
+
+/** The caller's own shares, or (null) every share for the admin. */
+const scopeOf = (caller: Caller) => (isAdmin(caller) ? null : caller.user.id);
+
+type Body = z.output<z.ZodMiniObject<typeof ShareBody>>;
+
+async function fieldsOf(body: Body, files: string[]): Promise<ShareFields> {
+  return {
+    files,
+    expiresAtMs: expiresAt(body.expires),
+    codeHash: await storedCode(body.pwd, body.pwd_hash),
+    maxAccessed: body.max_accessed ?? 0,
+    disabled: body.disabled,
+    remark: body.remark,
+    readme: body.readme,
+    header: body.header,
+    orderBy: body.order_by,
+    orderDirection: body.order_direction,
+    extractFolder: body.extract_folder,
+  };
+}
+
+export function registerShareRoutes(app: Router) {
+  app.openapi(list, async (c) => {
+    const { rows, total } = await planned(c, listPlan);
+    return ok(c, { content: rows.map((row) => shareReply(row)), total });
+  });
+
+  app.openapi(get, async (c) => {
+    const found = await planned(c, getPlan);
+    if (!found) throw new ApiError(404, SHARE_NOT_FOUND);
+    return ok(c, shareReply(found));
+  });
+
+  app.openapi(create, async (c) => {
+    const body = c.req.valid("json");
+    const caller = c.var.caller;
+    const files = sharedPaths(body.files);
+    const chosen = body.id !== undefined && body.id !== "";
+    if (chosen) requireValidId(body.id!);
+    requireMayShare(viewerOf(caller), files, chosen);
+    const row = { ...(await fieldsOf(body, files)), creatorId: caller.user.id, accessed: 0 };
+    // OpenList's ids: 8 random letters and digits, one more after each collision, up to 11.
+    let id = chosen ? body.id! : randomId(8);
+    while (!(await insertShare(c.var.db, { ...row, id }))) {
+      if (chosen || id.length >= 11) throw new ApiError(chosen ? 400 : 500, ID_TAKEN);
+      id += randomId(1);
+    }
+    const made = await findShare(c.var.db, id, caller.user.id);
+    return ok(c, shareReply(made!, body.pwd));
+  });
+
+  app.openapi(update, async (c) => {
+    const body = c.req.valid("json");
+    const caller = c.var.caller;
+    const files = sharedPaths(body.files);
+    const newId = body.new_id !== undefined && body.new_id !== "" && body.new_id !== body.id ? body.new_id : body.id;
+    if (newId !== body.id) requireValidId(newId);
+    requireMayShare(viewerOf(caller), files, newId !== body.id);
+    const outcome = await updateShare(c.var.db, body.id, scopeOf(caller), await fieldsOf(body, files), newId);
+    if (outcome === "missing") throw new ApiError(404, SHARE_NOT_FOUND);
+    if (outcome === "taken") throw new ApiError(400, ID_TAKEN);
+    const saved = await findShare(c.var.db, newId, null);
+    return ok(c, shareReply(saved!, body.pwd));
+  });
+
+  app.openapi(change("delete", "Delete a share link: its links stop working on the next request"), async (c) => {
+    if (!(await deleteShare(c.var.db, c.req.valid("query").id, scopeOf(c.var.caller))))
+      throw new ApiError(404, SHARE_NOT_FOUND);
+    return ok(c, null);
+  });
+
+  for (const [action, disabled] of [
+    ["enable", false],
+    ["disable", true],
+  ] as const) {
+    const summary = disabled ? "Disable a share link until it is enabled again" : "Enable a disabled share link";
+    app.openapi(change(action, summary), async (c) => {
+      if (!(await setShareDisabled(c.var.db, c.req.valid("query").id, scopeOf(c.var.caller), disabled)))
+        throw new ApiError(404, SHARE_NOT_FOUND);
+      return ok(c, null);
+    });
+  }
+
+  // HEAD is answered by the GET route (Hono), without a body.
+  app.get("/sd/:path{.+}", shareDownload);
+  app.openAPIRegistry.registerPath({
+    method: "get",
+    path: "/sd/{path}",
+    tags: ["shares"],
+    summary: "A shared file's bytes (Range and HEAD too), through this server; refusals carry a real HTTP status",
+    request: {
+      // The code comes as `?pwd=` (the web UI's links) or a `?sign=` (fs/get's raw_url in a share);
+      // they are not listed as parameters: /sd answers files and plain-text refusals, no envelope.
+      params: z.object({
+        path: z.string().openapi({
+          description:
+            "`<share id>/<path inside the share>`, percent-encoded per segment; add `?pwd=<code>` or raw_url's `?sign=`",
+        }),
+      }),
+    },
+    responses: {
+      200: {
+        description: "The file; each delivered GET counts one access",
+        content: { "application/octet-stream": { schema: z.string().openapi({ format: "binary" }) } },
+      },
+      206: { description: "The requested range (counts one access too)" },
+      403: { description: "Wrong code, share disabled, or its creator may no longer share it" },
+      404: { description: "No such share, or nothing of that name in it" },
+      410: { description: "The share expired or has no downloads left" },
+      429: { description: "Too many wrong codes" },
+    },
+  });
+}
