@@ -284,7 +284,8 @@ describe("files on each upstream", () => {
       expect((await dav("DELETE", base)).status).toBe(204);
       expect(await read("/tree/a.txt")).toBe(null);
       expect((await dav("DELETE", base)).status).toBe(404);
-    });
+      // FTP opens a connection per operation: some twenty logins, seconds on a busy machine.
+    }, 20_000);
   }
 
   it("copies and moves across storages, file by file", async () => {
