@@ -1,8 +1,11 @@
-// The Worker entry: HTTP requests go to the Hono app, the cron trigger to the cleanup sweep.
+// The Worker entry: HTTP requests go to the Hono app, the task queue's messages to the task runner,
+// the cron trigger to the cleanup sweep and the sweep of background tasks.
 import { createApp } from "./app.ts";
 import { cleanUp } from "./cron/cleanup.ts";
 import { openDatabase, type Database } from "./db/client.ts";
 import { databaseUrl, type Env } from "./env.ts";
+import { consumeBatch } from "./features/tasks/runner.ts";
+import { sweepTasks } from "./features/tasks/sweep.ts";
 
 // One client per isolate and database: it is stateless over HTTP, so reuse only saves setup.
 let cached: { key: string; db: Database } | undefined;
@@ -17,9 +20,12 @@ const app = createApp({ database });
 
 export default {
   fetch: app.fetch,
+  async queue(batch, env) {
+    await consumeBatch(database(env), env, batch as MessageBatch<{ id: number; ticket: number }>);
+  },
   async scheduled(controller, env, ctx) {
-    const sweep = cleanUp(database(env)).then((report) =>
-      console.log(JSON.stringify({ cron: controller.cron, removed: report })),
+    const sweep = Promise.all([cleanUp(database(env)), sweepTasks(database(env), env)]).then(([removed, tasks]) =>
+      console.log(JSON.stringify({ cron: controller.cron, removed, tasks })),
     );
     ctx.waitUntil(sweep);
     await sweep;
