@@ -211,15 +211,37 @@ export const ROUTES: RouteRow[] = [
   { method: "PUT", path: "/api/fs/put", access: SIGNED_IN, alsoAnswers: [403] },
   { method: "PUT", path: "/api/fs/form", access: SIGNED_IN, alsoAnswers: [403] },
 
-  ...(["undone", "done"] as const).flatMap((state): RouteRow[] => [
-    {
-      method: "GET",
-      path: `/api/task/:kind/${state}`,
-      url: `/api/task/upload/${state}`,
-      access: userOnly(403, "You are a guest"),
-    },
-    { method: "GET", path: `/api/admin/task/:kind/${state}`, url: `/api/admin/task/copy/${state}`, access: ADMIN_ONLY },
-  ]),
+  ...(["/api/task", "/api/admin/task"] as const).flatMap((prefix): RouteRow[] => {
+    const access = prefix === "/api/task" ? userOnly(403, "You are a guest") : ADMIN_ONLY;
+    return [
+      ...(["undone", "done"] as const).map(
+        (op): RouteRow => ({ method: "GET", path: `${prefix}/:kind/${op}`, url: `${prefix}/copy/${op}`, access }),
+      ),
+      // An unknown id: 404 task not found.
+      ...(["info", "cancel", "delete", "retry"] as const).map(
+        (op): RouteRow => ({
+          method: "POST",
+          path: `${prefix}/:kind/${op}`,
+          url: `${prefix}/copy/${op}`,
+          access,
+          query: "tid=nope",
+        }),
+      ),
+      // No ids: nothing to do.
+      ...(["cancel_some", "delete_some", "retry_some"] as const).map(
+        (op): RouteRow => ({
+          method: "POST",
+          path: `${prefix}/:kind/${op}`,
+          url: `${prefix}/copy/${op}`,
+          access,
+          body: [],
+        }),
+      ),
+      ...(["clear_done", "clear_succeeded", "retry_failed"] as const).map(
+        (op): RouteRow => ({ method: "POST", path: `${prefix}/:kind/${op}`, url: `${prefix}/upload/${op}`, access }),
+      ),
+    ];
+  }),
   // No login: the sign is the only gate (AList v3.58.0 server/middlewares/down.go:19-43), missing
   // here (401 expire missing).
   { method: "GET", path: "/d/:path{.+}", url: "/d/nothing", access: PUBLIC, alsoAnswers: [401] },

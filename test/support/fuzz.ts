@@ -893,7 +893,14 @@ async function checkProperty<T>(
 // ---------------------------------------------------------------------------------------------
 // The route table
 
-export type Group = "auth-me" | "sessions-sshkeys" | "storages-drivers" | "settings" | "users-roles" | "fs-metas";
+export type Group =
+  | "auth-me"
+  | "sessions-sshkeys"
+  | "storages-drivers"
+  | "settings"
+  | "users-roles"
+  | "fs-metas"
+  | "tasks";
 
 /** A body of the right shape the route refuses, and the fields (`anchor`) that keep it refused. */
 export interface Variant {
@@ -924,6 +931,8 @@ export interface JsonRoute {
 export interface QueryRoute {
   method: "GET" | "POST";
   path: string;
+  /** The URL to call when `path` is a pattern (`/api/task/{kind}/info`). */
+  url?: string;
   group: Group;
   caller: Caller;
   /** Read from the route's schema (see queryRoute). */
@@ -943,6 +952,10 @@ export interface QueryRoute {
 /** A POST that takes no input: whatever body it gets is ignored. `keep` saves the state a call changes and returns its restorer. */
 export interface BodylessRoute {
   path: string;
+  /** The URL to call when `path` is a pattern. */
+  url?: string;
+  /** What any body gets; 200 unless told (a route that reads a body of its own kind: 400 too). */
+  answers?: readonly number[];
   group: Group;
   caller: Caller;
   keep: (db: Database) => Promise<() => Promise<void>>;
@@ -1645,6 +1658,23 @@ const QUERY_ROWS: QueryRow[] = [
   ),
 ];
 
+// The task routes, under both prefixes, on the copy kind: no task exists, so every id is unknown.
+const TASK_PREFIXES = ["/api/task", "/api/admin/task"] as const;
+QUERY_ROWS.push(
+  ...TASK_PREFIXES.flatMap((prefix) =>
+    ["info", "cancel", "delete", "retry"].map(
+      (op): QueryRow => ({
+        method: "POST",
+        path: `${prefix}/{kind}/${op}`,
+        url: `${prefix}/copy/${op}`,
+        group: "tasks",
+        caller: "admin",
+        answers: WRITES,
+      }),
+    ),
+  ),
+);
+
 export const QUERY_ROUTES: QueryRoute[] = QUERY_ROWS.map(queryRoute);
 
 export const BODYLESS_ROUTES: BodylessRoute[] = [
@@ -1668,6 +1698,28 @@ export const BODYLESS_ROUTES: BodylessRoute[] = [
     },
   },
   { path: "/api/admin/storage/load_all", group: "storages-drivers", caller: "admin", keep: async () => async () => {} },
+  // The task clears ignore any body; the batch operations read an id array (else 400) and find none.
+  ...TASK_PREFIXES.flatMap((prefix) => [
+    ...["clear_done", "clear_succeeded", "retry_failed"].map(
+      (op): BodylessRoute => ({
+        path: `${prefix}/{kind}/${op}`,
+        url: `${prefix}/copy/${op}`,
+        group: "tasks",
+        caller: "admin",
+        keep: async () => async () => {},
+      }),
+    ),
+    ...["cancel_some", "delete_some", "retry_some"].map(
+      (op): BodylessRoute => ({
+        path: `${prefix}/{kind}/${op}`,
+        url: `${prefix}/copy/${op}`,
+        group: "tasks",
+        caller: "admin",
+        answers: [200, 400],
+        keep: async () => async () => {},
+      }),
+    ),
+  ]),
 ];
 
 // ---------------------------------------------------------------------------------------------
@@ -2220,7 +2272,7 @@ function queryRouteProperty(route: QueryRoute): FuzzProperty {
         ([q, junk]) => {
           const request: FuzzRequest = {
             method: route.method,
-            path: `${route.path}?${q}`,
+            path: `${route.url ?? route.path}?${q}`,
             caller: route.caller,
             ...(route.headers ? { headers: route.headers() } : {}),
           };
@@ -2235,7 +2287,7 @@ function queryRouteProperty(route: QueryRoute): FuzzProperty {
 }
 
 /** A body over the limit, to any POST: 413 before anything runs. */
-function oversizeProperty(route: { path: string; caller: Caller }): FuzzProperty {
+function oversizeProperty(route: { path: string; url?: string; caller: Caller }): FuzzProperty {
   return {
     name: "a body just over the limit: 413",
     run: (context) =>
@@ -2245,7 +2297,7 @@ function oversizeProperty(route: { path: string; caller: Caller }): FuzzProperty
         ({ slack, chunked, type }) => ({
           request: {
             method: "POST",
-            path: route.path,
+            path: route.url ?? route.path,
             caller: route.caller,
             contentType: type,
             body: "x".repeat(MAX_BODY_BYTES + 1 + slack),
@@ -2274,8 +2326,8 @@ function bodylessRouteProperty(route: BodylessRoute): FuzzProperty {
           fc.oneof(fc.constantFrom(...NON_JSON_TYPES, ...JSONISH_TYPES), headerText),
         ),
         ([body, type]) => ({
-          request: { method: "POST", path: route.path, caller: route.caller, contentType: type, body },
-          answers: [200],
+          request: { method: "POST", path: route.url ?? route.path, caller: route.caller, contentType: type, body },
+          answers: route.answers ?? [200],
         }),
         10,
         restore,
@@ -2285,7 +2337,7 @@ function bodylessRouteProperty(route: BodylessRoute): FuzzProperty {
 }
 
 /** Any input route under another method: 405 with an Allow header naming the right one. */
-function wrongMethodProperty(routes: { method: string; path: string; caller: Caller }[]): FuzzProperty {
+function wrongMethodProperty(routes: { method: string; path: string; url?: string; caller: Caller }[]): FuzzProperty {
   return {
     name: "another method on an input route: 405",
     run: (context) =>
@@ -2302,7 +2354,7 @@ function wrongMethodProperty(routes: { method: string; path: string; caller: Cal
         ([route, method]) => ({
           request: {
             method,
-            path: route.path,
+            path: route.url ?? route.path,
             caller: route.caller,
             ...(method === "GET" ? {} : { contentType: JSON_TYPE, body: "{}" }),
           },

@@ -31,16 +31,7 @@ import {
   uploadTaskName,
 } from "./messages.ts";
 import { fileFailure, MountTree } from "./mounts.ts";
-import {
-  acrossStorages,
-  emptyBody,
-  exists,
-  makeDirs,
-  need,
-  putFile,
-  removePath,
-  transfer,
-} from "./operations.ts";
+import { acrossStorages, emptyBody, exists, makeDirs, need, putFile, removePath, transfer } from "./operations.ts";
 import { transferTaskName, type TaskInfo } from "../tasks/rules.ts";
 import { startTask } from "../tasks/start.ts";
 import { baseName, hasRelativeSegment, isValidName, joinBasePath, joinName, parentOf } from "./path.ts";

@@ -16,6 +16,7 @@ export function taskQueue(env: Env): Queue<UnitTicket> {
 }
 
 export async function sendUnits(env: Env, units: UnitTicket[], delaySeconds = 0): Promise<void> {
+  if (units.length === 0) return;
   const queue = taskQueue(env);
   for (let i = 0; i < units.length; i += SEND_BATCH)
     await queue.sendBatch(

@@ -2,6 +2,7 @@
 // UI polls and the operations on tasks, for every kind, under /api/task (any account but the
 // guest: its own tasks, an admin's: everyone's) and /api/admin/task (admins). The rows of `tasks`
 // are all it reads (docs/decisions.md D11); the work behind them runs from the task queue.
+import type { SQL } from "drizzle-orm";
 import type { Context, MiddlewareHandler } from "hono";
 import * as z from "zod/mini";
 import { adminOnly, isAdmin, isGuest, planned, reading, signedIn } from "../../auth/guard.ts";
@@ -61,11 +62,11 @@ const visible = (c: Context<AppEnv>) => visibleTo(c.var.caller.user.id, isAdmin(
 
 /** The list plans, one per state group: read in the guard's batch. */
 const listPlans = {
-  undone: (c: Context<AppEnv>, callerId: import("drizzle-orm").SQL, callerIsAdmin: import("drizzle-orm").SQL) =>
+  undone: (c: Context<AppEnv>, callerId: SQL, callerIsAdmin: SQL) =>
     (TASK_KINDS as readonly string[]).includes(c.req.param("kind") ?? "")
       ? listPlan(c.var.db, kindOf(c), false, visibleTo(callerId, callerIsAdmin))
       : null,
-  done: (c: Context<AppEnv>, callerId: import("drizzle-orm").SQL, callerIsAdmin: import("drizzle-orm").SQL) =>
+  done: (c: Context<AppEnv>, callerId: SQL, callerIsAdmin: SQL) =>
     (TASK_KINDS as readonly string[]).includes(c.req.param("kind") ?? "")
       ? listPlan(c.var.db, kindOf(c), true, visibleTo(callerId, callerIsAdmin))
       : null,
@@ -80,7 +81,8 @@ export const firstUnitOf = (task: TaskRow) => {
 /** The ids of a batch operation's body: an array of strings, else AList's 400. */
 async function idsOf(c: Context<AppEnv>): Promise<string[]> {
   const body = await c.req.json().catch(() => undefined);
-  if (!Array.isArray(body) || !body.every((id) => typeof id === "string")) throw new ApiError(400, INVALID_REQUEST_FORMAT);
+  if (!Array.isArray(body) || !body.every((id) => typeof id === "string"))
+    throw new ApiError(400, INVALID_REQUEST_FORMAT);
   return body;
 }
 
@@ -133,7 +135,7 @@ function routes(prefix: Prefix) {
       request: { params: Kind },
       responses: envelopeResponse(
         z.record(z.string(), z.string()),
-        "`{}`, or `{<id>: \"task not found\"}` for each id not found",
+        '`{}`, or `{<id>: "task not found"}` for each id not found',
       ),
     });
   const all = (op: "clear_done" | "clear_succeeded" | "retry_failed", summary: string) =>

@@ -181,7 +181,9 @@ class UnitWork {
     const parted = this.payload.parted as PartedState | undefined;
     if (!parted) return;
     try {
-      const parts = this.parts ?? (await (await this.tree([this.payload.toDir as string])).mount(this.payload.toDir as string)).backend.parts;
+      const parts =
+        this.parts ??
+        (await (await this.tree([this.payload.toDir as string])).mount(this.payload.toDir as string)).backend.parts;
       await parts?.abort(parted.upload);
     } catch {
       // The upstream's own expiry of incomplete uploads takes what is left (docs/operations.md).
@@ -271,7 +273,12 @@ async function writeFile(
   const index = parted.tags.length;
   const start = index * parted.partBytes;
   const end = Math.min(size, start + parted.partBytes) - 1;
-  const tag = await parts.putPart(parted.upload, index, end - start + 1, work.counted(await read({ start, end }), start));
+  const tag = await parts.putPart(
+    parted.upload,
+    index,
+    end - start + 1,
+    work.counted(await read({ start, end }), start),
+  );
   parted = { ...parted, tags: [...parted.tags, tag] };
   work.payload = { ...work.payload, parted };
   work.committed = end + 1;

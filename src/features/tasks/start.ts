@@ -4,7 +4,7 @@
 import type { Caller } from "../../auth/caller.ts";
 import type { Database } from "../../db/client.ts";
 import type { Env } from "../../env.ts";
-import { sendUnits } from "./queue.ts";
+import { sendUnits, taskQueue } from "./queue.ts";
 import { newTaskId, type TaskInfo, type TaskKind, taskInfo } from "./rules.ts";
 import { createTask } from "./store.ts";
 
@@ -18,6 +18,7 @@ export async function startTask(
   payload: { unit: string } & Record<string, unknown>,
 ): Promise<TaskInfo> {
   const { unit, ...unitPayload } = payload;
+  taskQueue(env); // A deploy without the queue is told so before a row is written.
   const created = await createTask(
     db,
     {

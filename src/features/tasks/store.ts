@@ -85,7 +85,10 @@ export async function cancelTasks(db: Database, kind: string, ids: string[], vis
         endedAtMs: sql`CASE WHEN EXISTS (SELECT 1 FROM ${taskUnits} WHERE ${taskUnits.taskId} = ${tasks.id} AND ${taskUnits.state} IN ('queued', 'running')) THEN NULL ELSE ${now} END`,
       })
       .where(undone),
-    db.select({ id: tasks.id }).from(tasks).where(targeted(kind, ids, visible)),
+    db
+      .select({ id: tasks.id })
+      .from(tasks)
+      .where(targeted(kind, ids, visible)),
   ])) as [unknown, unknown, { id: string }[]];
   return found.map((row) => row.id);
 }
@@ -93,10 +96,19 @@ export async function cancelTasks(db: Database, kind: string, ids: string[], vis
 /** Drops tasks whatever their state (tache's Remove); a running unit finds its task gone and stops. */
 export async function deleteTasks(db: Database, kind: string, ids: string[], visible: SQL): Promise<string[]> {
   const [, deleted] = (await runBatch(db, [
+    db.delete(taskUnits).where(
+      inArray(
+        taskUnits.taskId,
+        db
+          .select({ id: tasks.id })
+          .from(tasks)
+          .where(targeted(kind, ids, visible)),
+      ),
+    ),
     db
-      .delete(taskUnits)
-      .where(inArray(taskUnits.taskId, db.select({ id: tasks.id }).from(tasks).where(targeted(kind, ids, visible)))),
-    db.delete(tasks).where(targeted(kind, ids, visible)).returning({ id: tasks.id }),
+      .delete(tasks)
+      .where(targeted(kind, ids, visible))
+      .returning({ id: tasks.id }),
   ])) as [unknown, { id: string }[]];
   return deleted.map((row) => row.id);
 }
@@ -146,7 +158,13 @@ export async function retryTasks(
       .where(
         and(
           inArray(taskUnits.state, ["failed", "canceled"]),
-          inArray(taskUnits.taskId, db.select({ id: tasks.id }).from(tasks).where(targeted(kind, ids, visible))),
+          inArray(
+            taskUnits.taskId,
+            db
+              .select({ id: tasks.id })
+              .from(tasks)
+              .where(targeted(kind, ids, visible)),
+          ),
         ),
       )
       .returning({ id: taskUnits.id, ticket: taskUnits.ticket }),
@@ -179,7 +197,13 @@ export async function retryTasks(
           db.delete(taskUnits).where(eq(taskUnits.taskId, task.id)),
           db
             .update(tasks)
-            .set({ doneBytes: 0, totalBytes: sql`CASE WHEN ${tasks.kind} = 'copy' OR ${tasks.kind} = 'move' THEN 0 ELSE ${tasks.totalBytes} END`, unitsTotal: 1, unitsDone: 0, startedAtMs: null })
+            .set({
+              doneBytes: 0,
+              totalBytes: sql`CASE WHEN ${tasks.kind} = 'copy' OR ${tasks.kind} = 'move' THEN 0 ELSE ${tasks.totalBytes} END`,
+              unitsTotal: 1,
+              unitsDone: 0,
+              startedAtMs: null,
+            })
             .where(eq(tasks.id, task.id)),
           insertUnit(db, task.id, firstUnit(task), now),
         ]),
@@ -313,7 +337,10 @@ export async function settleUnit(
       .set({
         doneBytes: sql`${tasks.doneBytes} + (${done ? outcome.bytes : 0} - (SELECT ${taskUnits.bytesDone} FROM ${taskUnits} WHERE ${taskUnits.id} = ${unit.id}))`,
         unitsDone: sql`${tasks.unitsDone} + ${done ? 1 : 0}`,
-        error: outcome.state === "failed" ? sql`CASE WHEN ${tasks.error} = '' THEN ${error} ELSE ${tasks.error} END` : tasks.error,
+        error:
+          outcome.state === "failed"
+            ? sql`CASE WHEN ${tasks.error} = '' THEN ${error} ELSE ${tasks.error} END`
+            : tasks.error,
       })
       .where(and(eq(tasks.id, unit.taskId), ownsUnit(unit))),
     db
@@ -340,13 +367,7 @@ export async function settleUnit(
         error: sql`CASE WHEN ${tasks.cancelRequested} THEN ${CANCELED} ELSE ${tasks.error} END`,
         endedAtMs: now,
       })
-      .where(
-        and(
-          eq(tasks.id, unit.taskId),
-          inArray(tasks.state, UNDONE_STATES),
-          sql`NOT ${openUnitsOf(unit.taskId)}`,
-        ),
-      ),
+      .where(and(eq(tasks.id, unit.taskId), inArray(tasks.state, UNDONE_STATES), sql`NOT ${openUnitsOf(unit.taskId)}`)),
   ]);
   return { before: results.slice(0, before.length), follow: results[before.length + 2] as UnitTicket[] };
 }
@@ -393,11 +414,7 @@ export function childUnits(
     inserts.push(
       db
         .insert(taskUnits)
-        .values(
-          children
-            .slice(i, i + 100)
-            .map((child) => ({ taskId, ...child, leaseUntilMs: now + QUEUED_LEASE_MS })),
-        )
+        .values(children.slice(i, i + 100).map((child) => ({ taskId, ...child, leaseUntilMs: now + QUEUED_LEASE_MS })))
         .returning({ id: taskUnits.id, ticket: taskUnits.ticket }),
     );
   return [
