@@ -18,6 +18,7 @@ import { registerSessionRoutes } from "./features/sessions/routes.ts";
 import { registerSettingRoutes } from "./features/settings/routes.ts";
 import { registerSshKeyRoutes } from "./features/sshkeys/routes.ts";
 import { registerStorageRoutes } from "./features/storages/routes.ts";
+import { registerOfflineDownloadRoutes } from "./features/tasks/offline-download.ts";
 import { registerTaskRoutes } from "./features/tasks/routes.ts";
 import { registerTwoFactorRoutes } from "./features/two-factor/routes.ts";
 import { registerUserRoutes } from "./features/users/routes.ts";
@@ -79,6 +80,7 @@ export function createApp(dependencies: AppDependencies) {
   registerFsWriteRoutes(app);
   registerFsBatchRoutes(app);
   registerTaskRoutes(app);
+  registerOfflineDownloadRoutes(app);
   registerDownloadRoutes(app);
   registerDavRoutes(app);
 

@@ -77,6 +77,7 @@ const BUDGET: Record<string, number> = {
   "POST /api/fs/other": 1,
   "POST /api/fs/search": 1,
   "POST /api/fs/mkdir": 1,
+  "POST /api/fs/add_offline_download": 1,
   "POST /api/fs/rename": 1,
   "POST /api/fs/move": 1,
   "POST /api/fs/copy": 1,

@@ -155,6 +155,13 @@ export const ROUTES: RouteRow[] = [
   { method: "POST", path: "/api/fs/search", access: SIGNED_IN, body: {}, alsoAnswers: [500] },
   // Writes with a climbing path: refused (403) past the guard, nothing changes.
   { method: "POST", path: "/api/fs/mkdir", access: SIGNED_IN, body: { path: "/../x" }, alsoAnswers: [403] },
+  {
+    method: "POST",
+    path: "/api/fs/add_offline_download",
+    access: SIGNED_IN,
+    body: { path: "/../x", urls: [], tool: "SimpleHttp" },
+    alsoAnswers: [403],
+  },
   { method: "POST", path: "/api/fs/rename", access: SIGNED_IN, body: { path: "/../x", name: "y" }, alsoAnswers: [403] },
   {
     method: "POST",

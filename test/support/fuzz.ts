@@ -1204,6 +1204,13 @@ export const JSON_ROUTES: JsonRoute[] = [
   // role: read only) is refused for want of the permission bit, so nothing changes.
   { path: "/api/fs/mkdir", group: "fs-metas", caller: "user", ...fromSchema("/api/fs/mkdir"), ...FS_WRITE },
   { path: "/api/fs/rename", group: "fs-metas", caller: "user", ...fromSchema("/api/fs/rename"), ...FS_WRITE },
+  {
+    path: "/api/fs/add_offline_download",
+    group: "fs-metas",
+    caller: "user",
+    ...fromSchema("/api/fs/add_offline_download"),
+    ...FS_WRITE,
+  },
   ...["/api/fs/move", "/api/fs/copy"].map(
     (path): JsonRoute => ({
       path,

@@ -25,4 +25,5 @@ export const toolNotFound = (tool: string) => `failed get tool: tool ${tool} not
 export const fetchFailed = (status: number) => `http status code ${status}`;
 export const SIZE_UNKNOWN =
   "the server did not say how big the file is (no Content-Length): a storage upload needs the size first";
-export const NO_URLS = "no URL to download";
+/** An Alias's targets are held to the caller's metas, which a background task does not have. */
+export const NOT_INTO_ALIAS = "offline downloads cannot go into an Alias: choose a folder of its target storage";
