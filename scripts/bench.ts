@@ -368,12 +368,15 @@ try {
   if (!ONLY) {
     await streamBigFile(base, token, database);
     await s3RoundTrip(base, token);
+    await multipartToS3(base, token);
     const ratio = shares.get("GET / (web UI index, rendered)")! / shares.get("GET /ping")!;
     console.log(
       `\nGET / serves ${(ratio * 100).toFixed(0)}% of the requests per second of /ping (target: at least 80%).`,
     );
   }
 
+  // BENCH_ONLY=multipart: the chunked upload run alone.
+  if (ONLY?.test("multipart upload")) await multipartToS3(base, token);
   if (ONLY) {
     // The streaming runs and the first load are skipped for a subset.
   } else if (chromiumAvailable()) {
@@ -546,6 +549,97 @@ async function s3RoundTrip(base: string, token: string) {
     console.log(
       `1 GiB up through PUT /api/fs/put to s3rver: ${mib(size, putMs)} MiB/s; workerd resident memory ${(before / 2 ** 20).toFixed(0)} MiB before, at most ${(peak / 2 ** 20).toFixed(0)} MiB while uploading.\n` +
         `1 GiB down: straight from s3rver ${mib(direct, directMs)} MiB/s, through /p ${mib(proxied, proxiedMs)} MiB/s (${((directMs / proxiedMs) * 100).toFixed(0)}% of direct; target at least 80%)${direct === size && proxied === size ? "" : " INCOMPLETE"}.`,
+    );
+  } finally {
+    await s3.close();
+  }
+}
+
+/**
+ * 300 MiB through the chunked upload API in 16 MiB chunks (3 in flight, as the web UI sends them)
+ * into s3rver, against the same bytes PUT straight to s3rver in the same run; and workerd's memory.
+ */
+async function multipartToS3(base: string, token: string) {
+  const size = 300 * 1024 ** 2;
+  const chunkSize = 16 * 1024 ** 2;
+  const s3 = await startS3();
+  try {
+    const auth = { Authorization: token };
+    const created = (await (
+      await fetch(`${base}/api/admin/storage/create`, {
+        method: "POST",
+        headers: { ...auth, "Content-Type": "application/json" },
+        body: JSON.stringify({
+          mount_path: "/mp",
+          driver: "S3",
+          addition: JSON.stringify({
+            endpoint: s3.endpoint,
+            bucket: S3_BUCKET,
+            access_key_id: S3_ACCESS_KEY_ID,
+            secret_access_key: S3_SECRET_ACCESS_KEY,
+            root_folder_path: "/multipart",
+          }),
+        }),
+      })
+    ).json()) as { code: number; message: string };
+    if (created.code !== 200) throw new Error(`S3 storage: ${created.message}`);
+    const file = randomBytes(size);
+    const client = new AwsClient({
+      accessKeyId: S3_ACCESS_KEY_ID,
+      secretAccessKey: S3_SECRET_ACCESS_KEY,
+      service: "s3",
+      region: "us-east-1",
+      retries: 0,
+    });
+    let started = performance.now();
+    const straight = await client.fetch(`${s3.endpoint}/${S3_BUCKET}/multipart/straight.bin`, {
+      method: "PUT",
+      body: file,
+    });
+    if (!straight.ok) throw new Error(`straight PUT: HTTP ${straight.status}`);
+    const straightMs = performance.now() - started;
+
+    const before = workerdRss();
+    let peak = before;
+    const sampler = setInterval(() => (peak = Math.max(peak, workerdRss())), 200);
+    started = performance.now();
+    const call = async (method: string, path: string, headers: Record<string, string>, body?: Uint8Array) =>
+      (await (await fetch(`${base}${path}`, { method, headers: { ...auth, ...headers }, body })).json()) as {
+        code: number;
+        message: string;
+        data: { upload_id: string; total_chunks: number };
+      };
+    const opened = await call("POST", "/api/fs/multipart/init", {
+      "File-Path": encodeURIComponent("/mp/chunked.bin"),
+      "X-File-Size": String(size),
+      "X-Chunk-Size": String(chunkSize),
+    });
+    if (opened.code !== 200) throw new Error(`init: ${opened.message}`);
+    const id = opened.data.upload_id;
+    let next = 0;
+    const sender = async () => {
+      while (next < opened.data.total_chunks) {
+        const index = next++;
+        const sent = await call(
+          "PUT",
+          "/api/fs/multipart/chunk",
+          { "X-Upload-Id": id, "X-Chunk-Index": String(index) },
+          file.subarray(index * chunkSize, Math.min(size, (index + 1) * chunkSize)),
+        );
+        if (sent.code !== 200) throw new Error(`chunk ${index}: ${sent.message}`);
+      }
+    };
+    await Promise.all([sender(), sender(), sender()]);
+    const done = await call("POST", "/api/fs/multipart/complete", { "X-Upload-Id": id });
+    const multipartMs = performance.now() - started;
+    clearInterval(sampler);
+    if (done.code !== 200) throw new Error(`complete: ${done.message}`);
+    const landed = Buffer.from(
+      await (await client.fetch(`${s3.endpoint}/${S3_BUCKET}/multipart/chunked.bin`)).arrayBuffer(),
+    );
+    const mib = (ms: number) => (size / 1024 / 1024 / (ms / 1000)).toFixed(0);
+    console.log(
+      `300 MiB in 16 MiB chunks through /api/fs/multipart to s3rver: ${mib(multipartMs)} MiB/s; straight PUT to s3rver ${mib(straightMs)} MiB/s (${((straightMs / multipartMs) * 100).toFixed(0)}% of straight; target at least 80%)${landed.equals(file) ? ", byte-exact" : " MISMATCH"}; workerd resident memory ${(before / 2 ** 20).toFixed(0)} MiB before, at most ${(peak / 2 ** 20).toFixed(0)} MiB while uploading.`,
     );
   } finally {
     await s3.close();

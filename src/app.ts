@@ -10,6 +10,7 @@ import { registerDriverRoutes } from "./features/drivers/routes.ts";
 import { registerDownloadRoutes } from "./features/fs/download.ts";
 import { registerFsReadRoutes } from "./features/fs/routes.ts";
 import { registerFsBatchRoutes, registerFsWriteRoutes } from "./features/fs/write-routes.ts";
+import { registerUploadRoutes } from "./features/uploads/routes.ts";
 import { registerMeRoutes } from "./features/me/routes.ts";
 import { registerMetaRoutes } from "./features/metas/routes.ts";
 import { registerPublicRoutes } from "./features/public/routes.ts";
@@ -79,6 +80,7 @@ export function createApp(dependencies: AppDependencies) {
   registerFsReadRoutes(app);
   registerFsWriteRoutes(app);
   registerFsBatchRoutes(app);
+  registerUploadRoutes(app);
   registerTaskRoutes(app);
   registerOfflineDownloadRoutes(app);
   registerDownloadRoutes(app);

@@ -6,6 +6,7 @@ import { openDatabase, type Database } from "./db/client.ts";
 import { databaseUrl, type Env } from "./env.ts";
 import { consumeBatch } from "./features/tasks/runner.ts";
 import { sweepTasks } from "./features/tasks/sweep.ts";
+import { sweepUploads } from "./features/uploads/sweep.ts";
 
 // One client per isolate and database: it is stateless over HTTP, so reuse only saves setup.
 let cached: { key: string; db: Database } | undefined;
@@ -24,8 +25,9 @@ export default {
     await consumeBatch(database(env), env, batch as MessageBatch<{ id: number; ticket: number }>);
   },
   async scheduled(controller, env, ctx) {
-    const sweep = Promise.all([cleanUp(database(env)), sweepTasks(database(env), env)]).then(([removed, tasks]) =>
-      console.log(JSON.stringify({ cron: controller.cron, removed, tasks })),
+    const db = database(env);
+    const sweep = Promise.all([cleanUp(db), sweepUploads(db), sweepTasks(db, env)]).then(([removed, uploads, tasks]) =>
+      console.log(JSON.stringify({ cron: controller.cron, removed, uploads, tasks })),
     );
     ctx.waitUntil(sweep);
     await sweep;

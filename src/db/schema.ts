@@ -249,7 +249,7 @@ export const davProperties = sqliteTable(
 );
 
 /**
- * Background tasks (docs/decisions.md D11): one row per task the task API lists, in AList's
+ * Background tasks (docs/decisions.md D12): one row per task the task API lists, in AList's
  * TaskInfo terms (AList v3.58.0 server/handles/task.go:17-60). The row is the one truth: the
  * units below do the work and write their progress here; the lists read nothing else.
  */
@@ -313,4 +313,54 @@ export const taskUnits = sqliteTable(
     index("task_units_task_state_idx").on(table.taskId, table.state),
     index("task_units_lease_idx").on(table.state, table.leaseUntilMs),
   ],
+);
+
+/**
+ * Chunked uploads in progress (`/api/fs/multipart/*`, docs/decisions.md D11.1): everything the next
+ * chunk needs, whichever isolate takes it. `upstream_id` is the storage's id for the upload (S3's
+ * UploadId, or the staging folder of a storage without multipart uploads). No foreign key to the
+ * user: a deleted user's sessions stay until the cron job has dropped their parts upstream.
+ */
+export const uploadSessions = sqliteTable(
+  "upload_sessions",
+  {
+    id: text("id").primaryKey(),
+    userId: integer("user_id").notNull(),
+    /** The target's full path in the mount tree. */
+    path: text("path").notNull(),
+    /** The meta password given at init, checked again at every step against the metas of the day. */
+    password: text("password").notNull().default(""),
+    overwrite: integer("overwrite", { mode: "boolean" }).notNull(),
+    storageId: integer("storage_id").notNull(),
+    /** The target folder inside the storage (its actual path) and the upstream's upload id. */
+    actualDir: text("actual_dir").notNull(),
+    upstreamId: text("upstream_id").notNull(),
+    size: integer("size").notNull(),
+    chunkSize: integer("chunk_size").notNull(),
+    contentType: text("content_type").notNull(),
+    modifiedMs: integer("modified_ms"),
+    /** `receiving`, `completing` (one request joins the chunks) or `completed` (kept a while for status). */
+    state: text("state").notNull().default("receiving"),
+    /** Unix seconds of the last request on the session; the cron job aborts sessions idle too long. */
+    lastActive: integer("last_active").notNull(),
+  },
+  (table) => [
+    index("upload_sessions_user_idx").on(table.userId),
+    index("upload_sessions_last_active_idx").on(table.lastActive),
+  ],
+);
+
+/** The chunks of an upload session stored upstream, each with its size, SHA-256 and the tag completion needs. */
+export const uploadChunks = sqliteTable(
+  "upload_chunks",
+  {
+    sessionId: text("session_id")
+      .notNull()
+      .references(() => uploadSessions.id, { onDelete: "cascade" }),
+    index: integer("idx").notNull(),
+    size: integer("size").notNull(),
+    sha256: text("sha256").notNull(),
+    tag: text("tag").notNull(),
+  },
+  (table) => [primaryKey({ columns: [table.sessionId, table.index] })],
 );

@@ -200,6 +200,16 @@ const DEFINITION_ROWS: readonly DefinitionRow[] = [
   { key: "qbittorrent_seedtime", value: "0", type: "number", group: 5, flag: 1 },
   { key: "transmission_uri", value: "http://localhost:9091/transmission/rpc", group: 5, flag: 1 },
   { key: "transmission_seedtime", value: "0", type: "number", group: 5, flag: 1 },
+  // Past AList's table, so its indexes stay. Chunked uploads (OpenList
+  // internal/bootstrap/data/setting.go:253-254; docs/decisions.md D11.2).
+  { key: "multipart_enabled", value: "true", type: "bool", group: 11 },
+  {
+    key: "multipart_chunk_size",
+    value: "16",
+    type: "number",
+    group: 11,
+    help: "MiB per chunk of a chunked upload, 1 to 95 (Cloudflare refuses request bodies over 100 MB); S3 storages take at least 5",
+  },
 ];
 
 export const SETTING_DEFINITIONS: readonly SettingDefinition[] = DEFINITION_ROWS.map((row) => ({

@@ -14,6 +14,8 @@ import {
   type Addition,
   type FileBackend,
   type FileObject,
+  type PartedUpload,
+  type PartedUploads,
   type StorageHandle,
   type Upload,
 } from "./types.ts";
@@ -23,6 +25,10 @@ export const MAX_OBJECTS_PER_REQUEST = 1000;
 const DEFAULT_SIGN_HOURS = 4;
 /** The largest single PutObject S3 accepts. */
 const MAX_PUT_BYTES = 5 * 1024 ** 3;
+/** How long a presigned direct upload may start: enough to begin, not to keep a door open. */
+const DIRECT_UPLOAD_SECONDS = 15 * 60;
+/** S3's smallest part of a multipart upload, except the last. */
+export const S3_MIN_PART_BYTES = 5 * 1024 ** 2;
 
 interface S3Object {
   key: string;
@@ -350,7 +356,105 @@ export function s3Files(storage: StorageHandle): FileBackend {
     async put(dir, upload) {
       await putObject(keyOf(joinActual(dir, upload.name)), upload);
     },
+
+    parts: multipart(),
+
+    ...(addition.flag("enable_direct_upload")
+      ? {
+          async directUpload(dir: string, name: string, size: number) {
+            return { url: await presignPut(keyOf(joinActual(dir, name)), size), method: "PUT" as const, headers: {} };
+          },
+        }
+      : {}),
   };
+
+  /**
+   * A PutObject of exactly `size` bytes to `key`, valid DIRECT_UPLOAD_SECONDS (OpenList signs no
+   * length and keeps it for `sign_url_expire` hours: docs/decisions.md D11.4). The browser sends
+   * Content-Length itself, so signing it costs the client nothing. `direct_upload_host` replaces
+   * the host after signing, as OpenList does (drivers/s3/util.go:80-93): that host must accept the
+   * endpoint's signature.
+   */
+  async function presignPut(key: string, size: number): Promise<string> {
+    const url = new URL(urlOf(key));
+    url.searchParams.set("X-Amz-Expires", String(DIRECT_UPLOAD_SECONDS));
+    const signed = new URL(
+      (
+        await client.sign(url.toString(), {
+          method: "PUT",
+          headers: { "Content-Length": String(size) },
+          aws: { signQuery: true, allHeaders: true },
+        })
+      ).url,
+    );
+    const host = addition.text("direct_upload_host");
+    if (host) {
+      const custom = new URL(/^https?:\/\//i.test(host) ? host : `${signed.protocol}//${host}`);
+      signed.protocol = custom.protocol;
+      signed.host = custom.host;
+    }
+    return signed.toString();
+  }
+
+  /**
+   * S3's multipart upload: part i+1 carries chunk i, each streamed with its length; the parts
+   * wait upstream, invisible, until CompleteMultipartUpload joins them (or Abort drops them).
+   */
+  function multipart(): PartedUploads {
+    const uploadUrl = (upload: PartedUpload, query: Record<string, string>) => {
+      const url = new URL(urlOf(keyOf(joinActual(upload.dir, upload.name))));
+      for (const [name, value] of Object.entries(query)) url.searchParams.set(name, value);
+      return url.toString();
+    };
+    return {
+      minPartBytes: S3_MIN_PART_BYTES,
+      async begin(dir, name, contentType) {
+        const headers: Record<string, string> = { "Content-Type": contentType || "application/octet-stream" };
+        const storageClass = addition.text("storage_class");
+        if (storageClass) headers["x-amz-storage-class"] = storageClass.toUpperCase();
+        const response = await send(`${urlOf(keyOf(joinActual(dir, name)))}?uploads`, { method: "POST", headers });
+        if (!response.ok) throw await failure(response, "create multipart upload");
+        const uploadId = xmlText(await response.text(), "UploadId");
+        if (!uploadId) throw new Error("create multipart upload: the answer carries no UploadId");
+        return { dir, name, uploadId };
+      },
+      async putPart(upload, index, size, body) {
+        const url = uploadUrl(upload, { partNumber: String(index + 1), uploadId: upload.uploadId });
+        const response = await send(url, {
+          method: "PUT",
+          body: withLength(body, size),
+          headers: { "Content-Length": String(size) },
+        });
+        if (!response.ok) throw await failure(response, "upload part");
+        await response.body?.cancel();
+        const tag = response.headers.get("etag");
+        if (!tag) throw new Error("upload part: the answer carries no ETag");
+        return tag;
+      },
+      async complete(upload, tags) {
+        const parts = tags
+          .map((tag, i) => `<Part><PartNumber>${i + 1}</PartNumber><ETag>${xmlEscape(tag)}</ETag></Part>`)
+          .join("");
+        const response = await send(uploadUrl(upload, { uploadId: upload.uploadId }), {
+          method: "POST",
+          body: `<CompleteMultipartUpload>${parts}</CompleteMultipartUpload>`,
+          headers: { "Content-Type": "application/xml" },
+        });
+        // S3 may answer 200 and put the error in the body (the join failed after it started).
+        const text = await response.text();
+        if (!response.ok || /<Error>/.test(text))
+          throw new Error(
+            `complete multipart upload: ${xmlText(text, "Code") ?? `HTTP ${response.status}`}: ${xmlText(text, "Message") ?? ""}`.trim(),
+          );
+      },
+      async abort(upload) {
+        const response = await send(uploadUrl(upload, { uploadId: upload.uploadId }), { method: "DELETE" });
+        if (response.status === 404) return void (await response.body?.cancel()); // already gone
+        if (!response.ok) throw await failure(response, "abort multipart upload");
+        await response.body?.cancel();
+      },
+    };
+  }
 
   async function putObject(key: string, upload: Upload) {
     if (upload.size > MAX_PUT_BYTES)

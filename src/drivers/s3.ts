@@ -32,6 +32,17 @@ export const s3: Driver = {
       options: ",standard,standard_ia,onezone_ia,intelligent_tiering,glacier,glacier_ir,deep_archive,archive",
       help: "Storage class for new objects. AWS and Tencent COS support different subsets (COS uses ARCHIVE/DEEP_ARCHIVE).",
     },
+    // OpenList's (drivers/s3/meta.go:24-25; docs/decisions.md D11.4): browsers PUT straight to the bucket.
+    {
+      name: "enable_direct_upload",
+      type: "bool",
+      help: "Let the web UI upload straight to the bucket (HTTP Direct); the bucket needs a CORS rule allowing PUT from the site.",
+    },
+    {
+      name: "direct_upload_host",
+      type: "string",
+      help: "Host (or scheme://host) that replaces the endpoint's in direct upload URLs.",
+    },
   ]),
   files: (storage) => s3Files(storage),
   async check(addition, context) {

@@ -200,6 +200,19 @@ export interface FileBackend {
    * upload API and by background copies of big files.
    */
   parts?: PartedUploads;
+  /**
+   * HTTP Direct (docs/decisions.md D11.4): a short-lived URL the client uploads `name` into `dir`
+   * with, exactly `size` bytes, without this server. Present only when the storage opted in.
+   */
+  directUpload?(dir: string, name: string, size: number): Promise<DirectUpload>;
+}
+
+/** Where and how a client uploads one file itself (OpenList internal/model/direct_upload.go). */
+export interface DirectUpload {
+  url: string;
+  method: "PUT";
+  /** Headers the client must send as they are. */
+  headers: Record<string, string>;
 }
 
 /**

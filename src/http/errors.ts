@@ -4,7 +4,7 @@ import { isUniqueViolation } from "../db/errors.ts";
  * Envelope codes, as AList clients read them (docs/decisions.md D3.1). The HTTP status stays 200: the web UI
  * and scripts read `code`, and treat a non-2xx status as a transport failure.
  */
-export type ApiCode = 200 | 400 | 401 | 402 | 403 | 404 | 405 | 413 | 429 | 500;
+export type ApiCode = 200 | 400 | 401 | 402 | 403 | 404 | 405 | 409 | 410 | 413 | 429 | 500;
 
 /** The one error type. Thrown anywhere in a request; `onError` turns it into the envelope. */
 export class ApiError extends Error {

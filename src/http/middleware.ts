@@ -128,7 +128,7 @@ export const accessLog: MiddlewareHandler<AppEnv> = async (c, next) => {
 
 /**
  * Bodies over MAX_BODY_BYTES get code 413, whether or not they declare a Content-Length. Uploads
- * are files, streamed to the storage: their limit is the platform's, not this one. The WebDAV
+ * (and the chunks of a chunked upload, held to their own size) are files, streamed to the storage: their limit is the platform's, not this one. The WebDAV
  * server caps its XML bodies itself (its PUT is an upload).
  */
 export const limitBodySize: MiddlewareHandler<AppEnv> = (c, next) => {
@@ -139,6 +139,7 @@ export const limitBodySize: MiddlewareHandler<AppEnv> = (c, next) => {
     method === "OPTIONS" ||
     c.req.path === "/api/fs/put" ||
     c.req.path === "/api/fs/form" ||
+    c.req.path === "/api/fs/multipart/chunk" ||
     isDavPath(c.req.path)
   )
     return next();

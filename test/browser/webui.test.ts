@@ -1,6 +1,7 @@
 // The web UI in a real browser (Debian's Chromium through playwright-core) against `npm start`, as
 // a new user meets it: open the URL, sign in, use the management pages. Requests to any other host
 // are blocked and fail the test, so a missing local asset shows up.
+import { AwsClient } from "aws4fetch";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
@@ -11,7 +12,16 @@ import {
   sameOriginContext,
 } from "../../scripts/browser.ts";
 import { npmStart, type NpmStart } from "../support/npm-start.ts";
-import { DAV_ROOT, DAV_USER, startWebdav, type RunningServer } from "../support/storage-servers.ts";
+import {
+  DAV_ROOT,
+  DAV_USER,
+  S3_ACCESS_KEY_ID,
+  S3_BUCKET,
+  S3_SECRET_ACCESS_KEY,
+  startS3,
+  startWebdav,
+  type RunningServer,
+} from "../support/storage-servers.ts";
 
 const ADMIN_PASSWORD = "browser test admin password";
 
@@ -222,6 +232,155 @@ describe("the web UI on a fresh npm start", () => {
       expect(blocked).toEqual([]);
     } finally {
       await dav?.close();
+    }
+  });
+
+  /** The upload dialog, from the tool bar (the round button in the bottom right corner opens it, unless open). */
+  async function openUploadDialog() {
+    const upload = page.locator('[tips="upload"]');
+    if (!(await upload.isVisible())) {
+      const viewport = page.viewportSize()!;
+      await page.mouse.click(viewport.width - 36, viewport.height - 36);
+    }
+    await upload.click();
+  }
+
+  it("uploads a file larger than one chunk with the Multipart method, byte-exact, staging gone", async () => {
+    const token = await adminToken();
+    const auth = { Authorization: token, "Content-Type": "application/json" };
+    const saved = await api("/api/admin/setting/save", {
+      method: "POST",
+      headers: auth,
+      body: JSON.stringify([{ key: "multipart_chunk_size", value: "1" }]),
+    });
+    expect(saved.code, saved.message).toBe(200);
+    let dav: (RunningServer & { url: string }) | undefined;
+    try {
+      dav = await startWebdav();
+      const basic = `Basic ${Buffer.from(`${DAV_USER.username}:${DAV_USER.password}`).toString("base64")}`;
+      const created = await api("/api/admin/storage/create", {
+        method: "POST",
+        headers: auth,
+        body: JSON.stringify({
+          mount_path: "/chunked",
+          driver: "WebDav",
+          addition: JSON.stringify({
+            address: dav.url,
+            username: DAV_USER.username,
+            password: DAV_USER.password,
+            root_folder_path: DAV_ROOT,
+          }),
+        }),
+      });
+      expect(created.code, created.message).toBe(200);
+      const chunks: string[] = [];
+      page.on("request", (request) => {
+        if (request.url().includes("/api/fs/multipart/")) chunks.push(new URL(request.url()).pathname);
+      });
+      const file = Buffer.alloc(2.5 * 1024 * 1024);
+      for (let i = 0; i < file.length; i += 4) file.writeUInt32BE((i * 2654435761) >>> 0, i);
+      await page.goto(`${server.origin}/chunked`);
+      await page.getByText("readme.txt", { exact: true }).waitFor();
+      await openUploadDialog();
+      await page.locator('input[type="file"]:not([webkitdirectory])').setInputFiles({
+        name: "chunked.bin",
+        mimeType: "application/octet-stream",
+        buffer: file,
+      });
+      const upstream = async () => {
+        const response = await fetch(`${dav!.url}${DAV_ROOT}/chunked.bin`, { headers: { Authorization: basic } });
+        return response.ok ? Buffer.from(await response.arrayBuffer()) : null;
+      };
+      await expect.poll(async () => (await upstream())?.equals(file), { timeout: 20_000 }).toBe(true);
+      expect(chunks.filter((path) => path.endsWith("/chunk"))).toHaveLength(3);
+      expect(chunks).toContain("/api/fs/multipart/complete");
+      const listing = await fetch(`${dav.url}${DAV_ROOT}/`, {
+        method: "PROPFIND",
+        headers: { Authorization: basic, Depth: "1" },
+      });
+      expect(await listing.text()).not.toContain(".gatehouse-upload-");
+      await page.getByRole("dialog").getByRole("button", { name: "Close" }).click();
+      await page.getByRole("dialog").waitFor({ state: "detached" });
+      expect(blocked).toEqual([]);
+    } finally {
+      await dav?.close();
+    }
+  });
+
+  it("uploads straight to an S3 bucket with the HTTP Direct method where the storage opted in", async () => {
+    const token = await adminToken();
+    const auth = { Authorization: token, "Content-Type": "application/json" };
+    // With Multipart off, HTTP Direct is the first method the UI offers, so it is the one chosen.
+    const saved = await api("/api/admin/setting/save", {
+      method: "POST",
+      headers: auth,
+      body: JSON.stringify([{ key: "multipart_enabled", value: "false" }]),
+    });
+    expect(saved.code, saved.message).toBe(200);
+    const s3 = await startS3({ cors: true });
+    try {
+      const s3Client = new AwsClient({
+        accessKeyId: S3_ACCESS_KEY_ID,
+        secretAccessKey: S3_SECRET_ACCESS_KEY,
+        service: "s3",
+        region: "us-east-1",
+        retries: 0,
+      });
+      expect((await s3Client.fetch(`${s3.endpoint}/${S3_BUCKET}/direct/keep`, { method: "PUT", body: "" })).ok).toBe(
+        true,
+      );
+      const created = await api("/api/admin/storage/create", {
+        method: "POST",
+        headers: auth,
+        body: JSON.stringify({
+          mount_path: "/bucket",
+          driver: "S3",
+          addition: JSON.stringify({
+            endpoint: s3.endpoint,
+            bucket: S3_BUCKET,
+            access_key_id: S3_ACCESS_KEY_ID,
+            secret_access_key: S3_SECRET_ACCESS_KEY,
+            root_folder_path: "/direct",
+            placeholder: "keep",
+            enable_direct_upload: true,
+          }),
+        }),
+      });
+      expect(created.code, created.message).toBe(200);
+      // The one other origin this test lets the browser reach: the bucket.
+      const direct: string[] = [];
+      await context.route(`${s3.endpoint}/**`, (route) => {
+        direct.push(`${route.request().method()} ${new URL(route.request().url()).pathname}`);
+        return route.continue();
+      });
+      const file = Buffer.alloc(300_000, 7);
+      const listed = page.waitForResponse((response) => response.url().endsWith("/api/fs/list"));
+      await page.goto(`${server.origin}/bucket`);
+      expect((await (await listed).json()).data.direct_upload_tools).toEqual(["HttpDirect"]);
+      await openUploadDialog();
+      await page.locator('input[type="file"]:not([webkitdirectory])').setInputFiles({
+        name: "direct.bin",
+        mimeType: "application/octet-stream",
+        buffer: file,
+      });
+      await expect
+        .poll(
+          async () => {
+            const response = await s3Client.fetch(`${s3.endpoint}/${S3_BUCKET}/direct/direct.bin`);
+            return response.ok ? Buffer.from(await response.arrayBuffer()).equals(file) : false;
+          },
+          { timeout: 20_000 },
+        )
+        .toBe(true);
+      expect(direct).toContain(`PUT /${S3_BUCKET}/direct/direct.bin`);
+      expect(blocked).toEqual([]);
+    } finally {
+      await api("/api/admin/setting/save", {
+        method: "POST",
+        headers: auth,
+        body: JSON.stringify([{ key: "multipart_enabled", value: "true" }]),
+      });
+      await s3.close();
     }
   });
 });

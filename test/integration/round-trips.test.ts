@@ -89,6 +89,12 @@ const BUDGET: Record<string, number> = {
   "POST /api/fs/remove_empty_directory": 1,
   "PUT /api/fs/put": 1,
   "PUT /api/fs/form": 1,
+  "POST /api/fs/multipart/init": 1,
+  "PUT /api/fs/multipart/chunk": 1,
+  "GET /api/fs/multipart/status": 1,
+  "POST /api/fs/multipart/complete": 1,
+  "POST /api/fs/multipart/abort": 1,
+  "POST /api/fs/get_direct_upload_info": 1,
   "GET /api/task/:kind/undone": 1,
   "GET /api/task/:kind/done": 1,
   // The guard, then the task's one batch.

@@ -217,6 +217,13 @@ export const ROUTES: RouteRow[] = [
   // No File-Path: the root, which is no file name (400).
   { method: "PUT", path: "/api/fs/put", access: SIGNED_IN, alsoAnswers: [403] },
   { method: "PUT", path: "/api/fs/form", access: SIGNED_IN, alsoAnswers: [403] },
+  // No X-File-Size (400); no X-Upload-Id: no session (404).
+  { method: "POST", path: "/api/fs/multipart/init", access: SIGNED_IN, alsoAnswers: [403] },
+  { method: "PUT", path: "/api/fs/multipart/chunk", access: SIGNED_IN },
+  { method: "GET", path: "/api/fs/multipart/status", access: SIGNED_IN },
+  { method: "POST", path: "/api/fs/multipart/complete", access: SIGNED_IN },
+  { method: "POST", path: "/api/fs/multipart/abort", access: SIGNED_IN },
+  { method: "POST", path: "/api/fs/get_direct_upload_info", access: SIGNED_IN, body: {}, alsoAnswers: [403] },
 
   ...(["/api/task", "/api/admin/task"] as const).flatMap((prefix): RouteRow[] => {
     const access = prefix === "/api/task" ? userOnly(403, "You are a guest") : ADMIN_ONLY;

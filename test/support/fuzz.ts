@@ -1263,6 +1263,13 @@ export const JSON_ROUTES: JsonRoute[] = [
   },
   // Admins only: the fuzz user is refused (403) whatever it sends.
   { path: "/api/fs/link", group: "fs-metas", caller: "user", ...fromSchema("/api/fs/link"), ...FS_WRITE },
+  {
+    path: "/api/fs/get_direct_upload_info",
+    group: "fs-metas",
+    caller: "user",
+    ...fromSchema("/api/fs/get_direct_upload_info"),
+    ...FS_WRITE,
+  },
   // Answers 500 `search not available` to any well-formed body: there is no index to search.
   {
     path: "/api/fs/search",
@@ -1537,6 +1544,8 @@ const QUERY_ROWS: QueryRow[] = [
   ...["/d/{path}", "/p/{path}"].map(
     (path): QueryRow => ({ method: "GET", path, group: "fs-metas", caller: "anonymous", answers: [401] }),
   ),
+  // Whatever the id, the caller has no such session (400: a query its schema refuses).
+  { method: "GET", path: "/api/fs/multipart/status", group: "fs-metas", caller: "user", answers: [400, 404] },
   { method: "GET", path: "/api/admin/meta/list", group: "fs-metas", caller: "admin", answers: READS },
   { method: "GET", path: "/api/admin/meta/get", group: "fs-metas", caller: "admin", answers: READS },
   { method: "POST", path: "/api/admin/meta/delete", group: "fs-metas", caller: "admin", answers: WRITES },
@@ -1683,6 +1692,12 @@ QUERY_ROWS.push(
 );
 
 export const QUERY_ROUTES: QueryRoute[] = QUERY_ROWS.map(queryRoute);
+
+/**
+ * POST routes whose only input is headers (the chunked upload API, as OpenList's web UI calls it):
+ * no body or query to fuzz; src/features/uploads/uploads.workerd.test.ts covers their refusals.
+ */
+export const HEADER_ROUTES = ["/api/fs/multipart/init", "/api/fs/multipart/complete", "/api/fs/multipart/abort"];
 
 export const BODYLESS_ROUTES: BodylessRoute[] = [
   {

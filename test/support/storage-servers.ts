@@ -2,7 +2,7 @@
 // (webdav-server), FTP (ftp-srv), an SSH identification greeter for SFTP, and a plain TCP listener
 // for SMB. Each start function returns what a storage's `addition` needs, and `close()`.
 import { createHash, createHmac } from "node:crypto";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import {
   createServer as createHttpServer,
   type IncomingMessage,
@@ -34,16 +34,25 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
+/** A bucket CORS rule letting a browser on any origin PUT (HTTP Direct uploads) and read. */
+const BROWSER_CORS =
+  "<CORSConfiguration><CORSRule><AllowedOrigin>*</AllowedOrigin><AllowedMethod>PUT</AllowedMethod>" +
+  "<AllowedMethod>GET</AllowedMethod><AllowedHeader>*</AllowedHeader><ExposeHeader>ETag</ExposeHeader></CORSRule></CORSConfiguration>";
+
 /**
- * s3rver with a bucket and one known key pair. s3rver checks that the access key exists but does
+ * s3rver with a bucket and one known key pair (with `cors`, a rule for browsers on the bucket). s3rver checks that the access key exists but does
  * not verify SigV4 signatures (its source says the V4 calculation is unimplemented), so a front
  * verifies them with the known secret and answers S3's `SignatureDoesNotMatch` error, as AWS does.
  */
-export async function startS3(): Promise<RunningServer & { endpoint: string }> {
+export async function startS3(options: { cors?: boolean } = {}): Promise<RunningServer & { endpoint: string }> {
   const S3rver = require("s3rver");
   const AWSAccount = require("s3rver/lib/models/account");
   const directory = mkdtempSync(join(tmpdir(), "gatehouse-s3-"));
-  const s3rver = new S3rver({ directory, silent: true, configureBuckets: [{ name: S3_BUCKET, configs: [] }] });
+  const s3rver = new S3rver({
+    directory,
+    silent: true,
+    configureBuckets: [{ name: S3_BUCKET, configs: options.cors ? [BROWSER_CORS] : [] }],
+  });
   serializeDeletes(require("s3rver/lib/stores/filesystem"));
   await s3rver.configureBuckets();
   AWSAccount.DUMMY_ACCOUNT.createKeyPair(S3_ACCESS_KEY_ID, S3_SECRET_ACCESS_KEY);
@@ -58,6 +67,7 @@ export async function startS3(): Promise<RunningServer & { endpoint: string }> {
       return;
     }
     if (!copySourceAsS3Decodes(req, res)) return;
+    if (multipartGap(req, res, join(directory, S3_BUCKET, "._S3rver_uploads"))) return;
     handle(req, res);
   });
   const port = await listen(server);
@@ -90,6 +100,42 @@ function copySourceAsS3Decodes(req: IncomingMessage, res: ServerResponse): boole
     );
     return false;
   }
+}
+
+/**
+ * s3rver 3.7 stores multipart uploads (one folder per upload in its bucket's `._S3rver_uploads`)
+ * but answers neither AbortMultipartUpload nor ListMultipartUploads: both are answered here from
+ * that folder, as S3 answers them, so a test can see what an upload left pending. True when handled.
+ */
+function multipartGap(req: IncomingMessage, res: ServerResponse, uploadsDir: string): boolean {
+  const url = new URL(req.url ?? "/", "http://s3.test");
+  const uploadId = url.searchParams.get("uploadId");
+  if (req.method === "DELETE" && uploadId !== null) {
+    const folder = join(uploadsDir, uploadId);
+    if (!/^[0-9a-f]+$/.test(uploadId) || !existsSync(folder)) {
+      res.writeHead(404, { "Content-Type": "application/xml" });
+      res.end(
+        '<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>NoSuchUpload</Code><Message>The specified upload does not exist.</Message></Error>',
+      );
+      return true;
+    }
+    rmSync(folder, { recursive: true, force: true });
+    res.writeHead(204).end();
+    return true;
+  }
+  if (req.method === "GET" && url.pathname === `/${S3_BUCKET}` && url.searchParams.has("uploads")) {
+    const uploads = existsSync(uploadsDir) ? readdirSync(uploadsDir) : [];
+    const entries = uploads.map((id) => {
+      const key = readFileSync(join(uploadsDir, id, "key"), "utf8");
+      return `<Upload><Key>${key.replace(/&/g, "&amp;").replace(/</g, "&lt;")}</Key><UploadId>${id}</UploadId></Upload>`;
+    });
+    res.writeHead(200, { "Content-Type": "application/xml" });
+    res.end(
+      `<?xml version="1.0" encoding="UTF-8"?>\n<ListMultipartUploadsResult><Bucket>${S3_BUCKET}</Bucket>${entries.join("")}</ListMultipartUploadsResult>`,
+    );
+    return true;
+  }
+  return false;
 }
 
 /**

@@ -58,6 +58,15 @@ export async function s3Keys(prefix: string): Promise<string[]> {
   return [...(await response.text()).matchAll(/<Key>([^<]*)<\/Key>/g)].map((m) => m[1]!.replace(/&amp;/g, "&"));
 }
 
+/** The multipart uploads pending in the bucket under `prefix` (ListMultipartUploads), as `key uploadId`. */
+export async function s3PendingUploads(prefix: string): Promise<string[]> {
+  const response = await s3.fetch(`${servers().s3Endpoint}/${BUCKET}?uploads`);
+  expect(response.status).toBe(200);
+  return [...(await response.text()).matchAll(/<Key>([^<]*)<\/Key><UploadId>([^<]*)<\/UploadId>/g)]
+    .map((m) => `${m[1]!.replace(/&amp;/g, "&")} ${m[2]}`)
+    .filter((upload) => upload.startsWith(prefix));
+}
+
 export const UPSTREAM_DAV_AUTH = `Basic ${btoa("davuser:dav password")}`;
 
 /** A request straight to the WebDAV upstream (webdav-server), path escaped segment by segment. */

@@ -4,7 +4,14 @@
 // parameters are read from its route's schema, so a row that exists names the right ones; a
 // missing row still fails.)
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { BODYLESS_ROUTES, JSON_ROUTES, QUERY_ROUTES, queryRoute, type QueryRow } from "../support/fuzz.ts";
+import {
+  BODYLESS_ROUTES,
+  HEADER_ROUTES,
+  JSON_ROUTES,
+  QUERY_ROUTES,
+  queryRoute,
+  type QueryRow,
+} from "../support/fuzz.ts";
 import { createUnitFixture, type UnitFixture } from "../support/unit.ts";
 
 type Schema = { $ref?: string; type?: string; properties?: Record<string, unknown>; items?: Schema };
@@ -54,6 +61,7 @@ it("has a row for every POST route of the router, and none for a route that does
     ...JSON_ROUTES.map((r) => r.path),
     ...QUERY_ROUTES.filter((r) => r.method === "POST").map((r) => r.path),
     ...BODYLESS_ROUTES.map((r) => r.path),
+    ...HEADER_ROUTES,
   ];
   expect([...new Set(table)].sort()).toEqual(routerRoutes("POST"));
   expect(routerRoutes("POST").length).toBeGreaterThan(20);

@@ -150,6 +150,23 @@ const EXPECTED: Record<string, { config: ReturnType<typeof config>; common: stri
         false,
         "Storage class for new objects. AWS and Tencent COS support different subsets (COS uses ARCHIVE/DEEP_ARCHIVE).",
       ],
+      // OpenList's, past AList's items (docs/decisions.md D11.4).
+      [
+        "enable_direct_upload",
+        "bool",
+        "",
+        "",
+        false,
+        "Let the web UI upload straight to the bucket (HTTP Direct); the bucket needs a CORS rule allowing PUT from the site.",
+      ],
+      [
+        "direct_upload_host",
+        "string",
+        "",
+        "",
+        false,
+        "Host (or scheme://host) that replaces the endpoint's in direct upload URLs.",
+      ],
     ],
   },
   FTP: {

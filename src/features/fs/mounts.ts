@@ -49,6 +49,9 @@ export interface Mounted {
 
 const MAX_ALIAS_DEPTH = 8;
 
+/** Folders of this prefix hold the parts of uploads in progress (staged-parts.ts): listings never show them. */
+export const STAGING_PREFIX = ".gatehouse-upload-";
+
 /**
  * What the caller may reach through an Alias (rules.ts throughAlias, download.ts): every path an
  * alias asks of the tree is entered first (it throws when refused), and a folder's entries are
@@ -164,7 +167,11 @@ export class MountTree implements StorageFs {
     if (resolveStorage(this.tree.storages, path) || virtual.length === 0) {
       try {
         const mounted = await this.mount(path);
-        entries = sortEntries(await mounted.backend.list(mounted.actualPath), mounted.storage);
+        const listed = await mounted.backend.list(mounted.actualPath);
+        entries = sortEntries(
+          listed.filter((entry) => !entry.name.startsWith(STAGING_PREFIX)),
+          mounted.storage,
+        );
       } catch (error) {
         // A failing storage under virtual folders still shows them (as AList).
         if (virtual.length === 0) throw listFailure(error);

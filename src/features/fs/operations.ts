@@ -60,7 +60,7 @@ export async function makeDirs(tree: MountTree, path: string): Promise<void> {
 
 /**
  * The source and target storages of a copy or move of `from` into `toDir` that crosses storages
- * and runs as a background task (docs/decisions.md D11.2); null when it stays in the request: within
+ * and runs as a background task (docs/decisions.md D12.2); null when it stays in the request: within
  * one storage, or through an Alias (its targets are held to the caller's metas, which only the
  * request knows). The source must exist: a missing name is refused now, not in the task.
  */
@@ -213,6 +213,23 @@ export async function readSource(
     await response.body?.cancel();
     throw new FileError("upstream", copyReadFailed(name, response.status));
   }
+  return response.body;
+}
+
+/** The bytes of the file at `actualPath` of a backend, `size` long, streamed from its link. */
+export async function readWhole(
+  backend: FileBackend,
+  actualPath: string,
+  size: number,
+): Promise<ReadableStream<Uint8Array>> {
+  const linked = await backend.link(actualPath, { redirect: false });
+  if ("source" in linked) return size === 0 ? emptyBody() : linked.source.read(0, size - 1);
+  const response = await fetch(linked.url, {
+    headers: linked.headers ?? {},
+    redirect: linked.headers ? "manual" : "follow",
+  });
+  if (!response.ok || !response.body)
+    throw new FileError("upstream", copyReadFailed(baseName(actualPath), response.status));
   return response.body;
 }
 

@@ -86,7 +86,19 @@ const ListData = z.object({
   header: z.string(),
   write: z.boolean(),
   provider: z.string(),
+  direct_upload_tools: z.optional(z.array(z.string())).openapi({
+    description: 'OpenList\'s: `["HttpDirect"]` where the caller may write and the storage offers direct uploads',
+  }),
 });
+
+/** Whether the storage under `path` offers HTTP Direct (its option on); false where nothing is mounted. */
+async function directUploadAt(tree: MountTree, path: string): Promise<boolean> {
+  try {
+    return (await tree.mount(path)).backend.directUpload !== undefined;
+  } catch {
+    return false;
+  }
+}
 
 const GetData = z.object({
   ...ObjectShape,
@@ -283,6 +295,8 @@ export function registerFsReadRoutes(app: Router) {
       ...readmeThrough(state, meta, path, alias.reached),
       write,
       provider: storage?.driver ?? "unknown",
+      // HTTP Direct only where the caller could upload (OpenList server/handles/fsread.go:111-116).
+      ...(write && (await directUploadAt(tree, path)) ? { direct_upload_tools: ["HttpDirect"] } : {}),
     });
   });
 

@@ -201,7 +201,7 @@ async function eachName(names: string[], verb: string, work: (name: string) => P
  * The mount tree a write works on. Through an Alias each target path is held to its own metas, as
  * for reads (rules.ts throughAlias): a copy or move out of an alias reads no protected target.
  */
-function treeFor(c: Context<AppEnv>, viewer: Viewer, path: string, password: string): MountTree {
+export function treeFor(c: Context<AppEnv>, viewer: Viewer, path: string, password: string): MountTree {
   return new MountTree(c.var.fs.tree, c.var.db, c.req.raw.signal).guardedBy(
     throughAlias(viewer, c.var.fs, path, password),
   );
@@ -328,6 +328,35 @@ export function registerFsWriteRoutes(app: Router) {
   app.openapi(form, async (c) => uploadTo(c, () => fileFromMultipart(c.req.raw)));
 }
 
+/** The target of an upload: `File-Path` decoded once and joined to the caller's base path. */
+export function uploadPath(c: Context<AppEnv>, viewer: Viewer): string {
+  let rawPath: string;
+  try {
+    rawPath = decodeURIComponent(c.req.header("File-Path") ?? "");
+  } catch {
+    throw new ApiError(400, FILE_PATH_NOT_ENCODED);
+  }
+  return fullPathOf(viewer, rawPath);
+}
+
+/**
+ * The checks of an upload to the full path `path`: a valid file name, and write permission (or a
+ * meta's write grant) at its folder, past the meta password. Shared by /api/fs/put, /api/fs/form
+ * and every step of a chunked upload; answers the mount tree the upload works on.
+ */
+export function uploadChecks(
+  c: Context<AppEnv>,
+  viewer: Viewer,
+  path: string,
+  password: string,
+): { name: string; dir: string; tree: MountTree } {
+  const name = baseName(path);
+  requireName(name);
+  const dir = parentOf(path);
+  requireWritable(viewer, c.var.fs, dir, path, Permission.WRITE, password, true);
+  return { name, dir, tree: treeFor(c, viewer, dir, password) };
+}
+
 /**
  * An upload of either kind (AList v3.58.0 server/handles/fsup.go:30, :107): `File-Path` decoded
  * once and joined, write permission (or a meta's write grant) at the target, Overwrite: false
@@ -341,18 +370,8 @@ async function uploadTo(
     | { size: number; body: ReadableStream<Uint8Array>; contentType: string },
 ) {
   const viewer = viewerOf(c.var.caller);
-  let rawPath: string;
-  try {
-    rawPath = decodeURIComponent(c.req.header("File-Path") ?? "");
-  } catch {
-    throw new ApiError(400, FILE_PATH_NOT_ENCODED);
-  }
-  const path = fullPathOf(viewer, rawPath);
-  const name = baseName(path);
-  requireName(name);
-  const dir = parentOf(path);
-  requireWritable(viewer, c.var.fs, dir, path, Permission.WRITE, c.req.header("Password") ?? "", true);
-  const tree = treeFor(c, viewer, dir, c.req.header("Password") ?? "");
+  const path = uploadPath(c, viewer);
+  const { name, dir, tree } = uploadChecks(c, viewer, path, c.req.header("Password") ?? "");
   if (c.req.header("Overwrite") === "false" && (await exists(tree, path))) throw new ApiError(403, FILE_EXISTS);
   const mounted = await tree.mount(dir);
   need(mounted, "put");

@@ -17,7 +17,7 @@ const publicSettings = createRoute({
 });
 
 // The AList web UI calls these two on every page load and renders nothing if they fail.
-// Gatehouse serves no archives; offline downloads have the HTTP tool (docs/decisions.md D11.7).
+// Gatehouse serves no archives; offline downloads have the HTTP tool (docs/decisions.md D12.7).
 const archiveExtensions = createRoute({
   method: "get",
   path: "/api/public/archive_extensions",

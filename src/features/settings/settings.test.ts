@@ -89,7 +89,12 @@ describe("GET /api/admin/setting/list", () => {
     expect(code).toBe(200);
     const items = data as Item[];
     // The expectation is AList's table (test/fixtures/alist-settings.ts), not the definitions the code seeds from.
-    expect(items.map((i) => i.key)).toEqual(REFERENCE_SETTINGS.map(([key]) => key));
+    expect(items.map((i) => i.key)).toEqual([
+      ...REFERENCE_SETTINGS.map(([key]) => key),
+      // OpenList's, past AList's table (docs/decisions.md D11.2).
+      "multipart_enabled",
+      "multipart_chunk_size",
+    ]);
     REFERENCE_SETTINGS.forEach(([key, value, type, options, group, flag, help], index) => {
       const item = items[index]!;
       // default_role's options are computed: the roles it may take (AList v3.58.0 server/handles/setting.go:17).

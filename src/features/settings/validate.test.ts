@@ -2,7 +2,7 @@
 // are known (store.ts settingsSave): only those valid whatever is stored.
 import { describe, expect, it } from "vitest";
 import { SETTING_DEFINITIONS } from "../../db/settings.ts";
-import { presaveSplit } from "./validate.ts";
+import { presaveSplit, settingChanges } from "./validate.ts";
 
 describe("presaveSplit", () => {
   it("writes at once the values valid whatever is stored; the rest must stand as stored, the default role is checked apart", () => {
@@ -51,5 +51,22 @@ describe("presaveSplit", () => {
       defaultRole: undefined,
     });
     expect(presaveSplit(refused.slice(0, 33))).toBeNull();
+  });
+});
+
+describe("multipart_chunk_size", () => {
+  it("takes a whole number of MiB from 1 to 95 (under Cloudflare's 100 MB body limit), and refuses the rest naming the key", () => {
+    const stored = new Map([["multipart_chunk_size", "16"]]);
+    for (const value of ["1", "5", "95"])
+      expect(settingChanges([{ key: "multipart_chunk_size", value }], stored, [])).toEqual([
+        { key: "multipart_chunk_size", value },
+      ]);
+    expect(() => settingChanges([{ key: "multipart_chunk_size", value: "ten" }], stored, [])).toThrow(
+      "multipart_chunk_size: must be a number",
+    );
+    for (const value of ["0", "96", "1.5", "-1"])
+      expect(() => settingChanges([{ key: "multipart_chunk_size", value }], stored, [])).toThrow(
+        "multipart_chunk_size: must be a whole number of MiB from 1 to 95",
+      );
   });
 });

@@ -7,6 +7,7 @@ import { JWT_SHAPE } from "../../auth/guard.ts";
 import { ApiError } from "../../http/errors.ts";
 import { NOT_A_DEFAULT_ROLE } from "../roles/messages.ts";
 import { DEFAULT_ROLE_NOT_FOUND } from "./messages.ts";
+import { MAX_CHUNK_MIB } from "../uploads/rules.ts";
 
 /** Longest value any setting takes (customize_head and iframe_previews are the big ones). */
 const MAX_SETTING_VALUE_LENGTH = 65_536;
@@ -54,6 +55,10 @@ const keyRules: Record<string, Rule> = {
       : "must be a JSON object of strings";
   },
   token: (value) => permanentTokenProblem(value),
+  multipart_chunk_size: (value) =>
+    /^\d+$/.test(value) && Number(value) >= 1 && Number(value) <= MAX_CHUNK_MIB
+      ? null
+      : `must be a whole number of MiB from 1 to ${MAX_CHUNK_MIB}`,
 };
 
 // Header-safe: printable ASCII without spaces, so the value arrives in Authorization exactly as saved.

@@ -1,6 +1,6 @@
 // Offline download with the HTTP tool (AList v3.58.0 server/handles/offline_download.go:248-296,
 // OpenList's checks: server/handles/offline_download.go:532-564): every check in the request, then
-// one task per URL that streams it into the storage (docs/decisions.md D11.7). Nothing is fetched
+// one task per URL that streams it into the storage (docs/decisions.md D12.7). Nothing is fetched
 // before the caller passed them all.
 import * as z from "zod/mini";
 import { ok } from "../../http/envelope.ts";

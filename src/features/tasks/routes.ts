@@ -1,7 +1,7 @@
 // The task API (AList v3.58.0 server/handles/task.go:125-216, same in OpenList): the lists the web
 // UI polls and the operations on tasks, for every kind, under /api/task (any account but the
 // guest: its own tasks, an admin's: everyone's) and /api/admin/task (admins). The rows of `tasks`
-// are all it reads (docs/decisions.md D11); the work behind them runs from the task queue.
+// are all it reads (docs/decisions.md D12); the work behind them runs from the task queue.
 import type { SQL } from "drizzle-orm";
 import type { Context, MiddlewareHandler } from "hono";
 import * as z from "zod/mini";

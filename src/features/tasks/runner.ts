@@ -1,4 +1,4 @@
-// The queue consumer: runs one unit per message (docs/decisions.md D11). A unit is a folder
+// The queue consumer: runs one unit per message (docs/decisions.md D12). A unit is a folder
 // listing (which queues a unit per entry), a file streamed from one storage into another, the next
 // part of a big file, a URL streamed into a storage, or a move's final removal of its source. Each
 // claims its row first (a stale or duplicate message does nothing), writes its progress while its

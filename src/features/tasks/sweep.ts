@@ -1,4 +1,4 @@
-// The cron sweep of background tasks (docs/decisions.md D11.4): a unit whose lease ran out lost its
+// The cron sweep of background tasks (docs/decisions.md D12.4): a unit whose lease ran out lost its
 // worker (an isolate gone, `npm start` stopped: the local queue lives in memory) or its message.
 // A queued one is sent again; a running one starts again from what stays written (the parts of a
 // big file stored so far), or fails its task once its attempts are used up: `retry` then runs it.

@@ -1,0 +1,81 @@
+// Uploads in parts on storages whose protocol has none (WebDAV, FTP; docs/decisions.md D11.3):
+// each part is a file of a hidden staging folder beside the target, under a name of its own (so
+// two requests for one part never write the same file), and completion streams the parts, in
+// order, one after the other, into ONE upload of the target, then deletes the staging folder.
+// Nothing is held but the bytes in flight, and nothing shows under the target's name before the
+// joining upload.
+import { FileError, type PartedUpload, type PartedUploads } from "../../drivers/types.ts";
+import { STAGING_PREFIX, type Mounted } from "./mounts.ts";
+import { need, putFile, readWhole } from "./operations.ts";
+import { joinName } from "./path.ts";
+
+/** The storage's own uploads in parts, else staging on it. */
+export function partsOf(mounted: Mounted): PartedUploads {
+  return mounted.backend.parts ?? stagedParts(mounted);
+}
+
+const randomName = () => crypto.randomUUID().replace(/-/g, "");
+
+export function stagedParts(mounted: Mounted): PartedUploads {
+  const { backend } = mounted;
+  // Refuse at once (AList's `not implement`) what cannot stage.
+  const makeDir = need(mounted, "makeDir");
+  need(mounted, "put");
+  const remove = need(mounted, "remove");
+  const staging = (upload: PartedUpload) => joinName(upload.dir, upload.uploadId);
+  const at = (actualPath: string): Mounted => ({ ...mounted, actualPath });
+
+  return {
+    minPartBytes: 0,
+    async begin(dir, name) {
+      const uploadId = STAGING_PREFIX + randomName();
+      await makeDir(dir, uploadId);
+      return { dir, name, uploadId };
+    },
+    async putPart(upload, index, size, body) {
+      const part = `${index}.${randomName()}`;
+      await putFile(at(staging(upload)), { name: part, size, body, contentType: "application/octet-stream" });
+      return part;
+    },
+    async complete(upload, tags) {
+      const sizes = new Map((await backend.list(staging(upload))).map((entry) => [entry.name, entry.size]));
+      const size = tags.reduce((sum, tag) => sum + (sizes.get(tag) ?? 0), 0);
+      await putFile(at(upload.dir), {
+        name: upload.name,
+        size,
+        body: joined(tags.map((tag) => () => readWhole(backend, joinName(staging(upload), tag), sizes.get(tag) ?? 0))),
+        contentType: "application/octet-stream",
+      });
+      await remove(staging(upload)).catch(() => undefined);
+    },
+    async abort(upload) {
+      await remove(staging(upload)).catch((error: unknown) => {
+        if (!(error instanceof FileError && error.kind === "not_found")) throw error;
+      });
+    },
+  };
+}
+
+/** The streams `parts` opens, one after the other, each opened only when the one before ended. */
+function joined(parts: (() => Promise<ReadableStream<Uint8Array>>)[]): ReadableStream<Uint8Array> {
+  let next = 0;
+  let reader: ReadableStreamDefaultReader<Uint8Array> | null = null;
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      for (;;) {
+        if (!reader) {
+          if (next >= parts.length) return controller.close();
+          reader = (await parts[next++]!()).getReader();
+        }
+        const { done, value } = await reader.read();
+        if (done) {
+          reader = null;
+          continue;
+        }
+        controller.enqueue(value);
+        return;
+      }
+    },
+    cancel: (reason) => reader?.cancel(reason),
+  });
+}

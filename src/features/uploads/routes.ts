@@ -1,0 +1,408 @@
+// Chunked uploads (`/api/fs/multipart/*`, the wire of OpenList server/handles/multipart.go that the
+// served web UI speaks) with docs/decisions.md D11's changes: the session lives in the database
+// (any isolate takes the next chunk), each chunk goes straight upstream (S3: one UploadPart; other
+// storages: a staged part), nothing is buffered but the chunk in flight, every step re-checks what
+// /api/fs/put checks, and a chunk sent again is compared by its SHA-256.
+import type { Context, MiddlewareHandler } from "hono";
+import * as z from "zod/mini";
+import { eitherToken, authenticateWith } from "../../auth/guard.ts";
+import { ApiError } from "../../http/errors.ts";
+import type { AppEnv } from "../../http/context.ts";
+import { ok } from "../../http/envelope.ts";
+import { createRoute } from "../../http/openapi.ts";
+import { envelopeResponse, jsonBody, type Router } from "../../http/router.ts";
+import { cleanPath } from "../../lib/path.ts";
+import { FILE_EXISTS, PERMISSION_DENIED } from "../fs/messages.ts";
+import { fileFailure } from "../fs/mounts.ts";
+import { exists, makeDirs } from "../fs/operations.ts";
+import { hasRelativeSegment, isValidName, isWithin, joinBasePath, joinName } from "../fs/path.ts";
+import { fullPathOf, viewerOf, type Viewer } from "../fs/rules.ts";
+import { partsOf } from "../fs/staged-parts.ts";
+import { fsRoute, fsStateReads } from "../fs/store.ts";
+import { uploadChecks, uploadPath } from "../fs/write-routes.ts";
+import {
+  cannotComplete,
+  CHUNK_INDEX_INVALID,
+  CHUNK_SIZE_INVALID,
+  DIRECT_UPLOAD_OFF,
+  FILE_NAME_INVALID,
+  chunkDiffers,
+  chunkOutOfRange,
+  chunkSizeWrong,
+  chunkTooLarge,
+  COMPLETING,
+  FILE_SIZE_INVALID,
+  FILE_SIZE_NOT_POSITIVE,
+  fileTooLarge,
+  incompleteChunk,
+  MULTIPART_DISABLED,
+  SESSION_COMPLETING,
+  SESSION_EXPIRED,
+  SESSION_NOT_FOUND,
+  STORAGE_CHANGED,
+} from "./messages.ts";
+import {
+  chunkLength,
+  chunkSizeFor,
+  hashed,
+  MAX_CHUNKS,
+  sessionLapse,
+  settingMib,
+  snapshot,
+  totalChunks,
+  type UploadSession,
+} from "./rules.ts";
+import {
+  claimCompletion,
+  deleteSession,
+  insertSession,
+  markCompleted,
+  recordChunk,
+  releaseCompletion,
+  touchSession,
+  uploadReads,
+  type UploadReads,
+} from "./store.ts";
+
+const nowSeconds = () => Math.floor(Date.now() / 1000);
+
+/**
+ * Route middleware: the caller, the file side's state (the target's storages guessed from
+ * File-Path), the multipart settings and the session the request names, in one round trip.
+ */
+function uploadRoute() {
+  const middleware: MiddlewareHandler<AppEnv> = async (c, next) => {
+    let guessed: string | null = null;
+    try {
+      guessed = joinBasePath("/", decodeURIComponent(c.req.header("File-Path") ?? ""));
+    } catch {}
+    const fs = fsStateReads(c.var.db, { paths: guessed && !hasRelativeSegment(guessed) ? [guessed] : [], folders: [] });
+    const id = c.req.header("X-Upload-Id") ?? c.req.query("upload_id") ?? "";
+    let upload: ReturnType<typeof uploadReads> | null = null;
+    const { reads } = await authenticateWith(c, (callerId) => {
+      upload = uploadReads(c.var.db, id, callerId);
+      return [...fs.reads, ...upload.reads];
+    });
+    c.set("fs", fs.toState(reads.slice(0, fs.reads.length)));
+    c.set("routeData", upload!.read(reads.slice(fs.reads.length)));
+    await next();
+  };
+  return { middleware: [middleware] as [typeof middleware], security: eitherToken() };
+}
+
+const readsOf = (c: Context<AppEnv>) => c.var.routeData as UploadReads;
+
+const SessionData = z.object({
+  upload_id: z.string(),
+  state: z.enum(["receiving", "completed"]),
+  attempt: z.number(),
+  path: z.string(),
+  size: z.number(),
+  chunk_size: z.number(),
+  total_chunks: z.number(),
+  received: z.array(z.array(z.number())).openapi({ description: "Inclusive [from, to] ranges of the chunks stored" }),
+  received_bytes: z.number(),
+  frontier: z.number(),
+  storage_progress: z.number(),
+});
+const UploadIdHeader = z.object({ "x-upload-id": z.optional(z.string()) });
+
+const init = createRoute({
+  method: "post",
+  path: "/api/fs/multipart/init",
+  tags: ["fs"],
+  summary: "Open a chunked upload of File-Path (X-File-Size bytes); the checks of /api/fs/put",
+  ...uploadRoute(),
+  request: {
+    headers: z.object({
+      "file-path": z.optional(z.string()).openapi({ description: "encodeURIComponent of the full target path" }),
+      "x-file-size": z.optional(z.string()).openapi({ description: "The file's size in bytes" }),
+      "x-chunk-size": z.optional(z.string()).openapi({ description: "The chunk size the client wants (bytes)" }),
+      overwrite: z
+        .optional(z.string())
+        .openapi({ description: "`false`: refuse when the file exists (checked again at complete)" }),
+      "last-modified": z.optional(z.string()).openapi({ description: "Unix epoch milliseconds" }),
+      password: z.optional(z.string()),
+    }),
+  },
+  responses: envelopeResponse(z.object({ ...SessionData.shape, resumed: z.boolean() }), "The new session"),
+});
+
+const chunk = createRoute({
+  method: "put",
+  path: "/api/fs/multipart/chunk",
+  tags: ["fs"],
+  summary: "Store chunk X-Chunk-Index of a chunked upload; the same bytes again are accepted once",
+  ...uploadRoute(),
+  request: {
+    headers: z.object({ ...UploadIdHeader.shape, "x-chunk-index": z.optional(z.string()) }),
+    body: { content: { "application/octet-stream": { schema: z.string().openapi({ format: "binary" }) } } },
+  },
+  responses: envelopeResponse(SessionData, "Stored (or stored already with the same bytes)"),
+});
+
+const status = createRoute({
+  method: "get",
+  path: "/api/fs/multipart/status",
+  tags: ["fs"],
+  summary: "The state of a chunked upload: exactly the chunks stored whole",
+  ...uploadRoute(),
+  request: { query: z.object({ upload_id: z.optional(z.string()) }) },
+  responses: envelopeResponse(SessionData, "The session"),
+});
+
+const complete = createRoute({
+  method: "post",
+  path: "/api/fs/multipart/complete",
+  tags: ["fs"],
+  summary: "Join the chunks into the file, once every chunk is stored",
+  ...uploadRoute(),
+  request: { headers: UploadIdHeader },
+  responses: envelopeResponse(SessionData, "The file is written"),
+});
+
+const abort = createRoute({
+  method: "post",
+  path: "/api/fs/multipart/abort",
+  tags: ["fs"],
+  summary: "Drop a chunked upload and what it stored upstream",
+  ...uploadRoute(),
+  request: { headers: UploadIdHeader },
+  responses: envelopeResponse(z.null(), "Dropped"),
+});
+
+const directUploadInfo = createRoute({
+  method: "post",
+  path: "/api/fs/get_direct_upload_info",
+  tags: ["fs"],
+  summary: "HTTP Direct: a short-lived URL to PUT one file straight into an S3 storage that opted in",
+  ...fsRoute((body) => ({
+    paths: typeof body.path === "string" && !hasRelativeSegment(body.path) ? [joinBasePath("/", body.path) ?? "/"] : [],
+    folders: [],
+  })),
+  request: {
+    headers: z.object({
+      overwrite: z.optional(z.string()).openapi({ description: "`false`: refuse when the file exists" }),
+      password: z.optional(z.string()),
+    }),
+    body: jsonBody(
+      z.object({
+        path: z.string().check(z.maxLength(4096)).openapi({ description: "The target folder" }),
+        file_name: z.string().check(z.maxLength(1024)),
+        file_size: z.number().check(z.int(), z.nonnegative()),
+        tool: z._default(z.string().check(z.maxLength(64)), "HttpDirect"),
+      }),
+    ),
+  },
+  responses: envelopeResponse(
+    z.object({
+      upload_url: z.string(),
+      method: z.string(),
+      chunk_size: z.number().openapi({ description: "0: the whole file in one request" }),
+      headers: z.record(z.string(), z.string()),
+    }),
+    "Upload there",
+  ),
+});
+
+/** The caller's session the request names: 404 when none (or someone else's), 410 when it expired. */
+function sessionOf(c: Context<AppEnv>): UploadSession {
+  const { session } = readsOf(c);
+  const lapse = session && sessionLapse(session, nowSeconds());
+  if (!session || lapse === "gone") throw new ApiError(404, SESSION_NOT_FOUND);
+  if (lapse === "expired") throw new ApiError(410, SESSION_EXPIRED);
+  return session;
+}
+
+/**
+ * What /api/fs/put checks, again, for the session's target (a full path): still inside the
+ * caller's base path, still writable with the password given at init; and the storage under it
+ * still the one holding the parts.
+ */
+async function targetOf(c: Context<AppEnv>, session: UploadSession) {
+  const viewer = viewerOf(c.var.caller);
+  requireInsideBasePath(viewer, session.path);
+  const checked = uploadChecks(c, viewer, session.path, session.password);
+  const mounted = await checked.tree.mount(checked.dir);
+  if (mounted.storage.id !== session.storageId || mounted.actualPath !== session.actualDir)
+    throw new ApiError(409, STORAGE_CHANGED);
+  return { ...checked, mounted, parts: partsOf(mounted) };
+}
+
+function requireInsideBasePath(viewer: Viewer, path: string) {
+  const base = cleanPath(viewer.basePath || "/");
+  if (!isWithin(path, base)) throw new ApiError(403, PERMISSION_DENIED);
+  fullPathOf(viewer, base === "/" ? path : path.slice(base.length) || "/");
+}
+
+const upstreamOf = (session: UploadSession, name: string) => ({
+  dir: session.actualDir,
+  name,
+  uploadId: session.upstreamId,
+});
+
+/** Reads a request body to its end, so the browser sees the answer rather than a broken upload. */
+const drain = (body: ReadableStream<Uint8Array> | null) => body?.pipeTo(new WritableStream()).catch(() => undefined);
+
+export function registerUploadRoutes(app: Router) {
+  app.openapi(init, async (c) => {
+    const reads = readsOf(c);
+    if (!reads.enabled) throw new ApiError(403, MULTIPART_DISABLED);
+    const viewer = viewerOf(c.var.caller);
+    const path = uploadPath(c, viewer);
+    const password = c.req.header("Password") ?? "";
+    const sizeHeader = c.req.header("X-File-Size") ?? "";
+    if (!/^-?\d{1,16}$/.test(sizeHeader)) throw new ApiError(400, FILE_SIZE_INVALID);
+    const size = Number(sizeHeader);
+    if (size <= 0) throw new ApiError(400, FILE_SIZE_NOT_POSITIVE);
+    const chunkHeader = c.req.header("X-Chunk-Size");
+    if (chunkHeader !== undefined && !/^-?\d{1,16}$/.test(chunkHeader)) throw new ApiError(400, CHUNK_SIZE_INVALID);
+    const { name, dir, tree } = uploadChecks(c, viewer, path, password);
+    const overwrite = c.req.header("Overwrite") !== "false";
+    if (!overwrite && (await exists(tree, path))) throw new ApiError(403, FILE_EXISTS);
+    const mounted = await tree.mount(dir);
+    const parts = partsOf(mounted);
+    const chunkSize = chunkSizeFor(
+      size,
+      chunkHeader === undefined ? null : Number(chunkHeader),
+      settingMib(reads.chunkMib),
+      parts.minPartBytes,
+    );
+    if (chunkSize === null) throw new ApiError(400, fileTooLarge(size, MAX_CHUNKS, settingMib(reads.chunkMib)));
+    if (mounted.actualPath !== "/") await makeDirs(tree, dir);
+    const contentType = c.req.header("Content-Type") || "application/octet-stream";
+    const upstream = await parts
+      .begin(mounted.actualPath, name, contentType)
+      .catch((error: unknown) => Promise.reject(fileFailure(error, "")));
+    const modified = Number(c.req.header("Last-Modified"));
+    const session: UploadSession = {
+      id: crypto.randomUUID(),
+      userId: c.var.caller.user.id,
+      path,
+      password,
+      overwrite,
+      storageId: mounted.storage.id,
+      actualDir: mounted.actualPath,
+      upstreamId: upstream.uploadId,
+      size,
+      chunkSize,
+      contentType,
+      modifiedMs: Number.isFinite(modified) && modified > 0 ? modified : null,
+      state: "receiving",
+      lastActive: nowSeconds(),
+    };
+    await insertSession(c.var.db, session);
+    return ok(c, { ...snapshot(session, []), resumed: false });
+  });
+
+  app.openapi(chunk, async (c) => {
+    const body = c.req.raw.body;
+    try {
+      const session = sessionOf(c);
+      const reads = readsOf(c);
+      if (session.state === "completed") return ok(c, snapshot(session, reads.chunks));
+      if (session.state === "completing") throw new ApiError(400, SESSION_COMPLETING);
+      const indexHeader = c.req.header("X-Chunk-Index") ?? "";
+      if (!/^-?\d{1,9}$/.test(indexHeader)) throw new ApiError(400, CHUNK_INDEX_INVALID);
+      const index = Number(indexHeader);
+      const total = totalChunks(session);
+      if (index < 0 || index >= total) throw new ApiError(400, chunkOutOfRange(index, total));
+      const expected = chunkLength(session, index);
+      const declared = c.req.header("Content-Length");
+      if (declared !== undefined && Number(declared) !== expected)
+        throw new ApiError(400, chunkSizeWrong(index, Number(declared), expected));
+      const { name, parts } = await targetOf(c, session);
+      const watched = hashed(body ?? new ReadableStream({ start: (controller) => controller.close() }), expected, {
+        short: new ApiError(400, incompleteChunk(index, expected)),
+        long: new ApiError(400, chunkTooLarge(index, expected)),
+      });
+      const stored = reads.chunks.find((row) => row.index === index);
+      const now = nowSeconds();
+      if (stored) {
+        // Sent again: accepted once the bytes prove the same, refused (409) when they differ.
+        await watched.body.pipeTo(new WritableStream());
+        if ((await watched.done()) !== stored.sha256) throw new ApiError(409, chunkDiffers(index));
+        await touchSession(c.var.db, session.id, now);
+        return ok(c, snapshot(session, reads.chunks));
+      }
+      let tag: string;
+      try {
+        tag = await parts.putPart(upstreamOf(session, name), index, expected, watched.body);
+      } catch (error) {
+        watched.fail(error);
+        // The body's own refusal (short, long) says more than what the upstream made of it.
+        throw await watched.done().then(
+          () => fileFailure(error, ""),
+          (fault: unknown) => (fault instanceof ApiError ? fault : fileFailure(error, "")),
+        );
+      }
+      const sha256 = await watched.done();
+      const recorded = await recordChunk(c.var.db, { sessionId: session.id, index, size: expected, sha256, tag }, now);
+      if (recorded.sha256 !== sha256) throw new ApiError(409, chunkDiffers(index));
+      return ok(c, snapshot(session, [...reads.chunks, recorded]));
+    } finally {
+      await drain(body);
+    }
+  });
+
+  app.openapi(status, async (c) => {
+    const session = sessionOf(c);
+    if (session.state !== "completed") requireInsideBasePath(viewerOf(c.var.caller), session.path);
+    if (session.state !== "completed") uploadChecks(c, viewerOf(c.var.caller), session.path, session.password);
+    return ok(c, snapshot(session, readsOf(c).chunks));
+  });
+
+  app.openapi(complete, async (c) => {
+    const session = sessionOf(c);
+    const { chunks } = readsOf(c);
+    if (session.state === "completed") return ok(c, snapshot(session, chunks));
+    const { name, tree, parts } = await targetOf(c, session);
+    if (chunks.length < totalChunks(session)) {
+      const received = chunks.reduce((sum, row) => sum + row.size, 0);
+      throw new ApiError(400, cannotComplete(received, session.size), snapshot(session, chunks));
+    }
+    const upstream = upstreamOf(session, name);
+    if (!session.overwrite && (await exists(tree, session.path))) {
+      // Someone wrote the name meanwhile: this upload cannot land, so nothing of it stays.
+      await parts.abort(upstream).catch(() => undefined);
+      await deleteSession(c.var.db, session.id);
+      throw new ApiError(403, FILE_EXISTS);
+    }
+    const now = nowSeconds();
+    if (!(await claimCompletion(c.var.db, session.id, now))) throw new ApiError(409, COMPLETING);
+    const tags = [...chunks].sort((a, b) => a.index - b.index).map((row) => row.tag);
+    try {
+      await parts.complete(upstream, tags);
+    } catch (error) {
+      await releaseCompletion(c.var.db, session.id);
+      throw fileFailure(error, "");
+    }
+    await markCompleted(c.var.db, session.id, nowSeconds());
+    return ok(c, snapshot({ ...session, state: "completed" }, []));
+  });
+
+  app.openapi(directUploadInfo, async (c) => {
+    const body = c.req.valid("json");
+    const viewer = viewerOf(c.var.caller);
+    if (!isValidName(body.file_name)) throw new ApiError(403, FILE_NAME_INVALID);
+    const path = joinName(fullPathOf(viewer, body.path), body.file_name);
+    const { name, dir, tree } = uploadChecks(c, viewer, path, c.req.header("Password") ?? "");
+    if (c.req.header("Overwrite") === "false" && (await exists(tree, path))) throw new ApiError(403, FILE_EXISTS);
+    const mounted = await tree.mount(dir);
+    if (!mounted.backend.directUpload) throw new ApiError(403, DIRECT_UPLOAD_OFF);
+    if (mounted.actualPath !== "/") await makeDirs(tree, dir);
+    const direct = await mounted.backend
+      .directUpload(mounted.actualPath, name, body.file_size)
+      .catch((error: unknown) => Promise.reject(fileFailure(error, "")));
+    return ok(c, { upload_url: direct.url, method: direct.method, chunk_size: 0, headers: direct.headers });
+  });
+
+  app.openapi(abort, async (c) => {
+    const session = sessionOf(c);
+    if (session.state === "completed") return ok(c, null);
+    const { name, parts } = await targetOf(c, session);
+    await parts.abort(upstreamOf(session, name)).catch((error: unknown) => Promise.reject(fileFailure(error, "")));
+    await deleteSession(c.var.db, session.id);
+    return ok(c, null);
+  });
+}
