@@ -213,7 +213,31 @@ export async function readSource(
     await response.body?.cancel();
     throw new FileError("upstream", copyReadFailed(name, response.status));
   }
-  return response.body;
+  // Some servers answer a range past its end (to the end of the file): a part must be its length exactly.
+  return partial ? firstBytes(response.body, end - start + 1) : response.body;
+}
+
+/** The first `length` bytes of a stream; the rest is not read. */
+function firstBytes(source: ReadableStream<Uint8Array>, length: number): ReadableStream<Uint8Array> {
+  const reader = source.getReader();
+  let left = length;
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      const next = await reader.read();
+      if (next.done || left <= 0) {
+        if (!next.done) await reader.cancel();
+        return controller.close();
+      }
+      const chunk = next.value.byteLength > left ? next.value.subarray(0, left) : next.value;
+      left -= chunk.byteLength;
+      controller.enqueue(chunk);
+      if (left <= 0) {
+        await reader.cancel();
+        controller.close();
+      }
+    },
+    cancel: (reason) => reader.cancel(reason),
+  });
 }
 
 /** The bytes of the file at `actualPath` of a backend, `size` long, streamed from its link. */

@@ -241,7 +241,9 @@ async function copyUnit(work: UnitWork, env: Env, copy: CopyPayload): Promise<En
   }
   // A copy of one file learns its size here (a walk counted its children's).
   if (!known) await setTotalBytes(work.db, work.unit.taskId, object.size);
-  return writeFile(work, partSize(env), target, copy.name, object.size, (range) =>
+  // Copies stream whole for now: parts read from webdav-server in the tests broke off midway
+  // (docs/decisions.md D12.3); downloads, whose source answers ranges as asked, go in parts.
+  return writeFile(work, null, target, copy.name, object.size, (range) =>
     readSource(source, copy.name, object.size, range, work.signal),
   );
 }
