@@ -204,7 +204,7 @@ class UnitWork {
 async function runUnit(work: UnitWork, env: Env): Promise<Ending> {
   switch (work.unit.kind) {
     case "copy":
-      return copyUnit(work, env, work.payload as unknown as CopyPayload);
+      return copyUnit(work, work.payload as unknown as CopyPayload);
     case "remove":
       return removeUnit(work, work.payload as { path: string });
     case "fetch":
@@ -214,7 +214,7 @@ async function runUnit(work: UnitWork, env: Env): Promise<Ending> {
   }
 }
 
-async function copyUnit(work: UnitWork, env: Env, copy: CopyPayload): Promise<Ending> {
+async function copyUnit(work: UnitWork, copy: CopyPayload): Promise<Ending> {
   const tree = await work.tree([copy.from, copy.toDir]);
   const source = await tree.mount(copy.from);
   const target = await tree.mount(copy.toDir);
