@@ -39,6 +39,8 @@ export default defineConfig({
                 TURSO_DATABASE_URL: inject("libsqlUrl"),
                 TURSO_AUTH_TOKEN: inject("libsqlAuthToken"),
                 JWT_SECRET: "workerd-test-secret-workerd-test-secret-0123",
+                // S3's smallest part: a file of a few MiB is copied in parts (tasks.workerd.test.ts).
+                TASK_PART_BYTES: String(5 * 1024 * 1024),
               },
             },
           })),

@@ -23,6 +23,7 @@ import { registerSettingRoutes } from "./features/settings/routes.ts";
 import { registerShareRoutes } from "./features/shares/routes.ts";
 import { registerSshKeyRoutes } from "./features/sshkeys/routes.ts";
 import { registerStorageRoutes } from "./features/storages/routes.ts";
+import { registerOfflineDownloadRoutes } from "./features/tasks/offline-download.ts";
 import { registerTaskRoutes } from "./features/tasks/routes.ts";
 import { registerTwoFactorRoutes } from "./features/two-factor/routes.ts";
 import { registerUserRoutes } from "./features/users/routes.ts";
@@ -89,6 +90,7 @@ export function createApp(dependencies: AppDependencies) {
   registerUploadRoutes(app);
   registerArchiveRoutes(app);
   registerTaskRoutes(app);
+  registerOfflineDownloadRoutes(app);
   registerDownloadRoutes(app);
   registerArchiveDownloadRoutes(app);
   registerShareRoutes(app);

@@ -21,6 +21,13 @@ export interface Env {
    * name any other bucket binding. Absent in Node unit tests and in deploys without R2.
    */
   BUCKET?: R2Bucket;
+  /**
+   * The background tasks' queue (wrangler.toml [[queues.producers]]); its consumer is this Worker's
+   * `queue` handler. Absent in Node unit tests.
+   */
+  TASK_QUEUE?: Queue<{ id: number; ticket: number }>;
+  /** Size of the parts a big file is copied or downloaded in, in bytes (at least the storage's minimum). */
+  TASK_PART_BYTES?: string;
   TOKEN_EXPIRES_IN_HOURS?: string;
   MAX_BODY_BYTES?: string;
   /**

@@ -370,3 +370,70 @@ export const shares = sqliteTable(
   },
   (table) => [index("shares_creator_id_idx").on(table.creatorId)],
 );
+
+/**
+ * Background tasks (docs/decisions.md D15): one row per task the task API lists, in AList's
+ * TaskInfo terms (AList v3.58.0 server/handles/task.go:17-60). The row is the one truth: the
+ * units below do the work and write their progress here; the lists read nothing else.
+ */
+export const tasks = sqliteTable(
+  "tasks",
+  {
+    /** 21 URL-safe characters, as tache's nanoid ids. */
+    id: text("id").primaryKey(),
+    /** copy, move, offline_download, … (the `<kind>` of /api/task/<kind>/…). */
+    kind: text("kind").notNull(),
+    name: text("name").notNull(),
+    creatorId: integer("creator_id").notNull(),
+    creator: text("creator").notNull(),
+    creatorRoles: text("creator_role", { mode: "json" }).$type<number[]>().notNull().default(sql`'[]'`),
+    /** tache's numbers: 0 pending, 1 running, 2 succeeded, 3 canceling, 4 canceled, 7 failed, 8 waiting retry. */
+    state: integer("state").notNull().default(0),
+    error: text("error").notNull().default(""),
+    /** Bytes of the files found so far; grows while a folder copy walks. */
+    totalBytes: integer("total_bytes").notNull().default(0),
+    /** Bytes written upstream so far (parts in flight included). */
+    doneBytes: integer("done_bytes").notNull().default(0),
+    unitsTotal: integer("units_total").notNull().default(0),
+    unitsDone: integer("units_done").notNull().default(0),
+    /** Set by cancel; running units stop at their next heartbeat, queued ones never start. */
+    cancelRequested: integer("cancel_requested", { mode: "boolean" }).notNull().default(false),
+    /** What the task was asked to do (paths, URL): the first unit is rebuilt from it on a retry. */
+    payload: text("payload", { mode: "json" }).$type<Record<string, unknown>>().notNull(),
+    createdAtMs: integer("created_at_ms").notNull(),
+    startedAtMs: integer("started_at_ms"),
+    endedAtMs: integer("ended_at_ms"),
+  },
+  (table) => [index("tasks_kind_state_idx").on(table.kind, table.state, table.creatorId)],
+);
+
+/**
+ * The pieces of work of a task, one queue message each: a folder listing, a file, the next part
+ * of a big file, a URL, a move's final removal. A unit is leased while queued or running; the
+ * cron sweep re-enqueues one whose lease ran out (its worker died, or the local queue was lost).
+ */
+export const taskUnits = sqliteTable(
+  "task_units",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    taskId: text("task_id")
+      .notNull()
+      .references(() => tasks.id, { onDelete: "cascade" }),
+    /** walk | file | remove | fetch */
+    kind: text("kind").notNull(),
+    payload: text("payload", { mode: "json" }).$type<Record<string, unknown>>().notNull(),
+    /** queued | running | done | failed | canceled */
+    state: text("state").notNull().default("queued"),
+    /** Bumped at every enqueue; a message with an older ticket is stale and dropped. */
+    ticket: integer("ticket").notNull().default(0),
+    attempts: integer("attempts").notNull().default(0),
+    leaseUntilMs: integer("lease_until_ms").notNull(),
+    /** Bytes this unit has counted into its task's done_bytes. */
+    bytesDone: integer("bytes_done").notNull().default(0),
+    error: text("error").notNull().default(""),
+  },
+  (table) => [
+    index("task_units_task_state_idx").on(table.taskId, table.state),
+    index("task_units_lease_idx").on(table.state, table.leaseUntilMs),
+  ],
+);

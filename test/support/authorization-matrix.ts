@@ -175,6 +175,13 @@ export const ROUTES: RouteRow[] = [
   },
   // Writes with a climbing path: refused (403) past the guard, nothing changes.
   { method: "POST", path: "/api/fs/mkdir", access: SIGNED_IN, body: { path: "/../x" }, alsoAnswers: [403] },
+  {
+    method: "POST",
+    path: "/api/fs/add_offline_download",
+    access: SIGNED_IN,
+    body: { path: "/../x", urls: [], tool: "SimpleHttp" },
+    alsoAnswers: [403],
+  },
   { method: "POST", path: "/api/fs/rename", access: SIGNED_IN, body: { path: "/../x", name: "y" }, alsoAnswers: [403] },
   {
     method: "POST",
@@ -238,15 +245,37 @@ export const ROUTES: RouteRow[] = [
   { method: "POST", path: "/api/fs/multipart/abort", access: SIGNED_IN },
   { method: "POST", path: "/api/fs/get_direct_upload_info", access: SIGNED_IN, body: {}, alsoAnswers: [403] },
 
-  ...(["undone", "done"] as const).flatMap((state): RouteRow[] => [
-    {
-      method: "GET",
-      path: `/api/task/:kind/${state}`,
-      url: `/api/task/upload/${state}`,
-      access: userOnly(403, "You are a guest"),
-    },
-    { method: "GET", path: `/api/admin/task/:kind/${state}`, url: `/api/admin/task/copy/${state}`, access: ADMIN_ONLY },
-  ]),
+  ...(["/api/task", "/api/admin/task"] as const).flatMap((prefix): RouteRow[] => {
+    const access = prefix === "/api/task" ? userOnly(403, "You are a guest") : ADMIN_ONLY;
+    return [
+      ...(["undone", "done"] as const).map(
+        (op): RouteRow => ({ method: "GET", path: `${prefix}/:kind/${op}`, url: `${prefix}/copy/${op}`, access }),
+      ),
+      // An unknown id: 404 task not found.
+      ...(["info", "cancel", "delete", "retry"] as const).map(
+        (op): RouteRow => ({
+          method: "POST",
+          path: `${prefix}/:kind/${op}`,
+          url: `${prefix}/copy/${op}`,
+          access,
+          query: "tid=nope",
+        }),
+      ),
+      // No ids: nothing to do.
+      ...(["cancel_some", "delete_some", "retry_some"] as const).map(
+        (op): RouteRow => ({
+          method: "POST",
+          path: `${prefix}/:kind/${op}`,
+          url: `${prefix}/copy/${op}`,
+          access,
+          body: [],
+        }),
+      ),
+      ...(["clear_done", "clear_succeeded", "retry_failed"] as const).map(
+        (op): RouteRow => ({ method: "POST", path: `${prefix}/:kind/${op}`, url: `${prefix}/upload/${op}`, access }),
+      ),
+    ];
+  }),
   // No login: the sign is the only gate (AList v3.58.0 server/middlewares/down.go:19-43), missing
   // here (401 expire missing).
   { method: "GET", path: "/d/:path{.+}", url: "/d/nothing", access: PUBLIC, alsoAnswers: [401] },

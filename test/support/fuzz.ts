@@ -893,7 +893,14 @@ async function checkProperty<T>(
 // ---------------------------------------------------------------------------------------------
 // The route table
 
-export type Group = "auth-me" | "sessions-sshkeys" | "storages-drivers" | "settings" | "users-roles" | "fs-metas";
+export type Group =
+  | "auth-me"
+  | "sessions-sshkeys"
+  | "storages-drivers"
+  | "settings"
+  | "users-roles"
+  | "fs-metas"
+  | "tasks";
 
 /** A body of the right shape the route refuses, and the fields (`anchor`) that keep it refused. */
 export interface Variant {
@@ -924,6 +931,8 @@ export interface JsonRoute {
 export interface QueryRoute {
   method: "GET" | "POST";
   path: string;
+  /** The URL to call when `path` is a pattern (`/api/task/{kind}/info`). */
+  url?: string;
   group: Group;
   caller: Caller;
   /** Read from the route's schema (see queryRoute). */
@@ -943,11 +952,13 @@ export interface QueryRoute {
 /** A POST that takes no input: whatever body it gets is ignored. `keep` saves the state a call changes and returns its restorer. */
 export interface BodylessRoute {
   path: string;
+  /** The URL to call when `path` is a pattern. */
+  url?: string;
+  /** What any body gets; 200 unless told (a route that reads a body of its own kind: 400 too). */
+  answers?: readonly number[];
   group: Group;
   caller: Caller;
   keep: (db: Database) => Promise<() => Promise<void>>;
-  /** The envelope codes it answers (200 unless said). */
-  answers?: number[];
 }
 
 let clientAddress = 0;
@@ -1193,6 +1204,13 @@ export const JSON_ROUTES: JsonRoute[] = [
   // role: read only) is refused for want of the permission bit, so nothing changes.
   { path: "/api/fs/mkdir", group: "fs-metas", caller: "user", ...fromSchema("/api/fs/mkdir"), ...FS_WRITE },
   { path: "/api/fs/rename", group: "fs-metas", caller: "user", ...fromSchema("/api/fs/rename"), ...FS_WRITE },
+  {
+    path: "/api/fs/add_offline_download",
+    group: "fs-metas",
+    caller: "user",
+    ...fromSchema("/api/fs/add_offline_download"),
+    ...FS_WRITE,
+  },
   ...["/api/fs/move", "/api/fs/copy"].map(
     (path): JsonRoute => ({
       path,
@@ -1710,6 +1728,23 @@ const QUERY_ROWS: QueryRow[] = [
   ),
 ];
 
+// The task routes, under both prefixes, on the copy kind: no task exists, so every id is unknown.
+const TASK_PREFIXES = ["/api/task", "/api/admin/task"] as const;
+QUERY_ROWS.push(
+  ...TASK_PREFIXES.flatMap((prefix) =>
+    ["info", "cancel", "delete", "retry"].map(
+      (op): QueryRow => ({
+        method: "POST",
+        path: `${prefix}/{kind}/${op}`,
+        url: `${prefix}/copy/${op}`,
+        group: "tasks",
+        caller: "admin",
+        answers: WRITES,
+      }),
+    ),
+  ),
+);
+
 export const QUERY_ROUTES: QueryRoute[] = QUERY_ROWS.map(queryRoute);
 
 /**
@@ -1749,6 +1784,28 @@ export const BODYLESS_ROUTES: BodylessRoute[] = [
       answers: [500],
     }),
   ),
+  // The task clears ignore any body; the batch operations read an id array (else 400) and find none.
+  ...TASK_PREFIXES.flatMap((prefix) => [
+    ...["clear_done", "clear_succeeded", "retry_failed"].map(
+      (op): BodylessRoute => ({
+        path: `${prefix}/{kind}/${op}`,
+        url: `${prefix}/copy/${op}`,
+        group: "tasks",
+        caller: "admin",
+        keep: async () => async () => {},
+      }),
+    ),
+    ...["cancel_some", "delete_some", "retry_some"].map(
+      (op): BodylessRoute => ({
+        path: `${prefix}/{kind}/${op}`,
+        url: `${prefix}/copy/${op}`,
+        group: "tasks",
+        caller: "admin",
+        answers: [200, 400],
+        keep: async () => async () => {},
+      }),
+    ),
+  ]),
 ];
 
 // ---------------------------------------------------------------------------------------------
@@ -2301,7 +2358,7 @@ function queryRouteProperty(route: QueryRoute): FuzzProperty {
         ([q, junk]) => {
           const request: FuzzRequest = {
             method: route.method,
-            path: `${route.path}?${q}`,
+            path: `${route.url ?? route.path}?${q}`,
             caller: route.caller,
             ...(route.headers ? { headers: route.headers() } : {}),
           };
@@ -2316,7 +2373,7 @@ function queryRouteProperty(route: QueryRoute): FuzzProperty {
 }
 
 /** A body over the limit, to any POST: 413 before anything runs. */
-function oversizeProperty(route: { path: string; caller: Caller }): FuzzProperty {
+function oversizeProperty(route: { path: string; url?: string; caller: Caller }): FuzzProperty {
   return {
     name: "a body just over the limit: 413",
     run: (context) =>
@@ -2326,7 +2383,7 @@ function oversizeProperty(route: { path: string; caller: Caller }): FuzzProperty
         ({ slack, chunked, type }) => ({
           request: {
             method: "POST",
-            path: route.path,
+            path: route.url ?? route.path,
             caller: route.caller,
             contentType: type,
             body: "x".repeat(MAX_BODY_BYTES + 1 + slack),
@@ -2355,7 +2412,7 @@ function bodylessRouteProperty(route: BodylessRoute): FuzzProperty {
           fc.oneof(fc.constantFrom(...NON_JSON_TYPES, ...JSONISH_TYPES), headerText),
         ),
         ([body, type]) => ({
-          request: { method: "POST", path: route.path, caller: route.caller, contentType: type, body },
+          request: { method: "POST", path: route.url ?? route.path, caller: route.caller, contentType: type, body },
           answers: route.answers ?? [200],
         }),
         10,
@@ -2366,7 +2423,7 @@ function bodylessRouteProperty(route: BodylessRoute): FuzzProperty {
 }
 
 /** Any input route under another method: 405 with an Allow header naming the right one. */
-function wrongMethodProperty(routes: { method: string; path: string; caller: Caller }[]): FuzzProperty {
+function wrongMethodProperty(routes: { method: string; path: string; url?: string; caller: Caller }[]): FuzzProperty {
   return {
     name: "another method on an input route: 405",
     run: (context) =>
@@ -2383,7 +2440,7 @@ function wrongMethodProperty(routes: { method: string; path: string; caller: Cal
         ([route, method]) => ({
           request: {
             method,
-            path: route.path,
+            path: route.url ?? route.path,
             caller: route.caller,
             ...(method === "GET" ? {} : { contentType: JSON_TYPE, body: "{}" }),
           },

@@ -1,7 +1,15 @@
 // globalSetup of the workerd project: the storage servers the driver checks talk to, on 127.0.0.1,
 // their addresses handed to the tests inside workerd through vitest's provide/inject.
 import type { TestProject } from "vitest/node";
-import { startFtp, startS3, startSmbStandIn, startSshGreeter, startWebdav, unusedPort } from "./storage-servers.ts";
+import {
+  startDownloads,
+  startFtp,
+  startS3,
+  startSmbStandIn,
+  startSshGreeter,
+  startWebdav,
+  unusedPort,
+} from "./storage-servers.ts";
 
 declare module "vitest" {
   export interface ProvidedContext {
@@ -11,6 +19,8 @@ declare module "vitest" {
       ftpAddress: string;
       sshAddress: string;
       smbAddress: string;
+      /** The files offline downloads fetch (storage-servers.ts startDownloads). */
+      downloadsUrl: string;
       /** A port where nothing listens. */
       deadPort: number;
     };
@@ -24,14 +34,16 @@ export default async function setup(project: TestProject) {
     await startFtp(),
     await startSshGreeter(),
     await startSmbStandIn(),
+    await startDownloads(),
   ] as const;
-  const [s3, dav, ftp, ssh, smb] = servers;
+  const [s3, dav, ftp, ssh, smb, downloads] = servers;
   project.provide("storageServers", {
     s3Endpoint: s3.endpoint,
     webdavUrl: dav.url,
     ftpAddress: ftp.address,
     sshAddress: ssh.address,
     smbAddress: smb.address,
+    downloadsUrl: downloads.url,
     deadPort: await unusedPort(),
   });
   return async () => {

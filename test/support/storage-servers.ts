@@ -383,3 +383,54 @@ function closeServer(server: HttpServer | TcpServer): Promise<void> {
   if ("closeAllConnections" in server) server.closeAllConnections();
   return new Promise((resolve) => server.close(() => resolve()));
 }
+
+/** Byte `i` of every file the download server serves: a pattern a test can check anywhere. */
+export const downloadByte = (i: number) => i % 251;
+
+/**
+ * The URLs offline downloads fetch in the tests: `/bytes/<n>/<name>` is n bytes of `downloadByte`
+ * with its length and byte ranges (as a static file server answers), `/disposition/<n>` the same
+ * named by Content-Disposition, `/unsized/<n>` without a length (chunked), `/status/<code>` that
+ * status. `/hits` answers how many requests each path got, for tests that must see none.
+ */
+export async function startDownloads(): Promise<RunningServer & { url: string }> {
+  const hits = new Map<string, number>();
+  const server = createHttpServer((req, res) => {
+    const path = new URL(req.url ?? "/", "http://x").pathname;
+    if (path === "/hits") {
+      res.writeHead(200, { "Content-Type": "application/json" });
+      return res.end(JSON.stringify(Object.fromEntries(hits)));
+    }
+    hits.set(path, (hits.get(path) ?? 0) + 1);
+    const [, kind, arg] = path.split("/");
+    if (kind === "status") {
+      res.writeHead(Number(arg));
+      return res.end();
+    }
+    const size = Number(arg);
+    const range = /^bytes=(\d+)-(\d+)$/.exec(req.headers.range ?? "");
+    const [start, end] =
+      range && kind !== "unsized" ? [Number(range[1]), Math.min(Number(range[2]), size - 1)] : [0, size - 1];
+    const headers: Record<string, string> = { "Content-Type": "application/octet-stream" };
+    if (kind !== "unsized") {
+      headers["Accept-Ranges"] = "bytes";
+      headers["Content-Length"] = String(end - start + 1);
+      if (range) headers["Content-Range"] = `bytes ${start}-${end}/${size}`;
+    }
+    if (kind === "disposition") headers["Content-Disposition"] = `attachment; filename="named by header.bin"`;
+    res.writeHead(range && kind !== "unsized" ? 206 : 200, headers);
+    let at = start;
+    const pump = () => {
+      while (at <= end) {
+        const chunk = Buffer.alloc(Math.min(65536, end - at + 1));
+        for (let i = 0; i < chunk.length; i++) chunk[i] = downloadByte(at + i);
+        at += chunk.length;
+        if (!res.write(chunk)) return void res.once("drain", pump);
+      }
+      res.end();
+    };
+    pump();
+  });
+  const port = await listen(server);
+  return { address: `127.0.0.1:${port}`, port, url: `http://127.0.0.1:${port}`, close: () => closeServer(server) };
+}

@@ -59,6 +59,31 @@ export async function makeDirs(tree: MountTree, path: string): Promise<void> {
 }
 
 /**
+ * The source and target storages of a copy or move of `from` into `toDir` that crosses storages
+ * and runs as a background task (docs/decisions.md D15.2); null when it stays in the request: within
+ * one storage, or through an Alias (its targets are held to the caller's metas, which only the
+ * request knows). The source must exist: a missing name is refused now, not in the task.
+ */
+export async function acrossStorages(
+  tree: MountTree,
+  kind: "move" | "copy",
+  from: string,
+  toDir: string,
+): Promise<{ source: Mounted; target: Mounted } | null> {
+  const source = await tree.mount(from);
+  const target = await tree.mount(toDir);
+  if (source.storage.id === target.storage.id) return null;
+  if (source.storage.driver === "Alias" || target.storage.driver === "Alias") return null;
+  if (kind === "move" && source.actualPath === "/") throw new FileError("forbidden", STORAGE_ROOT_MOVE);
+  try {
+    await getObject(source);
+  } catch (error) {
+    throw fileFailure(error, "");
+  }
+  return { source, target };
+}
+
+/**
  * Moves or copies the object at full path `from` into folder `toDir` under `toName`. Inside one
  * storage a same-name transfer is the backend's own move or copy; a rename on the way is a move
  * plus a rename in the order that overwrites nothing else; anything else (another storage, a copy
@@ -134,21 +159,85 @@ async function copyAcross(source: Mounted, target: Mounted, name: string): Promi
     actualPath: mounted.actualPath === "/" ? `/${child}` : `${mounted.actualPath}/${child}`,
   });
   if (object.isDir) {
-    const made = into(target, name);
-    const existing = await getObject(made).catch((error: unknown) => {
-      if (error instanceof FileError && error.kind === "not_found") return null;
-      throw error;
-    });
-    if (!existing) await need(target, "makeDir")(target.actualPath, name);
-    else if (!existing.isDir) throw new FileError("not_a_folder", fileAtDestination(name));
+    const made = await ensureFolder(target, name);
     for (const entry of await source.backend.list(source.actualPath))
       await copyAcross(into(source, entry.name), made, entry.name);
     return;
   }
   need(target, "put");
-  const body = await readWhole(source.backend, source.actualPath, object.size);
+  const body = await readSource(source, name, object.size);
   // A source that breaks off midway leaves no partial copy either.
   await putFile(target, { name, size: object.size, body, contentType: "application/octet-stream" });
+}
+
+/** Folder `name` in folder `target`, made unless it exists; a file of that name is refused. */
+export async function ensureFolder(target: Mounted, name: string): Promise<Mounted> {
+  const made = { ...target, actualPath: joinName(target.actualPath, name) };
+  const existing = await getObject(made).catch((error: unknown) => {
+    if (error instanceof FileError && error.kind === "not_found") return null;
+    throw error;
+  });
+  if (!existing) await need(target, "makeDir")(target.actualPath, name);
+  else if (!existing.isDir) throw new FileError("not_a_folder", fileAtDestination(name));
+  return made;
+}
+
+/**
+ * The bytes of the file at `source` (of `size` bytes), or those from `range.start` to `range.end`
+ * inclusive, streamed from its link: a URL (fetched with the link's headers and a Range) or a byte
+ * source. A range the upstream does not honour (200 instead of 206) is refused: the bytes would be
+ * the wrong ones.
+ */
+export async function readSource(
+  source: Mounted,
+  name: string,
+  size: number,
+  range?: { start: number; end: number },
+  signal?: AbortSignal,
+): Promise<ReadableStream<Uint8Array>> {
+  const { start, end } = range ?? { start: 0, end: size - 1 };
+  if (end < start) return emptyBody();
+  const partial = start > 0 || end < size - 1;
+  const rangeHeader = { Range: `bytes=${start}-${end}` };
+  const linked = await source.backend.link(source.actualPath, {
+    redirect: false,
+    ...(partial ? { headers: new Headers(rangeHeader) } : {}),
+  });
+  if ("source" in linked) return linked.source.read(start, end, signal);
+  const response = await fetch(linked.url, {
+    headers: { ...linked.headers, ...(partial ? rangeHeader : {}) },
+    redirect: linked.headers ? "manual" : "follow",
+    ...(signal ? { signal } : {}),
+  });
+  if (!response.ok || !response.body || (partial && response.status !== 206)) {
+    await response.body?.cancel();
+    throw new FileError("upstream", copyReadFailed(name, response.status));
+  }
+  // Some servers answer a range past its end (to the end of the file): a part must be its length exactly.
+  return partial ? firstBytes(response.body, end - start + 1) : response.body;
+}
+
+/** The first `length` bytes of a stream; the rest is not read. */
+function firstBytes(source: ReadableStream<Uint8Array>, length: number): ReadableStream<Uint8Array> {
+  const reader = source.getReader();
+  let left = length;
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      const next = await reader.read();
+      if (next.done || left <= 0) {
+        if (!next.done) await reader.cancel();
+        return controller.close();
+      }
+      const chunk = next.value.byteLength > left ? next.value.subarray(0, left) : next.value;
+      left -= chunk.byteLength;
+      controller.enqueue(chunk);
+      if (left <= 0) {
+        await reader.cancel();
+        controller.close();
+      }
+    },
+    cancel: (reason) => reader.cancel(reason),
+  });
 }
 
 /** The bytes of the file at `actualPath` of a backend, `size` long, streamed from its link. */

@@ -605,19 +605,6 @@ describe("Alias: the metas of its targets hold through it", () => {
   });
 });
 
-describe("copy between storages", () => {
-  it("refuses a folder of more than 200 entries before copying anything", async () => {
-    await mount("/big-src", { num_file: 201, num_folder: 1 });
-    await mount("/other", { num_file: 0, num_folder: 0 });
-    const folder = (await list("/big-src", { per_page: 500 })).data.content.find((e: any) => e.is_dir).name;
-    expect(await post("/api/fs/copy", { src_dir: "/big-src", dst_dir: "/other", names: [folder] })).toEqual({
-      code: 500,
-      message: `${folder} holds more than 200 files and folders: Gatehouse copies at most 200 between storages per request; copy its folders one at a time`,
-      data: null,
-    });
-  });
-});
-
 describe("hidden subtrees", () => {
   it("refuses everything below a hidden name by its exact path, even under a meta of its own; see-hides holders get it with a sign", async () => {
     await mount("/v", { num_file: 1, num_folder: 2 });

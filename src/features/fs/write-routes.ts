@@ -31,7 +31,9 @@ import {
   uploadTaskName,
 } from "./messages.ts";
 import { fileFailure, MountTree } from "./mounts.ts";
-import { emptyBody, exists, makeDirs, need, putFile, removePath, transfer } from "./operations.ts";
+import { acrossStorages, emptyBody, exists, makeDirs, need, putFile, removePath, transfer } from "./operations.ts";
+import { transferTaskName, type TaskInfo } from "../tasks/rules.ts";
+import { startTask } from "../tasks/start.ts";
 import { baseName, hasRelativeSegment, isValidName, joinBasePath, joinName, parentOf } from "./path.ts";
 import { fileFromMultipart } from "./multipart.ts";
 import {
@@ -275,13 +277,30 @@ export function registerFsWriteRoutes(app: Router) {
         for (const name of body.names)
           if (await exists(tree, joinName(dst, name))) throw new ApiError(403, nameExists(name));
       }
+      const kind = verb === "moved" ? "move" : "copy";
+      const started: TaskInfo[] = [];
       const index = new IndexChanges(c.var.db, c.var.fs);
       // The names done before a failure are in the index too.
       await eachName(body.names, verb, async (name) => {
-        await transfer(tree, verb === "moved" ? "move" : "copy", joinName(src, name), dst);
-        if (verb === "moved") index.moved(joinName(src, name), joinName(dst, name));
-        else index.copied(joinName(src, name), joinName(dst, name));
+        const from = joinName(src, name);
+        const across = await acrossStorages(tree, kind, from, dst);
+        if (!across) {
+          await transfer(tree, kind, from, dst);
+          if (kind === "move") index.moved(from, joinName(dst, name));
+          else index.copied(from, joinName(dst, name));
+          return;
+        }
+        // Between storages: a task, whatever the size (AList v3.58.0 internal/fs/copy.go:104-118).
+        started.push(
+          await startTask(c.var.db, c.env, c.var.caller, kind, transferTaskName(kind, across.source, across.target), {
+            unit: "copy",
+            from,
+            toDir: dst,
+            name,
+          }),
+        );
       }).finally(() => index.flush());
+      if (started.length > 0) return ok(c, { tasks: started });
       return verb === "moved" ? ok(c, null) : ok(c, { tasks: [] });
     });
   }

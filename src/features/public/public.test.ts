@@ -101,11 +101,11 @@ describe("web UI bootstrap lists", () => {
     });
   });
 
-  it("/api/public/offline_download_tools answers an empty list", async () => {
-    expect(await readEnvelope(await fixture.request("/api/public/offline_download_tools"))).toEqual({
+  it("/api/public/offline_download_tools answers the HTTP tool, whatever path is asked", async () => {
+    expect(await readEnvelope(await fixture.request("/api/public/offline_download_tools?path=%2Fs3"))).toEqual({
       code: 200,
       message: "success",
-      data: [],
+      data: ["SimpleHttp"],
     });
   });
 });

@@ -7,6 +7,7 @@ import { ok } from "../../http/envelope.ts";
 import { envelopeResponse, type Router } from "../../http/router.ts";
 import { ARCHIVE_EXTENSIONS } from "../archive/rules.ts";
 import { readPublicSettings } from "../settings/store.ts";
+import { HTTP_TOOL } from "../tasks/offline-download.ts";
 
 const publicSettings = createRoute({
   method: "get",
@@ -17,7 +18,7 @@ const publicSettings = createRoute({
 });
 
 // The AList web UI calls these two on every page load and renders nothing if they fail.
-// Archives: what Gatehouse can open (ZIP); offline downloads: none, so that list is empty.
+// Archives: what Gatehouse can open (ZIP); offline downloads have the HTTP tool (docs/decisions.md D15.7).
 const archiveExtensions = createRoute({
   method: "get",
   path: "/api/public/archive_extensions",
@@ -30,12 +31,12 @@ const offlineDownloadTools = createRoute({
   method: "get",
   path: "/api/public/offline_download_tools",
   tags: ["public"],
-  summary: "Offline download tools available (none)",
+  summary: "Offline download tools available: SimpleHttp (the web UI may add `?path=`; ignored)",
   responses: envelopeResponse(z.array(z.string()), "Tool names"),
 });
 
 export function registerPublicRoutes(app: Router) {
   app.openapi(publicSettings, async (c) => ok(c, await readPublicSettings(c.var.db)));
   app.openapi(archiveExtensions, (c) => ok(c, ARCHIVE_EXTENSIONS));
-  app.openapi(offlineDownloadTools, (c) => ok(c, [] as string[]));
+  app.openapi(offlineDownloadTools, (c) => ok(c, [HTTP_TOOL]));
 }

@@ -1,30 +1,49 @@
-// The task lists the web UI polls (AList v3.58.0 server/handles/task.go:125, docs/decisions.md
-// D6.2). Gatehouse runs no background tasks: uploads and copies finish within their request, so
-// every list is empty. The operations on tasks (info, cancel, clear_done, …) are not served: there
-// is never a task to name. No decisions and no queries, so routes.ts is the whole feature; its one
-// text is the guest's refusal below.
+// The task API (AList v3.58.0 server/handles/task.go:125-216, same in OpenList): the lists the web
+// UI polls and the operations on tasks, for every kind, under /api/task (any account but the
+// guest: its own tasks, an admin's: everyone's) and /api/admin/task (admins). The rows of `tasks`
+// are all it reads (docs/decisions.md D15); the work behind them runs from the task queue.
+import type { SQL } from "drizzle-orm";
+import type { Context, MiddlewareHandler } from "hono";
 import * as z from "zod/mini";
-import { createRoute } from "../../http/openapi.ts";
-import type { MiddlewareHandler } from "hono";
-import { adminOnly, isGuest, signedIn } from "../../auth/guard.ts";
+import { adminOnly, isAdmin, isGuest, planned, reading, signedIn } from "../../auth/guard.ts";
 import type { AppEnv } from "../../http/context.ts";
 import { ok } from "../../http/envelope.ts";
 import { ApiError } from "../../http/errors.ts";
+import { createRoute } from "../../http/openapi.ts";
 import { envelopeResponse, type Router } from "../../http/router.ts";
+import { GUEST_NO_TASKS, INVALID_REQUEST_FORMAT, TASK_NOT_FOUND } from "./messages.ts";
+import { sendUnits } from "./queue.ts";
+import { DONE_STATES, TASK_KINDS, TaskState, taskInfo, type TaskKind, type TaskRow } from "./rules.ts";
+import {
+  cancelTasks,
+  clearTasks,
+  deleteTasks,
+  failedTaskIds,
+  findTask,
+  listPlan,
+  retryTasks,
+  visibleTo,
+} from "./store.ts";
 
-const KINDS = [
-  "upload",
-  "copy",
-  "offline_download",
-  "offline_download_transfer",
-  "s3_transition",
-  "decompress",
-  "decompress_upload",
-] as const;
-const Kind = z.object({ kind: z.enum(KINDS).openapi({ description: "The task kind" }) });
+const Kind = z.object({ kind: z.enum(TASK_KINDS).openapi({ description: "The task kind" }) });
+const Tid = z.object({ tid: z.optional(z.string().check(z.maxLength(64))).openapi({ description: "The task id" }) });
 
-/** AList's refusal of the guest on the user task lists. */
-const GUEST_NO_TASKS = "You are a guest";
+export const TaskInfoSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  creator: z.string(),
+  creator_role: z.array(z.number()),
+  state: z.number().check(z.int()).openapi({
+    description:
+      "0 pending, 1 running, 2 succeeded, 3 canceling, 4 canceled, 7 failed, 8 waiting retry (tache's numbers)",
+  }),
+  status: z.string(),
+  progress: z.number().openapi({ description: "0 to 100" }),
+  start_time: z.nullable(z.string()),
+  end_time: z.nullable(z.string()),
+  total_bytes: z.number(),
+  error: z.string(),
+});
 
 const notGuest: MiddlewareHandler<AppEnv> = async (c, next) => {
   if (isGuest(c.var.caller)) throw new ApiError(403, GUEST_NO_TASKS);
@@ -35,24 +54,147 @@ const userTasks = {
   security: signedIn.security,
 };
 
-function routes(prefix: "/api/task" | "/api/admin/task", access: typeof userTasks | typeof adminOnly) {
+type Prefix = "/api/task" | "/api/admin/task";
+const accessOf = (prefix: Prefix) => (prefix === "/api/task" ? userTasks : adminOnly);
+
+const kindOf = (c: Context<AppEnv>) => c.req.param("kind") as TaskKind;
+const visible = (c: Context<AppEnv>) => visibleTo(c.var.caller.user.id, isAdmin(c.var.caller));
+
+/** The list plans, one per state group: read in the guard's batch. */
+const listPlans = {
+  undone: (c: Context<AppEnv>, callerId: SQL, callerIsAdmin: SQL) =>
+    (TASK_KINDS as readonly string[]).includes(c.req.param("kind") ?? "")
+      ? listPlan(c.var.db, kindOf(c), false, visibleTo(callerId, callerIsAdmin))
+      : null,
+  done: (c: Context<AppEnv>, callerId: SQL, callerIsAdmin: SQL) =>
+    (TASK_KINDS as readonly string[]).includes(c.req.param("kind") ?? "")
+      ? listPlan(c.var.db, kindOf(c), true, visibleTo(callerId, callerIsAdmin))
+      : null,
+};
+
+/** A task's first unit, rebuilt from its payload when a retry starts it over. */
+export const firstUnitOf = (task: TaskRow) => {
+  const { unit, ...payload } = task.payload as { unit: string } & Record<string, unknown>;
+  return { kind: unit, payload };
+};
+
+/** The ids of a batch operation's body: an array of strings, else AList's 400. */
+async function idsOf(c: Context<AppEnv>): Promise<string[]> {
+  const body = await c.req.json().catch(() => undefined);
+  if (!Array.isArray(body) || !body.every((id) => typeof id === "string"))
+    throw new ApiError(400, INVALID_REQUEST_FORMAT);
+  return body;
+}
+
+/** The reply of a batch operation: `{id: "task not found"}` for each id not found (or not the caller's). */
+const notFoundOf = (ids: string[], found: string[]) =>
+  Object.fromEntries(ids.filter((id) => !found.includes(id)).map((id) => [id, TASK_NOT_FOUND]));
+
+type Operation = (c: Context<AppEnv>, ids: string[]) => Promise<string[]>;
+
+const operations: Record<"cancel" | "delete" | "retry", Operation> = {
+  cancel: (c, ids) => cancelTasks(c.var.db, kindOf(c), ids, visible(c)),
+  delete: (c, ids) => deleteTasks(c.var.db, kindOf(c), ids, visible(c)),
+  retry: async (c, ids) => {
+    const { found, units } = await retryTasks(c.var.db, kindOf(c), ids, visible(c), firstUnitOf);
+    await sendUnits(c.env, units);
+    return found;
+  },
+};
+
+function routes(prefix: Prefix) {
+  const access = accessOf(prefix);
+  const tags = prefix === "/api/task" ? ["tasks"] : ["tasks", "admin"];
   const list = (state: "undone" | "done") =>
     createRoute({
       method: "get",
       path: `${prefix}/{kind}/${state}`,
-      tags: ["tasks"],
-      summary: `The ${state} tasks of a kind: always empty (no background tasks at the edge)`,
+      tags,
+      summary: `The ${state} tasks of a kind${prefix === "/api/task" ? " (the caller's own; an admin's: everyone's)" : ""}`,
+      ...reading(access, listPlans[state]),
+      request: { params: Kind },
+      responses: envelopeResponse(z.array(TaskInfoSchema), "The tasks, oldest first"),
+    });
+  const byId = (op: "info" | "cancel" | "delete" | "retry", summary: string, data: z.ZodMiniType) =>
+    createRoute({
+      method: "post",
+      path: `${prefix}/{kind}/${op}`,
+      tags,
+      summary,
+      ...access,
+      request: { params: Kind, query: Tid },
+      responses: envelopeResponse(data, "Done; 404 `task not found` for an unknown id or someone else's"),
+    });
+  const some = (op: "cancel" | "delete" | "retry") =>
+    createRoute({
+      method: "post",
+      path: `${prefix}/{kind}/${op}_some`,
+      tags,
+      summary: `${op} several tasks: the body is a JSON array of task ids (else 400 \`invalid request format\`)`,
       ...access,
       request: { params: Kind },
       responses: envelopeResponse(
-        z.array(z.object({ id: z.string(), name: z.string(), state: z.number().check(z.int()) })).check(z.maxLength(0)),
-        "No tasks",
+        z.record(z.string(), z.string()),
+        '`{}`, or `{<id>: "task not found"}` for each id not found',
       ),
     });
-  return [list("undone"), list("done")];
+  const all = (op: "clear_done" | "clear_succeeded" | "retry_failed", summary: string) =>
+    createRoute({
+      method: "post",
+      path: `${prefix}/{kind}/${op}`,
+      tags,
+      summary,
+      ...access,
+      request: { params: Kind },
+      responses: envelopeResponse(z.null(), "Done"),
+    });
+  return {
+    undone: list("undone"),
+    done: list("done"),
+    info: byId("info", "One task", TaskInfoSchema),
+    cancel: byId("cancel", "Cancel a task: it stops between parts and ends canceled", z.null()),
+    delete: byId("delete", "Delete a task whatever its state", z.null()),
+    retry: byId("retry", "Run a task again: what failed or was canceled runs anew", z.null()),
+    some: (["cancel", "delete", "retry"] as const).map((op) => [op, some(op)] as const),
+    clearDone: all("clear_done", "Delete the succeeded, canceled and failed tasks"),
+    clearSucceeded: all("clear_succeeded", "Delete the succeeded tasks"),
+    retryFailed: all("retry_failed", "Retry the failed tasks"),
+  };
 }
 
 export function registerTaskRoutes(app: Router) {
-  for (const route of [...routes("/api/task", userTasks), ...routes("/api/admin/task", adminOnly)])
-    app.openapi(route, (c) => ok(c, []));
+  for (const prefix of ["/api/task", "/api/admin/task"] as const) {
+    const route = routes(prefix);
+    app.openapi(route.undone, async (c) => ok(c, await planned(c, listPlans.undone)));
+    app.openapi(route.done, async (c) => ok(c, await planned(c, listPlans.done)));
+    app.openapi(route.info, async (c) => {
+      const task = await findTask(c.var.db, kindOf(c), c.req.valid("query").tid ?? "", visible(c));
+      if (!task) throw new ApiError(404, TASK_NOT_FOUND);
+      return ok(c, taskInfo(task));
+    });
+    for (const op of ["cancel", "delete", "retry"] as const)
+      app.openapi(route[op], async (c) => {
+        const tid = c.req.valid("query").tid ?? "";
+        if ((await operations[op](c, [tid])).length === 0) throw new ApiError(404, TASK_NOT_FOUND);
+        return ok(c, null);
+      });
+    for (const [op, some] of route.some)
+      app.openapi(some, async (c) => {
+        const ids = await idsOf(c);
+        return ok(c, notFoundOf(ids, ids.length ? await operations[op](c, ids) : []));
+      });
+    app.openapi(route.clearDone, async (c) => {
+      await clearTasks(c.var.db, kindOf(c), DONE_STATES, visible(c));
+      return ok(c, null);
+    });
+    app.openapi(route.clearSucceeded, async (c) => {
+      await clearTasks(c.var.db, kindOf(c), [TaskState.SUCCEEDED], visible(c));
+      return ok(c, null);
+    });
+    app.openapi(route.retryFailed, async (c) => {
+      const ids = await failedTaskIds(c.var.db, kindOf(c), visible(c));
+      if (ids.length) await operations.retry(c, ids);
+      return ok(c, null);
+    });
+  }
 }

@@ -1,34 +1,298 @@
-// The task lists (/api/task/* and /api/admin/task/*): always empty, there are no background tasks at the edge.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { send, signInAdmin } from "../../../test/support/auth.ts";
+// The task API on the rows of `tasks` (the work behind them runs in workerd: tasks.workerd.test.ts):
+// the lists and their visibility, info, cancel, delete, retry and their batch forms, the clears,
+// and a copy between storages answered with its task. The queue binding here records what is sent.
+import { eq } from "drizzle-orm";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { send, signInAdmin, signInMember } from "../../../test/support/auth.ts";
 import { createUnitFixture, type UnitFixture } from "../../../test/support/unit.ts";
+import { storages, taskUnits, tasks, users } from "../../db/schema.ts";
 
 type Envelope = { code: number; message: string; data: any };
 
 let fixture: UnitFixture;
 let admin: string;
+let member: string;
+let memberId: number;
+/** What the Worker sent to TASK_QUEUE, in order. */
+let sent: { id: number; ticket: number }[];
+const recordingQueue = {
+  send: async (body: { id: number; ticket: number }) => void sent.push(body),
+  sendBatch: async (messages: { body: { id: number; ticket: number } }[]) =>
+    void sent.push(...messages.map((message) => message.body)),
+} as unknown as Queue<{ id: number; ticket: number }>;
+
+const call = async (method: string, path: string, token: string, body?: unknown): Promise<Envelope> =>
+  (
+    await fixture.request(
+      path,
+      {
+        method,
+        headers: { Authorization: token, ...(body === undefined ? {} : { "Content-Type": "application/json" }) },
+        ...(body === undefined ? {} : { body: typeof body === "string" ? body : JSON.stringify(body) }),
+      },
+      { TASK_QUEUE: recordingQueue },
+    )
+  ).json() as Promise<Envelope>;
+
+async function insertTask(
+  id: string,
+  creatorId: number,
+  state: number,
+  fields: Partial<typeof tasks.$inferInsert> = {},
+) {
+  await fixture.db.insert(tasks).values({
+    id,
+    kind: "copy",
+    name: `copy [/a](/${id}) to [/b](/)`,
+    creatorId,
+    creator: creatorId === 1 ? "admin" : "tasker",
+    state,
+    payload: { unit: "copy", from: `/a/${id}`, toDir: "/b", name: id },
+    createdAtMs: Date.now(),
+    ...fields,
+  });
+}
 
 beforeAll(async () => {
   fixture = await createUnitFixture();
   admin = await signInAdmin(fixture);
+  member = await signInMember(fixture, "tasker", [{ path: "/", permission: 0xff }]);
+  memberId = (await fixture.db.select({ id: users.id }).from(users).where(eq(users.username, "tasker")))[0]!.id;
 });
 afterAll(() => fixture.close());
+beforeEach(async () => {
+  sent = [];
+  await fixture.db.delete(taskUnits);
+  await fixture.db.delete(tasks);
+  await fixture.db.delete(storages);
+});
 
 describe("task lists", () => {
-  it("are empty for every kind (no background tasks at the edge); an unknown kind is refused", async () => {
-    for (const path of ["/api/task/upload/undone", "/api/task/copy/done", "/api/admin/task/upload/undone"]) {
-      expect(await (await send(fixture, "GET", path, undefined, { Authorization: admin })).json(), path).toEqual({
-        code: 200,
-        message: "success",
-        data: [],
+  it("list undone and done tasks as AList's TaskInfo: the caller's own, an admin's everyone's", async () => {
+    await insertTask("mine-running", memberId, 1, {
+      totalBytes: 400,
+      doneBytes: 100,
+      startedAtMs: Date.UTC(2026, 0, 1),
+    });
+    await insertTask("mine-failed", memberId, 7, { error: "upstream down" });
+    await insertTask("admins", 1, 0);
+    const undone = await call("GET", "/api/task/copy/undone", member);
+    expect(undone).toEqual({
+      code: 200,
+      message: "success",
+      data: [
+        {
+          id: "mine-running",
+          name: "copy [/a](/mine-running) to [/b](/)",
+          creator: "tasker",
+          creator_role: [],
+          state: 1,
+          status: "running",
+          progress: 25,
+          start_time: "2026-01-01T00:00:00.000Z",
+          end_time: null,
+          total_bytes: 400,
+          error: "",
+        },
+      ],
+    });
+    expect((await call("GET", "/api/task/copy/done", member)).data.map((t: any) => [t.id, t.error])).toEqual([
+      ["mine-failed", "upstream down"],
+    ]);
+    expect((await call("GET", "/api/task/copy/undone", admin)).data.map((t: any) => t.id)).toEqual([
+      "mine-running",
+      "admins",
+    ]);
+    expect((await call("GET", "/api/admin/task/copy/undone", admin)).data).toHaveLength(2);
+    expect((await call("GET", "/api/task/move/undone", admin)).data).toEqual([]);
+    expect((await call("GET", "/api/task/nope/undone", admin)).code).toBe(400);
+  });
+
+  it("refuses the guest with AList's words", async () => {
+    await fixture.db.update(users).set({ disabled: false }).where(eq(users.username, "guest"));
+    try {
+      expect(await call("GET", "/api/task/copy/undone", "")).toEqual({
+        code: 403,
+        message: "You are a guest",
+        data: null,
       });
+    } finally {
+      await fixture.db.update(users).set({ disabled: true }).where(eq(users.username, "guest"));
     }
-    expect(
-      (
-        (await (
-          await send(fixture, "GET", "/api/task/nope/undone", undefined, { Authorization: admin })
-        ).json()) as Envelope
-      ).code,
-    ).toBe(400);
+  });
+});
+
+describe("operations on one task", () => {
+  it("info answers the caller's own task; someone else's, an unknown or a missing id are `task not found`", async () => {
+    await insertTask("t1", memberId, 0);
+    await insertTask("t2", 1, 0);
+    expect((await call("POST", "/api/task/copy/info?tid=t1", member)).data.id).toBe("t1");
+    const notFound = { code: 404, message: "task not found", data: null };
+    expect(await call("POST", "/api/task/copy/info?tid=t2", member)).toEqual(notFound);
+    expect(await call("POST", "/api/task/copy/info?tid=nope", member)).toEqual(notFound);
+    expect(await call("POST", "/api/task/copy/info", member)).toEqual(notFound);
+    // The id of another kind is not found under this one.
+    expect(await call("POST", "/api/task/move/info?tid=t1", member)).toEqual(notFound);
+    expect((await call("POST", "/api/task/copy/info?tid=t1", admin)).data.id).toBe("t1");
+    for (const op of ["cancel", "delete", "retry"])
+      expect(await call("POST", `/api/task/copy/${op}?tid=t2`, member), op).toEqual(notFound);
+    expect((await fixture.db.select().from(tasks).where(eq(tasks.id, "t2")))[0]!.state).toBe(0);
+  });
+
+  it("cancel ends a task with nothing running at once (canceled, `context canceled`); a done task stays as it was", async () => {
+    await insertTask("queued", memberId, 0);
+    await fixture.db
+      .insert(taskUnits)
+      .values({ taskId: "queued", kind: "copy", payload: {}, leaseUntilMs: Date.now() + 60_000 });
+    await insertTask("done", memberId, 2);
+    expect(await call("POST", "/api/task/copy/cancel?tid=queued", member)).toEqual({
+      code: 200,
+      message: "success",
+      data: null,
+    });
+    const [row] = await fixture.db.select().from(tasks).where(eq(tasks.id, "queued"));
+    expect([row!.state, row!.error, row!.cancelRequested, row!.endedAtMs !== null]).toEqual([
+      4,
+      "context canceled",
+      true,
+      true,
+    ]);
+    expect((await fixture.db.select().from(taskUnits))[0]!.state).toBe("canceled");
+    expect((await call("POST", "/api/task/copy/cancel?tid=done", member)).code).toBe(200);
+    expect((await fixture.db.select().from(tasks).where(eq(tasks.id, "done")))[0]!.state).toBe(2);
+  });
+
+  it("cancel of a task with a unit running leaves it canceling until that unit stops", async () => {
+    await insertTask("busy", memberId, 1);
+    await fixture.db
+      .insert(taskUnits)
+      .values({ taskId: "busy", kind: "copy", payload: {}, state: "running", leaseUntilMs: Date.now() + 60_000 });
+    await call("POST", "/api/task/copy/cancel?tid=busy", member);
+    expect((await fixture.db.select().from(tasks))[0]!.state).toBe(3);
+  });
+
+  it("retry queues the failed units again (state 8, error cleared); a task with nothing left starts over", async () => {
+    await insertTask("failed", memberId, 7, { error: "boom", unitsTotal: 2, unitsDone: 1 });
+    await fixture.db.insert(taskUnits).values([
+      { taskId: "failed", kind: "copy", payload: { from: "/a/x" }, state: "done", leaseUntilMs: 0 },
+      {
+        taskId: "failed",
+        kind: "copy",
+        payload: { from: "/a/y" },
+        state: "failed",
+        error: "boom",
+        attempts: 3,
+        leaseUntilMs: 0,
+      },
+    ]);
+    expect((await call("POST", "/api/task/copy/retry?tid=failed", member)).code).toBe(200);
+    const [row] = await fixture.db.select().from(tasks);
+    expect([row!.state, row!.error, row!.endedAtMs]).toEqual([8, "", null]);
+    const units = await fixture.db.select().from(taskUnits).orderBy(taskUnits.id);
+    expect(units.map((u) => [u.state, u.attempts, u.ticket])).toEqual([
+      ["done", 0, 0],
+      ["queued", 0, 1],
+    ]);
+    expect(sent).toEqual([{ id: units[1]!.id, ticket: 1 }]);
+
+    await insertTask("succeeded", memberId, 2);
+    sent = [];
+    expect((await call("POST", "/api/task/copy/retry?tid=succeeded", member)).code).toBe(200);
+    const fresh = await fixture.db.select().from(taskUnits).where(eq(taskUnits.taskId, "succeeded"));
+    expect(fresh.map((u) => [u.kind, u.payload, u.state])).toEqual([
+      ["copy", { from: "/a/succeeded", toDir: "/b", name: "succeeded" }, "queued"],
+    ]);
+    expect(sent).toEqual([{ id: fresh[0]!.id, ticket: 0 }]);
+  });
+
+  it("delete drops a task and its units whatever its state", async () => {
+    await insertTask("gone", memberId, 1);
+    await fixture.db
+      .insert(taskUnits)
+      .values({ taskId: "gone", kind: "copy", payload: {}, state: "running", leaseUntilMs: 0 });
+    expect((await call("POST", "/api/task/copy/delete?tid=gone", member)).code).toBe(200);
+    expect(await fixture.db.select().from(tasks)).toEqual([]);
+    expect(await fixture.db.select().from(taskUnits)).toEqual([]);
+  });
+});
+
+describe("batch operations and clears", () => {
+  it("*_some answer {id: task not found} for the ids not the caller's; a body that is not an id array is refused", async () => {
+    await insertTask("a", memberId, 0);
+    await insertTask("b", 1, 0);
+    expect(await call("POST", "/api/task/copy/cancel_some", member, ["a", "b", "c"])).toEqual({
+      code: 200,
+      message: "success",
+      data: { b: "task not found", c: "task not found" },
+    });
+    expect((await call("POST", "/api/task/copy/delete_some", admin, ["a", "b"])).data).toEqual({});
+    expect(await fixture.db.select().from(tasks)).toEqual([]);
+    for (const body of ['{"ids":["a"]}', "[1,2]", "not json"])
+      expect(await call("POST", "/api/task/copy/retry_some", member, body), body).toEqual({
+        code: 400,
+        message: "invalid request format",
+        data: null,
+      });
+  });
+
+  it("clear_done, clear_succeeded and retry_failed touch the caller's own tasks only", async () => {
+    await insertTask("ok", memberId, 2);
+    await insertTask("canceled", memberId, 4);
+    await insertTask("failed", memberId, 7, { error: "x" });
+    await insertTask("running", memberId, 1);
+    await insertTask("admin-ok", 1, 2);
+    await call("POST", "/api/task/copy/clear_succeeded", member);
+    const ids = async () => (await fixture.db.select({ id: tasks.id }).from(tasks)).map((r) => r.id).sort();
+    expect(await ids()).toEqual(["admin-ok", "canceled", "failed", "running"]);
+    await call("POST", "/api/task/copy/retry_failed", member);
+    expect((await fixture.db.select().from(tasks).where(eq(tasks.id, "failed")))[0]!.state).toBe(8);
+    expect(sent).toHaveLength(1);
+    await call("POST", "/api/task/copy/clear_done", member);
+    expect(await ids()).toEqual(["admin-ok", "failed", "running"]);
+  });
+});
+
+describe("copy between storages", () => {
+  it("answers at once with a pending task per name and sends its first unit; without the queue binding it says what to set", async () => {
+    for (const mountPath of ["/src", "/dst"])
+      await fixture.db.insert(storages).values({
+        mountPath,
+        driver: "Virtual",
+        status: "work",
+        addition: JSON.stringify({ num_file: 2, num_folder: 1, min_file_size: 10, max_file_size: 20 }),
+        modifiedAtMs: Date.UTC(2026, 2, 1),
+      });
+    const listing = await call("POST", "/api/fs/list", admin, { path: "/src" });
+    const folder = listing.data.content.find((e: any) => e.is_dir).name as string;
+    const reply = await call("POST", "/api/fs/copy", admin, { src_dir: "/src", dst_dir: "/dst", names: [folder] });
+    expect(reply.code, reply.message).toBe(200);
+    expect(reply.data.tasks).toEqual([
+      expect.objectContaining({
+        name: `copy [/src](/${folder}) to [/dst](/)`,
+        state: 0,
+        progress: 0,
+        creator: "admin",
+      }),
+    ]);
+    const [unit] = await fixture.db.select().from(taskUnits);
+    expect(unit).toMatchObject({
+      kind: "copy",
+      state: "queued",
+      payload: { from: `/src/${folder}`, toDir: "/dst", name: folder },
+    });
+    expect(sent).toEqual([{ id: unit!.id, ticket: 0 }]);
+
+    const unconfigured = (await (
+      await send(
+        fixture,
+        "POST",
+        "/api/fs/copy",
+        { src_dir: "/src", dst_dir: "/dst", names: [folder] },
+        { Authorization: admin },
+      )
+    ).json()) as Envelope;
+    expect(unconfigured.code).toBe(500);
+    expect(unconfigured.message).toMatch(/TASK_QUEUE binding is missing/);
+    expect(await fixture.db.select().from(tasks)).toHaveLength(1);
   });
 });

@@ -1,0 +1,88 @@
+// Offline download with the HTTP tool (AList v3.58.0 server/handles/offline_download.go:248-296,
+// OpenList's checks: server/handles/offline_download.go:532-564): every check in the request, then
+// one task per URL that streams it into the storage (docs/decisions.md D15.7). Nothing is fetched
+// before the caller passed them all.
+import * as z from "zod/mini";
+import { ok } from "../../http/envelope.ts";
+import { ApiError, FileError } from "../../http/errors.ts";
+import { createRoute } from "../../http/openapi.ts";
+import { envelopeResponse, jsonBody, type Router } from "../../http/router.ts";
+import { MountTree } from "../fs/mounts.ts";
+import { lookup, need } from "../fs/operations.ts";
+import { hasRelativeSegment, joinBasePath } from "../fs/path.ts";
+import { fullPathOf, Permission, requireWritable, viewerOf } from "../fs/rules.ts";
+import { fsRoute } from "../fs/store.ts";
+import { NOT_INTO_ALIAS, toolNotFound, URL_NOT_HTTP } from "./messages.ts";
+import { downloadTaskName, type TaskInfo } from "./rules.ts";
+import { TaskInfoSchema } from "./routes.ts";
+import { startTask } from "./start.ts";
+
+/** The one tool a Worker can run: a fetch streamed into the storage. */
+export const HTTP_TOOL = "SimpleHttp";
+
+const addOfflineDownload = createRoute({
+  method: "post",
+  path: "/api/fs/add_offline_download",
+  tags: ["fs"],
+  summary: "Download URLs into a folder in the background, one task each (tool SimpleHttp)",
+  ...fsRoute((b) => ({
+    paths: typeof b.path === "string" && !hasRelativeSegment(b.path) ? [joinBasePath("/", b.path) ?? "/"] : [],
+    folders: [],
+  })),
+  request: {
+    body: jsonBody(
+      z.object({
+        urls: z.array(z.string().check(z.maxLength(8192))).check(z.maxLength(1000)),
+        path: z.string().check(z.maxLength(4096)),
+        tool: z.string().check(z.maxLength(64)),
+        delete_policy: z
+          ._default(z.string().check(z.maxLength(64)), "")
+          .openapi({ description: "Accepted as the web UI sends it; the file is streamed, no temporary copy is kept" }),
+      }),
+    ),
+  },
+  responses: envelopeResponse(z.object({ tasks: z.array(TaskInfoSchema) }), "The tasks started"),
+});
+
+/** The URLs to fetch: blank lines skipped, only http and https. */
+export function downloadUrls(raw: string[]): string[] {
+  const urls = raw.map((url) => url.trim()).filter((url) => url !== "");
+  for (const url of urls) {
+    let parsed: URL;
+    try {
+      parsed = new URL(url);
+    } catch {
+      throw new ApiError(400, URL_NOT_HTTP);
+    }
+    if (parsed.protocol !== "http:" && parsed.protocol !== "https:") throw new ApiError(400, URL_NOT_HTTP);
+  }
+  return urls;
+}
+
+export function registerOfflineDownloadRoutes(app: Router) {
+  app.openapi(addOfflineDownload, async (c) => {
+    const body = c.req.valid("json");
+    const viewer = viewerOf(c.var.caller);
+    const path = fullPathOf(viewer, body.path);
+    requireWritable(viewer, c.var.fs, path, path, Permission.OFFLINE_DOWNLOAD, "");
+    requireWritable(viewer, c.var.fs, path, path, Permission.WRITE, "", true);
+    if (body.tool !== HTTP_TOOL) throw new ApiError(500, toolNotFound(body.tool));
+    const urls = downloadUrls(body.urls);
+    const tree = new MountTree(c.var.fs.tree, c.var.db, c.req.raw.signal);
+    const target = await tree.mount(path);
+    need(target, "put");
+    if (target.storage.driver === "Alias") throw new FileError("refused", NOT_INTO_ALIAS, true);
+    const existing = await lookup(tree, path);
+    if (existing && !existing.isDir) throw new FileError("not_a_folder", "not a folder", true);
+    const tasks: TaskInfo[] = [];
+    for (const url of urls)
+      tasks.push(
+        await startTask(c.var.db, c.env, c.var.caller, "offline_download", downloadTaskName(url, path), {
+          unit: "fetch",
+          url,
+          toDir: path,
+        }),
+      );
+    return ok(c, { tasks });
+  });
+}

@@ -1,0 +1,302 @@
+// Background tasks inside workerd, on the queue of wrangler.toml (miniflare runs it): copies and
+// moves between real storages (webdav-server, s3rver), their progress, cancel and retry, the cron
+// sweep, and offline downloads from a local HTTP server (storage-servers.ts startDownloads).
+import { createExecutionContext, createScheduledController, env, waitOnExecutionContext } from "cloudflare:test";
+import { exports } from "cloudflare:workers";
+import { beforeAll, beforeEach, describe, expect, inject, it } from "vitest";
+import worker from "../../index.ts";
+import { sql } from "../../../test/support/libsql-http.ts";
+import { s3Addition, s3Keys, s3Object, s3Text, upstreamDav, upstreamDavText } from "../../../test/support/upstreams.ts";
+import { callApi, type Envelope, member, signIn } from "../../../test/support/workerd-client.ts";
+
+const servers = inject("storageServers");
+const DAV_ROOT = "/library/tasks";
+/** s3rver keys of the /s3 storage start here. */
+const S3_ROOT = "tasks";
+
+let admin: string;
+const call = (path: string, body?: unknown, token = admin) => callApi(token, path, body);
+const list = async (kind: string, state: "undone" | "done", token = admin): Promise<Envelope> =>
+  (
+    await exports.default.fetch(
+      new Request(`http://gatehouse.test/api/task/${kind}/${state}`, { headers: { Authorization: token } }),
+    )
+  ).json();
+const create = (mountPath: string, driver: string, addition: Record<string, unknown>) =>
+  call("/api/admin/storage/create", { mount_path: mountPath, driver, addition: JSON.stringify(addition) });
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Polls a task until it is done (state 2, 4 or 7), calling `each` with every TaskInfo seen; the last one. */
+async function settled(kind: string, id: string, each: (task: any) => Promise<void> | void = () => {}): Promise<any> {
+  const until = Date.now() + 40_000;
+  for (;;) {
+    const info = await call(`/api/task/${kind}/info?tid=${id}`);
+    expect(info.code, info.message).toBe(200);
+    await each(info.data);
+    if ([2, 4, 7].includes(info.data.state)) return info.data;
+    if (Date.now() > until) throw new Error(`task ${id} still ${info.data.status} after 40 s`);
+    await sleep(50);
+  }
+}
+
+/** `n` bytes of a pattern that differs at every offset of a part. */
+function patterned(n: number): Uint8Array {
+  const bytes = new Uint8Array(n);
+  for (let i = 0; i < n; i++) bytes[i] = (i * 31 + (i >> 13)) % 256;
+  return bytes;
+}
+/** The first offset where two byte arrays differ (-1: none); a deep equality of megabytes would hold the runtime's heap. */
+function firstDifference(a: Uint8Array, b: Uint8Array): number {
+  for (let i = 0; i < Math.max(a.length, b.length); i++) if (a[i] !== b[i]) return i;
+  return -1;
+}
+
+async function davPut(path: string, body: string | Uint8Array) {
+  const response = await upstreamDav("PUT", `${DAV_ROOT}${path}`, { body });
+  expect([200, 201, 204], `PUT ${path}`).toContain(response.status);
+}
+async function davTree(folder: string, files: number, text = (i: number) => `file ${i} of ${folder}`) {
+  await upstreamDav("DELETE", `${DAV_ROOT}/${folder}`);
+  expect((await upstreamDav("MKCOL", `${DAV_ROOT}/${folder}`)).status).toBe(201);
+  expect((await upstreamDav("MKCOL", `${DAV_ROOT}/${folder}/sub`)).status).toBe(201);
+  // A few at a time: webdav-server takes them in parallel.
+  for (let i = 0; i < files; i += 10)
+    await Promise.all(
+      Array.from({ length: Math.min(10, files - i) }, (_, j) =>
+        davPut(`/${folder}/${(i + j) % 3 === 0 ? "sub/" : ""}f${i + j}.txt`, text(i + j)),
+      ),
+    );
+}
+const treePath = (folder: string, i: number) => `${folder}/${i % 3 === 0 ? "sub/" : ""}f${i}.txt`;
+/** The files a copy put under `prefix` (folders leave their placeholder object, `keep`). */
+const s3Files = async (prefix: string) => (await s3Keys(prefix)).filter((key) => !key.endsWith("/keep"));
+const s3Bytes = async (key: string) => new Uint8Array(await (await s3Object(key)).arrayBuffer());
+
+async function runCron() {
+  const ctx = createExecutionContext();
+  await worker.scheduled(createScheduledController({ scheduledTime: Date.now(), cron: "*/10 * * * *" }), env, ctx);
+  await waitOnExecutionContext(ctx);
+}
+
+beforeAll(async () => {
+  admin = await signIn("tasks");
+  expect([201, 405]).toContain((await upstreamDav("MKCOL", DAV_ROOT)).status);
+});
+beforeEach(async () => {
+  await sql("DELETE FROM storages");
+  await sql("DELETE FROM task_units");
+  await sql("DELETE FROM tasks");
+  expect((await create("/s3", "S3", { ...s3Addition(), root_folder_path: `/${S3_ROOT}` })).code).toBe(200);
+  expect(
+    (
+      await create("/dav", "WebDav", {
+        address: servers.webdavUrl,
+        username: "davuser",
+        password: "dav password",
+        root_folder_path: DAV_ROOT,
+      })
+    ).code,
+  ).toBe(200);
+});
+
+describe("copy and move between storages", () => {
+  it("copy of 150 small files and a 12 MiB file answers at once; progress rises; every byte arrives", async () => {
+    await davTree("many", 150);
+    const big = patterned(12 * 1024 * 1024 + 5);
+    await davPut("/many/big.bin", big);
+    const started = Date.now();
+    const reply = await call("/api/fs/copy", { src_dir: "/dav", dst_dir: "/s3", names: ["many"] });
+    expect(Date.now() - started).toBeLessThan(2_000);
+    expect(reply.code, reply.message).toBe(200);
+    expect(reply.data.tasks).toEqual([
+      expect.objectContaining({ name: "copy [/dav](/many) to [/s3](/)", state: 0, progress: 0, creator: "admin" }),
+    ]);
+    const id = reply.data.tasks[0].id;
+    const seen: number[] = [];
+    const done = await settled("copy", id, (task) => void seen.push(task.progress));
+    expect(done).toMatchObject({ state: 2, progress: 100, error: "" });
+    expect(
+      seen.some((progress) => progress > 0 && progress < 100),
+      `progress seen: ${seen.join(",")}`,
+    ).toBe(true);
+    const small = Array.from({ length: 150 }, (_, i) => `file ${i} of many`.length).reduce((a, b) => a + b, 0);
+    expect(done.total_bytes).toBe(small + big.length);
+    expect((await list("copy", "done")).data.map((task: any) => task.id)).toEqual([id]);
+    expect((await s3Files(`${S3_ROOT}/many/`)).length).toBe(151);
+    for (const i of [0, 1, 77, 149])
+      expect(await s3Text(`${S3_ROOT}/${treePath("many", i)}`)).toBe(`file ${i} of many`);
+    expect(firstDifference(await s3Bytes(`${S3_ROOT}/many/big.bin`), big)).toBe(-1);
+  }, 60_000);
+
+  it("move leaves every source file in place until all of it arrived, then removes the source", async () => {
+    await davTree("moving", 20);
+    const reply = await call("/api/fs/move", { src_dir: "/dav", dst_dir: "/s3", names: ["moving"] });
+    expect(reply.data.tasks[0].name).toBe("move [/dav](/moving) to [/s3](/)");
+    const done = await settled("move", reply.data.tasks[0].id, async () => {
+      // Whenever a source file is gone, every byte is at the destination already.
+      if ((await upstreamDavText(`${DAV_ROOT}/${treePath("moving", 19)}`)) === null)
+        expect((await s3Files(`${S3_ROOT}/moving/`)).length).toBe(20);
+    });
+    expect(done).toMatchObject({ state: 2, error: "" });
+    expect(await upstreamDavText(`${DAV_ROOT}/moving/f1.txt`)).toBeNull();
+    expect(await s3Text(`${S3_ROOT}/moving/sub/f0.txt`)).toBe("file 0 of moving");
+  }, 30_000);
+
+  it("cancel stops a copy between files: it ends canceled and nothing is written after", async () => {
+    await davTree("canceled", 60);
+    const reply = await call("/api/fs/copy", { src_dir: "/dav", dst_dir: "/s3", names: ["canceled"] });
+    const id = reply.data.tasks[0].id;
+    await settled("copy", id, async (task) => {
+      if (task.progress > 0 && task.state === 1) expect((await call(`/api/task/copy/cancel?tid=${id}`)).code).toBe(200);
+    });
+    const ended = (await call(`/api/task/copy/info?tid=${id}`)).data;
+    expect(ended).toMatchObject({ state: 4, error: "context canceled" });
+    const written = (await s3Files(`${S3_ROOT}/canceled/`)).length;
+    expect(written).toBeLessThan(60);
+    await sleep(1_500);
+    expect((await s3Files(`${S3_ROOT}/canceled/`)).length).toBe(written);
+  }, 30_000);
+
+  it("fails with the upstream's error while S3 is down, and retry completes it once it is back", async () => {
+    await davTree("outage", 4);
+    const endpoint = s3Addition().endpoint;
+    const point = (url: string) =>
+      sql("UPDATE storages SET addition = json_set(addition, '$.endpoint', ?) WHERE mount_path = '/s3'", [url]);
+    await point(`http://127.0.0.1:${servers.deadPort}`);
+    const reply = await call("/api/fs/copy", { src_dir: "/dav", dst_dir: "/s3", names: ["outage"], overwrite: true });
+    const id = reply.data.tasks[0].id;
+    const failed = await settled("copy", id);
+    expect(failed.state).toBe(7);
+    expect(failed.error).not.toBe("");
+    await point(endpoint);
+    expect(await call(`/api/task/copy/retry?tid=${id}`)).toEqual({ code: 200, message: "success", data: null });
+    expect(await settled("copy", id)).toMatchObject({ state: 2, error: "" });
+    expect(await s3Text(`${S3_ROOT}/outage/f2.txt`)).toBe("file 2 of outage");
+  }, 30_000);
+});
+
+describe("the cron sweep", () => {
+  /** A copy task written as a request leaves it, with its first unit, but no message sent (lost). */
+  async function lostTask(name: string, unit: { state: string; attempts: number }) {
+    await sql(
+      "INSERT INTO tasks (id, kind, name, creator_id, creator, state, payload, created_at_ms, units_total) VALUES (?, 'copy', ?, 1, 'admin', ?, ?, ?, 1)",
+      [
+        name,
+        `copy [/dav](/${name}) to [/s3](/)`,
+        unit.state === "running" ? 1 : 0,
+        JSON.stringify({ unit: "copy", from: `/dav/${name}`, toDir: "/s3", name }),
+        Date.now(),
+      ],
+    );
+    await sql(
+      "INSERT INTO task_units (task_id, kind, payload, state, attempts, lease_until_ms) VALUES (?, 'copy', ?, ?, ?, ?)",
+      [name, JSON.stringify({ from: `/dav/${name}`, toDir: "/s3", name }), unit.state, unit.attempts, Date.now() - 1],
+    );
+  }
+
+  it("sends a lost unit again and restarts one whose worker died; fails one out of attempts, which retry completes", async () => {
+    for (const name of ["lost", "died", "spent"]) await davTree(name, 3);
+    await lostTask("lost", { state: "queued", attempts: 0 });
+    await lostTask("died", { state: "running", attempts: 1 });
+    await lostTask("spent", { state: "running", attempts: 3 });
+    await runCron();
+    expect(await settled("copy", "lost")).toMatchObject({ state: 2 });
+    expect(await settled("copy", "died")).toMatchObject({ state: 2 });
+    expect(await settled("copy", "spent")).toMatchObject({
+      state: 7,
+      error: "the task was interrupted and its attempts are used up: retry it",
+    });
+    expect(await s3Text(`${S3_ROOT}/died/f1.txt`)).toBe("file 1 of died");
+    expect(await s3Text(`${S3_ROOT}/spent/f1.txt`)).toBeNull();
+    await call("/api/task/copy/retry?tid=spent");
+    expect(await settled("copy", "spent")).toMatchObject({ state: 2, error: "" });
+    expect(await s3Text(`${S3_ROOT}/spent/f1.txt`)).toBe("file 1 of spent");
+    // A sweep with nothing expired sends nothing.
+    await runCron();
+    expect(await sql("SELECT count(*) FROM task_units WHERE state IN ('queued', 'running')")).toEqual([[0]]);
+  }, 30_000);
+});
+
+describe("offline download", () => {
+  const hits = async () => (await (await fetch(`${servers.downloadsUrl}/hits`)).json()) as Record<string, number>;
+
+  it("streams a URL into S3 in parts, byte-exact, named by the URL; another by Content-Disposition into WebDAV", async () => {
+    const size = 11 * 1024 * 1024 + 17;
+    const reply = await call("/api/fs/add_offline_download", {
+      path: "/s3/downloads",
+      urls: [`${servers.downloadsUrl}/bytes/${size}/big%20file.bin`, "  ", `${servers.downloadsUrl}/disposition/1000`],
+      tool: "SimpleHttp",
+      delete_policy: "upload_download_stream",
+    });
+    expect(reply.code, reply.message).toBe(200);
+    expect(reply.data.tasks.map((task: any) => task.name)).toEqual([
+      `download ${servers.downloadsUrl}/bytes/${size}/big%20file.bin to (/s3/downloads)`,
+      `download ${servers.downloadsUrl}/disposition/1000 to (/s3/downloads)`,
+    ]);
+    for (const task of reply.data.tasks)
+      expect(await settled("offline_download", task.id)).toMatchObject({ state: 2, error: "" });
+    const stored = await s3Bytes(`${S3_ROOT}/downloads/big file.bin`);
+    expect(stored.length).toBe(size);
+    let wrong = -1;
+    for (let i = 0; i < size && wrong < 0; i++) if (stored[i] !== i % 251) wrong = i;
+    expect(wrong).toBe(-1);
+    expect((await s3Bytes(`${S3_ROOT}/downloads/named by header.bin`)).length).toBe(1000);
+  }, 30_000);
+
+  it("refuses a user without the offline-download bit or without write before fetching anything", async () => {
+    const before = await hits();
+    const READ_WRITE = 1 << 3;
+    const OFFLINE = 1 << 2;
+    for (const [name, bits] of [
+      ["no-offline", READ_WRITE],
+      ["no-write", OFFLINE],
+    ] as const) {
+      const token = await member(admin, `dl-${name}`, { "/": bits });
+      expect(
+        await call(
+          "/api/fs/add_offline_download",
+          { path: "/s3", urls: [`${servers.downloadsUrl}/bytes/10/refused.bin`], tool: "SimpleHttp" },
+          token,
+        ),
+        name,
+      ).toEqual({ code: 403, message: "permission denied", data: null });
+    }
+    const allowed = await member(admin, "dl-allowed", { "/": READ_WRITE | OFFLINE });
+    const reply = await call(
+      "/api/fs/add_offline_download",
+      { path: "/s3", urls: [`${servers.downloadsUrl}/bytes/10/allowed.bin`], tool: "SimpleHttp" },
+      allowed,
+    );
+    expect(reply.code, reply.message).toBe(200);
+    expect(await settled("offline_download", reply.data.tasks[0].id)).toMatchObject({ state: 2 });
+    expect((await hits())["/bytes/10/refused.bin"] ?? 0).toBe(before["/bytes/10/refused.bin"] ?? 0);
+    // Its task is its own: the admin sees it, another user does not.
+    const other = await call(`/api/task/offline_download/info?tid=${reply.data.tasks[0].id}`, undefined, allowed);
+    expect(other.data.creator).toBe("dl-allowed");
+  }, 30_000);
+
+  it("refuses other schemes and tools; a URL without a size or with an error status fails its task", async () => {
+    const add = (urls: string[], tool = "SimpleHttp") =>
+      call("/api/fs/add_offline_download", { path: "/dav/dl", urls, tool });
+    expect(await add(["ftp://example.com/x"])).toEqual({
+      code: 400,
+      message: "only http and https URLs can be downloaded",
+      data: null,
+    });
+    expect(await add([`${servers.downloadsUrl}/bytes/1/x`], "aria2")).toEqual({
+      code: 500,
+      message: "failed get tool: tool aria2 not found",
+      data: null,
+    });
+    const unsized = (await add([`${servers.downloadsUrl}/unsized/100`])).data.tasks[0];
+    expect(await settled("offline_download", unsized.id)).toMatchObject({
+      state: 7,
+      error: "the server did not say how big the file is (no Content-Length): a storage upload needs the size first",
+    });
+    const missing = (await add([`${servers.downloadsUrl}/status/404`])).data.tasks[0];
+    expect(await settled("offline_download", missing.id)).toMatchObject({ state: 7, error: "http status code 404" });
+    const fine = (await add([`${servers.downloadsUrl}/bytes/300/small.bin`])).data.tasks[0];
+    expect(await settled("offline_download", fine.id)).toMatchObject({ state: 2 });
+    expect((await upstreamDavText(`${DAV_ROOT}/dl/small.bin`))?.length).toBe(300);
+  }, 30_000);
+});
