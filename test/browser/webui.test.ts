@@ -5,6 +5,8 @@
 import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
+import { createServer, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
 import { AwsClient } from "aws4fetch";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -22,6 +24,7 @@ import {
   S3_ACCESS_KEY_ID,
   S3_BUCKET,
   S3_SECRET_ACCESS_KEY,
+  startDownloads,
   startS3,
   startWebdav,
   type RunningServer,
@@ -539,6 +542,151 @@ describe("the web UI on a fresh npm start", () => {
       await s3.close();
     }
   });
+});
+
+describe("the task pages of the web UI", () => {
+  it("lists copy and offline-download tasks, shows a failure's error, retries it and cancels a running download", async () => {
+    const token = await adminToken();
+    const headers = { Authorization: token, "Content-Type": "application/json" };
+    const post = (path: string, body: unknown) => api(path, { method: "POST", headers, body: JSON.stringify(body) });
+    const basic = `Basic ${Buffer.from(`${DAV_USER.username}:${DAV_USER.password}`).toString("base64")}`;
+    const davStorage = (mount_path: string, address: string, id?: number) => ({
+      ...(id === undefined ? {} : { id }),
+      mount_path,
+      driver: "WebDav",
+      addition: JSON.stringify({
+        address,
+        username: DAV_USER.username,
+        password: DAV_USER.password,
+        root_folder_path: DAV_ROOT,
+      }),
+    });
+    // A download that never ends by itself: headers, then a trickle, until the test lets it go.
+    const trickles = new Set<ServerResponse>();
+    const slow = createServer((_req, res) => {
+      trickles.add(res);
+      res.writeHead(200, { "Content-Type": "application/octet-stream", "Content-Length": String(64 * 1024 * 1024) });
+      const timer = setInterval(() => res.write(Buffer.alloc(1024, 1)), 100);
+      res.once("close", () => clearInterval(timer));
+    });
+    await new Promise<void>((resolve) => slow.listen(0, "127.0.0.1", resolve));
+    const slowUrl = `http://127.0.0.1:${(slow.address() as AddressInfo).port}/endless.bin`;
+    const source = await startWebdav();
+    const target = await startWebdav();
+    const downloads = await startDownloads();
+    let replacement: (RunningServer & { url: string }) | undefined;
+    try {
+      for (const name of ["task-ok.txt", "task-fail.txt"])
+        expect(
+          (
+            await fetch(`${source.url}${DAV_ROOT}/${name}`, {
+              method: "PUT",
+              headers: { Authorization: basic },
+              body: `bytes of ${name}\n`,
+            })
+          ).ok,
+        ).toBe(true);
+      expect((await post("/api/admin/storage/create", davStorage("/tasksrc", source.url))).code).toBe(200);
+      const created = await post("/api/admin/storage/create", davStorage("/taskdst", target.url));
+      expect(created.code, created.message).toBe(200);
+      const targetId = created.data.id as number;
+
+      // One copy that succeeds (into the default R2 storage), one into a WebDAV server that stops as
+      // soon as the task is accepted (its unit runs from the queue a moment later).
+      const ok = await post("/api/fs/copy", {
+        src_dir: "/tasksrc",
+        dst_dir: "/",
+        names: ["task-ok.txt"],
+        overwrite: true,
+      });
+      expect(ok.code, ok.message).toBe(200);
+      expect(ok.data.tasks[0].name).toMatch(/^copy \[\/tasksrc]\(.*\/task-ok\.txt\) to \[\/]\(\/\)$/);
+      const failing = await post("/api/fs/copy", {
+        src_dir: "/tasksrc",
+        dst_dir: "/taskdst",
+        names: ["task-fail.txt"],
+        overwrite: true,
+      });
+      await target.close();
+      expect(failing.code, failing.message).toBe(200);
+      const failingId = failing.data.tasks[0].id as string;
+      const stateOf = async (kind: string, id: string) =>
+        ((await api(`/api/task/${kind}/info?tid=${id}`, { method: "POST", headers })).data?.state as number) ?? -1;
+      await expect.poll(() => stateOf("copy", ok.data.tasks[0].id), { timeout: 15_000 }).toBe(2);
+      await expect.poll(() => stateOf("copy", failingId), { timeout: 20_000 }).toBe(7);
+
+      // The copy page, signed in as the admin: both tasks by the names the UI parses, their states, the error.
+      await page.goto(`${server.origin}/@login`);
+      await page.evaluate((value) => localStorage.setItem("token", value), token);
+      await page.goto(`${server.origin}/@manage/tasks/copy`);
+      const row = (title: string, button: string) =>
+        page
+          .locator("div")
+          .filter({ hasText: title })
+          .filter({ has: page.getByRole("button", { name: button, exact: true }) })
+          .last();
+      await row("task-ok.txt", "Delete").getByText("Succeeded", { exact: true }).waitFor({ timeout: 15_000 });
+      const failedRow = row("task-fail.txt", "Retry");
+      await failedRow.getByText("Failed", { exact: true }).waitFor();
+      await failedRow.getByRole("button", { name: "Expand", exact: true }).click();
+      const error = (await api(`/api/task/copy/info?tid=${failingId}`, { method: "POST", headers })).data
+        .error as string;
+      expect(error).not.toBe("");
+      await page.getByText(error, { exact: true }).first().waitFor();
+
+      // The target is back: the UI's Retry runs the copy again, and it lands.
+      replacement = await startWebdav();
+      const mended = await post("/api/admin/storage/update", davStorage("/taskdst", replacement.url, targetId));
+      expect(mended.code, mended.message).toBe(200);
+      await failedRow.getByRole("button", { name: "Retry", exact: true }).click();
+      await expect.poll(() => stateOf("copy", failingId), { timeout: 20_000 }).toBe(2);
+      expect(
+        await (
+          await fetch(`${replacement.url}${DAV_ROOT}/task-fail.txt`, { headers: { Authorization: basic } })
+        ).text(),
+      ).toBe("bytes of task-fail.txt\n");
+      await page.reload();
+      await row("task-fail.txt", "Delete").getByText("Succeeded", { exact: true }).waitFor({ timeout: 15_000 });
+
+      // The offline download page: a finished download, and one still running that the UI's Cancel stops.
+      const fetched = await post("/api/fs/add_offline_download", {
+        urls: [`${downloads.url}/bytes/5000/fetched.bin`],
+        path: "/",
+        tool: "SimpleHttp",
+        delete_policy: "delete_on_upload_succeed",
+      });
+      expect(fetched.code, fetched.message).toBe(200);
+      const endless = await post("/api/fs/add_offline_download", {
+        urls: [slowUrl],
+        path: "/",
+        tool: "SimpleHttp",
+        delete_policy: "delete_on_upload_succeed",
+      });
+      expect(endless.code, endless.message).toBe(200);
+      const endlessId = endless.data.tasks[0].id as string;
+      await expect.poll(() => stateOf("offline_download", fetched.data.tasks[0].id), { timeout: 15_000 }).toBe(2);
+      await expect.poll(() => stateOf("offline_download", endlessId), { timeout: 15_000 }).toBe(1);
+      await page.goto(`${server.origin}/@manage/tasks/offline_download`);
+      await row(`${downloads.url}/bytes/5000/fetched.bin`, "Delete")
+        .getByText("Succeeded", { exact: true })
+        .waitFor({ timeout: 15_000 });
+      const running = row(slowUrl, "Cancel");
+      await running.getByText("Running", { exact: true }).waitFor({ timeout: 15_000 });
+      await running.getByRole("button", { name: "Cancel", exact: true }).click();
+      await expect.poll(() => stateOf("offline_download", endlessId), { timeout: 15_000 }).toBe(4);
+      const done = await api("/api/task/offline_download/done", { headers });
+      expect(done.data).toEqual(
+        expect.arrayContaining([expect.objectContaining({ id: endlessId, state: 4, error: "context canceled" })]),
+      );
+      await page.reload();
+      await row(slowUrl, "Delete").getByText("Canceled", { exact: true }).waitFor({ timeout: 15_000 });
+      expect(blocked).toEqual([]);
+    } finally {
+      for (const res of trickles) res.destroy();
+      await new Promise((resolve) => slow.close(resolve));
+      await Promise.all([source.close(), target.close(), downloads.close(), replacement?.close()]);
+    }
+  }, 90_000);
 });
 
 /** A file of bytes that are no text: a download that is an error page or re-encoded does not match. */
