@@ -14,7 +14,9 @@ beforeEach(() => {
 });
 afterEach(() => rmSync(parent, { recursive: true, force: true }));
 
-describe("the web UI install step", () => {
+// Each test runs the install script in a child process (tar, a hash of the tarball): seconds on a
+// busy machine, where vitest's 5 s default has cut it off.
+describe("the web UI install step", { timeout: 30_000 }, () => {
   it("is already done in this checkout: the pinned version, skipped on a second run", () => {
     const stamp = JSON.parse(readFileSync(join(webUiDir, ".gatehouse-webui.json"), "utf8"));
     expect(stamp).toMatchObject({
