@@ -129,10 +129,9 @@ describe("copy and move between storages", () => {
     // The big file went in parts (TASK_PART_BYTES is 5 MiB here): its unit kept the tags of the
     // parts before the last (the last one completes the upload). s3rver gives a multipart object a
     // plain MD5 ETag, so the unit's row is the proof.
-    const [[payload]] = (await sql(
-      "SELECT payload FROM task_units WHERE task_id = ? AND payload LIKE '%big.bin%'",
-      [id],
-    )) as [[string]];
+    const [[payload]] = (await sql("SELECT payload FROM task_units WHERE task_id = ? AND payload LIKE '%big.bin%'", [
+      id,
+    ])) as [[string]];
     const parted = JSON.parse(payload).parted;
     expect(parted).toMatchObject({ partBytes: 5 * 1024 * 1024 });
     expect(parted.tags).toHaveLength(2);
