@@ -92,6 +92,8 @@ export const tooManyAcross = (name: string, max: number) =>
 export const tooManyWalked = (dir: string, max: number) =>
   `more than ${max} entries below ${dir}: Gatehouse walks at most ${max} per request`;
 export const fileAtDestination = (name: string) => `${name} is a file at the destination`;
+export const rangeEndedShort = (next: number, end: number) =>
+  `the upstream ended the range short at byte ${next} of ${end + 1}`;
 export const copyReadFailed = (name: string, status: number) => `reading ${name} for the copy: HTTP ${status}`;
 
 // ---- Uploads (operations.ts putFile)

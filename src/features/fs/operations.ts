@@ -5,6 +5,7 @@ import { FileError, type FileBackend, type FileObject, type Upload } from "../..
 import { ApiError } from "../../http/errors.ts";
 import {
   copyReadFailed,
+  rangeEndedShort,
   FILE_EXISTS,
   fileAtDestination,
   NOT_IMPLEMENTED,
@@ -204,39 +205,65 @@ export async function readSource(
     ...(partial ? { headers: new Headers(rangeHeader) } : {}),
   });
   if ("source" in linked) return linked.source.read(start, end, signal);
-  const response = await fetch(linked.url, {
-    headers: { ...linked.headers, ...(partial ? rangeHeader : {}) },
-    redirect: linked.headers ? "manual" : "follow",
-    ...(signal ? { signal } : {}),
-  });
-  if (!response.ok || !response.body || (partial && response.status !== 206)) {
-    await response.body?.cancel();
-    throw new FileError("upstream", copyReadFailed(name, response.status));
-  }
-  // Some servers answer a range past its end (to the end of the file): a part must be its length exactly.
-  return partial ? firstBytes(response.body, end - start + 1) : response.body;
+  const open = async (from: number) => {
+    const response = await fetch(linked.url, {
+      headers: { ...linked.headers, ...(partial ? { Range: `bytes=${from}-${end}` } : {}) },
+      redirect: linked.headers ? "manual" : "follow",
+      ...(signal ? { signal } : {}),
+    });
+    if (!response.ok || !response.body || (partial && response.status !== 206)) {
+      await response.body?.cancel();
+      throw new FileError("upstream", copyReadFailed(name, response.status));
+    }
+    return response.body;
+  };
+  return partial ? resumedRange(open, start, end) : open(start);
 }
 
-/** The first `length` bytes of a stream; the rest is not read. */
-function firstBytes(source: ReadableStream<Uint8Array>, length: number): ReadableStream<Uint8Array> {
-  const reader = source.getReader();
-  let left = length;
+/** How many times a range read that broke off after some bytes is taken up again from there. */
+const RANGE_RESUMES = 8;
+
+/**
+ * The bytes `start..end` of a ranged read, exactly: a reply longer than asked is cut, and one that
+ * breaks off (ends short or errors) after giving some bytes is asked again from where it stopped.
+ * webdav-server 2.x ends a ranged reply when its file stream ends, not when the reply is written
+ * out (its Get.js: `rstream.on('end', callback)` beside `rstream.pipe(RangedStream).pipe(response)`),
+ * so a reply read slower than the file loses its last buffered bytes (about 40 KiB of every 5 MiB
+ * part in the tests) and the connection drops; a part upload needs every byte of its known length
+ * (docs/decisions.md D15.3).
+ */
+function resumedRange(
+  open: (from: number) => Promise<ReadableStream<Uint8Array>>,
+  start: number,
+  end: number,
+): ReadableStream<Uint8Array> {
+  let next = start;
+  let openedAt = start;
+  let resumes = 0;
+  let reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
   return new ReadableStream<Uint8Array>({
     async pull(controller) {
-      const next = await reader.read();
-      if (next.done || left <= 0) {
-        if (!next.done) await reader.cancel();
-        return controller.close();
+      while (next <= end) {
+        if (!reader) {
+          openedAt = next;
+          reader = (await open(next)).getReader();
+        }
+        const chunk = await reader.read().catch((error: unknown) => ({ error }));
+        if ("error" in chunk || chunk.done) {
+          // Broke off: taken up again only when this reply gave bytes (a dead server fails at once).
+          reader = undefined;
+          if (next === openedAt || ++resumes > RANGE_RESUMES)
+            throw "error" in chunk ? chunk.error : new FileError("upstream", rangeEndedShort(next, end));
+          continue;
+        }
+        const bytes = chunk.value.subarray(0, end - next + 1);
+        next += bytes.byteLength;
+        if (bytes.byteLength > 0) return controller.enqueue(bytes);
       }
-      const chunk = next.value.byteLength > left ? next.value.subarray(0, left) : next.value;
-      left -= chunk.byteLength;
-      controller.enqueue(chunk);
-      if (left <= 0) {
-        await reader.cancel();
-        controller.close();
-      }
+      await reader?.cancel().catch(() => undefined);
+      controller.close();
     },
-    cancel: (reason) => reader.cancel(reason),
+    cancel: (reason) => reader?.cancel(reason),
   });
 }
 

@@ -204,7 +204,7 @@ class UnitWork {
 async function runUnit(work: UnitWork, env: Env): Promise<Ending> {
   switch (work.unit.kind) {
     case "copy":
-      return copyUnit(work, work.payload as unknown as CopyPayload);
+      return copyUnit(work, env, work.payload as unknown as CopyPayload);
     case "remove":
       return removeUnit(work, work.payload as { path: string });
     case "fetch":
@@ -214,7 +214,7 @@ async function runUnit(work: UnitWork, env: Env): Promise<Ending> {
   }
 }
 
-async function copyUnit(work: UnitWork, copy: CopyPayload): Promise<Ending> {
+async function copyUnit(work: UnitWork, env: Env, copy: CopyPayload): Promise<Ending> {
   const tree = await work.tree([copy.from, copy.toDir]);
   const source = await tree.mount(copy.from);
   const target = await tree.mount(copy.toDir);
@@ -241,9 +241,8 @@ async function copyUnit(work: UnitWork, copy: CopyPayload): Promise<Ending> {
   }
   // A copy of one file learns its size here (a walk counted its children's).
   if (!known) await setTotalBytes(work.db, work.unit.taskId, object.size);
-  // Copies stream whole for now: parts read from webdav-server in the tests broke off midway
-  // (docs/decisions.md D15.3); downloads, whose source answers ranges as asked, go in parts.
-  return writeFile(work, null, target, copy.name, object.size, (range) =>
+  // Each part is a Range read of the source, taken up again where it breaks off (readSource).
+  return writeFile(work, partSize(env), target, copy.name, object.size, (range) =>
     readSource(source, copy.name, object.size, range, work.signal),
   );
 }

@@ -126,6 +126,15 @@ describe("copy and move between storages", () => {
     for (const i of [0, 1, 77, 149])
       expect(await s3Text(`${S3_ROOT}/${treePath("many", i)}`)).toBe(`file ${i} of many`);
     expect(firstDifference(await s3Bytes(`${S3_ROOT}/many/big.bin`), big)).toBe(-1);
+    // The big file went in parts (TASK_PART_BYTES is 5 MiB here): its unit kept the tags of the
+    // parts before the last (the last one completes the upload). s3rver gives a multipart object a
+    // plain MD5 ETag, so the unit's row is the proof.
+    const [[payload]] = (await sql("SELECT payload FROM task_units WHERE task_id = ? AND payload LIKE '%big.bin%'", [
+      id,
+    ])) as [[string]];
+    const parted = JSON.parse(payload).parted;
+    expect(parted).toMatchObject({ partBytes: 5 * 1024 * 1024 });
+    expect(parted.tags).toHaveLength(2);
   }, 60_000);
 
   it("move leaves every source file in place until all of it arrived, then removes the source", async () => {
