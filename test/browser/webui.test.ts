@@ -65,6 +65,43 @@ async function adminToken(): Promise<string> {
   return reply.data.token as string;
 }
 
+/** A storage of the WebDAV test server at `address`, mounted at `mountPath` (`id`: for an update). */
+const webdavStorage = (mountPath: string, address: string, id?: number) => ({
+  ...(id === undefined ? {} : { id }),
+  mount_path: mountPath,
+  driver: "WebDav",
+  addition: JSON.stringify({
+    address,
+    username: DAV_USER.username,
+    password: DAV_USER.password,
+    root_folder_path: DAV_ROOT,
+  }),
+});
+
+/** Mounts the WebDAV test server at `address` as the admin would; the test fails if it cannot. */
+async function mountWebdav(token: string, mountPath: string, address: string) {
+  const created = await api("/api/admin/storage/create", {
+    method: "POST",
+    headers: { Authorization: token, "Content-Type": "application/json" },
+    body: JSON.stringify(webdavStorage(mountPath, address)),
+  });
+  expect(created.code, created.message).toBe(200);
+  return created.data.id as number;
+}
+
+/** The WebDAV test server's own login, for checks made on it directly. */
+const DAV_BASIC = `Basic ${Buffer.from(`${DAV_USER.username}:${DAV_USER.password}`).toString("base64")}`;
+
+/** Writes a file straight to the WebDAV test server, for the UI to find through Gatehouse. */
+async function putOnWebdav(address: string, name: string, body: BodyInit) {
+  const put = await fetch(`${address}${DAV_ROOT}/${name}`, {
+    method: "PUT",
+    headers: { Authorization: DAV_BASIC },
+    body,
+  });
+  expect(put.ok).toBe(true);
+}
+
 /**
  * Opens the tool bar (upload, new folder, …): the round button in the bottom right corner toggles
  * it, and the UI keeps it open from one folder to the next.
@@ -210,28 +247,8 @@ describe("the web UI on a fresh npm start", () => {
     let dav: (RunningServer & { url: string }) | undefined;
     try {
       dav = await startWebdav();
-      const basic = `Basic ${Buffer.from(`${DAV_USER.username}:${DAV_USER.password}`).toString("base64")}`;
-      const put = await fetch(`${dav.url}${DAV_ROOT}/hello.txt`, {
-        method: "PUT",
-        headers: { Authorization: basic },
-        body: "Hello from the mounted storage\n",
-      });
-      expect(put.ok).toBe(true);
-      const created = await api("/api/admin/storage/create", {
-        method: "POST",
-        headers: { Authorization: token, "Content-Type": "application/json" },
-        body: JSON.stringify({
-          mount_path: "/library",
-          driver: "WebDav",
-          addition: JSON.stringify({
-            address: dav.url,
-            username: DAV_USER.username,
-            password: DAV_USER.password,
-            root_folder_path: DAV_ROOT,
-          }),
-        }),
-      });
-      expect(created.code, created.message).toBe(200);
+      await putOnWebdav(dav.url, "hello.txt", "Hello from the mounted storage\n");
+      await mountWebdav(token, "/library", dav.url);
 
       await page.goto(`${server.origin}/library`);
       await page.getByText("hello.txt", { exact: true }).click();
@@ -242,7 +259,7 @@ describe("the web UI on a fresh npm start", () => {
         (
           await fetch(`${dav!.url}${DAV_ROOT}${path}`, {
             method: "PROPFIND",
-            headers: { Authorization: basic, Depth: "0" },
+            headers: { Authorization: DAV_BASIC, Depth: "0" },
           })
         ).status;
       await page.goto(`${server.origin}/library`);
@@ -261,7 +278,8 @@ describe("the web UI on a fresh npm start", () => {
       });
       await expect
         .poll(
-          async () => (await fetch(`${dav!.url}${DAV_ROOT}/from-ui.txt`, { headers: { Authorization: basic } })).text(),
+          async () =>
+            (await fetch(`${dav!.url}${DAV_ROOT}/from-ui.txt`, { headers: { Authorization: DAV_BASIC } })).text(),
           { timeout: 15_000 },
         )
         .toBe("uploaded through the UI\n");
@@ -299,27 +317,8 @@ describe("the web UI on a fresh npm start", () => {
     let dav: (RunningServer & { url: string }) | undefined;
     try {
       dav = await startWebdav();
-      const basic = `Basic ${Buffer.from(`${DAV_USER.username}:${DAV_USER.password}`).toString("base64")}`;
-      await fetch(`${dav.url}${DAV_ROOT}/quarterly-figures.txt`, {
-        method: "PUT",
-        headers: { Authorization: basic },
-        body: "figures\n",
-      });
-      const created = await api("/api/admin/storage/create", {
-        method: "POST",
-        headers,
-        body: JSON.stringify({
-          mount_path: "/searched",
-          driver: "WebDav",
-          addition: JSON.stringify({
-            address: dav.url,
-            username: DAV_USER.username,
-            password: DAV_USER.password,
-            root_folder_path: DAV_ROOT,
-          }),
-        }),
-      });
-      expect(created.code, created.message).toBe(200);
+      await putOnWebdav(dav.url, "quarterly-figures.txt", "figures\n");
+      await mountWebdav(token, "/searched", dav.url);
       // The earlier test's storage points at a server that is gone: the build skips it.
       const saved = await api("/api/admin/setting/save", {
         method: "POST",
@@ -352,28 +351,8 @@ describe("the web UI on a fresh npm start", () => {
     const token = await adminToken();
     const dav = await startWebdav();
     try {
-      const basic = `Basic ${Buffer.from(`${DAV_USER.username}:${DAV_USER.password}`).toString("base64")}`;
-      const put = await fetch(`${dav.url}${DAV_ROOT}/tree.zip`, {
-        method: "PUT",
-        headers: { Authorization: basic },
-        body: bytesOf(zipFixtures()["tree.zip"]!.base64),
-      });
-      expect(put.ok).toBe(true);
-      const created = await api("/api/admin/storage/create", {
-        method: "POST",
-        headers: { Authorization: token, "Content-Type": "application/json" },
-        body: JSON.stringify({
-          mount_path: "/zips",
-          driver: "WebDav",
-          addition: JSON.stringify({
-            address: dav.url,
-            username: DAV_USER.username,
-            password: DAV_USER.password,
-            root_folder_path: DAV_ROOT,
-          }),
-        }),
-      });
-      expect(created.code, created.message).toBe(200);
+      await putOnWebdav(dav.url, "tree.zip", bytesOf(zipFixtures()["tree.zip"]!.base64));
+      await mountWebdav(token, "/zips", dav.url);
 
       // Signed in as the admin (the file may run this test alone).
       await page.goto(`${server.origin}/@login`);
@@ -416,22 +395,7 @@ describe("the web UI on a fresh npm start", () => {
     let dav: (RunningServer & { url: string }) | undefined;
     try {
       dav = await startWebdav();
-      const basic = `Basic ${Buffer.from(`${DAV_USER.username}:${DAV_USER.password}`).toString("base64")}`;
-      const created = await api("/api/admin/storage/create", {
-        method: "POST",
-        headers: auth,
-        body: JSON.stringify({
-          mount_path: "/chunked",
-          driver: "WebDav",
-          addition: JSON.stringify({
-            address: dav.url,
-            username: DAV_USER.username,
-            password: DAV_USER.password,
-            root_folder_path: DAV_ROOT,
-          }),
-        }),
-      });
-      expect(created.code, created.message).toBe(200);
+      await mountWebdav(token, "/chunked", dav.url);
       const chunks: string[] = [];
       page.on("request", (request) => {
         if (request.url().includes("/api/fs/multipart/")) chunks.push(new URL(request.url()).pathname);
@@ -447,7 +411,7 @@ describe("the web UI on a fresh npm start", () => {
         buffer: file,
       });
       const upstream = async () => {
-        const response = await fetch(`${dav!.url}${DAV_ROOT}/chunked.bin`, { headers: { Authorization: basic } });
+        const response = await fetch(`${dav!.url}${DAV_ROOT}/chunked.bin`, { headers: { Authorization: DAV_BASIC } });
         return response.ok ? Buffer.from(await response.arrayBuffer()) : null;
       };
       await expect.poll(async () => (await upstream())?.equals(file), { timeout: 20_000 }).toBe(true);
@@ -455,7 +419,7 @@ describe("the web UI on a fresh npm start", () => {
       expect(chunks).toContain("/api/fs/multipart/complete");
       const listing = await fetch(`${dav.url}${DAV_ROOT}/`, {
         method: "PROPFIND",
-        headers: { Authorization: basic, Depth: "1" },
+        headers: { Authorization: DAV_BASIC, Depth: "1" },
       });
       expect(await listing.text()).not.toContain(".gatehouse-upload-");
       await page.getByRole("dialog").getByRole("button", { name: "Close" }).click();
@@ -549,18 +513,6 @@ describe("the task pages of the web UI", () => {
     const token = await adminToken();
     const headers = { Authorization: token, "Content-Type": "application/json" };
     const post = (path: string, body: unknown) => api(path, { method: "POST", headers, body: JSON.stringify(body) });
-    const basic = `Basic ${Buffer.from(`${DAV_USER.username}:${DAV_USER.password}`).toString("base64")}`;
-    const davStorage = (mount_path: string, address: string, id?: number) => ({
-      ...(id === undefined ? {} : { id }),
-      mount_path,
-      driver: "WebDav",
-      addition: JSON.stringify({
-        address,
-        username: DAV_USER.username,
-        password: DAV_USER.password,
-        root_folder_path: DAV_ROOT,
-      }),
-    });
     // A download that never ends by itself: headers, then a trickle, until the test lets it go.
     const trickles = new Set<ServerResponse>();
     const slow = createServer((_req, res) => {
@@ -581,13 +533,13 @@ describe("the task pages of the web UI", () => {
           (
             await fetch(`${source.url}${DAV_ROOT}/${name}`, {
               method: "PUT",
-              headers: { Authorization: basic },
+              headers: { Authorization: DAV_BASIC },
               body: `bytes of ${name}\n`,
             })
           ).ok,
         ).toBe(true);
-      expect((await post("/api/admin/storage/create", davStorage("/tasksrc", source.url))).code).toBe(200);
-      const created = await post("/api/admin/storage/create", davStorage("/taskdst", target.url));
+      expect((await post("/api/admin/storage/create", webdavStorage("/tasksrc", source.url))).code).toBe(200);
+      const created = await post("/api/admin/storage/create", webdavStorage("/taskdst", target.url));
       expect(created.code, created.message).toBe(200);
       const targetId = created.data.id as number;
 
@@ -636,13 +588,13 @@ describe("the task pages of the web UI", () => {
 
       // The target is back: the UI's Retry runs the copy again, and it lands.
       replacement = await startWebdav();
-      const mended = await post("/api/admin/storage/update", davStorage("/taskdst", replacement.url, targetId));
+      const mended = await post("/api/admin/storage/update", webdavStorage("/taskdst", replacement.url, targetId));
       expect(mended.code, mended.message).toBe(200);
       await failedRow.getByRole("button", { name: "Retry", exact: true }).click();
       await expect.poll(() => stateOf("copy", failingId), { timeout: 20_000 }).toBe(2);
       expect(
         await (
-          await fetch(`${replacement.url}${DAV_ROOT}/task-fail.txt`, { headers: { Authorization: basic } })
+          await fetch(`${replacement.url}${DAV_ROOT}/task-fail.txt`, { headers: { Authorization: DAV_BASIC } })
         ).text(),
       ).toBe("bytes of task-fail.txt\n");
       await page.reload();
@@ -698,28 +650,8 @@ describe("a share link in the web UI", () => {
     const token = await adminToken();
     const dav = await startWebdav();
     try {
-      const basic = `Basic ${Buffer.from(`${DAV_USER.username}:${DAV_USER.password}`).toString("base64")}`;
-      const put = await fetch(`${dav.url}${DAV_ROOT}/report.bin`, {
-        method: "PUT",
-        headers: { Authorization: basic },
-        body: SHARED_FILE,
-      });
-      expect(put.ok).toBe(true);
-      const created = await api("/api/admin/storage/create", {
-        method: "POST",
-        headers: { Authorization: token, "Content-Type": "application/json" },
-        body: JSON.stringify({
-          mount_path: "/shared",
-          driver: "WebDav",
-          addition: JSON.stringify({
-            address: dav.url,
-            username: DAV_USER.username,
-            password: DAV_USER.password,
-            root_folder_path: DAV_ROOT,
-          }),
-        }),
-      });
-      expect(created.code, created.message).toBe(200);
+      await putOnWebdav(dav.url, "report.bin", SHARED_FILE);
+      await mountWebdav(token, "/shared", dav.url);
       await shareThroughTheUi();
     } finally {
       await dav.close();
