@@ -22,6 +22,14 @@ export const s3Addition = () => ({
   placeholder: "keep",
 });
 
+/** The addition of a WebDAV storage on the test server, rooted at `root`. */
+export const davAddition = (root: string) => ({
+  address: servers().webdavUrl,
+  username: "davuser",
+  password: "dav password",
+  root_folder_path: root,
+});
+
 /** Mounts the test bucket's `root` folder at /s3 as the admin `admin`. */
 export async function mountS3Root(admin: string, root: string): Promise<void> {
   const made = await mountStorage(admin, "/s3", "S3", { ...s3Addition(), root_folder_path: `/${root}` });

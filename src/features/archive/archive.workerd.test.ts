@@ -5,7 +5,7 @@
 import { exports } from "cloudflare:workers";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { sql } from "../../../test/support/libsql-http.ts";
-import { s3Addition, s3Keys, s3Object, s3Put, upstreamDav } from "../../../test/support/upstreams.ts";
+import { davAddition, s3Addition, s3Keys, s3Object, s3Put, upstreamDav } from "../../../test/support/upstreams.ts";
 import { call as get, callApi, inTrips, member, mountStorage, signIn } from "../../../test/support/workerd-client.ts";
 
 const fixtures = inject("zipFixtures");
@@ -73,11 +73,7 @@ beforeAll(async () => {
   await s3Put("arch/out/keep", "");
   for (const [mountPath, driver, addition] of [
     ["/s3", "S3", { ...s3Addition(), root_folder_path: "/arch" }],
-    [
-      "/dav",
-      "WebDav",
-      { address: servers.webdavUrl, username: "davuser", password: "dav password", root_folder_path: "/arch" },
-    ],
+    ["/dav", "WebDav", davAddition("/arch")],
   ] as const) {
     const made = await mountStorage(admin, mountPath, driver, addition);
     expect(made.code, made.message).toBe(200);

@@ -5,7 +5,7 @@ import { exports } from "cloudflare:workers";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { dav } from "../../../test/support/dav-client.ts";
 import { sql } from "../../../test/support/libsql-http.ts";
-import { s3Addition, s3Put, upstreamDav } from "../../../test/support/upstreams.ts";
+import { davAddition, s3Addition, s3Put, upstreamDav } from "../../../test/support/upstreams.ts";
 import { callApi, type Envelope, inTrips, member, signIn } from "../../../test/support/workerd-client.ts";
 
 const servers = inject("storageServers");
@@ -70,12 +70,7 @@ beforeAll(async () => {
   const dav = await call("/api/admin/storage/create", {
     mount_path: "/dav",
     driver: "WebDav",
-    addition: JSON.stringify({
-      address: servers.webdavUrl,
-      username: "davuser",
-      password: "dav password",
-      root_folder_path: DAV_ROOT,
-    }),
+    addition: JSON.stringify(davAddition(DAV_ROOT)),
   });
   expect(dav.code, dav.message).toBe(200);
   expect(await call("/api/admin/index/build", { paths: ["/"], max_depth: -1 })).toEqual({

@@ -6,7 +6,7 @@
 import { exports } from "cloudflare:workers";
 import { beforeAll, beforeEach, describe, expect, inject, it } from "vitest";
 import { sql } from "../../../test/support/libsql-http.ts";
-import { s3Put, upstreamDav } from "../../../test/support/upstreams.ts";
+import { davAddition, s3Put, upstreamDav } from "../../../test/support/upstreams.ts";
 import {
   call as callPath,
   callApi,
@@ -40,16 +40,7 @@ beforeAll(async () => {
   await s3Put("shares/team/ab/keep", "");
   await sql("DELETE FROM storages");
   expect((await mountStorage(admin, "/s3", "S3", s3Options())).code).toBe(200);
-  expect(
-    (
-      await mountStorage(admin, "/dav", "WebDav", {
-        address: servers.webdavUrl,
-        username: "davuser",
-        password: "dav password",
-        root_folder_path: "/",
-      })
-    ).code,
-  ).toBe(200);
+  expect((await mountStorage(admin, "/dav", "WebDav", davAddition("/"))).code).toBe(200);
   expect((await upstreamDav("PUT", "/share-range.bin", { body: "0123456789" })).status).toBe(201);
   await makeUser(admin, "share-alice", { "/s3/team/a": SHARE }, { base_path: "/s3/team" });
   alice = await signIn("share-alice", "share-alice", "share-alice password");

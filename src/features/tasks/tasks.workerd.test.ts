@@ -6,7 +6,15 @@ import { exports } from "cloudflare:workers";
 import { beforeAll, beforeEach, describe, expect, inject, it } from "vitest";
 import worker from "../../index.ts";
 import { sql } from "../../../test/support/libsql-http.ts";
-import { s3Addition, s3Keys, s3Object, s3Text, upstreamDav, upstreamDavText } from "../../../test/support/upstreams.ts";
+import {
+  davAddition,
+  s3Addition,
+  s3Keys,
+  s3Object,
+  s3Text,
+  upstreamDav,
+  upstreamDavText,
+} from "../../../test/support/upstreams.ts";
 import { callApi, type Envelope, member, signIn } from "../../../test/support/workerd-client.ts";
 
 const servers = inject("storageServers");
@@ -87,16 +95,7 @@ beforeEach(async () => {
   await sql("DELETE FROM task_units");
   await sql("DELETE FROM tasks");
   expect((await create("/s3", "S3", { ...s3Addition(), root_folder_path: `/${S3_ROOT}` })).code).toBe(200);
-  expect(
-    (
-      await create("/dav", "WebDav", {
-        address: servers.webdavUrl,
-        username: "davuser",
-        password: "dav password",
-        root_folder_path: DAV_ROOT,
-      })
-    ).code,
-  ).toBe(200);
+  expect((await create("/dav", "WebDav", davAddition(DAV_ROOT))).code).toBe(200);
 });
 
 describe("copy and move between storages", () => {

@@ -10,6 +10,7 @@ import { sweepUploads } from "./sweep.ts";
 import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from "vitest";
 import { sql } from "../../../test/support/libsql-http.ts";
 import {
+  davAddition,
   mountS3Root,
   s3Addition,
   s3Object,
@@ -289,12 +290,7 @@ describe("chunked uploads to WebDAV (staged)", () => {
     for (const folder of ["mp", "mp2"]) await upstreamDav("DELETE", `/library/${folder}`);
   });
   const mountDav = async () => {
-    const made = await mountStorage(admin, "/dav", "WebDav", {
-      address: servers.webdavUrl,
-      username: "davuser",
-      password: "dav password",
-      root_folder_path: "/library",
-    });
+    const made = await mountStorage(admin, "/dav", "WebDav", davAddition("/library"));
     expect(made.code, made.message).toBe(200);
   };
 
