@@ -9,7 +9,6 @@ import { davAddition, s3Addition, s3Keys, s3Object, s3Put, upstreamDav } from ".
 import { call as get, callApi, inTrips, member, mountStorage, signIn } from "../../../test/support/workerd-client.ts";
 
 const fixtures = inject("zipFixtures");
-const servers = inject("storageServers");
 const bytesOf = (base64: string) => Uint8Array.from(atob(base64), (char) => char.charCodeAt(0));
 const zip = (name: string) => bytesOf(fixtures[name]!.base64);
 const oracle = (name: string) => fixtures[name]!.oracle;

@@ -2,13 +2,12 @@
 // storage (webdav-server) through the admin routes, then what each kind of caller finds, the
 // changes Gatehouse's own writes make to the index, clear, and who may build.
 import { exports } from "cloudflare:workers";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { dav } from "../../../test/support/dav-client.ts";
 import { sql } from "../../../test/support/libsql-http.ts";
 import { davAddition, s3Addition, s3Put, upstreamDav } from "../../../test/support/upstreams.ts";
 import { callApi, type Envelope, inTrips, member, signIn } from "../../../test/support/workerd-client.ts";
 
-const servers = inject("storageServers");
 const DAV_ROOT = "/library/searched";
 
 let admin: string;

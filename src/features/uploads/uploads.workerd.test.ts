@@ -7,7 +7,7 @@ import { exports } from "cloudflare:workers";
 import { openDatabase } from "../../db/client.ts";
 import { databaseUrl } from "../../env.ts";
 import { sweepUploads } from "./sweep.ts";
-import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { sql } from "../../../test/support/libsql-http.ts";
 import {
   davAddition,
@@ -21,7 +21,6 @@ import {
 } from "../../../test/support/upstreams.ts";
 import { callApi, member, mountStorage, signIn, type Envelope } from "../../../test/support/workerd-client.ts";
 
-const servers = inject("storageServers");
 const MIB = 1024 * 1024;
 
 let admin: string;
