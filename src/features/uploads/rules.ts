@@ -91,24 +91,81 @@ export function snapshot(session: UploadSession, chunks: Pick<UploadChunk, "inde
   };
 }
 
+type DigestStreamClass = new (algorithm: string) => WritableStream<Uint8Array> & { digest: Promise<ArrayBuffer> };
+type LargeReader = ReadableStreamBYOBReader & {
+  readAtLeast<T extends ArrayBufferView>(min: number, view: T): Promise<ReadableStreamReadResult<T>>;
+};
+
+/** How much one step of a chunk reads: few, large steps keep JavaScript out of the byte path. */
+const READ_BYTES = 1024 * 1024;
+
+const hex = (buffer: ArrayBuffer) => [...new Uint8Array(buffer)].map((b) => b.toString(16).padStart(2, "0")).join("");
+
 /**
- * `body` passed through, counted and hashed: it fails once it runs past `size` or ends short, so
- * the upstream never stores a wrong chunk. `done()` resolves with the SHA-256 (hex) once the
- * stream ended whole. workerd hashes incrementally (crypto.DigestStream); elsewhere (Node, the
- * unit tests) the bytes are kept for one digest at the end.
+ * `body` passed through, held to exactly `size` bytes and hashed: it fails once it runs past `size`
+ * or ends short, so the upstream never stores a wrong chunk. `done()` resolves with the SHA-256
+ * (hex) once the stream ended whole.
+ *
+ * In workerd the body is read in steps of 1 MiB (`readAtLeast`) and each step is fed to a native
+ * DigestStream: a TransformStream there handles every few kilobytes the socket delivers in
+ * JavaScript, and halved a chunk's throughput, as did `tee()` (docs/performance.md). Elsewhere
+ * (Node, the unit tests) the bytes are counted in a TransformStream and kept for one digest.
  */
 export function hashed(body: ReadableStream<Uint8Array>, size: number, fault: { short: Error; long: Error }) {
-  const Digest = (
-    crypto as unknown as {
-      DigestStream?: new (
-        algorithm: string,
-      ) => WritableStream<Uint8Array> & {
-        digest: Promise<ArrayBuffer>;
-      };
-    }
-  ).DigestStream;
-  const digest = Digest ? new Digest("SHA-256") : null;
-  const writer = digest?.getWriter();
+  const Digest = (crypto as unknown as { DigestStream?: DigestStreamClass }).DigestStream;
+  return Digest ? hashedInLargeReads(body, size, fault, Digest) : hashedInScript(body, size, fault);
+}
+
+function hashedInLargeReads(
+  body: ReadableStream<Uint8Array>,
+  size: number,
+  fault: { short: Error; long: Error },
+  Digest: DigestStreamClass,
+) {
+  const reader = body.getReader({ mode: "byob" }) as LargeReader;
+  const digest = new Digest("SHA-256");
+  const writer = digest.getWriter();
+  digest.digest.catch(() => undefined); // a stopped chunk leaves it rejected, and nobody asks
+  let seen = 0;
+  let settle!: { resolve: (hex: string) => void; reject: (error: unknown) => void };
+  const hash = new Promise<string>((resolve, reject) => (settle = { resolve, reject }));
+  hash.catch(() => undefined);
+  const stop = (error: unknown) => {
+    settle.reject(error);
+    void reader.cancel(error).catch(() => undefined);
+    void writer.abort(error).catch(() => undefined);
+  };
+  const out = new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        try {
+          // One byte past the end proves the body ends there.
+          const want = Math.min(size - seen, READ_BYTES) || 1;
+          const { done, value } = await reader.readAtLeast(want, new Uint8Array(want));
+          const bytes = value?.byteLength ?? 0;
+          if (seen === size) {
+            if (bytes > 0) throw fault.long;
+            await writer.close();
+            settle.resolve(hex(await digest.digest));
+            return controller.close();
+          }
+          if (done || bytes === 0) throw fault.short;
+          seen += bytes;
+          await writer.write(value);
+          controller.enqueue(value);
+        } catch (error) {
+          stop(error);
+          controller.error(error);
+        }
+      },
+      cancel: stop,
+    },
+    { highWaterMark: 0 },
+  );
+  return { body: out, done: () => hash, fail: stop };
+}
+
+function hashedInScript(body: ReadableStream<Uint8Array>, size: number, fault: { short: Error; long: Error }) {
   const kept: Uint8Array[] = [];
   let seen = 0;
   let resolveHash!: (hex: string) => void;
@@ -119,14 +176,13 @@ export function hashed(body: ReadableStream<Uint8Array>, size: number, fault: { 
   });
   hash.catch(() => undefined);
   const through = new TransformStream<Uint8Array, Uint8Array>({
-    async transform(chunk, controller) {
+    transform(chunk, controller) {
       seen += chunk.byteLength;
       if (seen > size) {
         rejectHash(fault.long);
         throw fault.long;
       }
-      if (writer) await writer.write(chunk);
-      else kept.push(chunk.slice());
+      kept.push(chunk.slice());
       controller.enqueue(chunk);
     },
     async flush() {
@@ -134,25 +190,17 @@ export function hashed(body: ReadableStream<Uint8Array>, size: number, fault: { 
         rejectHash(fault.short);
         throw fault.short;
       }
-      let buffer: ArrayBuffer;
-      if (writer && digest) {
-        await writer.close();
-        buffer = await digest.digest;
-      } else {
-        const all = new Uint8Array(seen);
-        let at = 0;
-        for (const part of kept) {
-          all.set(part, at);
-          at += part.byteLength;
-        }
-        buffer = await crypto.subtle.digest("SHA-256", all);
+      const all = new Uint8Array(seen);
+      let at = 0;
+      for (const part of kept) {
+        all.set(part, at);
+        at += part.byteLength;
       }
-      resolveHash([...new Uint8Array(buffer)].map((b) => b.toString(16).padStart(2, "0")).join(""));
+      resolveHash(hex(await crypto.subtle.digest("SHA-256", all)));
     },
   });
-  const piped = body.pipeThrough(through);
   return {
-    body: piped,
+    body: body.pipeThrough(through),
     done: () => hash,
     fail: (error: unknown) => rejectHash(error),
   };

@@ -192,6 +192,23 @@ describe("chunked uploads to S3", () => {
         .message,
     ).toBe("invalid X-Chunk-Index header");
     expect((await sendChunk(admin, id, 3, new Uint8Array(10))).message).toBe(`chunk 3 must be 123457 bytes, got 10`);
+    // A body without Content-Length is held to the chunk's length as it streams.
+    const streamed = (bytes: number) =>
+      request(
+        admin,
+        "PUT",
+        "/api/fs/multipart/chunk",
+        { "X-Upload-Id": id, "X-Chunk-Index": "3" },
+        new ReadableStream({
+          start(controller) {
+            controller.enqueue(new Uint8Array(bytes));
+            controller.close();
+          },
+        }),
+      );
+    expect(await streamed(123_456)).toMatchObject({ code: 400, message: "incomplete chunk 3: expected 123457 bytes" });
+    expect(await streamed(123_458)).toMatchObject({ code: 400, message: "chunk 3 larger than expected 123457 bytes" });
+    expect((await status(admin, id)).data).toMatchObject({ received: [], received_bytes: 0 });
     expect((await sendChunk(admin, id, 0, slice(FILE, 5 * MIB, 0))).code).toBe(200);
     const early = await complete(admin, id);
     expect(early).toMatchObject({
