@@ -36,6 +36,8 @@ import { settings, storages } from "../src/db/schema.ts";
 import { keywordsOf } from "../src/features/search/rules.ts";
 import { searchPage, upsertEntries } from "../src/features/search/store.ts";
 import { S3_ACCESS_KEY_ID, S3_BUCKET, S3_SECRET_ACCESS_KEY, startS3 } from "../test/support/storage-servers.ts";
+import { benchChunkedUploads, benchTasks, workerdRss } from "./bench-transfers.ts";
+import { inspectWorker } from "./inspector.ts";
 import { chromiumAvailable, launchChromium, measureLoad, sameOriginContext } from "./browser.ts";
 import { migrateAndSeed, openNodeDatabase, projectRoot, type DatabaseTarget } from "./db.ts";
 import { startLibsqlServer } from "./libsql-server/server.ts";
@@ -77,6 +79,8 @@ writeFileSync(
   { mode: 0o600 },
 );
 const port = await freePort();
+// The inspector reads the isolate's memory during the transfers (scripts/inspector.ts).
+const inspectorPort = await freePort();
 const wrangler = startWranglerDev({
   port,
   dataDir: dir,
@@ -86,6 +90,7 @@ const wrangler = startWranglerDev({
   trustClientAddress: true,
   logLevel: null,
   testScheduled: false,
+  inspectorPort,
 });
 const baselines: ChildProcess[] = [];
 
@@ -399,27 +404,37 @@ try {
       ].join("  "),
     );
   }
-  console.log(
-    `${bare.name.padEnd(40)}  ${String(REQUESTS).padStart(8)}  ${bareRate().toFixed(0).padStart(8)}      100%  (same [assets] routing as Gatehouse; median of ${bareRates.length} runs, interleaved; wrangler CPU ${median(bareCpuMs).toFixed(2)} ms/req)`,
-  );
-  console.log(
-    `${plain.name.padEnd(40)}  ${String(REQUESTS).padStart(8)}  ${median(plainRates).toFixed(0).padStart(8)}  ${`${((median(plainRates) / bareRate()) * 100).toFixed(0)}%`.padStart(8)}      100%  (median of ${plainRates.length} runs)`,
-  );
+  if (bareRates.length > 0) {
+    console.log(
+      `${bare.name.padEnd(40)}  ${String(REQUESTS).padStart(8)}  ${bareRate().toFixed(0).padStart(8)}      100%  (same [assets] routing as Gatehouse; median of ${bareRates.length} runs, interleaved; wrangler CPU ${median(bareCpuMs).toFixed(2)} ms/req)`,
+    );
+    console.log(
+      `${plain.name.padEnd(40)}  ${String(REQUESTS).padStart(8)}  ${median(plainRates).toFixed(0).padStart(8)}  ${`${((median(plainRates) / bareRate()) * 100).toFixed(0)}%`.padStart(8)}      100%  (median of ${plainRates.length} runs)`,
+    );
+  }
   console.log(`\n${searchQueries}`);
   // Last, as it empties the index the search rows read.
   if (!ONLY || ONLY.test("search")) console.log(`\n${await benchBuild(base, token, database)}`);
   if (!ONLY) {
     await streamBigFile(base, token, database);
     await s3RoundTrip(base, token);
-    await multipartToS3(base, token);
     const ratio = shares.get("GET / (web UI index, rendered)")! / shares.get("GET /ping")!;
     console.log(
       `\nGET / serves ${(ratio * 100).toFixed(0)}% of the requests per second of /ping (target: at least 80%).`,
     );
   }
 
-  // BENCH_ONLY=multipart: the chunked upload run alone.
-  if (ONLY?.test("multipart upload")) await multipartToS3(base, token);
+  // The transfers (BENCH_ONLY=multipart, BENCH_ONLY=tasks alone), last: they load the machine.
+  if (!ONLY || ONLY.test("multipart upload") || ONLY.test("tasks")) {
+    const inspector = await inspectWorker(inspectorPort);
+    try {
+      if (!ONLY || ONLY.test("multipart upload"))
+        console.log(`\n${(await benchChunkedUploads(base, token, inspector)).join("\n")}`);
+      if (!ONLY || ONLY.test("tasks")) console.log(`\n${(await benchTasks(base, token, inspector)).join("\n")}`);
+    } finally {
+      inspector.close();
+    }
+  }
   if (ONLY) {
     // The streaming runs and the first load are skipped for a subset.
   } else if (chromiumAvailable()) {
@@ -494,20 +509,6 @@ async function streamBigFile(base: string, token: string, target: DatabaseTarget
   console.log(
     `\n1 GiB through /p (Virtual): ${bytes === size ? "complete" : `INCOMPLETE (${bytes} bytes)`}, ${(bytes / 1024 / 1024 / seconds).toFixed(0)} MiB/s; workerd resident memory ${mib(before)} MiB before, at most ${mib(peak)} MiB while streaming.`,
   );
-}
-
-/** The resident memory of the workerd processes (wrangler dev runs the Worker in them). */
-function workerdRss(): number {
-  let total = 0;
-  for (const pid of readdirSync("/proc").filter((name) => /^\d+$/.test(name))) {
-    try {
-      if (!readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("workerd")) continue;
-      total += Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0) * 1024;
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return total;
 }
 
 /**
@@ -592,98 +593,6 @@ async function s3RoundTrip(base: string, token: string) {
     console.log(
       `1 GiB up through PUT /api/fs/put to s3rver: ${mib(size, putMs)} MiB/s; workerd resident memory ${(before / 2 ** 20).toFixed(0)} MiB before, at most ${(peak / 2 ** 20).toFixed(0)} MiB while uploading.\n` +
         `1 GiB down: straight from s3rver ${mib(direct, directMs)} MiB/s, through /p ${mib(proxied, proxiedMs)} MiB/s (${((directMs / proxiedMs) * 100).toFixed(0)}% of direct; target at least 80%)${direct === size && proxied === size ? "" : " INCOMPLETE"}.`,
-    );
-  } finally {
-    await s3.close();
-  }
-}
-
-/**
- * 300 MiB through the chunked upload API in 16 MiB chunks (3 in flight, as the web UI sends them)
- * into s3rver, against the same bytes PUT straight to s3rver in the same run; and workerd's memory.
- */
-async function multipartToS3(base: string, token: string) {
-  const size = 300 * 1024 ** 2;
-  const chunkSize = 16 * 1024 ** 2;
-  const s3 = await startS3();
-  try {
-    const auth = { Authorization: token };
-    const created = (await (
-      await fetch(`${base}/api/admin/storage/create`, {
-        method: "POST",
-        headers: { ...auth, "Content-Type": "application/json" },
-        body: JSON.stringify({
-          mount_path: "/mp",
-          driver: "S3",
-          addition: JSON.stringify({
-            endpoint: s3.endpoint,
-            bucket: S3_BUCKET,
-            access_key_id: S3_ACCESS_KEY_ID,
-            secret_access_key: S3_SECRET_ACCESS_KEY,
-            root_folder_path: "/multipart",
-          }),
-        }),
-      })
-    ).json()) as { code: number; message: string };
-    if (created.code !== 200) throw new Error(`S3 storage: ${created.message}`);
-    const file = randomBytes(size);
-    const client = new AwsClient({
-      accessKeyId: S3_ACCESS_KEY_ID,
-      secretAccessKey: S3_SECRET_ACCESS_KEY,
-      service: "s3",
-      region: "us-east-1",
-      retries: 0,
-    });
-    let started = performance.now();
-    const straight = await client.fetch(`${s3.endpoint}/${S3_BUCKET}/multipart/straight.bin`, {
-      method: "PUT",
-      body: file,
-    });
-    if (!straight.ok) throw new Error(`straight PUT: HTTP ${straight.status}`);
-    const straightMs = performance.now() - started;
-
-    const before = workerdRss();
-    let peak = before;
-    const sampler = setInterval(() => (peak = Math.max(peak, workerdRss())), 200);
-    started = performance.now();
-    const call = async (method: string, path: string, headers: Record<string, string>, body?: Uint8Array) =>
-      (await (await fetch(`${base}${path}`, { method, headers: { ...auth, ...headers }, body })).json()) as {
-        code: number;
-        message: string;
-        data: { upload_id: string; total_chunks: number };
-      };
-    const opened = await call("POST", "/api/fs/multipart/init", {
-      "File-Path": encodeURIComponent("/mp/chunked.bin"),
-      "X-File-Size": String(size),
-      "X-Chunk-Size": String(chunkSize),
-    });
-    if (opened.code !== 200) throw new Error(`init: ${opened.message}`);
-    const id = opened.data.upload_id;
-    let next = 0;
-    const sender = async () => {
-      while (next < opened.data.total_chunks) {
-        const index = next++;
-        const sent = await call(
-          "PUT",
-          "/api/fs/multipart/chunk",
-          { "X-Upload-Id": id, "X-Chunk-Index": String(index) },
-          file.subarray(index * chunkSize, Math.min(size, (index + 1) * chunkSize)),
-        );
-        if (sent.code !== 200) throw new Error(`chunk ${index}: ${sent.message}`);
-      }
-    };
-    await Promise.all([sender(), sender(), sender()]);
-    const chunksMs = performance.now() - started;
-    const done = await call("POST", "/api/fs/multipart/complete", { "X-Upload-Id": id });
-    const multipartMs = performance.now() - started;
-    clearInterval(sampler);
-    if (done.code !== 200) throw new Error(`complete: ${done.message}`);
-    const landed = Buffer.from(
-      await (await client.fetch(`${s3.endpoint}/${S3_BUCKET}/multipart/chunked.bin`)).arrayBuffer(),
-    );
-    const mib = (ms: number) => (size / 1024 / 1024 / (ms / 1000)).toFixed(0);
-    console.log(
-      `300 MiB in 16 MiB chunks through /api/fs/multipart to s3rver: ${mib(multipartMs)} MiB/s; straight PUT to s3rver ${mib(straightMs)} MiB/s (${((straightMs / multipartMs) * 100).toFixed(0)}% of straight; target at least 80%; the chunks took ${(chunksMs / 1000).toFixed(1)} s, s3rver's CompleteMultipartUpload, which copies the parts into the object on its disk, ${((multipartMs - chunksMs) / 1000).toFixed(1)} s)${landed.equals(file) ? ", byte-exact" : " MISMATCH"}; workerd resident memory ${(before / 2 ** 20).toFixed(0)} MiB before, at most ${(peak / 2 ** 20).toFixed(0)} MiB while uploading.`,
     );
   } finally {
     await s3.close();

@@ -9,8 +9,8 @@ import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import WebSocket from "ws";
 import { storages } from "../src/db/schema.ts";
+import { inspectWorker } from "./inspector.ts";
 import { migrateAndSeed, openNodeDatabase, projectRoot } from "./db.ts";
 import { startLibsqlServer } from "./libsql-server/server.ts";
 import { freePort, startWranglerDev, waitForWorker } from "./wrangler-dev.ts";
@@ -81,12 +81,7 @@ try {
   const token = ((await (await login(0)).json()) as { data: { token: string } }).data.token;
   const request = signIn ? login : () => fetch(base + path, { headers: { Authorization: token } });
   await load(200, request); // warm: compiled code, kept keys
-  const targets = (await (await fetch(`http://127.0.0.1:${inspectorPort}/json`)).json()) as {
-    webSocketDebuggerUrl: string;
-    title: string;
-  }[];
-  const target = targets.find((t) => !t.title.includes("bench")) ?? targets[0]!;
-  const inspector = await connect(target.webSocketDebuggerUrl);
+  const inspector = await inspectWorker(inspectorPort);
   await inspector("Profiler.enable");
   await inspector("Profiler.setSamplingInterval", { interval: 100 });
   await inspector("Profiler.start");
@@ -157,28 +152,4 @@ async function load(count: number, request: (i: number) => Promise<Response>) {
       }
     }),
   );
-}
-
-function connect(url: string): Promise<(method: string, params?: object) => Promise<unknown>> {
-  // wrangler's inspector proxy only admits DevTools' origin.
-  const socket = new WebSocket(url, { headers: { Origin: "https://devtools.devprod.cloudflare.dev" } });
-  let nextId = 1;
-  const pending = new Map<number, (result: unknown) => void>();
-  socket.on("message", (data) => {
-    const message = JSON.parse(String(data)) as { id?: number; result?: unknown };
-    if (message.id !== undefined) pending.get(message.id)?.(message.result);
-  });
-  return new Promise((resolve, reject) => {
-    socket.once("error", reject);
-    socket.once("open", () =>
-      resolve(
-        (method, params) =>
-          new Promise((done) => {
-            const id = nextId++;
-            pending.set(id, done);
-            socket.send(JSON.stringify({ id, method, params }));
-          }),
-      ),
-    );
-  });
 }
