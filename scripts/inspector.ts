@@ -36,8 +36,15 @@ export async function inspectWorker(port: number): Promise<Inspector> {
   return Object.assign(call, { close: () => socket.close() });
 }
 
-/** The isolate's memory now: its JavaScript heap in use and the ArrayBuffers' backing stores, in bytes. */
-export async function isolateMemory(inspector: Inspector): Promise<{ heap: number; buffers: number }> {
+/**
+ * The isolate's memory now: its JavaScript heap in use and the ArrayBuffers' backing stores, in
+ * bytes; `collected`: after a full garbage collection, so only what is still held counts.
+ */
+export async function isolateMemory(
+  inspector: Inspector,
+  { collected = false } = {},
+): Promise<{ heap: number; buffers: number }> {
+  if (collected) await inspector("HeapProfiler.collectGarbage");
   const usage = (await inspector("Runtime.getHeapUsage")) as { usedSize: number; backingStorageSize?: number };
   return { heap: usage.usedSize, buffers: usage.backingStorageSize ?? 0 };
 }

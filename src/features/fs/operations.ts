@@ -17,6 +17,7 @@ import {
 } from "./messages.ts";
 import { fileFailure, getObject, type MountTree, type Mounted } from "./mounts.ts";
 import { baseName, joinName, parentOf } from "./path.ts";
+import { type StepReader, stepReader } from "../../lib/streams.ts";
 
 /** Most files and folders a copy or move between storages handles in one request (each costs upstream calls). */
 export const MAX_ACROSS_ENTRIES = 200;
@@ -240,15 +241,15 @@ function resumedRange(
   let next = start;
   let openedAt = start;
   let resumes = 0;
-  let reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
+  let reader: StepReader | undefined;
   return new ReadableStream<Uint8Array>({
     async pull(controller) {
       while (next <= end) {
         if (!reader) {
           openedAt = next;
-          reader = (await open(next)).getReader();
+          reader = stepReader(await open(next));
         }
-        const chunk = await reader.read().catch((error: unknown) => ({ error }));
+        const chunk = await reader.read(end - next + 1).catch((error: unknown) => ({ error }));
         if ("error" in chunk || chunk.done) {
           // Broke off: taken up again only when this reply gave bytes (a dead server fails at once).
           reader = undefined;
@@ -321,7 +322,7 @@ async function removePartial(dir: Mounted, name: string): Promise<void> {
  * as a form's wrong ending, or that it failed, ended early or ran long), null while it did not.
  */
 function watchBody(source: ReadableStream<Uint8Array>, size: number) {
-  const reader = source.getReader();
+  const reader = stepReader(source);
   let sent = 0;
   let ended = false;
   let fault: FileError | null = null;

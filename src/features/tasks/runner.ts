@@ -12,6 +12,7 @@ import { emptyBody, ensureFolder, makeDirs, need, putFile, readSource } from "..
 import { joinName, parentOf } from "../fs/path.ts";
 import { extendTree } from "../fs/store.ts";
 import { CANCELED, fetchFailed, SIZE_UNKNOWN } from "./messages.ts";
+import { stepReader } from "../../lib/streams.ts";
 import { sendUnits } from "./queue.ts";
 import {
   childUnits,
@@ -160,25 +161,34 @@ class UnitWork {
     return new MountTree(rows, this.db, this.signal);
   }
 
-  /** The stream counted as it flows, from `base` bytes on: a heartbeat every few seconds, a stop when told. */
+  /**
+   * The stream counted as it flows, from `base` bytes on: a heartbeat every few seconds, a stop when
+   * told. Read in large steps (stepReader): a TransformStream would run every few kilobytes through
+   * JavaScript.
+   */
   counted(stream: ReadableStream<Uint8Array>, base: number): ReadableStream<Uint8Array> {
     let bytes = base;
-    return stream.pipeThrough(
-      new TransformStream<Uint8Array, Uint8Array>({
-        transform: async (chunk, controller) => {
-          bytes += chunk.byteLength;
+    const reader = stepReader(stream);
+    return new ReadableStream<Uint8Array>(
+      {
+        pull: async (controller) => {
+          const next = await reader.read();
+          if (next.done) return controller.close();
+          bytes += next.value.byteLength;
           if (Date.now() - this.lastBeat >= HEARTBEAT_MS) {
             this.lastBeat = Date.now();
             if (!(await heartbeat(this.db, this.unit, bytes))) {
               this.stopped = true;
               this.controller.abort(new Stopped("stopped"));
-              controller.error(new Stopped("stopped"));
-              return;
+              await reader.cancel(new Stopped("stopped")).catch(() => undefined);
+              return controller.error(new Stopped("stopped"));
             }
           }
-          controller.enqueue(chunk);
+          controller.enqueue(next.value);
         },
-      }),
+        cancel: (reason) => reader.cancel(reason),
+      },
+      { highWaterMark: 0 },
     );
   }
 

@@ -1,6 +1,7 @@
 // The decisions of the chunked upload API (docs/decisions.md D12): the chunk size, when a session
 // is live, what a snapshot says, and the SHA-256 of a chunk computed as it streams through.
 import type { uploadChunks, uploadSessions } from "../../db/schema.ts";
+import { stepReader } from "../../lib/streams.ts";
 
 export const MIB = 1024 * 1024;
 /** Cloudflare refuses request bodies over 100 MB (95.4 MiB) on its Free and Pro plans: a chunk stays under. */
@@ -92,40 +93,45 @@ export function snapshot(session: UploadSession, chunks: Pick<UploadChunk, "inde
 }
 
 type DigestStreamClass = new (algorithm: string) => WritableStream<Uint8Array> & { digest: Promise<ArrayBuffer> };
-type LargeReader = ReadableStreamBYOBReader & {
-  readAtLeast<T extends ArrayBufferView>(min: number, view: T): Promise<ReadableStreamReadResult<T>>;
-};
-
-/** How much one step of a chunk reads: few, large steps keep JavaScript out of the byte path. */
-const READ_BYTES = 1024 * 1024;
 
 const hex = (buffer: ArrayBuffer) => [...new Uint8Array(buffer)].map((b) => b.toString(16).padStart(2, "0")).join("");
 
 /**
- * `body` passed through, held to exactly `size` bytes and hashed: it fails once it runs past `size`
- * or ends short, so the upstream never stores a wrong chunk. `done()` resolves with the SHA-256
- * (hex) once the stream ended whole.
- *
- * In workerd the body is read in steps of 1 MiB (`readAtLeast`) and each step is fed to a native
- * DigestStream: a TransformStream there handles every few kilobytes the socket delivers in
- * JavaScript, and halved a chunk's throughput, as did `tee()` (docs/performance.md). Elsewhere
- * (Node, the unit tests) the bytes are counted in a TransformStream and kept for one digest.
+ * A SHA-256 fed as bytes arrive: workerd's DigestStream hashes them natively as they come;
+ * elsewhere (Node, the unit tests) they are kept for one digest at the end.
  */
-export function hashed(body: ReadableStream<Uint8Array>, size: number, fault: { short: Error; long: Error }) {
+function sha256Sink() {
   const Digest = (crypto as unknown as { DigestStream?: DigestStreamClass }).DigestStream;
-  return Digest ? hashedInLargeReads(body, size, fault, Digest) : hashedInScript(body, size, fault);
+  if (Digest) {
+    const digest = new Digest("SHA-256");
+    digest.digest.catch(() => undefined); // a stopped chunk leaves it rejected, and nobody asks
+    const writer = digest.getWriter();
+    return {
+      write: (bytes: Uint8Array) => writer.write(bytes),
+      hex: async () => {
+        await writer.close();
+        return hex(await digest.digest);
+      },
+      abort: (reason: unknown) => void writer.abort(reason).catch(() => undefined),
+    };
+  }
+  const kept: Uint8Array[] = [];
+  return {
+    write: async (bytes: Uint8Array) => void kept.push(bytes.slice()),
+    hex: async () => hex(await crypto.subtle.digest("SHA-256", await new Blob(kept).arrayBuffer())),
+    abort: () => void kept.splice(0),
+  };
 }
 
-function hashedInLargeReads(
-  body: ReadableStream<Uint8Array>,
-  size: number,
-  fault: { short: Error; long: Error },
-  Digest: DigestStreamClass,
-) {
-  const reader = body.getReader({ mode: "byob" }) as LargeReader;
-  const digest = new Digest("SHA-256");
-  const writer = digest.getWriter();
-  digest.digest.catch(() => undefined); // a stopped chunk leaves it rejected, and nobody asks
+/**
+ * `body` passed through, held to exactly `size` bytes and hashed: it fails once it runs past `size`
+ * or ends short, so the upstream never stores a wrong chunk. `done()` resolves with the SHA-256
+ * (hex) once the stream ended whole. The body is read in large steps (stepReader): through a
+ * TransformStream, which workerd feeds a few kilobytes at a time, a chunk went at half the speed.
+ */
+export function hashed(body: ReadableStream<Uint8Array>, size: number, fault: { short: Error; long: Error }) {
+  const reader = stepReader(body);
+  const sink = sha256Sink();
   let seen = 0;
   let settle!: { resolve: (hex: string) => void; reject: (error: unknown) => void };
   const hash = new Promise<string>((resolve, reject) => (settle = { resolve, reject }));
@@ -133,25 +139,22 @@ function hashedInLargeReads(
   const stop = (error: unknown) => {
     settle.reject(error);
     void reader.cancel(error).catch(() => undefined);
-    void writer.abort(error).catch(() => undefined);
+    sink.abort(error);
   };
   const out = new ReadableStream<Uint8Array>(
     {
       async pull(controller) {
         try {
-          // One byte past the end proves the body ends there.
-          const want = Math.min(size - seen, READ_BYTES) || 1;
-          const { done, value } = await reader.readAtLeast(want, new Uint8Array(want));
-          const bytes = value?.byteLength ?? 0;
-          if (seen === size) {
-            if (bytes > 0) throw fault.long;
-            await writer.close();
-            settle.resolve(hex(await digest.digest));
+          // Past the end, one byte more is asked for: there must be none.
+          const { done, value } = await reader.read(size - seen || 1);
+          if (done) {
+            if (seen < size) throw fault.short;
+            settle.resolve(await sink.hex());
             return controller.close();
           }
-          if (done || bytes === 0) throw fault.short;
-          seen += bytes;
-          await writer.write(value);
+          seen += value.byteLength;
+          if (seen > size) throw fault.long;
+          await sink.write(value);
           controller.enqueue(value);
         } catch (error) {
           stop(error);
@@ -163,45 +166,4 @@ function hashedInLargeReads(
     { highWaterMark: 0 },
   );
   return { body: out, done: () => hash, fail: stop };
-}
-
-function hashedInScript(body: ReadableStream<Uint8Array>, size: number, fault: { short: Error; long: Error }) {
-  const kept: Uint8Array[] = [];
-  let seen = 0;
-  let resolveHash!: (hex: string) => void;
-  let rejectHash!: (error: unknown) => void;
-  const hash = new Promise<string>((resolve, reject) => {
-    resolveHash = resolve;
-    rejectHash = reject;
-  });
-  hash.catch(() => undefined);
-  const through = new TransformStream<Uint8Array, Uint8Array>({
-    transform(chunk, controller) {
-      seen += chunk.byteLength;
-      if (seen > size) {
-        rejectHash(fault.long);
-        throw fault.long;
-      }
-      kept.push(chunk.slice());
-      controller.enqueue(chunk);
-    },
-    async flush() {
-      if (seen < size) {
-        rejectHash(fault.short);
-        throw fault.short;
-      }
-      const all = new Uint8Array(seen);
-      let at = 0;
-      for (const part of kept) {
-        all.set(part, at);
-        at += part.byteLength;
-      }
-      resolveHash(hex(await crypto.subtle.digest("SHA-256", all)));
-    },
-  });
-  return {
-    body: body.pipeThrough(through),
-    done: () => hash,
-    fail: (error: unknown) => rejectHash(error),
-  };
 }
