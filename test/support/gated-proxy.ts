@@ -1,7 +1,7 @@
 // A plain HTTP proxy in front of a real test server (the WebDAV one), that a test can make refuse
 // writes or serve reads slowly at the moment it chooses: a background task then fails, or is still
 // running when the test acts, by the test's switch rather than by a race with the task queue.
-import { createServer, request, type ServerResponse } from "node:http";
+import { createServer, type IncomingMessage, request, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 
 export interface GatedProxy {
@@ -29,15 +29,22 @@ export async function startGatedProxy(upstream: string): Promise<GatedProxy> {
       (reply) => {
         res.writeHead(reply.statusCode!, reply.headers);
         if (gate.slowReads && req.method === "GET") trickle(reply, res);
-        else reply.pipe(res);
+        else {
+          reply.pipe(res);
+          reply.once("close", () => reply.complete || res.destroy());
+        }
       },
     );
     forwarded.on("error", () => res.destroy());
     req.pipe(forwarded);
   });
 
-  /** The whole answer read from the upstream (a local server: at once), then sent out slowly. */
-  function trickle(reply: NodeJS.ReadableStream, res: ServerResponse) {
+  /**
+   * The whole answer read from the upstream (a local server: at once), then sent out slowly; an
+   * answer the upstream broke off (webdav-server drops some ranged replies, docs/decisions.md
+   * D15.3) is broken off likewise once what came is sent.
+   */
+  function trickle(reply: IncomingMessage, res: ServerResponse) {
     slow.add(res);
     let timer: NodeJS.Timeout | undefined;
     res.once("close", () => {
@@ -46,7 +53,7 @@ export async function startGatedProxy(upstream: string): Promise<GatedProxy> {
     });
     const chunks: Buffer[] = [];
     reply.on("data", (chunk: Buffer) => chunks.push(chunk));
-    reply.on("end", () => {
+    reply.once("close", () => {
       const body = Buffer.concat(chunks);
       let sent = 0;
       timer = setInterval(() => {
@@ -55,7 +62,8 @@ export async function startGatedProxy(upstream: string): Promise<GatedProxy> {
         sent += SLOW_BYTES;
         if (sent >= body.length) {
           clearInterval(timer);
-          res.end();
+          if (reply.complete) res.end();
+          else res.destroy();
         }
       }, SLOW_TICK_MS);
     });
