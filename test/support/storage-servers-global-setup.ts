@@ -1,6 +1,7 @@
 // globalSetup of the workerd project: the storage servers the driver checks talk to, on 127.0.0.1,
 // their addresses handed to the tests inside workerd through vitest's provide/inject.
 import type { TestProject } from "vitest/node";
+import { startGatedProxy } from "./gated-proxy.ts";
 import {
   startDownloads,
   startFtp,
@@ -16,6 +17,8 @@ declare module "vitest" {
     storageServers: {
       s3Endpoint: string;
       webdavUrl: string;
+      /** The same WebDAV server, its reads sent slowly (gated-proxy.ts): a task is still streaming when a test acts. */
+      slowWebdavUrl: string;
       ftpAddress: string;
       sshAddress: string;
       smbAddress: string;
@@ -37,9 +40,12 @@ export default async function setup(project: TestProject) {
     await startDownloads(),
   ] as const;
   const [s3, dav, ftp, ssh, smb, downloads] = servers;
+  const slowDav = await startGatedProxy(dav.url);
+  slowDav.slowReads = true;
   project.provide("storageServers", {
     s3Endpoint: s3.endpoint,
     webdavUrl: dav.url,
+    slowWebdavUrl: slowDav.url,
     ftpAddress: ftp.address,
     sshAddress: ssh.address,
     smbAddress: smb.address,
@@ -47,6 +53,7 @@ export default async function setup(project: TestProject) {
     deadPort: await unusedPort(),
   });
   return async () => {
+    await slowDav.close();
     await Promise.all(servers.map((server) => server.close()));
   };
 }

@@ -312,7 +312,8 @@ export async function putFile(dir: Mounted, upload: Upload): Promise<void> {
   }
 }
 
-async function removePartial(dir: Mounted, name: string): Promise<void> {
+/** Removes what a failed upload left of file `name` in the folder `dir`, where a storage keeps it. Best effort. */
+export async function removePartial(dir: Mounted, name: string): Promise<void> {
   if (!dir.backend.partialUploads || !dir.backend.remove) return;
   await dir.backend.remove(joinName(dir.actualPath, name)).catch(() => undefined);
 }

@@ -5,10 +5,10 @@
 // bytes flow (and stops there when its task was canceled or deleted), and ends by settling its row,
 // which ends the task when nothing of it is left open.
 import type { Database } from "../../db/client.ts";
-import { FileError, type PartedUpload, type PartedUploads } from "../../drivers/types.ts";
+import { FileError, type PartedUpload } from "../../drivers/types.ts";
 import type { Env } from "../../env.ts";
 import { fileFailure, getObject, MountTree, type Mounted } from "../fs/mounts.ts";
-import { emptyBody, ensureFolder, makeDirs, need, putFile, readSource } from "../fs/operations.ts";
+import { emptyBody, ensureFolder, makeDirs, need, putFile, readSource, removePartial } from "../fs/operations.ts";
 import { joinName, parentOf } from "../fs/path.ts";
 import { extendTree } from "../fs/store.ts";
 import { CANCELED, fetchFailed, SIZE_UNKNOWN } from "./messages.ts";
@@ -29,6 +29,8 @@ import {
 
 /** How often a running unit writes its bytes and renews its lease (and learns of a cancel). */
 const HEARTBEAT_MS = 2_000;
+/** How long a cancel's clean-up upstream may take (its requests cannot ride the unit's aborted signal). */
+const CLEAN_UP_MS = 30_000;
 /** Default part size of a big file: a part is one message, one Range read and one upload call. */
 const DEFAULT_PART_BYTES = 64 * 1024 * 1024;
 
@@ -113,7 +115,7 @@ async function finish(db: Database, env: Env, work: UnitWork, ending: Ending): P
     if (next) await sendUnits(env, [next]);
     return;
   }
-  if (ending.settle.state === "canceled") await work.abortParts();
+  if (ending.settle.state === "canceled") await work.cleanUp();
   const children = ending.children ?? [];
   const { before, follow } = await settleUnit(
     db,
@@ -136,9 +138,10 @@ class UnitWork {
   payload: Record<string, unknown>;
   /** Bytes that stay written whatever happens next (the parts stored). */
   committed = 0;
-  stopped = false;
-  /** Set while a big file is uploaded in parts, for an abort on cancel. */
-  parts?: PartedUploads;
+  /** Why the unit stopped before its end (its heartbeat's answer), or null while it runs. */
+  stopped: "canceled" | "lost" | null = null;
+  /** The name of the file being streamed whole into the folder `payload.toDir`, for its removal on cancel. */
+  writing?: string;
   private lastBeat = Date.now();
 
   constructor(
@@ -155,10 +158,10 @@ class UnitWork {
   }
 
   /** A mount tree of its own: the paths were checked by the request that made the task. */
-  async tree(paths: string[]): Promise<MountTree> {
+  async tree(paths: string[], signal = this.signal): Promise<MountTree> {
     const rows = { storages: [], chains: new Set<string>(), virtual: new Map(), points: new Map() };
     await extendTree(this.db, rows, { paths, folders: [] });
-    return new MountTree(rows, this.db, this.signal);
+    return new MountTree(rows, this.db, signal);
   }
 
   /**
@@ -177,8 +180,9 @@ class UnitWork {
           bytes += next.value.byteLength;
           if (Date.now() - this.lastBeat >= HEARTBEAT_MS) {
             this.lastBeat = Date.now();
-            if (!(await heartbeat(this.db, this.unit, bytes))) {
-              this.stopped = true;
+            const verdict = await heartbeat(this.db, this.unit, bytes);
+            if (verdict !== "go") {
+              this.stopped = verdict;
               this.controller.abort(new Stopped("stopped"));
               await reader.cancel(new Stopped("stopped")).catch(() => undefined);
               return controller.error(new Stopped("stopped"));
@@ -192,15 +196,21 @@ class UnitWork {
     );
   }
 
-  /** Gives up an open upload in parts (a cancel): its parts are dropped upstream. Best effort. */
-  async abortParts(): Promise<void> {
+  /**
+   * What a canceled unit leaves upstream goes (docs/decisions.md D15.5): an open upload in parts is
+   * given up (its parts dropped), a file it was streaming whole is removed where the storage kept
+   * its first bytes (WebDAV, FTP). Best effort, through a tree of its own: the unit's signal, aborted
+   * by the cancel, would stop these requests before they leave. A unit taken by another worker
+   * leaves everything to that worker.
+   */
+  async cleanUp(): Promise<void> {
     const parted = this.payload.parted as PartedState | undefined;
-    if (!parted) return;
+    if (this.stopped === "lost" || (!parted && this.writing === undefined)) return;
     try {
-      const parts =
-        this.parts ??
-        (await (await this.tree([this.payload.toDir as string])).mount(this.payload.toDir as string)).backend.parts;
-      await parts?.abort(parted.upload);
+      const toDir = this.payload.toDir as string;
+      const target = await (await this.tree([toDir], AbortSignal.timeout(CLEAN_UP_MS))).mount(toDir);
+      if (parted) await target.backend.parts?.abort(parted.upload);
+      else await removePartial(target, this.writing!);
     } catch {
       // The upstream's own expiry of incomplete uploads takes what is left (docs/operations.md).
     }
@@ -274,10 +284,11 @@ async function writeFile(
   if (!parts || size <= Math.max(parts.minPartBytes, partBytes!)) {
     need(target, "put");
     const body = size === 0 ? emptyBody() : work.counted(await read(), 0);
+    work.writing = name;
     await putFile(target, { name, size, body, contentType: "application/octet-stream" });
+    work.writing = undefined;
     return { settle: { state: "done", bytes: size } };
   }
-  work.parts = parts;
   let parted = work.payload.parted as PartedState | undefined;
   if (!parted) {
     parted = {

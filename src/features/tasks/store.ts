@@ -294,9 +294,10 @@ const stillMine = (unit: UnitRow) =>
 
 /**
  * A running unit's progress: its byte count, and its lease renewed. Answers whether it should go
- * on: false once its task is canceled or deleted, or the unit was taken from it (the sweep).
+ * on: `canceled` once its task is canceled, `lost` once its task is deleted or the unit was taken
+ * from it (the sweep: another worker may be writing the same file now).
  */
-export async function heartbeat(db: Database, unit: UnitRow, bytes: number): Promise<boolean> {
+export async function heartbeat(db: Database, unit: UnitRow, bytes: number): Promise<"go" | "canceled" | "lost"> {
   const [, renewed, [task]] = (await runBatch(db, [
     countBytes(db, unit, bytes),
     db
@@ -306,7 +307,8 @@ export async function heartbeat(db: Database, unit: UnitRow, bytes: number): Pro
       .returning({ id: taskUnits.id }),
     db.select({ cancel: tasks.cancelRequested }).from(tasks).where(eq(tasks.id, unit.taskId)),
   ])) as [unknown, unknown[], { cancel: boolean }[]];
-  return renewed.length > 0 && task !== undefined && !task.cancel;
+  if (renewed.length === 0 || task === undefined) return "lost";
+  return task.cancel ? "canceled" : "go";
 }
 
 /** The size of a one-file task (a copy of a file, a download), learnt when its unit runs. */

@@ -11,6 +11,7 @@ import {
   s3Addition,
   s3Keys,
   s3Object,
+  s3PendingUploads,
   s3Text,
   upstreamDav,
   upstreamDavText,
@@ -180,6 +181,54 @@ describe("copy and move between storages", () => {
     expect(await call(`/api/task/copy/retry?tid=${id}`)).toEqual({ code: 200, message: "success", data: null });
     expect(await settled("copy", id)).toMatchObject({ state: 2, error: "" });
     expect(await s3Text(`${S3_ROOT}/outage/f2.txt`)).toBe("file 2 of outage");
+  }, 30_000);
+});
+
+describe("cancel while a file's bytes flow", () => {
+  /**
+   * Copies `name` from /slow (the WebDAV server behind a proxy that sends 10 KiB a second) into
+   * `dstDir`, and cancels once its progress shows bytes arriving: after `whileRunning` checked
+   * what the target holds by then. Answers the ended task.
+   */
+  async function cancelMidway(name: string, bytes: number, dstDir: string, whileRunning: () => Promise<void>) {
+    await davPut(`/${name}`, patterned(bytes));
+    expect((await create("/slow", "WebDav", { ...davAddition(DAV_ROOT), address: servers.slowWebdavUrl })).code).toBe(
+      200,
+    );
+    const reply = await call("/api/fs/copy", { src_dir: "/slow", dst_dir: dstDir, names: [name], overwrite: true });
+    const id = reply.data.tasks[0].id;
+    let asked = false;
+    await settled("copy", id, async (task) => {
+      if (asked || task.state !== 1 || task.progress === 0) return;
+      await whileRunning();
+      expect((await call(`/api/task/copy/cancel?tid=${id}`)).code).toBe(200);
+      asked = true;
+    });
+    return (await call(`/api/task/copy/info?tid=${id}`)).data;
+  }
+
+  it("removes the part of a file a WebDAV target kept", async () => {
+    await upstreamDav("DELETE", `${DAV_ROOT}/out`);
+    expect((await upstreamDav("MKCOL", `${DAV_ROOT}/out`)).status).toBe(201);
+    expect((await create("/out", "WebDav", davAddition(`${DAV_ROOT}/out`))).code).toBe(200);
+    // At 10 KiB a second, 1 MiB is still streaming long after the cancel.
+    const ended = await cancelMidway("whole.bin", 1024 * 1024, "/out", async () => {
+      expect((await upstreamDav("PROPFIND", `${DAV_ROOT}/out/whole.bin`, { headers: { Depth: "0" } })).status).toBe(
+        207,
+      );
+    });
+    expect(ended).toMatchObject({ state: 4, error: "context canceled" });
+    expect(await upstreamDavText(`${DAV_ROOT}/out/whole.bin`)).toBeNull();
+  }, 30_000);
+
+  it("aborts an upload in parts to S3, its parts dropped", async () => {
+    // Bigger than a part (5 MiB here): the first part is still streaming when the cancel comes.
+    const ended = await cancelMidway("parted.bin", 6 * 1024 * 1024, "/s3", async () => {
+      expect(await s3PendingUploads(`${S3_ROOT}/parted.bin`)).toHaveLength(1);
+    });
+    expect(ended).toMatchObject({ state: 4, error: "context canceled" });
+    expect(await s3PendingUploads(`${S3_ROOT}/parted.bin`)).toEqual([]);
+    expect(await s3Text(`${S3_ROOT}/parted.bin`)).toBeNull();
   }, 30_000);
 });
 
