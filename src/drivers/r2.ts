@@ -6,6 +6,7 @@
 // so any size fits in flat memory. R2 has no server-side copy: copies stream get → put.
 // docs/decisions.md D7.1.
 import { cleanPath } from "../lib/path.ts";
+import { type StepReader, stepReader } from "../lib/streams.ts";
 import { r2Bucket } from "./bindings.ts";
 import { errorText } from "./failures.ts";
 import { driverConfig, items } from "./items.ts";
@@ -130,7 +131,7 @@ export function r2Files(storage: StorageHandle): FileBackend {
     }
     const partBytes = partSizeFor(size);
     const upload = await bucket.createMultipartUpload(key, { httpMetadata });
-    const cutter = new StreamCutter(body.getReader());
+    const cutter = new StreamCutter(stepReader(body));
     try {
       const parts: R2UploadedPart[] = [];
       for (let offset = 0; offset < size; offset += partBytes) {
@@ -286,7 +287,7 @@ export function partSizeFor(size: number): number {
 export class StreamCutter {
   private rest: Uint8Array | null = null;
 
-  constructor(private readonly reader: ReadableStreamDefaultReader<Uint8Array>) {}
+  constructor(private readonly reader: StepReader) {}
 
   /** The next `length` bytes; errors when the source ends first. */
   next(length: number): ReadableStream<Uint8Array> {
@@ -298,7 +299,7 @@ export class StreamCutter {
           let chunk = this.rest;
           this.rest = null;
           if (!chunk) {
-            const read = await this.reader.read();
+            const read = await this.reader.read(left);
             if (read.done) return controller.error(new Error(`the body ended ${left} bytes early`));
             chunk = read.value;
           }
