@@ -5,7 +5,7 @@
 // bytes flow (and stops there when its task was canceled or deleted), and ends by settling its row,
 // which ends the task when nothing of it is left open.
 import type { Database } from "../../db/client.ts";
-import { FileError, type PartedUpload, type PartedUploads } from "../../drivers/types.ts";
+import { FileError, type PartedUpload } from "../../drivers/types.ts";
 import type { Env } from "../../env.ts";
 import { fileFailure, getObject, MountTree, type Mounted } from "../fs/mounts.ts";
 import { emptyBody, ensureFolder, makeDirs, need, putFile, readSource } from "../fs/operations.ts";
@@ -14,6 +14,7 @@ import { extendTree } from "../fs/store.ts";
 import { CANCELED, fetchFailed, SIZE_UNKNOWN } from "./messages.ts";
 import { sendUnits } from "./queue.ts";
 import {
+  type Beat,
   childUnits,
   claimUnit,
   heartbeat,
@@ -91,7 +92,9 @@ export async function runMessage(db: Database, env: Env, message: UnitTicket): P
   try {
     ending = await runUnit(work, env);
   } catch (error) {
-    if (work.stopped) return finish(db, env, work, { settle: cancelOutcome() });
+    // Taken from this worker (its lease ran out): its row and upload are the restarted run's now.
+    if (work.stopped === "lost") return;
+    if (work.stopped === "stop") return finish(db, env, work, { settle: cancelOutcome() });
     const text = messageOf(error);
     if (error instanceof Unrecoverable || unit.attempts >= MAX_ATTEMPTS)
       return finish(db, env, work, { settle: { state: "failed", error: text } });
@@ -135,9 +138,8 @@ class UnitWork {
   payload: Record<string, unknown>;
   /** Bytes that stay written whatever happens next (the parts stored). */
   committed = 0;
-  stopped = false;
-  /** Set while a big file is uploaded in parts, for an abort on cancel. */
-  parts?: PartedUploads;
+  /** Why a heartbeat stopped the run, if one did. */
+  stopped?: Exclude<Beat, "go">;
   private lastBeat = Date.now();
 
   constructor(
@@ -153,11 +155,14 @@ class UnitWork {
     return this.controller.signal;
   }
 
-  /** A mount tree of its own: the paths were checked by the request that made the task. */
-  async tree(paths: string[]): Promise<MountTree> {
+  /**
+   * A mount tree of its own: the paths were checked by the request that made the task. Its calls
+   * stop with the run, unless `signal` is null.
+   */
+  async tree(paths: string[], signal: AbortSignal | null = this.signal): Promise<MountTree> {
     const rows = { storages: [], chains: new Set<string>(), virtual: new Map(), points: new Map() };
     await extendTree(this.db, rows, { paths, folders: [] });
-    return new MountTree(rows, this.db, this.signal);
+    return new MountTree(rows, this.db, signal ?? undefined);
   }
 
   /** The stream counted as it flows, from `base` bytes on: a heartbeat every few seconds, a stop when told. */
@@ -169,8 +174,9 @@ class UnitWork {
           bytes += chunk.byteLength;
           if (Date.now() - this.lastBeat >= HEARTBEAT_MS) {
             this.lastBeat = Date.now();
-            if (!(await heartbeat(this.db, this.unit, bytes))) {
-              this.stopped = true;
+            const beat = await heartbeat(this.db, this.unit, bytes);
+            if (beat !== "go") {
+              this.stopped = beat;
               this.controller.abort(new Stopped("stopped"));
               controller.error(new Stopped("stopped"));
               return;
@@ -182,15 +188,17 @@ class UnitWork {
     );
   }
 
-  /** Gives up an open upload in parts (a cancel): its parts are dropped upstream. Best effort. */
+  /**
+   * Gives up an open upload in parts (a cancel): its parts are dropped upstream. Best effort. On a
+   * tree of its own: the run's signal is aborted already when a heartbeat stopped it mid-part.
+   */
   async abortParts(): Promise<void> {
     const parted = this.payload.parted as PartedState | undefined;
     if (!parted) return;
+    const toDir = this.payload.toDir as string;
     try {
-      const parts =
-        this.parts ??
-        (await (await this.tree([this.payload.toDir as string])).mount(this.payload.toDir as string)).backend.parts;
-      await parts?.abort(parted.upload);
+      const target = await (await this.tree([toDir], null)).mount(toDir);
+      await target.backend.parts?.abort(parted.upload);
     } catch {
       // The upstream's own expiry of incomplete uploads takes what is left (docs/operations.md).
     }
@@ -267,7 +275,6 @@ async function writeFile(
     await putFile(target, { name, size, body, contentType: "application/octet-stream" });
     return { settle: { state: "done", bytes: size } };
   }
-  work.parts = parts;
   let parted = work.payload.parted as PartedState | undefined;
   if (!parted) {
     parted = {
