@@ -24,9 +24,9 @@ const ADMIN_PASSWORD = "restart admin password";
 const FILES = 300;
 const fileText = (i: number) => `file ${i} of the tree\n`.repeat(1 + (i % 7));
 const filePath = (i: number) => `tree/${i % 4 === 0 ? "sub/" : ""}f${i}.txt`;
-/** The part size npm start gets (TASK_PART_BYTES; S3's smallest), and a file of four parts beside the tree. */
+/** The part size npm start gets (TASK_PART_BYTES; S3's smallest), and a file of six parts beside the tree. */
 const PART = 5 * 1024 * 1024;
-const big = Buffer.from(Uint8Array.from({ length: 3 * PART + 1234 }, (_, i) => (i * 31 + (i >> 13)) % 256));
+const big = Buffer.from(Uint8Array.from({ length: 5 * PART + 1234 }, (_, i) => (i * 31 + (i >> 13)) % 256));
 
 let server: NpmStart | undefined;
 let s3: RunningServer & { endpoint: string };
@@ -208,7 +208,7 @@ describe("a restart of npm start during a copy", () => {
         sent.filter((n) => n === String(part)),
         `part ${part}, stored before the kill`,
       ).toEqual([String(part)]);
-    expect(sent.filter((n) => n === "4")).toEqual(["4"]);
+    expect(sent.filter((n) => n === "6")).toEqual(["6"]);
     const pending = await (await s3Client.fetch(`${s3.endpoint}/${S3_BUCKET}?uploads`)).text();
     expect(pending).not.toContain("<Upload>");
   });
