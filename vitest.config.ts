@@ -9,7 +9,8 @@ import { configDefaults, defineConfig } from "vitest/config";
 //              live beside it in scripts/libsql-server/test
 //   workerd  - the Worker inside workerd, talking to the local endpoint over Hrana/HTTP
 //   browser  - `npm start` driven by Debian's Chromium (playwright-core): the web UI end to end
-//   clients  - `npm start` driven by real WebDAV clients from Debian: rclone and litmus
+//   clients  - `npm start` driven from outside: real WebDAV clients from Debian (rclone, litmus), and
+//              a restart in the middle of background copies
 export default defineConfig({
   test: {
     // The access log prints a line per request; show it only for tests that fail.

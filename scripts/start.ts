@@ -89,6 +89,8 @@ const wrangler = startWranglerDev({
   database: target,
   envFiles: [join(projectRoot, ".dev.vars")],
   stdio: "inherit",
+  // A smaller part size to watch copies go in parts locally (the restart test uses S3's 5 MiB).
+  vars: process.env.TASK_PART_BYTES ? { TASK_PART_BYTES: process.env.TASK_PART_BYTES } : {},
 });
 
 let stopping = false;

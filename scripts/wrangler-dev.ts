@@ -30,6 +30,8 @@ export interface WranglerDevOptions {
   testScheduled?: boolean;
   /** A port for the DevTools inspector (npm run profile reads the Worker's CPU profile there). */
   inspectorPort?: number;
+  /** Further vars over wrangler.toml's (npm start: TASK_PART_BYTES from its environment). */
+  vars?: Record<string, string>;
 }
 
 /**
@@ -43,7 +45,8 @@ export function startWranglerDev(options: WranglerDevOptions): ChildProcess {
   // pick the address the sign-in lockout counts against.
   const trust = options.trustClientAddress === true;
   const logLevel = options.logLevel === undefined ? "warn" : options.logLevel;
-  const vars = `TURSO_DATABASE_URL=${url}\n${authToken ? `TURSO_AUTH_TOKEN=${authToken}\n` : ""}TRUST_CF_CONNECTING_IP=${trust}\n${logLevel === null ? "" : `LOG_LEVEL=${logLevel}\n`}`;
+  const extra = Object.entries(options.vars ?? {}).map(([name, value]) => `${name}=${value}\n`);
+  const vars = `TURSO_DATABASE_URL=${url}\n${authToken ? `TURSO_AUTH_TOKEN=${authToken}\n` : ""}TRUST_CF_CONNECTING_IP=${trust}\n${logLevel === null ? "" : `LOG_LEVEL=${logLevel}\n`}${extra.join("")}`;
   writeFileSync(instanceVars, vars, { mode: 0o600 });
   chmodSync(instanceVars, 0o600); // writeFileSync's mode only applies to a new file
   return spawn(

@@ -57,7 +57,10 @@ export async function startS3(options: { cors?: boolean } = {}): Promise<Running
   await s3rver.configureBuckets();
   AWSAccount.DUMMY_ACCOUNT.createKeyPair(S3_ACCESS_KEY_ID, S3_SECRET_ACCESS_KEY);
   const handle = s3rver.callback() as (req: IncomingMessage, res: ServerResponse) => void;
+  const log = requestLog();
+  const stall = partStall();
   const server = createHttpServer((req, res) => {
+    if (log(req, res) || stall(req, res)) return;
     if (signatureMismatch(req)) {
       res.writeHead(403, { "Content-Type": "application/xml" });
       res.end(
@@ -221,9 +224,72 @@ export async function startWebdav(): Promise<RunningServer & { url: string }> {
         (error) => (error ? reject(error) : resolve()),
       ),
   );
-  const server = createHttpServer((req, res) => dav.executeRequest(req, res));
+  const log = requestLog();
+  const server = createHttpServer((req, res) => log(req, res) || dav.executeRequest(req, res));
   const port = await listen(server);
   return { address: `127.0.0.1:${port}`, port, url: `http://127.0.0.1:${port}`, close: () => closeServer(server) };
+}
+
+/**
+ * What a test server was asked, for tests that must prove what reached an upstream (a part not
+ * read or sent again): each request as `METHOD url` and its Range header if any, in order.
+ * `GET /__requests` answers the list as JSON. True when the request was that one.
+ */
+function requestLog(): (req: IncomingMessage, res: ServerResponse) => boolean {
+  const seen: string[] = [];
+  return (req, res) => {
+    if (req.method === "GET" && req.url === "/__requests") {
+      res.writeHead(200, { "Content-Type": "application/json" });
+      res.end(JSON.stringify(seen));
+      return true;
+    }
+    seen.push(`${req.method} ${req.url}${req.headers.range ? ` ${req.headers.range}` : ""}`);
+    return false;
+  };
+}
+
+/**
+ * A worker stuck in the middle of a part, seen from S3: `POST /__stall?partNumber=<n>` makes the
+ * next UploadPart of part n hang, its body unread and unanswered (its sender stuck, its lease
+ * running out, as one that died there); `GET /__stalled` answers how many hang; `POST /__release`
+ * takes their bodies in and answers S3's 500 InternalError (the sender comes back to life). Nothing
+ * of a stalled part reaches s3rver. True when the request was handled here.
+ */
+function partStall(): (req: IncomingMessage, res: ServerResponse) => boolean {
+  const armed = new Set<string>();
+  const held = new Map<IncomingMessage, ServerResponse>();
+  return (req, res) => {
+    const url = new URL(req.url ?? "/", "http://s3.test");
+    const answer = (body: unknown) => {
+      res.writeHead(200, { "Content-Type": "application/json" });
+      res.end(JSON.stringify(body));
+      return true;
+    };
+    if (req.method === "POST" && url.pathname === "/__stall") {
+      armed.add(url.searchParams.get("partNumber") ?? "");
+      return answer(null);
+    }
+    if (req.method === "GET" && url.pathname === "/__stalled") return answer(held.size);
+    if (req.method === "POST" && url.pathname === "/__release") {
+      for (const [stalled, reply] of held) {
+        stalled.on("error", () => reply.destroy());
+        stalled.on("end", () => {
+          reply.writeHead(500, { "Content-Type": "application/xml" });
+          reply.end(
+            '<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>InternalError</Code><Message>We encountered an internal error. Please try again.</Message></Error>',
+          );
+        });
+        stalled.resume();
+      }
+      held.clear();
+      return answer(null);
+    }
+    const part = url.searchParams.get("partNumber");
+    if (req.method !== "PUT" || part === null || !url.searchParams.has("uploadId") || !armed.delete(part)) return false;
+    req.pause();
+    held.set(req, res);
+    return true;
+  };
 }
 
 /**

@@ -90,3 +90,17 @@ export async function upstreamDavText(path: string): Promise<string | null> {
   const response = await upstreamDav("GET", path);
   return response.status === 404 ? null : response.text();
 }
+
+/** Every request the S3 or WebDAV upstream got so far, as `METHOD url [Range]` (storage-servers.ts requestLog). */
+export async function upstreamRequests(upstream: "s3" | "dav"): Promise<string[]> {
+  const base = upstream === "s3" ? servers().s3Endpoint : servers().webdavUrl;
+  return (await fetch(`${base}/__requests`)).json();
+}
+
+/** Controls of the S3 upstream's stalled parts (storage-servers.ts partStall): arm, count, release. */
+export const s3Stall = {
+  arm: async (partNumber: number) =>
+    void (await fetch(`${servers().s3Endpoint}/__stall?partNumber=${partNumber}`, { method: "POST" })).body?.cancel(),
+  held: async (): Promise<number> => (await fetch(`${servers().s3Endpoint}/__stalled`)).json(),
+  release: async () => void (await fetch(`${servers().s3Endpoint}/__release`, { method: "POST" })).body?.cancel(),
+};

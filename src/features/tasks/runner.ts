@@ -15,6 +15,7 @@ import { CANCELED, fetchFailed, SIZE_UNKNOWN } from "./messages.ts";
 import { stepReader } from "../../lib/streams.ts";
 import { sendUnits } from "./queue.ts";
 import {
+  type Beat,
   childUnits,
   claimUnit,
   heartbeat,
@@ -94,7 +95,9 @@ export async function runMessage(db: Database, env: Env, message: UnitTicket): P
   try {
     ending = await runUnit(work, env);
   } catch (error) {
-    if (work.stopped) return finish(db, env, work, { settle: cancelOutcome() });
+    // Taken from this worker (its lease ran out): its row and upload are the restarted run's now.
+    if (work.stopped === "lost") return;
+    if (work.stopped === "stop") return finish(db, env, work, { settle: cancelOutcome() });
     const text = messageOf(error);
     if (error instanceof Unrecoverable || unit.attempts >= MAX_ATTEMPTS)
       return finish(db, env, work, { settle: { state: "failed", error: text } });
@@ -138,8 +141,8 @@ class UnitWork {
   payload: Record<string, unknown>;
   /** Bytes that stay written whatever happens next (the parts stored). */
   committed = 0;
-  /** Why the unit stopped before its end (its heartbeat's answer), or null while it runs. */
-  stopped: "canceled" | "lost" | null = null;
+  /** Why a heartbeat stopped the run, if one did. */
+  stopped?: Exclude<Beat, "go">;
   /** The name of the file being streamed whole into the folder `payload.toDir`, for its removal on cancel. */
   writing?: string;
   private lastBeat = Date.now();
@@ -157,11 +160,14 @@ class UnitWork {
     return this.controller.signal;
   }
 
-  /** A mount tree of its own: the paths were checked by the request that made the task. */
-  async tree(paths: string[], signal = this.signal): Promise<MountTree> {
+  /**
+   * A mount tree of its own: the paths were checked by the request that made the task. Its calls
+   * stop with the run, unless `signal` is null.
+   */
+  async tree(paths: string[], signal: AbortSignal | null = this.signal): Promise<MountTree> {
     const rows = { storages: [], chains: new Set<string>(), virtual: new Map(), points: new Map() };
     await extendTree(this.db, rows, { paths, folders: [] });
-    return new MountTree(rows, this.db, signal);
+    return new MountTree(rows, this.db, signal ?? undefined);
   }
 
   /**
@@ -180,9 +186,9 @@ class UnitWork {
           bytes += next.value.byteLength;
           if (Date.now() - this.lastBeat >= HEARTBEAT_MS) {
             this.lastBeat = Date.now();
-            const verdict = await heartbeat(this.db, this.unit, bytes);
-            if (verdict !== "go") {
-              this.stopped = verdict;
+            const beat = await heartbeat(this.db, this.unit, bytes);
+            if (beat !== "go") {
+              this.stopped = beat;
               this.controller.abort(new Stopped("stopped"));
               await reader.cancel(new Stopped("stopped")).catch(() => undefined);
               return controller.error(new Stopped("stopped"));

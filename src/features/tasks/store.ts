@@ -293,11 +293,13 @@ const stillMine = (unit: UnitRow) =>
   and(eq(taskUnits.id, unit.id), eq(taskUnits.ticket, unit.ticket), inArray(taskUnits.state, OPEN));
 
 /**
- * A running unit's progress: its byte count, and its lease renewed. Answers whether it should go
- * on: `canceled` once its task is canceled, `lost` once its task is deleted or the unit was taken
- * from it (the sweep: another worker may be writing the same file now).
+ * What a running unit's heartbeat tells it: go on; stop, as its task was canceled or deleted; or
+ * let go, as the unit was taken from it (its lease ran out and the sweep restarted it elsewhere).
  */
-export async function heartbeat(db: Database, unit: UnitRow, bytes: number): Promise<"go" | "canceled" | "lost"> {
+export type Beat = "go" | "stop" | "lost";
+
+/** A running unit's progress: its byte count, and its lease renewed. Answers whether it should go on. */
+export async function heartbeat(db: Database, unit: UnitRow, bytes: number): Promise<Beat> {
   const [, renewed, [task]] = (await runBatch(db, [
     countBytes(db, unit, bytes),
     db
@@ -307,8 +309,8 @@ export async function heartbeat(db: Database, unit: UnitRow, bytes: number): Pro
       .returning({ id: taskUnits.id }),
     db.select({ cancel: tasks.cancelRequested }).from(tasks).where(eq(tasks.id, unit.taskId)),
   ])) as [unknown, unknown[], { cancel: boolean }[]];
-  if (renewed.length === 0 || task === undefined) return "lost";
-  return task.cancel ? "canceled" : "go";
+  if (task === undefined || task.cancel) return "stop";
+  return renewed.length > 0 ? "go" : "lost";
 }
 
 /** The size of a one-file task (a copy of a file, a download), learnt when its unit runs. */

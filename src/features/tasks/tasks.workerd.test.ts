@@ -12,9 +12,11 @@ import {
   s3Keys,
   s3Object,
   s3PendingUploads,
+  s3Stall,
   s3Text,
   upstreamDav,
   upstreamDavText,
+  upstreamRequests,
 } from "../../../test/support/upstreams.ts";
 import { callApi, type Envelope, member, signIn } from "../../../test/support/workerd-client.ts";
 
@@ -44,6 +46,15 @@ async function settled(kind: string, id: string, each: (task: any) => Promise<vo
     await each(info.data);
     if ([2, 4, 7].includes(info.data.state)) return info.data;
     if (Date.now() > until) throw new Error(`task ${id} still ${info.data.status} after 40 s`);
+    await sleep(50);
+  }
+}
+
+/** Waits until `ok` holds (polled), or fails naming `what`. */
+async function until(what: string, ok: () => Promise<boolean>): Promise<void> {
+  const deadline = Date.now() + 20_000;
+  while (!(await ok())) {
+    if (Date.now() > deadline) throw new Error(`still not ${what} after 20 s`);
     await sleep(50);
   }
 }
@@ -166,6 +177,28 @@ describe("copy and move between storages", () => {
     expect((await s3Files(`${S3_ROOT}/canceled/`)).length).toBe(written);
   }, 30_000);
 
+  it("cancel in the middle of a part stops at the next heartbeat and gives the upload in parts up", async () => {
+    const PART = 5 * 1024 * 1024;
+    await upstreamDav("DELETE", `${DAV_ROOT}/halted`);
+    expect((await upstreamDav("MKCOL", `${DAV_ROOT}/halted`)).status).toBe(201);
+    await davPut("/halted/halted.bin", patterned(2 * PART + 10));
+    // The second part's upload hangs until released, so the cancel lands while it runs.
+    await s3Stall.arm(2);
+    const reply = await call("/api/fs/copy", { src_dir: "/dav/halted", dst_dir: "/s3", names: ["halted.bin"] });
+    const id = reply.data.tasks[0].id;
+    await until("stuck in part 2", async () => (await s3Stall.held()) === 1);
+    const stuckAt = Date.now();
+    expect((await call(`/api/task/copy/cancel?tid=${id}`)).code).toBe(200);
+    expect((await call(`/api/task/copy/info?tid=${id}`)).data.state).toBe(3);
+    expect(await s3PendingUploads(`${S3_ROOT}/halted.bin`)).toHaveLength(1);
+    // Its bytes flow again past the heartbeat's interval: the heartbeat learns of the cancel.
+    await sleep(Math.max(0, stuckAt + 2_100 - Date.now()));
+    await s3Stall.release();
+    expect(await settled("copy", id)).toMatchObject({ state: 4, error: "context canceled" });
+    expect(await s3PendingUploads(`${S3_ROOT}/halted.bin`)).toEqual([]);
+    expect(await s3Text(`${S3_ROOT}/halted.bin`)).toBeNull();
+  }, 60_000);
+
   it("fails with the upstream's error while S3 is down, and retry completes it once it is back", async () => {
     await davTree("outage", 4);
     const endpoint = s3Addition().endpoint;
@@ -220,16 +253,6 @@ describe("cancel while a file's bytes flow", () => {
     expect(ended).toMatchObject({ state: 4, error: "context canceled" });
     expect(await upstreamDavText(`${DAV_ROOT}/out/whole.bin`)).toBeNull();
   }, 30_000);
-
-  it("aborts an upload in parts to S3, its parts dropped", async () => {
-    // Bigger than a part (5 MiB here): the first part is still streaming when the cancel comes.
-    const ended = await cancelMidway("parted.bin", 6 * 1024 * 1024, "/s3", async () => {
-      expect(await s3PendingUploads(`${S3_ROOT}/parted.bin`)).toHaveLength(1);
-    });
-    expect(ended).toMatchObject({ state: 4, error: "context canceled" });
-    expect(await s3PendingUploads(`${S3_ROOT}/parted.bin`)).toEqual([]);
-    expect(await s3Text(`${S3_ROOT}/parted.bin`)).toBeNull();
-  }, 30_000);
 });
 
 describe("the cron sweep", () => {
@@ -272,6 +295,64 @@ describe("the cron sweep", () => {
     await runCron();
     expect(await sql("SELECT count(*) FROM task_units WHERE state IN ('queued', 'running')")).toEqual([[0]]);
   }, 30_000);
+
+  it("a big file's part whose worker died mid-way starts again at that part; the parts stored are not read or sent again", async () => {
+    const PART = 5 * 1024 * 1024; // TASK_PART_BYTES of the workerd project
+    const big = patterned(3 * PART + 4321); // four parts, the last a small one
+    await upstreamDav("DELETE", `${DAV_ROOT}/resume`);
+    expect((await upstreamDav("MKCOL", `${DAV_ROOT}/resume`)).status).toBe(201);
+    await davPut("/resume/big.bin", big);
+    const [s3Seen, davSeen] = [(await upstreamRequests("s3")).length, (await upstreamRequests("dav")).length];
+    // The worker of the third part gets stuck in its upload, as one that died there: no bytes of it
+    // reach s3rver, its row stays running and no heartbeat renews its lease.
+    await s3Stall.arm(3);
+    const reply = await call("/api/fs/copy", { src_dir: "/dav/resume", dst_dir: "/s3", names: ["big.bin"] });
+    const id = reply.data.tasks[0].id;
+    await until("stuck in part 3", async () => (await s3Stall.held()) === 1);
+    const stuckAt = Date.now();
+    const unit = async () => {
+      const [[state, payload]] = (await sql("SELECT state, payload FROM task_units WHERE task_id = ?", [id])) as [
+        [string, string],
+      ];
+      return { state, parted: JSON.parse(payload).parted as { upload: unknown; tags: string[] } };
+    };
+    const stuck = await unit();
+    expect(stuck.state).toBe("running");
+    expect(stuck.parted.tags).toHaveLength(2);
+    // Its lease runs out (2 minutes without a heartbeat; aged here) and the cron restarts the unit.
+    await sql("UPDATE task_units SET lease_until_ms = 0 WHERE task_id = ?", [id]);
+    await runCron();
+    // Then the old worker comes back to life (S3 takes its bytes, then fails the part) past its
+    // heartbeat's interval: it learns the unit is no longer its own and stops, leaving the upload
+    // in parts to the restarted run.
+    await sleep(Math.max(0, stuckAt + 2_100 - Date.now()));
+    await s3Stall.release();
+    expect(await settled("copy", id)).toMatchObject({ state: 2, progress: 100, error: "" });
+    expect(firstDifference(await s3Bytes(`${S3_ROOT}/big.bin`), big)).toBe(-1);
+    expect(await s3PendingUploads(`${S3_ROOT}/big.bin`)).toEqual([]);
+    // The same upload went on: the tags stored before kept, one more added (the fourth part completes it).
+    const ended = await unit();
+    expect(ended.state).toBe("done");
+    expect(ended.parted.upload).toEqual(stuck.parted.upload);
+    expect(ended.parted.tags.slice(0, 2)).toEqual(stuck.parted.tags);
+    expect(ended.parted.tags).toHaveLength(3);
+    // What the upstreams saw: parts 1 and 2 read from WebDAV and sent to S3 once each, part 3 twice
+    // (the stuck worker's and the restart's), one upload begun and completed.
+    const s3Requests = (await upstreamRequests("s3")).slice(s3Seen).filter((line) => line.includes("/big.bin"));
+    const partsSent = s3Requests.flatMap(
+      (line) => new URL(line.split(" ")[1]!, "http://s3.test").searchParams.get("partNumber") ?? [],
+    );
+    expect(partsSent.sort()).toEqual(["1", "2", "3", "3", "4"]);
+    expect(s3Requests.filter((line) => line.startsWith("POST ")).length, "begin and complete").toBe(2);
+    const rangesRead = (await upstreamRequests("dav"))
+      .slice(davSeen)
+      .filter((line) => line.startsWith("GET ") && line.includes("/resume/big.bin"))
+      .map((line) => line.split(" ")[2]);
+    // A part's first read asks for all of it (a read that breaks off is taken up from where it stopped).
+    const partRange = (i: number) => `bytes=${i * PART}-${Math.min(big.length, (i + 1) * PART) - 1}`;
+    for (const [i, times] of [1, 1, 2, 1].entries())
+      expect(rangesRead.filter((range) => range === partRange(i)).length, `reads of part ${i + 1}`).toBe(times);
+  }, 60_000);
 });
 
 describe("offline download", () => {
