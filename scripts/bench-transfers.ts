@@ -154,6 +154,27 @@ function bucketOf(endpoint: string) {
       // A folder is a marker key or, as the S3 driver makes them, a `.alist` placeholder in it.
       return keys.filter((key) => !key.endsWith("/") && !key.endsWith("/.alist"));
     },
+    /** Opens a multipart upload of `key`; its UploadId. */
+    async beginParts(key: string): Promise<string> {
+      const xml = await (await client.fetch(`${url(key)}?uploads`, { method: "POST" })).text();
+      const id = /<UploadId>([^<]*)</.exec(xml)?.[1];
+      if (!id) throw new Error(`create multipart upload ${key}: ${xml.slice(0, 200)}`);
+      return id;
+    },
+    async completeParts(key: string, uploadId: string, tags: string[]) {
+      const parts = tags.map((tag, i) => `<Part><PartNumber>${i + 1}</PartNumber><ETag>${tag}</ETag></Part>`).join("");
+      const response = await client.fetch(`${url(key)}?uploadId=${encodeURIComponent(uploadId)}`, {
+        method: "POST",
+        body: `<CompleteMultipartUpload>${parts}</CompleteMultipartUpload>`,
+      });
+      if (!response.ok) throw new Error(`complete multipart upload ${key}: HTTP ${response.status}`);
+      await response.arrayBuffer();
+    },
+    /** The headers of a signed request with an unsigned payload, for another client to send. */
+    async sign(target: string, method: string): Promise<Record<string, string>> {
+      const signed = await client.sign(target, { method, headers: { "X-Amz-Content-Sha256": "UNSIGNED-PAYLOAD" } });
+      return Object.fromEntries(signed.headers);
+    },
     /** The multipart uploads the bucket still holds open (none once an upload completed or aborted). */
     async pending(): Promise<number> {
       const xml = await (await client.fetch(`${endpoint}/${S3_BUCKET}?uploads`)).text();
@@ -231,6 +252,43 @@ async function chunkedUpload(api: ReturnType<typeof apiOf>, path: string, file: 
   return { chunksMs, totalMs: performance.now() - started };
 }
 
+/**
+ * An S3 multipart upload of `file` made by this process, each part signed here and sent through
+ * the bare worker's /forward, three in flight: what the chunks cost with a Worker that does nothing.
+ */
+async function forwardedUpload(
+  bucket: ReturnType<typeof bucketOf>,
+  endpoint: string,
+  forwarder: string,
+  key: string,
+  file: Uint8Array,
+  chunkSize: number,
+) {
+  const started = performance.now();
+  const uploadId = await bucket.beginParts(key);
+  const total = Math.ceil(file.length / chunkSize);
+  const tags: string[] = [];
+  let next = 0;
+  const sender = async () => {
+    while (next < total) {
+      const index = next++;
+      const target = `${endpoint}/${S3_BUCKET}/${key}?partNumber=${index + 1}&uploadId=${encodeURIComponent(uploadId)}`;
+      const signed = await bucket.sign(target, "PUT");
+      const response = await fetch(`${forwarder}/forward?to=${encodeURIComponent(target)}`, {
+        method: "PUT",
+        headers: signed,
+        body: file.subarray(index * chunkSize, Math.min(file.length, (index + 1) * chunkSize)),
+      });
+      if (!response.ok) throw new Error(`forwarded part ${index + 1}: HTTP ${response.status}`);
+      tags[index] = response.headers.get("etag") ?? "";
+    }
+  };
+  await Promise.all([sender(), sender(), sender()]);
+  const chunksMs = performance.now() - started;
+  await bucket.completeParts(key, uploadId, tags);
+  return { chunksMs, totalMs: performance.now() - started };
+}
+
 /** The size /api/fs/get shows for `path`. */
 async function listedSize(api: ReturnType<typeof apiOf>, path: string): Promise<number> {
   const got = await api("/api/fs/get", { path });
@@ -241,9 +299,17 @@ async function listedSize(api: ReturnType<typeof apiOf>, path: string): Promise<
 /**
  * 300 MiB in 16 MiB chunks through /api/fs/multipart into s3rver and into webdav-server. Against
  * S3 it is set beside the same bytes PUT straight to s3rver (no Worker between) and PUT through
- * /api/fs/put (one request through the Worker, what the web UI sends below 100 MB).
+ * /api/fs/put (one request through the Worker, what the web UI sends below 100 MB), and the same
+ * S3 multipart upload made by hand with its parts sent through a bare Worker that forwards them
+ * untouched (the ceiling of any Worker in the path).
  */
-export async function benchChunkedUploads(base: string, token: string, inspector: Inspector): Promise<string[]> {
+export async function benchChunkedUploads(
+  base: string,
+  token: string,
+  inspector: Inspector,
+  /** The bare worker's URL: its /forward sends a body on untouched. */
+  forwarder: string,
+): Promise<string[]> {
   const size = 300 * MIB;
   const chunkSize = 16 * MIB;
   const file = randomBytes(size);
@@ -272,6 +338,9 @@ export async function benchChunkedUploads(base: string, token: string, inspector
     if (put.code !== 200) throw new Error(`/api/fs/put: ${put.message}`);
     const putMs = performance.now() - started;
 
+    const forwarded = await forwardedUpload(bucket, s3.endpoint, forwarder, "multipart/forwarded.bin", file, chunkSize);
+    const forwardedExact = sha256(await bucket.bytes("multipart/forwarded.bin")) === digest;
+
     let memory = memoryWatch(inspector);
     const toS3 = await chunkedUpload(api, "/mp/chunked.bin", file, chunkSize);
     const s3Memory = await memory.stop();
@@ -282,7 +351,8 @@ export async function benchChunkedUploads(base: string, token: string, inspector
       `300 MiB in 16 MiB chunks (3 in flight) through /api/fs/multipart to s3rver: ${rate(size, toS3.totalMs)} in all (${seconds(toS3.totalMs)}): ` +
         `the chunks ${seconds(toS3.chunksMs)} (${rate(size, toS3.chunksMs)}), s3rver's CompleteMultipartUpload, which copies the parts into one file on its disk, ${seconds(toS3.totalMs - toS3.chunksMs)}. ` +
         `The same bytes: PUT straight to s3rver ${rate(size, straightMs)} (multipart ${((straightMs / toS3.totalMs) * 100).toFixed(0)}% of it, its chunks ${((straightMs / toS3.chunksMs) * 100).toFixed(0)}%); ` +
-        `one PUT through /api/fs/put ${rate(size, putMs)} (multipart ${((putMs / toS3.totalMs) * 100).toFixed(0)}% of it, its chunks ${((putMs / toS3.chunksMs) * 100).toFixed(0)}%). ` +
+        `one PUT through /api/fs/put ${rate(size, putMs)} (multipart ${((putMs / toS3.totalMs) * 100).toFixed(0)}% of it, its chunks ${((putMs / toS3.chunksMs) * 100).toFixed(0)}%); ` +
+        `the same S3 multipart upload with its parts sent through a bare Worker that forwards them untouched ${rate(size, forwarded.totalMs)} in all, its parts ${rate(size, forwarded.chunksMs)}${forwardedExact ? "" : " (MISMATCH)"} (multipart ${((forwarded.totalMs / toS3.totalMs) * 100).toFixed(0)}% of it, its chunks ${((forwarded.chunksMs / toS3.chunksMs) * 100).toFixed(0)}%). ` +
         `${s3Exact ? "Byte-exact" : "MISMATCH"}, listed at ${s3Listed === size ? "its size" : `${s3Listed} bytes`}, ${pending} upload(s) left pending; ${s3Memory}.`,
     );
 

@@ -429,7 +429,7 @@ try {
     const inspector = await inspectWorker(inspectorPort);
     try {
       if (!ONLY || ONLY.test("multipart upload"))
-        console.log(`\n${(await benchChunkedUploads(base, token, inspector)).join("\n")}`);
+        console.log(`\n${(await benchChunkedUploads(base, token, inspector, bareUrl)).join("\n")}`);
       if (!ONLY || ONLY.test("tasks")) console.log(`\n${(await benchTasks(base, token, inspector)).join("\n")}`);
     } finally {
       inspector.close();
