@@ -5,7 +5,6 @@
 // processes of wrangler dev, and the Worker isolate's own) before and at its peak.
 import { createHash, randomBytes } from "node:crypto";
 import { readdirSync, readFileSync } from "node:fs";
-import { AwsClient } from "aws4fetch";
 import { type Inspector, isolateMemory } from "./inspector.ts";
 import {
   DAV_ROOT,
@@ -14,6 +13,7 @@ import {
   S3_ACCESS_KEY_ID,
   S3_BUCKET,
   S3_SECRET_ACCESS_KEY,
+  s3TestClient,
   startDownloads,
   startS3,
   startWebdav,
@@ -120,13 +120,7 @@ const davAddition = (url: string, root: string) => ({
 
 /** A client of the bucket itself, to read what landed without the Worker. */
 function bucketOf(endpoint: string) {
-  const client = new AwsClient({
-    accessKeyId: S3_ACCESS_KEY_ID,
-    secretAccessKey: S3_SECRET_ACCESS_KEY,
-    service: "s3",
-    region: "us-east-1",
-    retries: 0,
-  });
+  const client = s3TestClient();
   const url = (key: string) => `${endpoint}/${S3_BUCKET}/${key.split("/").map(encodeURIComponent).join("/")}`;
   return {
     put: (key: string, body: Uint8Array) => client.fetch(url(key), { method: "PUT", body }),

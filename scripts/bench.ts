@@ -29,13 +29,18 @@ import { randomBytes } from "node:crypto";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { AwsClient } from "aws4fetch";
 import { eq } from "drizzle-orm";
 import { runBatch } from "../src/db/plan.ts";
 import { settings, storages } from "../src/db/schema.ts";
 import { keywordsOf } from "../src/features/search/rules.ts";
 import { searchPage, upsertEntries } from "../src/features/search/store.ts";
-import { S3_ACCESS_KEY_ID, S3_BUCKET, S3_SECRET_ACCESS_KEY, startS3 } from "../test/support/storage-servers.ts";
+import {
+  S3_ACCESS_KEY_ID,
+  S3_BUCKET,
+  S3_SECRET_ACCESS_KEY,
+  s3TestClient,
+  startS3,
+} from "../test/support/storage-servers.ts";
 import { benchChunkedUploads, benchTasks, workerdRss } from "./bench-transfers.ts";
 import { inspectWorker } from "./inspector.ts";
 import { chromiumAvailable, launchChromium, measureLoad, sameOriginContext } from "./browser.ts";
@@ -570,13 +575,7 @@ async function s3RoundTrip(base: string, token: string) {
       for (let next = await reader.read(); !next.done; next = await reader.read()) bytes += next.value.byteLength;
       return bytes;
     };
-    const client = new AwsClient({
-      accessKeyId: S3_ACCESS_KEY_ID,
-      secretAccessKey: S3_SECRET_ACCESS_KEY,
-      service: "s3",
-      region: "us-east-1",
-      retries: 0,
-    });
+    const client = s3TestClient();
     started = performance.now();
     const direct = await drain(await client.fetch(`${s3.endpoint}/${S3_BUCKET}/bench/big.bin`));
     const directMs = performance.now() - started;

@@ -7,7 +7,6 @@ import { readFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { createServer, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { AwsClient } from "aws4fetch";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
@@ -21,13 +20,14 @@ import { npmStart, type NpmStart } from "../support/npm-start.ts";
 import {
   DAV_ROOT,
   DAV_USER,
+  type RunningServer,
   S3_ACCESS_KEY_ID,
   S3_BUCKET,
   S3_SECRET_ACCESS_KEY,
+  s3TestClient,
   startDownloads,
   startS3,
   startWebdav,
-  type RunningServer,
 } from "../support/storage-servers.ts";
 import { startGatedProxy } from "../support/gated-proxy.ts";
 import { bytesOf, zipFixtures } from "../support/zip-fixtures.ts";
@@ -443,13 +443,7 @@ describe("the web UI on a fresh npm start", () => {
     expect(saved.code, saved.message).toBe(200);
     const s3 = await startS3({ cors: true });
     try {
-      const s3Client = new AwsClient({
-        accessKeyId: S3_ACCESS_KEY_ID,
-        secretAccessKey: S3_SECRET_ACCESS_KEY,
-        service: "s3",
-        region: "us-east-1",
-        retries: 0,
-      });
+      const s3Client = s3TestClient();
       expect((await s3Client.fetch(`${s3.endpoint}/${S3_BUCKET}/direct/keep`, { method: "PUT", body: "" })).ok).toBe(
         true,
       );

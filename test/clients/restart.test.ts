@@ -5,7 +5,6 @@
 // sweep (GET /__scheduled: npm start runs wrangler dev with --test-scheduled) sends them again.
 // The copy must end succeeded with every file once and byte-exact, and nothing pending upstream.
 import { createClient } from "@libsql/client/node";
-import { AwsClient } from "aws4fetch";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { npmStart, type NpmStart } from "../support/npm-start.ts";
 import {
@@ -15,6 +14,7 @@ import {
   S3_ACCESS_KEY_ID,
   S3_BUCKET,
   S3_SECRET_ACCESS_KEY,
+  s3TestClient,
   startS3,
   startWebdav,
 } from "../support/storage-servers.ts";
@@ -32,13 +32,7 @@ let server: NpmStart | undefined;
 let s3: RunningServer & { endpoint: string };
 let webdav: RunningServer & { url: string };
 let token: string;
-const s3Client = new AwsClient({
-  accessKeyId: S3_ACCESS_KEY_ID,
-  secretAccessKey: S3_SECRET_ACCESS_KEY,
-  service: "s3",
-  region: "us-east-1",
-  retries: 0,
-});
+const s3Client = s3TestClient();
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** An API call; a body or `post` makes it a POST (the task routes that take `?tid=` are POSTs, as in AList). */

@@ -13,6 +13,7 @@ import { createRequire } from "node:module";
 import { createServer as createTcpServer, type AddressInfo, type Server as TcpServer, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
+import { AwsClient } from "aws4fetch";
 import { FtpSrv } from "ftp-srv";
 import { v2 as webdav } from "webdav-server";
 
@@ -21,6 +22,15 @@ const require = createRequire(import.meta.url);
 export const S3_BUCKET = "gatehouse-bucket";
 export const S3_ACCESS_KEY_ID = "GATEHOUSEKEY";
 export const S3_SECRET_ACCESS_KEY = "gatehouse-secret-key";
+/** A client of the test S3 server (aws4fetch) with the test keys, for reading and writing it directly. */
+export const s3TestClient = () =>
+  new AwsClient({
+    accessKeyId: S3_ACCESS_KEY_ID,
+    secretAccessKey: S3_SECRET_ACCESS_KEY,
+    service: "s3",
+    region: "us-east-1",
+    retries: 0,
+  });
 export const DAV_USER = { username: "davuser", password: "dav password" };
 export const DAV_ROOT = "/library";
 export const FTP_USER = { username: "ftpuser", password: "ftp password" };
