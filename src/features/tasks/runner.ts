@@ -7,12 +7,12 @@
 import type { Database } from "../../db/client.ts";
 import { FileError, type PartedUpload } from "../../drivers/types.ts";
 import type { Env } from "../../env.ts";
+import { stepReader } from "../../lib/streams.ts";
 import { fileFailure, getObject, MountTree, type Mounted } from "../fs/mounts.ts";
 import { emptyBody, ensureFolder, makeDirs, need, putFile, readSource, removePartial } from "../fs/operations.ts";
 import { joinName, parentOf } from "../fs/path.ts";
 import { extendTree } from "../fs/store.ts";
 import { CANCELED, fetchFailed, SIZE_UNKNOWN } from "./messages.ts";
-import { stepReader } from "../../lib/streams.ts";
 import { sendUnits } from "./queue.ts";
 import {
   type Beat,
@@ -162,12 +162,12 @@ class UnitWork {
 
   /**
    * A mount tree of its own: the paths were checked by the request that made the task. Its calls
-   * stop with the run, unless `signal` is null.
+   * stop with `signal`, the run's unless told.
    */
-  async tree(paths: string[], signal: AbortSignal | null = this.signal): Promise<MountTree> {
+  async tree(paths: string[], signal: AbortSignal = this.signal): Promise<MountTree> {
     const rows = { storages: [], chains: new Set<string>(), virtual: new Map(), points: new Map() };
     await extendTree(this.db, rows, { paths, folders: [] });
-    return new MountTree(rows, this.db, signal ?? undefined);
+    return new MountTree(rows, this.db, signal);
   }
 
   /**
