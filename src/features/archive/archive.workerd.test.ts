@@ -5,7 +5,15 @@
 import { exports } from "cloudflare:workers";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { sql } from "../../../test/support/libsql-http.ts";
-import { davAddition, s3Addition, s3Keys, s3Object, s3Put, upstreamDav } from "../../../test/support/upstreams.ts";
+import {
+  davAddition,
+  s3Addition,
+  s3Keys,
+  s3Object,
+  s3Put,
+  upstreamDav,
+  upstreamRequests,
+} from "../../../test/support/upstreams.ts";
 import { call as get, callApi, inTrips, member, mountStorage, signIn } from "../../../test/support/workerd-client.ts";
 
 const fixtures = inject("zipFixtures");
@@ -283,6 +291,8 @@ describe("archive/decompress", () => {
     }
     expect(await s3Keys("arch/out/refused/")).toEqual([]);
     expect(await s3Keys("arch/escape.txt")).toEqual([]);
+    // The liar is small, so it is checked whole before its write: S3 never saw it begin.
+    expect((await upstreamRequests("s3")).filter((line) => line.includes("/refused/"))).toEqual([]);
   });
 });
 

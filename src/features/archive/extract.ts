@@ -22,6 +22,9 @@ import { openArchive } from "./source.ts";
 import { type ByteReader, openEntry, readZipDirectory, requireOpenable } from "./zip.ts";
 import { contentTypeOf } from "../fs/serve.ts";
 
+/** Entries up to this size are read whole before they are written; larger ones stream. */
+const CHECKED_FIRST_BYTES = 1024 * 1024;
+
 export interface ExtractJob {
   /** The archive's full path. */
   archive: string;
@@ -94,10 +97,14 @@ export async function extractSteps(
     }
     const dir = target.slice(0, target.lastIndexOf("/")) || "/";
     const mounted = await tree.mount(dir);
+    let body = await openEntry(plan.reader, node.entry, password);
+    // A small entry is inflated and checked (size, CRC) before its write starts, so a lying one
+    // creates nothing even on a storage whose PUT shows a file while it is written (D13.5).
+    if (node.entry.size <= CHECKED_FIRST_BYTES) body = new Response(await new Response(body).arrayBuffer()).body!;
     await putFile(mounted, {
       name: node.name,
       size: node.entry.size,
-      body: await openEntry(plan.reader, node.entry, password),
+      body,
       contentType: contentTypeOf(node.name),
       modified: node.modified,
     });
