@@ -68,7 +68,7 @@ export async function startS3(options: { cors?: boolean } = {}): Promise<Running
   AWSAccount.DUMMY_ACCOUNT.createKeyPair(S3_ACCESS_KEY_ID, S3_SECRET_ACCESS_KEY);
   const handle = s3rver.callback() as (req: IncomingMessage, res: ServerResponse) => void;
   const log = requestLog();
-  const stall = partStall();
+  const stall = partStall(handle);
   const server = createHttpServer((req, res) => {
     if (log(req, res) || stall(req, res)) return;
     if (signatureMismatch(req)) {
@@ -235,9 +235,39 @@ export async function startWebdav(): Promise<RunningServer & { url: string }> {
       ),
   );
   const log = requestLog();
-  const server = createHttpServer((req, res) => log(req, res) || dav.executeRequest(req, res));
+  const server = createHttpServer((req, res) => {
+    if (log(req, res)) return;
+    dropShortReplies(res);
+    dav.executeRequest(req, res);
+  });
   const port = await listen(server);
   return { address: `127.0.0.1:${port}`, port, url: `http://127.0.0.1:${port}`, close: () => closeServer(server) };
+}
+
+/**
+ * webdav-server ends a ranged reply when its file stream ends rather than when the reply is written
+ * out, so a reply read slowly ends short of its Content-Length (the runner takes the read up again
+ * from there: operations.ts resumedRange). Node then keeps the connection open, and the client
+ * waits out the keep-alive timeout (5 s) before it learns the reply broke off. Here such a reply's
+ * connection is closed at once, as by a server whose send failed: the same break, without the wait.
+ */
+function dropShortReplies(res: ServerResponse) {
+  let written = 0;
+  const write = res.write.bind(res) as (chunk: unknown, ...rest: unknown[]) => boolean;
+  const end = res.end.bind(res) as (...args: unknown[]) => ServerResponse;
+  res.write = ((chunk: unknown, ...rest: unknown[]) => {
+    if (!res.writableEnded)
+      written += typeof chunk === "string" ? Buffer.byteLength(chunk) : (chunk as Uint8Array).byteLength;
+    return write(chunk, ...rest);
+  }) as typeof res.write;
+  res.end = ((...args: unknown[]) => {
+    const result = end(...args);
+    const declared = Number(res.getHeader("content-length"));
+    const chunk = typeof args[0] === "function" ? undefined : args[0];
+    if (chunk) written += typeof chunk === "string" ? Buffer.byteLength(chunk) : (chunk as Uint8Array).byteLength;
+    if (Number.isFinite(declared) && written < declared && res.statusCode === 206) res.socket?.destroy();
+    return result;
+  }) as typeof res.end;
 }
 
 /**
@@ -262,10 +292,13 @@ function requestLog(): (req: IncomingMessage, res: ServerResponse) => boolean {
  * A worker stuck in the middle of a part, seen from S3: `POST /__stall?partNumber=<n>` makes the
  * next UploadPart of part n hang, its body unread and unanswered (its sender stuck, its lease
  * running out, as one that died there); `GET /__stalled` answers how many hang; `POST /__release`
- * takes their bodies in and answers S3's 500 InternalError (the sender comes back to life). Nothing
- * of a stalled part reaches s3rver. True when the request was handled here.
+ * takes their bodies in and answers S3's 500 InternalError (the sender comes back to life, its part
+ * lost), or with `?pass` hands them on to s3rver and answers once s3rver answered them (their parts
+ * stored); `&oldest` releases only the one held longest. True when the request was handled here.
  */
-function partStall(): (req: IncomingMessage, res: ServerResponse) => boolean {
+function partStall(
+  pass: (req: IncomingMessage, res: ServerResponse) => void,
+): (req: IncomingMessage, res: ServerResponse) => boolean {
   const armed = new Set<string>();
   const held = new Map<IncomingMessage, ServerResponse>();
   return (req, res) => {
@@ -281,7 +314,20 @@ function partStall(): (req: IncomingMessage, res: ServerResponse) => boolean {
     }
     if (req.method === "GET" && url.pathname === "/__stalled") return answer(held.size);
     if (req.method === "POST" && url.pathname === "/__release") {
-      for (const [stalled, reply] of held) {
+      const released = [...held].slice(0, url.searchParams.has("oldest") ? 1 : held.size);
+      if (url.searchParams.has("pass")) {
+        // Answered once s3rver answered them: their parts are stored.
+        const answered = released.map(([stalled, reply]) => {
+          held.delete(stalled);
+          pass(stalled, reply);
+          stalled.resume();
+          return new Promise((resolve) => reply.on("close", resolve));
+        });
+        void Promise.all(answered).then(() => answer(null));
+        return true;
+      }
+      for (const [stalled, reply] of released) {
+        held.delete(stalled);
         stalled.on("error", () => reply.destroy());
         stalled.on("end", () => {
           reply.writeHead(500, { "Content-Type": "application/xml" });
@@ -291,7 +337,6 @@ function partStall(): (req: IncomingMessage, res: ServerResponse) => boolean {
         });
         stalled.resume();
       }
-      held.clear();
       return answer(null);
     }
     const part = url.searchParams.get("partNumber");

@@ -102,5 +102,9 @@ export const s3Stall = {
   arm: async (partNumber: number) =>
     void (await fetch(`${servers().s3Endpoint}/__stall?partNumber=${partNumber}`, { method: "POST" })).body?.cancel(),
   held: async (): Promise<number> => (await fetch(`${servers().s3Endpoint}/__stalled`)).json(),
-  release: async () => void (await fetch(`${servers().s3Endpoint}/__release`, { method: "POST" })).body?.cancel(),
+  /** Lets go of the stalled parts (only the one held longest with `oldest`): failed by S3, or stored with `pass`. */
+  release: async (options: { pass?: boolean; oldest?: boolean } = {}) => {
+    const query = [options.pass && "pass", options.oldest && "oldest"].filter(Boolean).join("&");
+    await (await fetch(`${servers().s3Endpoint}/__release${query && `?${query}`}`, { method: "POST" })).body?.cancel();
+  },
 };

@@ -185,13 +185,11 @@ class UnitWork {
           if (next.done) return controller.close();
           bytes += next.value.byteLength;
           if (Date.now() - this.lastBeat >= HEARTBEAT_MS) {
-            this.lastBeat = Date.now();
-            const beat = await heartbeat(this.db, this.unit, bytes);
-            if (beat !== "go") {
-              this.stopped = beat;
-              this.controller.abort(new Stopped("stopped"));
-              await reader.cancel(new Stopped("stopped")).catch(() => undefined);
-              return controller.error(new Stopped("stopped"));
+            try {
+              await this.beat(bytes);
+            } catch (stop) {
+              await reader.cancel(stop).catch(() => undefined);
+              return controller.error(stop);
             }
           }
           controller.enqueue(next.value);
@@ -200,6 +198,16 @@ class UnitWork {
       },
       { highWaterMark: 0 },
     );
+  }
+
+  /** A heartbeat now, `bytes` done: past it the run goes on, or it stops (Stopped) and says why. */
+  async beat(bytes: number): Promise<void> {
+    this.lastBeat = Date.now();
+    const beat = await heartbeat(this.db, this.unit, bytes);
+    if (beat === "go") return;
+    this.stopped = beat;
+    this.controller.abort(new Stopped("stopped"));
+    throw new Stopped("stopped");
   }
 
   /**
@@ -317,6 +325,9 @@ async function writeFile(
   work.payload = { ...work.payload, parted };
   work.committed = end + 1;
   if (end + 1 < size) return { again: { payload: work.payload, bytes: end + 1 } };
+  // Only the unit's holder completes: a worker that stalled in the last part past its lease would
+  // complete the upload under the restarted run, whose own last part then finds it gone (D15.4).
+  await work.beat(size);
   await parts.complete(parted.upload, parted.tags);
   return { settle: { state: "done", bytes: size } };
 }

@@ -353,6 +353,35 @@ describe("the cron sweep", () => {
     for (const [i, times] of [1, 1, 2, 1].entries())
       expect(rangesRead.filter((range) => range === partRange(i)).length, `reads of part ${i + 1}`).toBe(times);
   }, 60_000);
+
+  it("a worker stuck in the last part that comes back before any heartbeat does not complete the restarted run's upload", async () => {
+    const PART = 5 * 1024 * 1024;
+    const big = patterned(2 * PART + 999); // three parts; the last one is read whole before it is sent
+    await upstreamDav("DELETE", `${DAV_ROOT}/last`);
+    expect((await upstreamDav("MKCOL", `${DAV_ROOT}/last`)).status).toBe(201);
+    await davPut("/last/last.bin", big);
+    const s3Seen = (await upstreamRequests("s3")).length;
+    await s3Stall.arm(3);
+    const reply = await call("/api/fs/copy", { src_dir: "/dav/last", dst_dir: "/s3", names: ["last.bin"] });
+    const id = reply.data.tasks[0].id;
+    await until("the worker stuck in part 3", async () => (await s3Stall.held()) === 1);
+    // Its lease runs out and the cron restarts the unit (its message waits behind the stuck one).
+    await sql("UPDATE task_units SET lease_until_ms = 0 WHERE task_id = ?", [id]);
+    await runCron();
+    // Then its part is stored after all: with no bytes left to read, no heartbeat tells it the unit
+    // is gone, so only the check before completing stops it. The restarted run completes the upload.
+    await s3Stall.release({ pass: true });
+    expect(await settled("copy", id)).toMatchObject({ state: 2, progress: 100, error: "" });
+    expect(firstDifference(await s3Bytes(`${S3_ROOT}/last.bin`), big)).toBe(-1);
+    expect(await s3PendingUploads(`${S3_ROOT}/last.bin`)).toEqual([]);
+    const s3Requests = (await upstreamRequests("s3")).slice(s3Seen).filter((line) => line.includes("/last.bin"));
+    // One upload begun and completed once, by the restarted run, which sent the last part again.
+    expect(s3Requests.filter((line) => line.startsWith("POST ")).length, "begin and complete").toBe(2);
+    const partsSent = s3Requests.flatMap(
+      (line) => new URL(line.split(" ")[1]!, "http://s3.test").searchParams.get("partNumber") ?? [],
+    );
+    expect(partsSent.sort()).toEqual(["1", "2", "3", "3"]);
+  }, 60_000);
 });
 
 describe("offline download", () => {
