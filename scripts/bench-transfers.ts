@@ -247,16 +247,17 @@ async function chunkedUpload(api: ReturnType<typeof apiOf>, path: string, file: 
 }
 
 /**
- * An S3 multipart upload of `file` made by this process, each part signed here and sent through
- * the bare worker's /forward, three in flight: what the chunks cost with a Worker that does nothing.
+ * An S3 multipart upload of `file` made by this process, each part signed here, three in flight:
+ * sent straight to s3rver, or through the bare worker's /forward (what the chunks cost with a
+ * Worker that does nothing).
  */
-async function forwardedUpload(
+async function handMadeMultipart(
   bucket: ReturnType<typeof bucketOf>,
   endpoint: string,
-  forwarder: string,
   key: string,
   file: Uint8Array,
   chunkSize: number,
+  forwarder?: string,
 ) {
   const started = performance.now();
   const uploadId = await bucket.beginParts(key);
@@ -268,12 +269,12 @@ async function forwardedUpload(
       const index = next++;
       const target = `${endpoint}/${S3_BUCKET}/${key}?partNumber=${index + 1}&uploadId=${encodeURIComponent(uploadId)}`;
       const signed = await bucket.sign(target, "PUT");
-      const response = await fetch(`${forwarder}/forward?to=${encodeURIComponent(target)}`, {
+      const response = await fetch(forwarder ? `${forwarder}/forward?to=${encodeURIComponent(target)}` : target, {
         method: "PUT",
         headers: signed,
         body: file.subarray(index * chunkSize, Math.min(file.length, (index + 1) * chunkSize)),
       });
-      if (!response.ok) throw new Error(`forwarded part ${index + 1}: HTTP ${response.status}`);
+      if (!response.ok) throw new Error(`part ${index + 1}: HTTP ${response.status}`);
       tags[index] = response.headers.get("etag") ?? "";
     }
   };
@@ -294,8 +295,8 @@ async function listedSize(api: ReturnType<typeof apiOf>, path: string): Promise<
  * 300 MiB in 16 MiB chunks through /api/fs/multipart into s3rver and into webdav-server. Against
  * S3 it is set beside the same bytes PUT straight to s3rver (no Worker between) and PUT through
  * /api/fs/put (one request through the Worker, what the web UI sends below 100 MB), and the same
- * S3 multipart upload made by hand with its parts sent through a bare Worker that forwards them
- * untouched (the ceiling of any Worker in the path).
+ * S3 multipart upload made by hand, sent straight to s3rver and with its parts sent through a bare
+ * Worker that forwards them untouched (the ceiling of any Worker in the path).
  */
 export async function benchChunkedUploads(
   base: string,
@@ -332,7 +333,16 @@ export async function benchChunkedUploads(
     if (put.code !== 200) throw new Error(`/api/fs/put: ${put.message}`);
     const putMs = performance.now() - started;
 
-    const forwarded = await forwardedUpload(bucket, s3.endpoint, forwarder, "multipart/forwarded.bin", file, chunkSize);
+    const direct = await handMadeMultipart(bucket, s3.endpoint, "multipart/direct.bin", file, chunkSize);
+    const directExact = sha256(await bucket.bytes("multipart/direct.bin")) === digest;
+    const forwarded = await handMadeMultipart(
+      bucket,
+      s3.endpoint,
+      "multipart/forwarded.bin",
+      file,
+      chunkSize,
+      forwarder,
+    );
     const forwardedExact = sha256(await bucket.bytes("multipart/forwarded.bin")) === digest;
 
     let memory = memoryWatch(inspector);
@@ -346,6 +356,7 @@ export async function benchChunkedUploads(
         `the chunks ${seconds(toS3.chunksMs)} (${rate(size, toS3.chunksMs)}), s3rver's CompleteMultipartUpload, which copies the parts into one file on its disk, ${seconds(toS3.totalMs - toS3.chunksMs)}. ` +
         `The same bytes: PUT straight to s3rver ${rate(size, straightMs)} (multipart ${((straightMs / toS3.totalMs) * 100).toFixed(0)}% of it, its chunks ${((straightMs / toS3.chunksMs) * 100).toFixed(0)}%); ` +
         `one PUT through /api/fs/put ${rate(size, putMs)} (multipart ${((putMs / toS3.totalMs) * 100).toFixed(0)}% of it, its chunks ${((putMs / toS3.chunksMs) * 100).toFixed(0)}%); ` +
+        `the same S3 multipart upload sent straight to s3rver (16 MiB parts, 3 in flight, no Worker) ${rate(size, direct.totalMs)} in all, its parts ${rate(size, direct.chunksMs)}${directExact ? "" : " (MISMATCH)"} (multipart ${((direct.totalMs / toS3.totalMs) * 100).toFixed(0)}% of it, its chunks ${((direct.chunksMs / toS3.chunksMs) * 100).toFixed(0)}%); ` +
         `the same S3 multipart upload with its parts sent through a bare Worker that forwards them untouched ${rate(size, forwarded.totalMs)} in all, its parts ${rate(size, forwarded.chunksMs)}${forwardedExact ? "" : " (MISMATCH)"} (multipart ${((forwarded.totalMs / toS3.totalMs) * 100).toFixed(0)}% of it, its chunks ${((forwarded.chunksMs / toS3.chunksMs) * 100).toFixed(0)}%). ` +
         `${s3Exact ? "Byte-exact" : "MISMATCH"}, listed at ${s3Listed === size ? "its size" : `${s3Listed} bytes`}, ${pending} upload(s) left pending; ${s3Memory}.`,
     );
