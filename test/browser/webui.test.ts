@@ -107,6 +107,12 @@ async function putOnWebdav(address: string, name: string, body: BodyInit) {
  * Opens the tool bar (upload, new folder, …): the round button in the bottom right corner toggles
  * it, and the UI keeps it open from one folder to the next.
  */
+/** The UI signed in with `token` (kept where it keeps its own), whatever ran before: a test may run alone. */
+async function signInWith(token: string): Promise<void> {
+  await page.goto(`${server.origin}/@login`);
+  await page.evaluate((value) => localStorage.setItem("token", value), token);
+}
+
 async function openToolbar(): Promise<void> {
   const viewport = page.viewportSize()!;
   const upload = page.locator('[tips="upload"]');
@@ -355,9 +361,7 @@ describe("the web UI on a fresh npm start", () => {
       await putOnWebdav(dav.url, "tree.zip", bytesOf(zipFixtures()["tree.zip"]!.base64));
       await mountWebdav(token, "/zips", dav.url);
 
-      // Signed in as the admin (the file may run this test alone).
-      await page.goto(`${server.origin}/@login`);
-      await page.evaluate((value) => localStorage.setItem("token", value), token);
+      await signInWith(token);
       await page.goto(`${server.origin}/zips/tree.zip`);
       // The archive's tree, from archive/meta: its top-level names, a folder opened, then a file previewed.
       await page.getByText("readme.txt", { exact: true }).waitFor({ timeout: 15_000 });
@@ -403,6 +407,7 @@ describe("the web UI on a fresh npm start", () => {
       });
       const file = Buffer.alloc(2.5 * 1024 * 1024);
       for (let i = 0; i < file.length; i += 4) file.writeUInt32BE((i * 2654435761) >>> 0, i);
+      await signInWith(token);
       await page.goto(`${server.origin}/chunked`);
       await page.getByText("readme.txt", { exact: true }).waitFor();
       await openUploadDialog();
@@ -472,6 +477,7 @@ describe("the web UI on a fresh npm start", () => {
         return route.continue();
       });
       const file = Buffer.alloc(300_000, 7);
+      await signInWith(token);
       const listed = page.waitForResponse((response) => response.url().endsWith("/api/fs/list"));
       await page.goto(`${server.origin}/bucket`);
       expect((await (await listed).json()).data.direct_upload_tools).toEqual(["HttpDirect"]);
@@ -573,8 +579,7 @@ describe("the task pages of the web UI", () => {
       await expect.poll(() => stateOf(token, "copy", failingId), { timeout: 20_000 }).toBe(7);
 
       // The copy page, signed in as the admin: both tasks by the names the UI parses, their states, the error.
-      await page.goto(`${server.origin}/@login`);
-      await page.evaluate((value) => localStorage.setItem("token", value), token);
+      await signInWith(token);
       await page.goto(`${server.origin}/@manage/tasks/copy`);
       await row("task-ok.txt", "Delete").getByText("Succeeded", { exact: true }).waitFor({ timeout: 15_000 });
       const failedRow = row("task-fail.txt", "Retry");
@@ -692,8 +697,7 @@ describe("the task pages of the web UI", () => {
       expect((await davBytes(source.url, "move-fail.bin"))?.equals(files["move-fail.bin"])).toBe(true);
 
       // The move page, signed in as the admin: both tasks by the names the UI parses, their states, the error.
-      await page.goto(`${server.origin}/@login`);
-      await page.evaluate((value) => localStorage.setItem("token", value), token);
+      await signInWith(token);
       await page.goto(`${server.origin}/@manage/tasks/move`);
       await row("move-ok.bin", "Delete").getByText("Succeeded", { exact: true }).waitFor({ timeout: 15_000 });
       const failedRow = row("move-fail.bin", "Retry");
