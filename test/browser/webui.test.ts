@@ -189,6 +189,7 @@ describe("the web UI on a fresh npm start", () => {
   });
 
   it("shows a site title saved in the settings page on the next load", async () => {
+    await signInWith(await adminToken());
     await page.goto(`${server.origin}/@manage/settings/site`);
     await expect.poll(() => page.locator("#site_title").inputValue()).toBe("AList");
     await page.locator("#site_title").fill("Gatehouse in a browser");
@@ -203,6 +204,7 @@ describe("the web UI on a fresh npm start", () => {
   });
 
   it("opens a deep link straight into its page", async () => {
+    await signInWith(await adminToken());
     const deep = await context.newPage();
     const response = await deep.goto(`${server.origin}/@manage/users`);
     expect(response!.headers()["content-type"]).toBe("text/html; charset=utf-8");
@@ -257,6 +259,7 @@ describe("the web UI on a fresh npm start", () => {
       await putOnWebdav(dav.url, "hello.txt", "Hello from the mounted storage\n");
       await mountWebdav(token, "/library", dav.url);
 
+      await signInWith(token);
       await page.goto(`${server.origin}/library`);
       await page.getByText("hello.txt", { exact: true }).click();
       await page.waitForURL(/\/library\/hello\.txt$/);
@@ -341,6 +344,7 @@ describe("the web UI on a fresh npm start", () => {
         .poll(async () => (await api("/api/admin/index/progress", { headers })).data.is_done, { timeout: 15_000 })
         .toBe(true);
 
+      await signInWith(token);
       await page.goto(`${server.origin}/searched`);
       await page.locator("a.list-item", { hasText: "quarterly-figures.txt" }).waitFor();
       // The header's search button shows because the public setting says an index exists.
