@@ -4,6 +4,8 @@
 // its messages are gone; the task rows and their units' leases are in the database, and the cron
 // sweep (GET /__scheduled: npm start runs wrangler dev with --test-scheduled) sends them again.
 // The copy must end succeeded with every file once and byte-exact, and nothing pending upstream.
+// A chunked upload (/api/fs/multipart) killed the same way keeps its session: after the restart its
+// `status` lists exactly the chunks that arrived whole, and the rest completes it byte-exact.
 import { createClient } from "@libsql/client/node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { npmStart, type NpmStart } from "../support/npm-start.ts";
@@ -203,6 +205,83 @@ describe("a restart of npm start during a copy", () => {
         `part ${part}, stored before the kill`,
       ).toEqual([String(part)]);
     expect(sent.filter((n) => n === "6")).toEqual(["6"]);
+    const pending = await (await s3Client.fetch(`${s3.endpoint}/${S3_BUCKET}?uploads`)).text();
+    expect(pending).not.toContain("<Upload>");
+  });
+});
+
+describe("a restart of npm start during a chunked upload", () => {
+  const CHUNK = 5 * 1024 * 1024;
+  const film = Buffer.from(Uint8Array.from({ length: 3 * CHUNK + 777 }, (_, i) => (i * 7 + (i >> 11)) % 256));
+  const chunkOf = (index: number) => film.subarray(index * CHUNK, Math.min(film.length, (index + 1) * CHUNK));
+  const sendChunk = (id: string, index: number, body: BodyInit) =>
+    fetch(`${server!.origin}/api/fs/multipart/chunk`, {
+      method: "PUT",
+      headers: { Authorization: token, "X-Upload-Id": id, "X-Chunk-Index": String(index) },
+      body,
+      duplex: "half",
+    } as RequestInit);
+
+  it("keeps the session: status after the restart lists the chunks that arrived whole, and the rest completes byte-exact", async () => {
+    const init = (await (
+      await fetch(`${server!.origin}/api/fs/multipart/init`, {
+        method: "POST",
+        headers: {
+          Authorization: token,
+          "File-Path": encodeURIComponent("/s3/uploads/film.bin"),
+          "X-File-Size": String(film.length),
+          "X-Chunk-Size": String(CHUNK),
+        },
+      })
+    ).json()) as { code: number; message: string; data: { upload_id: string } };
+    expect(init.code, init.message).toBe(200);
+    const id = init.data.upload_id;
+    const stored = async (index: number) =>
+      ((await (await sendChunk(id, index, chunkOf(index))).json()) as { code: number }).code;
+    for (const index of [0, 2]) expect(await stored(index), `chunk ${index}`).toBe(200);
+    // Chunk 1 is on its way when Gatehouse dies: its first MiB sent, the rest never.
+    let sent = false;
+    const cut = sendChunk(
+      id,
+      1,
+      new ReadableStream({
+        start(controller) {
+          controller.enqueue(chunkOf(1).subarray(0, 1024 * 1024));
+          sent = true;
+        },
+      }),
+    ).catch((error: unknown) => error);
+    while (!sent) await sleep(10);
+    await sleep(500);
+    await server!.kill();
+    expect(await cut).toBeInstanceOf(Error);
+
+    server = await npmStart(ADMIN_PASSWORD, { dataDir: server!.dataDir, env: { TASK_PART_BYTES: String(PART) } });
+    await signIn();
+    const seen = await api(`/api/fs/multipart/status?upload_id=${id}`);
+    expect(seen.data).toMatchObject({
+      received: [
+        [0, 0],
+        [2, 2],
+      ],
+      received_bytes: 2 * CHUNK,
+      total_chunks: 4,
+    });
+    for (const index of [1, 3]) expect(await stored(index), `chunk ${index}`).toBe(200);
+    const done = (await (
+      await fetch(`${server.origin}/api/fs/multipart/complete`, {
+        method: "POST",
+        headers: { Authorization: token, "X-Upload-Id": id },
+      })
+    ).json()) as { code: number; message: string };
+    expect(done.code, done.message).toBe(200);
+
+    const landed = Buffer.from(
+      await (await s3Client.fetch(`${s3.endpoint}/${S3_BUCKET}/copied/uploads/film.bin`)).arrayBuffer(),
+    );
+    expect(landed.length).toBe(film.length);
+    expect(landed.equals(film), "film.bin byte-exact").toBe(true);
+    expect((await api("/api/fs/get", { path: "/s3/uploads/film.bin" })).data.size).toBe(film.length);
     const pending = await (await s3Client.fetch(`${s3.endpoint}/${S3_BUCKET}?uploads`)).text();
     expect(pending).not.toContain("<Upload>");
   });
