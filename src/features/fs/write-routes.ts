@@ -297,6 +297,7 @@ export function registerFsWriteRoutes(app: Router) {
             from,
             toDir: dst,
             name,
+            index: index.forTask(),
           }),
         );
       }).finally(() => index.flush());

@@ -7,7 +7,7 @@ import type { Database } from "../../db/client.ts";
 import { runBatch } from "../../db/plan.ts";
 import { parentOf } from "../fs/path.ts";
 import type { FsState } from "../fs/state.ts";
-import { resolveStorage } from "../fs/tree.ts";
+import { resolveStorage, type StorageRow } from "../fs/tree.ts";
 import { ENGINE, ignoredPaths, indexExists, isIgnored } from "./rules.ts";
 import { copySubtree, deleteSubtree, ensureFolders, moveSubtree, upsertEntries } from "./store.ts";
 
@@ -54,6 +54,14 @@ export class IndexChanges {
     if (!this.skipped(to)) this.note(...ensureFolders(this.db, parentOf(to)), ...copySubtree(this.db, from, to));
   }
 
+  /**
+   * What a background copy or move needs to keep the index as this request would have (null when
+   * the request would not have touched it): it rides in the task's payload to every unit.
+   */
+  forTask(): TaskIndexing | null {
+    return this.enabled ? { ignore: this.ignored } : null;
+  }
+
   /** What was noted, to travel in a batch the request writes anyway; nothing is left to flush. */
   take(): BatchItem<"sqlite">[] {
     return this.statements.splice(0);
@@ -70,3 +78,25 @@ export class IndexChanges {
     }
   }
 }
+
+/** A task's share of auto update: the `ignore_paths` rules of the request that started it. */
+export interface TaskIndexing {
+  ignore: string[];
+}
+
+/** What a task unit wrote at `path` (in `storage`), as statements for the batch that settles it. */
+export function taskWrote(
+  db: Database,
+  indexing: TaskIndexing | null | undefined,
+  storage: StorageRow,
+  path: string,
+  isDir: boolean,
+  size: number,
+): BatchItem<"sqlite">[] {
+  if (!indexing || storage.disableIndex || isIgnored(indexing.ignore, path)) return [];
+  return [...ensureFolders(db, parentOf(path)), ...upsertEntries(db, [{ path, isDir, size }])];
+}
+
+/** What a task unit removed at `path` (a move's source, once all of it arrived). */
+export const taskRemoved = (db: Database, indexing: TaskIndexing | null | undefined, path: string) =>
+  indexing ? [deleteSubtree(db, path)] : [];

@@ -212,6 +212,39 @@ describe("the index follows Gatehouse's own writes", () => {
     expect(found(await search({ keywords: "webdav" }))).toEqual([]);
   });
 
+  it("finds what a background copy or move between storages wrote, as its units settle", async () => {
+    // Made behind Gatehouse's back: the index knows nothing of the source.
+    for (const folder of [`${DAV_ROOT}/crossing`, `${DAV_ROOT}/crossing/deep`])
+      expect((await upstreamDav("MKCOL", folder)).status).toBe(201);
+    for (const file of ["crossing/ledger-alpha.txt", "crossing/deep/ledger-beta.txt"])
+      expect((await upstreamDav("PUT", `${DAV_ROOT}/${file}`, { body: "ledger" })).status).toBe(201);
+    const finished = async (kind: string, reply: Envelope) => {
+      expect(reply.code, reply.message).toBe(200);
+      const id = reply.data.tasks[0].id;
+      for (let i = 0; i < 400; i++) {
+        const info = await call(`/api/task/${kind}/info?tid=${id}`);
+        if ([2, 4, 7].includes(info.data.state)) return expect(info.data).toMatchObject({ state: 2, error: "" });
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      throw new Error(`task ${id} did not finish`);
+    };
+    await finished("copy", await call("/api/fs/copy", { src_dir: "/dav", dst_dir: "/s3", names: ["crossing"] }));
+    expect(found(await search({ keywords: "ledger" })).sort()).toEqual([
+      "/s3/crossing/deep/ledger-beta.txt",
+      "/s3/crossing/ledger-alpha.txt",
+    ]);
+    expect(found(await search({ keywords: "deep", scope: 1 }))).toEqual(["/s3/crossing/deep"]);
+    // A move: the files at their new place only, once the source is removed.
+    await finished("move", await call("/api/fs/move", { src_dir: "/s3", dst_dir: "/dav/docs", names: ["crossing"] }));
+    expect(found(await search({ keywords: "ledger" })).sort()).toEqual([
+      "/dav/docs/crossing/deep/ledger-beta.txt",
+      "/dav/docs/crossing/ledger-alpha.txt",
+    ]);
+    expect(found(await search({ keywords: "crossing", scope: 1 }))).toEqual(["/dav/docs/crossing"]);
+    expect((await call("/api/fs/remove", { dir: "/dav/docs", names: ["crossing"] })).code).toBe(200);
+    expect([200, 204]).toContain((await upstreamDav("DELETE", `${DAV_ROOT}/crossing`)).status);
+  }, 45_000);
+
   it("update re-reads a folder changed behind Gatehouse's back", async () => {
     await s3Put("search/reports/behind-the-back.txt", "x");
     expect((await search({ keywords: "behind" })).data.total).toBe(0);

@@ -4,6 +4,7 @@
 // claims its row first (a stale or duplicate message does nothing), writes its progress while its
 // bytes flow (and stops there when its task was canceled or deleted), and ends by settling its row,
 // which ends the task when nothing of it is left open.
+import type { BatchItem } from "drizzle-orm/batch";
 import type { Database } from "../../db/client.ts";
 import { FileError, type PartedUpload } from "../../drivers/types.ts";
 import type { Env } from "../../env.ts";
@@ -12,6 +13,7 @@ import { fileFailure, getObject, MountTree, type Mounted } from "../fs/mounts.ts
 import { emptyBody, ensureFolder, makeDirs, need, putFile, readSource, removePartial } from "../fs/operations.ts";
 import { joinName, parentOf } from "../fs/path.ts";
 import { extendTree } from "../fs/store.ts";
+import { type TaskIndexing, taskRemoved, taskWrote } from "../search/changes.ts";
 import { CANCELED, fetchFailed, SIZE_UNKNOWN } from "./messages.ts";
 import { sendUnits } from "./queue.ts";
 import {
@@ -43,6 +45,8 @@ interface CopyPayload {
   isDir?: boolean;
   size?: number;
   parted?: PartedState;
+  /** Auto update of the search index, as the request that started the task would have done it. */
+  index?: TaskIndexing | null;
 }
 /** An offline download: `url` into the folder `toDir`. */
 interface FetchPayload {
@@ -66,9 +70,17 @@ class Stopped extends Error {
 /** A failure no retry can mend (a URL without a size): the unit fails at once. */
 export class Unrecoverable extends Error {}
 
-/** What a unit asks of its row when it ends: settle it (with the statements of its children), or send it again. */
+/**
+ * What a unit asks of its row when it ends: settle it (with the statements of its children and of
+ * the search index's changes), or send it again.
+ */
 type Ending =
-  | { settle: Outcome; children?: { kind: string; payload: Record<string, unknown> }[]; childBytes?: number }
+  | {
+      settle: Outcome;
+      children?: { kind: string; payload: Record<string, unknown> }[];
+      childBytes?: number;
+      index?: BatchItem<"sqlite">[];
+    }
   | { again: { payload: Record<string, unknown>; bytes: number } };
 
 /**
@@ -125,6 +137,7 @@ async function finish(db: Database, env: Env, work: UnitWork, ending: Ending): P
     work.unit,
     ending.settle,
     children.length > 0 ? childUnits(db, work.unit.taskId, children, ending.childBytes ?? 0) : [],
+    ending.index,
   );
   const inserted = before.slice(0, -1).flat() as UnitTicket[];
   await sendUnits(env, [...inserted, ...follow]);
@@ -240,7 +253,7 @@ async function runUnit(work: UnitWork, env: Env): Promise<Ending> {
     case "copy":
       return copyUnit(work, env, work.payload as unknown as CopyPayload);
     case "remove":
-      return removeUnit(work, work.payload as { path: string });
+      return removeUnit(work, work.payload as { path: string; index?: TaskIndexing | null });
     case "fetch":
       return fetchUnit(work, env, work.payload as unknown as FetchPayload);
     default:
@@ -254,31 +267,35 @@ async function copyUnit(work: UnitWork, env: Env, copy: CopyPayload): Promise<En
   const target = await tree.mount(copy.toDir);
   const known = copy.isDir !== undefined && (copy.isDir || copy.size !== undefined);
   const object = known ? { isDir: copy.isDir!, size: copy.size ?? 0 } : await getObject(source);
+  const written = joinName(copy.toDir, copy.name);
   if (object.isDir) {
     await ensureFolder(target, copy.name);
     const entries = await source.backend.list(source.actualPath);
-    const toDir = joinName(copy.toDir, copy.name);
     return {
       settle: { state: "done", bytes: 0 },
       children: entries.map((entry) => ({
         kind: "copy",
         payload: {
           from: joinName(copy.from, entry.name),
-          toDir,
+          toDir: written,
           name: entry.name,
           isDir: entry.isDir,
           ...(entry.isDir ? {} : { size: entry.size }),
+          ...(copy.index ? { index: copy.index } : {}),
         },
       })),
       childBytes: entries.reduce((sum, entry) => sum + (entry.isDir ? 0 : entry.size), 0),
+      index: taskWrote(work.db, copy.index, target.storage, written, true, 0),
     };
   }
   // A copy of one file learns its size here (a walk counted its children's).
   if (!known) await setTotalBytes(work.db, work.unit.taskId, object.size);
   // Each part is a Range read of the source, taken up again where it breaks off (readSource).
-  return writeFile(work, partSize(env), target, copy.name, object.size, (range) =>
+  const ending = await writeFile(work, partSize(env), target, copy.name, object.size, (range) =>
     readSource(source, copy.name, object.size, range, work.signal),
   );
+  if ("again" in ending) return ending;
+  return { ...ending, index: taskWrote(work.db, copy.index, target.storage, written, false, object.size) };
 }
 
 /**
@@ -332,7 +349,7 @@ async function writeFile(
   return { settle: { state: "done", bytes: size } };
 }
 
-async function removeUnit(work: UnitWork, remove: { path: string }): Promise<Ending> {
+async function removeUnit(work: UnitWork, remove: { path: string; index?: TaskIndexing | null }): Promise<Ending> {
   const tree = await work.tree([remove.path]);
   const mounted = await tree.mount(remove.path);
   try {
@@ -341,7 +358,7 @@ async function removeUnit(work: UnitWork, remove: { path: string }): Promise<End
     // Gone already (a rerun after a crash): what the removal wanted.
     if (!(error instanceof FileError && error.kind === "not_found")) throw error;
   }
-  return { settle: { state: "done", bytes: 0 } };
+  return { settle: { state: "done", bytes: 0 }, index: taskRemoved(work.db, remove.index, remove.path) };
 }
 
 /**

@@ -323,13 +323,15 @@ export type Outcome = { state: "done"; bytes: number } | { state: "failed" | "ca
 /**
  * Ends a unit, and its task when nothing of it is left open: canceled if asked, failed if a unit
  * failed, else succeeded; a move whose copy all arrived gets its removal unit first. `before`
- * runs in the same transaction (a walk's children). Answers the units to send.
+ * and `after` run in the same transaction (a walk's children; the index's changes). Answers the
+ * units to send.
  */
 export async function settleUnit(
   db: Database,
   unit: UnitRow,
   outcome: Outcome,
   before: BatchItem<"sqlite">[] = [],
+  after: BatchItem<"sqlite">[] = [],
 ): Promise<{ before: unknown[]; follow: UnitTicket[] }> {
   const now = Date.now();
   const done = outcome.state === "done";
@@ -354,7 +356,7 @@ export async function settleUnit(
     // A move removes its source once every byte of it arrived (OpenList internal/task_group/group.go:57-82).
     db.all<UnitTicket>(sql`
       INSERT INTO ${taskUnits} (task_id, kind, payload, state, ticket, lease_until_ms)
-      SELECT ${tasks.id}, 'remove', json_object('path', json_extract(${tasks.payload}, '$.from')), 'queued', 0, ${now + QUEUED_LEASE_MS}
+      SELECT ${tasks.id}, 'remove', json_object('path', json_extract(${tasks.payload}, '$.from'), 'index', json(json_extract(${tasks.payload}, '$.index'))), 'queued', 0, ${now + QUEUED_LEASE_MS}
       FROM ${tasks}
       WHERE ${tasks.id} = ${unit.taskId} AND ${tasks.kind} = 'move' AND ${tasks.cancelRequested} = 0
         AND ${tasks.error} = '' AND NOT ${openUnitsOf(unit.taskId)}
@@ -372,6 +374,7 @@ export async function settleUnit(
         endedAtMs: now,
       })
       .where(and(eq(tasks.id, unit.taskId), inArray(tasks.state, UNDONE_STATES), sql`NOT ${openUnitsOf(unit.taskId)}`)),
+    ...after,
   ]);
   return { before: results.slice(0, before.length), follow: results[before.length + 2] as UnitTicket[] };
 }
