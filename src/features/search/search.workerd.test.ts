@@ -2,7 +2,7 @@
 // storage (webdav-server) through the admin routes, then what each kind of caller finds, the
 // changes Gatehouse's own writes make to the index, clear, and who may build.
 import { exports } from "cloudflare:workers";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { dav } from "../../../test/support/dav-client.ts";
 import { sql } from "../../../test/support/libsql-http.ts";
 import { davAddition, s3Addition, s3Put, upstreamDav } from "../../../test/support/upstreams.ts";
@@ -212,7 +212,7 @@ describe("the index follows Gatehouse's own writes", () => {
     expect(found(await search({ keywords: "webdav" }))).toEqual([]);
   });
 
-  it("finds what a background copy or move between storages wrote, as its units settle", async () => {
+  it("finds what a background copy, move or offline download wrote, as its units settle", async () => {
     // Made behind Gatehouse's back: the index knows nothing of the source.
     for (const folder of [`${DAV_ROOT}/crossing`, `${DAV_ROOT}/crossing/deep`])
       expect((await upstreamDav("MKCOL", folder)).status).toBe(201);
@@ -243,6 +243,21 @@ describe("the index follows Gatehouse's own writes", () => {
     expect(found(await search({ keywords: "crossing", scope: 1 }))).toEqual(["/dav/docs/crossing"]);
     expect((await call("/api/fs/remove", { dir: "/dav/docs", names: ["crossing"] })).code).toBe(200);
     expect([200, 204]).toContain((await upstreamDav("DELETE", `${DAV_ROOT}/crossing`)).status);
+    // An offline download too, named by its URL.
+    const downloads = inject("storageServers").downloadsUrl;
+    await finished(
+      "offline_download",
+      await call("/api/fs/add_offline_download", {
+        path: "/s3/fetched",
+        urls: [`${downloads}/bytes/1000/ledger-gamma.bin`],
+        tool: "SimpleHttp",
+        delete_policy: "delete_on_upload_succeed",
+      }),
+    );
+    expect((await search({ keywords: "ledger" })).data.content).toEqual([
+      { parent: "/s3/fetched", name: "ledger-gamma.bin", is_dir: false, size: 1000, type: 0 },
+    ]);
+    expect((await call("/api/fs/remove", { dir: "/s3", names: ["fetched"] })).code).toBe(200);
   }, 45_000);
 
   it("update re-reads a folder changed behind Gatehouse's back", async () => {

@@ -12,6 +12,7 @@ import { lookup, need } from "../fs/operations.ts";
 import { hasRelativeSegment, joinBasePath } from "../fs/path.ts";
 import { fullPathOf, Permission, requireWritable, viewerOf } from "../fs/rules.ts";
 import { fsRoute } from "../fs/store.ts";
+import { IndexChanges } from "../search/changes.ts";
 import { NOT_INTO_ALIAS, toolNotFound, URL_NOT_HTTP } from "./messages.ts";
 import { downloadTaskName, type TaskInfo } from "./rules.ts";
 import { TaskInfoSchema } from "./routes.ts";
@@ -75,12 +76,14 @@ export function registerOfflineDownloadRoutes(app: Router) {
     const existing = await lookup(tree, path);
     if (existing && !existing.isDir) throw new FileError("not_a_folder", "not a folder", true);
     const tasks: TaskInfo[] = [];
+    const index = new IndexChanges(c.var.db, c.var.fs).forTask();
     for (const url of urls)
       tasks.push(
         await startTask(c.var.db, c.env, c.var.caller, "offline_download", downloadTaskName(url, path), {
           unit: "fetch",
           url,
           toDir: path,
+          index,
         }),
       );
     return ok(c, { tasks });

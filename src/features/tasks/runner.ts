@@ -55,6 +55,7 @@ interface FetchPayload {
   name?: string;
   size?: number;
   parted?: PartedState;
+  index?: TaskIndexing | null;
 }
 /** A big file's upload in parts: the upstream's upload and the tags of the parts stored so far. */
 interface PartedState {
@@ -294,8 +295,20 @@ async function copyUnit(work: UnitWork, env: Env, copy: CopyPayload): Promise<En
   const ending = await writeFile(work, partSize(env), target, copy.name, object.size, (range) =>
     readSource(source, copy.name, object.size, range, work.signal),
   );
+  return indexed(work, copy.index, target, written, object.size, ending);
+}
+
+/** A unit's ending once it wrote the file `path` of `size` bytes: with the index's change when its task keeps one. */
+function indexed(
+  work: UnitWork,
+  indexing: TaskIndexing | null | undefined,
+  target: Mounted,
+  path: string,
+  size: number,
+  ending: Ending,
+): Ending {
   if ("again" in ending) return ending;
-  return { ...ending, index: taskWrote(work.db, copy.index, target.storage, written, false, object.size) };
+  return { ...ending, index: taskWrote(work.db, indexing, target.storage, path, false, size) };
 }
 
 /**
@@ -380,8 +393,14 @@ async function fetchUnit(work: UnitWork, env: Env, download: FetchPayload): Prom
     }
     return response.body;
   };
+  const landed = (name: string, size: number, ending: Ending) =>
+    indexed(work, download.index, target, joinName(download.toDir, name), size, ending);
   if (download.parted && download.name !== undefined && download.size !== undefined)
-    return writeFile(work, partSize(env), target, download.name, download.size, ranged);
+    return landed(
+      download.name,
+      download.size,
+      await writeFile(work, partSize(env), target, download.name, download.size, ranged),
+    );
   const response = await fetch(download.url, { signal: work.signal });
   if (!response.ok || !response.body) {
     await response.body?.cancel();
@@ -399,11 +418,15 @@ async function fetchUnit(work: UnitWork, env: Env, download: FetchPayload): Prom
   const first = response.body;
   // Parts need ranges; a server without them is streamed whole.
   const partBytes = response.headers.get("Accept-Ranges") === "bytes" ? partSize(env) : null;
-  return writeFile(work, partBytes, target, name, size, async (range) => {
-    if (!range) return first;
-    await first.cancel().catch(() => undefined);
-    return ranged(range);
-  });
+  return landed(
+    name,
+    size,
+    await writeFile(work, partBytes, target, name, size, async (range) => {
+      if (!range) return first;
+      await first.cancel().catch(() => undefined);
+      return ranged(range);
+    }),
+  );
 }
 
 const partSize = (env: Env) => Number(env.TASK_PART_BYTES) || DEFAULT_PART_BYTES;
