@@ -157,6 +157,8 @@ describe("a restart of npm start during a copy", () => {
     // for their leases to run out (2 minutes for a running unit, 10 for a queued one) before the
     // cron takes them; aged here in the database while npm start is down, so the test need not wait.
     const database = createClient({ url: `file:${dataDir}/gatehouse.db` });
+    // A killed process's lock goes with it; wait for that rather than fail on SQLITE_BUSY.
+    await database.execute("PRAGMA busy_timeout = 10000");
     const open = await database.execute("SELECT count(*) FROM task_units WHERE state IN ('queued', 'running')");
     expect(Number(open.rows[0]![0]), "units left open by the kill").toBeGreaterThan(0);
     await database.execute("UPDATE task_units SET lease_until_ms = 0 WHERE state IN ('queued', 'running')");

@@ -19,7 +19,7 @@ export interface NpmStart {
   output(): string;
   /** Stops it (SIGTERM, as Ctrl-C) and removes its DATA_DIR. */
   stop(): Promise<void>;
-  /** Kills it at once (SIGKILL to npm, wrangler, workerd and the local endpoint), DATA_DIR kept: a crash. */
+  /** Kills it at once (SIGKILL to npm, wrangler, workerd and the local endpoint), DATA_DIR kept: a crash. Answers once they are gone. */
   kill(): Promise<void>;
 }
 
@@ -69,6 +69,16 @@ export async function npmStart(
     if (running()) {
       process.kill(-child.pid!, "SIGKILL");
       await exited;
+    }
+    // npm goes first; wrangler, workerd and the libSQL endpoint die a moment later, and the
+    // database stays locked until they have. Up to 5 s (a zombie never leaves the group).
+    for (const deadline = Date.now() + 5_000; Date.now() < deadline; ) {
+      try {
+        process.kill(-child.pid!, 0);
+      } catch {
+        return;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 50));
     }
   };
 
