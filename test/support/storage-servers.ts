@@ -279,19 +279,21 @@ export async function startWebdav(): Promise<RunningServer & { url: string }> {
  */
 function dropShortReplies(res: ServerResponse) {
   let written = 0;
+  const count = (chunk: unknown) => {
+    if (typeof chunk === "string") written += Buffer.byteLength(chunk);
+    else if (chunk instanceof Uint8Array) written += chunk.byteLength;
+  };
   const write = res.write.bind(res) as (chunk: unknown, ...rest: unknown[]) => boolean;
   const end = res.end.bind(res) as (...args: unknown[]) => ServerResponse;
   res.write = ((chunk: unknown, ...rest: unknown[]) => {
-    if (!res.writableEnded)
-      written += typeof chunk === "string" ? Buffer.byteLength(chunk) : (chunk as Uint8Array).byteLength;
+    if (!res.writableEnded) count(chunk);
     return write(chunk, ...rest);
   }) as typeof res.write;
   res.end = ((...args: unknown[]) => {
+    count(args[0]);
     const result = end(...args);
     const declared = Number(res.getHeader("content-length"));
-    const chunk = typeof args[0] === "function" ? undefined : args[0];
-    if (chunk) written += typeof chunk === "string" ? Buffer.byteLength(chunk) : (chunk as Uint8Array).byteLength;
-    if (Number.isFinite(declared) && written < declared && res.statusCode === 206) res.socket?.destroy();
+    if (res.statusCode === 206 && written < declared) res.socket?.destroy();
     return result;
   }) as typeof res.end;
 }
