@@ -55,7 +55,9 @@ const stored = (dir: string) => s3Keys(`guard/${dir}/`);
 beforeAll(async () => {
   admin = await signIn("archive-guards");
   await sql("DELETE FROM storages");
-  for (const name of ["planted.zip", "cp437.zip"]) await s3Put(`guard/arch/${name}`, zip(name));
+  for (const name of ["planted.zip", "cp437.zip", "absolute.zip", "drive.zip", "badcrc.zip"])
+    await s3Put(`guard/arch/${name}`, zip(name));
+  for (const copy of ["many-a.zip", "many-b.zip"]) await s3Put(`guard/arch/${copy}`, zip("many.zip"));
   const made = await mountStorage(admin, "/g", "S3", { ...s3Addition(), root_folder_path: "/guard" });
   expect(made.code, made.message).toBe(200);
   writer = await member(admin, "guard-writer", { "/g": DECOMPRESS | WRITE | READ_ARCHIVES });
@@ -118,5 +120,49 @@ describe("decompress writes only where fs/put may write (D13.6)", () => {
     const one = await decompress(granted, { dst_dir: dst, name: "planted.zip", inner_path: "/top.txt" });
     expect(one.code, one.message).toBe(200);
     expect(await s3Text("guard/grant/top.txt")).toBe("top\n");
+  });
+});
+
+describe("archive refusals that leave nothing behind", () => {
+  it.each([
+    ["absolute.zip", "/abs.txt"],
+    ["drive.zip", "C:/x.txt"],
+  ])(
+    "an archive with an absolute entry name (%s) is refused whole, for browsing as for extracting",
+    async (name, entry) => {
+      const message = `the archive holds an entry whose name leaves its folder (${JSON.stringify(entry)}): the archive is refused`;
+      expect(await call("/api/fs/archive/meta", { path: `/g/arch/${name}` })).toMatchObject({ code: 500, message });
+      const dir = `absolute-${name}`;
+      expect(await decompress(admin, { dst_dir: `/g/${dir}`, name })).toMatchObject({ code: 500, message });
+      // Not even the harmless entry before it.
+      expect(await stored(dir)).toEqual([]);
+    },
+  );
+
+  it("one decompress never writes more than its declared cap, its archives counted together", async () => {
+    const one = await decompress(admin, { dst_dir: "/g/cap-one", name: "many-a.zip" });
+    expect(one.code, one.message).toBe(200);
+    expect(await stored("cap-one")).toHaveLength(101);
+    const both = await decompress(admin, { dst_dir: "/g/cap-both", name: ["many-a.zip", "many-b.zip"] });
+    expect([both.code, both.message]).toEqual([
+      500,
+      "extracting this would write more than 200 files and folders: over the limit of one request",
+    ]);
+    expect(await stored("cap-both")).toEqual([]);
+  });
+
+  it("an entry whose bytes do not match its CRC-32 is refused when read whole; decompress leaves nothing behind", async () => {
+    const reply = await decompress(admin, { dst_dir: "/g/crc", name: "badcrc.zip" });
+    expect([reply.code, reply.message]).toEqual([500, "the entry's checksum does not match: the archive is damaged"]);
+    expect(await stored("crc")).toEqual([]);
+    // The entry is small, so it is checked whole before its write: s3rver never saw one begin.
+    expect((await upstreamRequests("s3")).filter((line) => line.includes("/guard/crc/"))).toEqual([]);
+    // A range of it is not read whole, so no CRC is known: it is served (docs/files.md, Archives).
+    const { sign } = (await call("/api/fs/archive/meta", { path: "/g/arch/badcrc.zip" })).data;
+    const query = new URLSearchParams({ inner: "/crc.txt", sign });
+    const ranged = await exports.default.fetch(`http://gatehouse.test/ae/g/arch/badcrc.zip?${query}`, {
+      headers: { Range: "bytes=0-6" },
+    });
+    expect([ranged.status, await ranged.text()]).toEqual([206, "checked"]);
   });
 });
