@@ -95,6 +95,13 @@ describe("decompress writes only where fs/put may write (D13.6)", () => {
       "guard/open/locked/x.txt",
       "guard/open/top.txt",
     ]);
+    // The same password opens the archives' own folder, as for archive/meta.
+    await s3Put("guard/vault/cp437.zip", zip("cp437.zip"));
+    await meta("/g/vault", { password: "pw", p_sub: true });
+    const fromVault = { src_dir: "/g/vault", dst_dir: dst, name: "cp437.zip" };
+    expect(await decompress(writer, fromVault)).toMatchObject({ code: 403 });
+    expect(await decompress(writer, { ...fromVault, password: "pw" })).toMatchObject({ code: 200 });
+    expect(await s3Text("guard/open/café.txt")).toBe("cp437\n");
   });
 
   it("a hidden folder below the destination is refused as fs/put refuses it: nothing written", async () => {
