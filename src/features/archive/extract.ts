@@ -1,25 +1,22 @@
 // Extraction of a ZIP into a folder of a storage, streamed entry by entry from range reads into the
 // target's put: no temporary file. Planned first (names, bombs, caps checked before anything is
-// written), then written in bounded steps from a cursor, so a task engine can run the same steps
-// across requests (docs/decisions.md D13.4).
-import { FileError } from "../../http/errors.ts";
+// written; the routes then check every target path, D13.6), then written in bounded steps from a
+// cursor, so a task engine can run the same steps across requests (docs/decisions.md D13.4).
 import { makeDirs, putFile } from "../fs/operations.ts";
 import type { MountTree } from "../fs/mounts.ts";
 import { baseName, joinName } from "../fs/path.ts";
-import { tooLargeToExtract, tooManyToExtract } from "./messages.ts";
 import {
   type ArchiveNode,
   archiveTree,
   flatten,
-  MAX_EXTRACT_BYTES,
-  MAX_EXTRACT_ENTRIES,
   nodeAt,
   requireNoBomb,
   requireSafeNames,
+  requireWithinCaps,
   segmentsOf,
 } from "./rules.ts";
 import { openArchive } from "./source.ts";
-import { type ByteReader, openEntry, readZipDirectory, requireOpenable } from "./zip.ts";
+import { type ByteReader, openEntry, readZipDirectory, requireOpenable, type ZipEntry } from "./zip.ts";
 import { contentTypeOf } from "../fs/serve.ts";
 
 /** Entries up to this size are read whole before they are written; larger ones stream. */
@@ -48,8 +45,21 @@ export interface ExtractPlan {
 export async function planExtraction(tree: MountTree, job: ExtractJob): Promise<ExtractPlan> {
   const { object, reader } = await openArchive(tree, job.archive);
   const directory = await readZipDirectory(reader);
-  requireSafeNames(directory.entries);
-  const root = archiveTree(directory.entries, object.modified);
+  return { reader, ...planSteps(directory.entries, object.modified, job) };
+}
+
+/**
+ * Every write of `job` over the archive's entries, as full destination paths, parents first; the
+ * archive refused whole when a name leaves its folder, an entry is a bomb or cannot be opened, or the
+ * extraction passes the caps of one request.
+ */
+export function planSteps(
+  entries: readonly ZipEntry[],
+  archiveModified: Date,
+  job: ExtractJob,
+): Omit<ExtractPlan, "reader"> {
+  requireSafeNames(entries);
+  const root = archiveTree(entries, archiveModified);
   const chosen = nodeAt(root, job.innerPath);
   let base = job.destDir;
   if (job.intoNewFolder) base = joinName(base, baseName(job.archive).replace(/\.zip$/i, ""));
@@ -65,7 +75,6 @@ export async function planExtraction(tree: MountTree, job: ExtractJob): Promise<
             : []),
         ];
   if (job.intoNewFolder) steps.unshift({ target: base, node: { ...root, name: baseName(base), children: [] } });
-  if (steps.length > MAX_EXTRACT_ENTRIES) throw new FileError("refused", tooManyToExtract(MAX_EXTRACT_ENTRIES));
   let bytes = 0;
   for (const { node } of steps) {
     if (!node.entry) continue;
@@ -73,8 +82,8 @@ export async function planExtraction(tree: MountTree, job: ExtractJob): Promise<
     requireOpenable(node.entry, job.password);
     bytes += node.entry.size;
   }
-  if (bytes > MAX_EXTRACT_BYTES) throw new FileError("refused", tooLargeToExtract(MAX_EXTRACT_BYTES));
-  return { reader, steps, bytes };
+  requireWithinCaps([{ steps, bytes }]);
+  return { steps, bytes };
 }
 
 /**
@@ -112,9 +121,13 @@ export async function extractSteps(
   return end < plan.steps.length ? end : null;
 }
 
-/** One whole extraction within the request: plan, then every step. */
-export async function extractArchive(source: MountTree, target: MountTree, job: ExtractJob) {
-  const plan = await planExtraction(source, job);
-  await extractSteps(target, plan, job.password);
-  return { bytes: plan.bytes, entries: plan.steps.length };
+/**
+ * The plans of one request's extractions, each archive's directory read in turn: every archive is
+ * planned, and the caps held over them together, before anything is written (D13.4).
+ */
+export async function planExtractions(tree: MountTree, jobs: readonly ExtractJob[]): Promise<ExtractPlan[]> {
+  const plans: ExtractPlan[] = [];
+  for (const job of jobs) plans.push(await planExtraction(tree, job));
+  requireWithinCaps(plans);
+  return plans;
 }

@@ -2,7 +2,7 @@
 // tree of a ZIP), archive/list (one folder of it), archive/decompress (into a folder of a storage),
 // read from the storage with range reads, never downloaded whole (docs/decisions.md D13). Access
 // is that of reading the archive file itself, plus AList's read-archives bit; decompress also
-// needs the write permission at the destination, which AList did not check.
+// needs what fs/put needs at every path it writes, which AList did not check (D13.6).
 import * as z from "zod/mini";
 import type { Context } from "hono";
 import type { AppEnv } from "../../http/context.ts";
@@ -30,9 +30,16 @@ import { signPath } from "../fs/sign.ts";
 import type { FsState, TreeNeeds } from "../fs/state.ts";
 import { fsRoute } from "../fs/store.ts";
 import { objectFields, typeByName, FileType } from "../fs/wire.ts";
-import { extractArchive } from "./extract.ts";
+import { extractSteps, planExtractions } from "./extract.ts";
 import { decompressTaskName } from "./messages.ts";
-import { type ArchiveNode, archiveTree, nodeAt, requireSafeNames, requireZipName } from "./rules.ts";
+import {
+  type ArchiveNode,
+  archiveTree,
+  nodeAt,
+  requireExtractable,
+  requireSafeNames,
+  requireZipName,
+} from "./rules.ts";
 import { openArchive } from "./source.ts";
 import { readZipDirectory } from "./zip.ts";
 
@@ -67,6 +74,10 @@ const ListBody = z.object({
 const DecompressBody = z.object({
   src_dir: PathField,
   dst_dir: PathField,
+  password: z._default(z.string().check(z.maxLength(1024)), "").openapi({
+    description:
+      "The meta password of the archives' folders and of every folder the extraction writes into, if they have one (Gatehouse's; AList's body has none)",
+  }),
   name: z
     .union([z.string().check(z.maxLength(1024)), z.array(z.string().check(z.maxLength(1024))).check(z.maxLength(100))])
     .openapi({ description: "The archive's name in src_dir, or several" }),
@@ -259,36 +270,45 @@ export function registerArchiveRoutes(app: Router) {
     const sources = names.map((name) => joinName(srcDir, name));
     for (const source of sources) {
       if (!can(viewer.grants, source, Permission.DECOMPRESS)) throw new ApiError(403, PERMISSION_DENIED);
-      requireAccess(viewer, state, source, "");
+      requireAccess(viewer, state, source, body.password);
       requireZipName(baseName(source));
     }
-    requireWritable(viewer, state, dstDir, dstDir, Permission.WRITE, "", true);
+    // The destination itself first, before any archive is read; every path below it after planning.
+    requireWritable(viewer, state, dstDir, dstDir, Permission.WRITE, body.password, true);
     const treeAt = (dir: string) =>
-      new MountTree(state.tree, c.var.db, c.req.raw.signal).guardedBy(throughAlias(viewer, state, dir, ""));
+      new MountTree(state.tree, c.var.db, c.req.raw.signal).guardedBy(throughAlias(viewer, state, dir, body.password));
     const [sourceTree, targetTree] = [treeAt(srcDir), treeAt(dstDir)];
-    const tasks = [];
-    for (const source of sources) {
-      const started = new Date().toISOString();
-      const { bytes } = await extractArchive(sourceTree, targetTree, {
-        archive: source,
+    let started = new Date().toISOString();
+    const plans = await planExtractions(
+      sourceTree,
+      sources.map((archive) => ({
+        archive,
         innerPath: body.inner_path,
         destDir: dstDir,
         password: body.archive_pass,
         intoNewFolder: body.put_into_new_dir,
-      });
+      })),
+    );
+    // Every path of every archive is checked as fs/put checks it before the first write (D13.6).
+    requireExtractable(viewer, state, plans, body.password);
+    const tasks = [];
+    for (const [i, plan] of plans.entries()) {
+      await extractSteps(targetTree, plan, body.archive_pass);
+      const ended = new Date().toISOString();
       tasks.push({
         id: crypto.randomUUID(),
-        name: decompressTaskName(source, body.inner_path, dstDir),
+        name: decompressTaskName(sources[i]!, body.inner_path, dstDir),
         creator: c.var.caller.user.username,
         creator_role: c.var.caller.user.roleIds,
         state: 2,
         status: "",
         progress: 100,
         start_time: started,
-        end_time: new Date().toISOString(),
-        total_bytes: bytes,
+        end_time: ended,
+        total_bytes: plan.bytes,
         error: "",
       });
+      started = ended;
     }
     return ok(c, { task: tasks });
   });

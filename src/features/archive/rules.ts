@@ -1,8 +1,17 @@
 // The decisions of the archive routes over plain inputs: which names can be opened, which archives
 // are refused whole (names that leave their folder, zip bombs), the tree of an archive's entries,
-// one folder of it, and the caps of an extraction (docs/decisions.md D13).
+// one folder of it, the caps of an extraction, and where it may write (docs/decisions.md D13).
 import { FileError } from "../../http/errors.ts";
-import { ENTRY_NOT_FOUND, bombEntry, formatRefused, unsafeEntry } from "./messages.ts";
+import { requireUploadable, type Viewer } from "../fs/rules.ts";
+import type { FsState } from "../fs/state.ts";
+import {
+  ENTRY_NOT_FOUND,
+  bombEntry,
+  formatRefused,
+  tooLargeToExtract,
+  tooManyToExtract,
+  unsafeEntry,
+} from "./messages.ts";
 import type { ZipEntry } from "./zip.ts";
 
 /** What `/api/public/archive_extensions` lists: only what Gatehouse can open. */
@@ -16,6 +25,37 @@ export const BOMB_FLOOR_BYTES = 1024 * 1024;
 export const MAX_EXTRACT_BYTES = 512 * 1024 * 1024;
 /** ... and at most this many files and folders (each costs a few upstream calls). */
 export const MAX_EXTRACT_ENTRIES = 200;
+
+/**
+ * The caps of one request, over every archive it extracts: the files and folders it writes and the
+ * bytes their entries declare (which is all they can give: D13.5). Checked before the first write.
+ */
+export function requireWithinCaps(plans: readonly { steps: readonly unknown[]; bytes: number }[]) {
+  let steps = 0;
+  let bytes = 0;
+  for (const plan of plans) {
+    steps += plan.steps.length;
+    bytes += plan.bytes;
+  }
+  if (steps > MAX_EXTRACT_ENTRIES) throw new FileError("refused", tooManyToExtract(MAX_EXTRACT_ENTRIES));
+  if (bytes > MAX_EXTRACT_BYTES) throw new FileError("refused", tooLargeToExtract(MAX_EXTRACT_BYTES));
+}
+
+/**
+ * Every file and folder the plans write is held to what fs/put decides for it (fs/rules.ts
+ * requireUploadable: a name put would take; the folder it lands in reached past the hide rules, its
+ * meta password passed with the request's password, write permission or a meta's write grant there),
+ * all before the first write: one refused path refuses the request (D13.6). The metas are those the
+ * request already read.
+ */
+export function requireExtractable(
+  viewer: Viewer,
+  state: FsState,
+  plans: readonly { steps: readonly { target: string }[] }[],
+  password: string,
+) {
+  for (const plan of plans) for (const { target } of plan.steps) requireUploadable(viewer, state, target, password);
+}
 
 /** The format of `name` by its last extension (AList looked after the first dot first). */
 export function requireZipName(name: string) {

@@ -338,6 +338,25 @@ export function requireWritable(
 }
 
 /**
+ * May the viewer put a file (or make a folder) at `path`: a valid name, then write permission (or a
+ * meta's write grant) at its folder, past the hide rules and that folder's meta password. The one
+ * decision of fs/put, fs/form, every step of a chunked upload, and every file and folder an archive
+ * extraction writes (docs/decisions.md D13.6). Answers the name and its folder.
+ */
+export function requireUploadable(
+  viewer: Viewer,
+  state: FsState,
+  path: string,
+  password: string,
+): { name: string; dir: string } {
+  const name = baseName(path);
+  requireName(name);
+  const dir = parentOf(path);
+  requireWritable(viewer, state, dir, path, Permission.WRITE, password, true);
+  return { name, dir };
+}
+
+/**
  * The first meta password guarding something in the subtree at `root` (root itself, from above
  * with `p_sub`, or any meta at or below it) that the viewer may not pass: neither the
  * skip-password bit there nor `password`. A write that takes a subtree must pass them all.

@@ -46,6 +46,7 @@ import {
   requireReach,
   requireRenamable,
   requireSubtree,
+  requireUploadable,
   requireWritable,
   throughAlias,
   viewerOf,
@@ -359,9 +360,10 @@ export function uploadPath(c: Context<AppEnv>, viewer: Viewer): string {
 }
 
 /**
- * The checks of an upload to the full path `path`: a valid file name, and write permission (or a
- * meta's write grant) at its folder, past the meta password. Shared by /api/fs/put, /api/fs/form
- * and every step of a chunked upload; answers the mount tree the upload works on.
+ * The checks of an upload to the full path `path` (rules.ts requireUploadable: a valid file name, and
+ * write permission or a meta's write grant at its folder, past the meta password). Shared by
+ * /api/fs/put, /api/fs/form and every step of a chunked upload; answers the mount tree the upload
+ * works on.
  */
 export function uploadChecks(
   c: Context<AppEnv>,
@@ -369,10 +371,7 @@ export function uploadChecks(
   path: string,
   password: string,
 ): { name: string; dir: string; tree: MountTree } {
-  const name = baseName(path);
-  requireName(name);
-  const dir = parentOf(path);
-  requireWritable(viewer, c.var.fs, dir, path, Permission.WRITE, password, true);
+  const { name, dir } = requireUploadable(viewer, c.var.fs, path, password);
   return { name, dir, tree: treeFor(c, viewer, dir, password) };
 }
 
