@@ -35,7 +35,9 @@ const readme = async (reader: ReturnType<typeof readerOf>) => {
 
 describe("range reads", () => {
   it.each(["/ranged", "/whole"])("reads the archive from a server at %s", async (path) => {
-    expect(await readme(readerOf({ url: `${base}${path}` }, archive.length))).toBe("hello from inside the zip\n");
+    expect(await readme(readerOf({ url: `${base}${path}` }, "tree.zip", archive.length))).toBe(
+      "hello from inside the zip\n",
+    );
   });
 
   it("reads through a byte source", async () => {
@@ -44,13 +46,13 @@ describe("range reads", () => {
       modified: new Date(0),
       read: async (start: number, end: number) => new Response(archive.slice(start, end + 1)).body!,
     };
-    expect(await readme(readerOf({ source }, archive.length))).toBe("hello from inside the zip\n");
+    expect(await readme(readerOf({ source }, "tree.zip", archive.length))).toBe("hello from inside the zip\n");
   });
 
   it("words a refusal by its status alone, never the address", async () => {
-    const failed = readerOf({ url: `${base}/nope?secret=1` }, archive.length).read(0, 10);
-    await expect(failed).rejects.toThrow("the storage answered 403 to a read of part of the archive");
-    const unreachable = readerOf({ url: "http://127.0.0.1:1/x" }, archive.length).read(0, 10);
-    await expect(unreachable).rejects.toThrow("the storage could not be reached to read part of the archive");
+    const failed = readerOf({ url: `${base}/nope?secret=1` }, "tree.zip", archive.length).read(0, 10);
+    await expect(failed).rejects.toThrow("the storage answered HTTP 403 to a read of tree.zip");
+    const unreachable = readerOf({ url: "http://127.0.0.1:1/x" }, "tree.zip", archive.length).read(0, 10);
+    await expect(unreachable).rejects.toThrow("the storage could not be reached to read tree.zip");
   });
 });
