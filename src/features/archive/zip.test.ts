@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { bytesOf, zipFixtures } from "../../../test/support/zip-fixtures.ts";
 import { archiveTree, nodeAt, requireNoBomb, requireSafeNames } from "./rules.ts";
-import { type ByteReader, openEntry, readZipDirectory } from "./zip.ts";
+import { type ByteReader, MAX_ARCHIVE_ENTRIES, openEntry, readZipDirectory } from "./zip.ts";
 
 const fixtures = zipFixtures();
 
@@ -172,6 +172,34 @@ describe("the archive's rules", () => {
   it("refuses a bomb by its declared sizes, without inflating it", async () => {
     const [entry] = (await readZipDirectory(readerOf("bomb.zip").reader)).entries;
     expect(() => requireNoBomb(entry!)).toThrow(/^the entry "zeros.bin" expands to 20971520 bytes, over 100 times/);
+  });
+
+  it("refuses an overlap bomb: entries that share one local header, or quote the next one", async () => {
+    await expect(readZipDirectory(readerOf("overlap.zip").reader)).rejects.toThrow(
+      'the entries "000.bin" and "001.bin" share their data in the archive: refused as a zip bomb',
+    );
+    await expect(readZipDirectory(readerOf("quoted.zip").reader)).rejects.toThrow(
+      'the entries "q00.txt" and "q01.txt" share their data in the archive: refused as a zip bomb',
+    );
+  });
+
+  it("refuses an archive of more than 10,000 entries before reading its directory; 10,000 are listed", async () => {
+    expect(MAX_ARCHIVE_ENTRIES).toBe(10_000);
+    const { reader, reads } = readerOf("many.zip");
+    await expect(readZipDirectory(reader)).rejects.toThrow(
+      "zip: the archive holds more than 10000 files and folders: too many to list or open here",
+    );
+    expect(reads).toEqual([[reader.size - 65557, 65557]]);
+    const directory = await readZipDirectory(readerOf("tenthousand.zip").reader);
+    expect(archiveTree(directory.entries, new Date(0)).children).toHaveLength(10_000);
+  });
+
+  it("refuses a tree of more than 10,000 files and folders, implied folders counted", async () => {
+    const directory = await readZipDirectory(readerOf("deep.zip").reader);
+    expect(directory.entries).toHaveLength(1);
+    expect(() => archiveTree(directory.entries, new Date(0))).toThrow(
+      "zip: the archive holds more than 10000 files and folders: too many to list or open here",
+    );
   });
 
   it("builds the tree with implicit folders; a missing inner path is object not found", async () => {
