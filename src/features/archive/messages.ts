@@ -11,7 +11,8 @@ export const methodRefused = (method: number) =>
 
 export const NOT_A_ZIP = "zip: not a valid zip file";
 export const ZIP_DAMAGED = "zip: the archive is damaged: its directory points outside the file";
-export const CENTRAL_DIRECTORY_TOO_LARGE = "zip: the archive's directory is over 16 MiB: too many entries to open here";
+export const CENTRAL_DIRECTORY_TOO_LARGE =
+  "zip: the archive's directory is over 4 MiB: too many entries or too long names to open here";
 export const tooManyEntries = (limit: number) =>
   `zip: the archive holds more than ${limit} files and folders: too many to list or open here`;
 /** An overlap bomb: entries that share their compressed bytes (docs/decisions.md D13.7). */

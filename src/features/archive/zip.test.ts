@@ -194,6 +194,20 @@ describe("the archive's rules", () => {
     expect(archiveTree(directory.entries, new Date(0)).children).toHaveLength(10_000);
   });
 
+  it("refuses a directory over 4 MiB before reading it", async () => {
+    const end = new Uint8Array(22);
+    const eocd = new DataView(end.buffer);
+    eocd.setUint32(0, 0x06054b50, true);
+    eocd.setUint16(8, 10, true);
+    eocd.setUint16(10, 10, true);
+    eocd.setUint32(12, 4 * 1024 * 1024 + 1, true);
+    const { reader, reads } = memoryReader(end);
+    await expect(readZipDirectory(reader)).rejects.toThrow(
+      "zip: the archive's directory is over 4 MiB: too many entries or too long names to open here",
+    );
+    expect(reads).toHaveLength(1);
+  });
+
   it("refuses a tree of more than 10,000 files and folders, implied folders counted", async () => {
     const directory = await readZipDirectory(readerOf("deep.zip").reader);
     expect(directory.entries).toHaveLength(1);

@@ -50,8 +50,12 @@ export interface ZipDirectory {
   entries: ZipEntry[];
 }
 
-/** A directory bigger than this is refused, not read into memory (about 200,000 entries). */
-export const MAX_CENTRAL_DIRECTORY_BYTES = 16 * 1024 * 1024;
+/**
+ * A directory bigger than this is refused, not read into memory: room for MAX_ARCHIVE_ENTRIES
+ * entries of 400-byte names, while 10,000 entries of 1,500-byte names would take 60 MB from the
+ * directory to the reply (docs/decisions.md D13.7).
+ */
+export const MAX_CENTRAL_DIRECTORY_BYTES = 4 * 1024 * 1024;
 /**
  * An archive with more entries than this (or whose tree has more files and folders: rules.ts
  * archiveTree) is refused whole: `archive/meta` answers the whole tree, and each entry costs about

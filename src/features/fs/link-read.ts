@@ -1,6 +1,6 @@
 // The one reader of a file's bytes from its storage's link, for everything that reads upstream
 // bytes itself rather than handing them to a client: copies and moves across storages, tasks' parts,
-// staged upload parts, archives (docs/decisions.md D13.7, D15.3). A read that breaks off after giving
+// staged upload parts, archives (docs/decisions.md D13.8, D15.3). A read that breaks off after giving
 // bytes is taken up again from there; a failure for good is a FileError of kind upstream that says
 // what the storage did, never a runtime's own error (which would answer "internal error").
 import { FileError, type Link } from "../../drivers/types.ts";
