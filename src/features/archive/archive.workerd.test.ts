@@ -463,6 +463,12 @@ describe("limits", () => {
           name: "tree.zip",
         });
         expect(decompress).toMatchObject({ code: 500, message: brokenOff });
+        // One that keeps breaking off after 1,000 bytes is taken up again 8 times, then given up.
+        await davReadFaults.arm(upstreamPath, { after: 1000, count: -1 });
+        expect(await call("/api/fs/archive/meta", { path })).toMatchObject({
+          code: 500,
+          message: `the storage broke off a read of tree.zip at byte ${tail + 9000} of ${size}`,
+        });
         // A storage that answers an error status is named by it.
         await davReadFaults.arm(upstreamPath, { status: 503, count: -1 });
         expect(await call("/api/fs/archive/meta", { path })).toMatchObject({
