@@ -261,8 +261,9 @@ export async function startWebdav(): Promise<RunningServer & { url: string }> {
       ),
   );
   const log = requestLog();
+  const faults = readFaults();
   const server = createHttpServer((req, res) => {
-    if (log(req, res)) return;
+    if (log(req, res) || faults(req, res)) return;
     dropShortReplies(res);
     dav.executeRequest(req, res);
   });
@@ -286,7 +287,9 @@ function dropShortReplies(res: ServerResponse) {
   const write = res.write.bind(res) as (chunk: unknown, ...rest: unknown[]) => boolean;
   const end = res.end.bind(res) as (...args: unknown[]) => ServerResponse;
   res.write = ((chunk: unknown, ...rest: unknown[]) => {
-    if (!res.writableEnded) count(chunk);
+    // What the range filter still flushes after Get.js ended the reply is dropped, not an error.
+    if (res.writableEnded) return true;
+    count(chunk);
     return write(chunk, ...rest);
   }) as typeof res.write;
   res.end = ((...args: unknown[]) => {
@@ -295,6 +298,88 @@ function dropShortReplies(res: ServerResponse) {
     const declared = Number(res.getHeader("content-length"));
     if (res.statusCode === 206 && written < declared) res.socket?.destroy();
     return result;
+  }) as typeof res.end;
+}
+
+/**
+ * Reads that break off or fail, on demand, for tests of the readers of upstream bytes (fs/link-read.ts).
+ * `POST /__breakoff?path=<path>&after=<bytes>&count=<n>` cuts the next n GET replies of `path` (the
+ * URL's path, decoded) after `after` bytes of body, the connection closed as by a server whose send
+ * failed; `count=-1` cuts every one until `count=0` clears it, and `after=0` gives headers and no
+ * byte (a storage failing for good). With `status=<code>` instead, those GETs answer that status.
+ * True when the request was handled here or is answered as armed.
+ */
+function readFaults(): (req: IncomingMessage, res: ServerResponse) => boolean {
+  const armed = new Map<string, { after: number; count: number; status: number | null }>();
+  return (req, res) => {
+    const url = new URL(req.url ?? "/", "http://dav.test");
+    if (req.method === "POST" && url.pathname === "/__breakoff") {
+      const path = url.searchParams.get("path") ?? "";
+      const count = Number(url.searchParams.get("count") ?? "1");
+      const status = url.searchParams.get("status");
+      if (count === 0) armed.delete(path);
+      else
+        armed.set(path, {
+          after: Number(url.searchParams.get("after") ?? "0"),
+          count,
+          status: status === null ? null : Number(status),
+        });
+      res.writeHead(200, { "Content-Type": "application/json" });
+      res.end(JSON.stringify([...armed.keys()]));
+      return true;
+    }
+    const path = decodeURIComponent(url.pathname);
+    const fault = req.method === "GET" ? armed.get(path) : undefined;
+    if (!fault) return false;
+    if (fault.count > 0 && --fault.count === 0) armed.delete(path);
+    if (fault.status !== null) {
+      res.writeHead(fault.status, { "Content-Type": "text/plain" });
+      res.end("failing on purpose");
+      return true;
+    }
+    cutAfter(res, fault.after);
+    return false;
+  };
+}
+
+/** The reply's body is cut after `after` bytes: headers and those bytes go out, then the connection closes. */
+function cutAfter(res: ServerResponse, after: number) {
+  let written = 0;
+  let cut = false;
+  const write = res.write.bind(res) as (chunk: unknown, ...rest: unknown[]) => boolean;
+  const callbackOf = (rest: unknown[]) => rest.find((item): item is () => void => typeof item === "function");
+  const take = (chunk: unknown, rest: unknown[]): boolean => {
+    if (cut) {
+      callbackOf(rest)?.();
+      return true;
+    }
+    const bytes =
+      typeof chunk === "string"
+        ? Buffer.from(chunk, typeof rest[0] === "string" ? (rest[0] as BufferEncoding) : "utf8")
+        : chunk instanceof Uint8Array
+          ? chunk
+          : new Uint8Array(0);
+    if (written + bytes.byteLength <= after && !(after === 0 && written === 0)) {
+      written += bytes.byteLength;
+      return write(chunk, ...rest);
+    }
+    cut = true;
+    res.flushHeaders();
+    write(bytes.subarray(0, after - written), () => res.socket?.destroy());
+    callbackOf(rest)?.();
+    return true;
+  };
+  res.write = ((chunk: unknown, ...rest: unknown[]) => take(chunk, rest)) as typeof res.write;
+  const end = res.end.bind(res) as (...args: unknown[]) => ServerResponse;
+  res.end = ((...args: unknown[]) => {
+    const chunk = typeof args[0] === "function" ? undefined : args[0];
+    if (!cut && (chunk === undefined || chunk === null)) {
+      if (after === 0 && res.statusCode < 300) take(new Uint8Array(0), []);
+      else return end(...args);
+    }
+    if (!cut) take(chunk, args.slice(1));
+    if (!cut) return end();
+    return res;
   }) as typeof res.end;
 }
 

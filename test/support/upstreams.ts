@@ -108,3 +108,24 @@ export const s3Stall = {
     await (await fetch(`${servers().s3Endpoint}/__release${query && `?${query}`}`, { method: "POST" })).body?.cancel();
   },
 };
+
+/**
+ * Reads of a file on the WebDAV upstream that break off or fail (storage-servers.ts readFaults):
+ * the next `count` GETs of `path` cut after `after` bytes (`count: -1`, every one until cleared;
+ * `after: 0`, nothing given: a storage failing for good), or answered with `status`.
+ */
+export const davReadFaults = {
+  arm: async (path: string, fault: { after?: number; count?: number; status?: number }) => {
+    const query = new URLSearchParams({ path, after: String(fault.after ?? 0), count: String(fault.count ?? 1) });
+    if (fault.status !== undefined) query.set("status", String(fault.status));
+    const response = await fetch(`${servers().webdavUrl}/__breakoff?${query}`, { method: "POST" });
+    expect(response.status).toBe(200);
+    await response.body?.cancel();
+  },
+  clear: async (path: string) => {
+    const response = await fetch(`${servers().webdavUrl}/__breakoff?${new URLSearchParams({ path, count: "0" })}`, {
+      method: "POST",
+    });
+    await response.body?.cancel();
+  },
+};

@@ -11,7 +11,15 @@ export const methodRefused = (method: number) =>
 
 export const NOT_A_ZIP = "zip: not a valid zip file";
 export const ZIP_DAMAGED = "zip: the archive is damaged: its directory points outside the file";
-export const CENTRAL_DIRECTORY_TOO_LARGE = "zip: the archive's directory is over 16 MiB: too many entries to open here";
+export const CENTRAL_DIRECTORY_TOO_LARGE =
+  "zip: the archive's directory is over 4 MiB: too many entries or too long names to open here";
+export const tooManyEntries = (limit: number) =>
+  `zip: the archive holds more than ${limit} files and folders: too many to list or open here`;
+/** An overlap bomb: entries that share their compressed bytes (docs/decisions.md D13.7). */
+export const entriesOverlap = (entry: string, next: string | null) =>
+  next === null
+    ? `the entry ${JSON.stringify(entry)} runs into the archive's directory: its data overlaps, refused as a zip bomb`
+    : `the entries ${JSON.stringify(entry)} and ${JSON.stringify(next)} share their data in the archive: refused as a zip bomb`;
 export const entryLonger = (size: number) =>
   `the entry holds more than the ${size} bytes the archive's directory declares: cut off there`;
 export const entryShorter = (seen: number, size: number) =>
@@ -31,10 +39,5 @@ export const tooManyToExtract = (limit: number) =>
   `extracting this would write more than ${limit} files and folders: over the limit of one request`;
 /** AList's text for an entry the archive does not hold (internal/errs/object.go:10). */
 export const ENTRY_NOT_FOUND = "object not found";
-/** Range reads are what archives need; an upstream that does not answer them is named by its status only. */
-export const rangeReadFailed = (status: number) => `the storage answered ${status} to a read of part of the archive`;
-export const rangeReadShort = (got: number, wanted: number) =>
-  `the storage ended a read of part of the archive after ${Math.max(0, got)} of ${wanted} bytes`;
-export const RANGE_READ_UNREACHABLE = "the storage could not be reached to read part of the archive";
 export const decompressTaskName = (archive: string, inner: string, dest: string) =>
   `decompress [${archive}](${inner}) to [${dest}]`;

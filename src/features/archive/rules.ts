@@ -9,10 +9,11 @@ import {
   bombEntry,
   formatRefused,
   tooLargeToExtract,
+  tooManyEntries,
   tooManyToExtract,
   unsafeEntry,
 } from "./messages.ts";
-import type { ZipEntry } from "./zip.ts";
+import { MAX_ARCHIVE_ENTRIES, type ZipEntry } from "./zip.ts";
 
 /** What `/api/public/archive_extensions` lists: only what Gatehouse can open. */
 export const ARCHIVE_EXTENSIONS = [".zip"];
@@ -104,26 +105,40 @@ export interface ArchiveNode {
 
 /**
  * The entries as a tree. Folders that are only prefixes of deeper names are made (AList's list
- * left them out); a folder takes its entry's time when it has one, else the archive's.
+ * left them out); a folder takes its entry's time when it has one, else the archive's. Past
+ * MAX_ARCHIVE_ENTRIES files and folders the archive is refused: deep names imply a folder per
+ * segment, so few entries could make millions of them (docs/decisions.md D13.7).
  */
 export function archiveTree(entries: readonly ZipEntry[], archiveModified: Date): ArchiveNode {
   const root: ArchiveNode = { name: "", isDir: true, size: 0, modified: archiveModified, children: [] };
-  const folders = new Map<string, ArchiveNode>([["", root]]);
-  const folderAt = (segments: string[]): ArchiveNode => {
-    const key = segments.join("/");
-    const known = folders.get(key);
+  // Each folder's folders and file names by name: a name is walked in time of its length, never
+  // by joining or searching paths (a deep name in every entry would cost its square).
+  const within = new Map<ArchiveNode, { folders: Map<string, ArchiveNode>; files: Set<string> }>();
+  const indexOf = (folder: ArchiveNode) => {
+    const known = within.get(folder);
     if (known) return known;
-    const parent = folderAt(segments.slice(0, -1));
-    const made: ArchiveNode = {
-      name: segments.at(-1)!,
-      isDir: true,
-      size: 0,
-      modified: archiveModified,
-      children: [],
-    };
-    parent.children.push(made);
-    folders.set(key, made);
+    const made = { folders: new Map<string, ArchiveNode>(), files: new Set<string>() };
+    within.set(folder, made);
     return made;
+  };
+  let nodes = 0;
+  const counted = () => {
+    if (++nodes > MAX_ARCHIVE_ENTRIES) throw new FileError("refused", tooManyEntries(MAX_ARCHIVE_ENTRIES));
+  };
+  const folderAt = (segments: readonly string[]): ArchiveNode => {
+    let folder = root;
+    for (const name of segments) {
+      const { folders } = indexOf(folder);
+      let next = folders.get(name);
+      if (!next) {
+        counted();
+        next = { name, isDir: true, size: 0, modified: archiveModified, children: [] };
+        folder.children.push(next);
+        folders.set(name, next);
+      }
+      folder = next;
+    }
+    return folder;
   };
   for (const entry of entries) {
     const segments = segmentsOf(entry.name);
@@ -134,7 +149,10 @@ export function archiveTree(entries: readonly ZipEntry[], archiveModified: Date)
     }
     const parent = folderAt(segments.slice(0, -1));
     const name = segments.at(-1)!;
-    if (parent.children.some((child) => child.name === name)) continue;
+    const index = indexOf(parent);
+    if (index.folders.has(name) || index.files.has(name)) continue;
+    counted();
+    index.files.add(name);
     parent.children.push({ name, isDir: false, size: entry.size, modified: entry.modified, entry, children: [] });
   }
   return root;

@@ -19,6 +19,18 @@ beforeAll(async () => {
       const [start, end] = [Number(range[1]), Number(range[2])];
       response.writeHead(206, { "Content-Range": `bytes ${start}-${end}/${archive.length}` });
       response.end(archive.subarray(start, end + 1));
+    } else if (request.url === "/flaky" && range) {
+      // Every reply gives at most 1,000 bytes, then the connection drops.
+      const [start, end] = [Number(range[1]), Number(range[2])];
+      response.writeHead(206, {
+        "Content-Range": `bytes ${start}-${end}/${archive.length}`,
+        "Content-Length": String(end - start + 1),
+      });
+      response.write(archive.subarray(start, Math.min(end + 1, start + 1000)), () => request.socket.destroy());
+    } else if (request.url === "/dead" && range) {
+      response.writeHead(206, { "Content-Length": "10" });
+      response.flushHeaders();
+      setTimeout(() => request.socket.destroy(), 5);
     } else if (request.url === "/whole") response.end(archive);
     else response.writeHead(403).end("no");
   });
@@ -35,7 +47,9 @@ const readme = async (reader: ReturnType<typeof readerOf>) => {
 
 describe("range reads", () => {
   it.each(["/ranged", "/whole"])("reads the archive from a server at %s", async (path) => {
-    expect(await readme(readerOf({ url: `${base}${path}` }, archive.length))).toBe("hello from inside the zip\n");
+    expect(await readme(readerOf({ url: `${base}${path}` }, "tree.zip", archive.length))).toBe(
+      "hello from inside the zip\n",
+    );
   });
 
   it("reads through a byte source", async () => {
@@ -44,13 +58,32 @@ describe("range reads", () => {
       modified: new Date(0),
       read: async (start: number, end: number) => new Response(archive.slice(start, end + 1)).body!,
     };
-    expect(await readme(readerOf({ source }, archive.length))).toBe("hello from inside the zip\n");
+    expect(await readme(readerOf({ source }, "tree.zip", archive.length))).toBe("hello from inside the zip\n");
+  });
+
+  it("takes a read that broke off up again where it stopped, up to 8 times; then fails as the storage's failure", async () => {
+    const flaky = readerOf({ url: `${base}/flaky` }, "tree.zip", archive.length);
+    const part = await flaky.read(100, 5000);
+    expect(Buffer.from(part).equals(Buffer.from(archive.subarray(100, 5100)))).toBe(true);
+    await expect(flaky.read(0, 10_000)).rejects.toThrow(
+      expect.objectContaining({
+        kind: "upstream",
+        message: "the storage broke off a read of tree.zip at byte 9000 of 10000",
+      }),
+    );
+    const dead = readerOf({ url: `${base}/dead` }, "tree.zip", archive.length).read(0, 10);
+    await expect(dead).rejects.toThrow(
+      expect.objectContaining({
+        kind: "upstream",
+        message: "the storage broke off a read of tree.zip at byte 0 of 10",
+      }),
+    );
   });
 
   it("words a refusal by its status alone, never the address", async () => {
-    const failed = readerOf({ url: `${base}/nope?secret=1` }, archive.length).read(0, 10);
-    await expect(failed).rejects.toThrow("the storage answered 403 to a read of part of the archive");
-    const unreachable = readerOf({ url: "http://127.0.0.1:1/x" }, archive.length).read(0, 10);
-    await expect(unreachable).rejects.toThrow("the storage could not be reached to read part of the archive");
+    const failed = readerOf({ url: `${base}/nope?secret=1` }, "tree.zip", archive.length).read(0, 10);
+    await expect(failed).rejects.toThrow("the storage answered HTTP 403 to a read of tree.zip");
+    const unreachable = readerOf({ url: "http://127.0.0.1:1/x" }, "tree.zip", archive.length).read(0, 10);
+    await expect(unreachable).rejects.toThrow("the storage could not be reached to read tree.zip");
   });
 });

@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { bytesOf, zipFixtures } from "../../../test/support/zip-fixtures.ts";
 import { archiveTree, nodeAt, requireNoBomb, requireSafeNames } from "./rules.ts";
-import { type ByteReader, openEntry, readZipDirectory } from "./zip.ts";
+import { type ByteReader, MAX_ARCHIVE_ENTRIES, openEntry, readZipDirectory } from "./zip.ts";
 
 const fixtures = zipFixtures();
 
@@ -172,6 +172,48 @@ describe("the archive's rules", () => {
   it("refuses a bomb by its declared sizes, without inflating it", async () => {
     const [entry] = (await readZipDirectory(readerOf("bomb.zip").reader)).entries;
     expect(() => requireNoBomb(entry!)).toThrow(/^the entry "zeros.bin" expands to 20971520 bytes, over 100 times/);
+  });
+
+  it("refuses an overlap bomb: entries that share one local header, or quote the next one", async () => {
+    await expect(readZipDirectory(readerOf("overlap.zip").reader)).rejects.toThrow(
+      'the entries "000.bin" and "001.bin" share their data in the archive: refused as a zip bomb',
+    );
+    await expect(readZipDirectory(readerOf("quoted.zip").reader)).rejects.toThrow(
+      'the entries "q00.txt" and "q01.txt" share their data in the archive: refused as a zip bomb',
+    );
+  });
+
+  it("refuses an archive of more than 10,000 entries before reading its directory; 10,000 are listed", async () => {
+    expect(MAX_ARCHIVE_ENTRIES).toBe(10_000);
+    const { reader, reads } = readerOf("many.zip");
+    await expect(readZipDirectory(reader)).rejects.toThrow(
+      "zip: the archive holds more than 10000 files and folders: too many to list or open here",
+    );
+    expect(reads).toEqual([[reader.size - 65557, 65557]]);
+    const directory = await readZipDirectory(readerOf("tenthousand.zip").reader);
+    expect(archiveTree(directory.entries, new Date(0)).children).toHaveLength(10_000);
+  });
+
+  it("refuses a directory over 4 MiB before reading it", async () => {
+    const end = new Uint8Array(22);
+    const eocd = new DataView(end.buffer);
+    eocd.setUint32(0, 0x06054b50, true);
+    eocd.setUint16(8, 10, true);
+    eocd.setUint16(10, 10, true);
+    eocd.setUint32(12, 4 * 1024 * 1024 + 1, true);
+    const { reader, reads } = memoryReader(end);
+    await expect(readZipDirectory(reader)).rejects.toThrow(
+      "zip: the archive's directory is over 4 MiB: too many entries or too long names to open here",
+    );
+    expect(reads).toHaveLength(1);
+  });
+
+  it("refuses a tree of more than 10,000 files and folders, implied folders counted", async () => {
+    const directory = await readZipDirectory(readerOf("deep.zip").reader);
+    expect(directory.entries).toHaveLength(1);
+    expect(() => archiveTree(directory.entries, new Date(0))).toThrow(
+      "zip: the archive holds more than 10000 files and folders: too many to list or open here",
+    );
   });
 
   it("builds the tree with implicit folders; a missing inner path is object not found", async () => {

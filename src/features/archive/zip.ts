@@ -6,6 +6,7 @@ import { FileError } from "../../http/errors.ts";
 import {
   AES_REFUSED,
   CENTRAL_DIRECTORY_TOO_LARGE,
+  entriesOverlap,
   entryLonger,
   entryShorter,
   ENTRY_CHECKSUM,
@@ -13,6 +14,7 @@ import {
   NOT_A_ZIP,
   PASSWORD_NEEDED,
   WRONG_PASSWORD,
+  tooManyEntries,
   ZIP_DAMAGED,
 } from "./messages.ts";
 
@@ -48,8 +50,18 @@ export interface ZipDirectory {
   entries: ZipEntry[];
 }
 
-/** A directory bigger than this is refused, not read into memory (about 200,000 entries). */
-export const MAX_CENTRAL_DIRECTORY_BYTES = 16 * 1024 * 1024;
+/**
+ * A directory bigger than this is refused, not read into memory: room for MAX_ARCHIVE_ENTRIES
+ * entries of 400-byte names, while 10,000 entries of 1,500-byte names would take 60 MB from the
+ * directory to the reply (docs/decisions.md D13.7).
+ */
+export const MAX_CENTRAL_DIRECTORY_BYTES = 4 * 1024 * 1024;
+/**
+ * An archive with more entries than this (or whose tree has more files and folders: rules.ts
+ * archiveTree) is refused whole: `archive/meta` answers the whole tree, and each entry costs about
+ * a kibibyte of a Worker's 128 MB from the directory to the reply (docs/decisions.md D13.7).
+ */
+export const MAX_ARCHIVE_ENTRIES = 10_000;
 
 const EOCD = 0x06054b50;
 const EOCD64_LOCATOR = 0x07064b50;
@@ -77,13 +89,35 @@ export async function readZipDirectory(reader: ByteReader): Promise<ZipDirectory
   if (count === 0xffff || cdSize === 0xffffffff || cdOffset === 0xffffffff) {
     ({ count, cdSize, cdOffset } = await readZip64End(reader, tail, tailStart + at));
   }
+  // Counted before the directory is read: the count declared is the most entries parsed.
+  if (count > MAX_ARCHIVE_ENTRIES) throw new FileError("refused", tooManyEntries(MAX_ARCHIVE_ENTRIES));
   if (cdSize > MAX_CENTRAL_DIRECTORY_BYTES) throw new FileError("refused", CENTRAL_DIRECTORY_TOO_LARGE);
   if (cdOffset + cdSize > reader.size) throw damaged();
   const directory =
     cdOffset >= tailStart
       ? tail.subarray(cdOffset - tailStart, cdOffset - tailStart + cdSize)
       : await reader.read(cdOffset, cdSize);
-  return { comment, entries: parseCentralDirectory(directory, count) };
+  const { entries, spans } = parseCentralDirectory(directory, count);
+  requireApart(entries, spans, cdOffset);
+  return { comment, entries };
+}
+
+/**
+ * Refuses an archive whose entries share or overlap their local data: an overlap bomb (David
+ * Fifield's "A better zip bomb") points many directory entries at one kernel of compressed bytes,
+ * or quotes each next local header inside the previous entry's data, so each entry passes the
+ * ratio check while the whole expands a thousandfold. An entry's local record takes at least its
+ * 30-byte header, its name and its compressed data, and ends before the next one starts and before
+ * the directory (docs/decisions.md D13.7). Decided from the directory alone: no local header read.
+ */
+function requireApart(entries: readonly ZipEntry[], spans: readonly number[], cdOffset: number) {
+  const order = entries.map((_, i) => i).sort((a, b) => entries[a]!.headerOffset - entries[b]!.headerOffset);
+  for (const [at, i] of order.entries()) {
+    const next = order[at + 1];
+    const limit = next === undefined ? cdOffset : entries[next]!.headerOffset;
+    if (entries[i]!.headerOffset + spans[i]! > limit)
+      throw new FileError("refused", entriesOverlap(entries[i]!.name, next === undefined ? null : entries[next]!.name));
+  }
 }
 
 /** The last EOCD signature whose comment fits in the file (bytes after it are tolerated, as Go's reader does). */
@@ -115,8 +149,10 @@ async function readAt(reader: ByteReader, tail: Uint8Array, offset: number, leng
   return reader.read(offset, length);
 }
 
-function parseCentralDirectory(directory: Uint8Array, count: number): ZipEntry[] {
+/** The entries, and for each the least its local record spans: header, name (as here) and compressed data. */
+function parseCentralDirectory(directory: Uint8Array, count: number): { entries: ZipEntry[]; spans: number[] } {
   const entries: ZipEntry[] = [];
+  const spans: number[] = [];
   const data = view(directory, 0);
   let at = 0;
   for (let i = 0; i < count; i++) {
@@ -163,9 +199,10 @@ function parseCentralDirectory(directory: Uint8Array, count: number): ZipEntry[]
       modified: dosTime(data.getUint16(at + 14, true), data.getUint16(at + 12, true)),
       dosTime: data.getUint16(at + 12, true),
     });
+    spans.push(30 + nameLength + compressedSize);
     at = next;
   }
-  return entries;
+  return { entries, spans };
 }
 
 function extraField(extra: Uint8Array, id: number): Uint8Array | null {

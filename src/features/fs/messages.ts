@@ -92,9 +92,12 @@ export const tooManyAcross = (name: string, max: number) =>
 export const tooManyWalked = (dir: string, max: number) =>
   `more than ${max} entries below ${dir}: Gatehouse walks at most ${max} per request`;
 export const fileAtDestination = (name: string) => `${name} is a file at the destination`;
-export const rangeEndedShort = (next: number, end: number) =>
-  `the upstream ended the range short at byte ${next} of ${end + 1}`;
-export const copyReadFailed = (name: string, status: number) => `reading ${name} for the copy: HTTP ${status}`;
+// ---- Reading a file from its storage (link-read.ts): the storage's failure, named by the file's name
+// only (never the upstream's address, which may carry credentials).
+export const readFailed = (name: string, status: number) => `the storage answered HTTP ${status} to a read of ${name}`;
+export const readUnreachable = (name: string) => `the storage could not be reached to read ${name}`;
+export const readBrokenOff = (name: string, next: number, end: number) =>
+  `the storage broke off a read of ${name} at byte ${next} of ${end + 1}`;
 
 // ---- Uploads (operations.ts putFile)
 

@@ -4,8 +4,6 @@
 import { FileError, type FileBackend, type FileObject, type Upload } from "../../drivers/types.ts";
 import { ApiError } from "../../http/errors.ts";
 import {
-  copyReadFailed,
-  rangeEndedShort,
   FILE_EXISTS,
   fileAtDestination,
   NOT_IMPLEMENTED,
@@ -17,7 +15,8 @@ import {
 } from "./messages.ts";
 import { fileFailure, getObject, type MountTree, type Mounted } from "./mounts.ts";
 import { baseName, joinName, parentOf } from "./path.ts";
-import { type StepReader, stepReader } from "../../lib/streams.ts";
+import { stepReader } from "../../lib/streams.ts";
+import { readLink } from "./link-read.ts";
 
 /** Most files and folders a copy or move between storages handles in one request (each costs upstream calls). */
 export const MAX_ACROSS_ENTRIES = 200;
@@ -186,9 +185,8 @@ export async function ensureFolder(target: Mounted, name: string): Promise<Mount
 
 /**
  * The bytes of the file at `source` (of `size` bytes), or those from `range.start` to `range.end`
- * inclusive, streamed from its link: a URL (fetched with the link's headers and a Range) or a byte
- * source. A range the upstream does not honour (200 instead of 206) is refused: the bytes would be
- * the wrong ones.
+ * inclusive, streamed from its link by the one reader of upstream bytes (link-read.ts): a broken-off
+ * read is taken up again, a failure for good is the storage's.
  */
 export async function readSource(
   source: Mounted,
@@ -200,72 +198,11 @@ export async function readSource(
   const { start, end } = range ?? { start: 0, end: size - 1 };
   if (end < start) return emptyBody();
   const partial = start > 0 || end < size - 1;
-  const rangeHeader = { Range: `bytes=${start}-${end}` };
   const linked = await source.backend.link(source.actualPath, {
     redirect: false,
-    ...(partial ? { headers: new Headers(rangeHeader) } : {}),
+    ...(partial ? { headers: new Headers({ Range: `bytes=${start}-${end}` }) } : {}),
   });
-  if ("source" in linked) return linked.source.read(start, end, signal);
-  const open = async (from: number) => {
-    const response = await fetch(linked.url, {
-      headers: { ...linked.headers, ...(partial ? { Range: `bytes=${from}-${end}` } : {}) },
-      redirect: linked.headers ? "manual" : "follow",
-      ...(signal ? { signal } : {}),
-    });
-    if (!response.ok || !response.body || (partial && response.status !== 206)) {
-      await response.body?.cancel();
-      throw new FileError("upstream", copyReadFailed(name, response.status));
-    }
-    return response.body;
-  };
-  return partial ? resumedRange(open, start, end) : open(start);
-}
-
-/** How many times a range read that broke off after some bytes is taken up again from there. */
-const RANGE_RESUMES = 8;
-
-/**
- * The bytes `start..end` of a ranged read, exactly: a reply longer than asked is cut, and one that
- * breaks off (ends short or errors) after giving some bytes is asked again from where it stopped.
- * webdav-server 2.x ends a ranged reply when its file stream ends, not when the reply is written
- * out (its Get.js: `rstream.on('end', callback)` beside `rstream.pipe(RangedStream).pipe(response)`),
- * so a reply read slower than the file loses its last buffered bytes (about 40 KiB of every 5 MiB
- * part in the tests) and the connection drops; a part upload needs every byte of its known length
- * (docs/decisions.md D15.3).
- */
-function resumedRange(
-  open: (from: number) => Promise<ReadableStream<Uint8Array>>,
-  start: number,
-  end: number,
-): ReadableStream<Uint8Array> {
-  let next = start;
-  let openedAt = start;
-  let resumes = 0;
-  let reader: StepReader | undefined;
-  return new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      while (next <= end) {
-        if (!reader) {
-          openedAt = next;
-          reader = stepReader(await open(next));
-        }
-        const chunk = await reader.read(end - next + 1).catch((error: unknown) => ({ error }));
-        if ("error" in chunk || chunk.done) {
-          // Broke off: taken up again only when this reply gave bytes (a dead server fails at once).
-          reader = undefined;
-          if (next === openedAt || ++resumes > RANGE_RESUMES)
-            throw "error" in chunk ? chunk.error : new FileError("upstream", rangeEndedShort(next, end));
-          continue;
-        }
-        const bytes = chunk.value.subarray(0, end - next + 1);
-        next += bytes.byteLength;
-        if (bytes.byteLength > 0) return controller.enqueue(bytes);
-      }
-      await reader?.cancel().catch(() => undefined);
-      controller.close();
-    },
-    cancel: (reason) => reader?.cancel(reason),
-  });
+  return readLink(linked, name, size, start, end, signal);
 }
 
 /** The bytes of the file at `actualPath` of a backend, `size` long, streamed from its link. */
@@ -275,14 +212,7 @@ export async function readWhole(
   size: number,
 ): Promise<ReadableStream<Uint8Array>> {
   const linked = await backend.link(actualPath, { redirect: false });
-  if ("source" in linked) return size === 0 ? emptyBody() : linked.source.read(0, size - 1);
-  const response = await fetch(linked.url, {
-    headers: linked.headers ?? {},
-    redirect: linked.headers ? "manual" : "follow",
-  });
-  if (!response.ok || !response.body)
-    throw new FileError("upstream", copyReadFailed(baseName(actualPath), response.status));
-  return response.body;
+  return readLink(linked, baseName(actualPath), size, 0, size - 1);
 }
 
 /**
@@ -337,7 +267,9 @@ function watchBody(source: ReadableStream<Uint8Array>, size: number) {
       try {
         next = await reader.read();
       } catch (error) {
-        // A failed upload answers 500, with the body's own words when it has them (a form's wrong ending).
+        // A failed upload answers 500, with the body's own words when it has them (a form's wrong
+        // ending); a file read from a storage fails as its reader says (the storage's failure).
+        if (error instanceof FileError) return fail(controller, error);
         return fail(
           controller,
           new FileError("refused", error instanceof ApiError ? error.message : uploadEndedEarly(sent, size)),
