@@ -57,7 +57,7 @@ beforeAll(async () => {
   await sql("DELETE FROM storages");
   for (const name of ["planted.zip", "cp437.zip", "absolute.zip", "drive.zip", "badcrc.zip"])
     await s3Put(`guard/arch/${name}`, zip(name));
-  for (const copy of ["many-a.zip", "many-b.zip"]) await s3Put(`guard/arch/${copy}`, zip("many.zip"));
+  for (const copy of ["many-a.zip", "many-b.zip"]) await s3Put(`guard/arch/${copy}`, zip("half-cap.zip"));
   const made = await mountStorage(admin, "/g", "S3", { ...s3Addition(), root_folder_path: "/guard" });
   expect(made.code, made.message).toBe(200);
   writer = await member(admin, "guard-writer", { "/g": DECOMPRESS | WRITE | READ_ARCHIVES });
