@@ -45,7 +45,9 @@ import {
   chunkLength,
   chunkSizeFor,
   hashed,
+  MAX_CHUNK_MIB,
   MAX_CHUNKS,
+  MIB,
   sessionLapse,
   settingMib,
   snapshot,
@@ -268,7 +270,7 @@ export function registerUploadRoutes(app: Router) {
       settingMib(reads.chunkMib),
       parts.minPartBytes,
     );
-    if (chunkSize === null) throw new ApiError(400, fileTooLarge(size, MAX_CHUNKS, settingMib(reads.chunkMib)));
+    if (chunkSize === null) throw new ApiError(400, fileTooLarge(size, MAX_CHUNKS, MAX_CHUNK_MIB * MIB));
     if (mounted.actualPath !== "/") await makeDirs(tree, dir);
     const contentType = c.req.header("Content-Type") || "application/octet-stream";
     const upstream = await parts

@@ -300,6 +300,85 @@ describe("chunked uploads to S3", () => {
   });
 });
 
+describe("the rules of a chunked upload, each held by its test", () => {
+  it("refuses a negative chunk index, and stores nothing for it", async () => {
+    await mountS3Root(admin, "mp");
+    const id = (await init(admin, "/s3/negative.bin", FILE.length)).data.upload_id as string;
+    expect(await sendChunk(admin, id, -1, slice(FILE, 5 * MIB, 0))).toEqual({
+      code: 400,
+      message: "chunk index -1 out of range [0,4)",
+      data: null,
+    });
+    expect(await sql("SELECT count(*) FROM upload_chunks")).toEqual([[0]]);
+    expect((await abort(admin, id)).code).toBe(200);
+  });
+
+  it("refuses to complete while the last chunk, or a middle one, is missing, and lands nothing", {
+    timeout: 30_000,
+  }, async () => {
+    await mountS3Root(admin, "mp");
+    for (const [name, sent, received] of [
+      ["last.bin", [0, 1, 2], [[0, 2]]],
+      [
+        "middle.bin",
+        [0, 1, 3],
+        [
+          [0, 1],
+          [3, 3],
+        ],
+      ],
+    ] as const) {
+      const id = (await init(admin, `/s3/${name}`, FILE.length)).data.upload_id as string;
+      for (const index of sent) expect((await sendChunk(admin, id, index, slice(FILE, 5 * MIB, index))).code).toBe(200);
+      const bytes = sent.reduce<number>((sum, index) => sum + slice(FILE, 5 * MIB, index).length, 0);
+      expect(await complete(admin, id)).toMatchObject({
+        code: 400,
+        message: `cannot complete: ${bytes} of ${FILE.length} bytes received`,
+        data: { state: "receiving", received },
+      });
+      expect(await s3Bytes(`mp/${name}`)).toBeNull();
+      expect((await abort(admin, id)).code).toBe(200);
+      expect(await s3PendingUploads(`mp/${name}`)).toEqual([]);
+    }
+  });
+
+  it("chunk, complete and abort re-check the caller's base path: an admin who narrows it stops the upload", async () => {
+    await mountS3Root(admin, "mp");
+    const user = await member(admin, "uploads-based", { "/": 0x08 }, { base_path: "/s3/team" });
+    const opened = await init(user, "/in.bin", FILE.length);
+    expect(opened.data).toMatchObject({ path: "/s3/team/in.bin" });
+    const id = opened.data.upload_id as string;
+    expect((await sendChunk(user, id, 0, slice(FILE, 5 * MIB, 0))).code).toBe(200);
+    await sql("UPDATE users SET base_path = '/s3/other' WHERE username = 'uploads-based'");
+    const denied = { code: 403, message: "permission denied", data: null };
+    expect(await sendChunk(user, id, 1, slice(FILE, 5 * MIB, 1))).toEqual(denied);
+    expect(await complete(user, id)).toEqual(denied);
+    expect(await abort(user, id)).toEqual(denied);
+    expect(await sql("SELECT idx FROM upload_chunks")).toEqual([[0]]);
+    // Given back its base path, the user may drop the upload (else the cron job would, a day later).
+    await sql("UPDATE users SET base_path = '/s3/team' WHERE username = 'uploads-based'");
+    expect((await abort(user, id)).code).toBe(200);
+    expect(await s3PendingUploads("mp/team/in.bin")).toEqual([]);
+  });
+
+  it("init plans at most 10,000 chunks, and refuses a file that would need chunks over 95 MiB", async () => {
+    await mountS3Root(admin, "mp");
+    const huge = 200 * 1024 * MIB;
+    const opened = await init(admin, "/s3/huge.bin", huge);
+    expect(opened.data).toMatchObject({ chunk_size: Math.ceil(huge / 10_000), total_chunks: 10_000 });
+    expect((await abort(admin, opened.data.upload_id)).code).toBe(200);
+    const tooLarge = 95 * MIB * 10_000 + 1;
+    expect(await init(admin, "/s3/too-large.bin", tooLarge)).toEqual({
+      code: 400,
+      message: `a file of ${tooLarge} bytes needs more than 10000 chunks of ${95 * MIB} bytes`,
+      data: null,
+    });
+    expect(await sql("SELECT count(*) FROM upload_sessions")).toEqual([[0]]);
+    expect(await s3PendingUploads("mp/huge.bin")).toEqual([]);
+    expect(await s3PendingUploads("mp/too-large.bin")).toEqual([]);
+  });
+});
+
 describe("chunked uploads to WebDAV (staged)", () => {
   // The WebDAV root is shared with the other suites, which list it: leave it as found.
   afterAll(async () => {
