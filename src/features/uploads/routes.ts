@@ -79,14 +79,14 @@ const nowSeconds = () => Math.floor(Date.now() / 1000);
  * Route middleware: the caller, the file side's state (the target's storages guessed from
  * File-Path), the multipart settings and the session the request names, in one round trip.
  */
-function uploadRoute() {
+function uploadRoute(names: Names = "id") {
   const middleware: MiddlewareHandler<AppEnv> = async (c, next) => {
     let guessed: string | null = null;
     try {
       guessed = joinBasePath("/", decodeURIComponent(c.req.header("File-Path") ?? ""));
     } catch {}
     const fs = fsStateReads(c.var.db, { paths: guessed && !hasRelativeSegment(guessed) ? [guessed] : [], folders: [] });
-    const lookup = lookupOf(c, guessed);
+    const lookup = lookupOf(c, names, guessed);
     let upload: ReturnType<typeof uploadReads> | null = null;
     const { reads } = await authenticateWith(c, (callerId) => {
       upload = uploadReads(c.var.db, lookup, callerId);
@@ -99,18 +99,24 @@ function uploadRoute() {
   return { middleware: [middleware] as [typeof middleware], security: eitherToken() };
 }
 
+/** How a route names its session: by id, by File-Path and X-File-Size (init), or either (status). */
+type Names = "id" | "path" | "id-or-path";
+
+/** The session id a request gives (header or query), or null. */
+const idOf = (c: Context<AppEnv>) => c.req.header("X-Upload-Id") || c.req.query("upload_id") || null;
+
 /**
- * The sessions a request names: init (File-Path) and `status?path=&size=` name the caller's
- * sessions at a path and size (D12.5, D12.6); the other steps one session by its id.
+ * The sessions a request names: init and `status?path=&size=` name the caller's sessions at a path
+ * and size (D12.5, D12.6); the other steps one session by its id.
  */
-function lookupOf(c: Context<AppEnv>, initPath: string | null): UploadLookup {
+function lookupOf(c: Context<AppEnv>, names: Names, initPath: string | null): UploadLookup {
   const atPath = (path: string | null | undefined, size: string | undefined): UploadLookup => {
     if (!path || path === "/" || hasRelativeSegment(path) || !/^\d{1,16}$/.test(size ?? "")) return null;
     return { pathEnd: path, size: Number(size) };
   };
-  if (c.req.header("File-Path") !== undefined) return atPath(initPath, c.req.header("X-File-Size"));
-  const id = c.req.header("X-Upload-Id") || c.req.query("upload_id");
-  if (id) return { id };
+  if (names === "path") return atPath(initPath, c.req.header("X-File-Size"));
+  const id = idOf(c);
+  if (id || names === "id") return { id: id ?? "" };
   const path = c.req.query("path");
   return atPath(path === undefined ? null : joinBasePath("/", path), c.req.query("size"));
 }
@@ -137,7 +143,7 @@ const init = createRoute({
   path: "/api/fs/multipart/init",
   tags: ["fs"],
   summary: "Open a chunked upload of File-Path (X-File-Size bytes); the checks of /api/fs/put",
-  ...uploadRoute(),
+  ...uploadRoute("path"),
   request: {
     headers: z.object({
       "file-path": z.optional(z.string()).openapi({ description: "encodeURIComponent of the full target path" }),
@@ -180,7 +186,7 @@ const status = createRoute({
   tags: ["fs"],
   summary:
     "The state of a chunked upload (by id, or the caller's live one at path and size): exactly the chunks stored whole",
-  ...uploadRoute(),
+  ...uploadRoute("id-or-path"),
   request: {
     query: z.object({
       upload_id: z.optional(z.string()),
@@ -452,7 +458,7 @@ export function registerUploadRoutes(app: Router) {
 
   app.openapi(status, async (c) => {
     const query = c.req.valid("query");
-    const session = query.upload_id ? sessionOf(c) : liveSessionFor(c, query.path, query.size);
+    const session = idOf(c) ? sessionOf(c) : liveSessionFor(c, query.path, query.size);
     if (session.state !== "completed") requireInsideBasePath(viewerOf(c.var.caller), session.path);
     if (session.state !== "completed") uploadChecks(c, viewerOf(c.var.caller), session.path, session.password);
     return ok(

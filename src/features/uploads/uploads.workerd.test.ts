@@ -425,6 +425,10 @@ describe("resuming a chunked upload after the page is lost", () => {
       code: 200,
       data: { upload_id: id, path: "/s3/team/found.bin", received: [[1, 1]], received_bytes: 5 * MIB },
     });
+    // The id, in the header as in the query, still wins over a path.
+    expect(
+      (await request(user, "GET", `/api/fs/multipart/status?path=/x.bin&size=1`, { "X-Upload-Id": id })).data,
+    ).toMatchObject({ upload_id: id });
     const missing = { code: 404, message: "multipart upload session not found", data: null };
     expect(await byPath(user, `path=/found.bin&size=${FILE.length + 1}`)).toEqual(missing);
     expect(await byPath(user, `path=/other.bin&size=${FILE.length}`)).toEqual(missing);
