@@ -1,5 +1,6 @@
 // The decisions of the chunked upload API (docs/decisions.md D12): the chunk size, when a session
-// is live, what a snapshot says, and the SHA-256 of a chunk computed as it streams through.
+// is live, which session an init resumes and which it supersedes, what a snapshot says, and the
+// SHA-256 of a chunk computed as it streams through.
 import type { uploadChunks, uploadSessions } from "../../db/schema.ts";
 import { ApiError } from "../../http/errors.ts";
 import { stepReader } from "../../lib/streams.ts";

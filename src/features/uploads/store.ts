@@ -1,5 +1,6 @@
 // Every query of the chunked upload API. A request reads the caller, the file side's state, the
-// multipart settings and its session with that session's chunks in one batch (the guard's).
+// multipart settings and its session with that session's chunks in one batch (the guard's); init
+// and status by path read the caller's unfinished sessions at the path instead (D12.5, D12.6).
 import { and, eq, inArray, lt, ne, or, sql, type SQL } from "drizzle-orm";
 import type { Database } from "../../db/client.ts";
 import { settings, storages, uploadChunks, uploadSessions } from "../../db/schema.ts";

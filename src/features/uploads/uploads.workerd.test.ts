@@ -1,7 +1,7 @@
 // Chunked uploads inside workerd against s3rver (each chunk one UploadPart) and webdav-server (the
 // chunks staged beside the target, joined by one upload): the file lands byte-exact and listed
-// with its size, nothing stays pending upstream, a lost client resumes from `status`, and every
-// refusal is a clear envelope that leaves no file behind.
+// with its size, nothing stays pending upstream, a lost client resumes from `status` or from a new
+// init with the same file's hashes, and every refusal is a clear envelope that leaves no file behind.
 import { env } from "cloudflare:test";
 import { exports } from "cloudflare:workers";
 import { openDatabase } from "../../db/client.ts";
