@@ -312,6 +312,13 @@ export const uploadSessions = sqliteTable(
     chunkSize: integer("chunk_size").notNull(),
     contentType: text("content_type").notNull(),
     modifiedMs: integer("modified_ms"),
+    /**
+     * The whole file's hashes the client sent at init (`X-File-Md5`, `-Sha1`, `-Sha256`, lower-case
+     * hex), or null: a new init with the same path, size and hashes resumes this session.
+     */
+    fileMd5: text("file_md5"),
+    fileSha1: text("file_sha1"),
+    fileSha256: text("file_sha256"),
     /** `receiving`, `completing` (one request joins the chunks) or `completed` (kept a while for status). */
     state: text("state").notNull().default("receiving"),
     /** Unix seconds of the last request on the session; the cron job aborts sessions idle too long. */

@@ -7,7 +7,7 @@ import { readFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { createServer, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import type { Browser, BrowserContext, Page } from "playwright-core";
+import type { Browser, BrowserContext, Page, Route } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   chromiumAvailable,
@@ -436,6 +436,85 @@ describe("the web UI on a fresh npm start", () => {
       await page.getByRole("dialog").waitFor({ state: "detached" });
       expect(blocked).toEqual([]);
     } finally {
+      await dav?.close();
+    }
+  });
+
+  it("resumes a Multipart upload after the page is reloaded: the same file again sends only the missing chunks, byte-exact, nothing left pending", async () => {
+    const token = await adminToken();
+    const auth = { Authorization: token, "Content-Type": "application/json" };
+    const saved = await api("/api/admin/setting/save", {
+      method: "POST",
+      headers: auth,
+      body: JSON.stringify([{ key: "multipart_chunk_size", value: "1" }]),
+    });
+    expect(saved.code, saved.message).toBe(200);
+    let dav: (RunningServer & { url: string }) | undefined;
+    const chunkRoute = "**/api/fs/multipart/chunk";
+    try {
+      dav = await startWebdav();
+      await mountWebdav(token, "/resumed", dav.url);
+      // 4.5 MiB in chunks of 1 MiB: chunks 0 to 4.
+      const file = Buffer.alloc(4.5 * 1024 * 1024);
+      for (let i = 0; i < file.length; i += 4) file.writeUInt32BE((i * 2246822519) >>> 0, i);
+      const target = `path=${encodeURIComponent("/resumed/resumed.bin")}&size=${file.length}`;
+      // The first time, chunks from 2 on are held (never answered) until the page is gone.
+      let holding = true;
+      const held: Route[] = [];
+      const sent: number[] = [];
+      const stored: number[] = [];
+      await page.route(chunkRoute, async (route) => {
+        const index = Number(route.request().headers()["x-chunk-index"]);
+        if (holding && index >= 2) return void held.push(route);
+        sent.push(index);
+        const response = await route.fetch();
+        if ((await response.json()).code === 200) stored.push(index);
+        await route.fulfill({ response });
+      });
+      // The UI resumes only with the whole file's hashes, which it sends when "Try rapid" is ticked.
+      const upload = async () => {
+        await page.getByText("readme.txt", { exact: true }).waitFor();
+        await openUploadDialog();
+        await page.getByRole("checkbox", { name: "Try rapid" }).check({ force: true });
+        const initialised = page.waitForResponse((response) => response.url().endsWith("/api/fs/multipart/init"));
+        await page.locator('input[type="file"]:not([webkitdirectory])').setInputFiles({
+          name: "resumed.bin",
+          mimeType: "application/octet-stream",
+          buffer: file,
+        });
+        return (await (await initialised).json()).data;
+      };
+      await signInWith(token);
+      await page.goto(`${server.origin}/resumed`);
+      const first = await upload();
+      expect(first).toMatchObject({ resumed: false, total_chunks: 5, received: [] });
+      // Chunks 0 and 1 stored, and the next one in flight: the page is reloaded mid-upload.
+      await expect.poll(() => [stored.length, held.length > 0]).toEqual([2, true]);
+      await page.reload();
+      holding = false;
+      for (const route of held) await route.abort().catch(() => undefined);
+      sent.length = 0;
+
+      const second = await upload();
+      expect(second).toMatchObject({ upload_id: first.upload_id, resumed: true, received: [[0, 1]] });
+      const upstream = async () => {
+        const response = await fetch(`${dav!.url}${DAV_ROOT}/resumed.bin`, { headers: { Authorization: DAV_BASIC } });
+        return response.ok ? Buffer.from(await response.arrayBuffer()) : null;
+      };
+      await expect.poll(async () => (await upstream())?.equals(file), { timeout: 20_000 }).toBe(true);
+      expect([...sent].sort()).toEqual([2, 3, 4]);
+      // Nothing pending: no staging folder upstream, no live session left.
+      const listing = await fetch(`${dav.url}${DAV_ROOT}/`, {
+        method: "PROPFIND",
+        headers: { Authorization: DAV_BASIC, Depth: "1" },
+      });
+      expect(await listing.text()).not.toContain(".gatehouse-upload-");
+      expect((await api(`/api/fs/multipart/status?${target}`, { headers: auth })).code).toBe(404);
+      await page.getByRole("dialog").getByRole("button", { name: "Close" }).click();
+      await page.getByRole("dialog").waitFor({ state: "detached" });
+      expect(blocked).toEqual([]);
+    } finally {
+      await page.unroute(chunkRoute);
       await dav?.close();
     }
   });

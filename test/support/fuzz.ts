@@ -1586,8 +1586,9 @@ const QUERY_ROWS: QueryRow[] = [
   ...["/d/{path}", "/p/{path}", "/ae/{path}", "/ad/{path}", "/ap/{path}"].map(
     (path): QueryRow => ({ method: "GET", path, group: "fs-metas", caller: "anonymous", answers: [401] }),
   ),
-  // Whatever the id, the caller has no such session (400: a query its schema refuses).
-  { method: "GET", path: "/api/fs/multipart/status", group: "fs-metas", caller: "user", answers: [400, 404] },
+  // Whatever the id, or the path and size, the caller has no such session (400: a query its schema
+  // refuses, or neither an id nor a path and size; 403: a relative path, as for every path).
+  { method: "GET", path: "/api/fs/multipart/status", group: "fs-metas", caller: "user", answers: [400, 403, 404] },
   { method: "GET", path: "/api/admin/meta/list", group: "fs-metas", caller: "admin", answers: READS },
   { method: "GET", path: "/api/admin/meta/get", group: "fs-metas", caller: "admin", answers: READS },
   { method: "POST", path: "/api/admin/meta/delete", group: "fs-metas", caller: "admin", answers: WRITES },

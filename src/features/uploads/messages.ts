@@ -20,6 +20,10 @@ export const chunkTooLarge = (index: number, expected: number) =>
   `chunk ${index} larger than expected ${expected} bytes`;
 export const chunkDiffers = (index: number) =>
   `chunk ${index} was already stored with different bytes; abort the upload to start over`;
+export const chunkDiffersCompleted = (index: number) =>
+  `chunk ${index} differs from the bytes the completed upload holds`;
+export const hashInvalid = (header: string, digits: number) => `${header} must be ${digits} hex digits`;
+export const STATUS_LOOKUP_INVALID = "status lookup requires upload_id, or path and size";
 export const cannotComplete = (received: number, size: number) =>
   `cannot complete: ${received} of ${size} bytes received`;
 export const COMPLETING = "the upload is being completed by another request";

@@ -6,6 +6,7 @@
 import type { Context, MiddlewareHandler } from "hono";
 import * as z from "zod/mini";
 import { eitherToken, authenticateWith } from "../../auth/guard.ts";
+import type { PartedUploads } from "../../drivers/types.ts";
 import { ApiError } from "../../http/errors.ts";
 import type { AppEnv } from "../../http/context.ts";
 import { ok } from "../../http/envelope.ts";
@@ -27,6 +28,7 @@ import {
   DIRECT_UPLOAD_OFF,
   FILE_NAME_INVALID,
   chunkDiffers,
+  chunkDiffersCompleted,
   chunkOutOfRange,
   chunkSizeWrong,
   chunkTooLarge,
@@ -39,13 +41,19 @@ import {
   SESSION_COMPLETING,
   SESSION_EXPIRED,
   SESSION_NOT_FOUND,
+  STATUS_LOOKUP_INVALID,
   STORAGE_CHANGED,
 } from "./messages.ts";
 import {
   chunkLength,
   chunkSizeFor,
+  fileHashesOf,
   hashed,
+  initPlan,
+  liveSessionAt,
+  MAX_CHUNK_MIB,
   MAX_CHUNKS,
+  MIB,
   sessionLapse,
   settingMib,
   snapshot,
@@ -55,11 +63,12 @@ import {
 import {
   claimCompletion,
   deleteSession,
-  insertSession,
   markCompleted,
   recordChunk,
   releaseCompletion,
+  settleInit,
   touchSession,
+  type UploadLookup,
   uploadReads,
   type UploadReads,
 } from "./store.ts";
@@ -70,17 +79,17 @@ const nowSeconds = () => Math.floor(Date.now() / 1000);
  * Route middleware: the caller, the file side's state (the target's storages guessed from
  * File-Path), the multipart settings and the session the request names, in one round trip.
  */
-function uploadRoute() {
+function uploadRoute(names: Names = "id") {
   const middleware: MiddlewareHandler<AppEnv> = async (c, next) => {
     let guessed: string | null = null;
     try {
       guessed = joinBasePath("/", decodeURIComponent(c.req.header("File-Path") ?? ""));
     } catch {}
     const fs = fsStateReads(c.var.db, { paths: guessed && !hasRelativeSegment(guessed) ? [guessed] : [], folders: [] });
-    const id = c.req.header("X-Upload-Id") ?? c.req.query("upload_id") ?? "";
+    const lookup = lookupOf(c, names, guessed);
     let upload: ReturnType<typeof uploadReads> | null = null;
     const { reads } = await authenticateWith(c, (callerId) => {
-      upload = uploadReads(c.var.db, id, callerId);
+      upload = uploadReads(c.var.db, lookup, callerId);
       return [...fs.reads, ...upload.reads];
     });
     c.set("fs", fs.toState(reads.slice(0, fs.reads.length)));
@@ -88,6 +97,28 @@ function uploadRoute() {
     await next();
   };
   return { middleware: [middleware] as [typeof middleware], security: eitherToken() };
+}
+
+/** How a route names its session: by id, by File-Path and X-File-Size (init), or either (status). */
+type Names = "id" | "path" | "id-or-path";
+
+/** The session id a request gives (header or query), or null. */
+const idOf = (c: Context<AppEnv>) => c.req.header("X-Upload-Id") || c.req.query("upload_id") || null;
+
+/**
+ * The sessions a request names: init and `status?path=&size=` name the caller's sessions at a path
+ * and size (D12.5, D12.6); the other steps one session by its id.
+ */
+function lookupOf(c: Context<AppEnv>, names: Names, initPath: string | null): UploadLookup {
+  const atPath = (path: string | null | undefined, size: string | undefined): UploadLookup => {
+    if (!path || path === "/" || hasRelativeSegment(path) || !/^\d{1,16}$/.test(size ?? "")) return null;
+    return { pathEnd: path, size: Number(size) };
+  };
+  if (names === "path") return atPath(initPath, c.req.header("X-File-Size"));
+  const id = idOf(c);
+  if (id || names === "id") return { id: id ?? "" };
+  const path = c.req.query("path");
+  return atPath(path === undefined ? null : joinBasePath("/", path), c.req.query("size"));
 }
 
 const readsOf = (c: Context<AppEnv>) => c.var.routeData as UploadReads;
@@ -112,7 +143,7 @@ const init = createRoute({
   path: "/api/fs/multipart/init",
   tags: ["fs"],
   summary: "Open a chunked upload of File-Path (X-File-Size bytes); the checks of /api/fs/put",
-  ...uploadRoute(),
+  ...uploadRoute("path"),
   request: {
     headers: z.object({
       "file-path": z.optional(z.string()).openapi({ description: "encodeURIComponent of the full target path" }),
@@ -123,16 +154,24 @@ const init = createRoute({
         .openapi({ description: "`false`: refuse when the file exists (checked again at complete)" }),
       "last-modified": z.optional(z.string()).openapi({ description: "Unix epoch milliseconds" }),
       password: z.optional(z.string()),
+      "x-file-md5": z
+        .optional(z.string())
+        .openapi({ description: "The whole file's MD5 (hex): with the path and size, resumes a live session" }),
+      "x-file-sha1": z.optional(z.string()).openapi({ description: "The whole file's SHA-1 (hex)" }),
+      "x-file-sha256": z.optional(z.string()).openapi({ description: "The whole file's SHA-256 (hex)" }),
     }),
   },
-  responses: envelopeResponse(z.object({ ...SessionData.shape, resumed: z.boolean() }), "The new session"),
+  responses: envelopeResponse(
+    z.object({ ...SessionData.shape, resumed: z.boolean() }),
+    "The new session, or the caller's live one for the same path, size and hashes (`resumed`)",
+  ),
 });
 
 const chunk = createRoute({
   method: "put",
   path: "/api/fs/multipart/chunk",
   tags: ["fs"],
-  summary: "Store chunk X-Chunk-Index of a chunked upload; the same bytes again are accepted once",
+  summary: "Store chunk X-Chunk-Index of a chunked upload; the same bytes again are accepted, other bytes refused",
   ...uploadRoute(),
   request: {
     headers: z.object({ ...UploadIdHeader.shape, "x-chunk-index": z.optional(z.string()) }),
@@ -145,9 +184,16 @@ const status = createRoute({
   method: "get",
   path: "/api/fs/multipart/status",
   tags: ["fs"],
-  summary: "The state of a chunked upload: exactly the chunks stored whole",
-  ...uploadRoute(),
-  request: { query: z.object({ upload_id: z.optional(z.string()) }) },
+  summary:
+    "The state of a chunked upload (by id, or the caller's live one at path and size): exactly the chunks stored whole",
+  ...uploadRoute("id-or-path"),
+  request: {
+    query: z.object({
+      upload_id: z.optional(z.string()),
+      path: z.optional(z.string()).openapi({ description: "Without upload_id: the target path, as given to init" }),
+      size: z.optional(z.string()).openapi({ description: "Without upload_id: the file's size in bytes" }),
+    }),
+  },
   responses: envelopeResponse(SessionData, "The session"),
 });
 
@@ -235,6 +281,47 @@ function requireInsideBasePath(viewer: Viewer, path: string) {
   fullPathOf(viewer, base === "/" ? path : path.slice(base.length) || "/");
 }
 
+/**
+ * `status?path=&size=` (OpenList internal/multipart/session.go:579-597): the caller's live session
+ * for the path (joined to the base path, 403 when relative) and size; 404 when none (D12.6).
+ */
+function liveSessionFor(c: Context<AppEnv>, path: string | undefined, size: string | undefined): UploadSession {
+  const full = path === undefined ? null : fullPathOf(viewerOf(c.var.caller), path);
+  if (full === null || !/^\d{1,16}$/.test(size ?? "")) throw new ApiError(400, STATUS_LOOKUP_INVALID);
+  const session = liveSessionAt(readsOf(c).candidates, full, Number(size), nowSeconds());
+  if (!session) throw new ApiError(404, SESSION_NOT_FOUND);
+  return session;
+}
+
+/**
+ * Aborts upstream the sessions an init supersedes (D12.5). One on another storage, or whose abort
+ * fails, is left to the cron job (marked lapsed) rather than failing the new upload.
+ */
+async function abortStale(stale: UploadSession[], storageId: number, parts: PartedUploads, name: string) {
+  const gone: string[] = [];
+  const lapsed: string[] = [];
+  for (const session of stale) {
+    const aborted =
+      session.storageId === storageId &&
+      (await parts.abort(upstreamOf(session, name)).then(
+        () => true,
+        () => false,
+      ));
+    (aborted ? gone : lapsed).push(session.id);
+  }
+  return { gone, lapsed };
+}
+
+/** The SHA-256 of a body held to `size` bytes (chunk `index`), read to its end. */
+async function sha256Of(body: ReadableStream<Uint8Array> | null, size: number, index: number) {
+  const watched = hashed(body ?? new ReadableStream({ start: (controller) => controller.close() }), size, {
+    short: new ApiError(400, incompleteChunk(index, size)),
+    long: new ApiError(400, chunkTooLarge(index, size)),
+  });
+  await watched.body.pipeTo(new WritableStream()).catch(() => undefined);
+  return watched.done();
+}
+
 const upstreamOf = (session: UploadSession, name: string) => ({
   dir: session.actualDir,
   name,
@@ -257,23 +344,39 @@ export function registerUploadRoutes(app: Router) {
     if (size <= 0) throw new ApiError(400, FILE_SIZE_NOT_POSITIVE);
     const chunkHeader = c.req.header("X-Chunk-Size");
     if (chunkHeader !== undefined && !/^-?\d{1,16}$/.test(chunkHeader)) throw new ApiError(400, CHUNK_SIZE_INVALID);
+    const hashes = fileHashesOf((header) => c.req.header(header));
     const { name, dir, tree } = uploadChecks(c, viewer, path, password);
     const overwrite = c.req.header("Overwrite") !== "false";
     if (!overwrite && (await exists(tree, path))) throw new ApiError(403, FILE_EXISTS);
     const mounted = await tree.mount(dir);
     const parts = partsOf(mounted);
+    const plan = initPlan(
+      reads.candidates,
+      { path, size, hashes, storageId: mounted.storage.id, actualDir: mounted.actualPath },
+      nowSeconds(),
+    );
+    if (plan.resume) {
+      // The same file again (a page reloaded): the session goes on where it was (D12.5).
+      const resumed = plan.resume;
+      const superseded = await abortStale(plan.stale, mounted.storage.id, parts, name);
+      await settleInit(c.var.db, superseded, { resume: resumed.id, fields: { password, overwrite } }, nowSeconds());
+      const chunks = reads.chunks.filter((row) => row.sessionId === resumed.id);
+      return ok(c, { ...snapshot(resumed, chunks), resumed: true });
+    }
     const chunkSize = chunkSizeFor(
       size,
       chunkHeader === undefined ? null : Number(chunkHeader),
       settingMib(reads.chunkMib),
       parts.minPartBytes,
     );
-    if (chunkSize === null) throw new ApiError(400, fileTooLarge(size, MAX_CHUNKS, settingMib(reads.chunkMib)));
+    if (chunkSize === null) throw new ApiError(400, fileTooLarge(size, MAX_CHUNKS, MAX_CHUNK_MIB * MIB));
     if (mounted.actualPath !== "/") await makeDirs(tree, dir);
     const contentType = c.req.header("Content-Type") || "application/octet-stream";
     const upstream = await parts
       .begin(mounted.actualPath, name, contentType)
       .catch((error: unknown) => Promise.reject(fileFailure(error, "")));
+    // Aborted once the new upload exists upstream: a refused begin leaves the old ones as they were.
+    const superseded = await abortStale(plan.stale, mounted.storage.id, parts, name);
     const modified = Number(c.req.header("Last-Modified"));
     const session: UploadSession = {
       id: crypto.randomUUID(),
@@ -288,10 +391,13 @@ export function registerUploadRoutes(app: Router) {
       chunkSize,
       contentType,
       modifiedMs: Number.isFinite(modified) && modified > 0 ? modified : null,
+      fileMd5: hashes.md5,
+      fileSha1: hashes.sha1,
+      fileSha256: hashes.sha256,
       state: "receiving",
       lastActive: nowSeconds(),
     };
-    await insertSession(c.var.db, session);
+    await settleInit(c.var.db, superseded, { insert: session }, session.lastActive);
     return ok(c, { ...snapshot(session, []), resumed: false });
   });
 
@@ -300,11 +406,17 @@ export function registerUploadRoutes(app: Router) {
     try {
       const session = sessionOf(c);
       const reads = readsOf(c);
-      if (session.state === "completed") return ok(c, snapshot(session, reads.chunks));
-      if (session.state === "completing") throw new ApiError(400, SESSION_COMPLETING);
       const indexHeader = c.req.header("X-Chunk-Index") ?? "";
       if (!/^-?\d{1,9}$/.test(indexHeader)) throw new ApiError(400, CHUNK_INDEX_INVALID);
       const index = Number(indexHeader);
+      const stored = reads.chunks.find((row) => row.index === index);
+      if (session.state === "completed") {
+        // A straggler is absorbed (the UI stops on `completed`), unless its bytes are not the file's (D12.7).
+        if (stored && (await sha256Of(body, stored.size, index)) !== stored.sha256)
+          throw new ApiError(400, chunkDiffersCompleted(index));
+        return ok(c, snapshot(session, reads.chunks));
+      }
+      if (session.state === "completing") throw new ApiError(400, SESSION_COMPLETING);
       const total = totalChunks(session);
       if (index < 0 || index >= total) throw new ApiError(400, chunkOutOfRange(index, total));
       const expected = chunkLength(session, index);
@@ -316,12 +428,11 @@ export function registerUploadRoutes(app: Router) {
         short: new ApiError(400, incompleteChunk(index, expected)),
         long: new ApiError(400, chunkTooLarge(index, expected)),
       });
-      const stored = reads.chunks.find((row) => row.index === index);
       const now = nowSeconds();
       if (stored) {
-        // Sent again: accepted once the bytes prove the same, refused (409) when they differ.
+        // Sent again: accepted when the bytes prove the same, refused when they differ (D12.7).
         await watched.body.pipeTo(new WritableStream());
-        if ((await watched.done()) !== stored.sha256) throw new ApiError(409, chunkDiffers(index));
+        if ((await watched.done()) !== stored.sha256) throw new ApiError(400, chunkDiffers(index));
         await touchSession(c.var.db, session.id, now);
         return ok(c, snapshot(session, reads.chunks));
       }
@@ -338,7 +449,7 @@ export function registerUploadRoutes(app: Router) {
       }
       const sha256 = await watched.done();
       const recorded = await recordChunk(c.var.db, { sessionId: session.id, index, size: expected, sha256, tag }, now);
-      if (recorded.sha256 !== sha256) throw new ApiError(409, chunkDiffers(index));
+      if (recorded.sha256 !== sha256) throw new ApiError(400, chunkDiffers(index));
       return ok(c, snapshot(session, [...reads.chunks, recorded]));
     } finally {
       await drain(body);
@@ -346,10 +457,17 @@ export function registerUploadRoutes(app: Router) {
   });
 
   app.openapi(status, async (c) => {
-    const session = sessionOf(c);
+    const query = c.req.valid("query");
+    const session = idOf(c) ? sessionOf(c) : liveSessionFor(c, query.path, query.size);
     if (session.state !== "completed") requireInsideBasePath(viewerOf(c.var.caller), session.path);
     if (session.state !== "completed") uploadChecks(c, viewerOf(c.var.caller), session.path, session.password);
-    return ok(c, snapshot(session, readsOf(c).chunks));
+    return ok(
+      c,
+      snapshot(
+        session,
+        readsOf(c).chunks.filter((row) => row.sessionId === session.id),
+      ),
+    );
   });
 
   app.openapi(complete, async (c) => {

@@ -1,7 +1,10 @@
 // The decisions of the chunked upload API (docs/decisions.md D12): the chunk size, when a session
-// is live, what a snapshot says, and the SHA-256 of a chunk computed as it streams through.
+// is live, which session an init resumes and which it supersedes, what a snapshot says, and the
+// SHA-256 of a chunk computed as it streams through.
 import type { uploadChunks, uploadSessions } from "../../db/schema.ts";
+import { ApiError } from "../../http/errors.ts";
 import { stepReader } from "../../lib/streams.ts";
+import { hashInvalid } from "./messages.ts";
 
 export const MIB = 1024 * 1024;
 /** Cloudflare refuses request bodies over 100 MB (95.4 MiB) on its Free and Pro plans: a chunk stays under. */
@@ -53,6 +56,99 @@ export const chunkLength = (session: Pick<UploadSession, "size" | "chunkSize">, 
 export function sessionLapse(session: UploadSession, now: number): "expired" | "gone" | null {
   if (session.state === "completed") return session.lastActive < now - COMPLETED_KEPT_SECONDS ? "gone" : null;
   return session.lastActive < now - IDLE_SECONDS ? "expired" : null;
+}
+
+/** The whole file's hashes a client sent at init, lower-case hex; null where it sent none. */
+export interface FileHashes {
+  md5: string | null;
+  sha1: string | null;
+  sha256: string | null;
+}
+
+const HASH_HEADERS = [
+  ["md5", "X-File-Md5", 32],
+  ["sha1", "X-File-Sha1", 40],
+  ["sha256", "X-File-Sha256", 64],
+] as const;
+
+/**
+ * The X-File-* headers of an init (the UI sends all three when "Try rapid" is ticked): each is
+ * absent or a hex digest of its length, anything else refused rather than silently dropped, since
+ * they decide whether an earlier session is resumed (docs/decisions.md D12.5).
+ */
+export function fileHashesOf(header: (name: string) => string | undefined): FileHashes {
+  const hashes: FileHashes = { md5: null, sha1: null, sha256: null };
+  for (const [key, name, digits] of HASH_HEADERS) {
+    const value = header(name);
+    if (value === undefined || value === "") continue;
+    if (!new RegExp(`^[0-9a-fA-F]{${digits}}$`).test(value)) throw new ApiError(400, hashInvalid(name, digits));
+    hashes[key] = value.toLowerCase();
+  }
+  return hashes;
+}
+
+const hashesOf = (session: UploadSession): FileHashes => ({
+  md5: session.fileMd5,
+  sha1: session.fileSha1,
+  sha256: session.fileSha256,
+});
+
+/**
+ * The same file, as far as the hashes tell (OpenList internal/multipart/session.go:301-334): they
+ * share at least one kind and agree on every kind both have. No hashes on either side: unknown,
+ * so not the same (resuming another file's chunks would join two files into one).
+ */
+export function sameFile(a: FileHashes, b: FileHashes): boolean {
+  let shared = 0;
+  for (const [key] of HASH_HEADERS) {
+    const [x, y] = [a[key], b[key]];
+    if (x === null || y === null) continue;
+    if (x !== y) return false;
+    shared++;
+  }
+  return shared > 0;
+}
+
+/**
+ * What an init finds among the caller's sessions at its target (docs/decisions.md D12.5): the one
+ * it resumes (receiving, still live, same size, same storage folder, same file by its hashes), and
+ * the ones it supersedes (every other receiving session of the caller at that path, whatever its
+ * size), whose upstream uploads are aborted so nothing stays pending. A session being completed is
+ * left to finish.
+ */
+export function initPlan(
+  sessions: UploadSession[],
+  wanted: { path: string; size: number; hashes: FileHashes; storageId: number; actualDir: string },
+  now: number,
+): { resume: UploadSession | null; stale: UploadSession[] } {
+  const mine = sessions.filter((session) => session.path === wanted.path && session.state === "receiving");
+  const resume =
+    mine
+      .filter(
+        (session) =>
+          session.size === wanted.size &&
+          session.storageId === wanted.storageId &&
+          session.actualDir === wanted.actualDir &&
+          sessionLapse(session, now) === null &&
+          sameFile(hashesOf(session), wanted.hashes),
+      )
+      .sort((a, b) => b.lastActive - a.lastActive)[0] ?? null;
+  return { resume, stale: mine.filter((session) => session !== resume) };
+}
+
+/** The caller's live session for `path` and `size` (`status?path=&size=`): the most recent one still receiving. */
+export function liveSessionAt(sessions: UploadSession[], path: string, size: number, now: number) {
+  return (
+    sessions
+      .filter(
+        (session) =>
+          session.path === path &&
+          session.size === size &&
+          session.state !== "completed" &&
+          sessionLapse(session, now) === null,
+      )
+      .sort((a, b) => b.lastActive - a.lastActive)[0] ?? null
+  );
 }
 
 /** Sorted indexes as OpenList's inclusive ranges: [0,1,2,5] → [[0,2],[5,5]]. */

@@ -1,5 +1,6 @@
 // Every query of the chunked upload API. A request reads the caller, the file side's state, the
-// multipart settings and its session with that session's chunks in one batch (the guard's).
+// multipart settings and its session with that session's chunks in one batch (the guard's); init
+// and status by path read the caller's unfinished sessions at the path instead (D12.5, D12.6).
 import { and, eq, inArray, lt, ne, or, sql, type SQL } from "drizzle-orm";
 import type { Database } from "../../db/client.ts";
 import { settings, storages, uploadChunks, uploadSessions } from "../../db/schema.ts";
@@ -16,38 +17,60 @@ export interface UploadReads {
   chunkMib: string | undefined;
   /** The caller's session named by the request, or null (none, or another user's). */
   session: UploadSession | null;
+  /**
+   * Without an id (init, `status?path=&size=`): the caller's unfinished sessions whose path ends
+   * with the request's path (the routes keep those at exactly the full path).
+   */
+  candidates: UploadSession[];
+  /** The chunks of the named session, or of the candidates of the request's size. */
   chunks: UploadChunk[];
 }
 
-/** The reads of one request: the two settings, and the session `id` if `callerId` owns it, with its chunks. */
-export function uploadReads(db: Database, id: string, callerId: SQL) {
-  const owned = and(eq(uploadSessions.id, id), eq(uploadSessions.userId, sql`${callerId}`));
+/**
+ * What a request names: a session by id, or (init and `status?path=&size=`, which know no id yet)
+ * the path as the client wrote it and the size. The base path is only known once the guard ran, so
+ * the sessions read are those whose full path ends with the path given: a superset, one batch.
+ */
+export type UploadLookup = { id: string } | { pathEnd: string; size: number } | null;
+
+/** The reads of one request: the two settings, and the sessions `lookup` names if `callerId` owns them, with chunks. */
+export function uploadReads(db: Database, lookup: UploadLookup, callerId: SQL) {
+  const mine = eq(uploadSessions.userId, sql`${callerId}`);
+  let named: SQL | undefined = sql`0`;
+  let chunked: SQL | undefined = sql`0`;
+  if (lookup && "id" in lookup) {
+    named = and(eq(uploadSessions.id, lookup.id), mine);
+    chunked = named;
+  } else if (lookup) {
+    named = and(
+      mine,
+      ne(uploadSessions.state, "completed"),
+      sql`substr(${uploadSessions.path}, -length(${lookup.pathEnd})) = ${lookup.pathEnd}`,
+    );
+    chunked = and(named, eq(uploadSessions.size, lookup.size));
+  }
+  const sessionIds = db.select({ id: uploadSessions.id }).from(uploadSessions).where(chunked);
   return {
     reads: [
       db
         .select({ key: settings.key, value: settings.value })
         .from(settings)
         .where(inArray(settings.key, ["multipart_enabled", "multipart_chunk_size"])),
-      db.select().from(uploadSessions).where(owned),
-      db
-        .select()
-        .from(uploadChunks)
-        .where(and(eq(uploadChunks.sessionId, id), sql`exists (select 1 from ${uploadSessions} where ${owned})`)),
+      db.select().from(uploadSessions).where(named),
+      db.select().from(uploadChunks).where(inArray(uploadChunks.sessionId, sessionIds)),
     ] as const,
     read([settingRows, sessions, chunks]: unknown[]): UploadReads {
       const values = new Map((settingRows as { key: string; value: string }[]).map((row) => [row.key, row.value]));
+      const found = sessions as UploadSession[];
       return {
         enabled: (values.get("multipart_enabled") ?? "true") === "true",
         chunkMib: values.get("multipart_chunk_size"),
-        session: (sessions as UploadSession[])[0] ?? null,
+        session: lookup && "id" in lookup ? (found[0] ?? null) : null,
+        candidates: lookup && "id" in lookup ? [] : found,
         chunks: chunks as UploadChunk[],
       };
     },
   };
-}
-
-export async function insertSession(db: Database, session: UploadSession): Promise<void> {
-  await db.insert(uploadSessions).values(session);
 }
 
 /**
@@ -92,11 +115,36 @@ export async function releaseCompletion(db: Database, id: string): Promise<void>
   await db.update(uploadSessions).set({ state: "receiving" }).where(eq(uploadSessions.id, id));
 }
 
-/** The session is done: kept a while as `completed` for status, its chunk rows gone. */
+/**
+ * The session is done: kept a while as `completed` for status, with its chunk rows, so a chunk sent
+ * again is still compared with what the file holds (docs/decisions.md D12.7).
+ */
 export async function markCompleted(db: Database, id: string, now: number): Promise<void> {
+  await db.update(uploadSessions).set({ state: "completed", lastActive: now }).where(eq(uploadSessions.id, id));
+}
+
+/**
+ * An init's writes in one batch: the sessions it superseded leave (`gone`; those whose upstream
+ * upload could not be aborted stay, marked idle since the epoch, for the cron job to abort on its
+ * next run), then the new session is recorded, or the resumed one takes the password and Overwrite
+ * of the init that resumed it (checked just now).
+ */
+export async function settleInit(
+  db: Database,
+  superseded: { gone: string[]; lapsed: string[] },
+  write: { insert: UploadSession } | { resume: string; fields: Pick<UploadSession, "password" | "overwrite"> },
+  now: number,
+): Promise<void> {
   await db.batch([
-    db.delete(uploadChunks).where(eq(uploadChunks.sessionId, id)),
-    db.update(uploadSessions).set({ state: "completed", lastActive: now }).where(eq(uploadSessions.id, id)),
+    db.delete(uploadChunks).where(inArray(uploadChunks.sessionId, superseded.gone)),
+    db.delete(uploadSessions).where(inArray(uploadSessions.id, superseded.gone)),
+    db.update(uploadSessions).set({ lastActive: 0 }).where(inArray(uploadSessions.id, superseded.lapsed)),
+    "insert" in write
+      ? db.insert(uploadSessions).values(write.insert)
+      : db
+          .update(uploadSessions)
+          .set({ ...write.fields, lastActive: now })
+          .where(eq(uploadSessions.id, write.resume)),
   ]);
 }
 
