@@ -27,3 +27,11 @@ export const SIZE_UNKNOWN =
   "the server did not say how big the file is (no Content-Length): a storage upload needs the size first";
 /** An Alias's targets are held to the caller's metas, which a background task does not have. */
 export const NOT_INTO_ALIAS = "offline downloads cannot go into an Alias: choose a folder of its target storage";
+/** A URL, or a redirect on its way, to the Worker's own machine or a private network (docs/decisions.md D15.9). */
+export const privateAddress = (host: string) =>
+  `refused to download from ${host}: loopback, private and link-local addresses are off limits unless OFFLINE_DOWNLOAD_PRIVATE_HOSTS names them`;
+export const REDIRECT_NOT_HTTP = "a redirect led to a URL that is not http or https";
+export const tooManyRedirects = (hops: number) => `stopped after ${hops} redirects`;
+/** A later part's ranged read answered with the whole file: no retry makes that server send a part. */
+export const RANGE_IGNORED =
+  "the server advertised ranges (Accept-Ranges: bytes) but answered a ranged read with the whole file: it cannot be downloaded in parts";

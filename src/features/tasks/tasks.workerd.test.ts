@@ -466,4 +466,70 @@ describe("offline download", () => {
     expect(await settled("offline_download", fine.id)).toMatchObject({ state: 2 });
     expect((await upstreamDavText(`${DAV_ROOT}/dl/small.bin`))?.length).toBe(300);
   }, 30_000);
+
+  // The workerd project opts in to 127.0.0.1 only (vitest.config.ts), where the download server
+  // listens: `localhost` reaches the same server but stays refused, as every private host does
+  // without the opt-in (download-targets.test.ts: the opt-in off, every spelling).
+  it("refuses a private host the opt-in does not name: in the request, and on every redirect hop before fetching it", async () => {
+    const add = (urls: string[]) => call("/api/fs/add_offline_download", { path: "/dav/dl", urls, tool: "SimpleHttp" });
+    const local = servers.downloadsUrl.replace("127.0.0.1", "localhost");
+    const refusal = (host: string) =>
+      `refused to download from ${host}: loopback, private and link-local addresses are off limits unless OFFLINE_DOWNLOAD_PRIVATE_HOSTS names them`;
+    const before = await hits();
+    expect(await add([`${local}/bytes/10/direct.bin`])).toEqual({
+      code: 400,
+      message: refusal("localhost"),
+      data: null,
+    });
+    const bounce = (to: string, name: string) =>
+      `${servers.downloadsUrl}/redirect/${name}?to=${encodeURIComponent(to)}`;
+    const reply = await add([
+      bounce(`${local}/bytes/10/bounced.bin`, "to-localhost"),
+      bounce("http://169.254.169.254/latest/meta-data/", "to-metadata"),
+      bounce(`http://[::ffff:127.0.0.1]:${servers.downloadsUrl.split(":").pop()}/bytes/10/mapped.bin`, "to-mapped"),
+      bounce(`${servers.downloadsUrl}/bytes/10/hop.bin`, "to-allowed"),
+      `${servers.downloadsUrl}/redirect/loop`,
+    ]);
+    expect(reply.code, reply.message).toBe(200);
+    const ended = [];
+    for (const task of reply.data.tasks) ended.push(await settled("offline_download", task.id));
+    expect(ended.map((task) => [task.state, task.error])).toEqual([
+      [7, refusal("localhost")],
+      [7, refusal("169.254.169.254")],
+      [7, refusal("[::ffff:7f00:1]")],
+      [2, ""],
+      [7, "stopped after 10 redirects"],
+    ]);
+    // Refused at once (no second attempt), and the refused hops never fetched.
+    const after = await hits();
+    const count = (path: string) => (after[path] ?? 0) - (before[path] ?? 0);
+    expect(count("/redirect/to-localhost")).toBe(1);
+    expect(count("/bytes/10/direct.bin") + count("/bytes/10/bounced.bin") + count("/bytes/10/mapped.bin")).toBe(0);
+    expect(count("/bytes/10/hop.bin")).toBe(1);
+    expect(count("/redirect/loop")).toBe(11);
+    // Named by the URL asked for, as before redirects were followed by hand.
+    expect((await upstreamDavText(`${DAV_ROOT}/dl/to-allowed`))?.length).toBe(10);
+    expect(await upstreamDavText(`${DAV_ROOT}/dl/bounced.bin`)).toBeNull();
+  }, 30_000);
+
+  it("a server that advertises ranges but answers a ranged read with the whole file fails the task clearly, read once per attempt", async () => {
+    const size = 6 * 1024 * 1024; // two parts of the workerd project's 5 MiB
+    const path = `/noranges/${size}`;
+    const before = (await hits())[path] ?? 0;
+    const reply = await call("/api/fs/add_offline_download", {
+      path: "/s3/ranges",
+      urls: [`${servers.downloadsUrl}${path}`],
+      tool: "SimpleHttp",
+    });
+    expect(reply.code, reply.message).toBe(200);
+    expect(await settled("offline_download", reply.data.tasks[0].id)).toMatchObject({
+      state: 7,
+      error:
+        "the server advertised ranges (Accept-Ranges: bytes) but answered a ranged read with the whole file: it cannot be downloaded in parts",
+    });
+    // One attempt: its first read (the size and the name), then the first part's ranged read; no retry reads it again.
+    expect(((await hits())[path] ?? 0) - before).toBe(2);
+    expect(await s3Files(`${S3_ROOT}/ranges/`)).toEqual([]);
+    expect(await s3PendingUploads(`${S3_ROOT}/ranges/`)).toEqual([]);
+  }, 30_000);
 });
