@@ -10,6 +10,10 @@ export const INVALID_REQUEST_FORMAT = "invalid request format";
 
 /** A unit whose worker vanished and whose attempts are used up (the cron sweep's verdict). */
 export const INTERRUPTED = "the task was interrupted and its attempts are used up: retry it";
+/** A unit, or a retry, of a task whose creator no longer may do what it does (docs/decisions.md D15.10). */
+export const CREATOR_GONE = "the user who created this task no longer exists: it cannot run";
+export const CREATOR_DISABLED = "the user who created this task is disabled: it cannot run";
+export const creatorMayNot = (what: string) => `the user who created this task may no longer ${what}: it cannot run`;
 /** A canceled task's error, as AList shows it. */
 export const CANCELED = "context canceled";
 /** The source of a copy changed between the walk and the copy of a file. */

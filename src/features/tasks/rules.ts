@@ -1,8 +1,24 @@
 // The task API's decisions: tache's state numbers and AList's TaskInfo (AList v3.58.0
 // server/handles/task.go:17-60, tache v0.1.5 state.go:6-27), the names the web UI's task pages
 // parse (AList v3.58.0 internal/fs/copy.go:33-35, OpenList internal/fs/copy_move.go:49-51,
-// internal/offline_download/tool/download.go:172-174), and who sees which task.
+// internal/offline_download/tool/download.go:172-174), who sees which task, and what its creator may
+// still have it do.
+import type { RoleRow, UserRow } from "../../auth/store.ts";
 import type { tasks } from "../../db/schema.ts";
+import { cleanPath, isWithin, parentOf } from "../fs/path.ts";
+import {
+  canReadPath,
+  grantsOf,
+  type MetaRow,
+  mayReach,
+  metaGrantsWrite,
+  nearestMeta,
+  Permission,
+  permissionAt,
+  type Viewer,
+  withinPathLimit,
+} from "../fs/rules.ts";
+import { CREATOR_DISABLED, CREATOR_GONE, creatorMayNot } from "./messages.ts";
 
 export type TaskRow = typeof tasks.$inferSelect;
 
@@ -92,6 +108,56 @@ export const transferTaskName = (verb: "copy" | "move", source: Place, target: P
 
 /** `download <url> to (<dir>)`, the shape the offline download page parses. */
 export const downloadTaskName = (url: string, dir: string) => `download ${url} to (${dir})`;
+
+// ---- What a task's creator may still have it do (docs/decisions.md D15.10)
+
+/** A task's creator as it stands now, and the metas, read with the unit's claim or the retry. */
+export interface CreatorNow {
+  /** Null when the account was deleted. */
+  user: UserRow | null;
+  roles: RoleRow[];
+  metas: MetaRow[];
+}
+
+/**
+ * Why the units of `task` may no longer run for its creator as the creator stands now, or null:
+ * the checks the request that made the task ran (fs/copy, fs/move, fs/add_offline_download), over
+ * the file side's own rules, at the paths the request named (the task's payload): the account
+ * exists and is enabled, the paths lie within its base path and path limit and past the hide
+ * rules, the copy or move bit at the source folder, write (or a meta's write grant) at the target,
+ * the offline-download bit there. Meta passwords are not checked: the task does not keep the
+ * request's password.
+ */
+export function creatorRefusal(task: Pick<TaskRow, "kind" | "payload">, creator: CreatorNow): string | null {
+  const { user, roles, metas } = creator;
+  if (!user) return CREATOR_GONE;
+  if (user.disabled) return CREATOR_DISABLED;
+  const viewer: Viewer = { grants: grantsOf(roles, user.permission), basePath: user.basePath };
+  const reaches = (path: string) =>
+    isWithin(path, cleanPath(viewer.basePath || "/")) &&
+    withinPathLimit(viewer.grants, path) &&
+    canReadPath(viewer.grants, path) &&
+    mayReach(viewer, metas, path);
+  const holds = (path: string, bit: number) => (permissionAt(viewer.grants, path) & bit) !== 0;
+  const writes = (dir: string) => holds(dir, Permission.WRITE) || metaGrantsWrite(nearestMeta(metas, dir), dir);
+  const payload = task.payload as { from?: unknown; toDir?: unknown };
+  const toDir = typeof payload.toDir === "string" ? payload.toDir : null;
+  if (task.kind === "copy" || task.kind === "move") {
+    const from = typeof payload.from === "string" ? payload.from : null;
+    if (from === null || toDir === null) return null;
+    const src = parentOf(from);
+    if (!reaches(src) || !reaches(from) || !holds(src, task.kind === "move" ? Permission.MOVE : Permission.COPY))
+      return creatorMayNot(`${task.kind} from ${src}`);
+    if (!reaches(toDir) || !writes(toDir)) return creatorMayNot(`write to ${toDir}`);
+    return null;
+  }
+  if (task.kind === "offline_download" && toDir !== null) {
+    if (!reaches(toDir) || !holds(toDir, Permission.OFFLINE_DOWNLOAD))
+      return creatorMayNot(`download offline to ${toDir}`);
+    if (!writes(toDir)) return creatorMayNot(`write to ${toDir}`);
+  }
+  return null;
+}
 
 /** tache's ids: 21 URL-safe characters (tache v0.1.5 manager.go:39-41). */
 export function newTaskId(): string {

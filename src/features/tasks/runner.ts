@@ -24,7 +24,7 @@ import {
   tooManyRedirects,
 } from "./messages.ts";
 import { sendUnits } from "./queue.ts";
-import { downloadTargetAllowed, privateHostsOptIn } from "./rules.ts";
+import { creatorRefusal, downloadTargetAllowed, privateHostsOptIn } from "./rules.ts";
 import {
   type Beat,
   childUnits,
@@ -113,6 +113,9 @@ export async function runMessage(db: Database, env: Env, message: UnitTicket): P
   const { unit } = claimed;
   const work = new UnitWork(db, unit);
   if (claimed.task.cancelRequested) return finish(db, env, work, { settle: cancelOutcome() });
+  // The unit runs for its creator as it stands now: narrowed, disabled or deleted, it fails (D15.10).
+  const refusal = creatorRefusal(claimed.task, claimed.creator);
+  if (refusal) return finish(db, env, work, { settle: { state: "failed", error: refusal } });
   let ending: Ending;
   try {
     ending = await runUnit(work, env);
