@@ -143,8 +143,9 @@ async function finish(db: Database, env: Env, work: UnitWork, ending: Ending): P
     if (next) await sendUnits(env, [next]);
     return;
   }
-  // A unit that ends canceled or failed for good leaves no upload in parts open (D15.5, D15.9).
-  if (ending.settle.state !== "done") await work.cleanUp();
+  // A canceled unit cleans up what it wrote (D15.5); one that failed for good only gives up its
+  // upload in parts (D15.9): a whole file that failed may not have touched what was there before.
+  if (ending.settle.state !== "done") await work.cleanUp(ending.settle.state === "failed");
   const children = ending.children ?? [];
   const { before, follow } = await settleUnit(
     db,
@@ -242,11 +243,12 @@ class UnitWork {
    * given up (its parts dropped), a file it was streaming whole is removed where the storage kept
    * its first bytes (WebDAV, FTP). Best effort, through a tree of its own: the unit's signal, aborted
    * by the cancel, would stop these requests before they leave. A unit taken by another worker
-   * leaves everything to that worker.
+   * leaves everything to that worker. With `partsOnly` (a unit that failed for good) only the
+   * upload in parts goes.
    */
-  async cleanUp(): Promise<void> {
+  async cleanUp(partsOnly = false): Promise<void> {
     const parted = this.payload.parted as PartedState | undefined;
-    if (this.stopped === "lost" || (!parted && this.writing === undefined)) return;
+    if (this.stopped === "lost" || (!parted && (partsOnly || this.writing === undefined))) return;
     try {
       const toDir = this.payload.toDir as string;
       const target = await (await this.tree([toDir], AbortSignal.timeout(CLEAN_UP_MS))).mount(toDir);
