@@ -5,7 +5,10 @@ import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { send, signInAdmin, signInMember } from "../../../test/support/auth.ts";
 import { createUnitFixture, type UnitFixture } from "../../../test/support/unit.ts";
+import type { RoleRow, UserRow } from "../../auth/store.ts";
 import { roles, storages, taskUnits, tasks, users } from "../../db/schema.ts";
+import type { MetaRow } from "../fs/rules.ts";
+import { creatorRefusal } from "./rules.ts";
 
 type Envelope = { code: number; message: string; data: any };
 
@@ -340,6 +343,82 @@ describe("a retry holds a task to what its creator may do now", () => {
     expect(await stateOf("download")).toEqual([7, "http status code 500"]);
     expect(await stateOf("orphan")).toEqual([7, "x"]);
     expect(sent).toEqual([]);
+  });
+});
+
+describe("what a task's creator may still have it do (creatorRefusal, over the file side's rules)", () => {
+  const user = (fields: Partial<UserRow> = {}): UserRow => ({
+    id: 7,
+    username: "u",
+    passwordHash: "",
+    passwordChangedAt: 0,
+    basePath: "/",
+    roleIds: [3],
+    disabled: false,
+    permission: 0,
+    otpSecret: null,
+    otpLastStep: 0,
+    ssoId: "",
+    ...fields,
+  });
+  const role = (permission: number, path = "/"): RoleRow => ({
+    id: 3,
+    name: "r",
+    description: "",
+    isDefault: false,
+    permissionScopes: [{ path, permission }],
+  });
+  const meta = (fields: Partial<MetaRow>): MetaRow => ({
+    id: 1,
+    path: "/",
+    password: "",
+    passwordSub: false,
+    write: false,
+    writeSub: false,
+    hide: "",
+    hideSub: false,
+    readme: "",
+    readmeSub: false,
+    header: "",
+    headerSub: false,
+    ...fields,
+  });
+  const copy = { kind: "copy", payload: { unit: "copy", from: "/a/x", toDir: "/b/in", name: "x" } };
+  const refusal = (task: typeof copy, u: UserRow, roles: RoleRow[], metas: MetaRow[] = []) =>
+    creatorRefusal(task, { user: u, roles, metas });
+  const cannot = (what: string) => `the user who created this task may no longer ${what}: it cannot run`;
+
+  it("holds the base path, the path limit and the role scopes as they are now", () => {
+    expect(refusal(copy, user(), [role(0xff)])).toBeNull();
+    expect(refusal(copy, user({ basePath: "/b" }), [role(0xff)])).toBe(cannot("copy from /a"));
+    expect(refusal(copy, user({ permission: 1 << 14 }), [role(0xff, "/b")])).toBe(cannot("copy from /a"));
+    expect(
+      refusal(copy, user(), [
+        {
+          ...role(0xff, "/a"),
+          permissionScopes: [
+            { path: "/a", permission: 0xff },
+            { path: "/b", permission: 0 },
+          ],
+        },
+      ]),
+    ).toBe(cannot("write to /b/in"));
+  });
+
+  it("a move needs the move bit, a copy the copy bit; a meta's write grant stands for the write bit at the target", () => {
+    const MOVE = 1 << 5;
+    const COPY = 1 << 6;
+    const move = { ...copy, kind: "move" };
+    expect(refusal(move, user(), [role(0xff & ~MOVE)])).toBe(cannot("move from /a"));
+    expect(refusal(copy, user(), [role(0xff & ~MOVE)])).toBeNull();
+    expect(refusal(copy, user(), [role(COPY)])).toBe(cannot("write to /b/in"));
+    expect(refusal(copy, user(), [role(COPY)], [meta({ path: "/b/in", write: true })])).toBeNull();
+  });
+
+  it("a source hidden from the creator now is refused; other kinds have nothing to hold", () => {
+    expect(refusal(copy, user(), [role(0xff & ~1)], [meta({ path: "/a", hide: "^x$" })])).toBe(cannot("copy from /a"));
+    expect(refusal(copy, user(), [role(0xff)], [meta({ path: "/a", hide: "^x$" })])).toBeNull();
+    expect(refusal({ ...copy, kind: "decompress" }, user(), [])).toBeNull();
   });
 });
 
