@@ -31,6 +31,7 @@ const REFUSED = [
   "http://[::ffff:127.0.0.1]/",
   "http://[::ffff:7f00:1]/",
   "http://[::127.0.0.1]/",
+  "http://[::ffff:0:127.0.0.1]/",
   "http://[64:ff9b::127.0.0.1]/",
   "http://[2002:7f00:1::]/",
   // private networks

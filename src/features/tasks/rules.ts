@@ -207,7 +207,7 @@ function privateIpv6(g: number[]): boolean {
   const v4 = (high: number, low: number) => privateIpv4(high >> 8, high & 0xff, low >> 8);
   const zeros = (n: number) => g.slice(0, n).every((group) => group === 0);
   if (zeros(5) && g[5] === 0xffff) return v4(g[6]!, g[7]!); // ::ffff:a.b.c.d, IPv4-mapped
-  if (zeros(6)) return true; // ::, ::1, and the deprecated IPv4-compatible ::a.b.c.d
+  if (zeros(4)) return true; // the rest of ::/64: ::, ::1, IPv4-compatible ::a.b.c.d, IPv4-translated ::ffff:0:a.b.c.d
   if (g[0] === 0x64 && g[1] === 0xff9b) return g[2] !== 0 || v4(g[6]!, g[7]!); // NAT64: 64:ff9b::/96, 64:ff9b:1::/48
   if (g[0] === 0x2002) return v4(g[1]!, g[2]!); // 6to4
   if (g[0] === 0x2001 && g[1] === 0) return v4(~g[6]! & 0xffff, ~g[7]! & 0xffff); // Teredo's client address
