@@ -96,6 +96,8 @@ const wrangler = startWranglerDev({
   logLevel: null,
   testScheduled: false,
   inspectorPort,
+  // The transfers download from test/support's server on 127.0.0.1 (docs/configuration.md).
+  vars: { OFFLINE_DOWNLOAD_PRIVATE_HOSTS: "127.0.0.1" },
 });
 const baselines: ChildProcess[] = [];
 

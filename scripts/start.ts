@@ -89,8 +89,13 @@ const wrangler = startWranglerDev({
   database: target,
   envFiles: [join(projectRoot, ".dev.vars")],
   stdio: "inherit",
-  // A smaller part size to watch copies go in parts locally (the restart test uses S3's 5 MiB).
-  vars: process.env.TASK_PART_BYTES ? { TASK_PART_BYTES: process.env.TASK_PART_BYTES } : {},
+  // A smaller part size to watch copies go in parts locally (the restart test uses S3's 5 MiB), and
+  // the opt-in to offline downloads from private hosts (docs/configuration.md): both off by default.
+  vars: Object.fromEntries(
+    (["TASK_PART_BYTES", "OFFLINE_DOWNLOAD_PRIVATE_HOSTS"] as const).flatMap((name) =>
+      process.env[name] ? [[name, process.env[name]]] : [],
+    ),
+  ),
 });
 
 let stopping = false;

@@ -30,7 +30,7 @@ export interface WranglerDevOptions {
   testScheduled?: boolean;
   /** A port for the DevTools inspector (npm run profile reads the Worker's CPU profile there). */
   inspectorPort?: number;
-  /** Further vars over wrangler.toml's (npm start: TASK_PART_BYTES from its environment). */
+  /** Further vars over wrangler.toml's (npm start: TASK_PART_BYTES and OFFLINE_DOWNLOAD_PRIVATE_HOSTS from its environment). */
   vars?: Record<string, string>;
 }
 

@@ -28,6 +28,11 @@ export interface Env {
   TASK_QUEUE?: Queue<{ id: number; ticket: number }>;
   /** Size of the parts a big file is copied or downloaded in, in bytes (at least the storage's minimum). */
   TASK_PART_BYTES?: string;
+  /**
+   * Opt-in: the loopback, private and link-local hosts an offline download may reach (`*`: all of
+   * them; a comma-separated list: those). Unset or empty, the default: none (docs/configuration.md).
+   */
+  OFFLINE_DOWNLOAD_PRIVATE_HOSTS?: string;
   TOKEN_EXPIRES_IN_HOURS?: string;
   MAX_BODY_BYTES?: string;
   /**

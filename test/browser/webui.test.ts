@@ -43,7 +43,8 @@ let page: Page;
 beforeAll(async () => {
   if (!chromiumAvailable())
     throw new Error(`no Chromium at ${chromiumPath}: apt-get install chromium (see .ci/run), or set CHROMIUM_PATH`);
-  server = await npmStart(ADMIN_PASSWORD);
+  // The offline download page fetches from test/support's server on 127.0.0.1.
+  server = await npmStart(ADMIN_PASSWORD, { env: { OFFLINE_DOWNLOAD_PRIVATE_HOSTS: "127.0.0.1" } });
   browser = await launchChromium();
   ({ context, blocked } = await sameOriginContext(browser, server.origin));
   page = await context.newPage();

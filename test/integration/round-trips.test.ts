@@ -112,6 +112,8 @@ const BUDGET: Record<string, number> = {
   "POST /api/task/:kind/info": 2,
   "POST /api/task/:kind/cancel": 2,
   "POST /api/task/:kind/delete": 2,
+  // The guard, then the tasks named with their creators as they stand now (a task found and
+  // allowed: its retry's write, one more).
   "POST /api/task/:kind/retry": 2,
   // No ids: the guard only.
   "POST /api/task/:kind/cancel_some": 1,
@@ -119,6 +121,7 @@ const BUDGET: Record<string, number> = {
   "POST /api/task/:kind/retry_some": 1,
   "POST /api/task/:kind/clear_done": 2,
   "POST /api/task/:kind/clear_succeeded": 2,
+  // The guard, then the failed tasks with their creators (none failed here: nothing to write).
   "POST /api/task/:kind/retry_failed": 2,
   "GET /api/admin/task/:kind/undone": 1,
   "GET /api/admin/task/:kind/done": 1,
@@ -126,6 +129,8 @@ const BUDGET: Record<string, number> = {
   "POST /api/admin/task/:kind/info": 2,
   "POST /api/admin/task/:kind/cancel": 2,
   "POST /api/admin/task/:kind/delete": 2,
+  // The guard, then the tasks named with their creators as they stand now (a task found and
+  // allowed: its retry's write, one more).
   "POST /api/admin/task/:kind/retry": 2,
   // No ids: the guard only.
   "POST /api/admin/task/:kind/cancel_some": 1,
@@ -133,6 +138,7 @@ const BUDGET: Record<string, number> = {
   "POST /api/admin/task/:kind/retry_some": 1,
   "POST /api/admin/task/:kind/clear_done": 2,
   "POST /api/admin/task/:kind/clear_succeeded": 2,
+  // The guard, then the failed tasks with their creators (none failed here: nothing to write).
   "POST /api/admin/task/:kind/retry_failed": 2,
   "GET /d/:path{.+}": 1,
   "GET /p/:path{.+}": 1,

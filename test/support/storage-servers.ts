@@ -624,8 +624,9 @@ export const downloadByte = (i: number) => i % 251;
 /**
  * The URLs offline downloads fetch in the tests: `/bytes/<n>/<name>` is n bytes of `downloadByte`
  * with its length and byte ranges (as a static file server answers), `/disposition/<n>` the same
- * named by Content-Disposition, `/unsized/<n>` without a length (chunked), `/status/<code>` that
- * status. `/hits` answers how many requests each path got, for tests that must see none.
+ * named by Content-Disposition, `/unsized/<n>` without a length (chunked), `/noranges/<n>` that
+ * says `Accept-Ranges: bytes` but answers a ranged read with 200 and the whole file, `/status/<code>`
+ * that status, `/redirect/<any>?to=<url>` a 302 to `url` (without `to`: to itself, a loop). `/hits` answers how many requests each path got, for tests that must see none.
  */
 export async function startDownloads(): Promise<RunningServer & { url: string }> {
   const hits = new Map<string, number>();
@@ -637,12 +638,17 @@ export async function startDownloads(): Promise<RunningServer & { url: string }>
     }
     hits.set(path, (hits.get(path) ?? 0) + 1);
     const [, kind, arg] = path.split("/");
+    if (kind === "redirect") {
+      res.writeHead(302, { Location: new URL(req.url ?? "/", "http://x").searchParams.get("to") ?? path });
+      return res.end();
+    }
     if (kind === "status") {
       res.writeHead(Number(arg));
       return res.end();
     }
     const size = Number(arg);
-    const range = /^bytes=(\d+)-(\d+)$/.exec(req.headers.range ?? "");
+    // `noranges` advertises ranges but answers every read with the whole file.
+    const range = kind === "noranges" ? null : /^bytes=(\d+)-(\d+)$/.exec(req.headers.range ?? "");
     const [start, end] =
       range && kind !== "unsized" ? [Number(range[1]), Math.min(Number(range[2]), size - 1)] : [0, size - 1];
     const headers: Record<string, string> = { "Content-Type": "application/octet-stream" };

@@ -10,6 +10,10 @@ export const INVALID_REQUEST_FORMAT = "invalid request format";
 
 /** A unit whose worker vanished and whose attempts are used up (the cron sweep's verdict). */
 export const INTERRUPTED = "the task was interrupted and its attempts are used up: retry it";
+/** A unit, or a retry, of a task whose creator no longer may do what it does (docs/decisions.md D15.10). */
+export const CREATOR_GONE = "the user who created this task no longer exists: it cannot run";
+export const CREATOR_DISABLED = "the user who created this task is disabled: it cannot run";
+export const creatorMayNot = (what: string) => `the user who created this task may no longer ${what}: it cannot run`;
 /** A canceled task's error, as AList shows it. */
 export const CANCELED = "context canceled";
 /** The source of a copy changed between the walk and the copy of a file. */
@@ -27,3 +31,11 @@ export const SIZE_UNKNOWN =
   "the server did not say how big the file is (no Content-Length): a storage upload needs the size first";
 /** An Alias's targets are held to the caller's metas, which a background task does not have. */
 export const NOT_INTO_ALIAS = "offline downloads cannot go into an Alias: choose a folder of its target storage";
+/** A URL, or a redirect on its way, to the Worker's own machine or a private network (docs/decisions.md D15.9). */
+export const privateAddress = (host: string) =>
+  `refused to download from ${host}: loopback, private and link-local addresses are off limits unless OFFLINE_DOWNLOAD_PRIVATE_HOSTS names them`;
+export const REDIRECT_NOT_HTTP = "a redirect led to a URL that is not http or https";
+export const tooManyRedirects = (hops: number) => `stopped after ${hops} redirects`;
+/** A later part's ranged read answered with the whole file: no retry makes that server send a part. */
+export const RANGE_IGNORED =
+  "the server advertised ranges (Accept-Ranges: bytes) but answered a ranged read with the whole file: it cannot be downloaded in parts";

@@ -13,8 +13,8 @@ import { hasRelativeSegment, joinBasePath } from "../fs/path.ts";
 import { fullPathOf, Permission, requireWritable, viewerOf } from "../fs/rules.ts";
 import { fsRoute } from "../fs/store.ts";
 import { IndexChanges } from "../search/changes.ts";
-import { NOT_INTO_ALIAS, toolNotFound, URL_NOT_HTTP } from "./messages.ts";
-import { downloadTaskName, type TaskInfo } from "./rules.ts";
+import { NOT_INTO_ALIAS, privateAddress, toolNotFound, URL_NOT_HTTP } from "./messages.ts";
+import { downloadTargetAllowed, downloadTaskName, privateHostsOptIn, type TaskInfo } from "./rules.ts";
 import { TaskInfoSchema } from "./routes.ts";
 import { startTask } from "./start.ts";
 
@@ -45,8 +45,13 @@ const addOfflineDownload = createRoute({
   responses: envelopeResponse(z.object({ tasks: z.array(TaskInfoSchema) }), "The tasks started"),
 });
 
-/** The URLs to fetch: blank lines skipped, only http and https. */
-export function downloadUrls(raw: string[]): string[] {
+/**
+ * The URLs to fetch: blank lines skipped, only http and https, and no loopback, private or
+ * link-local host unless the deploy opts in (docs/decisions.md D15.9; the task checks every
+ * redirect again).
+ */
+export function downloadUrls(raw: string[], optInRaw?: string): string[] {
+  const optIn = privateHostsOptIn(optInRaw);
   const urls = raw.map((url) => url.trim()).filter((url) => url !== "");
   for (const url of urls) {
     let parsed: URL;
@@ -56,6 +61,7 @@ export function downloadUrls(raw: string[]): string[] {
       throw new ApiError(400, URL_NOT_HTTP);
     }
     if (parsed.protocol !== "http:" && parsed.protocol !== "https:") throw new ApiError(400, URL_NOT_HTTP);
+    if (!downloadTargetAllowed(parsed, optIn)) throw new ApiError(400, privateAddress(parsed.hostname));
   }
   return urls;
 }
@@ -68,7 +74,7 @@ export function registerOfflineDownloadRoutes(app: Router) {
     requireWritable(viewer, c.var.fs, path, path, Permission.OFFLINE_DOWNLOAD, "");
     requireWritable(viewer, c.var.fs, path, path, Permission.WRITE, "", true);
     if (body.tool !== HTTP_TOOL) throw new ApiError(500, toolNotFound(body.tool));
-    const urls = downloadUrls(body.urls);
+    const urls = downloadUrls(body.urls, c.env.OFFLINE_DOWNLOAD_PRIVATE_HOSTS);
     const tree = new MountTree(c.var.fs.tree, c.var.db, c.req.raw.signal);
     const target = await tree.mount(path);
     need(target, "put");

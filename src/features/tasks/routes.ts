@@ -13,14 +13,14 @@ import { createRoute } from "../../http/openapi.ts";
 import { envelopeResponse, type Router } from "../../http/router.ts";
 import { GUEST_NO_TASKS, INVALID_REQUEST_FORMAT, TASK_NOT_FOUND } from "./messages.ts";
 import { sendUnits } from "./queue.ts";
-import { DONE_STATES, TASK_KINDS, TaskState, taskInfo, type TaskKind, type TaskRow } from "./rules.ts";
+import { creatorRefusal, DONE_STATES, TASK_KINDS, TaskState, taskInfo, type TaskKind, type TaskRow } from "./rules.ts";
 import {
   cancelTasks,
   clearTasks,
   deleteTasks,
-  failedTaskIds,
   findTask,
   listPlan,
+  retryCandidates,
   retryTasks,
   visibleTo,
 } from "./store.ts";
@@ -92,15 +92,29 @@ const notFoundOf = (ids: string[], found: string[]) =>
 
 type Operation = (c: Context<AppEnv>, ids: string[]) => Promise<string[]>;
 
-const operations: Record<"cancel" | "delete" | "retry", Operation> = {
+const operations: Record<"cancel" | "delete", Operation> = {
   cancel: (c, ids) => cancelTasks(c.var.db, kindOf(c), ids, visible(c)),
   delete: (c, ids) => deleteTasks(c.var.db, kindOf(c), ids, visible(c)),
-  retry: async (c, ids) => {
-    const { found, units } = await retryTasks(c.var.db, kindOf(c), ids, visible(c), firstUnitOf);
-    await sendUnits(c.env, units);
-    return found;
-  },
 };
+
+/**
+ * Retries the tasks `ids` names (null: the failed ones) that their creators may still run as they
+ * stand now (docs/decisions.md D15.10). Answers the ids found and why each held back was refused.
+ */
+async function retry(c: Context<AppEnv>, ids: string[] | null) {
+  const candidates = await retryCandidates(c.var.db, kindOf(c), ids, visible(c));
+  const refused = new Map<string, string>();
+  for (const { task, creator } of candidates) {
+    const refusal = creatorRefusal(task, creator);
+    if (refusal) refused.set(task.id, refusal);
+  }
+  const allowed = candidates.map(({ task }) => task.id).filter((id) => !refused.has(id));
+  if (allowed.length) {
+    const { units } = await retryTasks(c.var.db, kindOf(c), allowed, visible(c), firstUnitOf);
+    await sendUnits(c.env, units);
+  }
+  return { found: candidates.map(({ task }) => task.id), refused };
+}
 
 function routes(prefix: Prefix) {
   const access = accessOf(prefix);
@@ -135,7 +149,9 @@ function routes(prefix: Prefix) {
       request: { params: Kind },
       responses: envelopeResponse(
         z.record(z.string(), z.string()),
-        '`{}`, or `{<id>: "task not found"}` for each id not found',
+        op === "retry"
+          ? '`{}`, or `{<id>: "task not found"}` for each id not found and `{<id>: "<why>"}` for each task its creator may no longer run'
+          : '`{}`, or `{<id>: "task not found"}` for each id not found',
       ),
     });
   const all = (op: "clear_done" | "clear_succeeded" | "retry_failed", summary: string) =>
@@ -154,11 +170,18 @@ function routes(prefix: Prefix) {
     info: byId("info", "One task", TaskInfoSchema),
     cancel: byId("cancel", "Cancel a task: it stops between parts and ends canceled", z.null()),
     delete: byId("delete", "Delete a task whatever its state", z.null()),
-    retry: byId("retry", "Run a task again: what failed or was canceled runs anew", z.null()),
+    retry: byId(
+      "retry",
+      "Run a task again: what failed or was canceled runs anew; 403 when its creator may no longer do what it does",
+      z.null(),
+    ),
     some: (["cancel", "delete", "retry"] as const).map((op) => [op, some(op)] as const),
     clearDone: all("clear_done", "Delete the succeeded, canceled and failed tasks"),
     clearSucceeded: all("clear_succeeded", "Delete the succeeded tasks"),
-    retryFailed: all("retry_failed", "Retry the failed tasks"),
+    retryFailed: all(
+      "retry_failed",
+      "Retry the failed tasks; those whose creator may no longer run them stay failed, and the reply is a 403 naming why",
+    ),
   };
 }
 
@@ -172,16 +195,26 @@ export function registerTaskRoutes(app: Router) {
       if (!task) throw new ApiError(404, TASK_NOT_FOUND);
       return ok(c, taskInfo(task));
     });
-    for (const op of ["cancel", "delete", "retry"] as const)
+    for (const op of ["cancel", "delete"] as const)
       app.openapi(route[op], async (c) => {
         const tid = c.req.valid("query").tid ?? "";
         if ((await operations[op](c, [tid])).length === 0) throw new ApiError(404, TASK_NOT_FOUND);
         return ok(c, null);
       });
+    app.openapi(route.retry, async (c) => {
+      const { found, refused } = await retry(c, [c.req.valid("query").tid ?? ""]);
+      if (found.length === 0) throw new ApiError(404, TASK_NOT_FOUND);
+      const refusal = refused.values().next().value;
+      if (refusal !== undefined) throw new ApiError(403, refusal);
+      return ok(c, null);
+    });
     for (const [op, some] of route.some)
       app.openapi(some, async (c) => {
         const ids = await idsOf(c);
-        return ok(c, notFoundOf(ids, ids.length ? await operations[op](c, ids) : []));
+        if (op !== "retry") return ok(c, notFoundOf(ids, ids.length ? await operations[op](c, ids) : []));
+        // A task its creator may no longer run answers why, as an unknown one answers `task not found`.
+        const { found, refused } = ids.length ? await retry(c, ids) : { found: [], refused: new Map<string, string>() };
+        return ok(c, { ...notFoundOf(ids, found), ...Object.fromEntries(refused) });
       });
     app.openapi(route.clearDone, async (c) => {
       await clearTasks(c.var.db, kindOf(c), DONE_STATES, visible(c));
@@ -192,8 +225,9 @@ export function registerTaskRoutes(app: Router) {
       return ok(c, null);
     });
     app.openapi(route.retryFailed, async (c) => {
-      const ids = await failedTaskIds(c.var.db, kindOf(c), visible(c));
-      if (ids.length) await operations.retry(c, ids);
+      // The others run again; a task its creator may no longer run stays failed, and the reply says why.
+      const refusal = (await retry(c, null)).refused.values().next().value;
+      if (refusal !== undefined) throw new ApiError(403, refusal);
       return ok(c, null);
     });
   }

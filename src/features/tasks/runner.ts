@@ -14,8 +14,17 @@ import { emptyBody, ensureFolder, makeDirs, need, putFile, readSource, removePar
 import { joinName, parentOf } from "../fs/path.ts";
 import { extendTree } from "../fs/store.ts";
 import { type TaskIndexing, taskRemoved, taskWrote } from "../search/changes.ts";
-import { CANCELED, fetchFailed, SIZE_UNKNOWN } from "./messages.ts";
+import {
+  CANCELED,
+  fetchFailed,
+  privateAddress,
+  RANGE_IGNORED,
+  REDIRECT_NOT_HTTP,
+  SIZE_UNKNOWN,
+  tooManyRedirects,
+} from "./messages.ts";
 import { sendUnits } from "./queue.ts";
+import { creatorRefusal, downloadTargetAllowed, privateHostsOptIn } from "./rules.ts";
 import {
   type Beat,
   childUnits,
@@ -104,6 +113,9 @@ export async function runMessage(db: Database, env: Env, message: UnitTicket): P
   const { unit } = claimed;
   const work = new UnitWork(db, unit);
   if (claimed.task.cancelRequested) return finish(db, env, work, { settle: cancelOutcome() });
+  // The unit runs for its creator as it stands now: narrowed, disabled or deleted, it fails (D15.10).
+  const refusal = creatorRefusal(claimed.task, claimed.creator);
+  if (refusal) return finish(db, env, work, { settle: { state: "failed", error: refusal } });
   let ending: Ending;
   try {
     ending = await runUnit(work, env);
@@ -131,7 +143,9 @@ async function finish(db: Database, env: Env, work: UnitWork, ending: Ending): P
     if (next) await sendUnits(env, [next]);
     return;
   }
-  if (ending.settle.state === "canceled") await work.cleanUp();
+  // A canceled unit cleans up what it wrote (D15.5); one that failed for good only gives up its
+  // upload in parts (D15.9): a whole file that failed may not have touched what was there before.
+  if (ending.settle.state !== "done") await work.cleanUp(ending.settle.state === "failed");
   const children = ending.children ?? [];
   const { before, follow } = await settleUnit(
     db,
@@ -229,11 +243,12 @@ class UnitWork {
    * given up (its parts dropped), a file it was streaming whole is removed where the storage kept
    * its first bytes (WebDAV, FTP). Best effort, through a tree of its own: the unit's signal, aborted
    * by the cancel, would stop these requests before they leave. A unit taken by another worker
-   * leaves everything to that worker.
+   * leaves everything to that worker. With `partsOnly` (a unit that failed for good) only the
+   * upload in parts goes.
    */
-  async cleanUp(): Promise<void> {
+  async cleanUp(partsOnly = false): Promise<void> {
     const parted = this.payload.parted as PartedState | undefined;
-    if (this.stopped === "lost" || (!parted && this.writing === undefined)) return;
+    if (this.stopped === "lost" || (!parted && (partsOnly || this.writing === undefined))) return;
     try {
       const toDir = this.payload.toDir as string;
       const target = await (await this.tree([toDir], AbortSignal.timeout(CLEAN_UP_MS))).mount(toDir);
@@ -382,13 +397,14 @@ async function fetchUnit(work: UnitWork, env: Env, download: FetchPayload): Prom
   const tree = await work.tree([download.toDir]);
   if (parentOf(download.toDir) !== download.toDir) await makeDirs(tree, download.toDir);
   const target = await tree.mount(download.toDir);
+  const optIn = privateHostsOptIn(env.OFFLINE_DOWNLOAD_PRIVATE_HOSTS);
+  const get = (headers?: Record<string, string>) => fetchGuarded(download.url, optIn, work.signal, headers);
   const ranged = async (range?: { start: number; end: number }) => {
-    const response = await fetch(download.url, {
-      signal: work.signal,
-      ...(range ? { headers: { Range: `bytes=${range.start}-${range.end}` } } : {}),
-    });
+    const response = await get(range ? { Range: `bytes=${range.start}-${range.end}` } : undefined);
     if (!response.ok || !response.body || (range && response.status !== 206)) {
       await response.body?.cancel();
+      // A 200 to a ranged read is the whole file again: every attempt would get the same (D15.9).
+      if (range && response.status === 200) throw new Unrecoverable(RANGE_IGNORED);
       throw new Error(fetchFailed(response.status));
     }
     return response.body;
@@ -401,7 +417,7 @@ async function fetchUnit(work: UnitWork, env: Env, download: FetchPayload): Prom
       download.size,
       await writeFile(work, partSize(env), target, download.name, download.size, ranged),
     );
-  const response = await fetch(download.url, { signal: work.signal });
+  const response = await get();
   if (!response.ok || !response.body) {
     await response.body?.cancel();
     throw new Error(fetchFailed(response.status));
@@ -427,6 +443,39 @@ async function fetchUnit(work: UnitWork, env: Env, download: FetchPayload): Prom
       return ranged(range);
     }),
   );
+}
+
+/** Redirects followed before a download gives up (Go's http.Client, AList's, stops at 10). */
+const MAX_REDIRECTS = 10;
+
+/**
+ * A GET of `url` that follows redirects itself, checking every hop's host before it is fetched: a
+ * public server must not bounce a download to the Worker's own machine or a private network
+ * (docs/decisions.md D15.9). A refused hop fails the task at once.
+ */
+async function fetchGuarded(
+  url: string,
+  optIn: (hostname: string) => boolean,
+  signal: AbortSignal,
+  headers?: Record<string, string>,
+): Promise<Response> {
+  let at = new URL(url);
+  for (let hop = 0; ; hop++) {
+    if (at.protocol !== "http:" && at.protocol !== "https:") throw new Unrecoverable(REDIRECT_NOT_HTTP);
+    if (!downloadTargetAllowed(at, optIn)) throw new Unrecoverable(privateAddress(at.hostname));
+    const response = await fetch(at.href, { signal, redirect: "manual", ...(headers ? { headers } : {}) });
+    const location = response.headers.get("Location");
+    if (![301, 302, 303, 307, 308].includes(response.status) || location === null) return response;
+    // A redirect's short body is read out, so its connection can carry the next hop; a long one is dropped.
+    if (Number(response.headers.get("Content-Length") ?? Number.NaN) <= 65_536) await response.arrayBuffer();
+    else await response.body?.cancel();
+    if (hop >= MAX_REDIRECTS) throw new Unrecoverable(tooManyRedirects(MAX_REDIRECTS));
+    try {
+      at = new URL(location, at);
+    } catch {
+      throw new Unrecoverable(REDIRECT_NOT_HTTP);
+    }
+  }
 }
 
 const partSize = (env: Env) => Number(env.TASK_PART_BYTES) || DEFAULT_PART_BYTES;

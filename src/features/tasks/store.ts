@@ -5,9 +5,11 @@ import { and, asc, eq, inArray, sql, type SQL } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { Database } from "../../db/client.ts";
 import { plan, runBatch } from "../../db/plan.ts";
-import { taskUnits, tasks } from "../../db/schema.ts";
+import { type RoleRow, rolesOf, type UserRow } from "../../auth/store.ts";
+import { metas, roles, taskUnits, tasks, users } from "../../db/schema.ts";
+import type { MetaRow } from "../fs/rules.ts";
 import { CANCELED } from "./messages.ts";
-import { DONE_STATES, TaskState, taskInfo, type TaskRow, UNDONE_STATES } from "./rules.ts";
+import { type CreatorNow, DONE_STATES, TaskState, taskInfo, type TaskRow, UNDONE_STATES } from "./rules.ts";
 
 export type UnitRow = typeof taskUnits.$inferSelect;
 /** A queue message: the unit and the ticket it was sent with. */
@@ -122,13 +124,38 @@ export async function clearTasks(db: Database, kind: string, states: number[], v
   ]);
 }
 
-/** The ids of the visible failed tasks of `kind` (retry_failed). */
-export async function failedTaskIds(db: Database, kind: string, visible: SQL): Promise<string[]> {
-  const rows = await db
-    .select({ id: tasks.id })
-    .from(tasks)
-    .where(and(eq(tasks.kind, kind), eq(tasks.state, TaskState.FAILED), visible));
-  return rows.map((row) => row.id);
+/**
+ * The tasks a retry names (`ids`, or with null every failed one of `kind`, for retry_failed), each
+ * with its creator as it stands now, in one batch: the retry runs only those it may (D15.10).
+ */
+export async function retryCandidates(
+  db: Database,
+  kind: string,
+  ids: string[] | null,
+  visible: SQL,
+): Promise<{ task: TaskRow; creator: CreatorNow }[]> {
+  const named =
+    ids === null ? and(eq(tasks.kind, kind), eq(tasks.state, TaskState.FAILED), visible) : targeted(kind, ids, visible);
+  const creatorIds = sql`(SELECT ${tasks.creatorId} FROM ${tasks} WHERE ${named})`;
+  const [found, creators, roleRows, metaRows] = (await runBatch(db, [
+    db.select().from(tasks).where(named).orderBy(asc(tasks.createdAtMs), asc(tasks.id)),
+    db.select().from(users).where(sql`${users.id} IN ${creatorIds}`),
+    db
+      .select()
+      .from(roles)
+      .where(
+        sql`${roles.id} IN (SELECT value FROM ${users}, json_each(${users.roleIds}) WHERE ${users.id} IN ${creatorIds})`,
+      )
+      .orderBy(asc(roles.id)),
+    db.select().from(metas),
+  ])) as [TaskRow[], UserRow[], RoleRow[], MetaRow[]];
+  return found.map((task) => {
+    const user = creators.find((row) => row.id === task.creatorId) ?? null;
+    return {
+      task,
+      creator: { user, roles: user ? roleRows.filter((role) => user.roleIds.includes(role.id)) : [], metas: metaRows },
+    };
+  });
 }
 
 /**
@@ -243,17 +270,29 @@ export async function createTask(
 
 // ---- What the units do to their rows
 
+/** The creator of the task selected by `taskId` (a scalar subquery) as it stands now, its roles, and the metas. */
+const creatorReads = (db: Database, taskId: SQL) => {
+  const creatorId = sql`(SELECT ${tasks.creatorId} FROM ${tasks} WHERE ${tasks.id} = ${taskId})`;
+  return [
+    db.select().from(users).where(sql`${users.id} = ${creatorId}`),
+    rolesOf(db, creatorId),
+    db.select().from(metas),
+  ] as const;
+};
+
 /**
  * Takes the unit of a message if it is still the one sent (its ticket) and queued; marks its task
- * running. Null for a stale or duplicate message. The task is null when it was deleted.
+ * running. Null for a stale or duplicate message. The task is null when it was deleted. The task's
+ * creator as it stands now comes in the same batch: the unit runs only if it may still (D15.10).
  */
 export async function claimUnit(
   db: Database,
   message: UnitTicket,
-): Promise<{ unit: UnitRow; task: TaskRow | null } | null> {
+): Promise<{ unit: UnitRow; task: TaskRow | null; creator: CreatorNow } | null> {
   const now = Date.now();
   const mine = and(eq(taskUnits.id, message.id), eq(taskUnits.ticket, message.ticket));
-  const [claimed, , found] = (await runBatch(db, [
+  const taskOfUnit = sql`(SELECT ${taskUnits.taskId} FROM ${taskUnits} WHERE ${taskUnits.id} = ${message.id})`;
+  const [claimed, , found, creator, creatorRoles, metaRows] = (await runBatch(db, [
     db
       .update(taskUnits)
       .set({ state: "running", attempts: sql`${taskUnits.attempts} + 1`, leaseUntilMs: now + RUNNING_LEASE_MS })
@@ -269,13 +308,13 @@ export async function claimUnit(
           eq(tasks.cancelRequested, false),
         ),
       ),
-    db
-      .select()
-      .from(tasks)
-      .where(sql`${tasks.id} = (SELECT ${taskUnits.taskId} FROM ${taskUnits} WHERE ${taskUnits.id} = ${message.id})`),
-  ])) as [UnitRow[], unknown, TaskRow[]];
+    db.select().from(tasks).where(sql`${tasks.id} = ${taskOfUnit}`),
+    ...creatorReads(db, taskOfUnit),
+  ])) as [UnitRow[], unknown, TaskRow[], UserRow[], RoleRow[], MetaRow[]];
   const unit = claimed[0];
-  return unit ? { unit, task: found[0] ?? null } : null;
+  return unit
+    ? { unit, task: found[0] ?? null, creator: { user: creator[0] ?? null, roles: creatorRoles, metas: metaRows } }
+    : null;
 }
 
 /** Moves `bytes` (this unit's count now) into its task's done_bytes, as a difference: a rerun never counts twice. */

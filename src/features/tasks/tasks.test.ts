@@ -5,7 +5,10 @@ import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { send, signInAdmin, signInMember } from "../../../test/support/auth.ts";
 import { createUnitFixture, type UnitFixture } from "../../../test/support/unit.ts";
-import { storages, taskUnits, tasks, users } from "../../db/schema.ts";
+import type { RoleRow, UserRow } from "../../auth/store.ts";
+import { roles, storages, taskUnits, tasks, users } from "../../db/schema.ts";
+import type { MetaRow } from "../fs/rules.ts";
+import { creatorRefusal } from "./rules.ts";
 
 type Envelope = { code: number; message: string; data: any };
 
@@ -249,6 +252,173 @@ describe("batch operations and clears", () => {
     expect(sent).toHaveLength(1);
     await call("POST", "/api/task/copy/clear_done", member);
     expect(await ids()).toEqual(["admin-ok", "failed", "running"]);
+  });
+});
+
+describe("a retry holds a task to what its creator may do now", () => {
+  const ALL = 0xff;
+  const COPY = 1 << 6;
+  const WRITE = 1 << 3;
+  const OFFLINE = 1 << 2;
+  const cannot = (what: string) => `the user who created this task may no longer ${what}: it cannot run`;
+  /** The member's role narrowed to `bits` at `/` while `run` runs, then as it was. */
+  async function narrowed(bits: number, run: () => Promise<void>) {
+    const set = (permission: number) =>
+      fixture.db
+        .update(roles)
+        .set({ permissionScopes: [{ path: "/", permission }] })
+        .where(eq(roles.name, "tasker-role"));
+    await set(bits);
+    try {
+      await run();
+    } finally {
+      await set(ALL);
+    }
+  }
+  const stateOf = async (id: string) => {
+    const [row] = await fixture.db.select().from(tasks).where(eq(tasks.id, id));
+    return [row!.state, row!.error];
+  };
+
+  it("retry, retry_some and retry_failed refuse a task whose creator lost the copy or write bit; nothing is queued", async () => {
+    await insertTask("copied", memberId, 7, { error: "upstream down" });
+    const [adminRow] = await fixture.db.select({ id: users.id }).from(users).where(eq(users.username, "admin"));
+    await insertTask("admins", adminRow!.id, 7, { error: "upstream down" });
+    await narrowed(ALL & ~COPY, async () => {
+      expect(await call("POST", "/api/task/copy/retry?tid=copied", member)).toEqual({
+        code: 403,
+        message: cannot("copy from /a"),
+        data: null,
+      });
+      // An admin's retry of it runs it for its creator too.
+      expect((await call("POST", "/api/task/copy/retry?tid=copied", admin)).message).toBe(cannot("copy from /a"));
+      expect((await call("POST", "/api/task/copy/retry_some", member, ["copied", "nope"])).data).toEqual({
+        copied: cannot("copy from /a"),
+        nope: "task not found",
+      });
+      // retry_failed runs the others again and says why one stays failed.
+      expect(await call("POST", "/api/task/copy/retry_failed", admin)).toEqual({
+        code: 403,
+        message: cannot("copy from /a"),
+        data: null,
+      });
+      expect(await stateOf("admins")).toEqual([8, ""]);
+      expect(sent).toHaveLength(1);
+    });
+    await narrowed(ALL & ~WRITE, async () => {
+      expect((await call("POST", "/api/task/copy/retry?tid=copied", member)).message).toBe(cannot("write to /b"));
+    });
+    expect(await stateOf("copied")).toEqual([7, "upstream down"]);
+    expect(await fixture.db.select().from(taskUnits).where(eq(taskUnits.taskId, "copied"))).toEqual([]);
+    // With its bits back, the same retry runs.
+    expect((await call("POST", "/api/task/copy/retry?tid=copied", member)).code).toBe(200);
+    expect(await stateOf("copied")).toEqual([8, ""]);
+  });
+
+  it("an offline download's retry needs the offline-download bit; a task of a disabled or deleted creator is refused", async () => {
+    await insertTask("download", memberId, 7, {
+      kind: "offline_download",
+      error: "http status code 500",
+      payload: { unit: "fetch", url: "https://example.com/x.bin", toDir: "/b" },
+    });
+    await narrowed(ALL & ~OFFLINE, async () => {
+      expect(await call("POST", "/api/task/offline_download/retry?tid=download", member)).toEqual({
+        code: 403,
+        message: cannot("download offline to /b"),
+        data: null,
+      });
+    });
+    await insertTask("orphan", 999_999, 7, { error: "x" });
+    expect((await call("POST", "/api/task/copy/retry?tid=orphan", admin)).message).toBe(
+      "the user who created this task no longer exists: it cannot run",
+    );
+    await fixture.db.update(users).set({ disabled: true }).where(eq(users.id, memberId));
+    try {
+      expect((await call("POST", "/api/task/offline_download/retry?tid=download", admin)).message).toBe(
+        "the user who created this task is disabled: it cannot run",
+      );
+    } finally {
+      await fixture.db.update(users).set({ disabled: false }).where(eq(users.id, memberId));
+    }
+    expect(await stateOf("download")).toEqual([7, "http status code 500"]);
+    expect(await stateOf("orphan")).toEqual([7, "x"]);
+    expect(sent).toEqual([]);
+  });
+});
+
+describe("what a task's creator may still have it do (creatorRefusal, over the file side's rules)", () => {
+  const user = (fields: Partial<UserRow> = {}): UserRow => ({
+    id: 7,
+    username: "u",
+    passwordHash: "",
+    passwordChangedAt: 0,
+    basePath: "/",
+    roleIds: [3],
+    disabled: false,
+    permission: 0,
+    otpSecret: null,
+    otpLastStep: 0,
+    ssoId: "",
+    ...fields,
+  });
+  const role = (permission: number, path = "/"): RoleRow => ({
+    id: 3,
+    name: "r",
+    description: "",
+    isDefault: false,
+    permissionScopes: [{ path, permission }],
+  });
+  const meta = (fields: Partial<MetaRow>): MetaRow => ({
+    id: 1,
+    path: "/",
+    password: "",
+    passwordSub: false,
+    write: false,
+    writeSub: false,
+    hide: "",
+    hideSub: false,
+    readme: "",
+    readmeSub: false,
+    header: "",
+    headerSub: false,
+    ...fields,
+  });
+  const copy = { kind: "copy", payload: { unit: "copy", from: "/a/x", toDir: "/b/in", name: "x" } };
+  const refusal = (task: typeof copy, u: UserRow, roles: RoleRow[], metas: MetaRow[] = []) =>
+    creatorRefusal(task, { user: u, roles, metas });
+  const cannot = (what: string) => `the user who created this task may no longer ${what}: it cannot run`;
+
+  it("holds the base path, the path limit and the role scopes as they are now", () => {
+    expect(refusal(copy, user(), [role(0xff)])).toBeNull();
+    expect(refusal(copy, user({ basePath: "/b" }), [role(0xff)])).toBe(cannot("copy from /a"));
+    expect(refusal(copy, user({ permission: 1 << 14 }), [role(0xff, "/b")])).toBe(cannot("copy from /a"));
+    expect(
+      refusal(copy, user(), [
+        {
+          ...role(0xff, "/a"),
+          permissionScopes: [
+            { path: "/a", permission: 0xff },
+            { path: "/b", permission: 0 },
+          ],
+        },
+      ]),
+    ).toBe(cannot("write to /b/in"));
+  });
+
+  it("a move needs the move bit, a copy the copy bit; a meta's write grant stands for the write bit at the target", () => {
+    const MOVE = 1 << 5;
+    const COPY = 1 << 6;
+    const move = { ...copy, kind: "move" };
+    expect(refusal(move, user(), [role(0xff & ~MOVE)])).toBe(cannot("move from /a"));
+    expect(refusal(copy, user(), [role(0xff & ~MOVE)])).toBeNull();
+    expect(refusal(copy, user(), [role(COPY)])).toBe(cannot("write to /b/in"));
+    expect(refusal(copy, user(), [role(COPY)], [meta({ path: "/b/in", write: true })])).toBeNull();
+  });
+
+  it("a source hidden from the creator now is refused; other kinds have nothing to hold", () => {
+    expect(refusal(copy, user(), [role(0xff & ~1)], [meta({ path: "/a", hide: "^x$" })])).toBe(cannot("copy from /a"));
+    expect(refusal(copy, user(), [role(0xff)], [meta({ path: "/a", hide: "^x$" })])).toBeNull();
+    expect(refusal({ ...copy, kind: "decompress" }, user(), [])).toBeNull();
   });
 });
 

@@ -18,7 +18,7 @@ import {
   upstreamDavText,
   upstreamRequests,
 } from "../../../test/support/upstreams.ts";
-import { callApi, type Envelope, member, signIn } from "../../../test/support/workerd-client.ts";
+import { callApi, type Envelope, makeUser, member, signIn } from "../../../test/support/workerd-client.ts";
 
 const servers = inject("storageServers");
 const DAV_ROOT = "/library/tasks";
@@ -91,6 +91,9 @@ const treePath = (folder: string, i: number) => `${folder}/${i % 3 === 0 ? "sub/
 /** The files a copy put under `prefix` (folders leave their placeholder object, `keep`). */
 const s3Files = async (prefix: string) => (await s3Keys(prefix)).filter((key) => !key.endsWith("/keep"));
 const s3Bytes = async (key: string) => new Uint8Array(await (await s3Object(key)).arrayBuffer());
+
+/** How many requests each path of the download server got. */
+const hits = async () => (await (await fetch(`${servers.downloadsUrl}/hits`)).json()) as Record<string, number>;
 
 async function runCron() {
   const ctx = createExecutionContext();
@@ -258,8 +261,9 @@ describe("cancel while a file's bytes flow", () => {
 describe("the cron sweep", () => {
   /** A copy task written as a request leaves it, with its first unit, but no message sent (lost). */
   async function lostTask(name: string, unit: { state: string; attempts: number }) {
+    // The admin's own id (user 1 is the guest): a unit runs for its creator as it stands now.
     await sql(
-      "INSERT INTO tasks (id, kind, name, creator_id, creator, state, payload, created_at_ms, units_total) VALUES (?, 'copy', ?, 1, 'admin', ?, ?, ?, 1)",
+      "INSERT INTO tasks (id, kind, name, creator_id, creator, state, payload, created_at_ms, units_total) VALUES (?, 'copy', ?, (SELECT id FROM users WHERE username = 'admin'), 'admin', ?, ?, ?, 1)",
       [
         name,
         `copy [/dav](/${name}) to [/s3](/)`,
@@ -384,9 +388,82 @@ describe("the cron sweep", () => {
   }, 60_000);
 });
 
-describe("offline download", () => {
-  const hits = async () => (await (await fetch(`${servers.downloadsUrl}/hits`)).json()) as Record<string, number>;
+describe("a task runs for its creator as it stands now", () => {
+  /** A task as its request left it, made by `creatorId`, whose first unit's message is lost: the cron sends it. */
+  async function queuedTask(
+    id: string,
+    creatorId: number,
+    kind: string,
+    payload: { unit: string } & Record<string, unknown>,
+  ) {
+    await sql(
+      "INSERT INTO tasks (id, kind, name, creator_id, creator, state, payload, created_at_ms, units_total) VALUES (?, ?, ?, ?, ?, 0, ?, ?, 1)",
+      [id, kind, id, creatorId, id, JSON.stringify(payload), Date.now()],
+    );
+    const { unit, ...unitPayload } = payload;
+    await sql("INSERT INTO task_units (task_id, kind, payload, state, lease_until_ms) VALUES (?, ?, ?, 'queued', ?)", [
+      id,
+      unit,
+      JSON.stringify(unitPayload),
+      Date.now() - 1,
+    ]);
+  }
 
+  it("a unit whose creator lost the copy or offline-download bit, was disabled or deleted fails its task when it starts, reading and writing nothing", async () => {
+    const suffix = Date.now().toString(36);
+    const ALL = 0xff;
+    const COPY = 1 << 6;
+    const OFFLINE = 1 << 2;
+    const users: Record<string, number> = {};
+    for (const name of ["narrowed", "disabled", "deleted", "no-download", "unchanged"]) {
+      users[name] = await makeUser(admin, `${name}-${suffix}`, { "/": ALL });
+      if (name !== "no-download") await davTree(`${name}-${suffix}`, 2);
+      if (name !== "no-download")
+        await queuedTask(`${name}-${suffix}`, users[name]!, "copy", {
+          unit: "copy",
+          from: `/dav/${name}-${suffix}`,
+          toDir: "/s3",
+          name: `${name}-${suffix}`,
+        });
+    }
+    const url = `${servers.downloadsUrl}/bytes/10/never-${suffix}.bin`;
+    await queuedTask(`no-download-${suffix}`, users["no-download"]!, "offline_download", {
+      unit: "fetch",
+      url,
+      toDir: "/s3/never",
+    });
+    // The admin changes them after their tasks were made, before their units start.
+    const scopes = (bits: number) => JSON.stringify([{ path: "/", permission: bits }]);
+    await sql("UPDATE roles SET permission_scopes = ? WHERE name = ?", [
+      scopes(ALL & ~COPY),
+      `narrowed-${suffix}-role`,
+    ]);
+    await sql("UPDATE roles SET permission_scopes = ? WHERE name = ?", [
+      scopes(ALL & ~OFFLINE),
+      `no-download-${suffix}-role`,
+    ]);
+    await sql("UPDATE users SET disabled = 1 WHERE id = ?", [users.disabled!]);
+    await sql("DELETE FROM users WHERE id = ?", [users.deleted!]);
+    const before = (await hits())[`/bytes/10/never-${suffix}.bin`] ?? 0;
+    await runCron();
+    const ended = async (id: string, kind = "copy") => {
+      const task = await settled(kind, `${id}-${suffix}`);
+      return [task.state, task.error];
+    };
+    const cannot = (what: string) => `the user who created this task may no longer ${what}: it cannot run`;
+    expect(await ended("narrowed")).toEqual([7, cannot("copy from /dav")]);
+    expect(await ended("disabled")).toEqual([7, "the user who created this task is disabled: it cannot run"]);
+    expect(await ended("deleted")).toEqual([7, "the user who created this task no longer exists: it cannot run"]);
+    expect(await ended("no-download", "offline_download")).toEqual([7, cannot("download offline to /s3/never")]);
+    expect(await ended("unchanged")).toEqual([2, ""]);
+    for (const name of ["narrowed", "disabled", "deleted"])
+      expect(await s3Files(`${S3_ROOT}/${name}-${suffix}/`), name).toEqual([]);
+    expect(await s3Text(`${S3_ROOT}/unchanged-${suffix}/f1.txt`)).toBe(`file 1 of unchanged-${suffix}`);
+    expect((await hits())[`/bytes/10/never-${suffix}.bin`] ?? 0).toBe(before);
+  }, 30_000);
+});
+
+describe("offline download", () => {
   it("streams a URL into S3 in parts, byte-exact, named by the URL; another by Content-Disposition into WebDAV", async () => {
     const size = 11 * 1024 * 1024 + 17;
     const reply = await call("/api/fs/add_offline_download", {
@@ -465,5 +542,71 @@ describe("offline download", () => {
     const fine = (await add([`${servers.downloadsUrl}/bytes/300/small.bin`])).data.tasks[0];
     expect(await settled("offline_download", fine.id)).toMatchObject({ state: 2 });
     expect((await upstreamDavText(`${DAV_ROOT}/dl/small.bin`))?.length).toBe(300);
+  }, 30_000);
+
+  // The workerd project opts in to 127.0.0.1 only (vitest.config.ts), where the download server
+  // listens: `localhost` reaches the same server but stays refused, as every private host does
+  // without the opt-in (download-targets.test.ts: the opt-in off, every spelling).
+  it("refuses a private host the opt-in does not name: in the request, and on every redirect hop before fetching it", async () => {
+    const add = (urls: string[]) => call("/api/fs/add_offline_download", { path: "/dav/dl", urls, tool: "SimpleHttp" });
+    const local = servers.downloadsUrl.replace("127.0.0.1", "localhost");
+    const refusal = (host: string) =>
+      `refused to download from ${host}: loopback, private and link-local addresses are off limits unless OFFLINE_DOWNLOAD_PRIVATE_HOSTS names them`;
+    const before = await hits();
+    expect(await add([`${local}/bytes/10/direct.bin`])).toEqual({
+      code: 400,
+      message: refusal("localhost"),
+      data: null,
+    });
+    const bounce = (to: string, name: string) =>
+      `${servers.downloadsUrl}/redirect/${name}?to=${encodeURIComponent(to)}`;
+    const reply = await add([
+      bounce(`${local}/bytes/10/bounced.bin`, "to-localhost"),
+      bounce("http://169.254.169.254/latest/meta-data/", "to-metadata"),
+      bounce(`http://[::ffff:127.0.0.1]:${servers.downloadsUrl.split(":").pop()}/bytes/10/mapped.bin`, "to-mapped"),
+      bounce(`${servers.downloadsUrl}/bytes/10/hop.bin`, "to-allowed"),
+      `${servers.downloadsUrl}/redirect/loop`,
+    ]);
+    expect(reply.code, reply.message).toBe(200);
+    const ended = [];
+    for (const task of reply.data.tasks) ended.push(await settled("offline_download", task.id));
+    expect(ended.map((task) => [task.state, task.error])).toEqual([
+      [7, refusal("localhost")],
+      [7, refusal("169.254.169.254")],
+      [7, refusal("[::ffff:7f00:1]")],
+      [2, ""],
+      [7, "stopped after 10 redirects"],
+    ]);
+    // Refused at once (no second attempt), and the refused hops never fetched.
+    const after = await hits();
+    const count = (path: string) => (after[path] ?? 0) - (before[path] ?? 0);
+    expect(count("/redirect/to-localhost")).toBe(1);
+    expect(count("/bytes/10/direct.bin") + count("/bytes/10/bounced.bin") + count("/bytes/10/mapped.bin")).toBe(0);
+    expect(count("/bytes/10/hop.bin")).toBe(1);
+    expect(count("/redirect/loop")).toBe(11);
+    // Named by the URL asked for, as before redirects were followed by hand.
+    expect((await upstreamDavText(`${DAV_ROOT}/dl/to-allowed`))?.length).toBe(10);
+    expect(await upstreamDavText(`${DAV_ROOT}/dl/bounced.bin`)).toBeNull();
+  }, 30_000);
+
+  it("a server that advertises ranges but answers a ranged read with the whole file fails the task clearly, read once per attempt", async () => {
+    const size = 6 * 1024 * 1024; // two parts of the workerd project's 5 MiB
+    const path = `/noranges/${size}`;
+    const before = (await hits())[path] ?? 0;
+    const reply = await call("/api/fs/add_offline_download", {
+      path: "/s3/ranges",
+      urls: [`${servers.downloadsUrl}${path}`],
+      tool: "SimpleHttp",
+    });
+    expect(reply.code, reply.message).toBe(200);
+    expect(await settled("offline_download", reply.data.tasks[0].id)).toMatchObject({
+      state: 7,
+      error:
+        "the server advertised ranges (Accept-Ranges: bytes) but answered a ranged read with the whole file: it cannot be downloaded in parts",
+    });
+    // One attempt: its first read (the size and the name), then the first part's ranged read; no retry reads it again.
+    expect(((await hits())[path] ?? 0) - before).toBe(2);
+    expect(await s3Files(`${S3_ROOT}/ranges/`)).toEqual([]);
+    expect(await s3PendingUploads(`${S3_ROOT}/ranges/`)).toEqual([]);
   }, 30_000);
 });
