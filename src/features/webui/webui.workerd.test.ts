@@ -181,6 +181,25 @@ describe("the index page", () => {
   });
 });
 
+it("marks its own API requests before the app's scripts run, on every page, management pages too", async () => {
+  for (const path of ["/", "/@manage/users"]) {
+    const html = await (await call(path)).text();
+    const config = html.indexOf("window.OPENLIST_CONFIG");
+    const mark = html.indexOf('"X-Gatehouse-UI"');
+    const app = html.search(/\/assets\/index-[\w-]+\.js/);
+    expect(config, path).toBeGreaterThan(0);
+    expect(mark, path).toBeGreaterThan(config);
+    expect(app, path).toBeGreaterThan(mark);
+    expect(html, path).toContain('"openlist"');
+  }
+  // The marked /api/me answers the admin's role as the UI reads it; unmarked, as AList's clients do.
+  const me = async (headers: Record<string, string>) =>
+    ((await (await call("/api/me", { headers: { Authorization: admin, ...headers } })).json()) as { data: unknown })
+      .data;
+  expect(await me({ "X-Gatehouse-UI": "openlist" })).toMatchObject({ role: 2 });
+  expect(await me({})).toMatchObject({ role: [2] });
+});
+
 describe("methods outside the API (AList's NoRoute)", () => {
   it("POST gets the page, other methods 405 with an empty body", async () => {
     const post = await call("/@manage/storages", { method: "POST", body: "x" });
