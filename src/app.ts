@@ -28,6 +28,7 @@ import { registerTaskRoutes } from "./features/tasks/routes.ts";
 import { registerTwoFactorRoutes } from "./features/two-factor/routes.ts";
 import { registerUserRoutes } from "./features/users/routes.ts";
 import { serveWebUi } from "./features/webui/page.ts";
+import { webUiRoles } from "./features/webui/roles.ts";
 import { accessLog, corsForClients, limitBodySize, securityHeaders } from "./http/middleware.ts";
 import { createNotFoundHandler } from "./http/not-found.ts";
 import { isApiPath } from "./http/paths.ts";
@@ -70,6 +71,8 @@ export function createApp(dependencies: AppDependencies) {
   for (const kind of ["ae", "ad", "ap"]) app.use(`/${kind}/*`, useDatabase);
   app.use("/sd/*", useDatabase);
   app.use("/dav/*", useDatabase);
+  // The served web UI reads roles as OpenList's numbers; every other client, as AList's ids (D17).
+  app.use("/api/*", webUiRoles);
   registerPublicRoutes(app);
   registerAuthRoutes(app);
   registerTwoFactorRoutes(app);

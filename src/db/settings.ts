@@ -224,6 +224,34 @@ const DEFINITION_ROWS: readonly DefinitionRow[] = [
     group: 4,
     help: "The message the web UI copies for a share link: a Handlebars template over the share, site_title and base_url",
   },
+  // OpenList's share settings that the served web UI reads (OpenList internal/bootstrap/data/setting.go:160-185).
+  // Previews inside a share fetch the share's own /sd links, so they pass its guards and count as
+  // downloads (docs/decisions.md D14.7).
+  {
+    key: "share_preview",
+    value: "false",
+    type: "bool",
+    group: 4,
+    help: "The web UI previews files inside share links (each preview is a download of the share)",
+  },
+  {
+    key: "share_archive_preview",
+    value: "false",
+    type: "bool",
+    group: 4,
+    flag: 2,
+    help: "Gatehouse does not open archives inside share links yet: visitors download them",
+  },
+  {
+    key: "share_force_proxy",
+    value: "true",
+    type: "bool",
+    group: 4,
+    flag: 2,
+    help: "Gatehouse always streams share downloads through itself, from every storage",
+  },
+  { key: "share_preview_download_by_default", value: "true", type: "bool", group: 3 },
+  { key: "share_preview_archives_by_default", value: "false", type: "bool", group: 3 },
 ];
 
 export const SETTING_DEFINITIONS: readonly SettingDefinition[] = DEFINITION_ROWS.map((row) => ({

@@ -34,7 +34,16 @@ describe("GET /api/public/settings", () => {
     expect(Object.keys(data)).toEqual(expectedKeys);
     // 43 public keys on a fresh AList v3.58.0 install (internal/bootstrap/data/setting.go:87), and
     // OpenList's for the chunked upload API and the share dialog that the served web UI reads.
-    const openListKeys = ["multipart_chunk_size", "multipart_enabled", "share_summary_content"];
+    const openListKeys = [
+      "multipart_chunk_size",
+      "multipart_enabled",
+      "share_summary_content",
+      "share_preview",
+      "share_archive_preview",
+      "share_force_proxy",
+      "share_preview_download_by_default",
+      "share_preview_archives_by_default",
+    ];
     expect(expectedKeys.filter((key) => !openListKeys.includes(key))).toHaveLength(43);
     expect(expectedKeys).toEqual(expect.arrayContaining(openListKeys));
     expect(Object.values(data).every((value) => typeof value === "string")).toBe(true);
@@ -44,6 +53,23 @@ describe("GET /api/public/settings", () => {
     expect(data.site_title).toBe("AList");
     expect(data.device_session_ttl).toBe("86400");
     expect(JSON.parse(data.iframe_previews!)).toHaveProperty("pdf");
+  });
+
+  it("gives the web UI OpenList's share settings with OpenList's defaults", async () => {
+    const data = (await readEnvelope(await fixture.request("/api/public/settings"))).data as Record<string, string>;
+    expect({
+      share_preview: data.share_preview,
+      share_archive_preview: data.share_archive_preview,
+      share_force_proxy: data.share_force_proxy,
+      share_preview_download_by_default: data.share_preview_download_by_default,
+      share_preview_archives_by_default: data.share_preview_archives_by_default,
+    }).toEqual({
+      share_preview: "false",
+      share_archive_preview: "false",
+      share_force_proxy: "true",
+      share_preview_download_by_default: "true",
+      share_preview_archives_by_default: "false",
+    });
   });
 
   it("never shows private settings such as the permanent token", async () => {

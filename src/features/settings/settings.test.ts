@@ -96,6 +96,11 @@ describe("GET /api/admin/setting/list", () => {
       "multipart_enabled",
       "multipart_chunk_size",
       "share_summary_content",
+      "share_preview",
+      "share_archive_preview",
+      "share_force_proxy",
+      "share_preview_download_by_default",
+      "share_preview_archives_by_default",
     ]);
     REFERENCE_SETTINGS.forEach(([key, value, type, options, group, flag, help], index) => {
       const item = items[index]!;

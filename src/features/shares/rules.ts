@@ -6,7 +6,7 @@ import type { RoleRow, UserRow } from "../../auth/store.ts";
 import { isLockedOut, type FailureCounts } from "../../auth/lockout.ts";
 import { LOCKED_OUT_MESSAGE } from "../../auth/messages.ts";
 import { hashStaticHash, staticHash, verifyStaticHash } from "../../auth/password.ts";
-import { ADMIN_ROLE_ID, GUEST_ROLE_ID } from "../../auth/roles.ts";
+import { openListRole } from "../../auth/roles.ts";
 import { ApiError, type ApiCode } from "../../http/errors.ts";
 import { baseName, cleanPath, isWithin, joinBasePath } from "../fs/path.ts";
 import { can, viewerOf, withinPathLimit, type Viewer } from "../fs/rules.ts";
@@ -160,7 +160,7 @@ export function shareReply({ share, creator }: OwnedShare, pwd = "") {
     extract_folder: share.extractFolder,
     files: share.files,
     creator: creator.username,
-    creator_role: creator.roleIds.includes(ADMIN_ROLE_ID) ? 2 : creator.roleIds.includes(GUEST_ROLE_ID) ? 1 : 0,
+    creator_role: openListRole(creator.roleIds),
   };
 }
 

@@ -338,6 +338,22 @@ describe("a share's limits hold on the next request", () => {
     );
   });
 
+  it("previews no more than it may download: the raw_url a preview reads counts, then both links are spent", async () => {
+    const { data: share } = await create(alice, { files: ["/s3/team/a/one.txt"], pwd: "pass", max_accessed: 1 });
+    const got = await anonymous("/api/fs/get", { path: `/@s/${share.id}`, password: "pass" });
+    const preview = got.data.raw_url as string;
+    expect(preview).toMatch(new RegExp(`^http://gatehouse\\.test/sd/${share.id}/\\?sign=`));
+    const first = await exports.default.fetch(new Request(preview));
+    expect([first.status, await first.text()]).toEqual([200, "one"]);
+    const again = await exports.default.fetch(new Request(preview));
+    await again.arrayBuffer();
+    expect(again.status).toBe(410);
+    const download = await sd(`${share.id}/?pwd=pass`);
+    await download.arrayBuffer();
+    expect(download.status).toBe(410);
+    expect(await sql("SELECT accessed FROM shares WHERE id = ?", [share.id])).toEqual([[1]]);
+  });
+
   it("cuts a share off when its creator is narrowed, disabled or deleted", async () => {
     const userId = await makeUser(admin, "share-carol", { "/s3/team": SHARE });
     const carol = await signIn("share-carol", "share-carol", "share-carol password");

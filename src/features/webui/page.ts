@@ -8,6 +8,7 @@ import { toBase64Url } from "../../auth/encoding.ts";
 import type { Database } from "../../db/client.ts";
 import type { AppEnv } from "../../http/context.ts";
 import { readPublicSettings } from "../settings/store.ts";
+import { WEB_UI_HEADER, WEB_UI_MARK } from "./roles.ts";
 
 /** The front end's build folders; the assets layer answers them before the Worker runs. */
 const ASSET_FOLDERS = /^\/(?:assets|static|images|streamer)\//;
@@ -179,14 +180,53 @@ function render(index: Response, page: PageSettings): Response {
     .transform(index);
 }
 
-/** The front end's config script with its placeholders filled (AList replaces the same strings). */
+/**
+ * The front end's config script with its placeholders filled (AList replaces the same strings), and
+ * the mark on the page's own API requests.
+ */
 function configure(script: string, page: PageSettings): string {
   const values: Record<string, string> = { cdn: "", base_path: "", api: page.origin, main_color: page.mainColor };
-  return script.replace(
+  const filled = script.replace(
     /\b(cdn|base_path|api|main_color): undefined\b/g,
     (_, key: string) => `${key}: ${jsString(values[key]!)}`,
   );
+  // The semicolon: the config script's last statement has none, and a "(" after it would call it.
+  return `${filled}\n;${MARK_REQUESTS}\n`;
 }
+
+/**
+ * Runs before the app's scripts: every request of this page to this origin's /api/ carries
+ * `X-Gatehouse-UI: openlist`, so the API answers roles in the numbers this front end reads
+ * (roles.ts; docs/decisions.md D17). The app's axios sends through XMLHttpRequest; fetch is marked
+ * too. Same origin only: the header never leaves for another host, and needs no CORS preflight.
+ */
+const MARK_REQUESTS = `(function () {
+  var header = ${jsString(WEB_UI_HEADER)}, mark = ${jsString(WEB_UI_MARK)};
+  function ours(url) {
+    try {
+      var u = new URL(url, location.href);
+      return u.origin === location.origin && u.pathname.indexOf("/api/") === 0;
+    } catch (e) {
+      return false;
+    }
+  }
+  var open = XMLHttpRequest.prototype.open, send = XMLHttpRequest.prototype.send;
+  XMLHttpRequest.prototype.open = function (method, url) {
+    this.__gatehouseMark = ours(url);
+    return open.apply(this, arguments);
+  };
+  XMLHttpRequest.prototype.send = function () {
+    if (this.__gatehouseMark) this.setRequestHeader(header, mark);
+    return send.apply(this, arguments);
+  };
+  var fetched = window.fetch;
+  if (fetched) window.fetch = function (input, init) {
+    if (!ours(input instanceof Request ? input.url : String(input))) return fetched.apply(this, arguments);
+    var request = new Request(input, init);
+    request.headers.set(header, mark);
+    return fetched.call(this, request);
+  };
+})();`;
 
 /** A JS string literal that cannot end the script element it sits in. */
 function jsString(value: string): string {

@@ -179,6 +179,36 @@ describe("the index page", () => {
     await api.arrayBuffer();
     expect(api.headers.get("Content-Security-Policy")).toBe("default-src 'none'; frame-ancestors 'none'");
   });
+
+  it("marks its own API requests before the app's scripts run, on every page, management pages too", async () => {
+    for (const path of ["/", "/@manage/users"]) {
+      const html = await (await call(path)).text();
+      const config = html.indexOf("window.OPENLIST_CONFIG");
+      const mark = html.indexOf('"X-Gatehouse-UI"');
+      const app = html.search(/\/assets\/index-[\w-]+\.js/);
+      expect(config, path).toBeGreaterThan(0);
+      expect(mark, path).toBeGreaterThan(config);
+      expect(app, path).toBeGreaterThan(mark);
+      expect(html, path).toContain('"openlist"');
+    }
+    // The marked /api/me answers the admin's role as the UI reads it; unmarked, as AList's clients do.
+    const me = async (headers: Record<string, string>) =>
+      ((await (await call("/api/me", { headers: { Authorization: admin, ...headers } })).json()) as { data: unknown })
+        .data;
+    expect(await me({ "X-Gatehouse-UI": "openlist" })).toMatchObject({ role: 2 });
+    expect(await me({})).toMatchObject({ role: [2] });
+    // The user form's number, taken out of the body inside workerd too: an edit saves.
+    const created = await callApi(admin, "/api/admin/user/create", { username: "webui-form", password: "pw" });
+    expect(created.code).toBe(200);
+    const { id } = created.data as { id: number };
+    const edit = await call("/api/admin/user/update", {
+      method: "POST",
+      headers: { Authorization: admin, "Content-Type": "application/json;charset=utf-8", "X-Gatehouse-UI": "openlist" },
+      body: JSON.stringify({ ...(created.data as object), base_path: "/webui-form", role: 0 }),
+    });
+    expect(await edit.json()).toMatchObject({ code: 200, data: { base_path: "/webui-form", role: 0 } });
+    expect((await callApi(admin, `/api/admin/user/delete?id=${id}`)).code).toBe(200);
+  });
 });
 
 describe("methods outside the API (AList's NoRoute)", () => {
