@@ -63,7 +63,7 @@ export function planStorages(
       }
       if (pathsTaken.has(values.mountPath)) refuse(`another AList storage is mounted at ${values.mountPath}`);
       pathsTaken.add(values.mountPath);
-      // Unchecked until Gatehouse checks it (load_all, or enable): AList's status was AList's server's.
+      // Unchecked until Gatehouse checks it (the storage list, load_all, or enable): AList's status was AList's server's.
       const row_ = { ...values, disabled: body.disabled, status: body.disabled ? "disabled" : "" };
       const existing = byPath.get(values.mountPath);
       if (existing) {

@@ -4,6 +4,7 @@ import { staticHash, verifyStaticHash } from "../auth/password.ts";
 import { roles, settings, storages, users } from "./schema.ts";
 import { DEFAULT_STORAGE, seed } from "./seed.ts";
 import { SETTING_DEFINITIONS } from "./settings.ts";
+import { signInAdmin } from "../../test/support/auth.ts";
 import { createUnitFixture, TEST_ADMIN_PASSWORD, type UnitFixture } from "../../test/support/unit.ts";
 
 let fixture: UnitFixture;
@@ -127,6 +128,24 @@ describe("the default storage (npm start)", () => {
         { mountPath: "/", driver: "R2 Binding", addition: DEFAULT_STORAGE.addition, status: "", disabled: false },
       ]);
       expect(JSON.parse(rows[0]!.addition)).toEqual({ binding: "BUCKET", root_folder_path: "/", placeholder: "" });
+    } finally {
+      fresh.close();
+    }
+  });
+
+  it("is checked the first time the storage list shows it: its status is never left empty", async () => {
+    const fresh = await createUnitFixture({ defaultStorage: true });
+    try {
+      const token = await signInAdmin(fresh);
+      const list = async () =>
+        (await (await fresh.request("/api/admin/storage/list", { headers: { Authorization: token } })).json()) as {
+          data: { content: { mount_path: string; status: string }[] };
+        };
+      // Node has no Worker bindings, so the check finds none (inside workerd it answers `work`:
+      // src/features/fs/r2.workerd.test.ts); what matters here is that it ran and was kept.
+      const [listed] = (await list()).data.content;
+      expect(listed).toMatchObject({ mount_path: "/", status: expect.stringMatching(/^not bound: /) });
+      expect((await fresh.db.select({ status: storages.status }).from(storages))[0]!.status).toBe(listed!.status);
     } finally {
       fresh.close();
     }

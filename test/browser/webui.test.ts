@@ -217,7 +217,7 @@ describe("the web UI on a fresh npm start", () => {
   it("stores files out of the box: the default R2 storage at / takes an upload, lists it and gives it back byte-exact", async () => {
     const token = await adminToken();
     const storages = await api("/api/admin/storage/list", { headers: { Authorization: token } });
-    expect(storages.data.content).toMatchObject([{ mount_path: "/", driver: "R2 Binding" }]);
+    expect(storages.data.content).toMatchObject([{ mount_path: "/", driver: "R2 Binding", status: "work" }]);
     const bytes = randomBytes(256 * 1024 + 7);
     // Signed in through the form, as a newcomer: the UI then opens the home folder, the default storage.
     await page.goto(`${server.origin}/@login`);

@@ -2,6 +2,7 @@
 // their addresses handed to the tests inside workerd through vitest's provide/inject.
 import type { TestProject } from "vitest/node";
 import { startGatedProxy } from "./gated-proxy.ts";
+import { captureRuntimeLog } from "./runtime-log.ts";
 import {
   startDownloads,
   startFtp,
@@ -26,11 +27,14 @@ declare module "vitest" {
       downloadsUrl: string;
       /** A port where nothing listens. */
       deadPort: number;
+      /** What workerd printed (runtime-log.ts): `GET ?from=<n>` answers `{next, lines}`. */
+      runtimeLogUrl: string;
     };
   }
 }
 
 export default async function setup(project: TestProject) {
+  const runtimeLog = await captureRuntimeLog();
   const servers = [
     await startS3(),
     await startWebdav(),
@@ -51,9 +55,11 @@ export default async function setup(project: TestProject) {
     smbAddress: smb.address,
     downloadsUrl: downloads.url,
     deadPort: await unusedPort(),
+    runtimeLogUrl: runtimeLog.url,
   });
   return async () => {
     await slowDav.close();
     await Promise.all(servers.map((server) => server.close()));
+    await runtimeLog.close();
   };
 }

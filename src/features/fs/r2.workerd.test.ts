@@ -11,7 +11,15 @@ import { readAddition } from "../../drivers/addition.ts";
 import { findDriver } from "../../drivers/index.ts";
 import type { StorageFs } from "../../drivers/types.ts";
 import { sql } from "../../../test/support/libsql-http.ts";
-import { callApi, type Envelope, member, signIn } from "../../../test/support/workerd-client.ts";
+import { DEFAULT_STORAGE } from "../../db/seed.ts";
+import {
+  call as callPath,
+  callApi,
+  type Envelope,
+  inTrips,
+  member,
+  signIn,
+} from "../../../test/support/workerd-client.ts";
 
 const bucket = env.BUCKET!;
 let admin: string;
@@ -316,6 +324,45 @@ describe("big files in R2's multipart upload", () => {
     await backend().abort(dropped);
     await expect(backend().complete(dropped, ["x"])).rejects.toThrow();
     expect(await keysUnder("parts/")).toEqual(["parts/in/joined.bin"]);
+  });
+});
+
+describe("the storage a fresh npm start mounts", () => {
+  it("shows status work in the storage list, checked the first time it is listed (the seed runs without bindings)", async () => {
+    const seeded = [
+      DEFAULT_STORAGE.mountPath,
+      DEFAULT_STORAGE.driver,
+      DEFAULT_STORAGE.addition,
+      DEFAULT_STORAGE.remark,
+    ];
+    await sql("INSERT INTO storages (mount_path, driver, addition, remark, modified) VALUES (?, ?, ?, ?, ?)", [
+      ...seeded,
+      Date.now(),
+    ]);
+    // Another never-checked storage naming a binding the Worker lacks, and a disabled one, listed beside it.
+    await sql("INSERT INTO storages (mount_path, driver, addition, modified) VALUES (?, ?, ?, ?)", [
+      "/unbound",
+      "R2 Binding",
+      JSON.stringify({ binding: "NO_SUCH_BUCKET", root_folder_path: "/" }),
+      Date.now(),
+    ]);
+    await sql(
+      "INSERT INTO storages (mount_path, driver, addition, modified, disabled, status) VALUES (?, ?, ?, ?, 1, ?)",
+      ["/off", "R2 Binding", "{}", Date.now(), "disabled"],
+    );
+    const list = () => callPath("/api/admin/storage/list", { headers: { Authorization: admin } });
+    const listed = await list();
+    expect(listed.code, listed.message).toBe(200);
+    expect(listed.data.content.map((s: any) => [s.mount_path, s.status])).toEqual([
+      ["/", "work"],
+      ["/unbound", expect.stringMatching(/^not bound: this Worker has no R2 bucket binding named "NO_SUCH_BUCKET"/)],
+      ["/off", "disabled"],
+    ]);
+    expect((await sql("SELECT status FROM storages WHERE mount_path = '/'"))[0]).toEqual(["work"]);
+    // Checked once: the next list reads what is stored, in one round trip.
+    expect((await inTrips(1, list)).data.content[0].status).toBe("work");
+    const file = await call("/api/fs/get", { path: "/fs/readme.txt" });
+    expect(file.code, file.message).toBe(200);
   });
 });
 

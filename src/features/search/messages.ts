@@ -6,3 +6,5 @@ export const INDEX_RUNNING = "index is running";
 export const INDEX_NOT_RUNNING = "index is not running";
 /** The progress's `error` when a folder could not be listed (the build goes on). */
 export const failedListing = (path: string, reason: string) => `failed to list ${path}: ${reason}`;
+/** Keywords holding a NUL or another control character (FTS5 stops at a NUL): refused, not guessed at. */
+export const KEYWORDS_NOT_TEXT = "keywords must not contain control characters or unpaired surrogates";

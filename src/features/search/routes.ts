@@ -16,8 +16,8 @@ import { fullPathOf, requireAccess, viewerOf } from "../fs/rules.ts";
 import { fsRoute } from "../fs/store.ts";
 import { FileType, typeByName } from "../fs/wire.ts";
 import { runBuild } from "./build.ts";
-import { INDEX_NOT_RUNNING, INDEX_RUNNING, SEARCH_UNAVAILABLE } from "./messages.ts";
-import { ENGINE, keywordsOf, progressOf, viewParent, visibilityOf } from "./rules.ts";
+import { INDEX_NOT_RUNNING, INDEX_RUNNING, KEYWORDS_NOT_TEXT, SEARCH_UNAVAILABLE } from "./messages.ts";
+import { ENGINE, isKeywordText, keywordsOf, progressOf, viewParent, visibilityOf } from "./rules.ts";
 import { clearIndex, indexStateReads, searchPage, startBuild, startUpdate, stopBuild } from "./store.ts";
 
 /** How long a kicked build runs in the background of the request that started it. */
@@ -149,6 +149,7 @@ export function registerSearchRoutes(app: Router) {
       // AList answers a bad parent with 400 (AList v3.58.0 server/handles/search.go:33-37).
       throw error instanceof ApiError ? new ApiError(400, error.message) : error;
     }
+    if (!isKeywordText(body.keywords)) throw new ApiError(400, KEYWORDS_NOT_TEXT);
     requireAccess(viewer, state, under, body.password);
     const found = await searchPage(c.var.db, {
       seen: visibilityOf(viewer, state.metas, under, body.password),

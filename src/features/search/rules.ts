@@ -2,6 +2,7 @@
 // part of the index a caller may see, as data the store turns into SQL conditions, so the database
 // pages and counts only what the caller may see (AList v3.58.0 server/handles/search.go:46-75
 // filtered after paging: wrong totals, skipped items); how keywords match; what the progress says.
+import { isWellFormedText } from "../../http/text.ts";
 import { isWithin } from "../fs/path.ts";
 import { type MetaRow, Permission, permissionAt, passwordMatches, type Viewer } from "../fs/rules.ts";
 
@@ -113,6 +114,15 @@ export interface Keywords {
   /** LIKE patterns on the folded name, `%` `_` and `\` escaped (literal), ESCAPE '\'. */
   likes: string[];
 }
+
+/**
+ * Keyword text a search takes: no control characters but the whitespace that separates keywords
+ * (tab, line breaks), no unpaired surrogates. FTS5 stops reading a query at a NUL (an internal
+ * error), and no file name holds such a character (fs/path.ts refuses them), so the text is
+ * refused with a clear message rather than cleaned into a search the caller did not type
+ * (docs/decisions.md D11.5).
+ */
+export const isKeywordText = (text: string) => isWellFormedText(text.replace(/[\t\n\v\f\r]/g, " "));
 
 /** Whitespace-separated keywords, all required (AList v3.58.0 internal/db/searchnode.go:59-64), literal, case folded. */
 export function keywordsOf(text: string): Keywords {

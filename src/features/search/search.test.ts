@@ -2,6 +2,7 @@
 // applies), and the index admin routes over Virtual storages (the build in steps, its progress,
 // stop, clear). The build over real S3 and WebDAV servers is search.workerd.test.ts.
 import { eq, sql } from "drizzle-orm";
+import fc from "fast-check";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { runBatch } from "../../db/plan.ts";
 import { metas, searchNodes, searchQueue, settings, storages } from "../../db/schema.ts";
@@ -27,6 +28,11 @@ async function setSetting(key: string, value: string) {
 }
 
 const READ = 0;
+const KEYWORDS_REFUSED = {
+  code: 400,
+  message: "keywords must not contain control characters or unpaired surrogates",
+  data: null,
+};
 const TREE = [
   ["/s", true],
   ["/s/docs", true],
@@ -111,9 +117,76 @@ describe("/api/fs/search", () => {
     expect((await search({ keywords: "report", page: 4, per_page: 3 })).data).toEqual({ content: [], total: 8 });
   });
 
+  it("refuses keywords holding a control character or a lone surrogate (400), never an internal error", async () => {
+    for (const keywords of [
+      "rep\u0000ort",
+      "\u0000",
+      "report\u0000",
+      "re\u0001",
+      "report\u001f",
+      "\u007f",
+      "\ud800report",
+    ])
+      expect(await search({ keywords }), JSON.stringify(keywords)).toEqual(KEYWORDS_REFUSED);
+    // Tabs and line breaks are whitespace: they separate keywords, as spaces do.
+    expect(names(await search({ keywords: "report\t2026\r\n" }))).toEqual(["/s/docs|report-2026.pdf"]);
+  });
+
+  it("answers any keyword text with a page or the clear refusal, never an internal error", async () => {
+    const unit = fc.oneof(
+      fc.constantFrom("\u0000", "\u0001", "\t", '"', "*", "%", "\\", "\ud800", "\udc00"),
+      fc.integer({ min: 0, max: 0xffff }).map((code) => String.fromCharCode(code)),
+      fc.string({ unit: "binary", minLength: 1, maxLength: 1 }),
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.string({ unit, maxLength: 12 }), async (keywords) => {
+        const reply = await search({ keywords });
+        if (reply.code !== 200) expect(reply).toEqual(KEYWORDS_REFUSED);
+      }),
+      { numRuns: 30 },
+    );
+  });
+
   it("refuses what AList refuses: page < 1, a relative parent (400)", async () => {
     expect((await search({ keywords: "x", page: 0 })).code).toBe(400);
     expect(await search({ parent: "/s/../..", keywords: "x" })).toMatchObject({ code: 400 });
+  });
+
+  it("a role scoped to /s/team and a parent of /s/team end at a `/`: nothing of /s/team-x, /s/team.old, /s/team 2", async () => {
+    // Byte order puts ` ` `-` `.` between `/s/team` and `/s/team/`: a bare prefix or range would take them in.
+    const neighbours = ["/s/team-x", "/s/team.old", "/s/team 2"];
+    await runBatch(
+      fixture.db,
+      upsertEntries(
+        fixture.db,
+        neighbours.flatMap((folder) => [
+          { path: folder, isDir: true, size: 0 },
+          { path: `${folder}/report-beside.txt`, isDir: false, size: 10 },
+        ]),
+      ),
+    );
+    const inTeam = ["/s/team|.report-dot", "/s/team|report-team.txt"];
+    const user = await signInMember(fixture, "bounded", [{ path: "/s/team", permission: READ }]);
+    expect(names(await search({ keywords: "report" }, user))).toEqual(inTeam);
+    expect(names(await search({ keywords: "team" }, user))).toEqual(["/s/team|report-team.txt", "/s|team"]);
+    expect(names(await search({ parent: "/s/team", keywords: "report" }))).toEqual(inTeam);
+    expect((await search({ parent: "/s/team", keywords: "beside" })).data).toEqual({ content: [], total: 0 });
+    // The neighbours are there for whoever may see them.
+    expect((await search({ keywords: "beside" })).data.total).toBe(3);
+  });
+
+  it('takes a `"` inside a keyword literally, never as FTS5 syntax', async () => {
+    await runBatch(
+      fixture.db,
+      upsertEntries(fixture.db, [{ path: '/s/docs/say "hi" OR "no".txt', isDir: false, size: 1 }]),
+    );
+    const quoted = ['/s/docs|say "hi" OR "no".txt'];
+    expect(names(await search({ keywords: '"hi"' }))).toEqual(quoted);
+    expect(names(await search({ keywords: 'y "hi" "no"' }))).toEqual(quoted);
+    expect(names(await search({ keywords: '"' }))).toEqual(quoted);
+    // As FTS5 syntax these would be `report OR 日本` and a phrase search for `hi`.
+    expect((await search({ keywords: 'report"OR"日本' })).data).toEqual({ content: [], total: 0 });
+    expect((await search({ keywords: 'report"+"2026' })).data).toEqual({ content: [], total: 0 });
   });
 
   it("a base-path user sees its part only, with parents relative to its base path", async () => {

@@ -12,6 +12,7 @@ import {
   callApi,
   inTrips,
   makeUser,
+  member,
   mountStorage,
   signIn,
 } from "../../../test/support/workerd-client.ts";
@@ -170,6 +171,40 @@ describe("managing shares", () => {
   });
 });
 
+describe("changing a share someone else may not", () => {
+  it("answers an update of another user's share as not found and changes nothing", async () => {
+    const { data: share } = await create(alice, { files: ["/s3/team/a"], remark: "alice's" });
+    const dave = await member(admin, "share-dave", { "/s3/team": SHARE });
+    const before = await sql("SELECT id, creator_id, files, remark, code_hash, max_accessed FROM shares");
+    for (const body of [
+      { ...share, remark: "taken over", pwd: "dave's code", max_accessed: 5 },
+      { ...share, files: ["/s3/team/ab"], disabled: true },
+    ])
+      expect(await api(dave, "/api/share/update", body)).toEqual({
+        code: 404,
+        message: "sharing not found",
+        data: null,
+      });
+    expect(await sql("SELECT id, creator_id, files, remark, code_hash, max_accessed FROM shares")).toEqual(before);
+    expect((await anonymous("/api/fs/list", { path: `/@s/${share.id}` })).code).toBe(200);
+  });
+
+  it("needs the choose-id bit to give a share a new id on update, as on create", async () => {
+    const { data: share } = await create(alice, { files: ["/s3/team/a"] });
+    expect(await api(alice, "/api/share/update", { ...share, new_id: "alice-chosen" })).toEqual({
+      code: 403,
+      message: "permission denied",
+      data: null,
+    });
+    expect(await sql("SELECT id FROM shares")).toEqual([[share.id]]);
+    // Keeping the id needs no bit; the admin, who has it at /, may change it.
+    expect((await api(alice, "/api/share/update", { ...share, new_id: share.id, remark: "kept" })).code).toBe(200);
+    const renamed = await api(admin, "/api/share/update", { ...share, new_id: "admin-chosen" });
+    expect(renamed.code, renamed.message).toBe(200);
+    expect(await sql("SELECT id, remark FROM shares")).toEqual([["admin-chosen", ""]]);
+  });
+});
+
 describe("browsing a share without an account", () => {
   it("lists and gets exactly the shared folder's items, with no real path on the wire", async () => {
     const { data: share } = await create(alice, { files: ["/s3/team/a"], readme: "hello" });
@@ -314,6 +349,47 @@ describe("a share's limits hold on the next request", () => {
     const again = await create(admin, { files: ["/s3/team/a"], pwd: "pw", id: share.id });
     expect(again.code, again.message).toBe(200);
     expect((await sd(link)).status).toBe(403);
+  });
+
+  it("refuses an expired share to fs/list, fs/get and HEAD /sd, not only to a counted GET", async () => {
+    const { data: share } = await create(alice, { files: ["/s3/team/a"] });
+    expect((await sd(`${share.id}/one.txt`, { method: "HEAD" })).status).toBe(200);
+    await sql("UPDATE shares SET expires_ms = ? WHERE id = ?", [Date.now() - 1000, share.id]);
+    const expired = { code: 500, message: "the share has expired or is no longer valid", data: null };
+    expect(await anonymous("/api/fs/list", { path: `/@s/${share.id}` })).toEqual(expired);
+    expect(await anonymous("/api/fs/list", { path: `/@s/${share.id}/sub` })).toEqual(expired);
+    expect(await anonymous("/api/fs/get", { path: `/@s/${share.id}/one.txt` })).toEqual(expired);
+    const head = await sd(`${share.id}/one.txt`, { method: "HEAD" });
+    expect(head.status).toBe(410);
+    expect(head.headers.get("content-length")).not.toBe("3");
+    expect((await sd(`${share.id}/one.txt`)).status).toBe(410);
+  });
+
+  it("gives its count back to a download the upstream answers 416 or refuses", async () => {
+    const { data: ranged } = await create(admin, { files: ["/s3/team/a/one.txt"], max_accessed: 1 });
+    const past = await sd(`${ranged.id}/`, { headers: { Range: "bytes=50-" } });
+    expect(past.status).toBe(416);
+    await past.body?.cancel();
+    expect(await sql("SELECT accessed FROM shares WHERE id = ?", [ranged.id])).toEqual([[0]]);
+    // The one download it allows is still there.
+    expect(await (await sd(`${ranged.id}/`)).text()).toBe("one");
+    expect((await sd(`${ranged.id}/`)).status).toBe(410);
+
+    // An S3 storage whose links point at a host that refuses them (the WebDAV server, without its credentials).
+    expect(
+      (await mountStorage(admin, "/s3-refusing", "S3", { ...s3Options(), custom_host: servers.webdavUrl })).code,
+    ).toBe(200);
+    try {
+      const { data: refused } = await create(admin, { files: ["/s3-refusing/team/a/one.txt"], max_accessed: 1 });
+      for (const attempt of [1, 2]) {
+        const reply = await sd(`${refused.id}/`);
+        expect(reply.status, `attempt ${attempt}`).toBe(502);
+        expect(await reply.text()).toBe("the storage behind this share failed\n");
+      }
+      expect(await sql("SELECT accessed FROM shares WHERE id = ?", [refused.id])).toEqual([[0]]);
+    } finally {
+      await sql("DELETE FROM storages WHERE mount_path = '/s3-refusing'");
+    }
   });
 
   it("gives exactly one of 30 parallel downloads of a one-download share, and page views use none", async () => {

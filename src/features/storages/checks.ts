@@ -117,6 +117,23 @@ export async function recheckAll(db: Database, rows: StorageRow[]): Promise<void
   await eachAtMost(RECHECK_CONCURRENCY, enabled.filter(pointing), recheck);
 }
 
+/**
+ * Checks storages no check has seen yet (the one a fresh `npm start` mounts, whose seed runs in
+ * Node without the Worker's bindings; an AList import's) and saves their statuses, pointing drivers
+ * after the others, so the storage list shows a status like any checked storage's
+ * (docs/decisions.md D5.1). Once per storage: a check never leaves the status empty.
+ */
+export async function checkUnchecked(db: Database, rows: StorageRow[]): Promise<void> {
+  const pointing = (row: StorageRow) => findDriver(row.driver)?.pointsInto !== undefined;
+  const check = async (row: StorageRow) => saveStatus(db, row.id, await checkRow(db, row));
+  await eachAtMost(
+    RECHECK_CONCURRENCY,
+    rows.filter((row) => !pointing(row)),
+    check,
+  );
+  await eachAtMost(RECHECK_CONCURRENCY, rows.filter(pointing), check);
+}
+
 async function eachAtMost<T>(concurrency: number, items: T[], work: (item: T) => Promise<void>): Promise<void> {
   let next = 0;
   const worker = async () => {

@@ -1,6 +1,7 @@
 // The storage group: mounts, their life cycle, and the driver check behind each status
 // (AList v3.58.0 server/handles/storage.go, docs/decisions.md D4.7-D4.8).
 import * as z from "zod/mini";
+import { run } from "../../db/plan.ts";
 import { createRoute } from "../../http/openapi.ts";
 import { adminOnly, planned, reading } from "../../auth/guard.ts";
 import { findDriver } from "../../drivers/index.ts";
@@ -8,7 +9,7 @@ import { ok, okJson } from "../../http/envelope.ts";
 import { fromJson, fromQuery, idParam } from "../../http/params.ts";
 import { cleanPath } from "../../lib/path.ts";
 import { envelopeResponse, jsonBody, type Router } from "../../http/router.ts";
-import { mountsToRead, recheckAll } from "./checks.ts";
+import { checkUnchecked, mountsToRead, recheckAll } from "./checks.ts";
 import {
   changeStorage,
   createStorage,
@@ -70,7 +71,8 @@ const list = createRoute({
   method: "get",
   path: "/api/admin/storage/list",
   tags: ["storages"],
-  summary: "Storages in `order`, then `id` order; `per_page` absent or below 1 lists them all (as AList)",
+  summary:
+    "Storages in `order`, then `id` order; `per_page` absent or below 1 lists them all (as AList); a storage never checked is checked first",
   ...reading(adminOnly, listPlan),
   request: { query: ListQuery },
   responses: envelopeResponse(
@@ -150,7 +152,10 @@ const loadAll = createRoute({
 
 export function registerStorageRoutes(app: Router) {
   app.openapi(list, async (c) => {
-    return okJson(c, await planned(c, listPlan));
+    const listed = await planned(c, listPlan);
+    if (listed.unchecked.length === 0) return okJson(c, listed.json);
+    await checkUnchecked(c.var.db, listed.unchecked);
+    return okJson(c, (await run(c.var.db, storagePage(c.var.db, storageListWindow(c.req.valid("query"))))).json);
   });
 
   app.openapi(get, async (c) => okJson(c, foundStorage(await planned(c, showPlan))));

@@ -71,9 +71,22 @@ const storagePageJson = keptQuery(["limit", "offset"], (db, v) => {
     .from(page);
 });
 
-/** One page as the list's `data` JSON; `limit` null means every row (AList's per_page < 1). */
+/** Enabled storages no check has seen (status ""): the one a fresh `npm start` mounts, an import's. */
+const uncheckedStorages = (db: Database) =>
+  db
+    .select()
+    .from(storages)
+    .where(and(eq(storages.disabled, false), eq(storages.status, "")));
+
+/**
+ * One page as the list's `data` JSON (`limit` null means every row: AList's per_page < 1), and the
+ * enabled storages never checked, which the list checks before it answers (none, nearly always).
+ */
 export function storagePage(db: Database, window: { limit: number | null; offset: number }) {
-  return plan([storagePageJson(db, { limit: window.limit ?? -1, offset: window.offset })], ([[page]]) => page!.json);
+  return plan(
+    [storagePageJson(db, { limit: window.limit ?? -1, offset: window.offset }), uncheckedStorages(db)],
+    ([[page], unchecked]) => ({ json: page!.json, unchecked }),
+  );
 }
 
 const storageJsonById = keptQuery(["id"], (db, v) =>

@@ -21,6 +21,9 @@ import {
 import { callApi, type Envelope, makeUser, member, signIn } from "../../../test/support/workerd-client.ts";
 
 const servers = inject("storageServers");
+/** What workerd printed from line `from` on (test/support/runtime-log.ts). */
+const runtimeLog = async (from = 0): Promise<{ next: number; lines: string[] }> =>
+  (await fetch(`${servers.runtimeLogUrl}/?from=${from}`)).json();
 const DAV_ROOT = "/library/tasks";
 /** s3rver keys of the /s3 storage start here. */
 const S3_ROOT = "tasks";
@@ -247,6 +250,7 @@ describe("cancel while a file's bytes flow", () => {
     await upstreamDav("DELETE", `${DAV_ROOT}/out`);
     expect((await upstreamDav("MKCOL", `${DAV_ROOT}/out`)).status).toBe(201);
     expect((await create("/out", "WebDav", davAddition(`${DAV_ROOT}/out`))).code).toBe(200);
+    const logged = await runtimeLog();
     // At 10 KiB a second, 1 MiB is still streaming long after the cancel.
     const ended = await cancelMidway("whole.bin", 1024 * 1024, "/out", async () => {
       expect((await upstreamDav("PROPFIND", `${DAV_ROOT}/out/whole.bin`, { headers: { Depth: "0" } })).status).toBe(
@@ -255,6 +259,8 @@ describe("cancel while a file's bytes flow", () => {
     });
     expect(ended).toMatchObject({ state: 4, error: "context canceled" });
     expect(await upstreamDavText(`${DAV_ROOT}/out/whole.bin`)).toBeNull();
+    // A cancel is a normal ending: the requests it stopped leave no uncaught error in workerd's log.
+    expect((await runtimeLog(logged.next)).lines.filter((line) => /uncaught|Stopped/i.test(line))).toEqual([]);
   }, 30_000);
 });
 
