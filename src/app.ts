@@ -2,6 +2,7 @@
 import type { Database } from "./db/client.ts";
 import type { MiddlewareHandler } from "hono";
 import { ConfigError, type Env } from "./env.ts";
+import { registerAccessKeyRoutes } from "./features/access-keys/routes.ts";
 import { registerAppPasswordRoutes } from "./features/app-passwords/routes.ts";
 import type { AppEnv } from "./http/context.ts";
 import { registerAuthRoutes } from "./features/auth/routes.ts";
@@ -75,6 +76,7 @@ export function createApp(dependencies: AppDependencies) {
   registerTwoFactorRoutes(app);
   registerMeRoutes(app);
   registerAppPasswordRoutes(app);
+  registerAccessKeyRoutes(app);
   registerSessionRoutes(app);
   registerSettingRoutes(app);
   registerSshKeyRoutes(app);
