@@ -260,6 +260,45 @@ describe("a read-write key scoped to /team/docs", () => {
   });
 });
 
+describe("search with a key", () => {
+  beforeAll(async () => {
+    await sql("UPDATE settings SET value = 'database' WHERE key = 'search_index'");
+    expect((await callApi(admin, "/api/admin/index/build", { paths: ["/"], max_depth: -1 })).code).toBe(200);
+    for (let i = 0; i < 100; i++) {
+      const reply = (await (
+        await exports.default.fetch(
+          new Request("http://gatehouse.test/api/admin/index/progress", { headers: { Authorization: admin } }),
+        )
+      ).json()) as Envelope;
+      if (reply.data.is_done) break;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  });
+
+  // The other suites share this database: they find search as a fresh install has it.
+  afterAll(async () => {
+    await sql("UPDATE settings SET value = 'none' WHERE key = 'search_index'");
+    await sql("UPDATE settings SET value = '{}' WHERE key = 'index_progress'");
+    await sql("DELETE FROM search_nodes");
+  });
+
+  it("finds only what lies in the key's folder (and the names of the way there)", async () => {
+    const everything = await api(owner, "/api/fs/search", { parent: "/", keywords: "t" });
+    expect(everything.data.content.map((item: { name: string }) => item.name)).toEqual(
+      expect.arrayContaining(["secret.txt", "x.txt", "a.txt"]),
+    );
+    for (const parent of ["/", "/team", "/other"]) {
+      const reply = await api(reader.secret, "/api/fs/search", { parent, keywords: "t" });
+      const paths = (reply.data?.content ?? []).map((item: { parent: string; name: string }) =>
+        `${item.parent}/${item.name}`.replace(/^\/\//, "/"),
+      );
+      for (const path of paths)
+        expect(["/team", "/team/docs"].includes(path) || path.startsWith("/team/docs/"), path).toBe(true);
+      if (parent === "/") expect(paths).toEqual(expect.arrayContaining(["/team/docs/a.txt", "/team/docs/sub/b.txt"]));
+    }
+  });
+});
+
 describe("what a key may never do", () => {
   it("is refused on account, share, task and admin routes, the admin's own key too", async () => {
     const adminKey = await makeKey({ name: "admin's", path: "/", permission: 0x33ff, usage: ["api"] }, admin);
