@@ -399,6 +399,15 @@ describe("when a key stops", () => {
     expect((await api(reader.secret, "/api/fs/list", { path: "/team/docs" })).code).toBe(200);
   });
 
+  it("when its user's base path moves away from the folder, at once", async () => {
+    expect((await callApi(admin, "/api/admin/user/update", { id: ownerId, base_path: "/other" })).code).toBe(200);
+    // Its paths now start at /other: the key's folder is out of its user's reach.
+    for (const path of ["/", "/team/docs", "/x.txt"])
+      expect((await api(reader.secret, "/api/fs/list", { path })).code, path).toBe(DENIED);
+    expect((await callApi(admin, "/api/admin/user/update", { id: ownerId, base_path: "/" })).code).toBe(200);
+    expect((await api(reader.secret, "/api/fs/list", { path: "/team/docs" })).code).toBe(200);
+  });
+
   it("when its user is disabled, at once", async () => {
     expect((await callApi(admin, "/api/admin/user/update", { id: ownerId, disabled: true })).code).toBe(200);
     expect(await api(reader.secret, "/api/fs/list", { path: "/team/docs" })).toEqual({
