@@ -25,7 +25,6 @@ import {
 import { isAccessKeySecret, KEY_TOUCH_SECONDS, keyCaller, keyReaches, keyRefusal, keyTouchDue } from "./access-keys.ts";
 import { sha256Hex } from "./encoding.ts";
 import { isLockedOut } from "./lockout.ts";
-
 import { tokenFromHeader, verifyToken } from "./tokens.ts";
 import type { Caller } from "./caller.ts";
 import { sql, type SQL } from "drizzle-orm";
