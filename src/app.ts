@@ -2,6 +2,8 @@
 import type { Database } from "./db/client.ts";
 import type { MiddlewareHandler } from "hono";
 import { ConfigError, type Env } from "./env.ts";
+import { KEYS_PAGE_PATH, keysPage } from "./features/access-keys/page.ts";
+import { registerAccessKeyRoutes } from "./features/access-keys/routes.ts";
 import { registerAppPasswordRoutes } from "./features/app-passwords/routes.ts";
 import type { AppEnv } from "./http/context.ts";
 import { registerAuthRoutes } from "./features/auth/routes.ts";
@@ -78,6 +80,7 @@ export function createApp(dependencies: AppDependencies) {
   registerTwoFactorRoutes(app);
   registerMeRoutes(app);
   registerAppPasswordRoutes(app);
+  registerAccessKeyRoutes(app);
   registerSessionRoutes(app);
   registerSettingRoutes(app);
   registerSshKeyRoutes(app);
@@ -130,9 +133,12 @@ export function createApp(dependencies: AppDependencies) {
   // Outside the API, what no route answers is the web UI's page (AList's NoRoute); in the API, or
   // on a deploy without the UI, an envelope.
   const apiNotFound = createNotFoundHandler(() => app.routes);
+  // The access keys page (docs/decisions.md D16.7) is no route: it needs no database and no guard.
   app.notFound(
     async (c) =>
-      (isApiPath(c.req.path) ? undefined : await serveWebUi(c, () => dependencies.database(c.env))) ?? apiNotFound(c),
+      (c.req.path === KEYS_PAGE_PATH ? keysPage(c.req.method) : undefined) ??
+      (isApiPath(c.req.path) ? undefined : await serveWebUi(c, () => dependencies.database(c.env))) ??
+      apiNotFound(c),
   );
   return app;
 }

@@ -2,6 +2,8 @@
 //   empty                 → the guest account (401 while it is disabled, AList's default)
 //   a JWT                 → its device session's user, if the token is still good (one round trip)
 //   the permanent token   → the admin (compared in constant time)
+//   an access key         → its user, cut to the key's folder and rights, on the file side only
+//                           (docs/decisions.md D16; auth/access-keys.ts)
 // Guests and permanent-token callers have no device session (docs/decisions.md D4.6).
 import type { Context, MiddlewareHandler } from "hono";
 import { jwtSecret } from "../env.ts";
@@ -11,13 +13,26 @@ import { DeviceSessionStatus } from "../db/schema.ts";
 import { ApiError } from "../http/errors.ts";
 import { clientIp, maskIp, userAgent } from "./client.ts";
 import { constantTimeEqual } from "./password.ts";
-import { NOT_ADMIN, readGuest, readPermanentTokenAdmin, readTokenSession, type CallerReads } from "./store.ts";
+import {
+  NOT_ADMIN,
+  readGuest,
+  readKeyCaller,
+  reserveAttempt,
+  readPermanentTokenAdmin,
+  readTokenSession,
+  type CallerReads,
+} from "./store.ts";
+import { isAccessKeySecret, KEY_TOUCH_SECONDS, keyCaller, keyReaches, keyRefusal, keyTouchDue } from "./access-keys.ts";
+import { sha256Hex } from "./encoding.ts";
+import { isLockedOut } from "./lockout.ts";
 import { tokenFromHeader, verifyToken } from "./tokens.ts";
 import type { Caller } from "./caller.ts";
 import { sql, type SQL } from "drizzle-orm";
 import { run, type Plan } from "../db/plan.ts";
 import {
+  ACCESS_KEY_FILES_ONLY,
   GUEST_DISABLED,
+  LOCKED_OUT_MESSAGE,
   NOT_AN_ADMIN,
   PASSWORD_CHANGED,
   SESSION_INACTIVE,
@@ -37,6 +52,7 @@ export const authenticate: MiddlewareHandler<AppEnv> = async (c, next) => {
 
 /** Route middleware, after `authenticate`: admins only. */
 export const requireAdmin: MiddlewareHandler<AppEnv> = async (c, next) => {
+  if (c.var.caller.key) throw new ApiError(403, ACCESS_KEY_FILES_ONLY);
   if (!isAdmin(c.var.caller)) throw new ApiError(403, NOT_AN_ADMIN);
   await next();
 };
@@ -149,6 +165,7 @@ function resolve(c: Context<AppEnv>, extra: CallerReads): Promise<Resolution> {
   const token = tokenFromHeader(c.req.header("Authorization"));
   if (token === "") return guest(c, extra);
   if (JWT_SHAPE.test(token)) return sessionCaller(c, token, extra);
+  if (isAccessKeySecret(token)) return accessKeyCaller(c, token, extra);
   return permanentTokenCaller(c, token, extra);
 }
 
@@ -184,4 +201,21 @@ async function permanentTokenCaller(c: Context<AppEnv>, presented: string, extra
     throw new ApiError(401, TOKEN_INVALIDATED);
   }
   return { caller: { user: admin, roles, via: "permanent_token", deviceKey: null }, reads };
+}
+
+async function accessKeyCaller(c: Context<AppEnv>, secret: string, extra: CallerReads): Promise<Resolution> {
+  const now = Math.floor(Date.now() / 1000);
+  const ip = clientIp(c);
+  const hash = await sha256Hex(secret);
+  const touch = keyTouchDue(hash, now) ? KEY_TOUCH_SECONDS : null;
+  const { failures, key, user, roles, extra: reads } = await readKeyCaller(c.var.db, { hash, ip, now, touch }, extra);
+  // Wrong keys count toward the sign-in lockout of the client's address (docs/decisions.md D16.6).
+  if (isLockedOut(failures)) throw new ApiError(429, LOCKED_OUT_MESSAGE);
+  const refusal = keyRefusal(key, user, "api", now);
+  if (refusal) {
+    if (refusal.counted) await reserveAttempt(c.var.db, "ip", ip, now);
+    throw new ApiError(refusal.code, refusal.message);
+  }
+  if (!keyReaches(c.req.method, c.req.path)) throw new ApiError(403, ACCESS_KEY_FILES_ONLY);
+  return { caller: keyCaller(user!, roles, key!, "access_key"), reads };
 }

@@ -20,3 +20,10 @@ export const TOKEN_INVALIDATED = "token is invalidated";
 /** Five failures in the window (auth/lockout.ts), at sign-in and on WebDAV alike. */
 export const LOCKED_OUT_MESSAGE =
   "Too many unsuccessful sign-in attempts have been made using an incorrect username or password, Try again later.";
+
+// Access keys (docs/decisions.md D16): their own words, AList has none.
+export const ACCESS_KEY_EXPIRED = "access key expired";
+/** A key used where its `usage` does not allow it (`api`, `webdav`). */
+export const accessKeyNotFor = (use: string) => `this access key is not for ${use === "api" ? "the API" : use}`;
+/** A key on an account or admin route: it reaches the file side only. */
+export const ACCESS_KEY_FILES_ONLY = "an access key reaches the file side only";

@@ -4,7 +4,17 @@ import type { BatchItem } from "drizzle-orm/batch";
 import type { Database } from "../db/client.ts";
 import { keptQuery } from "../db/kept.ts";
 import { runBatch } from "../db/plan.ts";
-import { deviceSessions, DeviceSessionStatus, roles, settings, users } from "../db/schema.ts";
+import {
+  appPasswords,
+  deviceSessions,
+  DeviceSessionStatus,
+  loginFailures,
+  roles,
+  settings,
+  users,
+} from "../db/schema.ts";
+import type { KeyRow } from "./access-keys.ts";
+import { FAILURE_WINDOW_SECONDS, MAX_FAILURES } from "./lockout.ts";
 import { ADMIN_ROLE_ID, GUEST_ROLE_ID } from "./roles.ts";
 import type { TokenClaims } from "./tokens.ts";
 
@@ -138,3 +148,98 @@ export async function readGuest(db: Database, extra: CallerReads = []) {
   ])) as [UserRow[], RoleRow[], ...unknown[]];
   return { guest, roles: guestRoles, extra: extraResults };
 }
+
+/** The columns of a key the guard reads (auth/access-keys.ts KeyRow). */
+export const keyColumns = {
+  id: appPasswords.id,
+  userId: appPasswords.userId,
+  path: appPasswords.path,
+  permission: appPasswords.permission,
+  expiresAt: appPasswords.expiresAt,
+  usage: appPasswords.usage,
+  passwordChangedAt: appPasswords.passwordChangedAt,
+};
+
+/**
+ * An access key presented as a token (docs/decisions.md D16): the live failures of the client's
+ * address, the key with this hash, its user and roles, and `extra`, in one batch. `touch` adds the
+ * last-use update, which lands only for a key still good whose last use is older than
+ * KEY_TOUCH_SECONDS (D16.4). A key never stands for an admin: `callerIsAdmin` is never true.
+ */
+export async function readKeyCaller(
+  db: Database,
+  read: { hash: string; ip: string; now: number; touch: number | null },
+  extra: CallerReads = [],
+) {
+  const keyUserId = sql`(SELECT ${appPasswords.userId} FROM ${appPasswords} WHERE ${appPasswords.hash} = ${read.hash})`;
+  const touch =
+    read.touch === null
+      ? []
+      : [
+          db
+            .update(appPasswords)
+            .set({ lastUsedAt: read.now })
+            .where(
+              and(
+                eq(appPasswords.hash, read.hash),
+                lt(appPasswords.lastUsedAt, read.now - read.touch),
+                sql`(${appPasswords.expiresAt} = 0 OR ${appPasswords.expiresAt} > ${read.now})`,
+              ),
+            ),
+        ];
+  const results = await runBatch(db, [
+    db
+      .select({ count: loginFailures.count })
+      .from(loginFailures)
+      .where(
+        and(
+          eq(loginFailures.scope, "ip"),
+          eq(loginFailures.subject, read.ip),
+          sql`${loginFailures.expiresAt} > ${read.now}`,
+        ),
+      ),
+    db.select(keyColumns).from(appPasswords).where(eq(appPasswords.hash, read.hash)),
+    db.select().from(users).where(eq(users.id, keyUserId)),
+    rolesOf(db, keyUserId),
+    ...touch,
+    ...readsFor(extra, keyUserId, NOT_ADMIN),
+  ]);
+  results.splice(4, touch.length);
+  const [ipCount, [key], [user], userRoles, ...extraResults] = results as [
+    { count: number }[],
+    KeyRow[],
+    UserRow[],
+    RoleRow[],
+    ...unknown[],
+  ];
+  return { failures: { ip: ipCount[0]?.count ?? 0, user: 0 }, key, user, roles: userRoles, extra: extraResults };
+}
+
+/** Whose failures a row counts: sign-ins per address and username; share codes per address and share. */
+export type LockoutScope = (typeof loginFailures.$inferInsert)["scope"];
+
+/**
+ * Counts this attempt against the address or the username before any password work, and returns
+ * the count including it: one statement, so parallel attempts each see a different count. The
+ * count stops at MAX_FAILURES + 1 and the window stops moving once the limit is reached, so
+ * refused attempts neither pile up nor keep the lockout alive (it ends 5 minutes after the
+ * attempt that reached the limit). A window that ended starts again at 1.
+ */
+export function reserveAttempt(db: Database, scope: LockoutScope, subject: string, now: number) {
+  return reserveAttemptQuery(db, { scope, subject, now, expiresAt: now + FAILURE_WINDOW_SECONDS });
+}
+
+const reserveAttemptQuery = keptQuery(["scope", "subject", "now", "expiresAt"], (db, v) => {
+  const live = sql`${loginFailures.expiresAt} > ${v.now}`;
+  return db
+    .insert(loginFailures)
+    .values({ scope: sql`${v.scope}`, subject: sql`${v.subject}`, count: 1, expiresAt: sql`${v.expiresAt}` })
+    .onConflictDoUpdate({
+      target: [loginFailures.scope, loginFailures.subject],
+      set: {
+        count: sql`CASE WHEN ${live} THEN min(${loginFailures.count} + 1, ${MAX_FAILURES + 1}) ELSE 1 END`,
+        expiresAt: sql`CASE WHEN ${live} AND ${loginFailures.count} >= ${MAX_FAILURES} THEN ${loginFailures.expiresAt} ELSE ${v.expiresAt} END`,
+      },
+    })
+    .returning({ count: loginFailures.count });
+});

@@ -179,8 +179,10 @@ export const metas = sqliteTable("metas", {
   headerSub: integer("header_sub", { mode: "boolean" }).notNull().default(false),
 });
 
+export type AccessKeyUsage = "api" | "webdav" | "s3";
+
 /**
- * App passwords: what a WebDAV client signs in with (docs/webdav.md). Users with two-factor on
+ * App passwords, grown into access keys (docs/decisions.md D16): what a WebDAV client signs in with (docs/webdav.md). Users with two-factor on
  * have no other way in over Basic auth. 128 random bits, so one SHA-256 is the right hash: there
  * is nothing to slow down a guess of. Shown once at creation, never again.
  */
@@ -197,12 +199,27 @@ export const appPasswords = sqliteTable(
     createdAt: integer("created_at").notNull(),
     /** The user's `pwd_ts` when it was made: a password change since ends it (as it ends tokens). */
     passwordChangedAt: integer("pwd_ts").notNull(),
-    /** Unix seconds; 0 until first used. Moves at most once a minute. */
+    /** Unix seconds; 0 until first used. Moves at most once every few minutes (docs/decisions.md D16.4). */
     lastUsedAt: integer("last_used_at").notNull().default(0),
+    // Access keys (docs/decisions.md D16): an app password is a key with the user's whole reach,
+    // all of its rights and WebDAV use, which is what these defaults give the rows made before.
+    /** The key's scope as a full path (the user's base path joined); `/` is the user's whole reach. */
+    path: text("path").notNull().default("/"),
+    /** AList permission bits the key keeps of its user's; -1 keeps them all. */
+    permission: integer("permission").notNull().default(-1),
+    /** Unix seconds; 0 never. */
+    expiresAt: integer("expires_at").notNull().default(0),
+    /** Where the key may be used: `api`, `webdav`, `s3`. */
+    usage: text("usage", { mode: "json" }).$type<AccessKeyUsage[]>().notNull().default(["webdav"]),
+    /** The S3 access key id; null for a key without S3 use. */
+    accessKeyId: text("access_key_id"),
+    /** The S3 secret, sealed (features/two-factor/secret-box.ts): SigV4 needs it in clear. */
+    s3Secret: text("s3_secret"),
   },
   (table) => [
     uniqueIndex("app_passwords_hash_idx").on(table.hash),
     uniqueIndex("app_passwords_user_name_idx").on(table.userId, table.name),
+    uniqueIndex("app_passwords_access_key_id_idx").on(table.accessKeyId),
   ],
 );
 

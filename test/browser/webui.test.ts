@@ -1160,5 +1160,62 @@ describe("every page of the web UI, for the admin and for a user of a custom rol
       await call("/api/admin/setting/save", [{ key: "share_preview", value: "false" }]);
       await call("/api/fs/remove", { dir: "/", names: ["shared note.txt"] });
     }
+
+describe("the access keys page", () => {
+  it("makes a key whose secret is shown once and copied, lists it and revokes it", async () => {
+    const keys = await sameOriginContext(browser, server.origin);
+    await keys.context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: server.origin });
+    const page = await keys.context.newPage();
+    // Signed out, the page sends to the web UI's sign-in.
+    await page.goto(`${server.origin}/@keys`);
+    await expect.poll(() => page.locator("#signed-out").isVisible()).toBe(true);
+
+    await page.goto(`${server.origin}/@login`);
+    await page.locator('input[name="username"]').fill("admin");
+    await page.locator('input[name="password"]').fill(ADMIN_PASSWORD);
+    await page.getByRole("button", { name: "Login" }).click();
+    await page.waitForURL((url) => !url.pathname.startsWith("/@login"));
+
+    await page.goto(`${server.origin}/@keys`);
+    await page.getByLabel("Name").fill("browser key");
+    await page.getByLabel("Folder").fill("/");
+    const made = page.waitForResponse((response) => response.url().endsWith("/api/me/access_key/create"));
+    await page.getByRole("button", { name: "Create key" }).click();
+    const reply = await (await made).json();
+    expect(reply.code, reply.message).toBe(200);
+    const secret = reply.data.secret as string;
+    expect(await page.locator("#secret").textContent()).toBe(secret);
+
+    await page.getByRole("button", { name: "Copy" }).click();
+    await expect.poll(() => page.getByRole("button", { name: "Copied" }).isVisible()).toBe(true);
+    // A string: the tests are typed without the DOM library.
+    expect(await page.evaluate("navigator.clipboard.readText()")).toBe(secret);
+
+    // The key works as a token, read-only.
+    const listed = await api("/api/fs/list", {
+      method: "POST",
+      headers: { Authorization: secret, "Content-Type": "application/json" },
+      body: JSON.stringify({ path: "/" }),
+    });
+    expect(listed.code, listed.message).toBe(200);
+
+    // Listed, and never shown again.
+    const row = page.locator("#list tr", { hasText: "browser key" });
+    await expect.poll(() => row.count()).toBe(1);
+    await page.reload();
+    await expect.poll(() => row.count()).toBe(1);
+    expect(await page.content()).not.toContain(secret);
+    expect(await row.locator("td").nth(2).textContent()).toBe("read only");
+
+    await row.getByRole("button", { name: "Revoke browser key" }).click();
+    await expect.poll(() => row.count()).toBe(0);
+    const refused = await api("/api/fs/list", {
+      method: "POST",
+      headers: { Authorization: secret, "Content-Type": "application/json" },
+      body: JSON.stringify({ path: "/" }),
+    });
+    expect(refused).toEqual({ code: 401, message: "token is invalidated", data: null });
+    expect(keys.blocked).toEqual([]);
+    await keys.context.close();
   });
 });

@@ -184,6 +184,63 @@ describe("rclone through /dav", () => {
   }, 240_000);
 });
 
+describe("rclone with an access key scoped to one folder, read-only", () => {
+  it("lists and copies out that folder, and is refused beside it and every write", async () => {
+    for (const path of ["/webdav/keyed", "/webdav/keyed/docs"])
+      expect((await api("/api/fs/mkdir", { path })).code).toBe(200);
+    for (const [path, body] of [
+      ["/webdav/keyed/docs/report.txt", "the report\n"],
+      ["/webdav/keyed/secret.txt", "not for the key\n"],
+    ] as const) {
+      const put = await fetch(`${server.origin}/api/fs/put`, {
+        method: "PUT",
+        headers: { Authorization: token, "File-Path": encodeURIComponent(path) },
+        body,
+      });
+      expect(((await put.json()) as { code: number }).code, path).toBe(200);
+    }
+    const key = await api("/api/me/access_key/create", {
+      name: "rclone reader",
+      path: "/webdav/keyed/docs",
+      permission: 256,
+      expires_at: 0,
+      usage: ["webdav"],
+    });
+    expect(key.code, key.message).toBe(200);
+    const env = {
+      ...process.env,
+      RCLONE_CONFIG_GH_TYPE: "webdav",
+      RCLONE_CONFIG_GH_URL: `${server.origin}/dav`,
+      RCLONE_CONFIG_GH_VENDOR: "other",
+      RCLONE_CONFIG_GH_USER: "admin",
+      RCLONE_CONFIG_GH_PASS: (await run("rclone", ["obscure", key.data.secret])).stdout.trim(),
+    };
+    const rclone = (...args: string[]) =>
+      run("rclone", ["--config", "/dev/null", "--retries", "1", "--low-level-retries", "1", ...args], {
+        env,
+        timeout: 60_000,
+      });
+
+    expect((await rclone("lsf", "-R", "gh:webdav/keyed/docs")).stdout.split("\n").filter(Boolean)).toEqual([
+      "report.txt",
+    ]);
+    const back = join(work, "keyed-back");
+    await rclone("copy", "gh:webdav/keyed/docs", back);
+    expect(readFileSync(join(back, "report.txt"), "utf8")).toBe("the report\n");
+
+    await expect(rclone("lsf", "gh:webdav/keyed")).rejects.toThrow();
+    await expect(rclone("cat", "gh:webdav/keyed/secret.txt")).rejects.toThrow();
+    await expect(rclone("cat", "gh:webdav/keyed/docs/../secret.txt")).rejects.toThrow();
+    const local = join(work, "keyed-upload");
+    mkdirSync(local, { recursive: true });
+    writeFileSync(join(local, "new.txt"), "written by a read-only key\n");
+    await expect(rclone("copy", local, "gh:webdav/keyed/docs")).rejects.toThrow();
+    await expect(rclone("deletefile", "gh:webdav/keyed/docs/report.txt")).rejects.toThrow();
+    const left = await api("/api/fs/list", { path: "/webdav/keyed/docs" });
+    expect(left.data.content.map((entry: { name: string }) => entry.name)).toEqual(["report.txt"]);
+  }, 120_000);
+});
+
 describe("rclone on the default storage", () => {
   it("copies a tree into the R2 bucket a fresh npm start mounts at /, checks it, and brings it back unchanged", async () => {
     const storages = await api("/api/admin/storage/list");

@@ -31,6 +31,12 @@ const BUDGET: Record<string, number> = {
   "GET /api/me/app_password/list": 1,
   "POST /api/me/app_password/create": 2,
   "POST /api/me/app_password/delete": 2,
+  "GET /api/me/access_key/list": 1,
+  // An empty body: the guard only.
+  "POST /api/me/access_key/create": 1,
+  "POST /api/me/access_key/delete": 2,
+  "GET /api/admin/access_key/list": 1,
+  "POST /api/admin/access_key/delete": 2,
   "GET /api/admin/session/list": 1,
   "POST /api/admin/session/evict": 2,
   "GET /api/admin/setting/list": 1,

@@ -85,6 +85,12 @@ export const ROUTES: RouteRow[] = [
     body: { name: "matrix" },
   },
   { method: "POST", path: "/api/me/app_password/delete", access: userOnly(401, "user invalid"), query: NO_SUCH_ID },
+  { method: "GET", path: "/api/me/access_key/list", access: userOnly(401, "user invalid") },
+  // No name: 400, nothing made.
+  { method: "POST", path: "/api/me/access_key/create", access: userOnly(401, "user invalid"), body: {} },
+  { method: "POST", path: "/api/me/access_key/delete", access: userOnly(401, "user invalid"), body: { id: 999999 } },
+  { method: "GET", path: "/api/admin/access_key/list", access: ADMIN_ONLY },
+  { method: "POST", path: "/api/admin/access_key/delete", access: ADMIN_ONLY, body: { id: 999999 } },
 
   { method: "GET", path: "/api/admin/session/list", access: ADMIN_ONLY },
   { method: "POST", path: "/api/admin/session/evict", access: ADMIN_ONLY, body: { session_id: "no-such-session" } },
@@ -296,8 +302,11 @@ export const ROUTES: RouteRow[] = [
   { method: "GET", path: "/sd/:path{.+}", url: "/sd/nothing/x", access: PUBLIC, reply: "not found" },
 ];
 
-/** Who a caller turns out to be once the guard has accepted it. */
-export type Identity = "guest" | "user" | "admin";
+/**
+ * Who a caller turns out to be once the guard has accepted it. A `key` (an access key, the admin's
+ * included) reaches the file side only (docs/decisions.md D16.3).
+ */
+export type Identity = "guest" | "user" | "admin" | "key";
 
 export type CallerKind =
   | "no header"
@@ -316,7 +325,13 @@ export type CallerKind =
   | "token signed with another key"
   | "alg: none"
   | "garbage in JWT shape"
-  | "garbage";
+  | "garbage"
+  | "access key of an ordinary user"
+  | "access key of the admin"
+  | "access key without API use"
+  | "expired access key"
+  | "access key after password change"
+  | "access key of a disabled user";
 
 export interface CallerRow {
   name: CallerKind;
@@ -352,7 +367,31 @@ export const CALLERS: CallerRow[] = [
   { name: "garbage in JWT shape", guest: "enabled", outcome: refused("that's not even a token") },
   // Not shaped like a JWT, so the guard compares it with the permanent token.
   { name: "garbage", guest: "enabled", outcome: refused("token is invalidated") },
+  // Keys that are no longer (or never were) good count toward the lockout, which would stop the
+  // callers after them: unknown and revoked keys are tried in src/features/access-keys/.
+  { name: "access key of an ordinary user", guest: "enabled", outcome: { identity: "key" } },
+  { name: "access key of the admin", guest: "disabled", outcome: { identity: "key" } },
+  {
+    name: "access key without API use",
+    guest: "enabled",
+    outcome: { refused: { code: 403, message: "this access key is not for the API" } },
+  },
+  { name: "expired access key", guest: "enabled", outcome: refused("access key expired") },
+  {
+    name: "access key after password change",
+    guest: "enabled",
+    outcome: refused("Password has been changed, login please"),
+  },
+  {
+    name: "access key of a disabled user",
+    guest: "enabled",
+    outcome: refused("Current user is disabled, replace please"),
+  },
 ];
+
+/** The routes an access key reaches: the file side and reading its own profile (docs/decisions.md D16.3). */
+export const keyReaches = (route: RouteRow) =>
+  route.path.startsWith("/api/fs/") || (route.method === "GET" && route.path === "/api/me");
 
 /** What a cell must answer: a refusal with its exact code and message, or anything that got past the guard. */
 export type Expectation = { passes: true } | Refusal;
@@ -361,6 +400,8 @@ export function expectedReply(route: RouteRow, caller: CallerRow): Expectation {
   if (route.access.kind === "public") return { passes: true };
   if ("refused" in caller.outcome) return caller.outcome.refused;
   const { identity } = caller.outcome;
+  if (identity === "key")
+    return keyReaches(route) ? { passes: true } : { code: 403, message: "an access key reaches the file side only" };
   if (identity === "admin") return { passes: true };
   if (route.access.kind === "admin-only") return { code: 403, message: "You are not an admin" };
   if (identity === "guest" && route.access.kind === "user-only") return route.access.guest;

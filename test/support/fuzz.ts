@@ -1398,6 +1398,28 @@ export const JSON_ROUTES: JsonRoute[] = [
     ...fromSchema("/api/me/app_password/create", { name: { trim: true } }),
     variants: [{ body: { name: EXISTING_KEY_TITLE }, anchor: ["name"] }],
   },
+  // Access keys are app password rows: the same existing name refuses a valid body; a folder
+  // outside the fuzz user's reach is 403 first.
+  {
+    path: "/api/me/access_key/create",
+    group: "sessions-sshkeys",
+    caller: "user",
+    ...fromSchema("/api/me/access_key/create", { name: { trim: true } }),
+    variants: [{ body: { name: EXISTING_KEY_TITLE }, anchor: ["name"] }],
+    alsoRefused: [403],
+  },
+  // Ids that exist are never generated: a random one would revoke the fuzz user's app password.
+  ...(["user", "admin"] as const).map(
+    (caller): JsonRoute => ({
+      path: caller === "user" ? "/api/me/access_key/delete" : "/api/admin/access_key/delete",
+      group: "sessions-sshkeys",
+      caller,
+      ...fromSchema(caller === "user" ? "/api/me/access_key/delete" : "/api/admin/access_key/delete", {
+        id: { free: fc.constant(MISSING_ID) },
+      }),
+      variants: [{ body: { id: MISSING_ID }, anchor: ["id"] }],
+    }),
+  ),
   // settings
   {
     path: "/api/admin/setting/save",
@@ -1635,6 +1657,7 @@ const QUERY_ROWS: QueryRow[] = [
     refusedIds: { id: [] },
   },
   { method: "GET", path: "/api/admin/user/sshkey/list", group: "sessions-sshkeys", caller: "admin", answers: READS },
+  { method: "GET", path: "/api/admin/access_key/list", group: "sessions-sshkeys", caller: "admin", answers: READS },
   {
     method: "POST",
     path: "/api/admin/user/sshkey/delete",

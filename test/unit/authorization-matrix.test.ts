@@ -4,7 +4,8 @@ import { eq } from "drizzle-orm";
 import { decodeJwt, SignJWT, UnsecuredJWT } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { hashStaticHash, staticHash } from "../../src/auth/password.ts";
-import { settings, users } from "../../src/db/schema.ts";
+import { sha256Hex } from "../../src/auth/encoding.ts";
+import { appPasswords, settings, users, type AccessKeyUsage } from "../../src/db/schema.ts";
 import { getAs, login, postJson } from "../support/auth.ts";
 import {
   CALLERS,
@@ -40,6 +41,27 @@ async function addUser(username: string): Promise<number> {
   return user!.id;
 }
 
+/** An access key of `userId`'s, stored as the create route would (ended by a password change when `pwdTs` differs). */
+async function addKey(
+  userId: number,
+  key: { usage?: AccessKeyUsage[]; expiresAt?: number; pwdTs?: number } = {},
+): Promise<string> {
+  const secret = `gh-key-matrix${userId}x${key.usage?.join("") ?? ""}${key.expiresAt ?? 0}${key.pwdTs ?? ""}`;
+  const [user] = await fixture.db.select().from(users).where(eq(users.id, userId));
+  await fixture.db.insert(appPasswords).values({
+    userId,
+    name: secret,
+    hash: await sha256Hex(secret),
+    createdAt: 1,
+    passwordChangedAt: key.pwdTs ?? user!.passwordChangedAt,
+    path: "/",
+    permission: -1,
+    expiresAt: key.expiresAt ?? 0,
+    usage: key.usage ?? ["api"],
+  });
+  return secret;
+}
+
 async function signIn(username: string, clientId?: string): Promise<{ token: string; device_key: string }> {
   const password = username === "admin" ? TEST_ADMIN_PASSWORD : `${username} pw`;
   const reply = await login(fixture, { username, password }, clientId ? { "Client-Id": clientId } : {});
@@ -69,10 +91,17 @@ beforeAll(async () => {
   const secret = new TextEncoder().encode(testEnv.JWT_SECRET);
   const now = Math.floor(Date.now() / 1000);
 
-  await addUser("ursula");
+  const ursulaId = await addUser("ursula");
   const userToken = (await signIn("ursula")).token;
   const adminToken = (await signIn("admin")).token;
   const admin = { Authorization: adminToken };
+
+  // The admin's key is made through the API: read and write on its whole reach, for the API.
+  const madeKey = (await (
+    await postJson(fixture, "/api/me/access_key/create", { name: "matrix", permission: 0x33ff, usage: ["api"] }, admin)
+  ).json()) as { code: number; data: { secret: string } };
+  expect(madeKey.code, "the admin makes a key").toBe(200);
+  const adminKey = madeKey.data.secret;
 
   const loggedOut = (await signIn("admin")).token;
   await succeeds(getAs(fixture, "/api/auth/logout", loggedOut));
@@ -87,7 +116,12 @@ beforeAll(async () => {
     postJson(fixture, "/api/me/update", { password: "pat's new pw" }, { Authorization: afterPasswordChange }),
   );
 
+  const patKey = await addKey((await fixture.db.select().from(users).where(eq(users.username, "pat")))[0]!.id, {
+    pwdTs: 1,
+  });
+
   const dinaId = await addUser("dina");
+  const dinaKey = await addKey(dinaId);
   const disabledUser = (await signIn("dina")).token;
   await succeeds(postJson(fixture, "/api/admin/user/update", { id: dinaId, disabled: true }, admin));
 
@@ -130,6 +164,12 @@ beforeAll(async () => {
     ["alg: none", fixed(unsigned)],
     ["garbage in JWT shape", fixed("abc.def.ghi")],
     ["garbage", fixed("let-me-in")],
+    ["access key of an ordinary user", fixed(await addKey(ursulaId))],
+    ["access key of the admin", fixed(adminKey)],
+    ["access key without API use", fixed(await addKey(ursulaId, { usage: ["webdav", "s3"] }))],
+    ["expired access key", fixed(await addKey(ursulaId, { expiresAt: now - 10 }))],
+    ["access key after password change", fixed(patKey)],
+    ["access key of a disabled user", fixed(dinaKey)],
   ];
   for (const [name, credential] of entries) credentials.set(name, credential);
 });

@@ -29,7 +29,7 @@ const AppPassword = z.object({
   created: z.string().openapi({ description: "RFC 3339" }),
   last_used: z
     .nullable(z.string())
-    .openapi({ description: "RFC 3339; null until first used. Updated at most once a minute." }),
+    .openapi({ description: "RFC 3339; null until first used. Updated at most once every 5 minutes." }),
 });
 
 /** The caller's app passwords, read in the guard's batch. */

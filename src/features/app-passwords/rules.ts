@@ -1,6 +1,7 @@
 // What a user may do to their app passwords (docs/decisions.md D8.9): make one (random, shown once,
 // stored as a hash, under a limit) and revoke one of their own. Each decision takes plain inputs (the
 // caller's id, the parsed body) and returns data or throws the refusal (ApiError) the wire answers.
+import { APP_PASSWORD_PREFIX } from "../../auth/access-keys.ts";
 import { sha256Hex } from "../../auth/encoding.ts";
 import { randomAlphanumeric } from "../../auth/random.ts";
 import type { Database } from "../../db/client.ts";
@@ -12,7 +13,7 @@ import { addAppPassword, deleteAppPassword } from "./store.ts";
 export const MAX_APP_PASSWORDS = 50;
 
 /** The prefix tells a leaked app password apart in logs and secret scanners; 32 characters carry 190 bits. */
-export const APP_PASSWORD_PREFIX = "gh-app-";
+export { APP_PASSWORD_PREFIX };
 const newAppPassword = () => APP_PASSWORD_PREFIX + randomAlphanumeric(32);
 
 /** A new app password of the user's: its id, the password (shown this once) and when it was made (unix seconds). */

@@ -1,7 +1,8 @@
 // Every query of the sign-in flow: one batch to reserve the attempt and read, one to write.
 import { and, eq, inArray, or, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
-import { FAILURE_WINDOW_SECONDS, MAX_FAILURES, type FailureCounts } from "../../auth/lockout.ts";
+import type { FailureCounts } from "../../auth/lockout.ts";
+import { reserveAttempt, type LockoutScope } from "../../auth/store.ts";
 import type { Database } from "../../db/client.ts";
 import { keptQuery } from "../../db/kept.ts";
 import { deviceSessions, DeviceSessionStatus, loginFailures, settings, users } from "../../db/schema.ts";
@@ -16,36 +17,10 @@ const ACTIVE_SESSIONS_READ = 1000;
  */
 export const MAX_SESSIONS_PER_USER = 100;
 
-/** Whose failures a row counts: sign-ins per address and username; share codes per address and share. */
-export type LockoutScope = (typeof loginFailures.$inferInsert)["scope"];
+// The lockout's counter lives with the guard's queries (auth/store.ts), which counts wrong access keys too.
+export { reserveAttempt, type LockoutScope };
 
 type Attempt = { username: string; ip: string; now: number };
-
-/**
- * Counts this attempt against the address or the username before any password work, and returns
- * the count including it: one statement, so parallel attempts each see a different count. The
- * count stops at MAX_FAILURES + 1 and the window stops moving once the limit is reached, so
- * refused attempts neither pile up nor keep the lockout alive (it ends 5 minutes after the
- * attempt that reached the limit). A window that ended starts again at 1.
- */
-export function reserveAttempt(db: Database, scope: LockoutScope, subject: string, now: number) {
-  return reserveAttemptQuery(db, { scope, subject, now, expiresAt: now + FAILURE_WINDOW_SECONDS });
-}
-
-const reserveAttemptQuery = keptQuery(["scope", "subject", "now", "expiresAt"], (db, v) => {
-  const live = sql`${loginFailures.expiresAt} > ${v.now}`;
-  return db
-    .insert(loginFailures)
-    .values({ scope: sql`${v.scope}`, subject: sql`${v.subject}`, count: 1, expiresAt: sql`${v.expiresAt}` })
-    .onConflictDoUpdate({
-      target: [loginFailures.scope, loginFailures.subject],
-      set: {
-        count: sql`CASE WHEN ${live} THEN min(${loginFailures.count} + 1, ${MAX_FAILURES + 1}) ELSE 1 END`,
-        expiresAt: sql`CASE WHEN ${live} AND ${loginFailures.count} >= ${MAX_FAILURES} THEN ${loginFailures.expiresAt} ELSE ${v.expiresAt} END`,
-      },
-    })
-    .returning({ count: loginFailures.count });
-});
 
 const userByName = keptQuery(["username"], (db, v) => db.select().from(users).where(eq(users.username, v.username)));
 const deviceSettings = keptQuery([], (db) =>

@@ -1,6 +1,8 @@
 // Who a WebDAV request comes from (docs/decisions.md D8.9). WebDAV clients send HTTP Basic on every
 // request, so the check must be cheap and must never let two-factor be skipped:
-//   Basic user:app-password  → the user, while the app password is good (one SHA-256, no PBKDF2)
+//   Basic user:access-key    → the user cut to the key's folder and rights, while the key is good
+//                              and has WebDAV use (an app password is one; one SHA-256, no PBKDF2;
+//                              docs/decisions.md D16)
 //   Basic user:password      → the user, unless two-factor is on (then only app passwords work)
 //   Bearer <permanent token> → the admin (as AList)
 // Failures count toward the sign-in lockout of /api/auth/login. A password that passed PBKDF2 is
@@ -18,7 +20,7 @@ import { checkStaticHash, constantTimeEqual, staticHash } from "../../auth/passw
 import { readPermanentTokenAdmin } from "../../auth/store.ts";
 import { GUEST_ROLE_ID } from "../../auth/roles.ts";
 import type { AppEnv } from "../../http/context.ts";
-import { APP_PASSWORD_PREFIX } from "../app-passwords/rules.ts";
+import { isAccessKeySecret, keyCaller, keyRefusal, keyTouchDue } from "../../auth/access-keys.ts";
 import { SIGN_IN_FAILED } from "../auth/messages.ts";
 import { SIGN_IN_NEEDED, TWO_FACTOR_NEEDS_APP_PASSWORD } from "./messages.ts";
 import { DavError } from "./rules.ts";
@@ -104,7 +106,7 @@ async function basicCaller(
 ): Promise<{ caller: Caller; reads: unknown[] }> {
   const now = Math.floor(Date.now() / 1000);
   const ip = clientIp(c);
-  const isAppPassword = password.startsWith(APP_PASSWORD_PREFIX);
+  const isAppPassword = isAccessKeySecret(password);
   // An app password is looked up by its hash; an account password is remembered by a digest of both.
   const digest = isAppPassword ? await sha256Hex(password) : null;
   const credentialKey = isAppPassword ? "" : await sha256Hex(`${username}\u0000${password}`);
@@ -145,7 +147,8 @@ async function checkBasic(
   const { username, password, isAppPassword, digest, credentialKey, knownHash, ip, now } = attempt;
   const db = c.var.db;
   const reserve = !isAppPassword && knownHash === null;
-  const state = await readBasicCaller(db, { username, appPasswordHash: digest, ip, reserve, now }, extra);
+  const touch = digest !== null && keyTouchDue(digest, now);
+  const state = await readBasicCaller(db, { username, appPasswordHash: digest, ip, reserve, now, touch }, extra);
   if (isLockedOut(state.failures)) throw new DavError(429, LOCKED_OUT_MESSAGE);
 
   const user = state.user && !state.user.roleIds.includes(GUEST_ROLE_ID) ? state.user : undefined;
@@ -181,5 +184,10 @@ async function checkBasic(
     remember(credentialKey, checked.upgrade ?? user.passwordHash);
   }
   if (user!.disabled) throw new DavError(403, USER_DISABLED);
+  if (isAppPassword) {
+    const refusal = keyRefusal(state.appPassword, user, "webdav", now);
+    if (refusal) throw new DavError(refusal.code, refusal.message);
+    return { caller: keyCaller(user!, state.roles, state.appPassword!, "basic"), reads: state.extra };
+  }
   return { caller: { user: user!, roles: state.roles, via: "basic", deviceKey: null }, reads: state.extra };
 }

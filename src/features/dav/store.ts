@@ -5,7 +5,8 @@
 import { and, eq, gt, inArray, or, sql, type SQL } from "drizzle-orm";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import type { BatchItem } from "drizzle-orm/batch";
-import { rolesOf, type RoleRow, type UserRow } from "../../auth/store.ts";
+import { KEY_TOUCH_SECONDS, type KeyRow } from "../../auth/access-keys.ts";
+import { keyColumns, rolesOf, type RoleRow, type UserRow } from "../../auth/store.ts";
 import type { Database } from "../../db/client.ts";
 import { runBatch } from "../../db/plan.ts";
 import { appPasswords, davLocks, davProperties, loginFailures, users } from "../../db/schema.ts";
@@ -87,13 +88,15 @@ export interface BasicRead {
    */
   reserve: boolean;
   now: number;
+  /** Carry the key's last-use update (auth/guard.ts keyTouchDue; docs/decisions.md D16.4). */
+  touch: boolean;
 }
 
 export interface BasicState {
   user: UserRow | undefined;
   roles: RoleRow[];
-  /** The user's app password with this hash, still good (made since the last password change). */
-  appPassword: { id: number } | undefined;
+  /** The user's access key (app password) with this hash, made since the last password change. */
+  appPassword: KeyRow | undefined;
   /** Failures before this attempt, live in their window. */
   failures: FailureCounts;
   extra: unknown[];
@@ -102,7 +105,7 @@ export interface BasicState {
 /**
  * The user of `username`, its roles, the app password the client presented and the lockout
  * counts, with `extra`, in one batch. An app password's `last_used_at` moves in the same batch,
- * at most once a minute.
+ * at most once every KEY_TOUCH_SECONDS (docs/decisions.md D16.4).
  */
 export async function readBasicCaller(
   db: Database,
@@ -133,20 +136,20 @@ export async function readBasicCaller(
           );
   // An account password finds no app password (no hash is ""), and writes nothing.
   const touch =
-    read.appPasswordHash === null
+    read.appPasswordHash === null || !read.touch
       ? []
       : [
           db
             .update(appPasswords)
             .set({ lastUsedAt: read.now })
-            .where(and(matching, sql`${appPasswords.lastUsedAt} < ${read.now - 60}`)),
+            .where(and(matching, sql`${appPasswords.lastUsedAt} < ${read.now - KEY_TOUCH_SECONDS}`)),
         ];
   const results = await runBatch(db, [
     counted("ip", read.ip),
     counted("user", read.username),
     db.select().from(users).where(eq(users.username, read.username)),
     rolesOf(db, userId),
-    db.select({ id: appPasswords.id }).from(appPasswords).where(matching),
+    db.select(keyColumns).from(appPasswords).where(matching),
     ...touch,
     ...extra,
   ]);
@@ -156,7 +159,7 @@ export async function readBasicCaller(
     { count: number }[],
     UserRow[],
     RoleRow[],
-    { id: number }[],
+    KeyRow[],
     ...unknown[],
   ];
   const before = (rows: { count: number }[]) => (rows[0]?.count ?? 1) - 1;
