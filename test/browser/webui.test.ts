@@ -1160,6 +1160,8 @@ describe("every page of the web UI, for the admin and for a user of a custom rol
       await call("/api/admin/setting/save", [{ key: "share_preview", value: "false" }]);
       await call("/api/fs/remove", { dir: "/", names: ["shared note.txt"] });
     }
+  });
+});
 
 describe("the access keys page", () => {
   it("makes a key whose secret is shown once and copied, lists it and revokes it", async () => {
