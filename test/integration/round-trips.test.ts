@@ -99,6 +99,10 @@ const BUDGET: Record<string, number> = {
   "POST /api/admin/index/stop": 1,
   "POST /api/admin/index/clear": 1,
   "GET /api/admin/index/progress": 1,
+  // The same batch; a second trip to start or stop a scan.
+  "POST /api/admin/scan/start": 1,
+  "POST /api/admin/scan/stop": 1,
+  "GET /api/admin/scan/progress": 1,
   // The guard only: the torrent is read in the Worker.
   "POST /api/fs/torrent/parse": 1,
   "POST /api/fs/torrent/rapid_upload": 1,

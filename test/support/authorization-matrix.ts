@@ -191,6 +191,10 @@ export const ROUTES: RouteRow[] = [
     }),
   ),
   { method: "GET", path: "/api/admin/index/progress", access: ADMIN_ONLY, alsoAnswers: [500] },
+  // No engine: start answers 500 `search not available`; no scan runs: stop answers 400; progress answers.
+  { method: "POST", path: "/api/admin/scan/start", access: ADMIN_ONLY, body: {}, alsoAnswers: [500] },
+  { method: "POST", path: "/api/admin/scan/stop", access: ADMIN_ONLY },
+  { method: "GET", path: "/api/admin/scan/progress", access: ADMIN_ONLY },
   // Not Base64: refused (400); rapid_upload is always refused (400).
   { method: "POST", path: "/api/fs/torrent/parse", access: SIGNED_IN, body: { torrent_data: "%%" } },
   { method: "POST", path: "/api/fs/torrent/rapid_upload", access: SIGNED_IN, body: { torrent_data: "%%", path: "/" } },

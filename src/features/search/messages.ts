@@ -6,3 +6,6 @@ export const INDEX_RUNNING = "index is running";
 export const INDEX_NOT_RUNNING = "index is not running";
 /** The progress's `error` when a folder could not be listed (the build goes on). */
 export const failedListing = (path: string, reason: string) => `failed to list ${path}: ${reason}`;
+/** OpenList's texts for the manual scan (server/handles/scan.go, internal/op/recursive_list.go). */
+export const SCAN_RUNNING = "manual scan is running, please try later";
+export const SCAN_NOT_RUNNING = "manual scan is not running";
