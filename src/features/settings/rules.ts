@@ -1,7 +1,8 @@
 // What the admin may read and change of the settings (docs/api.md "Settings", docs/decisions.md
 // D3.9, D4.9). Each decision takes plain inputs (the parsed query or body, what the route's plan
 // read) and returns data or throws the refusal (ApiError) the wire answers. What a value may be is
-// validate.ts's; talking to aria2 and qBittorrent is offline-download.ts's; the queries store.ts's.
+// validate.ts's; talking to aria2, qBittorrent and Transmission is offline-download.ts's; the
+// queries store.ts's. The defaults and the cloud-drive tools' refusal: docs/decisions.md D18.3, D18.4.
 import { newPermanentToken } from "../../auth/random.ts";
 import type { Database } from "../../db/client.ts";
 import { type SettingDefinition, SettingFlag, settingDefinitionByKey } from "../../db/settings.ts";
