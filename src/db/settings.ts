@@ -217,6 +217,8 @@ const DEFINITION_ROWS: readonly DefinitionRow[] = [
     group: 11,
     help: "MiB per chunk of a chunked upload, 1 to 95 (Cloudflare refuses request bodies over 100 MB); S3 storages take at least 5",
   },
+  // The manual scan's progress (docs/decisions.md D18.1), as index_progress is the build's.
+  { key: "scan_progress", value: "{}", type: "text", group: 0, flag: 1 },
   {
     key: "share_summary_content",
     value: SHARE_SUMMARY,

@@ -115,6 +115,33 @@ export const ROUTES: RouteRow[] = [
     body: { url: "http://127.0.0.1:8080/", seedtime: "soon" },
   },
 
+  // A bad seed time: refused (400) before anything is saved or dialled.
+  {
+    method: "POST",
+    path: "/api/admin/setting/set_transmission",
+    access: ADMIN_ONLY,
+    body: { uri: "http://127.0.0.1:9091/transmission/rpc", seedtime: "soon" },
+  },
+  // Answers the defaults; writes nothing.
+  { method: "POST", path: "/api/admin/setting/default", access: ADMIN_ONLY, query: "group=1" },
+  // The cloud-drive tools: always refused (400), nothing saved.
+  ...(
+    [
+      "set_115",
+      "set_115_open",
+      "set_123_pan",
+      "set_123_open",
+      "set_pikpak",
+      "set_thunder",
+      "set_thunder_browser",
+      "set_thunderx",
+      "set_guangyapan",
+    ] as const
+  ).map((name): RouteRow => ({ method: "POST", path: `/api/admin/setting/${name}`, access: ADMIN_ONLY, body: {} })),
+  // The inbox is always empty (404); sending is refused (400).
+  { method: "POST", path: "/api/admin/message/get", access: ADMIN_ONLY },
+  { method: "POST", path: "/api/admin/message/send", access: ADMIN_ONLY, body: { message: "hi" } },
+
   { method: "GET", path: "/api/admin/user/sshkey/list", access: ADMIN_ONLY, query: "uid=999999" },
   { method: "POST", path: "/api/admin/user/sshkey/delete", access: ADMIN_ONLY, query: NO_SUCH_ID },
 
@@ -170,6 +197,13 @@ export const ROUTES: RouteRow[] = [
     }),
   ),
   { method: "GET", path: "/api/admin/index/progress", access: ADMIN_ONLY, alsoAnswers: [500] },
+  // No engine: start answers 500 `search not available`; no scan runs: stop answers 400; progress answers.
+  { method: "POST", path: "/api/admin/scan/start", access: ADMIN_ONLY, body: {}, alsoAnswers: [500] },
+  { method: "POST", path: "/api/admin/scan/stop", access: ADMIN_ONLY },
+  { method: "GET", path: "/api/admin/scan/progress", access: ADMIN_ONLY },
+  // Not Base64: refused (400); rapid_upload is always refused (400).
+  { method: "POST", path: "/api/fs/torrent/parse", access: SIGNED_IN, body: { torrent_data: "%%" } },
+  { method: "POST", path: "/api/fs/torrent/rapid_upload", access: SIGNED_IN, body: { torrent_data: "%%", path: "/" } },
   { method: "POST", path: "/api/fs/archive/meta", access: SIGNED_IN, body: { path: "/a.zip" }, alsoAnswers: FS_READ },
   { method: "POST", path: "/api/fs/archive/list", access: SIGNED_IN, body: { path: "/a.zip" }, alsoAnswers: FS_READ },
   {

@@ -1300,6 +1300,33 @@ export const JSON_ROUTES: JsonRoute[] = [
     ...fromSchema("/api/fs/get_direct_upload_info"),
     ...FS_WRITE,
   },
+  // A torrent the fuzz makes is never well-formed (400); rapid_upload is refused (400) whatever it gets.
+  {
+    path: "/api/fs/torrent/parse",
+    group: "fs-metas",
+    caller: "user",
+    ...fromSchema("/api/fs/torrent/parse"),
+    variants: [{ body: { torrent_data: "%%" }, anchor: [] }],
+    alsoValid: [400],
+  },
+  {
+    path: "/api/fs/torrent/rapid_upload",
+    group: "fs-metas",
+    caller: "user",
+    ...fromSchema("/api/fs/torrent/rapid_upload"),
+    variants: [{ body: { torrent_data: "%%", path: "/" }, anchor: [] }],
+    alsoValid: [400],
+  },
+  // search_index is none (the default): 500 `search not available` to any well-formed body.
+  {
+    path: "/api/admin/scan/start",
+    group: "fs-metas",
+    caller: "admin",
+    ...fromSchema("/api/admin/scan/start"),
+    variants: [{ body: {}, anchor: [] }],
+    alsoRefused: [500],
+    alsoValid: [500],
+  },
   // search_index is none (the default): 500 `search not available` to any well-formed body.
   {
     path: "/api/fs/search",
@@ -1482,6 +1509,63 @@ export const JSON_ROUTES: JsonRoute[] = [
       { body: { url: "http://127.0.0.1:1/", seedtime: "soon" }, anchor: ["seedtime"] },
       { body: { url: "ftp://127.0.0.1:1/", seedtime: "0" }, anchor: ["url"] },
     ],
+  },
+  {
+    path: "/api/admin/setting/set_transmission",
+    group: "settings",
+    caller: "admin",
+    ...fromSchema("/api/admin/setting/set_transmission", {
+      uri: {
+        trim: true,
+        invalid: unfetchableUrl(true),
+        free: fc.oneof(
+          unicodeText(40),
+          fc.constantFrom("http://127.0.0.1:1/transmission/rpc", "http://u:p@127.0.0.1:1/transmission/rpc"),
+        ),
+      },
+      seedtime: {
+        trim: true,
+        invalid: fc.oneof(
+          fc.constantFrom("", " ", "-1", "1.5", "1e3", "0x10", "1234567890", "١", "１", "NaN"),
+          unicodeText(8).filter((s) => !/^\d{1,9}$/.test(s.trim())),
+        ),
+        free: fc.oneof(fc.nat(999_999_999).map(String), unicodeText(8)),
+      },
+    }),
+    // Never a request that passes validation with a fetchable URI: the Worker would call out.
+    variants: [
+      { body: { uri: "http://127.0.0.1:1/transmission/rpc", seedtime: "soon" }, anchor: ["seedtime"] },
+      { body: { uri: "ftp://127.0.0.1:1/", seedtime: "0" }, anchor: ["uri"] },
+    ],
+  },
+  // The cloud-drive tools and the messenger's send: refused (400) whatever a valid body says.
+  ...[
+    "set_115",
+    "set_115_open",
+    "set_123_pan",
+    "set_123_open",
+    "set_pikpak",
+    "set_thunder",
+    "set_thunder_browser",
+    "set_thunderx",
+    "set_guangyapan",
+  ].map(
+    (name): JsonRoute => ({
+      path: `/api/admin/setting/${name}`,
+      group: "settings",
+      caller: "admin",
+      ...fromSchema(`/api/admin/setting/${name}`),
+      variants: [{ body: {}, anchor: [] }],
+      alsoValid: [400],
+    }),
+  ),
+  {
+    path: "/api/admin/message/send",
+    group: "settings",
+    caller: "admin",
+    ...fromSchema("/api/admin/message/send"),
+    variants: [{ body: {}, anchor: [] }],
+    alsoValid: [400],
   },
   // users and roles
   {
@@ -1682,6 +1766,15 @@ const QUERY_ROWS: QueryRow[] = [
     answers: READS,
     hints: { key: { words: SETTING_KEYS }, keys: { words: [...SETTING_KEYS, ",", "token,version", " , "] } },
   },
+  // Answers the defaults; writes nothing.
+  {
+    method: "POST",
+    path: "/api/admin/setting/default",
+    group: "settings",
+    caller: "admin",
+    answers: READS,
+    hints: { groups: { words: ["0", "1", "5,0", " 1 , 2 ", ",", "1,,2"] }, group: { words: ["0", "1", "99"] } },
+  },
   // No setting is deprecated (checked at start), so no key can be deleted.
   {
     method: "POST",
@@ -1798,6 +1891,21 @@ export const BODYLESS_ROUTES: BodylessRoute[] = [
     },
   },
   { path: "/api/admin/storage/load_all", group: "storages-drivers", caller: "admin", keep: async () => async () => {} },
+  // The messenger's inbox is always empty (404); no scan runs (400).
+  {
+    path: "/api/admin/message/get",
+    group: "settings",
+    caller: "admin",
+    keep: async () => async () => {},
+    answers: [404],
+  },
+  {
+    path: "/api/admin/scan/stop",
+    group: "fs-metas",
+    caller: "admin",
+    keep: async () => async () => {},
+    answers: [400],
+  },
   // search_index is none (the default): `search not available` whatever the body.
   ...["build", "stop", "clear"].map(
     (name): BodylessRoute => ({

@@ -1,5 +1,6 @@
 // The offline-download services the settings tests talk to, on 127.0.0.1: a real aria2c with its
-// JSON-RPC interface, a real qbittorrent-nox with a Web UI password we choose, and a server that
+// JSON-RPC interface, a real qbittorrent-nox with a Web UI password we choose, a real
+// transmission-daemon with an RPC username and password we choose, and a server that
 // accepts connections but never answers. Each process lives at most LIFETIME_SECONDS (coreutils
 // `timeout`) even if the test run dies, and is stopped in teardown.
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
@@ -98,6 +99,49 @@ export async function startQbittorrent(
   await untilAnswering(child, `${base}api/v2/app/version`, { method: "POST" });
   const userinfo = `${encodeURIComponent(credentials.username)}:${encodeURIComponent(credentials.password)}`;
   return { url: `http://${userinfo}@127.0.0.1:${webUiPort}/`, stop: () => stopAndRemove(child, dir) };
+}
+
+export interface RunningTransmission extends RunningService {
+  /** Where the daemon stores downloads (a torrent whose data is already there verifies as complete). */
+  downloadDir: string;
+}
+
+/**
+ * transmission-daemon 3.00 in the foreground with a config directory of its own: RPC on 127.0.0.1
+ * with `username`/`password` (HTTP Basic), peers on the loopback only, DHT, LPD, uTP and port
+ * mapping off. `url` is the RPC URI with the credentials in it, as set_transmission takes it.
+ */
+export async function startTransmission(credentials: {
+  username: string;
+  password: string;
+}): Promise<RunningTransmission> {
+  requireProgram("transmission-daemon", "transmission-daemon");
+  const dir = mkdtempSync(join(tmpdir(), "gatehouse-transmission-"));
+  const downloadDir = join(dir, "downloads");
+  mkdirSync(downloadDir);
+  const [rpcPort, peerPort] = [await freePort(), await freePort()];
+  const child = spawnBounded("transmission-daemon", [
+    "--foreground",
+    `--config-dir=${join(dir, "config")}`,
+    `--port=${rpcPort}`,
+    "--rpc-bind-address=127.0.0.1",
+    "--allowed=127.0.0.1",
+    "--auth",
+    `--username=${credentials.username}`,
+    `--password=${credentials.password}`,
+    `--peerport=${peerPort}`,
+    "--bind-address-ipv4=127.0.0.1",
+    "--no-dht",
+    "--no-lpd",
+    "--no-utp",
+    "--no-portmap",
+    `--download-dir=${downloadDir}`,
+    "--log-error",
+  ]);
+  const endpoint = `127.0.0.1:${rpcPort}/transmission/rpc`;
+  await untilAnswering(child, `http://${endpoint}`, { method: "POST" });
+  const userinfo = `${encodeURIComponent(credentials.username)}:${encodeURIComponent(credentials.password)}`;
+  return { url: `http://${userinfo}@${endpoint}`, downloadDir, stop: () => stopAndRemove(child, dir) };
 }
 
 /** Accepts connections and never answers: what a hung service looks like. */

@@ -8,3 +8,6 @@ export const INDEX_NOT_RUNNING = "index is not running";
 export const failedListing = (path: string, reason: string) => `failed to list ${path}: ${reason}`;
 /** Keywords holding a NUL or another control character (FTS5 stops at a NUL): refused, not guessed at. */
 export const KEYWORDS_NOT_TEXT = "keywords must not contain control characters or unpaired surrogates";
+/** OpenList's texts for the manual scan (server/handles/scan.go, internal/op/recursive_list.go). */
+export const SCAN_RUNNING = "manual scan is running, please try later";
+export const SCAN_NOT_RUNNING = "manual scan is not running";

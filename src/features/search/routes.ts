@@ -1,6 +1,7 @@
-// Search (AList v3.58.0 server/handles/search.go) and the index admin routes (server/handles/index.go),
-// on AList's wire, with the fixes of docs/decisions.md D11: what a caller may not see is left out
-// in the query, so `total` and the pages are exact; the build's state is in the database.
+// Search (AList v3.58.0 server/handles/search.go), the index admin routes (server/handles/index.go)
+// and OpenList's manual scan (server/handles/scan.go), on their wire, with the fixes of
+// docs/decisions.md D11: what a caller may not see is left out in the query, so `total` and the
+// pages are exact; the build's and the scan's state is in the database (D18.1).
 import * as z from "zod/mini";
 import type { Context } from "hono";
 import { adminOnly, planned, reading, type RoutePlan } from "../../auth/guard.ts";
@@ -16,9 +17,16 @@ import { fullPathOf, requireAccess, viewerOf } from "../fs/rules.ts";
 import { fsRoute } from "../fs/store.ts";
 import { FileType, typeByName } from "../fs/wire.ts";
 import { runBuild } from "./build.ts";
-import { INDEX_NOT_RUNNING, INDEX_RUNNING, KEYWORDS_NOT_TEXT, SEARCH_UNAVAILABLE } from "./messages.ts";
-import { ENGINE, isKeywordText, keywordsOf, progressOf, viewParent, visibilityOf } from "./rules.ts";
-import { clearIndex, indexStateReads, searchPage, startBuild, startUpdate, stopBuild } from "./store.ts";
+import {
+  INDEX_NOT_RUNNING,
+  INDEX_RUNNING,
+  KEYWORDS_NOT_TEXT,
+  SCAN_NOT_RUNNING,
+  SCAN_RUNNING,
+  SEARCH_UNAVAILABLE,
+} from "./messages.ts";
+import { ENGINE, isKeywordText, keywordsOf, progressOf, scanProgressOf, viewParent, visibilityOf } from "./rules.ts";
+import { clearIndex, indexStateReads, searchPage, startBuild, startScan, startUpdate, stopBuild } from "./store.ts";
 
 /** How long a kicked build runs in the background of the request that started it. */
 const KICK_BUDGET_MS = 20_000;
@@ -127,6 +135,50 @@ const stop = indexRoute("post", "stop", "Stop the running build or update");
 const clear = indexRoute("post", "clear", "Empty the index");
 const progress = indexRoute("get", "progress", "The build's progress (AList's object)");
 
+const ScanProgress = z.object({
+  obj_count: z.number().check(z.int()).openapi({ description: "Entries listed by the last or running scan" }),
+  is_done: z.boolean().openapi({ description: "No scan runs (also when none ever ran)" }),
+});
+
+const scanStart = createRoute({
+  method: "post",
+  path: "/api/admin/scan/start",
+  tags: ["index"],
+  summary: "Re-list a folder's whole tree from its storages into the index now, in the background",
+  description:
+    "OpenList's manual scan, on the index build's steps: the index below `path` is emptied and listed again without a depth limit. `limit` (OpenList's lists per second) is accepted and not applied: steps are already bounded.",
+  ...reading(adminOnly, indexPlan),
+  request: {
+    body: jsonBody(
+      z.object({
+        path: z._default(z.string().check(z.maxLength(4096)), "/"),
+        limit: z._default(z.number().check(z.gte(0)), 0),
+      }),
+    ),
+  },
+  responses: envelopeResponse(z.null(), "Started"),
+});
+const scanStop = createRoute({
+  method: "post",
+  path: "/api/admin/scan/stop",
+  tags: ["index"],
+  summary: "Stop the running manual scan (what it listed stays in the index)",
+  ...reading(adminOnly, indexPlan),
+  responses: envelopeResponse(z.null(), "Stopped"),
+});
+const scanProgress = createRoute({
+  method: "get",
+  path: "/api/admin/scan/progress",
+  tags: ["index"],
+  summary: "The manual scan's progress; answered whether or not a scan ever ran, with or without a search engine",
+  ...reading(adminOnly, indexPlan),
+  responses: envelopeResponse(ScanProgress, "Progress"),
+});
+
+/** Is a manual scan running: started, and its folders still queued. */
+const scanRunning = (state: { values: Map<string, string>; running: boolean }) =>
+  !scanProgressOf(state.values.get("scan_progress") ?? "{}", state.running).is_done;
+
 /** Runs build steps after the reply, so a build starts at once; the cron continues what is left. */
 function kick(c: Context<AppEnv>, budgetMs = KICK_BUDGET_MS) {
   c.executionCtx.waitUntil(
@@ -201,6 +253,29 @@ export function registerSearchRoutes(app: Router) {
     if (state.running) throw new ApiError(400, INDEX_RUNNING);
     await runBatch(c.var.db, clearIndex(c.var.db));
     return ok(c, null);
+  });
+
+  app.openapi(scanStart, async (c) => {
+    const state = await indexState(c);
+    if (state.running) throw new ApiError(400, scanRunning(state) ? SCAN_RUNNING : INDEX_RUNNING);
+    const full = fullPathOf(viewerOf(c.var.caller), c.req.valid("json").path);
+    await runBatch(c.var.db, startScan(c.var.db, full));
+    kick(c);
+    return ok(c, null);
+  });
+
+  app.openapi(scanStop, async (c) => {
+    const state = await planned(c, indexPlan);
+    if (!scanRunning(state)) throw new ApiError(400, SCAN_NOT_RUNNING);
+    await runBatch(c.var.db, stopBuild(c.var.db));
+    return ok(c, null);
+  });
+
+  app.openapi(scanProgress, async (c) => {
+    const state = await planned(c, indexPlan);
+    // Polled on the Indexes page's load and every 5 s after while a scan runs: each poll moves it on.
+    if (scanRunning(state)) kick(c, POLL_BUDGET_MS);
+    return ok(c, scanProgressOf(state.values.get("scan_progress") ?? "{}", state.running));
   });
 
   app.openapi(progress, async (c) => {

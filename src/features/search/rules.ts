@@ -186,3 +186,12 @@ export function indexExists(stored: string): boolean {
   const progress = progressOf(stored);
   return stored.includes("is_done") && (!progress.is_done || progress.last_done_time !== null);
 }
+
+/**
+ * The manual scan's progress as the web UI reads it: done unless a scan was started and its folders
+ * are still queued (a stop, or an index stop, empties the queue), so a scan that never ran is done.
+ */
+export function scanProgressOf(stored: string, queued: boolean): { obj_count: number; is_done: boolean } {
+  const progress = progressOf(stored);
+  return { obj_count: progress.obj_count, is_done: !(queued && stored.includes("is_done") && !progress.is_done) };
+}

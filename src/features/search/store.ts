@@ -196,8 +196,16 @@ export function copySubtree(db: Database, from: string, to: string): BatchItem<"
 // The build: its queue and progress (the `index_progress` setting, AList's object).
 
 const PROGRESS = "index_progress";
+/** The manual scan's progress: `{obj_count, is_done}` (docs/decisions.md D18.1). */
+const SCAN = "scan_progress";
 
-export const INDEX_SETTING_KEYS = ["search_index", "index_progress", "max_index_depth", "ignore_paths"] as const;
+export const INDEX_SETTING_KEYS = [
+  "search_index",
+  "index_progress",
+  "max_index_depth",
+  "ignore_paths",
+  "scan_progress",
+] as const;
 
 /** The index settings, and whether a build or update is running (its queue has folders). */
 export const indexStateReads = (db: Database) =>
@@ -249,11 +257,25 @@ export function startUpdate(db: Database, paths: readonly string[], depth: numbe
   ]);
 }
 
-/** Marks a running build done (an update leaves a done progress as it was). */
+/** Marks a running build or manual scan done once the queue is empty (an update leaves a done progress as it was). */
 const finishProgress = (db: Database) =>
   db.run(sql`UPDATE settings SET value = json_set(value, '$.is_done', json('true'), '$.last_done_time', ${new Date().toISOString()})
-    WHERE key = ${PROGRESS} AND json_valid(value) AND json_extract(value, '$.is_done') = 0
+    WHERE key IN (${PROGRESS}, ${SCAN}) AND json_valid(value) AND json_extract(value, '$.is_done') = 0
       AND NOT EXISTS (SELECT 1 FROM search_queue)`);
+
+/**
+ * A manual scan: an update of `full` with no depth limit (OpenList's scan lists the whole tree),
+ * its own progress at zero; one batch.
+ */
+export function startScan(db: Database, full: string): BatchItem<"sqlite">[] {
+  return [
+    ...startUpdate(db, [full], -1),
+    db
+      .update(settings)
+      .set({ value: JSON.stringify({ obj_count: 0, is_done: false }) })
+      .where(eq(settings.key, SCAN)),
+  ];
+}
 
 export const stopBuild = (db: Database): BatchItem<"sqlite">[] => [db.delete(searchQueue), finishProgress(db)];
 
@@ -312,7 +334,7 @@ export function finishStep(
   }
   statements.push(
     db.run(sql`UPDATE settings SET value = json_set(value, '$.obj_count', coalesce(json_extract(value, '$.obj_count'), 0) + ${written})
-      WHERE key = ${PROGRESS} AND json_valid(value) AND json_extract(value, '$.is_done') = 0
+      WHERE key IN (${PROGRESS}, ${SCAN}) AND json_valid(value) AND json_extract(value, '$.is_done') = 0
         AND EXISTS (SELECT 1 FROM search_queue WHERE lease_until = ${lease})`),
   );
   if (failure !== "")

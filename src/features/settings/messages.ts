@@ -29,3 +29,20 @@ export const QBIT_UNAUTHORIZED = "unauthorized qbittorrent url";
 
 /** set_aria2's reply when aria2 answers. */
 export const aria2VersionReply = (version: string) => `aria2 version: ${version}`;
+export const TRANSMISSION_URI_NOT_HTTP =
+  "uri: must be an http:// or https:// URL, e.g. http://localhost:9091/transmission/rpc";
+export const TRANSMISSION_URI_ENCODING = "uri: the username and password must be percent-encoded correctly";
+export const transmissionUnreachable = (endpoint: string, cause: string) =>
+  `failed get transmission version: cannot reach ${endpoint}: ${cause}`;
+export const TRANSMISSION_UNAUTHORIZED =
+  "failed get transmission version: Transmission refused the username and password (give them in the uri)";
+export const transmissionFailed = (cause: string) => `transmission RPC failed: ${cause}`;
+export const transmissionTooOld = (version: number, needed: number) =>
+  `remote transmission RPC version (v${version}) is too old: Gatehouse needs at least v${needed}`;
+
+/**
+ * The cloud-drive offline-download tools (set_115, set_pikpak, …): each hands the download to its
+ * drive's own storage driver, which Gatehouse does not have (docs/decisions.md D18.4).
+ */
+export const cloudToolUnavailable = (tool: string) =>
+  `${tool} offline download is not available: it runs through the ${tool} storage driver, which Gatehouse does not have at the edge`;

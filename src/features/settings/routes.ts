@@ -1,6 +1,6 @@
-// The setting group (admin only): list, get, save and delete settings, the permanent token, and
-// the offline-download services aria2 and qBittorrent (docs/api.md "Settings", AList v3.58.0
-// server/handles/setting.go).
+// The setting group (admin only): list, get, save and delete settings, their defaults, the
+// permanent token, and the offline-download services aria2, qBittorrent and Transmission, with the
+// cloud-drive tools refused (docs/api.md "Settings", AList v3.58.0 server/handles/setting.go).
 import * as z from "zod/mini";
 import { createRoute } from "../../http/openapi.ts";
 import { adminOnly, planned, reading } from "../../auth/guard.ts";
@@ -11,13 +11,17 @@ import { ok } from "../../http/envelope.ts";
 import { envelopeResponse, jsonBody, type Router } from "../../http/router.ts";
 import {
   askedSettings,
+  CLOUD_DRIVE_TOOLS,
+  defaultRows,
   keysOrNone,
+  refuseCloudTool,
   removeSetting,
   resetPermanentToken,
   saveSettings,
   setAria2 as saveAria2,
   setPermanentToken,
   setQbittorrent,
+  setTransmission,
 } from "./rules.ts";
 import { settingsByKey, settingsInGroups, settingsSave, type SettingRow } from "./store.ts";
 import { defaultRoleOptions, defaultRoleShown, presaveSplit, type RoleName } from "./validate.ts";
@@ -206,6 +210,64 @@ const setQbit = createRoute({
   responses: envelopeResponse(z.literal("ok"), "qBittorrent answered"),
 });
 
+const defaults = createRoute({
+  method: "post",
+  path: "/api/admin/setting/default",
+  summary: "The settings of some groups (or all) with their default values, as `list` answers them; nothing is written",
+  description:
+    "The web UI's reset button shows these and its Save writes them. Read-only settings, the permanent token and keys without a default keep their stored value.",
+  tags,
+  ...reading(adminOnly, listPlan),
+  request: { query: ListQuery },
+  responses: envelopeResponse(z.array(SettingItem), "Setting items with default values"),
+});
+
+const setTransmissionRoute = createRoute({
+  method: "post",
+  path: "/api/admin/setting/set_transmission",
+  summary: "Save Transmission's RPC URI (credentials in the URI) and seed time, then ask it for its version",
+  description:
+    "The settings stay saved when Transmission cannot be reached or refuses the credentials; the reply is then code 500 naming the cause.",
+  tags,
+  ...adminOnly,
+  request: {
+    body: jsonBody(
+      z.object({
+        uri: z
+          .string()
+          .check(z.trim(), z.maxLength(2048))
+          .openapi({ example: "http://localhost:9091/transmission/rpc" }),
+        seedtime: z
+          .string()
+          .check(z.trim(), z.regex(/^\d{1,9}$/, { error: "must be a whole number, 0 or more" }))
+          .openapi({ example: "0" }),
+      }),
+    ),
+  },
+  responses: envelopeResponse(z.literal("ok"), "Transmission answered"),
+});
+
+/** One route per cloud-drive tool, all refused the same way (rules.ts CLOUD_DRIVE_TOOLS). */
+const cloudToolRoutes = Object.entries(CLOUD_DRIVE_TOOLS).map(([name, tool]) => ({
+  tool,
+  route: createRoute({
+    method: "post",
+    path: `/api/admin/setting/${name}`,
+    summary: `Refused: ${tool} offline download needs the ${tool} storage driver, which Gatehouse does not have`,
+    tags,
+    ...adminOnly,
+    request: {
+      body: jsonBody(
+        z.object({
+          temp_dir: z.optional(z.string().check(z.maxLength(4096))),
+          callback_url: z.optional(z.string().check(z.maxLength(4096))),
+        }),
+      ),
+    },
+    responses: envelopeResponse(z.null(), "Never: code 400 names the reason"),
+  }),
+}));
+
 /**
  * A row as clients see it: `default_role` by name, with the names it may take (AList v3.58.0
  * server/handles/setting.go:164-170).
@@ -240,6 +302,14 @@ export function registerSettingRoutes(app: Router) {
     return ok(c, null);
   });
 
+  app.openapi(defaults, async (c) => {
+    const { rows, roles } = await planned(c, listPlan);
+    return ok(
+      c,
+      defaultRows(rows).map((row) => settingItem(row, roles)),
+    );
+  });
+
   app.openapi(remove, async (c) => {
     await removeSetting(c.var.db, c.req.valid("query").key);
     return ok(c, {});
@@ -259,4 +329,12 @@ export function registerSettingRoutes(app: Router) {
     await setQbittorrent(c.var.db, url, seedtime);
     return ok(c, "ok" as const);
   });
+
+  app.openapi(setTransmissionRoute, async (c) => {
+    const { uri, seedtime } = c.req.valid("json");
+    await setTransmission(c.var.db, uri, seedtime);
+    return ok(c, "ok" as const);
+  });
+
+  for (const { tool, route } of cloudToolRoutes) app.openapi(route, () => refuseCloudTool(tool));
 }

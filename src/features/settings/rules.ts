@@ -1,20 +1,29 @@
 // What the admin may read and change of the settings (docs/api.md "Settings", docs/decisions.md
 // D3.9, D4.9). Each decision takes plain inputs (the parsed query or body, what the route's plan
 // read) and returns data or throws the refusal (ApiError) the wire answers. What a value may be is
-// validate.ts's; talking to aria2 and qBittorrent is offline-download.ts's; the queries store.ts's.
+// validate.ts's; talking to aria2, qBittorrent and Transmission is offline-download.ts's; the
+// queries store.ts's. The defaults and the cloud-drive tools' refusal: docs/decisions.md D18.3, D18.4.
 import { newPermanentToken } from "../../auth/random.ts";
 import type { Database } from "../../db/client.ts";
-import { SettingFlag } from "../../db/settings.ts";
+import { type SettingDefinition, SettingFlag, settingDefinitionByKey } from "../../db/settings.ts";
 import { ApiError } from "../../http/errors.ts";
 import {
   KEY_REQUIRED,
   KEYS_EMPTY,
   aria2VersionReply,
+  cloudToolUnavailable,
   notDeprecated,
   settingNotFound,
   tokenRefused,
 } from "./messages.ts";
-import { aria2Version, checkQbittorrent, parseAria2Uri, parseQbittorrentUrl } from "./offline-download.ts";
+import {
+  aria2Version,
+  checkQbittorrent,
+  parseAria2Uri,
+  parseQbittorrentUrl,
+  parseTransmissionUri,
+  TransmissionClient,
+} from "./offline-download.ts";
 import { deleteDeprecatedSetting, forgetPublicSettings, saveSettingValues, type SettingRow } from "./store.ts";
 import { permanentTokenProblem, settingChanges, type RoleName, type SettingValue } from "./validate.ts";
 
@@ -114,4 +123,50 @@ export async function setQbittorrent(db: Database, url: string, seedtime: string
     { key: "qbittorrent_seedtime", value: seedtime },
   ]);
   await checkQbittorrent(webUi);
+}
+
+/** Saves Transmission's RPC URI and seed time, then asks for its version (a 500 naming the cause when that fails). */
+export async function setTransmission(db: Database, uri: string, seedtime: string): Promise<void> {
+  const rpc = parseTransmissionUri(uri);
+  await saveSettingValues(db, [
+    { key: "transmission_uri", value: uri },
+    { key: "transmission_seedtime", value: seedtime },
+  ]);
+  await new TransmissionClient(rpc).version();
+}
+
+/**
+ * The web UI's cloud-drive offline-download tools, by route, with the tool's name (OpenList's
+ * internal/offline_download/*: each `Name()`): every one hands its downloads to its drive's storage
+ * driver, which Gatehouse does not have, so each answers one refusal (docs/decisions.md D18.4).
+ */
+export const CLOUD_DRIVE_TOOLS = {
+  set_115: "115 Cloud",
+  set_115_open: "115 Open",
+  set_123_pan: "123Pan",
+  set_123_open: "123 Open",
+  set_pikpak: "PikPak",
+  set_thunder: "Thunder",
+  set_thunder_browser: "ThunderBrowser",
+  set_thunderx: "ThunderX",
+  set_guangyapan: "GuangYaPan",
+} as const;
+
+export function refuseCloudTool(tool: string): never {
+  throw new ApiError(400, cloudToolUnavailable(tool));
+}
+
+/**
+ * The rows the settings page shows after "reset to default" (OpenList's setting/default: the
+ * defaults are answered, nothing is written; the page's Save writes them): a setting the admin may
+ * change shows its default value; a read-only one, one whose default is drawn per install (the
+ * permanent token), and one Gatehouse does not define keep the stored row (docs/decisions.md D18.3).
+ */
+export function defaultRows(rows: readonly SettingRow[]): SettingRow[] {
+  return rows.map((row) => {
+    const definition: SettingDefinition | undefined = settingDefinitionByKey.get(row.key);
+    const keeps =
+      !definition || row.flag === SettingFlag.READONLY || row.flag === SettingFlag.DEPRECATED || row.key === "token";
+    return keeps ? row : { ...row, value: definition.value };
+  });
 }

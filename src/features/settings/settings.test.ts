@@ -90,11 +90,12 @@ describe("GET /api/admin/setting/list", () => {
     const items = data as Item[];
     // The expectation is AList's table (test/fixtures/alist-settings.ts), not the definitions the code
     // seeds from, then OpenList's settings of what AList v3.58 lacks: chunked uploads
-    // (docs/decisions.md D12.2) and the share dialog's summary.
+    // (docs/decisions.md D12.2), the manual scan's progress (D18.1) and the share dialog's summary.
     expect(items.map((i) => i.key)).toEqual([
       ...REFERENCE_SETTINGS.map(([key]) => key),
       "multipart_enabled",
       "multipart_chunk_size",
+      "scan_progress",
       "share_summary_content",
       "share_preview",
       "share_archive_preview",
@@ -158,6 +159,7 @@ describe("GET /api/admin/setting/list", () => {
       "qbittorrent_seedtime",
       "transmission_uri",
       "transmission_seedtime",
+      "scan_progress",
     ]);
     expect(items.map((i) => i.index)).toEqual([...items.map((i) => i.index)].sort((a, b) => a - b));
   });
@@ -301,6 +303,7 @@ describe("POST /api/admin/setting/save", () => {
     [{ key: "iframe_previews", value: "{not json" }, "iframe_previews: must be a JSON object"],
     [{ key: "external_previews", value: "[]" }, "external_previews: must be a JSON object"],
     [{ key: "index_progress", value: "null" }, "index_progress: must be a JSON object"],
+    [{ key: "scan_progress", value: "running" }, "scan_progress: must be a JSON object"],
     [{ key: "filename_char_mapping", value: '{"/": 1}' }, "filename_char_mapping: must be a JSON object of strings"],
     [{ key: "filename_char_mapping", value: '"/"' }, "filename_char_mapping: must be a JSON object of strings"],
     [{ key: "version", value: "v9.9.9" }, "version: is read-only"],

@@ -48,6 +48,7 @@ const keyRules: Record<string, Rule> = {
   iframe_previews: jsonObject,
   external_previews: jsonObject,
   index_progress: jsonObject,
+  scan_progress: jsonObject,
   filename_char_mapping: (value) => {
     const parsed = parseJson(value);
     return isObject(parsed) && Object.values(parsed).every((v) => typeof v === "string")
