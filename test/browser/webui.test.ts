@@ -31,6 +31,8 @@ import {
 } from "../support/storage-servers.ts";
 import { startGatedProxy } from "../support/gated-proxy.ts";
 import { bytesOf, zipFixtures } from "../support/zip-fixtures.ts";
+import { cloudToolUnavailable } from "../../src/features/settings/messages.ts";
+import { CLOUD_DRIVE_TOOLS } from "../../src/features/settings/rules.ts";
 
 const ADMIN_PASSWORD = "browser test admin password";
 
@@ -1033,11 +1035,17 @@ describe("every page of the web UI, for the admin and for a user of a custom rol
     // What an admin sets up before the pages have something to talk to: the search index (the
     // Indexes page), and the offline-download services the Other page's first two Saves check.
     expect((await call("/api/admin/setting/save", [{ key: "search_index", value: "database" }])).code).toBe(200);
-    const { startAria2, startQbittorrent } = await import("../support/offline-download-servers.ts");
-    const [aria2, qbit] = await Promise.all([startAria2(ARIA2_SECRET), startQbittorrent(QBIT)]);
-    services = [aria2, qbit];
+    const { startAria2, startQbittorrent, startTransmission } = await import("../support/offline-download-servers.ts");
+    const [aria2, qbit, transmission] = await Promise.all([
+      startAria2(ARIA2_SECRET),
+      startQbittorrent(QBIT),
+      startTransmission(QBIT),
+    ]);
+    services = [aria2, qbit, transmission];
     expect((await call("/api/admin/setting/set_aria2", { uri: aria2.url, secret: ARIA2_SECRET })).code).toBe(200);
     expect((await call("/api/admin/setting/set_qbit", { url: qbit.url, seedtime: "0" })).code).toBe(200);
+    const setTransmission = await call("/api/admin/setting/set_transmission", { uri: transmission.url, seedtime: "0" });
+    expect(setTransmission.code, setTransmission.message).toBe(200);
   }, 120_000);
   afterAll(async () => {
     await Promise.all(services.map((service) => service.stop()));
@@ -1080,7 +1088,18 @@ describe("every page of the web UI, for the admin and for a user of a custom rol
       }
       if (path !== "/settings/other") await admin.getByText("Saved Successfully").first().waitFor();
     }
-    const failedSaves = Object.fromEntries(Object.entries(saves).filter(([, reply]) => !reply.startsWith("200 ")));
+    // The cloud-drive tools' Saves answer their clear refusal (they need a storage driver Gatehouse
+    // has not: docs/decisions.md D18.4); every other Save succeeds.
+    const refusals = Object.fromEntries(
+      Object.entries(CLOUD_DRIVE_TOOLS).map(([route, tool]) => [
+        `/settings/other /api/admin/setting/${route}`,
+        `400 ${cloudToolUnavailable(tool)}`,
+      ]),
+    );
+    const failedSaves = Object.fromEntries(
+      Object.entries(saves).filter(([save, reply]) => !reply.startsWith("200 ") && reply !== refusals[save]),
+    );
+    for (const save of Object.keys(refusals)) expect(saves[save], save).toBe(refusals[save]);
     expect(await settingValues()).toEqual(before);
     expect(walk.blocked.filter((url) => url !== ABOUT_README)).toEqual([]);
     // One expectation, so a failure lists every page and every Save that went wrong.
