@@ -47,7 +47,7 @@ export const MAX_PASSKEYS_PER_USER = 50;
 /** What the authenticator is asked to show for the site when `site_title` is empty. */
 const DEFAULT_RP_NAME = "Gatehouse";
 
-/** A credential as `PublicKeyCredential.toJSON()` spells it (WebAuthn Level 3 §5.1). */
+/** A credential as `PublicKeyCredential.toJSON()` spells it (WebAuthn Level 3, section 5.1). */
 export interface CredentialJson {
   id: string;
   response: {
@@ -83,7 +83,7 @@ function newChallenge() {
 const seconds = () => Math.floor(Date.now() / 1000);
 const descriptor = (id: string) => ({ type: "public-key" as const, id });
 
-/** Creation options (WebAuthn Level 3 §5.4, as JSON) for `user`, and the handle of the challenge stored for it. */
+/** Creation options (WebAuthn Level 3, section 5.4, as JSON) for `user`, and the handle of the challenge stored for it. */
 export async function beginRegistration(db: Database, user: { id: number; username: string }, requestUrl: string) {
   const { handle, challenge } = newChallenge();
   const now = seconds();
@@ -227,7 +227,7 @@ export async function finishLogin(
     throw new ApiError(400, WRONG_USER);
   const handle = request.credential.response.userHandle;
   if (handle === undefined || handle === null || handle === "") {
-    // Without a name, the authenticator says whose credential it is (WebAuthn §7.2 step 6).
+    // Without a name, the authenticator says whose credential it is (WebAuthn Level 2, section 7.2 step 6).
     if (consumed.challenge.username === "") throw new ApiError(400, CREDENTIAL_MALFORMED);
   } else if (userIdOfHandle(handle) !== stored.userId) throw new ApiError(400, WRONG_USER);
 

@@ -1,4 +1,4 @@
-// WebAuthn Level 2's verification steps (§7.1 registration, §7.2 authentication) with WebCrypto,
+// WebAuthn Level 2's verification steps (section 7.1 registration, 7.2 authentication) with WebCrypto,
 // for what the server decided beforehand (challenge, origin, RP ID: rules.ts). No library: a CBOR
 // reader and four key types are all it takes (docs/decisions.md D19.1). Attestation statements are
 // not checked: Gatehouse asks for none and trusts no authenticator model (D19.2).
@@ -60,7 +60,7 @@ function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
   return diff === 0;
 }
 
-/** §7.1 steps 5-12 / §7.2 steps 10-16: the client data names this ceremony, challenge and origin. */
+/** WebAuthn sections 7.1 steps 5-12 and 7.2 steps 10-16: the client data names this ceremony, challenge and origin. */
 function checkClientData(clientDataJSON: Uint8Array, type: "webauthn.create" | "webauthn.get", expected: Expected) {
   let data: unknown;
   try {
@@ -89,7 +89,7 @@ interface AuthenticatorData {
   attested?: { aaguid: Uint8Array; credentialId: Uint8Array; publicKey: Uint8Array };
 }
 
-/** §6.1: rpIdHash (32), flags (1), signCount (4), then attested credential data when AT is set. */
+/** WebAuthn section 6.1: rpIdHash (32), flags (1), signCount (4), then attested credential data when AT is set. */
 function parseAuthenticatorData(bytes: Uint8Array): AuthenticatorData {
   if (bytes.length < 37) throw malformed();
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
@@ -175,7 +175,7 @@ async function importCoseKey(
   throw new ApiError(400, UNSUPPORTED_KEY);
 }
 
-/** ECDSA signatures come DER-encoded (WebAuthn §6.5.6); WebCrypto takes r ‖ s, each 32 bytes. */
+/** ECDSA signatures come DER-encoded (WebAuthn section 6.5.6); WebCrypto takes r ‖ s, each 32 bytes. */
 function derToRaw(der: Uint8Array): Uint8Array {
   const fail = () => new ApiError(400, BAD_SIGNATURE);
   let at = 0;
@@ -217,7 +217,7 @@ export interface RegisteredCredential {
   userVerified: boolean;
 }
 
-/** §7.1: a new credential's attestation object answers the registration that was begun. */
+/** WebAuthn section 7.1: a new credential's attestation object answers the registration that was begun. */
 export async function verifyRegistration(
   response: { id: string; clientDataJSON: string; attestationObject: string },
   expected: Expected,
@@ -243,7 +243,7 @@ export async function verifyRegistration(
   };
 }
 
-/** §7.2: an assertion answers the sign-in that was begun and is signed by the stored key. */
+/** WebAuthn section 7.2: an assertion answers the sign-in that was begun and is signed by the stored key. */
 export async function verifyAssertion(
   response: { clientDataJSON: string; authenticatorData: string; signature: string },
   expected: Expected,
