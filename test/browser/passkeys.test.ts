@@ -123,9 +123,7 @@ describe("passkeys in the web UI", () => {
 
     // In a browser without the autofill prompt: the fingerprint icon and Login.
     await signOut();
-    await page.addInitScript(() => {
-      PublicKeyCredential.isConditionalMediationAvailable = async () => false;
-    });
+    await page.addInitScript("PublicKeyCredential.isConditionalMediationAvailable = async () => false;");
     const again = await signInWithPasskey("button");
     expect(again.code, again.message).toBe(200);
     await page.waitForURL((url) => !url.pathname.startsWith("/@login"));
