@@ -29,7 +29,6 @@ const encoded = z.string().check(z.maxLength(16384));
 /** `PublicKeyCredential.toJSON()` (WebAuthn Level 3); fields the server does not use are dropped. */
 const Credential = z.object({
   id: z.string().check(z.minLength(1), z.maxLength(1400)),
-  type: z.optional(z.literal("public-key")),
   response: z.object({
     clientDataJSON: encoded,
     attestationObject: z.optional(encoded),

@@ -161,9 +161,16 @@ async function consume(
   return { ...consumed, challenge: consumed.challenge };
 }
 
-/** The browser's credential id, as stored: base64url without padding. */
+/**
+ * The browser's credential id, as stored: base64url without padding. One that does not decode is
+ * kept as it is (it names no passkey), so the setting and the challenge are answered for first.
+ */
 function credentialIdOf(credential: CredentialJson): string {
-  return toBase64Url(fromBase64Url(credential.id));
+  try {
+    return toBase64Url(fromBase64Url(credential.id));
+  } catch {
+    return credential.id;
+  }
 }
 
 /** Verifies a new credential against the caller's registration challenge and stores it. */
@@ -173,9 +180,9 @@ export async function finishRegistration(
   request: { session: string | undefined; credential: CredentialJson; name: string | undefined; requestUrl: string },
 ): Promise<void> {
   const { attestationObject, clientDataJSON } = request.credential.response;
-  if (attestationObject === undefined) throw new ApiError(400, CREDENTIAL_MALFORMED);
   const credentialId = credentialIdOf(request.credential);
   const consumed = await consume(db, { session: request.session, ceremony: "registration", userId, credentialId });
+  if (attestationObject === undefined) throw new ApiError(400, CREDENTIAL_MALFORMED);
   const expected: Expected = {
     challenge: consumed.challenge.challenge,
     ...relyingParty(consumed.settings.siteUrl, request.requestUrl),
@@ -212,13 +219,13 @@ export async function finishLogin(
   client: SignInClient,
 ): Promise<{ token: string; device_key: string }> {
   const { authenticatorData, signature, clientDataJSON } = request.credential.response;
-  if (authenticatorData === undefined || signature === undefined) throw new ApiError(400, CREDENTIAL_MALFORMED);
   const consumed = await consume(db, {
     session: request.session,
     ceremony: "login",
     userId: null,
     credentialId: credentialIdOf(request.credential),
   });
+  if (authenticatorData === undefined || signature === undefined) throw new ApiError(400, CREDENTIAL_MALFORMED);
   // The finish names the user the begin was for: a challenge begun for one name answers no other.
   if (consumed.challenge.username !== request.username) throw new ApiError(400, CHALLENGE_INVALID);
   const stored = consumed.credential;
