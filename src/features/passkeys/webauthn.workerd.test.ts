@@ -1,7 +1,9 @@
 // The verification itself inside workerd, whose WebCrypto is the one that runs in production:
 // credentials made once by the test authenticator (test/support/passkeys.ts, Node's crypto) for
 // https://files.example.com, with each key type, verified here.
-import { describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { sql } from "../../../test/support/libsql-http.ts";
+import { call, inTrips, signInAs } from "../../../test/support/workerd-client.ts";
 import { ApiError } from "../../http/errors.ts";
 import { BAD_SIGNATURE, RP_ID_MISMATCH } from "./messages.ts";
 import { fromBase64Url, toBase64Url, verifyAssertion, verifyRegistration } from "./webauthn.ts";
@@ -99,5 +101,148 @@ describe("passkey verification in workerd", () => {
     expect(
       await refusal(verifyAssertion(vector.assertion, { ...expected, rpId: "example.com" }, registered.publicKey)),
     ).toBe(RP_ID_MISMATCH);
+  });
+});
+
+// The routes inside the Worker, with their round trips counted at the database endpoint, and an
+// authenticator made of workerd's own WebCrypto (ES256): CBOR and DER written out by hand below.
+const ORIGIN = "http://gatehouse.test";
+
+type CborItem = number | string | Uint8Array | Map<number | string, CborItem>;
+
+function cborHead(major: number, value: number): number[] {
+  if (value < 24) return [(major << 5) | value];
+  if (value < 0x100) return [(major << 5) | 24, value];
+  return [(major << 5) | 25, value >> 8, value & 0xff];
+}
+
+function cbor(value: CborItem): Uint8Array {
+  if (typeof value === "number") return Uint8Array.from(value >= 0 ? cborHead(0, value) : cborHead(1, -1 - value));
+  if (typeof value === "string") {
+    const text = new TextEncoder().encode(value);
+    return Uint8Array.from([...cborHead(3, text.length), ...text]);
+  }
+  if (value instanceof Uint8Array) return Uint8Array.from([...cborHead(2, value.length), ...value]);
+  const parts: number[] = cborHead(5, value.size);
+  for (const [key, item] of value) parts.push(...cbor(key), ...cbor(item));
+  return Uint8Array.from(parts);
+}
+
+/** IEEE P1363 (r ‖ s), what WebCrypto signs, as the DER sequence authenticators send. */
+function rawToDer(raw: Uint8Array): Uint8Array {
+  const integer = (bytes: Uint8Array) => {
+    let start = 0;
+    while (start < bytes.length - 1 && bytes[start] === 0) start++;
+    const trimmed = [...bytes.subarray(start)];
+    if (trimmed[0]! & 0x80) trimmed.unshift(0);
+    return [0x02, trimmed.length, ...trimmed];
+  };
+  const body = [...integer(raw.subarray(0, 32)), ...integer(raw.subarray(32))];
+  return Uint8Array.from([0x30, body.length, ...body]);
+}
+
+async function digest(data: Uint8Array | string) {
+  return new Uint8Array(
+    await crypto.subtle.digest("SHA-256", typeof data === "string" ? new TextEncoder().encode(data) : data),
+  );
+}
+
+async function webCryptoAuthenticator() {
+  const pair = (await crypto.subtle.generateKey({ name: "ECDSA", namedCurve: "P-256" }, true, [
+    "sign",
+    "verify",
+  ])) as CryptoKeyPair;
+  const jwk = (await crypto.subtle.exportKey("jwk", pair.publicKey)) as JsonWebKey;
+  const credentialId = crypto.getRandomValues(new Uint8Array(16));
+  const cose = new Map<number, CborItem>([
+    [1, 2],
+    [3, -7],
+    [-1, 1],
+    [-2, fromBase64Url(jwk.x!)],
+    [-3, fromBase64Url(jwk.y!)],
+  ]);
+  let counter = 0;
+  const clientData = (type: string, challenge: string) =>
+    new TextEncoder().encode(JSON.stringify({ type, challenge, origin: ORIGIN, crossOrigin: false }));
+  const authData = async (rpId: string, attested: boolean) => {
+    const head = [...(await digest(rpId)), attested ? 0x45 : 0x05, 0, 0, 0, attested ? 0 : ++counter];
+    if (!attested) return Uint8Array.from(head);
+    return Uint8Array.from([...head, ...new Uint8Array(16), 0, credentialId.length, ...credentialId, ...cbor(cose)]);
+  };
+  return {
+    id: toBase64Url(credentialId),
+    async register(options: { challenge: string; rp: { id: string } }) {
+      const attestation = cbor(
+        new Map<string, CborItem>([
+          ["fmt", "none"],
+          ["attStmt", new Map()],
+          ["authData", await authData(options.rp.id, true)],
+        ]),
+      );
+      return {
+        id: toBase64Url(credentialId),
+        response: {
+          clientDataJSON: toBase64Url(clientData("webauthn.create", options.challenge)),
+          attestationObject: toBase64Url(attestation),
+        },
+      };
+    },
+    async assert(options: { challenge: string; rpId: string }, userHandle: string) {
+      const data = await authData(options.rpId, false);
+      const client = clientData("webauthn.get", options.challenge);
+      const signed = Uint8Array.from([...data, ...(await digest(client))]);
+      const raw = new Uint8Array(await crypto.subtle.sign({ name: "ECDSA", hash: "SHA-256" }, pair.privateKey, signed));
+      return {
+        id: toBase64Url(credentialId),
+        response: {
+          clientDataJSON: toBase64Url(client),
+          authenticatorData: toBase64Url(data),
+          signature: toBase64Url(rawToDer(raw)),
+          userHandle,
+        },
+      };
+    },
+  };
+}
+
+describe("passkey routes in workerd", () => {
+  beforeAll(async () => {
+    await sql("DELETE FROM login_failures");
+    await sql("UPDATE settings SET value = 'true' WHERE key = 'webauthn_login_enabled'");
+  });
+  afterAll(async () => {
+    await sql("UPDATE settings SET value = 'false' WHERE key = 'webauthn_login_enabled'");
+    await sql("DELETE FROM passkeys");
+  });
+
+  it("registers (2 round trips to begin with the guard, 3 to finish) and signs in (1 to begin, 4 to finish)", async () => {
+    const admin = await signInAs("passkeys-workerd");
+    const authenticator = await webCryptoAuthenticator();
+    const begun = await inTrips(2, () =>
+      call("/api/authn/webauthn_begin_registration", { headers: { Authorization: admin.token } }),
+    );
+    expect(begun.data.options.publicKey.rp.id).toBe("gatehouse.test");
+    const registered = await inTrips(3, async () =>
+      call("/api/authn/webauthn_finish_registration", {
+        method: "POST",
+        headers: { Authorization: admin.token, session: begun.data.session, "Content-Type": "application/json" },
+        body: JSON.stringify(await authenticator.register(begun.data.options.publicKey)),
+      }),
+    );
+    expect(registered).toEqual({ code: 200, message: "success", data: "Registered Successfully" });
+
+    const login = await inTrips(1, () => call("/api/authn/webauthn_begin_login?username="));
+    const signedIn = await inTrips(4, async () =>
+      call("/api/authn/webauthn_finish_login?username=", {
+        method: "POST",
+        headers: { session: login.data.session, "Content-Type": "application/json" },
+        body: JSON.stringify(
+          await authenticator.assert(login.data.options.publicKey, begun.data.options.publicKey.user.id),
+        ),
+      }),
+    );
+    expect(signedIn.code, signedIn.message).toBe(200);
+    const me = await call("/api/me", { headers: { Authorization: signedIn.data.token } });
+    expect(me.data.username).toBe("admin");
   });
 });
