@@ -18,6 +18,7 @@ import { registerUploadRoutes } from "./features/uploads/routes.ts";
 import { registerMeRoutes } from "./features/me/routes.ts";
 import { registerMessengerRoutes } from "./features/messenger/routes.ts";
 import { registerMetaRoutes } from "./features/metas/routes.ts";
+import { registerPasskeyRoutes } from "./features/passkeys/routes.ts";
 import { registerPublicRoutes } from "./features/public/routes.ts";
 import { registerRoleRoutes } from "./features/roles/routes.ts";
 import { registerSearchRoutes } from "./features/search/routes.ts";
@@ -80,6 +81,7 @@ export function createApp(dependencies: AppDependencies) {
   registerPublicRoutes(app);
   registerAuthRoutes(app);
   registerTwoFactorRoutes(app);
+  registerPasskeyRoutes(app);
   registerMeRoutes(app);
   registerAppPasswordRoutes(app);
   registerAccessKeyRoutes(app);

@@ -461,3 +461,47 @@ export const taskUnits = sqliteTable(
     index("task_units_lease_idx").on(table.state, table.leaseUntilMs),
   ],
 );
+
+/** A user's passkey (WebAuthn credential): its public key and signature counter (docs/decisions.md D19). */
+export const passkeys = sqliteTable(
+  "passkeys",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    userId: integer("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    /** base64url of the credential id, as browsers spell `PublicKeyCredential.id`. */
+    credentialId: text("credential_id").notNull().unique(),
+    /** base64url of the COSE key the authenticator gave at registration. */
+    publicKey: text("public_key").notNull(),
+    signCount: integer("sign_count").notNull().default(0),
+    /** The authenticator model (hex; zeros when it keeps it private). */
+    aaguid: text("aaguid").notNull(),
+    name: text("name").notNull(),
+    createdAt: integer("created_at").notNull(),
+    /** 0 until the first sign-in with it. */
+    lastUsedAt: integer("last_used_at").notNull().default(0),
+  },
+  (table) => [index("passkeys_user_id_idx").on(table.userId)],
+);
+
+/**
+ * A WebAuthn challenge handed out by a begin route, waiting for its finish: single-use (the finish
+ * deletes it as it reads it), minutes long, bound to its ceremony and, for a registration, its user.
+ */
+export const webauthnChallenges = sqliteTable(
+  "webauthn_challenges",
+  {
+    /** The opaque `session` value the client sends back: it names the challenge, it is not it. */
+    handle: text("handle").primaryKey(),
+    /** base64url of the random challenge. */
+    challenge: text("challenge").notNull(),
+    ceremony: text("ceremony", { enum: ["registration", "login"] }).notNull(),
+    /** The registering user; for a sign-in, the user named in `username`, null when discoverable or unknown. */
+    userId: integer("user_id").references(() => users.id, { onDelete: "cascade" }),
+    /** The `username` a sign-in was begun with ("" for discoverable credentials). */
+    username: text("username").notNull().default(""),
+    expiresAt: integer("expires_at").notNull(),
+  },
+  (table) => [index("webauthn_challenges_expires_at_idx").on(table.expiresAt)],
+);

@@ -25,6 +25,13 @@ const BUDGET: Record<string, number> = {
   "POST /api/auth/2fa/generate": 2,
   "POST /api/auth/2fa/verify": 2,
   "POST /api/me/update": 2,
+  // Passkeys with webauthn_login_enabled off: the guard, then the begin's conditional insert or the read.
+  "GET /api/authn/webauthn_begin_registration": 2,
+  "POST /api/authn/webauthn_finish_registration": 1,
+  "GET /api/authn/webauthn_begin_login": 1,
+  "POST /api/authn/webauthn_finish_login": 0,
+  "GET /api/authn/getcredentials": 2,
+  "POST /api/authn/delete_authn": 1,
   "GET /api/me/sshkey/list": 1,
   "POST /api/me/sshkey/add": 1,
   "POST /api/me/sshkey/delete": 2,

@@ -67,6 +67,33 @@ export const ROUTES: RouteRow[] = [
     access: userOnly(403, "Guest user can not generate 2FA code"),
     body: { code: "000000", secret: "JBSWY3DPEHPK3PXP" },
   },
+  // Passkeys: webauthn_login_enabled is off by default, so past the guard they answer 403 and write nothing.
+  {
+    method: "GET",
+    path: "/api/authn/webauthn_begin_registration",
+    access: userOnly(403, "the guest account cannot have passkeys"),
+    alsoAnswers: [403],
+  },
+  {
+    method: "POST",
+    path: "/api/authn/webauthn_finish_registration",
+    access: userOnly(403, "the guest account cannot have passkeys"),
+    body: {},
+  },
+  { method: "GET", path: "/api/authn/webauthn_begin_login", access: PUBLIC, alsoAnswers: [403] },
+  { method: "POST", path: "/api/authn/webauthn_finish_login", access: PUBLIC, body: {} },
+  {
+    method: "GET",
+    path: "/api/authn/getcredentials",
+    access: userOnly(403, "the guest account cannot have passkeys"),
+    alsoAnswers: [403],
+  },
+  {
+    method: "POST",
+    path: "/api/authn/delete_authn",
+    access: userOnly(403, "the guest account cannot have passkeys"),
+    body: {},
+  },
   // No field: a valid request that changes nothing.
   { method: "POST", path: "/api/me/update", access: userOnly(403, "Guest user can not update profile"), body: {} },
   { method: "GET", path: "/api/me/sshkey/list", access: userOnly(401, "user invalid") },

@@ -1390,6 +1390,27 @@ export const JSON_ROUTES: JsonRoute[] = [
     ...fromSchema("/api/me/update", { username: { trim: true } }),
     variants: [{ body: { username: "admin" }, anchor: ["username"] }],
   },
+  // Passkeys: webauthn_login_enabled is off in the fuzz fixture, so a body of the right shape is 403.
+  ...["/api/authn/webauthn_finish_registration", "/api/authn/webauthn_finish_login"].map(
+    (path): JsonRoute => ({
+      path,
+      group: "auth-me",
+      caller: path.endsWith("login") ? "anonymous" : "user",
+      ...fromSchema(path),
+      variants: [{ body: { id: "fuzz", response: { clientDataJSON: "" } }, anchor: [] }],
+      alsoRefused: [403],
+      alsoValid: [403],
+    }),
+  ),
+  {
+    path: "/api/authn/delete_authn",
+    group: "auth-me",
+    caller: "user",
+    ...fromSchema("/api/authn/delete_authn"),
+    variants: [{ body: { id: "fuzz-no-such-passkey" }, anchor: [] }],
+    alsoRefused: [403],
+    alsoValid: [403],
+  },
   // sessions and SSH keys
   ...(["user", "admin"] as const).map(
     (caller): JsonRoute => ({
@@ -1719,6 +1740,24 @@ const QUERY_ROWS: QueryRow[] = [
       answers: [400],
       jsonBody: wrongCredentials,
       headers: freshAddress,
+    }),
+  ),
+  // Passkeys, with webauthn_login_enabled off: 403 for any query (400 for one the schema refuses).
+  {
+    method: "GET",
+    path: "/api/authn/webauthn_begin_login",
+    group: "auth-me",
+    caller: "anonymous",
+    answers: [400, 403],
+  },
+  ...["/api/authn/webauthn_finish_login", "/api/authn/webauthn_finish_registration"].map(
+    (path): QueryRow => ({
+      method: "POST",
+      path,
+      group: "auth-me",
+      caller: path.endsWith("login") ? "anonymous" : "user",
+      answers: [400, 403],
+      jsonBody: { id: "fuzz", response: { clientDataJSON: "" } },
     }),
   ),
   { method: "GET", path: "/api/me/sshkey/list", group: "sessions-sshkeys", caller: "user", answers: READS },

@@ -9,6 +9,7 @@ import { checkStaticHash } from "../../auth/password.ts";
 import { signToken } from "../../auth/tokens.ts";
 import { GUEST_ROLE_ID } from "../../auth/roles.ts";
 import type { Database } from "../../db/client.ts";
+import type { users } from "../../db/schema.ts";
 import { jwtSecret, readConfig, type Env } from "../../env.ts";
 import { ApiError } from "../../http/errors.ts";
 import { INVALID_OTP } from "../two-factor/messages.ts";
@@ -37,7 +38,7 @@ export async function signIn(
   request: SignInRequest,
   client: SignInClient,
 ): Promise<{ token: string; device_key: string }> {
-  const key = jwtSecret(env); // a missing secret fails before any work is done
+  jwtSecret(env); // a missing secret fails before any work is done
   const now = Math.floor(Date.now() / 1000);
   const ip = client.ip;
   const attempt = { username: request.username, ip, now };
@@ -58,7 +59,46 @@ export async function signIn(
 
   // Whether the code's step was used already is decided once, atomically, by grantSession.
   const otpStep = await secondFactorStep(env, user.otpSecret, request.otpCode);
+  // An imported AList hash becomes a Gatehouse one with this sign-in's writes.
+  const passwordUpgrade = password.upgrade === null ? null : { from: user.passwordHash, to: password.upgrade };
+  return grantAndSign(env, db, { user, state, client, now, otpStep, passwordUpgrade });
+}
 
+/**
+ * Signs in `user`, whose proof (not a password) the caller has checked already: a passkey
+ * (src/features/passkeys). Opens the device session and makes the token exactly as a password
+ * sign-in does, without the lockout (it counts password guesses) or a second factor.
+ */
+export async function signInVerified(
+  env: Env,
+  db: Database,
+  user: SignInUser,
+  client: SignInClient,
+): Promise<{ token: string; device_key: string }> {
+  jwtSecret(env); // a missing secret fails before any work is done
+  const now = Math.floor(Date.now() / 1000);
+  // Reserves an attempt as every sign-in does; the granted session clears the counts.
+  const state = await readSignInState(db, { username: user.username, ip: client.ip, now });
+  return grantAndSign(env, db, { user, state, client, now, otpStep: null, passwordUpgrade: null });
+}
+
+type SignInUser = Pick<typeof users.$inferSelect, "id" | "username" | "passwordChangedAt">;
+
+/** The device session (device limit, TOTP step consumed) and the token: the end of every sign-in. */
+async function grantAndSign(
+  env: Env,
+  db: Database,
+  step: {
+    user: SignInUser;
+    state: Pick<Awaited<ReturnType<typeof readSignInState>>, "activeSessionKeys" | "maxDevices" | "evictPolicy">;
+    client: SignInClient;
+    now: number;
+    otpStep: number | null;
+    passwordUpgrade: { from: string; to: string } | null;
+  },
+): Promise<{ token: string; device_key: string }> {
+  const { user, state, client, now, otpStep } = step;
+  const ip = client.ip;
   const sessionKey = await deviceKey(user.id, client.clientId);
   const alreadyActive = state.activeSessionKeys.has(sessionKey);
   const limited = state.maxDevices > 0 && !alreadyActive;
@@ -73,8 +113,7 @@ export async function signIn(
     clientIp: ip,
     now,
     otpStep,
-    // An imported AList hash becomes a Gatehouse one with this sign-in's writes.
-    passwordUpgrade: password.upgrade === null ? null : { from: user.passwordHash, to: password.upgrade },
+    passwordUpgrade: step.passwordUpgrade,
     maxOtherActive: limited && state.evictPolicy === "deny" ? state.maxDevices : null,
     maxActive: limited && state.evictPolicy === "evict_oldest" ? state.maxDevices : null,
   });
@@ -84,7 +123,7 @@ export async function signIn(
   if (outcome === "too_many_devices") throw new ApiError(403, TOO_MANY_DEVICES);
 
   const token = await signToken(
-    key,
+    jwtSecret(env),
     { username: user.username, pwd_ts: user.passwordChangedAt, sid: sessionKey, jti: tokenId },
     readConfig(env).tokenTtlSeconds,
     now,
