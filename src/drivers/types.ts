@@ -160,6 +160,8 @@ export interface Upload {
   modified?: Date;
   /** From `X-File-Md5`, `X-File-Sha1`, `X-File-Sha256`, for backends that can check them. */
   hashes?: { md5?: string; sha1?: string; sha256?: string };
+  /** Aborted when the body fails: the request that sends it is aborted (docs/decisions.md D12.8). */
+  signal?: AbortSignal;
 }
 
 /**
