@@ -421,12 +421,13 @@ export function s3Files(storage: StorageHandle): FileBackend {
         if (!uploadId) throw new Error("create multipart upload: the answer carries no UploadId");
         return { dir, name, uploadId };
       },
-      async putPart(upload, index, size, body) {
+      async putPart(upload, index, size, body, signal) {
         const url = uploadUrl(upload, { partNumber: String(index + 1), uploadId: upload.uploadId });
         const response = await send(url, {
           method: "PUT",
           body: withLength(body, size),
           headers: { "Content-Length": String(size) },
+          ...(signal ? { signal } : {}),
         });
         if (!response.ok) throw await failure(response, "upload part");
         await response.body?.cancel();

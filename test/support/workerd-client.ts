@@ -126,6 +126,11 @@ export function cutBody(how: "error" | "close"): ReadableStream<Uint8Array> {
   });
 }
 const CUT_BODY_ERROR = "the client went away";
+/**
+ * What miniflare's R2 logs as uncaught when a put's body is cut: its R2 is a Worker of its own
+ * that reads the body it is sent (the R2 binding takes no signal to abort it, D12.8).
+ */
+export const R2_SIMULATOR_CUT_READ = "Can't read from request stream because client disconnected";
 
 /**
  * What workerd printed from line `from` on (test/support/runtime-log.ts): `next` is the line after

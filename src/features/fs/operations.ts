@@ -15,7 +15,7 @@ import {
 } from "./messages.ts";
 import { fileFailure, getObject, type MountTree, type Mounted } from "./mounts.ts";
 import { baseName, joinName, parentOf } from "./path.ts";
-import { stepReader } from "../../lib/streams.ts";
+import { anySignal, stepReader } from "../../lib/streams.ts";
 import { readLink } from "./link-read.ts";
 
 /** Most files and folders a copy or move between storages handles in one request (each costs upstream calls). */
@@ -226,7 +226,8 @@ export async function putFile(dir: Mounted, upload: Upload): Promise<void> {
   const put = need(dir, "put");
   const watched = watchBody(upload.body, upload.size);
   try {
-    await put(dir.actualPath, { ...upload, body: watched.body, signal: watched.signal });
+    const signal = anySignal(upload.signal, watched.signal);
+    await put(dir.actualPath, { ...upload, body: watched.body, ...(signal ? { signal } : {}) });
   } catch (error) {
     const fault = watched.fault();
     if (fault === null) throw fileFailure(error, "");
