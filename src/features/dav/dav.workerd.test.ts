@@ -740,7 +740,7 @@ describe("Range checked before any upstream call", () => {
 
 describe("PUT whose body ends before its Content-Length", () => {
   for (const mount of ["/up", "/ftp", "/r2"]) {
-    it(`answers a 5xx and leaves no partial file on ${mount}`, async () => {
+    it(`answers a 5xx and leaves no partial file and no uncaught error in the log on ${mount}`, async () => {
       const logged = await runtimeLog();
       for (const how of ["error", "close"] as const) {
         const reply = await dav("PUT", `${mount}/cut-${how}.txt`, {
