@@ -4,6 +4,7 @@
 // are PutObject with a known length, CopyObject, and DeleteObjects in batches of 1000.
 import { AwsClient } from "aws4fetch";
 import { cleanPath } from "../lib/path.ts";
+import { anySignal } from "../lib/streams.ts";
 import { requireText } from "./addition.ts";
 import { errorText } from "./failures.ts";
 import {
@@ -89,7 +90,9 @@ export function s3Files(storage: StorageHandle): FileBackend {
       headers: { "X-Amz-Content-Sha256": "UNSIGNED-PAYLOAD", ...init.headers },
     });
     try {
-      return await fetch(request, { signal: storage.signal });
+      return await fetch(request, {
+        signal: anySignal(storage.signal, init.signal ?? undefined),
+      });
     } catch (error) {
       throw new Error(`cannot reach ${endpointHost}: ${errorText(error)}`);
     }
@@ -418,12 +421,13 @@ export function s3Files(storage: StorageHandle): FileBackend {
         if (!uploadId) throw new Error("create multipart upload: the answer carries no UploadId");
         return { dir, name, uploadId };
       },
-      async putPart(upload, index, size, body) {
+      async putPart(upload, index, size, body, signal) {
         const url = uploadUrl(upload, { partNumber: String(index + 1), uploadId: upload.uploadId });
         const response = await send(url, {
           method: "PUT",
           body: withLength(body, size),
           headers: { "Content-Length": String(size) },
+          ...(signal ? { signal } : {}),
         });
         if (!response.ok) throw await failure(response, "upload part");
         await response.body?.cancel();
@@ -468,7 +472,12 @@ export function s3Files(storage: StorageHandle): FileBackend {
     };
     const storageClass = addition.text("storage_class");
     if (storageClass) headers["x-amz-storage-class"] = storageClass.toUpperCase();
-    const response = await send(urlOf(key), { method: "PUT", body: withLength(upload.body, upload.size), headers });
+    const response = await send(urlOf(key), {
+      method: "PUT",
+      body: withLength(upload.body, upload.size),
+      headers,
+      ...(upload.signal ? { signal: upload.signal } : {}),
+    });
     if (!response.ok) throw await failure(response, "put object");
     await response.body?.cancel();
   }

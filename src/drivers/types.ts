@@ -160,6 +160,8 @@ export interface Upload {
   modified?: Date;
   /** From `X-File-Md5`, `X-File-Sha1`, `X-File-Sha256`, for backends that can check them. */
   hashes?: { md5?: string; sha1?: string; sha256?: string };
+  /** Aborted when the body fails: the request that sends it is aborted (docs/decisions.md D12.8). */
+  signal?: AbortSignal;
 }
 
 /**
@@ -224,8 +226,17 @@ export interface PartedUploads {
   minPartBytes: number;
   /** Opens an upload of `name` into `dir`; nothing is visible under that name until `complete`. */
   begin(dir: string, name: string, contentType: string): Promise<PartedUpload>;
-  /** Stores part `index` (0-based) streamed from `body`, exactly `size` bytes; answers its tag. */
-  putPart(upload: PartedUpload, index: number, size: number, body: ReadableStream<Uint8Array>): Promise<string>;
+  /**
+   * Stores part `index` (0-based) streamed from `body`, exactly `size` bytes; answers its tag.
+   * `signal` aborts when the body fails: the request that sends it is aborted (docs/decisions.md D12.8).
+   */
+  putPart(
+    upload: PartedUpload,
+    index: number,
+    size: number,
+    body: ReadableStream<Uint8Array>,
+    signal?: AbortSignal,
+  ): Promise<string>;
   /** Joins the parts, in index order, into the final object, replacing one of that name. */
   complete(upload: PartedUpload, tags: string[]): Promise<void>;
   /** Drops the parts stored so far; the name keeps whatever it had before. */

@@ -4,6 +4,7 @@
 // and DELETE. Basic auth is sent with every request (one round trip each); Digest is not supported.
 import { cleanPath } from "../lib/path.ts";
 import { requireText } from "./addition.ts";
+import { anySignal } from "../lib/streams.ts";
 import { errorText } from "./failures.ts";
 import { withLength } from "./s3-files.ts";
 import {
@@ -106,10 +107,16 @@ export function webDavFiles(storage: StorageHandle): FileBackend {
     url: string,
     headers: Record<string, string> = {},
     body?: BodyInit | null,
+    signal?: AbortSignal,
   ): Promise<Response> {
     let response: Response;
     try {
-      response = await fetch(url, { method, headers: { ...auth, ...headers }, body, signal: storage.signal });
+      response = await fetch(url, {
+        method,
+        headers: { ...auth, ...headers },
+        body,
+        signal: anySignal(storage.signal, signal),
+      });
     } catch (error) {
       throw new Error(`cannot reach ${host}: ${errorText(error)}`);
     }
@@ -223,6 +230,7 @@ export function webDavFiles(storage: StorageHandle): FileBackend {
         urlOf(joinActual(dir, upload.name)),
         { "Content-Type": upload.contentType || "application/octet-stream", "Content-Length": String(upload.size) },
         withLength(upload.body, upload.size),
+        upload.signal,
       );
       await expectOk(response, "PUT", [200, 201, 204]);
     },

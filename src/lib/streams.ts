@@ -40,3 +40,9 @@ export function stepReader(stream: ReadableStream<Uint8Array>): StepReader {
     cancel: (reason) => byob.cancel(reason),
   };
 }
+
+/** A signal that aborts when any of `signals` does (none: undefined). */
+export function anySignal(...signals: (AbortSignal | undefined)[]): AbortSignal | undefined {
+  const given = signals.filter((signal): signal is AbortSignal => signal !== undefined);
+  return given.length > 1 ? AbortSignal.any(given) : given[0];
+}

@@ -1,8 +1,8 @@
 // What the tests inside workerd do as a client: sign in, call the JSON API with a token, count a
 // request's database round trips, mount a storage, make a user with one role (signed in or not),
-// send a body cut short. Requests go to the Worker under test through `exports.default.fetch`.
+// send a body cut short, read what workerd printed. Requests go to the Worker under test through `exports.default.fetch`.
 import { exports } from "cloudflare:workers";
-import { expect } from "vitest";
+import { expect, inject } from "vitest";
 import { INTEGRATION_ADMIN_PASSWORD } from "./integration-constants.ts";
 import { roundTrips, sql } from "./libsql-http.ts";
 
@@ -120,8 +120,30 @@ export function cutBody(how: "error" | "close"): ReadableStream<Uint8Array> {
   return new ReadableStream<Uint8Array>({
     pull(controller) {
       if (pulls++ === 0) controller.enqueue(new Uint8Array(100_000).fill(48));
-      else if (how === "error") controller.error(new Error("the client went away"));
+      else if (how === "error") controller.error(new Error(CUT_BODY_ERROR));
       else controller.close();
     },
   });
+}
+const CUT_BODY_ERROR = "the client went away";
+/**
+ * What miniflare's R2 logs as uncaught when a put's body is cut: its R2 is a Worker of its own
+ * that reads the body it is sent (the R2 binding takes no signal to abort it, D12.8).
+ */
+export const R2_SIMULATOR_CUT_READ = "Can't read from request stream because client disconnected";
+
+/**
+ * What workerd printed from line `from` on (test/support/runtime-log.ts): `next` is the line after
+ * the last, `uncaught` the lines that report an uncaught exception. A cutBody that fails is left
+ * out: it fails in the test's own isolate, where workerd logs its error whatever the Worker does
+ * (a real client that goes away fails the request's body from outside JavaScript).
+ */
+export async function runtimeLog(from = 0): Promise<{ next: number; uncaught: string[] }> {
+  const log: { next: number; lines: string[] } = await (
+    await fetch(`${inject("storageServers").runtimeLogUrl}/?from=${from}`)
+  ).json();
+  return {
+    next: log.next,
+    uncaught: log.lines.filter((line) => /uncaught/i.test(line) && !line.includes(CUT_BODY_ERROR)),
+  };
 }

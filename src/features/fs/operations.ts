@@ -15,7 +15,7 @@ import {
 } from "./messages.ts";
 import { fileFailure, getObject, type MountTree, type Mounted } from "./mounts.ts";
 import { baseName, joinName, parentOf } from "./path.ts";
-import { stepReader } from "../../lib/streams.ts";
+import { anySignal, stepReader } from "../../lib/streams.ts";
 import { readLink } from "./link-read.ts";
 
 /** Most files and folders a copy or move between storages handles in one request (each costs upstream calls). */
@@ -217,15 +217,17 @@ export async function readWhole(
 
 /**
  * Writes an upload into the folder `dir` of a storage (`/api/fs/put`, `/api/fs/form`, WebDAV PUT).
- * When the body fails, ends before its declared size or runs past it, a storage that keeps the
- * bytes that arrived (`partialUploads`: WebDAV, FTP) has the partial file removed, best effort,
- * and the reply says why the upload failed, never what the removal met.
+ * When the body fails, ends before its declared size or runs past it, the upstream request is
+ * aborted (D12.8), a storage that keeps the bytes that arrived (`partialUploads`: WebDAV, FTP) has
+ * the partial file removed, best effort, and the reply says why the upload failed, never what the
+ * removal met.
  */
 export async function putFile(dir: Mounted, upload: Upload): Promise<void> {
   const put = need(dir, "put");
   const watched = watchBody(upload.body, upload.size);
   try {
-    await put(dir.actualPath, { ...upload, body: watched.body });
+    const signal = anySignal(upload.signal, watched.signal);
+    await put(dir.actualPath, { ...upload, body: watched.body, ...(signal ? { signal } : {}) });
   } catch (error) {
     const fault = watched.fault();
     if (fault === null) throw fileFailure(error, "");
@@ -251,14 +253,20 @@ export async function removePartial(dir: Mounted, name: string): Promise<void> {
 /**
  * The body as it is read, counted: `fault` is why it did not arrive whole (its own refusal, such
  * as a form's wrong ending, or that it failed, ended early or ran long), null while it did not.
+ * `signal` aborts at the fault, before the body fails: workerd logs a failed body of an outgoing
+ * request as an uncaught exception, an aborted request not (docs/decisions.md D12.8).
  */
 function watchBody(source: ReadableStream<Uint8Array>, size: number) {
   const reader = stepReader(source);
   let sent = 0;
   let ended = false;
   let fault: FileError | null = null;
+  const abort = new AbortController();
   const fail = (controller: ReadableStreamDefaultController<Uint8Array>, error: FileError) => {
     fault = error;
+    // No reason of our own: a JavaScript error as the reason is logged as uncaught too. A backend
+    // that takes no signal (R2, FTP) sees the body fail, as before.
+    abort.abort();
     controller.error(error);
   };
   const body = new ReadableStream<Uint8Array>({
@@ -286,7 +294,7 @@ function watchBody(source: ReadableStream<Uint8Array>, size: number) {
     },
     cancel: (reason) => reader.cancel(reason),
   });
-  return { body, fault: () => fault, complete: () => ended, sent: () => sent };
+  return { body, signal: abort.signal, fault: () => fault, complete: () => ended, sent: () => sent };
 }
 
 export const emptyBody = () => new ReadableStream<Uint8Array>({ start: (controller) => controller.close() });

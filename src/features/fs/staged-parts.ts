@@ -33,9 +33,15 @@ export function stagedParts(mounted: Mounted): PartedUploads {
       await makeDir(dir, uploadId);
       return { dir, name, uploadId };
     },
-    async putPart(upload, index, size, body) {
+    async putPart(upload, index, size, body, signal) {
       const part = `${index}.${randomName()}`;
-      await putFile(at(staging(upload)), { name: part, size, body, contentType: "application/octet-stream" });
+      await putFile(at(staging(upload)), {
+        name: part,
+        size,
+        body,
+        contentType: "application/octet-stream",
+        ...(signal ? { signal } : {}),
+      });
       return part;
     },
     async complete(upload, tags) {

@@ -5,7 +5,7 @@ import { exports } from "cloudflare:workers";
 import { beforeAll, beforeEach, describe, expect, inject, it } from "vitest";
 import { sql } from "../../../test/support/libsql-http.ts";
 import { s3Addition, s3Object, s3Text, upstreamDav, upstreamDavText } from "../../../test/support/upstreams.ts";
-import { callApi, cutBody, type Envelope, member, signIn } from "../../../test/support/workerd-client.ts";
+import { callApi, cutBody, type Envelope, member, runtimeLog, signIn } from "../../../test/support/workerd-client.ts";
 
 const servers = inject("storageServers");
 /** Everything this file writes stays below these folders, away from what the read tests list. */
@@ -607,6 +607,31 @@ describe("uploads whose body ends before its Content-Length", () => {
       }
     }
     expect([await davText("/cut/error.txt"), await davText("/cut/close.txt")]).toEqual([null, null]);
+  });
+
+  it("an upload that ends early to S3 or WebDAV fails as before and leaves no uncaught error in workerd's log", async () => {
+    const logged = await runtimeLog();
+    for (const mount of ["/s3", "/dav"]) {
+      for (const how of ["error", "close"] as const) {
+        const reply = await upload(`${mount}/quiet/${how}.txt`, cutBody(how), { "Content-Length": "200000" });
+        expect(reply, `${mount} ${how}`).toEqual({
+          code: 500,
+          message:
+            how === "close"
+              ? "the upload ended early: 100000 of its 200000 bytes arrived"
+              : expect.stringMatching(/^the upload ended early: \d+ of its 200000 bytes arrived$/),
+          data: null,
+        });
+        expect((await call("/api/fs/get", { path: `${mount}/quiet/${how}.txt` })).message, `${mount} ${how}`).toBe(
+          "object not found",
+        );
+      }
+    }
+    expect([await s3Text("w/quiet/error.txt"), await s3Text("w/quiet/close.txt")]).toEqual([null, null]);
+    expect([await davText("/quiet/error.txt"), await davText("/quiet/close.txt")]).toEqual([null, null]);
+    // An upload that ends early is a normal fault: the upstream request it stops is aborted, not
+    // failed (docs/decisions.md D12.8).
+    expect((await runtimeLog(logged.next)).uncaught).toEqual([]);
   });
 
   it("a form whose body ends early (PUT /api/fs/form) leaves nothing on WebDAV and FTP either", async () => {

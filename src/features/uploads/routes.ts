@@ -438,7 +438,7 @@ export function registerUploadRoutes(app: Router) {
       }
       let tag: string;
       try {
-        tag = await parts.putPart(upstreamOf(session, name), index, expected, watched.body);
+        tag = await parts.putPart(upstreamOf(session, name), index, expected, watched.body, watched.signal);
       } catch (error) {
         watched.fail(error);
         // The body's own refusal (short, long) says more than what the upstream made of it.

@@ -224,6 +224,8 @@ function sha256Sink() {
  * or ends short, so the upstream never stores a wrong chunk. `done()` resolves with the SHA-256
  * (hex) once the stream ended whole. The body is read in large steps (stepReader): through a
  * TransformStream, which workerd feeds a few kilobytes at a time, a chunk went at half the speed.
+ * `signal` aborts before the body fails, for the request that sends it upstream: a failed body is
+ * logged as an uncaught exception, an aborted request not (docs/decisions.md D12.8).
  */
 export function hashed(body: ReadableStream<Uint8Array>, size: number, fault: { short: Error; long: Error }) {
   const reader = stepReader(body);
@@ -232,7 +234,9 @@ export function hashed(body: ReadableStream<Uint8Array>, size: number, fault: { 
   let settle!: { resolve: (hex: string) => void; reject: (error: unknown) => void };
   const hash = new Promise<string>((resolve, reject) => (settle = { resolve, reject }));
   hash.catch(() => undefined);
+  const abort = new AbortController();
   const stop = (error: unknown) => {
+    abort.abort();
     settle.reject(error);
     void reader.cancel(error).catch(() => undefined);
     sink.abort(error);
@@ -261,5 +265,5 @@ export function hashed(body: ReadableStream<Uint8Array>, size: number, fault: { 
     },
     { highWaterMark: 0 },
   );
-  return { body: out, done: () => hash, fail: stop };
+  return { body: out, done: () => hash, fail: stop, signal: abort.signal };
 }
