@@ -73,14 +73,15 @@ async function extractEntry(c: Context<AppEnv>, prefixLength: number): Promise<R
   const state = await readState(c.var.db, { paths: [path], folders: [], points: top === path ? [path] : [path, top] });
   const tree = new MountTree(state.tree, c.var.db, c.req.raw.signal);
   const storage = await tree.storageAt(path);
-  // The web UI builds a share's entry links as /ae/<share id>/<path in the share> (OpenList's
-  // server answers them at /sad): a path no storage serves whose first name is not a folder of the
-  // tree is a share's, when it names one (docs/decisions.md D14.8).
-  if (!storage && (await shareShaped(tree, path, top))) {
+  const sign = url.searchParams.get("sign") ?? "";
+  // The web UI builds a share's entry links as /ae/<share id>/<path in the share>, never with a
+  // sign (OpenList's server answers them at /sad): an unsigned path whose first folder is no
+  // storage's mount point (nor above one) is a share's when that name is a share, even under a
+  // storage mounted at / (docs/decisions.md D14.8).
+  if (sign === "" && (await shareShaped(tree, path, top))) {
     const shared = await uiShareEntry(c, url.pathname.slice(prefixLength));
     if (shared) return shared;
   }
-  const sign = url.searchParams.get("sign") ?? "";
   const checked = signRequired(state, path, storage);
   if (checked) await requireSign(state, path, sign);
   // Through an alias, a target a meta password guards or a hide rule hides needs the sign as it would named directly.

@@ -176,9 +176,15 @@ describe("a ZIP inside a share", () => {
     expect((await get(`/ae/${withoutBit.id}/tree.zip?inner=/readme.txt`)).status).toBe(403);
   });
 
-  it("leaves /ae of a path no share names to the file side", async () => {
+  it("leaves /ae of a path no share names, or a signed one, to the file side", async () => {
     const reply = await get("/ae/no-such-share/tree.zip?inner=/readme.txt");
     expect(reply.headers.get("Content-Type")).toContain("json");
     expect((await reply.json<{ code: number }>()).code).not.toBe(200);
+    // The web UI never signs a share's entry link; a signed /ae link is a storage path's.
+    const share = await create(carol, { files: ["/s3/pub"] });
+    const signed = await get(`/ae/${share.id}/tree.zip?inner=/readme.txt&sign=anything`);
+    expect(signed.headers.get("Content-Type")).toContain("json");
+    expect((await signed.json<{ code: number }>()).code).not.toBe(200);
+    expect(await accessed(share.id)).toBe(0);
   });
 });
