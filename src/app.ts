@@ -75,6 +75,7 @@ export function createApp(dependencies: AppDependencies) {
   app.use("/p/*", useDatabase);
   for (const kind of ["ae", "ad", "ap"]) app.use(`/${kind}/*`, useDatabase);
   app.use("/sd/*", useDatabase);
+  app.use("/sad/*", useDatabase);
   app.use("/dav/*", useDatabase);
   // The served web UI reads roles as OpenList's numbers; every other client, as AList's ids (D17).
   app.use("/api/*", webUiRoles);

@@ -241,8 +241,7 @@ const DEFINITION_ROWS: readonly DefinitionRow[] = [
     value: "false",
     type: "bool",
     group: 4,
-    flag: 2,
-    help: "Gatehouse does not open archives inside share links yet: visitors download them",
+    help: "The web UI browses ZIPs inside share links (each entry opened is a download of the share)",
   },
   {
     key: "share_force_proxy",

@@ -1180,6 +1180,64 @@ describe("every page of the web UI, for the admin and for a user of a custom rol
       await call("/api/fs/remove", { dir: "/", names: ["shared note.txt"] });
     }
   });
+
+  it("previews a shared ZIP's listing and an entry for a signed-out visitor when share_archive_preview is on", async () => {
+    const put = await fetch(`${server.origin}/api/fs/put`, {
+      method: "PUT",
+      headers: { Authorization: token, "File-Path": encodeURIComponent("/shared zips/tree.zip") },
+      body: bytesOf(zipFixtures()["tree.zip"]!.base64),
+    });
+    expect(((await put.json()) as { code: number }).code).toBe(200);
+    const share = await call("/api/share/create", {
+      files: ["/shared zips"],
+      expires: null,
+      pwd: "",
+      max_accessed: 0,
+      remark: "",
+      readme: "",
+      header: "",
+    });
+    expect(share.code, share.message).toBe(200);
+    const previews = {
+      share_preview: "true",
+      share_archive_preview: "true",
+      share_preview_archives_by_default: "true",
+      share_preview_download_by_default: "false",
+    };
+    const saved = await settingValues();
+    expect(
+      (
+        await call(
+          "/api/admin/setting/save",
+          Object.entries(previews).map(([key, value]) => ({ key, value })),
+        )
+      ).code,
+    ).toBe(200);
+    try {
+      const visitor = await sameOriginContext(browser, server.origin);
+      const anonymous = await visitor.context.newPage();
+      const watch = watchFailures(anonymous);
+      await anonymous.goto(`${server.origin}/@s/${share.data.id}/tree.zip`);
+      // The tree from archive/meta under /@s, then an entry through the link the UI builds
+      // (/ae/<share id>/…), unsigned, under the default storage mounted at /.
+      await anonymous.getByText("readme.txt", { exact: true }).waitFor({ timeout: 15_000 });
+      await anonymous.getByText("docs", { exact: true }).waitFor();
+      await anonymous.getByText("readme.txt", { exact: true }).click();
+      await anonymous.getByText("hello from inside the zip").waitFor({ timeout: 15_000 });
+      const guest = "GET /api/me: 401 Guest user is disabled, login please";
+      expect(watch.take().filter((failure) => failure !== guest)).toEqual([]);
+      // The entry is a delivered download of the share.
+      expect((await call(`/api/share/get?id=${share.data.id}`)).data.accessed).toBeGreaterThanOrEqual(1);
+      expect(visitor.blocked).toEqual([]);
+      await visitor.context.close();
+    } finally {
+      await call(
+        "/api/admin/setting/save",
+        Object.keys(previews).map((key) => ({ key, value: saved[key]! })),
+      );
+      await call("/api/fs/remove", { dir: "/", names: ["shared zips"] });
+    }
+  });
 });
 
 describe("the access keys page", () => {

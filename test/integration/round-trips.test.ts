@@ -188,6 +188,7 @@ const BUDGET: Record<string, number> = {
   "POST /api/share/enable": 2,
   "POST /api/share/disable": 2,
   "GET /sd/:path{.+}": 1,
+  "GET /sad/:path{.+}": 1,
 };
 
 let token: string;

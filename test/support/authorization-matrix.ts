@@ -361,6 +361,7 @@ export const ROUTES: RouteRow[] = [
   { method: "POST", path: "/api/share/disable", access: userOnly(403, "You are a guest"), query: "id=no-such-share" },
   // No login: an unknown share is HTTP 404 for everyone, so download tools never save a page.
   { method: "GET", path: "/sd/:path{.+}", url: "/sd/nothing/x", access: PUBLIC, reply: "not found" },
+  { method: "GET", path: "/sad/:path{.+}", url: "/sad/nothing/x.zip", access: PUBLIC, reply: "not found" },
 ];
 
 /**

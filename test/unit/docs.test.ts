@@ -22,7 +22,7 @@ const PAGES = [
 /** The pages that document routes: every served route is named in one of them. */
 const ROUTE_PAGES = ["docs/api.md", "docs/files.md", "docs/webdav.md"];
 /** Paths the router owns; other paths in the docs are the web UI's files or the local endpoint's. */
-const ROUTER_PATH = /^\/(api\/|d\/|p\/|sd\/|a[edp]\/|ping$)/;
+const ROUTER_PATH = /^\/(api\/|d\/|p\/|sd\/|sad\/|a[edp]\/|ping$)/;
 
 /** `GET /api/task/<kind>/{undone,done}` → both routes; `?query` and what follows are not the path. */
 function routeMentions(markdown: string): string[] {

@@ -211,10 +211,10 @@ describe("every route the router serves", () => {
         if (!content["text/plain"]) problems.push(`${route.operation}: no text/plain 200`);
         continue;
       }
-      // /d, /p, /sd and an archive's /ae, /ad, /ap answer bytes; /d's, /p's and the archive routes'
+      // /d, /p, /sd, /sad and an archive's /ae, /ad, /ap answer bytes; /d's, /p's and the archive routes'
       // refusals are envelopes (src/features/fs/read.test.ts, src/features/archive/archive.workerd.test.ts),
-      // /sd's real HTTP statuses (src/features/shares/).
-      if (/^\/(?:[dp]|sd|a[edp])\//.test(route.path)) {
+      // /sd's and /sad's real HTTP statuses (src/features/shares/).
+      if (/^\/(?:[dp]|sd|sad|a[edp])\//.test(route.path)) {
         if (!content["application/octet-stream"]) problems.push(`${route.operation}: no application/octet-stream 200`);
         continue;
       }

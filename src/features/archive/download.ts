@@ -8,19 +8,16 @@ import * as z from "zod/mini";
 import "../../http/openapi.ts";
 import type { Context } from "hono";
 import type { AppEnv } from "../../http/context.ts";
-import { ApiError, FileError } from "../../http/errors.ts";
+import { ApiError } from "../../http/errors.ts";
 import type { Router } from "../../http/router.ts";
-import { NOT_A_FILE } from "../fs/messages.ts";
 import { MountTree } from "../fs/mounts.ts";
-import { baseName, cleanPath, decodeDownloadPath } from "../fs/path.ts";
+import { decodeDownloadPath } from "../fs/path.ts";
 import { signRequired, targetNeedsSign } from "../fs/rules.ts";
-import { contentDisposition, contentTypeOf, rangeWithin } from "../fs/serve.ts";
 import { signProblem } from "../fs/sign.ts";
 import type { FsState } from "../fs/state.ts";
 import { readState } from "../fs/store.ts";
-import { archiveTree, nodeAt, requireNoBomb, requireSafeNames, requireZipName } from "./rules.ts";
-import { openArchive } from "./source.ts";
-import { openEntry, readZipDirectory, requireOpenable } from "./zip.ts";
+import { uiShareEntry } from "../shares/archive.ts";
+import { streamEntry } from "./read.ts";
 
 const KINDS = ["ae", "ad", "ap"] as const;
 
@@ -57,6 +54,11 @@ export function registerArchiveDownloadRoutes(app: Router) {
   }
 }
 
+/** `/<first>/…` where `<first>` is neither a storage's mount point nor a folder above one. */
+async function shareShaped(tree: MountTree, path: string, top: string): Promise<boolean> {
+  return top !== "/" && top !== path && (await tree.mountsAt(top)) === null;
+}
+
 async function requireSign(state: FsState, path: string, sign: string) {
   const problem = await signProblem(`${state.settings.token}-archive`, path, sign);
   if (problem) throw new ApiError(401, problem);
@@ -65,11 +67,21 @@ async function requireSign(state: FsState, path: string, sign: string) {
 async function extractEntry(c: Context<AppEnv>, prefixLength: number): Promise<Response> {
   const url = new URL(c.req.url);
   const path = decodeDownloadPath(url.pathname.slice(prefixLength));
-  // The archive's own mount-point lookup (tree.get) travels in the same batch: one round trip.
-  const state = await readState(c.var.db, { paths: [path], folders: [], points: [path] });
+  // The archive's own mount-point lookup (tree.get) travels in the same batch: one round trip; its
+  // first folder's too, which tells a share's link from a storage's path (below).
+  const top = `/${path.split("/")[1] ?? ""}`;
+  const state = await readState(c.var.db, { paths: [path], folders: [], points: top === path ? [path] : [path, top] });
   const tree = new MountTree(state.tree, c.var.db, c.req.raw.signal);
   const storage = await tree.storageAt(path);
   const sign = url.searchParams.get("sign") ?? "";
+  // The web UI builds a share's entry links as /ae/<share id>/<path in the share>, never with a
+  // sign (OpenList's server answers them at /sad): an unsigned path whose first folder is no
+  // storage's mount point (nor above one) is a share's when that name is a share, even under a
+  // storage mounted at / (docs/decisions.md D14.8).
+  if (sign === "" && (await shareShaped(tree, path, top))) {
+    const shared = await uiShareEntry(c, url.pathname.slice(prefixLength));
+    if (shared) return shared;
+  }
   const checked = signRequired(state, path, storage);
   if (checked) await requireSign(state, path, sign);
   // Through an alias, a target a meta password guards or a hide rule hides needs the sign as it would named directly.
@@ -79,37 +91,5 @@ async function extractEntry(c: Context<AppEnv>, prefixLength: number): Promise<R
     },
     entries: (_target, entries) => entries,
   });
-  requireZipName(baseName(path));
-  const password = url.searchParams.get("pass") ?? "";
-
-  const { object, reader } = await openArchive(tree, path, c.req.raw.signal);
-  const directory = await readZipDirectory(reader);
-  requireSafeNames(directory.entries);
-  const node = nodeAt(archiveTree(directory.entries, object.modified), cleanPath(url.searchParams.get("inner") ?? "/"));
-  const entry = node.entry;
-  if (node.isDir || !entry) throw new FileError("not_a_file", NOT_A_FILE);
-  requireNoBomb(entry);
-  requireOpenable(entry, password);
-
-  const headers = new Headers({
-    // By the name only: AList took the request's own Content-Type, which lets a link choose how a browser reads it.
-    "Content-Type": contentTypeOf(node.name),
-    "Content-Disposition": contentDisposition(node.name),
-    "Cache-Control": "max-age=0, no-cache, no-store, must-revalidate",
-    "Referrer-Policy": "no-referrer",
-    "Accept-Ranges": "bytes",
-  });
-  const header = c.req.header("Range");
-  const range = header === undefined ? null : rangeWithin(header, entry.size);
-  if (range === "unsatisfiable") {
-    headers.set("Content-Range", `bytes */${entry.size}`);
-    return new Response(null, { status: 416, headers });
-  }
-  const [start, end] = range ?? [0, entry.size - 1];
-  const length = Math.max(0, end - start + 1);
-  headers.set("Content-Length", String(length));
-  if (range) headers.set("Content-Range", `bytes ${start}-${end}/${entry.size}`);
-  const status = range ? 206 : 200;
-  if (c.req.method === "HEAD") return new Response(null, { status, headers });
-  return new Response(await openEntry(reader, entry, password, start, length), { status, headers });
+  return streamEntry(c.req.raw, tree, path, url.searchParams.get("inner") ?? "/", url.searchParams.get("pass") ?? "");
 }

@@ -29,19 +29,11 @@ import {
 import { signPath } from "../fs/sign.ts";
 import type { FsState, TreeNeeds } from "../fs/state.ts";
 import { fsRoute } from "../fs/store.ts";
-import { objectFields, typeByName, FileType } from "../fs/wire.ts";
+import { sharedArchives } from "../shares/archive.ts";
 import { extractSteps, planExtractions } from "./extract.ts";
 import { decompressTaskName } from "./messages.ts";
-import {
-  type ArchiveNode,
-  archiveTree,
-  nodeAt,
-  requireExtractable,
-  requireSafeNames,
-  requireZipName,
-} from "./rules.ts";
-import { openArchive } from "./source.ts";
-import { readZipDirectory } from "./zip.ts";
+import { archivePage, readTree, wireObject, wireTree } from "./read.ts";
+import { requireExtractable, requireZipName } from "./rules.ts";
 
 const PathField = z
   ._default(z.string().check(z.maxLength(4096)), "")
@@ -106,7 +98,6 @@ const ObjectShape = {
   hashinfo: z.string(),
   hash_info: z.null(),
 };
-type TreeItem = ReturnType<typeof wireObject> & { children: TreeItem[] | null };
 const TreeItemSchema = z.object({
   ...ObjectShape,
   children: z
@@ -147,12 +138,23 @@ function archiveNeeds(raw: unknown, names: unknown = undefined): TreeNeeds {
   return { paths: [path, ...list.map((name) => joinName(path, name))], folders: [path] };
 }
 
+/**
+ * A route's guard, preceded by share links: a path under `/@s/` is a share's ZIP, answered under
+ * the share's guards without an account (features/shares/archive.ts); any other goes on to the guard.
+ */
+function sharedOr(kind: "meta" | "list", access: ReturnType<typeof fsRoute>) {
+  return { middleware: [sharedArchives(kind), ...access.middleware] as const, security: access.security };
+}
+
 const meta = createRoute({
   method: "post",
   path: "/api/fs/archive/meta",
   tags: ["fs"],
   summary: "A ZIP's comment and whole tree, read from its central directory with range reads",
-  ...fsRoute((body) => archiveNeeds(body.path)),
+  ...sharedOr(
+    "meta",
+    fsRoute((body) => archiveNeeds(body.path)),
+  ),
   request: { body: jsonBody(MetaBody) },
   responses: envelopeResponse(MetaData, "The archive's tree"),
 });
@@ -162,7 +164,10 @@ const list = createRoute({
   path: "/api/fs/archive/list",
   tags: ["fs"],
   summary: "One folder inside a ZIP (implicit folders included), paged",
-  ...fsRoute((body) => archiveNeeds(body.path)),
+  ...sharedOr(
+    "list",
+    fsRoute((body) => archiveNeeds(body.path)),
+  ),
   request: { body: jsonBody(ListBody) },
   responses: envelopeResponse(
     z.object({ content: z.array(z.object(ObjectShape)), total: z.number().check(z.int()) }),
@@ -184,22 +189,6 @@ const decompress = createRoute({
   responses: envelopeResponse(z.object({ task: z.array(TaskInfo) }), "The finished extractions"),
 });
 
-/** An object of an archive as AList shows it: fs's object shape, no sign, no path. */
-function wireObject(node: ArchiveNode, state: FsState) {
-  return objectFields(
-    { name: node.name, size: node.size, isDir: node.isDir, modified: node.modified, path: "" },
-    "",
-    node.isDir ? FileType.FOLDER : typeByName(node.name, state.settings),
-  ) as ReturnType<typeof objectFields> & { hash_info: null };
-}
-
-function wireTree(node: ArchiveNode, state: FsState): TreeItem {
-  return {
-    ...wireObject(node, state),
-    children: node.isDir ? node.children.map((child) => wireTree(child, state)) : null,
-  };
-}
-
 /** The archive sign: the download sign's format, keyed with `<token>-archive` (AList v3.58.0 internal/sign/archive.go:15-41). */
 export const archiveSign = (state: FsState, path: string) =>
   signPath(`${state.settings.token}-archive`, path, state.settings.linkExpirationHours);
@@ -215,13 +204,6 @@ function readable(c: Context<AppEnv>, viewer: Viewer, raw: string, password: str
     throughAlias(viewer, state, path, password),
   );
   return { path, tree };
-}
-
-async function readTree(tree: MountTree, path: string, signal: AbortSignal) {
-  const { object, reader } = await openArchive(tree, path, signal);
-  const directory = await readZipDirectory(reader);
-  requireSafeNames(directory.entries);
-  return { directory, root: archiveTree(directory.entries, object.modified) };
 }
 
 export function registerArchiveRoutes(app: Router) {
@@ -250,12 +232,7 @@ export function registerArchiveRoutes(app: Router) {
     const state = c.var.fs;
     const { path, tree } = readable(c, viewerOf(c.var.caller), body.path, body.password);
     const { root } = await readTree(tree, path, c.req.raw.signal);
-    const folder = nodeAt(root, body.inner_path);
-    const all = folder.isDir ? folder.children : [folder];
-    const page =
-      body.per_page < 1
-        ? all
-        : all.slice((Math.max(1, body.page) - 1) * body.per_page, Math.max(1, body.page) * body.per_page);
+    const { all, page } = archivePage(root, body.inner_path, body.page, body.per_page);
     return ok(c, { content: page.map((node) => wireObject(node, state)), total: all.length });
   });
 

@@ -26,6 +26,8 @@ export interface FsSettings {
   ignorePaths: string;
   forwardDirectLinkParams: boolean;
   ignoreDirectLinkParams: Set<string>;
+  /** Archives inside share links may be browsed and their entries opened (docs/decisions.md D14.8). */
+  shareArchivePreview: boolean;
 }
 
 /** Where a path's storage comes from: the storages on its chain; and the virtual folders of a folder. */

@@ -30,6 +30,7 @@ const FS_SETTING_KEYS = [
   "ignore_paths",
   "forward_direct_link_params",
   "ignore_direct_link_params",
+  "share_archive_preview",
 ] as const;
 
 type FsSettingKey = (typeof FS_SETTING_KEYS)[number];
@@ -176,6 +177,7 @@ function toState(
           .map((s) => s.trim())
           .filter(Boolean),
       ),
+      shareArchivePreview: value("share_archive_preview") === "true",
     },
   };
 }

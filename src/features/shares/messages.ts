@@ -24,3 +24,7 @@ export const OBJECT_NOT_FOUND = "object not found";
 export const ROOT_LINK = "cannot get sharing root link";
 export const FOLDER_LINK = "a folder cannot be downloaded: open the share's page";
 export const STORAGE_FAILED = "the storage behind this share failed";
+/** Archives inside a share while the setting `share_archive_preview` is off (OpenList's words). */
+export const ARCHIVE_PREVIEW_OFF = "sharing archives previewing is not allowed";
+/** The share's creator may not read archives at the shared ZIP (its role scope's read-archives bit). */
+export const ARCHIVE_NOT_READABLE = "archives cannot be opened in this share: download the file instead";

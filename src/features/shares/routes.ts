@@ -24,6 +24,7 @@ import {
   updateShare,
   type ShareFields,
 } from "./store.ts";
+import { shareArchiveDownload } from "./archive.ts";
 import { shareDownload } from "./use.ts";
 
 const owners = accountOnly(403, GUEST_REFUSED);
@@ -247,6 +248,38 @@ export function registerShareRoutes(app: Router) {
       206: { description: "The requested range (counts one access too)" },
       403: { description: "Wrong code, share disabled, or its creator may no longer share it" },
       404: { description: "No such share, or nothing of that name in it" },
+      410: { description: "The share expired or has no downloads left" },
+      429: { description: "Too many wrong codes" },
+    },
+  });
+
+  app.get("/sad/:path{.+}", shareArchiveDownload);
+  app.openAPIRegistry.registerPath({
+    method: "get",
+    path: "/sad/{path}",
+    tags: ["shares"],
+    summary:
+      "One entry of a shared ZIP (Range and HEAD too), while share_archive_preview is on; the web UI's /ae/<share id>/… links too",
+    request: {
+      params: z.object({
+        path: z.string().openapi({
+          description:
+            "`<share id>/<the ZIP's path inside the share>`, percent-encoded per segment; add `?inner=<entry>`, `&pass=` (the ZIP's password), and `?pwd=<code>` or archive/meta raw_url's `?sign=`",
+        }),
+      }),
+    },
+    responses: {
+      200: {
+        description: "The entry; each delivered GET counts one access of the share",
+        content: { "application/octet-stream": { schema: z.string().openapi({ format: "binary" }) } },
+      },
+      206: { description: "The requested range (counts one access too)" },
+      400: { description: "Not a ZIP, a folder, a wrong archive password, or the archive refused" },
+      403: {
+        description:
+          "Wrong code, archives not allowed in shares (the setting), or the creator may not read archives there",
+      },
+      404: { description: "No such share, or nothing of that name in it or in the ZIP" },
       410: { description: "The share expired or has no downloads left" },
       429: { description: "Too many wrong codes" },
     },

@@ -31,7 +31,7 @@ import {
 } from "./rules.ts";
 import { countDownload, countWrongCode, readShareInUse, uncountDownload, type ShareRow } from "./store.ts";
 
-interface OpenShare {
+export interface OpenShare {
   share: ShareRow;
   viewer: Viewer;
   state: FsState;
@@ -42,7 +42,7 @@ interface OpenShare {
  * Reads the share (one round trip) and lets the request in: usable, and the code given (or a sign
  * of the file). A wrong code is counted against the address and the share before the refusal.
  */
-async function openShare(
+export async function openShare(
   c: Context<AppEnv>,
   id: string,
   code: string,
@@ -75,7 +75,7 @@ function requireCreatorReads(open: OpenShare, path: string) {
 }
 
 /** Runs a file-side step; its failures reworded without the storage's paths or texts. */
-async function quietly<T>(step: () => Promise<T>): Promise<T> {
+export async function quietly<T>(step: () => Promise<T>): Promise<T> {
   try {
     return await step();
   } catch (error) {
@@ -87,7 +87,7 @@ async function quietly<T>(step: () => Promise<T>): Promise<T> {
 }
 
 /** The object a target names: the virtual root of a multi-item share is a folder named after the share. */
-async function objectAt(open: OpenShare, target: ShareTarget): Promise<FileObject> {
+export async function objectAt(open: OpenShare, target: ShareTarget): Promise<FileObject> {
   if (target.root) return { name: open.share.id, size: 0, isDir: true, modified: ZERO_TIME, path: "" };
   requireCreatorReads(open, target.path);
   return quietly(() => open.tree.get(target.path));
@@ -158,7 +158,7 @@ async function shareGet(c: Context<AppEnv>, id: string, rest: string, password: 
 }
 
 /** The path inside the share of a target, cleaned: what /sd links and signs name. */
-function pathInside(share: ShareRow, target: Exclude<ShareTarget, { root: true }>): string {
+export function pathInside(share: ShareRow, target: Exclude<ShareTarget, { root: true }>): string {
   const below = target.path.slice(target.item === "/" ? 0 : target.item.length) || "/";
   if (share.files.length === 1) return below;
   return below === "/" ? `/${baseName(target.item)}` : joinName(`/${baseName(target.item)}`, below.slice(1));
@@ -170,8 +170,8 @@ interface ListRequest {
   per_page: number;
 }
 
-const text = (value: unknown) => (typeof value === "string" ? value : "");
-const integer = (value: unknown, fallback: number) =>
+export const text = (value: unknown) => (typeof value === "string" ? value : "");
+export const integer = (value: unknown, fallback: number) =>
   typeof value === "number" && Number.isInteger(value) ? value : fallback;
 
 /**
@@ -208,7 +208,7 @@ export async function shareDownload(c: Context<AppEnv>): Promise<Response> {
   }
 }
 
-const refusal = (status: number, message: string) =>
+export const refusal = (status: number, message: string) =>
   new Response(`${message}\n`, { status, headers: { "Content-Type": "text/plain; charset=utf-8" } });
 
 async function deliver(c: Context<AppEnv>): Promise<Response> {
