@@ -5,6 +5,7 @@ import { ConfigError, type Env } from "./env.ts";
 import { registerAppPasswordRoutes } from "./features/app-passwords/routes.ts";
 import type { AppEnv } from "./http/context.ts";
 import { registerAuthRoutes } from "./features/auth/routes.ts";
+import { registerLdapRoutes } from "./features/ldap/routes.ts";
 import { registerDavRoutes } from "./features/dav/routes.ts";
 import { registerDriverRoutes } from "./features/drivers/routes.ts";
 import { registerArchiveDownloadRoutes } from "./features/archive/download.ts";
@@ -72,6 +73,7 @@ export function createApp(dependencies: AppDependencies) {
   app.use("/dav/*", useDatabase);
   registerPublicRoutes(app);
   registerAuthRoutes(app);
+  registerLdapRoutes(app);
   registerTwoFactorRoutes(app);
   registerMeRoutes(app);
   registerAppPasswordRoutes(app);

@@ -14,7 +14,8 @@ import { ApiError } from "../../http/errors.ts";
 import { INVALID_OTP } from "../two-factor/messages.ts";
 import { secondFactorStep } from "../two-factor/sign-in.ts";
 import { SIGN_IN_FAILED, TOO_MANY_DEVICES } from "./messages.ts";
-import { deactivateSession, grantSession, readSignInState, releaseAttempt } from "./store.ts";
+import { deactivateSession, grantSession, readSignInState, releaseAttempt, type SignInState } from "./store.ts";
+import type { UserRow } from "../users/store.ts";
 
 export interface SignInRequest {
   username: string;
@@ -37,7 +38,7 @@ export async function signIn(
   request: SignInRequest,
   client: SignInClient,
 ): Promise<{ token: string; device_key: string }> {
-  const key = jwtSecret(env); // a missing secret fails before any work is done
+  jwtSecret(env); // a missing secret fails before any work is done
   const now = Math.floor(Date.now() / 1000);
   const ip = client.ip;
   const attempt = { username: request.username, ip, now };
@@ -56,8 +57,40 @@ export async function signIn(
     throw new ApiError(403, USER_DISABLED);
   }
 
+  return completeSignIn(env, db, {
+    user,
+    state,
+    client,
+    otpCode: request.otpCode,
+    now,
+    // An imported AList hash becomes a Gatehouse one with this sign-in's writes.
+    passwordUpgrade: password.upgrade === null ? null : { from: user.passwordHash, to: password.upgrade },
+  });
+}
+
+/** A sign-in whose first factor passed: the account, what readSignInState read, and the request. */
+export interface CheckedSignIn {
+  user: UserRow;
+  state: SignInState;
+  client: SignInClient;
+  otpCode: string | undefined;
+  now: number;
+  passwordUpgrade: { from: string; to: string } | null;
+}
+
+/**
+ * The second factor, the device session and the token, for every way of signing in (a password
+ * here, the directory in src/features/ldap), so each gets the same sessions, limits and tokens.
+ */
+export async function completeSignIn(
+  env: Env,
+  db: Database,
+  { user, state, client, otpCode, now, passwordUpgrade }: CheckedSignIn,
+): Promise<{ token: string; device_key: string }> {
+  const key = jwtSecret(env);
+  const ip = client.ip;
   // Whether the code's step was used already is decided once, atomically, by grantSession.
-  const otpStep = await secondFactorStep(env, user.otpSecret, request.otpCode);
+  const otpStep = await secondFactorStep(env, user.otpSecret, otpCode);
 
   const sessionKey = await deviceKey(user.id, client.clientId);
   const alreadyActive = state.activeSessionKeys.has(sessionKey);
@@ -73,8 +106,7 @@ export async function signIn(
     clientIp: ip,
     now,
     otpStep,
-    // An imported AList hash becomes a Gatehouse one with this sign-in's writes.
-    passwordUpgrade: password.upgrade === null ? null : { from: user.passwordHash, to: password.upgrade },
+    passwordUpgrade,
     maxOtherActive: limited && state.evictPolicy === "deny" ? state.maxDevices : null,
     maxActive: limited && state.evictPolicy === "evict_oldest" ? state.maxDevices : null,
   });
