@@ -60,7 +60,7 @@ export interface LdapTarget {
 
 /** `ldap://host[:389]` or `ldaps://host[:636]`; anything else is a configuration mistake. */
 export function parseServer(server: string): LdapTarget {
-  const match = /^(ldaps?):\/\/(\[[^\]]+\]|[^:/?#]+)(?::(\d{1,5}))?\/?$/i.exec(server.trim());
+  const match = /^(ldaps?):\/\/(\[[^\]]+\]|[^:/?#@]+)(?::(\d{1,5}))?\/?$/i.exec(server.trim());
   if (!match) throw new LdapError(`ldap_server "${server}" is not ldap://host:port or ldaps://host:port`);
   const tls = match[1]!.toLowerCase() === "ldaps";
   const port = match[3] === undefined ? (tls ? 636 : 389) : Number(match[3]);
