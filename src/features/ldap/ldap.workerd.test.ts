@@ -180,6 +180,24 @@ describe("POST /api/auth/login/ldap", () => {
     ]);
   });
 
+  it("sends StartTLS when asked and says so when the directory has no TLS to offer", async () => {
+    await setSetting("ldap_start_tls", "true");
+    const reply = await ldapLogin("alice", directory.alice);
+    expect(reply.code).toBe(500);
+    expect(reply.message).toMatch(
+      /^ldap sign-in is unavailable: the directory 127\.0\.0\.1:\d+ refused StartTLS \(result \d+/,
+    );
+    expect(await accounts()).toEqual([]);
+  });
+
+  it("fails clearly when ldaps:// meets a directory that speaks plain LDAP", async () => {
+    await setSetting("ldap_server", ldapUrl.replace(/^ldap:/, "ldaps:"));
+    const reply = await ldapLogin("alice", directory.alice);
+    expect(reply.code).toBe(500);
+    expect(reply.message).toMatch(/^ldap sign-in is unavailable: the directory 127\.0\.0\.1:\d+ /);
+    expect(await accounts()).toEqual([]);
+  });
+
   it("says so when the manager account is refused, without the manager password", async () => {
     await setSetting("ldap_manager_password", "not-the-manager-password");
     const reply = await ldapLogin("alice", directory.alice);
