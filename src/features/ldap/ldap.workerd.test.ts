@@ -83,6 +83,15 @@ describe("POST /api/auth/login/ldap", () => {
     expect(local.code).toBe(400);
   });
 
+  it("creates one account when a directory user's first sign-ins race", async () => {
+    const replies = await Promise.all([1, 2, 3].map((n) => ldapLogin("bob", directory.bob, {}, `192.0.2.${n}`)));
+    expect(replies.map((reply) => reply.code)).toEqual([200, 200, 200]);
+    expect(await accounts()).toEqual(["bob"]);
+    expect(
+      await sql("SELECT count(*) FROM device_sessions WHERE user_id = (SELECT id FROM users WHERE username = 'bob')"),
+    ).toEqual([[1]]);
+  });
+
   it("refuses a wrong password, counts it, and locks the address out at the limit", async () => {
     expect(await ldapLogin("bob", "wrong")).toEqual({
       code: 400,
