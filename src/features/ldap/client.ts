@@ -81,10 +81,15 @@ export const unbindRequest = () => tlv(Op.UNBIND_REQUEST);
 export const startTlsRequest = () => tlv(Op.EXTENDED_REQUEST, octets(START_TLS_OID, 0x80));
 
 /**
- * A subtree search that asks for no attributes ("1.1", RFC 4511 section 4.5.1.8) and at most two
- * entries: the sign-in needs the DN of exactly one.
+ * A subtree search for at most two entries (the sign-in needs exactly one) asking for `attributes`,
+ * or for none ("1.1", RFC 4511 section 4.5.1.8) when that is empty.
  */
-export const searchRequest = (base: string, filter: string, timeLimitSeconds: number) =>
+export const searchRequest = (
+  base: string,
+  filter: string,
+  timeLimitSeconds: number,
+  attributes: readonly string[] = [],
+) =>
   tlv(
     Op.SEARCH_REQUEST,
     octets(base),
@@ -92,10 +97,16 @@ export const searchRequest = (base: string, filter: string, timeLimitSeconds: nu
     enumerated(0), // neverDerefAliases
     integer(2),
     integer(timeLimitSeconds),
-    boolean(true),
+    boolean(attributes.length === 0),
     encodeFilter(filter),
-    sequence(octets("1.1")),
+    sequence(...(attributes.length === 0 ? ["1.1"] : attributes).map((name) => octets(name))),
   );
+
+/** An entry a search found: its DN and the values of the attributes asked for, by lowercase name. */
+export interface SearchEntry {
+  dn: string;
+  attributes: Map<string, string[]>;
+}
 
 interface Result {
   code: number;
@@ -195,22 +206,22 @@ export class LdapConnection {
     return result(await this.request(bindRequest(dn, password), Op.BIND_RESPONSE));
   }
 
-  /** The DNs a subtree search finds, and its result (4 when more than two matched). */
-  async search(base: string, filter: string): Promise<{ dns: string[]; result: Result }> {
+  /** The entries a subtree search finds, and its result (4 when more than two matched). */
+  async search(
+    base: string,
+    filter: string,
+    attributes: readonly string[] = [],
+  ): Promise<{ entries: SearchEntry[]; result: Result }> {
     const id = this.nextId++;
-    await this.send(message(id, searchRequest(base, filter, Math.max(1, Math.ceil(this.timeoutMs / 1000)))));
-    const dns: string[] = [];
+    const seconds = Math.max(1, Math.ceil(this.timeoutMs / 1000));
+    await this.send(message(id, searchRequest(base, filter, seconds, attributes)));
+    const entries: SearchEntry[] = [];
     for (;;) {
       const op = await this.receive(id);
-      if (op.tag === Op.SEARCH_ENTRY) {
-        const [dn] = readElements(op.content);
-        if (!dn) throw new LdapError("the directory sent an entry without a DN");
-        dns.push(readText(dn));
-      } else if (op.tag === Op.SEARCH_DONE) {
-        return { dns, result: result(op) };
-      } else if (op.tag !== Op.SEARCH_REFERENCE) {
+      if (op.tag === Op.SEARCH_ENTRY) entries.push(searchEntry(op));
+      else if (op.tag === Op.SEARCH_DONE) return { entries, result: result(op) };
+      else if (op.tag !== Op.SEARCH_REFERENCE)
         throw new LdapError(`the directory answered a search with operation 0x${op.tag.toString(16)}`);
-      }
     }
   }
 
@@ -282,6 +293,28 @@ export class LdapConnection {
     if (this.timedOut())
       return new LdapError(`the directory ${this.target} did not answer within ${this.timeoutMs / 1000} s`);
     return new LdapError(`the directory ${this.target} closed the connection${error ? `: ${errorText(error)}` : ""}`);
+  }
+}
+
+/** A SearchResultEntry: objectName, then a sequence of {type, SET OF value} (RFC 4511 section 4.5.2). */
+function searchEntry(op: Element): SearchEntry {
+  try {
+    const [dn, list] = readElements(op.content);
+    if (!dn) throw new LdapError("the directory sent an entry without a DN");
+    const attributes = new Map<string, string[]>();
+    for (const attribute of list ? readElements(list.content) : []) {
+      const [type, values] = readElements(attribute.content);
+      if (!type) continue;
+      const name = readText(type).toLowerCase();
+      attributes.set(name, [
+        ...(attributes.get(name) ?? []),
+        ...(values ? readElements(values.content).map(readText) : []),
+      ]);
+    }
+    return { dn: readText(dn), attributes };
+  } catch (error) {
+    if (error instanceof BerError) throw new LdapError("the directory sent a malformed entry");
+    throw error;
   }
 }
 

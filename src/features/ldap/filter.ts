@@ -23,6 +23,14 @@ export function userFilter(template: string, username: string): string {
   return template.replaceAll("%s", () => escaped);
 }
 
+/**
+ * The attribute the template compares the user name with (`uid` in `(&(objectClass=person)(uid=%s))`),
+ * or null when no item is exactly `(attr=%s)`: the sign-in reads it to learn the directory's spelling.
+ */
+export function nameAttribute(template: string): string | null {
+  return /\(([A-Za-z][A-Za-z0-9-]*)=%s\)/.exec(template)?.[1] ?? null;
+}
+
 const utf8 = new TextEncoder();
 
 /** An assertion value's bytes: `\hh` escapes decoded, everything else UTF-8. */

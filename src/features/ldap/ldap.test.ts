@@ -11,7 +11,7 @@ import {
   startTlsRequest,
   unbindRequest,
 } from "./client.ts";
-import { encodeFilter, escapeFilterValue, FilterError, userFilter } from "./filter.ts";
+import { encodeFilter, escapeFilterValue, FilterError, nameAttribute, userFilter } from "./filter.ts";
 
 const hex = (bytes: Uint8Array) => Buffer.from(bytes).toString("hex");
 const ascii = (text: string) => Buffer.from(text, "utf8").toString("hex");
@@ -65,6 +65,15 @@ describe("the user name in the filter", () => {
   });
 });
 
+describe("the name attribute of a template", () => {
+  it("is the attribute compared with %s, if any", () => {
+    expect(nameAttribute("(uid=%s)")).toBe("uid");
+    expect(nameAttribute("(&(objectClass=person)(sAMAccountName=%s))")).toBe("sAMAccountName");
+    expect(nameAttribute("(mail=%s@example.org)")).toBeNull();
+    expect(nameAttribute("(cn=*%s*)")).toBeNull();
+  });
+});
+
 describe("filters to BER", () => {
   it("encodes equality, presence, substrings, ordering and approximate matches", () => {
     expect(hex(encodeFilter("(uid=alice)"))).toBe(`a30c0403${ascii("uid")}0405${ascii("alice")}`);
@@ -112,6 +121,12 @@ describe("requests", () => {
     );
     expect(hex(message(2, unbindRequest()))).toBe("30050201024200");
     expect(hex(startTlsRequest())).toBe(`7718${hex(octets(START_TLS_OID, 0x80))}`);
+  });
+
+  it("asks for the values of named attributes", () => {
+    const elements = readElements(readElement(searchRequest("ou=people", "(uid=a)", 10, ["uid"])).content);
+    expect(hex(elements[5]!.content)).toBe("00");
+    expect(hex(tlv(elements[7]!.tag, elements[7]!.content))).toBe(`3005${hex(octets("uid"))}`);
   });
 
   it("writes a subtree search for one name asking for no attributes", () => {

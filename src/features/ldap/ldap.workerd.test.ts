@@ -11,7 +11,7 @@ const { deadPort } = inject("storageServers");
 const { users: directory } = LDAP_DIRECTORY;
 
 /** Every name a test here may leave an account under. */
-const NAMES = ["alice", "bob", "carol", "al*", "ali*e", "*", "admin)(|(uid=*", "*)(uid=*))(|(uid=*"];
+const NAMES = ["ALICE", "Alice", "alice", "bob", "carol", "al*", "ali*e", "*", "admin)(|(uid=*", "*)(uid=*))(|(uid=*"];
 
 const ldapLogin = (username: string, password: string, extra: Record<string, unknown> = {}, ip = "203.0.113.7") =>
   call("/api/auth/login/ldap", {
@@ -132,6 +132,25 @@ describe("POST /api/auth/login/ldap", () => {
       expect(reply, name).toEqual({ code: 400, message: "username or password is incorrect", data: null });
     }
     expect(await accounts()).toEqual([]);
+  });
+
+  it("asks for the directory's spelling of a name typed in another case, and makes no second account", async () => {
+    expect(await ldapLogin("ALICE", directory.alice)).toEqual({
+      code: 400,
+      message: 'the directory spells this user name "alice": sign in with it',
+      data: null,
+    });
+    // With a wrong password it is the usual refusal: the spelling is told only to the password's holder.
+    expect((await ldapLogin("Alice", "wrong")).message).toBe("username or password is incorrect");
+    expect(await accounts()).toEqual([]);
+    expect(await failures()).toEqual([
+      ["ip", "203.0.113.7", 1],
+      ["user", "ALICE", 0],
+      ["user", "Alice", 1],
+    ]);
+    await setSetting("ldap_user_search_filter", "(&(objectClass=inetOrgPerson)(uid=%s))");
+    expect((await ldapLogin("alice", directory.alice)).code).toBe(200);
+    expect(await accounts()).toEqual(["alice"]);
   });
 
   it("refuses the local admin even though a directory entry `admin` has the right password", async () => {

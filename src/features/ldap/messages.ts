@@ -9,3 +9,9 @@ export const LDAP_NOT_ALLOWED = "login via ldap is not allowed";
 
 /** The directory could not be asked: unreachable, misconfigured, or answering nonsense. */
 export const ldapUnavailable = (detail: string) => `ldap sign-in is unavailable: ${detail}`;
+
+/**
+ * The directory accepted the password for an entry whose name differs from the one typed only in
+ * case: said only to someone who knows the password.
+ */
+export const spelledOtherwise = (name: string) => `the directory spells this user name "${name}": sign in with it`;

@@ -13,8 +13,8 @@ import { SIGN_IN_FAILED } from "../auth/messages.ts";
 import { completeSignIn, type SignInClient } from "../auth/rules.ts";
 import { readSignInState, releaseAttempt } from "../auth/store.ts";
 import { LdapConnection, LdapError, parseServer, ResultCode } from "./client.ts";
-import { FilterError, userFilter } from "./filter.ts";
-import { LDAP_DISABLED, LDAP_NOT_ALLOWED, ldapUnavailable } from "./messages.ts";
+import { FilterError, nameAttribute, userFilter } from "./filter.ts";
+import { LDAP_DISABLED, LDAP_NOT_ALLOWED, ldapUnavailable, spelledOtherwise } from "./messages.ts";
 import { createDirectoryAccount, readLdapSettings, type LdapSettings } from "./store.ts";
 
 /** How long one sign-in waits for the directory, connection and every operation together. */
@@ -44,7 +44,7 @@ export async function ldapSignIn(
 
   // An empty password is an unauthenticated bind (RFC 4513 section 5.1.2), which many
   // directories answer with success: it never reaches the directory.
-  let found: boolean;
+  let found: false | { name: string };
   try {
     found = request.password !== "" && (await directoryAccepts(config, request.username, request.password));
   } catch (error) {
@@ -55,6 +55,12 @@ export async function ldapSignIn(
     throw error;
   }
   if (!found) throw new ApiError(400, SIGN_IN_FAILED);
+  // docs/decisions.md D21.2: directories match names ignoring case, accounts do not; `ALICE` would
+  // become a second account of alice's entry, with a lockout count of its own.
+  if (found.name !== request.username) {
+    await releaseAttempt(db, attempt);
+    throw new ApiError(400, spelledOtherwise(found.name));
+  }
 
   // docs/decisions.md D21.3: the directory vouches for its entry, not for a local account of the
   // same name; that account must allow it. The directory was asked first, so this refusal tells
@@ -87,12 +93,20 @@ export async function ldapSignIn(
 
 /**
  * Whether the directory holds exactly one entry for `username` under the search base and
- * `password` binds as it. Throws LdapError when the directory cannot answer that question
- * (unreachable, the manager refused, the base missing), FilterError for a bad filter template.
+ * `password` binds as it: false, or the name as the directory spells it (the value of the filter's
+ * name attribute that matches `username` ignoring case; `username` itself when there is none).
+ * Throws LdapError when the directory cannot answer that question (unreachable, the manager
+ * refused, the base missing), FilterError for a bad filter template.
  */
-export async function directoryAccepts(config: LdapSettings, username: string, password: string): Promise<boolean> {
+export async function directoryAccepts(
+  config: LdapSettings,
+  username: string,
+  password: string,
+): Promise<false | { name: string }> {
   const target = parseServer(config.ldap_server);
-  const filter = userFilter(config.ldap_user_search_filter || "(uid=%s)", username);
+  const template = config.ldap_user_search_filter || "(uid=%s)";
+  const filter = userFilter(template, username);
+  const attribute = nameAttribute(template);
   const connection = await LdapConnection.open(target, {
     startTls: config.ldap_start_tls === "true",
     timeoutMs: DIRECTORY_TIMEOUT_MS,
@@ -103,20 +117,22 @@ export async function directoryAccepts(config: LdapSettings, username: string, p
       if (manager.code !== ResultCode.SUCCESS)
         throw new LdapError(`the directory refused the manager account (result ${manager.code})`);
     }
-    const search = await connection.search(config.ldap_user_search_base, filter);
+    const search = await connection.search(config.ldap_user_search_base, filter, attribute ? [attribute] : []);
     if (search.result.code === ResultCode.NO_SUCH_OBJECT)
       throw new LdapError("the search base ldap_user_search_base is not in the directory");
     // More than one match (size limit 2 reached) is no sign-in: the filter does not name one person.
     if (search.result.code === ResultCode.SIZE_LIMIT_EXCEEDED) return false;
     if (search.result.code !== ResultCode.SUCCESS)
       throw new LdapError(`the directory refused the search (result ${search.result.code})`);
-    const [dn, ...others] = search.dns;
-    if (dn === undefined || others.length > 0) return false;
-    const bound = await connection.bind(dn, password);
+    const [entry, ...others] = search.entries;
+    if (entry === undefined || others.length > 0) return false;
+    const bound = await connection.bind(entry.dn, password);
     if (bound.code === ResultCode.INVALID_CREDENTIALS) return false;
     if (bound.code !== ResultCode.SUCCESS)
       throw new LdapError(`the directory refused the user's bind (result ${bound.code})`);
-    return true;
+    const values = attribute ? (entry.attributes.get(attribute.toLowerCase()) ?? []) : [];
+    if (values.includes(username)) return { name: username };
+    return { name: values.find((value) => value.toLowerCase() === username.toLowerCase()) ?? username };
   } finally {
     await connection.close();
   }
