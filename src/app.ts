@@ -7,6 +7,7 @@ import { registerAccessKeyRoutes } from "./features/access-keys/routes.ts";
 import { registerAppPasswordRoutes } from "./features/app-passwords/routes.ts";
 import type { AppEnv } from "./http/context.ts";
 import { registerAuthRoutes } from "./features/auth/routes.ts";
+import { registerLdapRoutes } from "./features/ldap/routes.ts";
 import { registerDavRoutes } from "./features/dav/routes.ts";
 import { registerDriverRoutes } from "./features/drivers/routes.ts";
 import { registerArchiveDownloadRoutes } from "./features/archive/download.ts";
@@ -81,6 +82,7 @@ export function createApp(dependencies: AppDependencies) {
   app.use("/api/*", webUiRoles);
   registerPublicRoutes(app);
   registerAuthRoutes(app);
+  registerLdapRoutes(app);
   registerTwoFactorRoutes(app);
   registerPasskeyRoutes(app);
   registerMeRoutes(app);

@@ -20,6 +20,7 @@ const user = (over: Partial<UserRow> = {}): UserRow => ({
   otpSecret: null,
   otpLastStep: 0,
   ssoId: "",
+  allowLdap: false,
   ...over,
 });
 

@@ -34,6 +34,8 @@ export const users = sqliteTable("users", {
   /** Last TOTP time step accepted, so one code works once. */
   otpLastStep: integer("otp_last_step").notNull().default(0),
   ssoId: text("sso_id").notNull().default(""),
+  /** A directory entry of the same name may sign in as this account (docs/decisions.md D21.3). */
+  allowLdap: integer("allow_ldap", { mode: "boolean" }).notNull().default(false),
 });
 
 export const DeviceSessionStatus = { ACTIVE: 0, INACTIVE: 1 } as const;

@@ -253,6 +253,24 @@ const DEFINITION_ROWS: readonly DefinitionRow[] = [
   },
   { key: "share_preview_download_by_default", value: "true", type: "bool", group: 3 },
   { key: "share_preview_archives_by_default", value: "false", type: "bool", group: 3 },
+  // OpenList's LDAP TLS setting, and StartTLS (docs/decisions.md D21.1): workerd's connect() always
+  // verifies the directory's certificate, so ldap_skip_tls_verify cannot turn that off.
+  {
+    key: "ldap_skip_tls_verify",
+    value: "false",
+    type: "bool",
+    group: 8,
+    flag: 1,
+    help: "Not supported on Workers: the directory's certificate is always verified",
+  },
+  {
+    key: "ldap_start_tls",
+    value: "false",
+    type: "bool",
+    group: 8,
+    flag: 1,
+    help: "Upgrade an ldap:// connection with StartTLS before binding",
+  },
 ];
 
 export const SETTING_DEFINITIONS: readonly SettingDefinition[] = DEFINITION_ROWS.map((row) => ({

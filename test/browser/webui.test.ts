@@ -33,6 +33,8 @@ import { startGatedProxy } from "../support/gated-proxy.ts";
 import { bytesOf, zipFixtures } from "../support/zip-fixtures.ts";
 import { cloudToolUnavailable } from "../../src/features/settings/messages.ts";
 import { CLOUD_DRIVE_TOOLS } from "../../src/features/settings/rules.ts";
+import { LDAP_DIRECTORY } from "../support/ldap-directory.ts";
+import { startDirectory } from "../support/ldap-server.ts";
 
 const ADMIN_PASSWORD = "browser test admin password";
 
@@ -1296,5 +1298,54 @@ describe("the access keys page", () => {
     expect(refused).toEqual({ code: 401, message: "token is invalidated", data: null });
     expect(keys.blocked).toEqual([]);
     await keys.context.close();
+  });
+});
+
+describe("LDAP sign-in in the web UI", () => {
+  it("signs a directory user in through the login page once LDAP is on, and signs nobody in with a wrong password", async () => {
+    const directory = await startDirectory();
+    const token = await adminToken();
+    const headers = { Authorization: token, "Content-Type": "application/json" };
+    const save = (values: Record<string, string>) =>
+      api("/api/admin/setting/save", {
+        method: "POST",
+        headers,
+        body: JSON.stringify(Object.entries(values).map(([key, value]) => ({ key, value }))),
+      });
+    try {
+      const saved = await save({
+        ldap_server: directory.url,
+        ldap_manager_dn: LDAP_DIRECTORY.managerDn,
+        ldap_manager_password: LDAP_DIRECTORY.managerPassword,
+        ldap_user_search_base: LDAP_DIRECTORY.peopleBase,
+        ldap_login_enabled: "true",
+      });
+      expect(saved.code, saved.message).toBe(200);
+      const visitor = await sameOriginContext(browser, server.origin);
+      const page = await visitor.context.newPage();
+      // With ldap_login_enabled the page starts in LDAP mode (its ldap_login_tips switch is on).
+      await page.goto(`${server.origin}/@login`);
+      await page.locator('input[name="username"]').fill("alice");
+      await page.locator('input[name="password"]').fill("not alice's password");
+      const refused = page.waitForResponse((response) => response.url().endsWith("/api/auth/login/ldap"));
+      await page.getByRole("button", { name: "Login" }).click();
+      expect(await (await refused).json()).toMatchObject({ code: 400 });
+
+      await page.locator('input[name="password"]').fill(LDAP_DIRECTORY.users.alice);
+      const signedIn = page.waitForResponse((response) => response.url().endsWith("/api/auth/login/ldap"));
+      await page.getByRole("button", { name: "Login" }).click();
+      expect(await (await signedIn).json()).toMatchObject({ code: 200 });
+      await page.waitForURL((url) => !url.pathname.startsWith("/@login"));
+      const stored = await page.evaluate(() => localStorage.getItem("token"));
+      expect((await api("/api/me", { headers: { Authorization: stored ?? "" } })).data).toMatchObject({
+        username: "alice",
+      });
+      expect(visitor.blocked).toEqual([]);
+      await visitor.context.close();
+    } finally {
+      // The other tests sign in with the password form.
+      await save({ ldap_login_enabled: "false" });
+      await directory.stop();
+    }
   });
 });

@@ -19,6 +19,7 @@ const BUDGET: Record<string, number> = {
   // An empty body is refused before any credential check.
   "POST /api/auth/login": 0,
   "POST /api/auth/login/hash": 0,
+  "POST /api/auth/login/ldap": 0,
   "GET /api/me": 1,
   "GET /api/me/sessions": 1,
   "POST /api/me/sessions/evict": 2,

@@ -54,6 +54,7 @@ export const ROUTES: RouteRow[] = [
   // An empty object fails validation before any credential check, so no failure is counted for lockout.
   { method: "POST", path: "/api/auth/login", access: PUBLIC, body: {} },
   { method: "POST", path: "/api/auth/login/hash", access: PUBLIC, body: {} },
+  { method: "POST", path: "/api/auth/login/ldap", access: PUBLIC, body: {} },
 
   { method: "GET", path: "/api/auth/logout", access: SIGNED_IN, endsSession: true },
   { method: "GET", path: "/api/me", access: SIGNED_IN },

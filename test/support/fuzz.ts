@@ -1376,6 +1376,19 @@ export const JSON_ROUTES: JsonRoute[] = [
     }),
   ),
   {
+    // LDAP sign-in is off in the fuzz fixture: a body that passes validation answers 403 before any
+    // directory is asked, including the ones the generators cannot tell from refused (free text that
+    // sign-in takes as it is, as password sign-in answers them 400 for wrong credentials).
+    path: "/api/auth/login/ldap",
+    group: "auth-me",
+    caller: "anonymous",
+    ...fromSchema("/api/auth/login/ldap", signInHints),
+    variants: [{ body: wrongCredentials, anchor: [] }],
+    headers: freshAddress,
+    alsoValid: [403],
+    alsoRefused: [403],
+  },
+  {
     // No 2FA enrolment is pending (checked at start), so no code and secret can be right.
     path: "/api/auth/2fa/verify",
     group: "auth-me",
@@ -1760,6 +1773,16 @@ const QUERY_ROWS: QueryRow[] = [
       jsonBody: { id: "fuzz", response: { clientDataJSON: "" } },
     }),
   ),
+  {
+    method: "POST",
+    path: "/api/auth/login/ldap",
+    group: "auth-me",
+    caller: "anonymous",
+    // 400 for a query it refuses, 403 (LDAP off) for one it takes.
+    answers: [400, 403],
+    jsonBody: wrongCredentials,
+    headers: freshAddress,
+  },
   { method: "GET", path: "/api/me/sshkey/list", group: "sessions-sshkeys", caller: "user", answers: READS },
   { method: "GET", path: "/api/me/sessions", group: "sessions-sshkeys", caller: "user", answers: READS },
   { method: "GET", path: "/api/admin/session/list", group: "sessions-sshkeys", caller: "admin", answers: READS },

@@ -15,7 +15,8 @@ import { ApiError } from "../../http/errors.ts";
 import { INVALID_OTP } from "../two-factor/messages.ts";
 import { secondFactorStep } from "../two-factor/sign-in.ts";
 import { SIGN_IN_FAILED, TOO_MANY_DEVICES } from "./messages.ts";
-import { deactivateSession, grantSession, readSignInState, releaseAttempt } from "./store.ts";
+import { deactivateSession, grantSession, readSignInState, releaseAttempt, type SignInState } from "./store.ts";
+import type { UserRow } from "../users/store.ts";
 
 export interface SignInRequest {
   username: string;
@@ -57,10 +58,39 @@ export async function signIn(
     throw new ApiError(403, USER_DISABLED);
   }
 
+  return completeSignIn(env, db, {
+    user,
+    state,
+    client,
+    otpCode: request.otpCode,
+    now,
+    // An imported AList hash becomes a Gatehouse one with this sign-in's writes.
+    passwordUpgrade: password.upgrade === null ? null : { from: user.passwordHash, to: password.upgrade },
+  });
+}
+
+/** A sign-in whose first factor passed: the account, what readSignInState read, and the request. */
+export interface CheckedSignIn {
+  user: UserRow;
+  state: SignInState;
+  client: SignInClient;
+  otpCode: string | undefined;
+  now: number;
+  passwordUpgrade: { from: string; to: string } | null;
+}
+
+/**
+ * The second factor, then the device session and the token, for every sign-in whose first factor
+ * is a secret the user typed (a password here, the directory's in src/features/ldap), so each gets
+ * the same two-factor rule, sessions, limits and tokens.
+ */
+export async function completeSignIn(
+  env: Env,
+  db: Database,
+  { user, state, client, otpCode, now, passwordUpgrade }: CheckedSignIn,
+): Promise<{ token: string; device_key: string }> {
   // Whether the code's step was used already is decided once, atomically, by grantSession.
-  const otpStep = await secondFactorStep(env, user.otpSecret, request.otpCode);
-  // An imported AList hash becomes a Gatehouse one with this sign-in's writes.
-  const passwordUpgrade = password.upgrade === null ? null : { from: user.passwordHash, to: password.upgrade };
+  const otpStep = await secondFactorStep(env, user.otpSecret, otpCode);
   return grantAndSign(env, db, { user, state, client, now, otpStep, passwordUpgrade });
 }
 

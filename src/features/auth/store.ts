@@ -69,6 +69,9 @@ export async function readSignInState(db: Database, attempt: Attempt) {
   };
 }
 
+/** What readSignInState read: the failures before this attempt, the account, the device limits. */
+export type SignInState = Awaited<ReturnType<typeof readSignInState>>;
+
 /** Gives back a reserved attempt that was no failure (the right password of a disabled account). */
 export async function releaseAttempt(db: Database, attempt: Attempt) {
   const giveBack = (scope: "ip" | "user", subject: string) =>

@@ -90,7 +90,8 @@ describe("GET /api/admin/setting/list", () => {
     const items = data as Item[];
     // The expectation is AList's table (test/fixtures/alist-settings.ts), not the definitions the code
     // seeds from, then OpenList's settings of what AList v3.58 lacks: chunked uploads
-    // (docs/decisions.md D12.2), the manual scan's progress (D18.1) and the share dialog's summary.
+    // (docs/decisions.md D12.2), the manual scan's progress (D18.1), the share dialog's summary, and
+    // LDAP's TLS (D21.1).
     expect(items.map((i) => i.key)).toEqual([
       ...REFERENCE_SETTINGS.map(([key]) => key),
       "multipart_enabled",
@@ -102,6 +103,8 @@ describe("GET /api/admin/setting/list", () => {
       "share_force_proxy",
       "share_preview_download_by_default",
       "share_preview_archives_by_default",
+      "ldap_skip_tls_verify",
+      "ldap_start_tls",
     ]);
     REFERENCE_SETTINGS.forEach(([key, value, type, options, group, flag, help], index) => {
       const item = items[index]!;

@@ -359,6 +359,7 @@ describe("what a task's creator may still have it do (creatorRefusal, over the f
     otpSecret: null,
     otpLastStep: 0,
     ssoId: "",
+    allowLdap: false,
     ...fields,
   });
   const role = (permission: number, path = "/"): RoleRow => ({

@@ -35,6 +35,7 @@ const UserView = z.object({
   permission: z.number().check(z.int()),
   otp: z.boolean().openapi({ description: "two-factor authentication is on" }),
   sso_id: z.string(),
+  allow_ldap: z.boolean().openapi({ description: "a directory entry of the same name may sign in as this user" }),
 });
 
 const UserFields = {
@@ -46,6 +47,7 @@ const UserFields = {
   disabled: z.boolean(),
   permission: Permission,
   sso_id: z.string().check(z.maxLength(255)),
+  allow_ldap: z.boolean(),
 };
 
 const CreateUserBody = z.object({
@@ -58,6 +60,7 @@ const CreateUserBody = z.object({
   disabled: z.optional(UserFields.disabled),
   permission: z.optional(UserFields.permission),
   sso_id: z.optional(UserFields.sso_id),
+  allow_ldap: z.optional(UserFields.allow_ldap),
 });
 
 const UpdateUserBody = z.object({
@@ -71,6 +74,7 @@ const UpdateUserBody = z.object({
   disabled: z.optional(UserFields.disabled),
   permission: z.optional(UserFields.permission),
   sso_id: z.optional(UserFields.sso_id),
+  allow_ldap: z.optional(UserFields.allow_ldap),
 });
 
 const userListPlan = fromQuery(z.object(pagingParams), (db, query) => userPage(db, pageWindow(query)));
@@ -164,6 +168,7 @@ function userView(user: UserRow): z.infer<typeof UserView> {
     permission: user.permission,
     otp: user.otpSecret !== null,
     sso_id: user.ssoId,
+    allow_ldap: user.allowLdap,
   };
 }
 
@@ -174,12 +179,14 @@ const userFields = (body: {
   disabled?: boolean | undefined;
   permission?: number | undefined;
   sso_id?: string | undefined;
+  allow_ldap?: boolean | undefined;
 }) => ({
   basePath: body.base_path,
   roleIds: body.role,
   disabled: body.disabled,
   permission: body.permission,
   ssoId: body.sso_id,
+  allowLdap: body.allow_ldap,
 });
 
 export function registerUserRoutes(app: Router) {

@@ -82,6 +82,7 @@ export interface NewAccount {
   disabled?: boolean | undefined;
   permission?: number | undefined;
   ssoId?: string | undefined;
+  allowLdap?: boolean | undefined;
 }
 
 /** Creates an ordinary account: never with the admin or guest role, only with roles that exist. */
@@ -100,6 +101,7 @@ export async function createUser(db: Database, account: NewAccount): Promise<Use
       disabled: account.disabled ?? false,
       permission: account.permission ?? 0,
       ssoId: account.ssoId ?? "",
+      allowLdap: account.allowLdap ?? false,
     }),
   );
   if (result.written) return result.user;
@@ -118,6 +120,7 @@ export interface AccountEdit {
   disabled?: boolean | undefined;
   permission?: number | undefined;
   ssoId?: string | undefined;
+  allowLdap?: boolean | undefined;
 }
 
 /** Applies `edit` to user `id` as far as the account's kind allows; returns the user as saved. */
@@ -132,6 +135,7 @@ export async function changeUser(db: Database, id: number, edit: AccountEdit): P
     disabled: edit.disabled,
     permission: edit.permission,
     ssoId: edit.ssoId,
+    allowLdap: edit.allowLdap,
   };
   // The rules are decided here for each kind of account; the write picks by the row's kind.
   const allowed = Object.fromEntries(

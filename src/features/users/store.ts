@@ -76,6 +76,7 @@ export interface NewUser {
   disabled: boolean;
   permission: number;
   ssoId: string;
+  allowLdap: boolean;
 }
 
 /** A refusal carries the row as the batch saw it, its kind, and which of the requested roles exist. */
@@ -87,9 +88,9 @@ export type WriteResult =
 export async function insertUser(db: Database, user: NewUser): Promise<WriteResult> {
   const role = user.roleIds.length > 0 ? sql`${JSON.stringify(user.roleIds)}` : defaultRoleIds;
   const [inserted, [created], known] = await db.batch([
-    db.run(sql`INSERT INTO ${users} (username, password_hash, pwd_ts, base_path, role, disabled, permission, sso_id)
+    db.run(sql`INSERT INTO ${users} (username, password_hash, pwd_ts, base_path, role, disabled, permission, sso_id, allow_ldap)
       SELECT ${user.username}, ${user.passwordHash}, ${user.passwordChangedAt}, ${user.basePath}, ${role},
-        ${user.disabled ? 1 : 0}, ${user.permission}, ${user.ssoId}
+        ${user.disabled ? 1 : 0}, ${user.permission}, ${user.ssoId}, ${user.allowLdap ? 1 : 0}
       WHERE ${rolesExist(user.roleIds)}`),
     db.select().from(users).where(eq(users.username, user.username)),
     existingRoleIds(db, user.roleIds),
@@ -107,6 +108,7 @@ export interface UserChange {
   disabled?: boolean | undefined;
   permission?: number | undefined;
   ssoId?: string | undefined;
+  allowLdap?: boolean | undefined;
 }
 
 /**
@@ -136,6 +138,7 @@ export async function updateUser(
       ...(roleIds !== undefined && { roleIds: [...roleIds] }),
       ...(change.disabled !== undefined && { disabled: change.disabled }),
       ...(change.ssoId !== undefined && { ssoId: change.ssoId }),
+      ...(change.allowLdap !== undefined && { allowLdap: change.allowLdap }),
       basePath: sql`CASE WHEN ${isAdminRow} THEN '/' ELSE ${change.basePath ?? users.basePath} END`,
       permission: sql`CASE WHEN ${isAdminRow} THEN ${ALL_PERMISSIONS} ELSE ${change.permission ?? users.permission} END`,
     })

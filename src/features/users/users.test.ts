@@ -75,6 +75,7 @@ describe("the user life cycle", () => {
         permission: 264,
         otp: false,
         sso_id: "erin-sso",
+        allow_ldap: false,
       },
     });
     id = body.data.id;
@@ -101,6 +102,7 @@ describe("the user life cycle", () => {
     expect(body.data.content.map((u: { username: string }) => u.username)).toEqual(["guest", "admin", "erin"]);
     for (const user of body.data.content) {
       expect(Object.keys(user).sort()).toEqual([
+        "allow_ldap",
         "base_path",
         "disabled",
         "id",
@@ -123,6 +125,7 @@ describe("the user life cycle", () => {
       permission: 65535,
       otp: false,
       sso_id: "",
+      allow_ldap: false,
     });
   });
 
@@ -150,8 +153,21 @@ describe("the user life cycle", () => {
         permission: 264,
         otp: false,
         sso_id: "erin-sso",
+        allow_ldap: false,
       },
     });
+  });
+
+  it("keeps allow_ldap off unless the admin sets it, on create or update", async () => {
+    const plain = await createUser({ username: "lena" });
+    expect(plain.allow_ldap).toBe(false);
+    const allowed = await createUser({ username: "lars", allow_ldap: true });
+    expect(allowed.allow_ldap).toBe(true);
+    expect((await post("/api/admin/user/update", { id: plain.id, allow_ldap: true })).data.allow_ldap).toBe(true);
+    expect((await post("/api/admin/user/update", { id: allowed.id, permission: 1 })).data.allow_ldap).toBe(true);
+    expect(await userRow(plain.id)).toMatchObject({ allowLdap: true });
+    expect((await post("/api/admin/user/update", { id: allowed.id, allow_ldap: "yes" })).code).toBe(400);
+    for (const user of [plain, allowed]) await post(`/api/admin/user/delete?id=${user.id}`);
   });
 
   it("updates only the fields sent; an empty password leaves the password and the tokens alone", async () => {
@@ -176,6 +192,7 @@ describe("the user life cycle", () => {
         permission: 1,
         otp: false,
         sso_id: "erin-sso",
+        allow_ldap: false,
       },
     });
     const after = await userRow(id);
@@ -379,6 +396,7 @@ describe("the admin and guest accounts", () => {
       permission: 65535,
       otp: false,
       sso_id: "admin-sso",
+      allow_ldap: false,
     });
     expect(await userRow(2)).toMatchObject({ basePath: "/", permission: 65535, ssoId: "admin-sso" });
   });
@@ -400,6 +418,7 @@ describe("the admin and guest accounts", () => {
       permission: 257,
       otp: false,
       sso_id: "",
+      allow_ldap: false,
     });
     const anonymous = await readEnvelope(await fixture.request("/api/me"));
     expect(anonymous.data).toMatchObject({ username: "guest", base_path: "/public", permission: 257 });

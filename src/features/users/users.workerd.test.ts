@@ -36,6 +36,7 @@ describe("users in workerd", () => {
       permission: 0,
       otp: false,
       sso_id: "",
+      allow_ldap: false,
     });
     const id = created.data.id;
 

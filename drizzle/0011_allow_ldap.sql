@@ -1,0 +1,1 @@
+ALTER TABLE `users` ADD `allow_ldap` integer DEFAULT false NOT NULL;
