@@ -21,6 +21,7 @@ import { registerSearchRoutes } from "./features/search/routes.ts";
 import { registerSessionRoutes } from "./features/sessions/routes.ts";
 import { registerSettingRoutes } from "./features/settings/routes.ts";
 import { registerShareRoutes } from "./features/shares/routes.ts";
+import { registerSsoRoutes } from "./features/sso/routes.ts";
 import { registerSshKeyRoutes } from "./features/sshkeys/routes.ts";
 import { registerStorageRoutes } from "./features/storages/routes.ts";
 import { registerOfflineDownloadRoutes } from "./features/tasks/offline-download.ts";
@@ -73,6 +74,7 @@ export function createApp(dependencies: AppDependencies) {
   registerPublicRoutes(app);
   registerAuthRoutes(app);
   registerTwoFactorRoutes(app);
+  registerSsoRoutes(app);
   registerMeRoutes(app);
   registerAppPasswordRoutes(app);
   registerSessionRoutes(app);

@@ -37,7 +37,7 @@ export async function signIn(
   request: SignInRequest,
   client: SignInClient,
 ): Promise<{ token: string; device_key: string }> {
-  const key = jwtSecret(env); // a missing secret fails before any work is done
+  jwtSecret(env); // a missing secret fails before any work is done
   const now = Math.floor(Date.now() / 1000);
   const ip = client.ip;
   const attempt = { username: request.username, ip, now };
@@ -58,7 +58,36 @@ export async function signIn(
 
   // Whether the code's step was used already is decided once, atomically, by grantSession.
   const otpStep = await secondFactorStep(env, user.otpSecret, request.otpCode);
+  return openSession(env, db, { ...state, user }, client, {
+    otpStep,
+    // An imported AList hash becomes a Gatehouse one with this sign-in's writes.
+    passwordUpgrade: password.upgrade === null ? null : { from: user.passwordHash, to: password.upgrade },
+  });
+}
 
+/** The account a sign-in established, and what its device limit needs (store.ts readSignInState). */
+export interface EstablishedSignIn {
+  user: { id: number; username: string; passwordChangedAt: number };
+  maxDevices: number;
+  evictPolicy: "deny" | "evict_oldest";
+  activeSessionKeys: ReadonlySet<string>;
+}
+
+/**
+ * Opens the device session and signs the token, once the account is established: by password
+ * (signIn) or by another way in such as single sign-on, whose sessions and tokens are the same.
+ */
+export async function openSession(
+  env: Env,
+  db: Database,
+  { user, ...state }: EstablishedSignIn,
+  client: SignInClient,
+  options: { otpStep: number | null; passwordUpgrade: { from: string; to: string } | null },
+): Promise<{ token: string; device_key: string }> {
+  const key = jwtSecret(env);
+  const now = Math.floor(Date.now() / 1000);
+  const ip = client.ip;
+  const { otpStep } = options;
   const sessionKey = await deviceKey(user.id, client.clientId);
   const alreadyActive = state.activeSessionKeys.has(sessionKey);
   const limited = state.maxDevices > 0 && !alreadyActive;
@@ -73,8 +102,7 @@ export async function signIn(
     clientIp: ip,
     now,
     otpStep,
-    // An imported AList hash becomes a Gatehouse one with this sign-in's writes.
-    passwordUpgrade: password.upgrade === null ? null : { from: user.passwordHash, to: password.upgrade },
+    passwordUpgrade: options.passwordUpgrade,
     maxOtherActive: limited && state.evictPolicy === "deny" ? state.maxDevices : null,
     maxActive: limited && state.evictPolicy === "evict_oldest" ? state.maxDevices : null,
   });
