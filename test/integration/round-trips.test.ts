@@ -19,6 +19,11 @@ const BUDGET: Record<string, number> = {
   // An empty body is refused before any credential check.
   "POST /api/auth/login": 0,
   "POST /api/auth/login/hash": 0,
+  // The settings, then nothing (single sign-on is off); a callback without a state reads nothing.
+  "GET /api/auth/sso": 1,
+  "GET /api/auth/sso_callback": 0,
+  "GET /api/auth/sso_get_token": 0,
+  "GET /api/auth/get_sso_id": 0,
   "GET /api/me": 1,
   "GET /api/me/sessions": 1,
   "POST /api/me/sessions/evict": 2,

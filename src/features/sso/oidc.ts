@@ -52,7 +52,7 @@ async function readJson(url: string, what: string, init: RequestInit = {}): Prom
   return object;
 }
 
-/** OpenID Connect Discovery 1.0 §4: the metadata at the issuer's well-known address, naming that issuer. */
+/** OpenID Connect Discovery 1.0, section 4: the metadata at the issuer's well-known address, naming that issuer. */
 export async function discover(issuer: string): Promise<ProviderMetadata> {
   const base = issuer.replace(/\/+$/, "");
   const what = "discovery document";
@@ -64,7 +64,7 @@ export async function discover(issuer: string): Promise<ProviderMetadata> {
     }
     return value;
   };
-  // §4.3: the issuer must be the one configured, or a document elsewhere could name any issuer.
+  // Its section 4.3: the issuer must be the one configured, or a document elsewhere could name any issuer.
   if (field("issuer").replace(/\/+$/, "") !== base) throw new ApiError(400, ISSUER_MISMATCH);
   return {
     issuer: field("issuer"),
@@ -138,7 +138,7 @@ function keySet(jwksUri: string) {
 }
 
 /**
- * OpenID Connect Core §3.1.3.7: signed by the provider's keys, by this issuer, for this client,
+ * OpenID Connect Core 1.0, section 3.1.3.7: signed by the provider's keys, by this issuer, for this client,
  * not expired, and carrying this sign-in's nonce. Returns its claims.
  */
 export async function verifyIdToken(

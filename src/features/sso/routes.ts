@@ -4,7 +4,7 @@ import type { Context } from "hono";
 import * as z from "zod/mini";
 import { clientId, clientIp, userAgent } from "../../auth/client.ts";
 import type { AppEnv } from "../../http/context.ts";
-import type { Router } from "../../http/router.ts";
+import { envelopeResponse, type Router } from "../../http/router.ts";
 import { callbackPage, fallbackUrl } from "./page.ts";
 import { beginSignIn, CALLBACK_PATH, finishSignIn } from "./rules.ts";
 
@@ -51,7 +51,7 @@ export function registerSsoRoutes(app: Router) {
       }),
     },
     responses: {
-      200: { description: "An envelope refusing: SSO off, not configured, the provider unreachable" },
+      ...envelopeResponse(z.null(), "Only refusals: SSO off, not configured, the provider unreachable"),
       302: { description: "To the provider's authorization endpoint, with state, nonce and a PKCE challenge" },
     },
   });
@@ -74,8 +74,11 @@ export function registerSsoRoutes(app: Router) {
       responses: {
         200: {
           description:
-            "The page (text/html), or an envelope refusing: a bad state, nonce or ID token, a disabled account",
-          content: { "text/html": { schema: z.string() } },
+            "The page (text/html) handing the result to the opener; refusals (a bad state, nonce or ID token, a disabled account) are the envelope",
+          content: {
+            ...envelopeResponse(z.null(), "A refusal")[200].content,
+            "text/html": { schema: z.string() },
+          },
         },
         302: { description: "sso_compatibility_mode: to /@login?token= or /@manage?sso_id=" },
       },

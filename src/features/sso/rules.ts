@@ -128,7 +128,7 @@ export async function finishSignIn(
     pending.codeVerifier,
   );
   const claims = await verifyIdToken(provider, settings.sso_client_id, idToken, pending.nonce);
-  // Issuer and subject: the one pair OpenID Connect promises is stable and unique (Core §5.7).
+  // Issuer and subject: the one pair OpenID Connect promises is stable and unique (Core 1.0, section 5.7).
   const ssoId = `${provider.issuer}|${claims.sub}`;
   const redirect = settings.sso_compatibility_mode === "true";
   if (pending.method === "get_sso_id") return { method: "get_sso_id", ssoId, redirect };

@@ -332,9 +332,7 @@ describe("single sign-on: the callback", () => {
     const denied = new URL(url);
     denied.searchParams.delete("code");
     denied.searchParams.set("error", "access_denied");
-    expect((await envelope(await callback(denied))).message).toBe(
-      "the provider refused the sign-in: access_denied",
-    );
+    expect((await envelope(await callback(denied))).message).toBe("the provider refused the sign-in: access_denied");
     const again = await authorize(await begin(), { claims: alice });
     again.searchParams.delete("code");
     expect((await envelope(await callback(again))).message).toBe("the provider sent no authorization code");
