@@ -21,7 +21,8 @@ interface Shaping {
   foreignKey: boolean;
 }
 
-export async function startOidcProvider(): Promise<OidcProvider> {
+/** `claims`: in every ID token, before a test's own (the browser test cannot add parameters). */
+export async function startOidcProvider(claims: Record<string, unknown> = {}): Promise<OidcProvider> {
   const server = new OAuth2Server();
   await server.issuer.keys.generate("RS256");
   const foreign = await generateKeyPair("RS256");
@@ -41,6 +42,7 @@ export async function startOidcProvider(): Promise<OidcProvider> {
     (token: { payload: Record<string, unknown> }, req: { body?: Record<string, unknown> }) => {
       const code = req.body?.code;
       const shaping = typeof code === "string" ? shapings.get(code) : undefined;
+      Object.assign(token.payload, claims);
       if (!shaping) return;
       Object.assign(token.payload, shaping.claims);
       if (shaping.foreignKey) token.payload[FOREIGN_MARK] = true;
