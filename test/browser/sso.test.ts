@@ -3,6 +3,8 @@
 // page's SSO button opens the popup, the popup goes through the provider and back to the callback,
 // which hands the token to the login page, and the UI ends signed in. Requests to hosts other than
 // the two fail the test.
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { chromiumAvailable, chromiumPath, launchChromium } from "../../scripts/browser.ts";
@@ -16,6 +18,9 @@ let provider: OidcProvider;
 let browser: Browser;
 let context: BrowserContext;
 const blocked: string[] = [];
+/** Another site, whose page opens the SSO popup itself and listens for what comes back. */
+let foreign: Server;
+let foreignOrigin: string;
 
 const api = async (path: string, init: RequestInit = {}) =>
   (await fetch(server.origin + path, init)).json() as Promise<{ code: number; message: string; data: any }>;
@@ -45,9 +50,15 @@ beforeAll(async () => {
     ]),
   });
   expect(saved.code, saved.message).toBe(200);
+  foreign = createServer((_, response) => {
+    response.writeHead(200, { "Content-Type": "text/html; charset=utf-8" });
+    response.end("<!DOCTYPE html><title>another site</title><p>another site</p>");
+  });
+  await new Promise<void>((resolve) => foreign.listen(0, "127.0.0.1", resolve));
+  foreignOrigin = `http://127.0.0.1:${(foreign.address() as AddressInfo).port}`;
   browser = await launchChromium();
   context = await browser.newContext();
-  const allowed = new Set([server.origin, provider.issuer]);
+  const allowed = new Set([server.origin, provider.issuer, foreignOrigin]);
   await context.route("**/*", (route) => {
     const url = route.request().url();
     if (allowed.has(new URL(url).origin) || url.startsWith("data:") || url.startsWith("blob:")) return route.continue();
@@ -60,6 +71,7 @@ afterAll(async () => {
   await browser?.close();
   await server?.stop();
   await provider?.close();
+  await new Promise((resolve) => foreign?.close(resolve));
 });
 
 describe("single sign-on in the browser", () => {
@@ -77,6 +89,25 @@ describe("single sign-on in the browser", () => {
     expect(token).toBeTruthy();
     const me = await api("/api/me", { headers: { Authorization: token ?? "" } });
     expect(me.data).toMatchObject({ username: "sso-browser", sso_id: `${provider.issuer}|browser-sub` });
+    expect(blocked).toEqual([]);
+  });
+
+  it("hands the token to no other site's page that opens the popup", async () => {
+    const page: Page = await context.newPage();
+    await page.goto(foreignOrigin);
+    const popup = page.waitForEvent("popup");
+    // A string: the Node types have no DOM. The page keeps every message it receives.
+    await page.evaluate(`
+      window.received = [];
+      window.addEventListener("message", (event) => window.received.push(event.data));
+      window.open(${JSON.stringify(`${server.origin}/api/auth/sso?method=sso_get_token`)}, "authPopup", "width=500,height=600");
+    `);
+    const opened = await popup;
+    // The callback's page ran (the provider approved at once) and closed itself.
+    await opened.waitForEvent("close", { timeout: 20_000 });
+    // A message posted to "*" would have arrived by now; give a late one a moment all the same.
+    await page.waitForTimeout(200);
+    expect(await page.evaluate("window.received")).toEqual([]);
     expect(blocked).toEqual([]);
   });
 });
