@@ -157,6 +157,19 @@ describe("single sign-on: the provider's redirect", () => {
     expect(await sql("SELECT count(*) FROM sso_states")).toEqual([[0]]);
   });
 
+  it("keeps the popup's opener: the UI's page lets popups keep it, the SSO routes do not isolate", async () => {
+    const page = await worker("/@login");
+    expect(page.headers.get("Cross-Origin-Opener-Policy")).toBe("same-origin-allow-popups");
+    await page.body?.cancel();
+    const redirect = await worker("/api/auth/sso?method=sso_get_token");
+    expect(redirect.headers.get("Cross-Origin-Opener-Policy")).toBe("unsafe-none");
+    // A refusal is the API's envelope, under the API's policy.
+    await setSettings({ sso_login_enabled: "false" });
+    const refused = await worker("/api/auth/sso?method=sso_get_token");
+    expect(refused.headers.get("Content-Security-Policy")).toBe("default-src 'none'; frame-ancestors 'none'");
+    expect(await refused.json()).toMatchObject({ code: 403 });
+  });
+
   it("refuses a provider that cannot be reached", async () => {
     await setSettings({ sso_endpoint_name: "http://127.0.0.1:9" });
     const reply = await call("/api/auth/sso?method=sso_get_token");
