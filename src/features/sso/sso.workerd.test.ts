@@ -8,6 +8,8 @@ import { roundTrips, sql } from "../../../test/support/libsql-http.ts";
 import { call, type Envelope } from "../../../test/support/workerd-client.ts";
 
 const issuer = inject("oidcIssuer");
+/** A port where nothing listens (storage-servers-global-setup.ts). */
+const deadPort = inject("storageServers").deadPort;
 const SITE = "http://gatehouse.test";
 const CLIENT_ID = "gatehouse-test";
 
@@ -171,7 +173,7 @@ describe("single sign-on: the provider's redirect", () => {
   });
 
   it("refuses a provider that cannot be reached", async () => {
-    await setSettings({ sso_endpoint_name: "http://127.0.0.1:9" });
+    await setSettings({ sso_endpoint_name: `http://127.0.0.1:${deadPort}` });
     const reply = await call("/api/auth/sso?method=sso_get_token");
     expect(reply.code).toBe(400);
     expect(reply.message).toMatch(/^the OpenID provider's discovery document could not be read: /);
