@@ -22,3 +22,5 @@ export const NOT_LINKED =
   "no account is linked to this identity: link it from the profile page, or ask the admin to enable sso_auto_register";
 export const LINKED_TWICE = "this identity is linked to more than one account; the admin must keep one";
 export const GUEST_NOT_SIGNED_IN = "the guest account cannot be signed in to";
+export const LINK_PROOF_REFUSED =
+  "sso_id can only be set by connecting single sign-on from the profile page (or by the admin)";

@@ -24,6 +24,7 @@ import {
   SSO_DISABLED,
   UNKNOWN_METHOD,
 } from "./messages.ts";
+import { signLinkProof } from "./link.ts";
 import { discover, exchangeCode, pkceChallenge, randomToken, verifyIdToken } from "./oidc.ts";
 import {
   consumeState,
@@ -131,7 +132,9 @@ export async function finishSignIn(
   // Issuer and subject: the one pair OpenID Connect promises is stable and unique (Core 1.0, section 5.7).
   const ssoId = `${provider.issuer}|${claims.sub}`;
   const redirect = settings.sso_compatibility_mode === "true";
-  if (pending.method === "get_sso_id") return { method: "get_sso_id", ssoId, redirect };
+  // A proof of the identity, not the identity: /api/me/update takes only that (link.ts).
+  if (pending.method === "get_sso_id")
+    return { method: "get_sso_id", ssoId: await signLinkProof(env, ssoId), redirect };
 
   const { linked, activeSessionKeys } = await readLinkedAccounts(db, ssoId);
   if (linked.length > 1) throw new ApiError(403, LINKED_TWICE);

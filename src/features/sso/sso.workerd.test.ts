@@ -5,7 +5,7 @@
 import { exports } from "cloudflare:workers";
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from "vitest";
 import { roundTrips, sql } from "../../../test/support/libsql-http.ts";
-import { call, type Envelope } from "../../../test/support/workerd-client.ts";
+import { call, callApi, type Envelope, signIn } from "../../../test/support/workerd-client.ts";
 
 const issuer = inject("oidcIssuer");
 /** A port where nothing listens (storage-servers-global-setup.ts). */
@@ -361,12 +361,33 @@ describe("single sign-on: the callback", () => {
     expect(reply.message).toMatch(/^the provider refused the sign-in: /);
   });
 
-  it("hands the identity for linking (get_sso_id) to the profile page, creating nothing", async () => {
+  it("links an account through the profile page with a proof of the identity, and only so", async () => {
+    await sql("INSERT INTO users (username, password_hash, base_path, role) VALUES ('sso-linker', ?, '/', '[]')", [
+      ((await sql("SELECT password_hash FROM users WHERE username = 'admin'")) as [[string]])[0][0],
+    ]);
+    const token = await signIn("sso-link", "sso-linker");
     const before = await userRows();
     const { message, fallback } = await pageData(await signInVia({ claims: alice }, "get_sso_id"));
-    expect(message).toEqual({ sso_id: `${issuer}|alice-sub` });
-    expect(fallback).toBe(`/@manage?sso_id=${encodeURIComponent(`${issuer}|alice-sub`)}`);
+    expect(Object.keys(message)).toEqual(["sso_id"]);
+    const proof = message.sso_id ?? "";
+    expect(fallback).toBe(`/@manage?sso_id=${encodeURIComponent(proof)}`);
     expect(await userRows()).toEqual(before);
+
+    // Claiming an identity by its name is refused: it would let the identity's owner in.
+    expect(await callApi(token, "/api/me/update", { sso_id: `${issuer}|alice-sub` })).toEqual({
+      code: 400,
+      message: "sso_id can only be set by connecting single sign-on from the profile page (or by the admin)",
+      data: null,
+    });
+    expect((await callApi(token, "/api/me/update", { sso_id: proof })).code).toBe(200);
+    expect(await sql("SELECT sso_id FROM users WHERE username = 'sso-linker'")).toEqual([[`${issuer}|alice-sub`]]);
+    // The page sends the proof back with later edits: nothing changes.
+    expect((await callApi(token, "/api/me/update", { sso_id: proof })).code).toBe(200);
+
+    await setSettings({ sso_auto_register: "false" });
+    const signedIn = await pageData(await signInVia({ claims: alice }));
+    const me = await call("/api/me", { headers: { Authorization: signedIn.message.token ?? "" } });
+    expect(me.data.username).toBe("sso-linker");
   });
 
   it("redirects in compatibility mode, on every name of the callback", async () => {
