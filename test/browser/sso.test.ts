@@ -110,4 +110,29 @@ describe("single sign-on in the browser", () => {
     expect(await page.evaluate("window.received")).toEqual([]);
     expect(blocked).toEqual([]);
   });
+
+  it("links the signed-in account from the profile page's SSO button", async () => {
+    const login = await api("/api/auth/login", {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ username: "admin", password: ADMIN_PASSWORD }),
+    });
+    const page: Page = await context.newPage();
+    await page.goto(`${server.origin}/@login`);
+    await page.evaluate(`localStorage.setItem("token", ${JSON.stringify(login.data.token)})`);
+    await page.goto(`${server.origin}/@manage`);
+    const popup = page.waitForEvent("popup");
+    await page.getByRole("button", { name: "Connect to Single Sign-On Platform" }).click();
+    await (await popup).waitForEvent("close", { timeout: 20_000 });
+    // The page saved the proof it received; the account now carries the identity it names.
+    for (let tries = 0; ; tries++) {
+      const me = await api("/api/me", { headers: { Authorization: login.data.token } });
+      if (me.data.sso_id !== "" || tries === 50) {
+        expect(me.data.sso_id).toBe(`${provider.issuer}|browser-sub`);
+        break;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(blocked).toEqual([]);
+  });
 });
