@@ -61,6 +61,7 @@ export default defineConfig({
             "test/support/storage-servers-global-setup.ts",
             "test/support/zip-fixtures-global-setup.ts",
             "test/support/ldap-global-setup.ts",
+            "test/support/oidc-global-setup.ts",
           ],
           // Files share one endpoint; one at a time keeps round-trip counts exact.
           fileParallelism: false,

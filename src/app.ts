@@ -26,6 +26,7 @@ import { registerSearchRoutes } from "./features/search/routes.ts";
 import { registerSessionRoutes } from "./features/sessions/routes.ts";
 import { registerSettingRoutes } from "./features/settings/routes.ts";
 import { registerShareRoutes } from "./features/shares/routes.ts";
+import { registerSsoRoutes } from "./features/sso/routes.ts";
 import { registerSshKeyRoutes } from "./features/sshkeys/routes.ts";
 import { registerStorageRoutes } from "./features/storages/routes.ts";
 import { registerOfflineDownloadRoutes } from "./features/tasks/offline-download.ts";
@@ -85,6 +86,7 @@ export function createApp(dependencies: AppDependencies) {
   registerLdapRoutes(app);
   registerTwoFactorRoutes(app);
   registerPasskeyRoutes(app);
+  registerSsoRoutes(app);
   registerMeRoutes(app);
   registerAppPasswordRoutes(app);
   registerAccessKeyRoutes(app);

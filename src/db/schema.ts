@@ -17,26 +17,31 @@ export const roles = sqliteTable("roles", {
   permissionScopes: text("permission_scopes", { mode: "json" }).$type<PermissionScope[]>().notNull().default(sql`'[]'`),
 });
 
-export const users = sqliteTable("users", {
-  id: integer("id").primaryKey({ autoIncrement: true }),
-  username: text("username").notNull().unique(),
-  /** `pbkdf2-sha256$<iterations>$<salt>$<hash>` over AList's static hash (src/auth/password.ts). */
-  passwordHash: text("password_hash").notNull(),
-  /** Unix seconds of the last password change; a token carrying an older value is dead. */
-  passwordChangedAt: integer("pwd_ts").notNull().default(0),
-  basePath: text("base_path").notNull().default("/"),
-  /** Role ids, in the order the user was given them. */
-  roleIds: text("role", { mode: "json" }).$type<number[]>().notNull().default(sql`'[]'`),
-  disabled: integer("disabled", { mode: "boolean" }).notNull().default(false),
-  permission: integer("permission").notNull().default(0),
-  /** TOTP secret, encrypted at rest (AES-GCM); null while two-factor is off. */
-  otpSecret: text("otp_secret"),
-  /** Last TOTP time step accepted, so one code works once. */
-  otpLastStep: integer("otp_last_step").notNull().default(0),
-  ssoId: text("sso_id").notNull().default(""),
-  /** A directory entry of the same name may sign in as this account (docs/decisions.md D21.3). */
-  allowLdap: integer("allow_ldap", { mode: "boolean" }).notNull().default(false),
-});
+export const users = sqliteTable(
+  "users",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    username: text("username").notNull().unique(),
+    /** `pbkdf2-sha256$<iterations>$<salt>$<hash>` over AList's static hash (src/auth/password.ts). */
+    passwordHash: text("password_hash").notNull(),
+    /** Unix seconds of the last password change; a token carrying an older value is dead. */
+    passwordChangedAt: integer("pwd_ts").notNull().default(0),
+    basePath: text("base_path").notNull().default("/"),
+    /** Role ids, in the order the user was given them. */
+    roleIds: text("role", { mode: "json" }).$type<number[]>().notNull().default(sql`'[]'`),
+    disabled: integer("disabled", { mode: "boolean" }).notNull().default(false),
+    permission: integer("permission").notNull().default(0),
+    /** TOTP secret, encrypted at rest (AES-GCM); null while two-factor is off. */
+    otpSecret: text("otp_secret"),
+    /** Last TOTP time step accepted, so one code works once. */
+    otpLastStep: integer("otp_last_step").notNull().default(0),
+    /** The single sign-on identity, `<issuer>|<subject>` (docs/decisions.md D20); empty: none. */
+    ssoId: text("sso_id").notNull().default(""),
+    /** A directory entry of the same name may sign in as this account (docs/decisions.md D21.3). */
+    allowLdap: integer("allow_ldap", { mode: "boolean" }).notNull().default(false),
+  },
+  (table) => [index("users_sso_id_idx").on(table.ssoId)],
+);
 
 export const DeviceSessionStatus = { ACTIVE: 0, INACTIVE: 1 } as const;
 
@@ -156,6 +161,24 @@ export const pendingOtpEnrolments = sqliteTable(
     createdAt: integer("created_at").notNull(),
   },
   (table) => [index("pending_otp_enrolments_created_at_idx").on(table.createdAt)],
+);
+
+/**
+ * A single sign-on begun by /api/auth/sso, waiting for the provider's callback: used once, for 10
+ * minutes at most (docs/decisions.md D20.2).
+ */
+export const ssoStates = sqliteTable(
+  "sso_states",
+  {
+    state: text("state").primaryKey(),
+    /** What the callback does: sign in, or hand the identity to the profile page to link. */
+    method: text("method", { enum: ["sso_get_token", "get_sso_id"] }).notNull(),
+    nonce: text("nonce").notNull(),
+    /** PKCE (RFC 7636), sent to the token endpoint; only its S256 hash went to the browser. */
+    codeVerifier: text("code_verifier").notNull(),
+    expiresAt: integer("expires_at").notNull(),
+  },
+  (table) => [index("sso_states_expires_at_idx").on(table.expiresAt)],
 );
 
 /**

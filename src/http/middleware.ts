@@ -63,7 +63,8 @@ const apiHeaders = [
 ] as const;
 const pageHeaders = [
   ["Content-Security-Policy", "frame-ancestors 'none'"],
-  ["Cross-Origin-Opener-Policy", "same-origin"],
+  // Popups it opens keep their opener: single sign-on's hands the token back that way (D20.1).
+  ["Cross-Origin-Opener-Policy", "same-origin-allow-popups"],
   ["Cross-Origin-Resource-Policy", "same-origin"],
   ["Origin-Agent-Cluster", "?1"],
   ["Referrer-Policy", "same-origin"],
@@ -84,9 +85,28 @@ const downloadHeaders = [
   ["X-Content-Type-Options", "nosniff"],
 ] as const;
 
+// Single sign-on's routes run in the UI's popup (docs/decisions.md D20.1): they keep the opener
+// (no COOP isolation, which would cut it on the way through the provider), and the callback's page
+// brings its own policy, allowing its one script by hash; the refusals get the API's.
+const SSO_POPUP_PATHS = new Set([
+  "/api/auth/sso",
+  "/api/auth/sso_callback",
+  "/api/auth/sso_get_token",
+  "/api/auth/get_sso_id",
+]);
+const ssoPopupHeaders = apiHeaders.map(([name, value]) =>
+  name === "Cross-Origin-Opener-Policy" ? ([name, "unsafe-none"] as const) : ([name, value] as const),
+);
+
 export const securityHeaders: MiddlewareHandler<AppEnv> = async (c, next) => {
   await next();
   const path = c.req.path;
+  if (SSO_POPUP_PATHS.has(path)) {
+    const ownPolicy = c.res.headers.get("Content-Security-Policy");
+    setReplyHeaders(c, ssoPopupHeaders);
+    if (ownPolicy !== null) c.res.headers.set("Content-Security-Policy", ownPolicy);
+    return;
+  }
   setReplyHeaders(c, isDownloadPath(path) ? downloadHeaders : isApiPath(path) ? apiHeaders : pageHeaders);
 };
 

@@ -20,6 +20,11 @@ const BUDGET: Record<string, number> = {
   "POST /api/auth/login": 0,
   "POST /api/auth/login/hash": 0,
   "POST /api/auth/login/ldap": 0,
+  // The settings, then nothing (single sign-on is off); a callback without a state reads nothing.
+  "GET /api/auth/sso": 1,
+  "GET /api/auth/sso_callback": 0,
+  "GET /api/auth/sso_get_token": 0,
+  "GET /api/auth/get_sso_id": 0,
   "GET /api/me": 1,
   "GET /api/me/sessions": 1,
   "POST /api/me/sessions/evict": 2,

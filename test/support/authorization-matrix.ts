@@ -55,6 +55,11 @@ export const ROUTES: RouteRow[] = [
   { method: "POST", path: "/api/auth/login", access: PUBLIC, body: {} },
   { method: "POST", path: "/api/auth/login/hash", access: PUBLIC, body: {} },
   { method: "POST", path: "/api/auth/login/ldap", access: PUBLIC, body: {} },
+  // Single sign-on (off by default): refused before any state is written or provider reached.
+  { method: "GET", path: "/api/auth/sso", access: PUBLIC, query: "method=sso_get_token", alsoAnswers: [403] },
+  { method: "GET", path: "/api/auth/sso_callback", access: PUBLIC },
+  { method: "GET", path: "/api/auth/sso_get_token", access: PUBLIC },
+  { method: "GET", path: "/api/auth/get_sso_id", access: PUBLIC },
 
   { method: "GET", path: "/api/auth/logout", access: SIGNED_IN, endsSession: true },
   { method: "GET", path: "/api/me", access: SIGNED_IN },

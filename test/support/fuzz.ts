@@ -1783,6 +1783,12 @@ const QUERY_ROWS: QueryRow[] = [
     jsonBody: wrongCredentials,
     headers: freshAddress,
   },
+  // Single sign-on is off: a method is checked first (400), then the setting (403); a callback's
+  // random state is unknown (400). Nothing is written either way.
+  { method: "GET", path: "/api/auth/sso", group: "auth-me", caller: "anonymous", answers: [400, 403] },
+  ...["/api/auth/sso_callback", "/api/auth/sso_get_token", "/api/auth/get_sso_id"].map(
+    (path): QueryRow => ({ method: "GET", path, group: "auth-me", caller: "anonymous", answers: [400] }),
+  ),
   { method: "GET", path: "/api/me/sshkey/list", group: "sessions-sshkeys", caller: "user", answers: READS },
   { method: "GET", path: "/api/me/sessions", group: "sessions-sshkeys", caller: "user", answers: READS },
   { method: "GET", path: "/api/admin/session/list", group: "sessions-sshkeys", caller: "admin", answers: READS },

@@ -91,7 +91,7 @@ export async function completeSignIn(
 ): Promise<{ token: string; device_key: string }> {
   // Whether the code's step was used already is decided once, atomically, by grantSession.
   const otpStep = await secondFactorStep(env, user.otpSecret, otpCode);
-  return grantAndSign(env, db, { user, state, client, now, otpStep, passwordUpgrade });
+  return openSession(env, db, { user, state, client, now, otpStep, passwordUpgrade });
 }
 
 /**
@@ -109,13 +109,16 @@ export async function signInVerified(
   const now = Math.floor(Date.now() / 1000);
   // Reserves an attempt as every sign-in does; the granted session clears the counts.
   const state = await readSignInState(db, { username: user.username, ip: client.ip, now });
-  return grantAndSign(env, db, { user, state, client, now, otpStep: null, passwordUpgrade: null });
+  return openSession(env, db, { user, state, client, now, otpStep: null, passwordUpgrade: null });
 }
 
 type SignInUser = Pick<typeof users.$inferSelect, "id" | "username" | "passwordChangedAt">;
 
-/** The device session (device limit, TOTP step consumed) and the token: the end of every sign-in. */
-async function grantAndSign(
+/**
+ * The device session (device limit, TOTP step consumed) and the token: the end of every sign-in,
+ * once the account is established (by password, the directory, a passkey or single sign-on).
+ */
+export async function openSession(
   env: Env,
   db: Database,
   step: {

@@ -6,6 +6,7 @@ import { wellFormed } from "../../http/text.ts";
 import { ok } from "../../http/envelope.ts";
 import { envelopeResponse, jsonBody, type Router } from "../../http/router.ts";
 import { GUEST_PROFILE } from "./messages.ts";
+import { ownSsoId } from "../sso/link.ts";
 import { changeOwnProfile, mergedPermissions, roleNames } from "./rules.ts";
 import { SHARE, SHARE_CUSTOM_ID, sharingBits } from "../shares/rules.ts";
 
@@ -49,7 +50,9 @@ const updateMe = createRoute({
         password: z
           .optional(z.string().check(z.maxLength(1024)))
           .openapi({ description: "empty or absent: unchanged" }),
-        sso_id: z.optional(z.string().check(z.maxLength(255))),
+        sso_id: z
+          .optional(z.string().check(z.maxLength(2048)))
+          .openapi({ description: "empty: none; else the proof single sign-on's get_sso_id handed over" }),
       }),
     ),
   },
@@ -79,7 +82,7 @@ export function registerMeRoutes(app: Router) {
     await changeOwnProfile(c.var.db, c.var.caller.user, {
       username: body.username,
       password: body.password,
-      ssoId: body.sso_id,
+      ssoId: await ownSsoId(c.env, body.sso_id, c.var.caller.user.ssoId),
     });
     return ok(c, null);
   });
