@@ -3,6 +3,7 @@ import { and, asc, eq, sql, type SQL } from "drizzle-orm";
 import type { Database } from "../../db/client.ts";
 import { plan } from "../../db/plan.ts";
 import { appPasswords, users } from "../../db/schema.ts";
+import { addAccessKey } from "../access-keys/store.ts";
 
 /** The passwords still good: made since the user's last password change. */
 const current = (userId: number | SQL) =>
@@ -34,31 +35,17 @@ export function appPasswordList(db: Database, userId: number | SQL) {
 }
 
 /**
- * Stores a new app password unless the user already has `limit` good ones, in one statement
- * (passwords a password change ended go first, so they never count); null when at the limit.
- * A name the user already uses fails with the unique index on (user_id, name).
+ * Stores a new app password unless the user already has `limit` good ones: an access key with the
+ * user's whole reach, for WebDAV only (docs/decisions.md D16.1); null when at the limit. A name the
+ * user already uses fails with the unique index on (user_id, name).
  */
-export async function addAppPassword(
+export function addAppPassword(
   db: Database,
   entry: { userId: number; name: string; hash: string; now: number },
   limit: number,
 ) {
-  const [, inserted] = await db.batch([
-    db
-      .delete(appPasswords)
-      .where(
-        and(
-          eq(appPasswords.userId, entry.userId),
-          sql`${appPasswords.passwordChangedAt} <> (SELECT ${users.passwordChangedAt} FROM ${users} WHERE ${users.id} = ${entry.userId})`,
-        ),
-      ),
-    db.all<{ id: number }>(sql`
-      INSERT INTO ${appPasswords} (user_id, name, hash, created_at, pwd_ts, last_used_at)
-      SELECT ${entry.userId}, ${entry.name}, ${entry.hash}, ${entry.now}, ${users.passwordChangedAt}, 0 FROM ${users}
-      WHERE ${users.id} = ${entry.userId} AND (SELECT count(*) FROM ${appPasswords} WHERE user_id = ${entry.userId}) < ${limit}
-      RETURNING id`),
-  ]);
-  return inserted[0]?.id ?? null;
+  const wholeReach = { path: "/", permission: -1, expiresAt: 0, accessKeyId: null, s3Secret: null };
+  return addAccessKey(db, { ...entry, ...wholeReach, usage: ["webdav"] }, limit);
 }
 
 /** Revokes one of the user's app passwords; false when it has none with that id. */
