@@ -285,6 +285,12 @@ describe("refusals", () => {
     const limited = await makeKey({ name: "no skip", path: "/team", permission: Bits.WRITE, usage: ["s3"] });
     expect(tags(await (await s3(limited, "/")).text(), "Name")).toEqual(["docs"]);
     expect((await s3(limited, "/photos/a.jpg")).status).toBe(404);
+    // The key with the skip-password and see-hidden bits still sees it.
+    expect(tags(await (await s3(s3Key, "/")).text(), "Name")).toEqual(["docs", "photos"]);
+    const hide = await callApi(admin, "/api/admin/meta/create", { path: "/team/docs", hide: "^readme" });
+    expect(hide.code, hide.message).toBe(200);
+    expect(tags(await (await s3(limited, "/docs?list-type=2")).text(), "Key")).toEqual([]);
+    expect(tags(await (await s3(s3Key, "/docs?list-type=2")).text(), "Key")).toEqual(["readme.txt"]);
     await sql("DELETE FROM metas");
   });
 });
