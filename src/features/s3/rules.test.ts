@@ -78,7 +78,6 @@ describe("operationOf", () => {
   });
   it("refuses what is not, as NotImplemented", () => {
     for (const [method, bucket, key, query, headers] of [
-      ["PUT", "b", "", "", {}],
       ["POST", "b", "", "delete", {}],
       ["POST", "b", "k", "uploads", {}],
       ["PUT", "b", "k", "", { "x-amz-copy-source": "/b/j" }],

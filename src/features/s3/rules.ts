@@ -95,6 +95,7 @@ export function objectPath(bucket: string, key: string): string | null {
 export type Operation =
   | "ListBuckets"
   | "HeadBucket"
+  | "CreateBucket"
   | "GetBucketLocation"
   | "ListObjects"
   | "ListObjectsV2"
@@ -143,7 +144,7 @@ export function operationOf(
     if (method === "GET" && names.length === 1 && names[0] === "location") return "GetBucketLocation";
     if (method === "GET" && names.every((name) => LIST_PARAMS.has(name)))
       return query.get("list-type") === "2" ? "ListObjectsV2" : "ListObjects";
-    if (method === "PUT" && names.length === 0) refuse("CreateBucket");
+    if (method === "PUT" && names.length === 0) return "CreateBucket";
     if (method === "DELETE" && names.length === 0) refuse("DeleteBucket");
     if (method === "POST" && query.has("delete")) refuse("DeleteObjects");
     return refuse(`${method} ?${names.join("&")} on a bucket`);

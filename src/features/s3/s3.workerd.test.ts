@@ -260,6 +260,10 @@ describe("refusals", () => {
     expect(await s3Text(`${ROOT}/team/docs/readme.txt`)).toBe("0123456789");
   });
 
+  it("CreateBucket of a bucket that is there answers 200 (rclone creates before it writes)", async () => {
+    expect((await s3(s3Key, "/docs", { method: "PUT" })).status).toBe(200);
+  });
+
   it("what is not built yet answers 501 NotImplemented", async () => {
     for (const [path, init] of [
       ["/newbucket", { method: "PUT" }],

@@ -54,6 +54,7 @@ import {
   keyRefused,
   LOCKED_OUT,
   NO_SUCH_ACCESS_KEY,
+  notImplemented,
   PRECONDITION_FAILED,
   PRESIGNED_NOT_YET,
   RANGE_NOT_SATISFIABLE,
@@ -122,6 +123,14 @@ const HANDLERS: Record<Operation, (request: S3Request) => Promise<Response>> = {
   ListBuckets: listBuckets,
   HeadBucket: async (request) => {
     await bucketFolder(request);
+    return new Response(null, { status: 200 });
+  },
+  // A bucket that is there answers 200, as S3 in us-east-1 answers its owner (clients such as rclone
+  // create the bucket before they write); making a new one is not built yet (D22.4).
+  CreateBucket: async (request) => {
+    await bucketFolder(request).catch(() => {
+      throw new S3Error("NotImplemented", notImplemented("CreateBucket"));
+    });
     return new Response(null, { status: 200 });
   },
   GetBucketLocation: async (request) => {
@@ -363,7 +372,7 @@ async function putObject(request: S3Request): Promise<Response> {
   if (request.key.endsWith("/")) {
     // A folder marker (`photos/`, what S3 consoles make for a folder): the folder itself.
     if (!before) {
-      await makeDirs(tree, path);
+      await makeFolders(tree, path);
       index.added(path, true, 0);
       await index.flush();
     } else if (!before.isDir) throw new S3Error("InvalidRequest", FOLDER_THERE);
@@ -378,7 +387,7 @@ async function putObject(request: S3Request): Promise<Response> {
   const dir = parentOf(path);
   if (!before && dir !== root) {
     const parent = await lookup(tree, dir);
-    if (!parent) await makeDirs(tree, dir);
+    if (!parent) await makeFolders(tree, dir);
     else if (!parent.isDir) throw new S3Error("InvalidRequest", FOLDER_THERE);
   }
   // A signed payload is hashed as it streams to the storage, and a mismatch takes the file back (D22.2).
@@ -405,6 +414,23 @@ async function putObject(request: S3Request): Promise<Response> {
   // The ETag a later HEAD gives; one lookup more, which S3 clients that compare it need.
   const after = await lookup(tree, path).catch(() => null);
   return new Response(null, { status: 200, headers: after ? { ETag: etagOfObject(after) } : {} });
+}
+
+/**
+ * The folders on a key's way. Clients upload in parallel (rclone four at a time), so two uploads
+ * into a new folder race to make it, and the loser's MKCOL fails on a folder that is now there:
+ * it tries once more, and a folder that exists by then is what it wanted.
+ */
+async function makeFolders(tree: MountTree, path: string): Promise<void> {
+  try {
+    await makeDirs(tree, path);
+  } catch {
+    try {
+      await makeDirs(tree, path);
+    } catch (error) {
+      if (!(await lookup(tree, path).catch(() => null))?.isDir) throw error;
+    }
+  }
 }
 
 async function deleteObject(request: S3Request): Promise<Response> {

@@ -149,6 +149,24 @@ export async function signatureMatches(
   amzDate: string,
   secret: string,
 ): Promise<boolean> {
-  const expected = await signatureOf(request, auth, amzDate, secret);
-  return constantTimeEqual(encoder.encode(expected), encoder.encode(auth.signature));
+  for (const candidate of acceptEncodings(request, auth)) {
+    const expected = await signatureOf(candidate, auth, amzDate, secret);
+    if (constantTimeEqual(encoder.encode(expected), encoder.encode(auth.signature))) return true;
+  }
+  return false;
+}
+
+/**
+ * The request as the client may have signed it. Cloudflare's edge and `wrangler dev` rewrite
+ * `Accept-Encoding` before a Worker sees it, and some clients sign it (rclone sends and signs
+ * `gzip`): a signed Accept-Encoding is also tried with the values clients send (D22.2).
+ */
+function acceptEncodings(request: SignedRequest, auth: Authorization): SignedRequest[] {
+  if (!auth.signedHeaders.includes("accept-encoding")) return [request];
+  const received = request.header("accept-encoding");
+  const values = [...new Set([received, "gzip", "identity", "gzip, deflate", "gzip, deflate, br"])];
+  return values.map((value) => ({
+    ...request,
+    header: (name: string) => (name === "accept-encoding" ? value : request.header(name)),
+  }));
 }
