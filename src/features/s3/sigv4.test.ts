@@ -51,6 +51,26 @@ describe("SigV4 (AWS's examples)", () => {
     );
   });
 
+  it("a signed Accept-Encoding the edge rewrote still matches (rclone signs `gzip`)", async () => {
+    const auth = parseAuthorization(
+      "AWS4-HMAC-SHA256 Credential=AKIAIOSFODNN7EXAMPLE/20130524/us-east-1/s3/aws4_request,SignedHeaders=accept-encoding;host;x-amz-content-sha256;x-amz-date,Signature=" +
+        "0".repeat(64),
+    )!;
+    const headers = {
+      "accept-encoding": "gzip",
+      host: "gatehouse.test",
+      "x-amz-content-sha256": EMPTY_SHA,
+      "x-amz-date": "20130524T000000Z",
+    };
+    const signature = await signatureOf(request("GET", "/s3/b/k", "", headers), auth, "20130524T000000Z", SECRET);
+    const signed = { ...auth, signature };
+    const rewritten = request("GET", "/s3/b/k", "", { ...headers, "accept-encoding": "br, gzip" });
+    expect(await signatureMatches(rewritten, signed, "20130524T000000Z", SECRET)).toBe(true);
+    // Only Accept-Encoding is tried again: any other header changed still fails.
+    const moved = request("GET", "/s3/b/other", "", { ...headers, "accept-encoding": "br, gzip" });
+    expect(await signatureMatches(moved, signed, "20130524T000000Z", SECRET)).toBe(false);
+  });
+
   it("refuses headers of another shape", () => {
     expect(parseAuthorization("AWS AKID:signature")).toBeNull();
     expect(parseAuthorization("AWS4-HMAC-SHA256 Credential=a/b/c,SignedHeaders=host,Signature=00")).toBeNull();
