@@ -17,7 +17,7 @@ import {
   upstreamDav,
   upstreamDavText,
 } from "../../../test/support/upstreams.ts";
-import { callApi, makeUser, mountStorage, signIn } from "../../../test/support/workerd-client.ts";
+import { callApi, inTrips, makeUser, mountStorage, signIn } from "../../../test/support/workerd-client.ts";
 
 const ROOT = "s3-endpoint";
 const BASE = "http://gatehouse.test/s3";
@@ -107,6 +107,13 @@ describe("listing", () => {
     expect(xml).not.toContain("secret.txt");
     expect(xml).not.toContain("other");
     expect(tags(await (await s3(davKey, "/")).text(), "Name")).toEqual(["box"]);
+  });
+
+  it("a GetObject costs two round trips: the key with its user, roles, metas and settings; then the storages under its folder", async () => {
+    // The last use of the key is recorded at most once per 5 minutes (D16.4): a first request settles it.
+    await s3(s3Key, "/docs/readme.txt");
+    const reply = await inTrips(2, () => s3(s3Key, "/docs/readme.txt"));
+    expect(await reply.text()).toBe("0123456789");
   });
 
   it("HeadBucket: 200 for a bucket, 404 NoSuchBucket for a file or a folder outside the scope", async () => {

@@ -235,14 +235,24 @@ async function visibleChildren(request: S3Request, tree: MountTree, path: string
   return entries.filter((entry) => visible(request, path === "/" ? `/${entry.name}` : `${path}/${entry.name}`));
 }
 
-/** The bucket's folder (a visible folder at the top of the key's scope), or NoSuchBucket. */
-async function bucketFolder(request: S3Request): Promise<{ path: string; tree: MountTree }> {
+/** Where the bucket would be (a visible name at the top of the key's scope), not yet looked up; else NoSuchBucket. */
+function bucketAt(request: S3Request): { path: string; tree: MountTree } {
   const path = bucketPath(request.scope, request.bucket!);
   if (path === null || !visible(request, request.scope) || !visible(request, path)) throw noSuchBucket();
-  const tree = treeAt(request, path);
+  return { path, tree: treeAt(request, path) };
+}
+
+/** NoSuchBucket unless the bucket's folder is there. */
+async function requireBucket(tree: MountTree, path: string): Promise<void> {
   const folder = await lookup(tree, path).catch(() => null);
   if (!folder?.isDir) throw noSuchBucket();
-  return { path, tree };
+}
+
+/** The bucket's folder (a visible folder at the top of the key's scope), or NoSuchBucket. */
+async function bucketFolder(request: S3Request): Promise<{ path: string; tree: MountTree }> {
+  const bucket = bucketAt(request);
+  await requireBucket(bucket.tree, bucket.path);
+  return bucket;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -311,12 +321,17 @@ const RESPONSE_OVERRIDES = {
 
 async function getObject(request: S3Request): Promise<Response> {
   const { c } = request;
-  const { path: root, tree } = await bucketFolder(request);
+  // The object is looked up first: found, its bucket is there (one lookup, one round trip for the
+  // storages under the key's folder); missing, the bucket says which error it is.
+  const { path: root, tree } = bucketAt(request);
   const path = objectPath(root, request.key);
   if (path === null) throw noSuchKey();
   requireAccess(request.viewer, request.fs, path, "");
   const object = await lookup(tree, path);
-  if (!object) throw noSuchKey();
+  if (!object) {
+    await requireBucket(tree, root);
+    throw noSuchKey();
+  }
   if (object.isDir) {
     // A folder answers as S3's folder marker (`photos/`): an empty object; under its bare name, nothing.
     if (!request.key.endsWith("/")) throw noSuchKey();
