@@ -233,6 +233,18 @@ describe("refusals", () => {
     await sql("DELETE FROM login_failures");
   });
 
+  it("wrong signatures count toward the address's lockout: then even the right one gets 503 SlowDown", async () => {
+    const ip = { "CF-Connecting-IP": "203.0.113.77" };
+    const wrong = { ...s3Key, secret_access_key: "y".repeat(40) };
+    for (let i = 0; i < 5; i++) expect((await s3(wrong, "/", { headers: ip })).status).toBe(403);
+    const locked = await s3(s3Key, "/", { headers: ip });
+    expect(locked.status).toBe(503);
+    expect(await codeOf(locked)).toBe("SlowDown");
+    expect(locked.headers.get("Retry-After")).toBe("300");
+    await sql("DELETE FROM login_failures");
+    expect((await s3(s3Key, "/", { headers: ip })).status).toBe(200);
+  });
+
   it("a request signed 20 minutes ago is RequestTimeTooSkewed", async () => {
     const then = new Date(Date.now() - 20 * 60 * 1000).toISOString().replace(/[:-]|\.\d{3}/g, "");
     const reply = await s3(s3Key, "/", { aws: { datetime: then } });
