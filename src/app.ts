@@ -9,6 +9,7 @@ import type { AppEnv } from "./http/context.ts";
 import { registerAuthRoutes } from "./features/auth/routes.ts";
 import { registerLdapRoutes } from "./features/ldap/routes.ts";
 import { registerDavRoutes } from "./features/dav/routes.ts";
+import { registerS3Routes } from "./features/s3/routes.ts";
 import { registerDriverRoutes } from "./features/drivers/routes.ts";
 import { registerArchiveDownloadRoutes } from "./features/archive/download.ts";
 import { registerArchiveRoutes } from "./features/archive/routes.ts";
@@ -79,6 +80,7 @@ export function createApp(dependencies: AppDependencies) {
   app.use("/sd/*", useDatabase);
   app.use("/sad/*", useDatabase);
   app.use("/dav/*", useDatabase);
+  app.use("/s3/*", useDatabase);
   // The served web UI reads roles as OpenList's numbers; every other client, as AList's ids (D17).
   app.use("/api/*", webUiRoles);
   registerPublicRoutes(app);
@@ -112,6 +114,7 @@ export function createApp(dependencies: AppDependencies) {
   registerArchiveDownloadRoutes(app);
   registerShareRoutes(app);
   registerDavRoutes(app);
+  registerS3Routes(app);
 
   // Both travel in one header; the guard tells them apart by shape (a JWT or not).
   app.openAPIRegistry.registerComponent("securitySchemes", "token", {

@@ -166,12 +166,33 @@ export const keyColumns = {
  * last-use update, which lands only for a key still good whose last use is older than
  * KEY_TOUCH_SECONDS (D16.4). A key never stands for an admin: `callerIsAdmin` is never true.
  */
-export async function readKeyCaller(
+export function readKeyCaller(
   db: Database,
   read: { hash: string; ip: string; now: number; touch: number | null },
   extra: CallerReads = [],
 ) {
-  const keyUserId = sql`(SELECT ${appPasswords.userId} FROM ${appPasswords} WHERE ${appPasswords.hash} = ${read.hash})`;
+  return readKeyBy(db, eq(appPasswords.hash, read.hash), read, extra);
+}
+
+/**
+ * The same batch for a key named by its S3 access key id (features/s3, docs/decisions.md D22),
+ * with its sealed S3 secret: SigV4 needs the secret in clear to check a signature.
+ */
+export function readS3KeyCaller(
+  db: Database,
+  read: { accessKeyId: string; ip: string; now: number; touch: number | null },
+  extra: CallerReads = [],
+) {
+  return readKeyBy(db, eq(appPasswords.accessKeyId, read.accessKeyId), read, extra);
+}
+
+async function readKeyBy(
+  db: Database,
+  match: SQL,
+  read: { ip: string; now: number; touch: number | null },
+  extra: CallerReads,
+) {
+  const keyUserId = sql`(SELECT ${appPasswords.userId} FROM ${appPasswords} WHERE ${match})`;
   const touch =
     read.touch === null
       ? []
@@ -181,7 +202,7 @@ export async function readKeyCaller(
             .set({ lastUsedAt: read.now })
             .where(
               and(
-                eq(appPasswords.hash, read.hash),
+                match,
                 lt(appPasswords.lastUsedAt, read.now - read.touch),
                 sql`(${appPasswords.expiresAt} = 0 OR ${appPasswords.expiresAt} > ${read.now})`,
               ),
@@ -198,7 +219,10 @@ export async function readKeyCaller(
           sql`${loginFailures.expiresAt} > ${read.now}`,
         ),
       ),
-    db.select(keyColumns).from(appPasswords).where(eq(appPasswords.hash, read.hash)),
+    db
+      .select({ ...keyColumns, s3Secret: appPasswords.s3Secret })
+      .from(appPasswords)
+      .where(match),
     db.select().from(users).where(eq(users.id, keyUserId)),
     rolesOf(db, keyUserId),
     ...touch,
@@ -207,12 +231,20 @@ export async function readKeyCaller(
   results.splice(4, touch.length);
   const [ipCount, [key], [user], userRoles, ...extraResults] = results as [
     { count: number }[],
-    KeyRow[],
+    (KeyRow & { s3Secret: string | null })[],
     UserRow[],
     RoleRow[],
     ...unknown[],
   ];
-  return { failures: { ip: ipCount[0]?.count ?? 0, user: 0 }, key, user, roles: userRoles, extra: extraResults };
+  const { s3Secret = null, ...row } = key ?? {};
+  return {
+    failures: { ip: ipCount[0]?.count ?? 0, user: 0 },
+    key: key ? (row as KeyRow) : undefined,
+    s3Secret,
+    user,
+    roles: userRoles,
+    extra: extraResults,
+  };
 }
 
 /** Whose failures a row counts: sign-ins per address and username; share codes per address and share. */

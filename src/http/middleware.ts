@@ -4,7 +4,7 @@ import { logs, readConfig } from "../env.ts";
 import type { AppEnv } from "./context.ts";
 import { GATEHOUSE_VERSION } from "../version.ts";
 import { payloadTooLarge } from "./on-error.ts";
-import { isApiPath, isDavPath, isDownloadPath } from "./paths.ts";
+import { isApiPath, isDavPath, isDownloadPath, isS3Path } from "./paths.ts";
 
 // CORS: any origin, the headers AList clients send, no cookies (the token travels in a header).
 // Not on the WebDAV server, whose OPTIONS is its own (DAV: 1, 2) and whose clients are not browsers.
@@ -160,7 +160,8 @@ export const limitBodySize: MiddlewareHandler<AppEnv> = (c, next) => {
     c.req.path === "/api/fs/put" ||
     c.req.path === "/api/fs/form" ||
     c.req.path === "/api/fs/multipart/chunk" ||
-    isDavPath(c.req.path)
+    isDavPath(c.req.path) ||
+    isS3Path(c.req.path)
   )
     return next();
   const maxSize = readConfig(c.env).maxBodyBytes;

@@ -72,6 +72,11 @@ describe("routes", () => {
     expect(app.routes.some((route) => route.path === "/dav/*")).toBe(true);
     expect(read("docs/webdav.md")).toContain("`/dav`");
   });
+
+  it("s3.md documents the S3 endpoint the router mounts at /s3", () => {
+    expect(app.routes.some((route) => route.path === "/s3/*")).toBe(true);
+    expect(read("docs/s3.md")).toContain("`/s3`");
+  });
 });
 
 /** The rows of the first table after `heading`, as arrays of cells. */

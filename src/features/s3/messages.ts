@@ -1,0 +1,57 @@
+// The texts the S3 endpoint answers, each defined once: S3's error codes with their HTTP statuses
+// (Amazon S3 API reference, "Error responses"), and the messages that go with them. The words it
+// shares with /api/fs come through as the file side's own messages.
+
+/** S3's error codes this endpoint answers, and the status of each. */
+export const S3_ERRORS = {
+  AccessDenied: 403,
+  BadDigest: 400,
+  InvalidAccessKeyId: 403,
+  InvalidArgument: 400,
+  InvalidBucketName: 400,
+  InvalidRange: 416,
+  InvalidRequest: 400,
+  InternalError: 500,
+  MissingContentLength: 411,
+  NoSuchBucket: 404,
+  NoSuchKey: 404,
+  NotImplemented: 501,
+  PreconditionFailed: 412,
+  RequestTimeTooSkewed: 403,
+  ServiceUnavailable: 503,
+  SignatureDoesNotMatch: 403,
+  SlowDown: 503,
+  XAmzContentSHA256Mismatch: 400,
+} as const;
+export type S3Code = keyof typeof S3_ERRORS;
+
+// ---- Signing (sigv4.ts, server.ts)
+
+export const SIGN_WITH_SIGV4 =
+  "Sign requests with AWS Signature Version 4 in the Authorization header (AWS4-HMAC-SHA256)";
+export const PRESIGNED_NOT_YET = "Presigned URLs (query string authentication) are not supported yet";
+export const STREAMING_NOT_YET =
+  "Streaming signed payloads (aws-chunked) are not supported yet: send UNSIGNED-PAYLOAD or the body's SHA-256";
+export const NO_SUCH_ACCESS_KEY = "The AWS Access Key Id you provided does not exist in our records.";
+export const SIGNATURE_MISMATCH =
+  "The request signature we calculated does not match the signature you provided. Check your key and signing method.";
+export const DATE_MISSING = "x-amz-date (or Date) is missing or not in the form YYYYMMDDTHHMMSSZ";
+export const TIME_SKEWED = "The difference between the request time and the current time is too large.";
+export const CONTENT_SHA_MISSING = "x-amz-content-sha256 is missing: S3 requests carry the payload's hash";
+export const CONTENT_SHA_MISMATCH = "The provided 'x-amz-content-sha256' header does not match what was computed.";
+export const LOCKED_OUT = "Too many failed sign-ins from this address: try again in a few minutes";
+export const keyRefused = (why: string) => `The access key is refused: ${why}`;
+
+// ---- Buckets and keys (rules.ts)
+
+export const NO_SUCH_BUCKET = "The specified bucket does not exist";
+export const NO_SUCH_KEY = "The specified key does not exist.";
+export const RANGE_NOT_SATISFIABLE = "The requested range is not satisfiable";
+export const CONTENT_LENGTH_NEEDED = "PutObject needs a Content-Length";
+export const notImplemented = (operation: string) => `${operation} is not implemented by this endpoint yet`;
+export const MAX_KEYS_INVALID = "max-keys must be a whole number from 0";
+export const CONTINUATION_INVALID = "The continuation token provided is incorrect";
+export const ENCODING_TYPE_INVALID = "Invalid Encoding Method specified in Request";
+export const BAD_KEY = "The object key is not a path this endpoint can store (an empty, `.` or `..` segment)";
+export const PRECONDITION_FAILED = "At least one of the pre-conditions you specified did not hold";
+export const FOLDER_THERE = "A folder holds this key's name (or a file its folder's): the mount tree cannot hold both";

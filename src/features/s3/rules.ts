@@ -1,0 +1,300 @@
+// The S3 endpoint's decisions (docs/decisions.md D22): which operation a request is (and which are
+// not built yet), where a bucket and a key land in the mount tree, how a listing walks the folders
+// in S3's key order, and how the file side's refusals read as S3 error codes.
+import type { FileObject } from "../../drivers/types.ts";
+import { ApiError, FileError, type FileErrorKind } from "../../http/errors.ts";
+import { joinName } from "../fs/path.ts";
+import {
+  BAD_KEY,
+  CONTINUATION_INVALID,
+  ENCODING_TYPE_INVALID,
+  MAX_KEYS_INVALID,
+  NO_SUCH_BUCKET,
+  NO_SUCH_KEY,
+  notImplemented,
+  S3_ERRORS,
+  type S3Code,
+} from "./messages.ts";
+
+export const S3_PREFIX = "/s3";
+
+/** A refusal in S3's words: its code (the status follows from it) and message. */
+export class S3Error extends Error {
+  override name = "S3Error";
+  constructor(
+    readonly code: S3Code,
+    message: string,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+  }
+  get status(): number {
+    return S3_ERRORS[this.code];
+  }
+}
+
+/** The file side's refusals by kind: nothing there is NoSuchKey, a storage that cannot is NotImplemented. */
+const KIND_CODES: Record<FileErrorKind, S3Code> = {
+  not_found: "NoSuchKey",
+  no_storage: "NoSuchKey",
+  not_a_folder: "NoSuchKey",
+  not_a_file: "NoSuchKey",
+  exists: "InvalidRequest",
+  not_implemented: "NotImplemented",
+  forbidden: "AccessDenied",
+  upstream: "InternalError",
+  unavailable: "ServiceUnavailable",
+  refused: "InvalidRequest",
+};
+
+/** Any refusal as an S3Error: its own, the file side's by kind, the API's 403s as AccessDenied. */
+export function s3ErrorOf(error: unknown): S3Error | null {
+  if (error instanceof S3Error) return error;
+  if (error instanceof FileError) return new S3Error(KIND_CODES[error.kind], error.message);
+  if (error instanceof ApiError)
+    return new S3Error(
+      error.code === 403 ? "AccessDenied" : error.code === 404 ? "NoSuchKey" : "InvalidRequest",
+      error.message,
+    );
+  return null;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The request: bucket, key and operation.
+
+/** `/s3/<bucket>/<key>`, decoded; null bucket for the service itself. */
+export function bucketAndKey(pathname: string): { bucket: string | null; key: string } {
+  const rest = pathname.slice(S3_PREFIX.length).replace(/^\//, "");
+  if (rest === "") return { bucket: null, key: "" };
+  const slash = rest.indexOf("/");
+  const rawBucket = slash < 0 ? rest : rest.slice(0, slash);
+  const rawKey = slash < 0 ? "" : rest.slice(slash + 1);
+  const decode = (text: string) => {
+    try {
+      return decodeURIComponent(text);
+    } catch {
+      throw new S3Error("InvalidArgument", BAD_KEY);
+    }
+  };
+  return { bucket: decode(rawBucket), key: decode(rawKey) };
+}
+
+/** A bucket's full path: a folder at the top of the key's scope (D22.1); null for a name that is no folder name. */
+export function bucketPath(scope: string, bucket: string): string | null {
+  if (bucket === "" || bucket === "." || bucket === ".." || bucket.includes("/")) return null;
+  return joinName(scope, bucket);
+}
+
+/** An object key's full path below its bucket; null for a key that no path holds (empty, `.` or `..` segments). */
+export function objectPath(bucket: string, key: string): string | null {
+  const segments = key.replace(/\/$/, "").split("/");
+  if (segments.some((segment) => segment === "" || segment === "." || segment === "..")) return null;
+  return `${bucket}/${segments.join("/")}`;
+}
+
+export type Operation =
+  | "ListBuckets"
+  | "HeadBucket"
+  | "CreateBucket"
+  | "GetBucketLocation"
+  | "ListObjects"
+  | "ListObjectsV2"
+  | "HeadObject"
+  | "GetObject"
+  | "PutObject"
+  | "DeleteObject";
+
+/** Query names that only select how a reply is written, never another operation. */
+const PASSIVE = new Set(["x-id", "versionId"]);
+const LIST_PARAMS = new Set([
+  "list-type",
+  "prefix",
+  "delimiter",
+  "max-keys",
+  "continuation-token",
+  "start-after",
+  "encoding-type",
+  "fetch-owner",
+  "marker",
+]);
+
+/**
+ * The operation a request asks for, or NotImplemented naming what it is (multipart uploads, copies,
+ * DeleteObjects, bucket creation and deletion, presigned URLs, ACLs, tagging...: D22.4).
+ */
+export function operationOf(
+  method: string,
+  bucket: string | null,
+  key: string,
+  query: URLSearchParams,
+  headers: Headers,
+): Operation {
+  const names = [...query.keys()].filter((name) => !PASSIVE.has(name));
+  const refuse = (what: string): never => {
+    throw new S3Error("NotImplemented", notImplemented(what));
+  };
+  if (query.has("X-Amz-Signature") || query.has("X-Amz-Credential"))
+    refuse("Presigned URLs (query string authentication)");
+  if (bucket === null) {
+    if (method === "GET" && names.length === 0) return "ListBuckets";
+    return refuse(`${method} on the service`);
+  }
+  if (key === "") {
+    if (method === "HEAD" && names.length === 0) return "HeadBucket";
+    if (method === "GET" && names.length === 1 && names[0] === "location") return "GetBucketLocation";
+    if (method === "GET" && names.every((name) => LIST_PARAMS.has(name)))
+      return query.get("list-type") === "2" ? "ListObjectsV2" : "ListObjects";
+    if (method === "PUT" && names.length === 0) return "CreateBucket";
+    if (method === "DELETE" && names.length === 0) refuse("DeleteBucket");
+    if (method === "POST" && query.has("delete")) refuse("DeleteObjects");
+    return refuse(`${method} ?${names.join("&")} on a bucket`);
+  }
+  if (query.has("uploadId") || query.has("uploads") || query.has("partNumber")) refuse("Multipart upload");
+  const rest = names.filter((name) => !name.startsWith("response-"));
+  if (rest.length > 0) refuse(`${method} ?${rest.join("&")} on an object`);
+  if (method === "GET") return "GetObject";
+  if (method === "HEAD") return "HeadObject";
+  if (method === "PUT") {
+    if (headers.has("x-amz-copy-source")) refuse("CopyObject");
+    return "PutObject";
+  }
+  if (method === "DELETE") return "DeleteObject";
+  return refuse(`${method} on an object`);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Listings
+
+/** S3's key order: UTF-8 bytes, which is code point order (JavaScript compares UTF-16 units). */
+export function compareKeys(a: string, b: string): number {
+  const x = a[Symbol.iterator]();
+  const y = b[Symbol.iterator]();
+  for (;;) {
+    const p = x.next();
+    const q = y.next();
+    if (p.done || q.done) return p.done && q.done ? 0 : p.done ? -1 : 1;
+    const d = p.value.codePointAt(0)! - q.value.codePointAt(0)!;
+    if (d !== 0) return d;
+  }
+}
+
+export interface ListRequest {
+  prefix: string;
+  delimiter: string;
+  maxKeys: number;
+  /** Keys at or before this one are skipped (start-after, a continuation token, a marker). */
+  after: string;
+}
+
+export interface ListResult {
+  objects: { key: string; object: FileObject }[];
+  prefixes: string[];
+  truncated: boolean;
+  /** The last key or common prefix returned. */
+  last: string | undefined;
+}
+
+/** At most this many keys per page, as S3. */
+export const MAX_KEYS = 1000;
+
+export function listRequestOf(query: URLSearchParams, version: 1 | 2): ListRequest & { encodeUrl: boolean } {
+  const rawMax = query.get("max-keys");
+  if (rawMax !== null && !/^\d{1,9}$/.test(rawMax)) throw new S3Error("InvalidArgument", MAX_KEYS_INVALID);
+  const encoding = query.get("encoding-type");
+  if (encoding !== null && encoding !== "url") throw new S3Error("InvalidArgument", ENCODING_TYPE_INVALID);
+  const delimiter = query.get("delimiter") ?? "";
+  if (delimiter !== "" && delimiter !== "/")
+    throw new S3Error("NotImplemented", notImplemented(`The delimiter ${JSON.stringify(delimiter)} (only "/")`));
+  let after = version === 2 ? (query.get("start-after") ?? "") : (query.get("marker") ?? "");
+  const token = version === 2 ? query.get("continuation-token") : null;
+  if (token !== null) after = tokenKey(token);
+  return {
+    prefix: query.get("prefix") ?? "",
+    delimiter,
+    maxKeys: Math.min(rawMax === null ? MAX_KEYS : Number(rawMax), MAX_KEYS),
+    after,
+    encodeUrl: encoding === "url",
+  };
+}
+
+/** A continuation token: the last key returned, base64url-encoded (opaque to clients, as S3's). */
+export const continuationToken = (key: string) =>
+  btoa(String.fromCharCode(...new TextEncoder().encode(key)))
+    .replace(/\+/g, "-")
+    .replace(/\//g, "_")
+    .replace(/=+$/, "");
+
+function tokenKey(token: string): string {
+  try {
+    const binary = atob(token.replace(/-/g, "+").replace(/_/g, "/"));
+    return new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(
+      Uint8Array.from(binary, (ch) => ch.charCodeAt(0)),
+    );
+  } catch {
+    throw new S3Error("InvalidArgument", CONTINUATION_INVALID);
+  }
+}
+
+/**
+ * One page of a bucket's keys in S3's order, walking folders as the keys ask: with delimiter `/`
+ * one folder (its subfolders are common prefixes); without, the folders below the prefix depth
+ * first, each in key order (a folder `a` sorts as `a/`), skipping whole subtrees that lie at or
+ * before `after` and stopping once the page is full. `list` answers a folder's visible entries by
+ * its path relative to the bucket (`""` the bucket), and [] for a folder that is not there.
+ */
+export async function listPage(
+  request: ListRequest,
+  list: (dir: string) => Promise<FileObject[]>,
+): Promise<ListResult> {
+  const { prefix, delimiter, maxKeys, after } = request;
+  const objects: ListResult["objects"] = [];
+  const prefixes: string[] = [];
+  let count = 0;
+  let truncated = false;
+  let last: string | undefined;
+  const full = () => count >= maxKeys;
+  const take = (key: string, object: FileObject | null): boolean => {
+    if (full()) {
+      truncated = true;
+      return false;
+    }
+    if (object) objects.push({ key, object });
+    else prefixes.push(key);
+    count++;
+    last = key;
+    return true;
+  };
+  const sorted = (dir: string, entries: FileObject[]) =>
+    entries
+      .map((object) => ({ key: `${dir}${object.name}${object.isDir ? "/" : ""}`, object }))
+      .sort((a, b) => compareKeys(a.key, b.key));
+  const start = prefix.slice(0, prefix.lastIndexOf("/") + 1);
+
+  if (delimiter === "/") {
+    for (const { key, object } of sorted(start, await list(start.replace(/\/$/, "")))) {
+      if (!key.startsWith(prefix) || compareKeys(key, after) <= 0) continue;
+      if (!take(key, object.isDir ? null : object)) break;
+    }
+    return { objects, prefixes, truncated, last };
+  }
+
+  const walk = async (dir: string): Promise<boolean> => {
+    for (const { key, object } of sorted(dir, await list(dir.replace(/\/$/, "")))) {
+      if (object.isDir) {
+        // Below the prefix, or on the way to it; and not wholly at or before `after`.
+        if (!key.startsWith(prefix) && !prefix.startsWith(key)) continue;
+        if (compareKeys(key, after) <= 0 && !after.startsWith(key)) continue;
+        if (!(await walk(key))) return false;
+      } else {
+        if (!key.startsWith(prefix) || compareKeys(key, after) <= 0) continue;
+        if (!take(key, object)) return false;
+      }
+    }
+    return true;
+  };
+  await walk(start);
+  return { objects, prefixes, truncated, last };
+}
+
+export const noSuchBucket = () => new S3Error("NoSuchBucket", NO_SUCH_BUCKET);
+export const noSuchKey = () => new S3Error("NoSuchKey", NO_SUCH_KEY);
