@@ -5,6 +5,7 @@
 /** S3's error codes this endpoint answers, and the status of each. */
 export const S3_ERRORS = {
   AccessDenied: 403,
+  AuthorizationQueryParametersError: 400,
   BadDigest: 400,
   InvalidAccessKeyId: 403,
   InvalidArgument: 400,
@@ -29,7 +30,11 @@ export type S3Code = keyof typeof S3_ERRORS;
 
 export const SIGN_WITH_SIGV4 =
   "Sign requests with AWS Signature Version 4 in the Authorization header (AWS4-HMAC-SHA256)";
-export const PRESIGNED_NOT_YET = "Presigned URLs (query string authentication) are not supported yet";
+export const PRESIGNED_MALFORMED =
+  "Query-string authentication needs X-Amz-Algorithm=AWS4-HMAC-SHA256, X-Amz-Credential, X-Amz-Date, X-Amz-Expires, X-Amz-SignedHeaders and X-Amz-Signature";
+export const PRESIGNED_TOO_LONG = "X-Amz-Expires must be less than a week (in seconds) that is 604800";
+export const PRESIGNED_EXPIRED = "Request has expired";
+export const PRESIGNED_NOT_YET_VALID = "Request is not valid yet";
 export const STREAMING_NOT_YET =
   "Streaming signed payloads (aws-chunked) are not supported yet: send UNSIGNED-PAYLOAD or the body's SHA-256";
 export const NO_SUCH_ACCESS_KEY = "The AWS Access Key Id you provided does not exist in our records.";

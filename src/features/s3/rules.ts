@@ -129,12 +129,11 @@ export function operationOf(
   query: URLSearchParams,
   headers: Headers,
 ): Operation {
-  const names = [...query.keys()].filter((name) => !PASSIVE.has(name));
+  // A presigned URL's X-Amz-* parameters are its signature, not part of the operation (D22.5).
+  const names = [...query.keys()].filter((name) => !PASSIVE.has(name) && !name.startsWith("X-Amz-"));
   const refuse = (what: string): never => {
     throw new S3Error("NotImplemented", notImplemented(what));
   };
-  if (query.has("X-Amz-Signature") || query.has("X-Amz-Credential"))
-    refuse("Presigned URLs (query string authentication)");
   if (bucket === null) {
     if (method === "GET" && names.length === 0) return "ListBuckets";
     return refuse(`${method} on the service`);

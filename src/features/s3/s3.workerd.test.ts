@@ -222,6 +222,66 @@ describe("objects", () => {
   });
 });
 
+describe("presigned URLs", () => {
+  /** A URL presigned by aws4fetch (query string authentication), `X-Amz-Expires` in `query` if given. */
+  async function presign(key: Key, path: string, init: { method?: string; datetime?: string; query?: string } = {}) {
+    const url = `${BASE}${path}${init.query ? `?${init.query}` : ""}`;
+    const aws = { signQuery: true, ...(init.datetime ? { datetime: init.datetime } : {}) };
+    return (await clientOf(key).sign(url, { method: init.method ?? "GET", aws })).url;
+  }
+  const amzDate = (date: Date) => date.toISOString().replace(/[:-]|\.\d{3}/g, "");
+
+  it("a presigned GET reads the object with no header at all; a presigned PUT stores the bytes", async () => {
+    const url = await presign(s3Key, "/docs/readme.txt", { query: "X-Amz-Expires=600" });
+    expect(url).toContain("X-Amz-Signature=");
+    const got = await exports.default.fetch(new Request(url));
+    expect(got.status, await got.clone().text()).toBe(200);
+    expect(await got.text()).toBe("0123456789");
+
+    const putUrl = await presign(s3Key, "/docs/presigned.txt", { method: "PUT" });
+    const put = await exports.default.fetch(new Request(putUrl, { method: "PUT", body: "sent by URL" }));
+    expect(put.status, await put.clone().text()).toBe(200);
+    expect(await s3Text(`${ROOT}/team/docs/presigned.txt`)).toBe("sent by URL");
+    expect((await s3(s3Key, "/docs/presigned.txt", { method: "DELETE" })).status).toBe(204);
+  });
+
+  it("an expired URL is AccessDenied 'Request has expired'; a week and a second is refused", async () => {
+    const twoHoursAgo = amzDate(new Date(Date.now() - 2 * 3600 * 1000));
+    const url = await presign(s3Key, "/docs/readme.txt", { datetime: twoHoursAgo, query: "X-Amz-Expires=3600" });
+    const reply = await exports.default.fetch(new Request(url));
+    expect(reply.status).toBe(403);
+    const body = await reply.text();
+    expect(tags(body, "Code")).toEqual(["AccessDenied"]);
+    expect(tags(body, "Message")).toEqual(["Request has expired"]);
+    // The same URL still within its time: it reads.
+    const fresh = await presign(s3Key, "/docs/readme.txt", { datetime: twoHoursAgo, query: "X-Amz-Expires=10800" });
+    expect((await exports.default.fetch(new Request(fresh))).status).toBe(200);
+    const tooLong = await presign(s3Key, "/docs/readme.txt", { query: "X-Amz-Expires=604801" });
+    const refused = await exports.default.fetch(new Request(tooLong));
+    expect(refused.status).toBe(400);
+    expect(await codeOf(refused)).toBe("AuthorizationQueryParametersError");
+  });
+
+  it("a tampered URL (another key, a longer life) is SignatureDoesNotMatch, and writes nothing", async () => {
+    const url = await presign(s3Key, "/docs/readme.txt", { query: "X-Amz-Expires=600" });
+    for (const tampered of [
+      url.replace("/docs/readme.txt", "/photos/a.jpg"),
+      url.replace("X-Amz-Expires=600", "X-Amz-Expires=6000"),
+    ]) {
+      const reply = await exports.default.fetch(new Request(tampered));
+      expect(reply.status, tampered).toBe(403);
+      expect(await codeOf(reply)).toBe("SignatureDoesNotMatch");
+    }
+    const putUrl = await presign(s3Key, "/docs/mine.txt", { method: "PUT" });
+    const moved = await exports.default.fetch(
+      new Request(putUrl.replace("/docs/mine.txt", "/docs/theirs.txt"), { method: "PUT", body: "x" }),
+    );
+    expect(await codeOf(moved)).toBe("SignatureDoesNotMatch");
+    expect(await s3Text(`${ROOT}/team/docs/theirs.txt`)).toBeNull();
+    await sql("DELETE FROM login_failures");
+  });
+});
+
 describe("refusals", () => {
   it("a wrong secret is SignatureDoesNotMatch, an unknown key id InvalidAccessKeyId", async () => {
     const wrong = await s3({ ...s3Key, secret_access_key: "x".repeat(40) }, "/");

@@ -56,7 +56,10 @@ import {
   NO_SUCH_ACCESS_KEY,
   notImplemented,
   PRECONDITION_FAILED,
-  PRESIGNED_NOT_YET,
+  PRESIGNED_EXPIRED,
+  PRESIGNED_MALFORMED,
+  PRESIGNED_NOT_YET_VALID,
+  PRESIGNED_TOO_LONG,
   RANGE_NOT_SATISFIABLE,
   SIGN_WITH_SIGV4,
   SIGNATURE_MISMATCH,
@@ -77,7 +80,17 @@ import {
   s3ErrorOf,
   type Operation,
 } from "./rules.ts";
-import { amzDateSeconds, MAX_SKEW_SECONDS, parseAuthorization, signatureMatches, UNSIGNED_PAYLOAD } from "./sigv4.ts";
+import {
+  type Authorization,
+  amzDateSeconds,
+  MAX_PRESIGNED_SECONDS,
+  MAX_SKEW_SECONDS,
+  parseAuthorization,
+  parseQueryAuthorization,
+  signatureMatches,
+  UNSIGNED_PAYLOAD,
+  withoutSignature,
+} from "./sigv4.ts";
 import { countFailure, readS3Request } from "./store.ts";
 import { errorDocument, listBucketsDocument, listingDocument, S3_NS } from "./xml.ts";
 
@@ -161,21 +174,51 @@ async function dispatch(c: Context<AppEnv>): Promise<Response> {
 // ---------------------------------------------------------------------------------------------
 // Signing: the key by its access key id, its user, and the signature (D22.2).
 
-async function signedRequest(c: Context<AppEnv>, url: URL): Promise<S3Request> {
-  const header = c.req.header("Authorization");
-  if (!header) {
-    if (url.searchParams.has("X-Amz-Signature")) throw new S3Error("NotImplemented", PRESIGNED_NOT_YET);
-    throw new S3Error("AccessDenied", SIGN_WITH_SIGV4);
-  }
+/** What signs a request: the Authorization header's parts or a presigned URL's, its date, the query it covers. */
+interface Signing {
+  auth: Authorization;
+  amzDate: string;
+  rawQuery: string;
+  payloadHash: string;
+}
+
+/** The Authorization header's signing: its date within 15 minutes, the payload's hash required (D22.2). */
+function headerSigning(c: Context<AppEnv>, url: URL, header: string, now: number): Signing {
   const auth = parseAuthorization(header);
   if (!auth) throw new S3Error("InvalidArgument", SIGN_WITH_SIGV4);
   const amzDate = c.req.header("x-amz-date") ?? "";
   const signedAt = amzDateSeconds(amzDate) ?? httpDateSeconds(c.req.header("Date") ?? null);
   if (signedAt === null || Number.isNaN(signedAt)) throw new S3Error("AccessDenied", DATE_MISSING);
-  const now = Math.floor(Date.now() / 1000);
   if (Math.abs(now - signedAt) > MAX_SKEW_SECONDS) throw new S3Error("RequestTimeTooSkewed", TIME_SKEWED);
   const payloadHash = c.req.header("x-amz-content-sha256");
   if (!payloadHash) throw new S3Error("InvalidRequest", CONTENT_SHA_MISSING);
+  return { auth, amzDate, rawQuery: url.search, payloadHash };
+}
+
+/**
+ * A presigned URL's signing (D22.5): valid from its X-Amz-Date (15 minutes' skew allowed) for
+ * X-Amz-Expires seconds, at most 7 days; the signature covers the query without itself, and the
+ * payload is UNSIGNED-PAYLOAD unless the client sent and signed x-amz-content-sha256.
+ */
+function querySigning(c: Context<AppEnv>, url: URL, now: number): Signing {
+  const auth = parseQueryAuthorization(url.searchParams);
+  if (!auth) throw new S3Error("AuthorizationQueryParametersError", PRESIGNED_MALFORMED);
+  if (auth.expires < 1 || auth.expires > MAX_PRESIGNED_SECONDS)
+    throw new S3Error("AuthorizationQueryParametersError", PRESIGNED_TOO_LONG);
+  const signedAt = amzDateSeconds(auth.amzDate)!;
+  if (signedAt - now > MAX_SKEW_SECONDS) throw new S3Error("AccessDenied", PRESIGNED_NOT_YET_VALID);
+  if (now > signedAt + auth.expires) throw new S3Error("AccessDenied", PRESIGNED_EXPIRED);
+  const payloadHash = c.req.header("x-amz-content-sha256") ?? UNSIGNED_PAYLOAD;
+  return { auth, amzDate: auth.amzDate, rawQuery: withoutSignature(url.search), payloadHash };
+}
+
+async function signedRequest(c: Context<AppEnv>, url: URL): Promise<S3Request> {
+  const now = Math.floor(Date.now() / 1000);
+  const header = c.req.header("Authorization");
+  if (!header && !url.searchParams.has("X-Amz-Algorithm")) throw new S3Error("AccessDenied", SIGN_WITH_SIGV4);
+  const { auth, amzDate, rawQuery, payloadHash } = header
+    ? headerSigning(c, url, header, now)
+    : querySigning(c, url, now);
   if (payloadHash.startsWith("STREAMING-")) throw new S3Error("NotImplemented", STREAMING_NOT_YET);
   if (payloadHash !== UNSIGNED_PAYLOAD && !/^[0-9a-f]{64}$/.test(payloadHash))
     throw new S3Error("InvalidArgument", CONTENT_SHA_MISMATCH);
@@ -194,7 +237,7 @@ async function signedRequest(c: Context<AppEnv>, url: URL): Promise<S3Request> {
   const signed = {
     method: c.req.method.toUpperCase(),
     rawPath: url.pathname,
-    rawQuery: url.search,
+    rawQuery,
     header: (name: string) => c.req.header(name) ?? (name === "host" ? url.host : undefined),
     payloadHash,
   };
