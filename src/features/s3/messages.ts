@@ -7,15 +7,19 @@ export const S3_ERRORS = {
   AccessDenied: 403,
   AuthorizationQueryParametersError: 400,
   BadDigest: 400,
+  BucketNotEmpty: 409,
   InvalidAccessKeyId: 403,
   InvalidArgument: 400,
   InvalidBucketName: 400,
   InvalidRange: 416,
   InvalidRequest: 400,
   InternalError: 500,
+  MalformedXML: 400,
+  MaxMessageLengthExceeded: 400,
   MissingContentLength: 411,
   NoSuchBucket: 404,
   NoSuchKey: 404,
+  NoSuchVersion: 404,
   NotImplemented: 501,
   PreconditionFailed: 412,
   RequestTimeTooSkewed: 403,
@@ -60,3 +64,11 @@ export const ENCODING_TYPE_INVALID = "Invalid Encoding Method specified in Reque
 export const BAD_KEY = "The object key is not a path this endpoint can store (an empty, `.` or `..` segment)";
 export const PRECONDITION_FAILED = "At least one of the pre-conditions you specified did not hold";
 export const FOLDER_THERE = "A folder holds this key's name (or a file its folder's): the mount tree cannot hold both";
+export const COPY_SOURCE_INVALID = "x-amz-copy-source must name a bucket and a key: URL-encoded bucket/key";
+export const COPY_TO_ITSELF =
+  "This copy request is illegal because it is trying to copy an object to itself without changing the object's metadata, storage class, website redirect location or encryption attributes.";
+export const DELETE_XML_INVALID =
+  "The XML you provided was not well-formed or did not validate against our published schema";
+export const deleteTooLong = (bytes: number) =>
+  `Your request was too big: a DeleteObjects body is at most ${bytes} bytes`;
+export const deleteTooMany = (keys: number) => `A DeleteObjects request names at most ${keys} keys`;

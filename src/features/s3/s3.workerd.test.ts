@@ -27,6 +27,7 @@ type Key = { id: number; access_key_id: string; secret_access_key: string };
 let s3Key: Key;
 let davKey: Key;
 let readOnly: Key;
+let rootKey: Key;
 
 async function makeKey(body: Record<string, unknown>): Promise<Key> {
   const made = await callApi(owner, "/api/me/access_key/create", body);
@@ -92,6 +93,7 @@ beforeAll(async () => {
   s3Key = await makeKey({ name: "team", path: "/team", permission: all, usage: ["s3"] });
   davKey = await makeKey({ name: "shared", path: "/shared", permission: all, usage: ["s3"] });
   readOnly = await makeKey({ name: "read only", path: "/team", permission: Bits.SEE_HIDES, usage: ["s3"] });
+  rootKey = await makeKey({ name: "everything", path: "/", permission: all, usage: ["s3"] });
 });
 
 afterAll(async () => {
@@ -222,6 +224,109 @@ describe("objects", () => {
   });
 });
 
+describe("copies and batch deletes", () => {
+  it("CopyObject within one storage: the bytes at the target, CopyObjectResult with its ETag; a target there is replaced", async () => {
+    const reply = await s3(s3Key, "/photos/copies/copy%20of%20readme.txt", {
+      method: "PUT",
+      headers: { "x-amz-copy-source": "docs/readme.txt" },
+    });
+    expect(reply.status, await reply.clone().text()).toBe(200);
+    const xml = await reply.text();
+    expect(xml).toContain("<CopyObjectResult");
+    const etag = tags(xml, "ETag")[0]!.replace(/&quot;/g, '"');
+    expect(tags(xml, "LastModified")[0]).toMatch(/^\d{4}-\d\d-\d\dT/);
+    expect(await s3Text(`${ROOT}/team/photos/copies/copy of readme.txt`)).toBe("0123456789");
+    const head = await s3(s3Key, "/photos/copies/copy%20of%20readme.txt", { method: "HEAD" });
+    expect(head.headers.get("ETag")).toBe(etag);
+    // Onto the same key again, from another (URL-encoded, with a leading slash) source: replaced.
+    const again = await s3(s3Key, "/photos/copies/copy%20of%20readme.txt", {
+      method: "PUT",
+      headers: { "x-amz-copy-source": "/photos/2024%2Fb.jpg" },
+    });
+    expect(again.status, await again.clone().text()).toBe(200);
+    expect(await s3Text(`${ROOT}/team/photos/copies/copy of readme.txt`)).toBe("photo b");
+    expect(await s3Text(`${ROOT}/team/photos/2024/b.jpg`)).toBe("photo b");
+    expect((await s3(s3Key, "/photos/copies/copy%20of%20readme.txt", { method: "DELETE" })).status).toBe(204);
+  });
+
+  it("CopyObject across storages streams the bytes from S3 to WebDAV", async () => {
+    const reply = await s3(rootKey, "/shared/box/from-s3.txt", {
+      method: "PUT",
+      headers: { "x-amz-copy-source": "team/docs/readme.txt" },
+    });
+    expect(reply.status, await reply.clone().text()).toBe(200);
+    expect(await upstreamDavText(`/${ROOT}/shared/box/from-s3.txt`)).toBe("0123456789");
+    expect((await s3(rootKey, "/shared/box/from-s3.txt", { method: "DELETE" })).status).toBe(204);
+  });
+
+  it("CopyObject refused: no write at the target, a missing source, outside the key's folder, onto itself", async () => {
+    const denied = await s3(readOnly, "/docs/copied.txt", {
+      method: "PUT",
+      headers: { "x-amz-copy-source": "docs/readme.txt" },
+    });
+    expect(denied.status).toBe(403);
+    expect(await codeOf(denied)).toBe("AccessDenied");
+    expect(await s3Text(`${ROOT}/team/docs/copied.txt`)).toBeNull();
+    const missing = await s3(s3Key, "/docs/copied.txt", {
+      method: "PUT",
+      headers: { "x-amz-copy-source": "docs/no.txt" },
+    });
+    expect(missing.status).toBe(404);
+    expect(await codeOf(missing)).toBe("NoSuchKey");
+    // The key on /team has no bucket `other`: /other/x.txt is not a source it can name.
+    const outside = await s3(s3Key, "/docs/copied.txt", {
+      method: "PUT",
+      headers: { "x-amz-copy-source": "other/x.txt" },
+    });
+    expect(outside.status).toBe(404);
+    expect(await codeOf(outside)).toBe("NoSuchBucket");
+    expect(await s3Text(`${ROOT}/team/docs/copied.txt`)).toBeNull();
+    const itself = await s3(s3Key, "/docs/readme.txt", {
+      method: "PUT",
+      headers: { "x-amz-copy-source": "docs/readme.txt" },
+    });
+    expect(itself.status).toBe(400);
+    expect(await codeOf(itself)).toBe("InvalidRequest");
+  });
+
+  const deleteBody = (keys: string[], quiet = false) =>
+    `<?xml version="1.0" encoding="UTF-8"?><Delete xmlns="http://s3.amazonaws.com/doc/2006-03-01/">${quiet ? "<Quiet>true</Quiet>" : ""}${keys.map((key) => `<Object><Key>${key}</Key></Object>`).join("")}</Delete>`;
+
+  it("DeleteObjects removes each key and lists it Deleted (a missing key too); Quiet lists none", async () => {
+    for (const name of ["one.txt", "two.txt", "three.txt"])
+      expect((await s3(s3Key, `/docs/batch/${name}`, { method: "PUT", body: name })).status).toBe(200);
+    const reply = await s3(s3Key, "/docs?delete", {
+      method: "POST",
+      body: deleteBody(["batch/one.txt", "batch/two.txt", "batch/none.txt"]),
+    });
+    expect(reply.status, await reply.clone().text()).toBe(200);
+    const xml = await reply.text();
+    expect(tags(xml, "Key")).toEqual(["batch/one.txt", "batch/two.txt", "batch/none.txt"]);
+    expect(xml).not.toContain("<Error>");
+    expect(await s3Text(`${ROOT}/team/docs/batch/one.txt`)).toBeNull();
+    expect(await s3Text(`${ROOT}/team/docs/batch/two.txt`)).toBeNull();
+    const quiet = await s3(s3Key, "/docs?delete", { method: "POST", body: deleteBody(["batch/three.txt"], true) });
+    expect(quiet.status).toBe(200);
+    expect(tags(await quiet.text(), "Key")).toEqual([]);
+    expect(await s3Text(`${ROOT}/team/docs/batch/three.txt`)).toBeNull();
+  });
+
+  it("DeleteObjects: a key refused is an Error row and stays; bad XML is MalformedXML; a body past the cap is refused", async () => {
+    const reply = await s3(readOnly, "/docs?delete", { method: "POST", body: deleteBody(["readme.txt"], true) });
+    expect(reply.status).toBe(200);
+    const xml = await reply.text();
+    expect(tags(xml, "Key")).toEqual(["readme.txt"]);
+    expect(tags(xml, "Code")).toEqual(["AccessDenied"]);
+    expect(await s3Text(`${ROOT}/team/docs/readme.txt`)).toBe("0123456789");
+    const malformed = await s3(s3Key, "/docs?delete", { method: "POST", body: "<Delete><Object>" });
+    expect(malformed.status).toBe(400);
+    expect(await codeOf(malformed)).toBe("MalformedXML");
+    const huge = await s3(s3Key, "/docs?delete", { method: "POST", body: "x".repeat(2 * 1024 * 1024 + 1) });
+    expect(huge.status).toBe(400);
+    expect(await codeOf(huge)).toBe("MaxMessageLengthExceeded");
+  });
+});
+
 describe("presigned URLs", () => {
   /** A URL presigned by aws4fetch (query string authentication), `X-Amz-Expires` in `query` if given. */
   async function presign(key: Key, path: string, init: { method?: string; datetime?: string; query?: string } = {}) {
@@ -347,8 +452,6 @@ describe("refusals", () => {
     for (const [path, init] of [
       ["/newbucket", { method: "PUT" }],
       ["/docs/readme.txt?uploads", { method: "POST" }],
-      ["/docs/copy.txt", { method: "PUT", headers: { "x-amz-copy-source": "/docs/readme.txt" } }],
-      ["/docs?delete", { method: "POST", body: "<Delete/>" }],
     ] as const) {
       const reply = await s3(s3Key, path, init);
       expect(reply.status, path).toBe(501);

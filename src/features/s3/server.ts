@@ -12,11 +12,13 @@ import type { Caller } from "../../auth/caller.ts";
 import type { FileObject } from "../../drivers/types.ts";
 import { otpSealingKeys } from "../../env.ts";
 import type { AppEnv } from "../../http/context.ts";
+import type { S3Code } from "./messages.ts";
 import { FileError } from "../../http/errors.ts";
 import { etagOfObject } from "../dav/rules.ts";
 import { uploadEndedEarly, uploadTooLong } from "../fs/messages.ts";
 import { MountTree } from "../fs/mounts.ts";
-import { emptyBody, lookup, makeDirs, putFile, removePath } from "../fs/operations.ts";
+import { emptyBody, lookup, makeDirs, putFile, removePath, transfer } from "../fs/operations.ts";
+import { BadXml, parseXml } from "../dav/xml.ts";
 import { baseName, parentOf } from "../fs/path.ts";
 import {
   anchoredBy,
@@ -49,6 +51,9 @@ import {
   CONTENT_LENGTH_NEEDED,
   CONTENT_SHA_MISMATCH,
   CONTENT_SHA_MISSING,
+  COPY_TO_ITSELF,
+  DELETE_XML_INVALID,
+  deleteTooLong,
   DATE_MISSING,
   FOLDER_THERE,
   keyRefused,
@@ -70,6 +75,8 @@ import {
   bucketAndKey,
   bucketPath,
   continuationToken,
+  copySourceOf,
+  deleteRequestOf,
   listPage,
   listRequestOf,
   noSuchBucket,
@@ -92,7 +99,14 @@ import {
   withoutSignature,
 } from "./sigv4.ts";
 import { countFailure, readS3Request } from "./store.ts";
-import { errorDocument, listBucketsDocument, listingDocument, S3_NS } from "./xml.ts";
+import {
+  copyObjectDocument,
+  deleteResultDocument,
+  errorDocument,
+  listBucketsDocument,
+  listingDocument,
+  S3_NS,
+} from "./xml.ts";
 
 /** What one signed request knows: who, the key's folder (its buckets' parent), the tree. */
 interface S3Request {
@@ -155,7 +169,9 @@ const HANDLERS: Record<Operation, (request: S3Request) => Promise<Response>> = {
   GetObject: getObject,
   HeadObject: getObject,
   PutObject: putObject,
+  CopyObject: copyObject,
   DeleteObject: deleteObject,
+  DeleteObjects: deleteObjects,
 };
 
 async function dispatch(c: Context<AppEnv>): Promise<Response> {
@@ -492,17 +508,23 @@ async function makeFolders(tree: MountTree, path: string): Promise<void> {
 }
 
 async function deleteObject(request: S3Request): Promise<Response> {
+  const bucket = await bucketFolder(request);
+  await deleteKey(request, bucket, request.key);
+  return new Response(null, { status: 204 });
+}
+
+/** Deletes one key of the bucket; a key that is not there is no error (S3: a delete is idempotent). */
+async function deleteKey(request: S3Request, bucket: { path: string; tree: MountTree }, key: string): Promise<void> {
   const { c, viewer, fs } = request;
-  const { path: root, tree } = await bucketFolder(request);
-  const path = objectPath(root, request.key);
-  // S3 answers 204 for a key that is not there: a delete is idempotent.
-  if (path === null) return new Response(null, { status: 204 });
+  const { path: root, tree } = bucket;
+  const path = objectPath(root, key);
+  if (path === null) return;
   requireWritable(viewer, fs, parentOf(path), path, Permission.REMOVE, "");
   const object = await lookup(tree, path);
-  if (!object) return new Response(null, { status: 204 });
+  if (!object) return;
   if (object.isDir) {
     // Only a folder marker (`photos/`) names a folder, and only an empty one goes: S3 deletes one key.
-    if (!request.key.endsWith("/") || (await tree.list(path)).length > 0) return new Response(null, { status: 204 });
+    if (!key.endsWith("/") || (await tree.list(path)).length > 0) return;
     const refusal = anchoredBy(viewer, path, await tree.mountsAt(path), "remove");
     if (refusal) throw new S3Error("AccessDenied", refusal);
   }
@@ -510,7 +532,118 @@ async function deleteObject(request: S3Request): Promise<Response> {
   const index = new IndexChanges(c.var.db, fs);
   index.removed(path);
   await index.flush();
-  return new Response(null, { status: 204 });
+}
+
+/** The most a DeleteObjects body may hold: 1,000 keys of S3's 1,024 bytes, with their XML. */
+const MAX_DELETE_BODY = 2 * 1024 * 1024;
+
+/** The request body as text, refused past `limit` bytes without reading further; its signed hash checked. */
+async function boundedBody(request: S3Request, limit: number): Promise<string> {
+  const { c } = request;
+  const declared = Number(c.req.header("Content-Length") ?? "0");
+  if (declared > limit) throw new S3Error("MaxMessageLengthExceeded", deleteTooLong(limit));
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  const reader = (c.req.raw.body ?? emptyBody()).getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      await reader.cancel();
+      throw new S3Error("MaxMessageLengthExceeded", deleteTooLong(limit));
+    }
+    chunks.push(value);
+  }
+  const bytes = new Uint8Array(size);
+  let at = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, at);
+    at += chunk.byteLength;
+  }
+  if (request.payloadHash !== UNSIGNED_PAYLOAD) {
+    const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes));
+    const hex = [...digest].map((byte) => byte.toString(16).padStart(2, "0")).join("");
+    if (hex !== request.payloadHash) throw new S3Error("XAmzContentSHA256Mismatch", CONTENT_SHA_MISMATCH);
+  }
+  return new TextDecoder().decode(bytes);
+}
+
+/**
+ * DeleteObjects (D22.6): the `<Delete>` body (capped), each key deleted as DeleteObject deletes it,
+ * one after another; a key refused is an `<Error>` in the reply, not the request's failure. Quiet
+ * leaves out the `<Deleted>` rows.
+ */
+async function deleteObjects(request: S3Request): Promise<Response> {
+  const bucket = await bucketFolder(request);
+  let root: ReturnType<typeof parseXml>;
+  try {
+    root = parseXml(await boundedBody(request, MAX_DELETE_BODY));
+  } catch (error) {
+    if (error instanceof BadXml) throw new S3Error("MalformedXML", DELETE_XML_INVALID);
+    throw error;
+  }
+  const { keys, quiet } = deleteRequestOf(root);
+  const deleted: string[] = [];
+  const errors: { key: string; code: S3Code; message: string }[] = [];
+  for (const key of keys) {
+    try {
+      await deleteKey(request, bucket, key);
+      deleted.push(key);
+    } catch (error) {
+      const refusal = s3ErrorOf(error);
+      if (!refusal) throw error;
+      errors.push({ key, code: refusal.code, message: refusal.message });
+    }
+  }
+  return xml(deleteResultDocument(quiet ? [] : deleted, errors));
+}
+
+/**
+ * CopyObject (D22.6): the source read where the key may read it, the target written where it may
+ * write; the file side's copy (the storage's own within one storage, streamed across storages). A
+ * target that is there is replaced, as S3 does. Metadata is not kept, so a copy onto itself is
+ * S3's refusal unless it asks to REPLACE the metadata, which then changes nothing.
+ */
+async function copyObject(request: S3Request): Promise<Response> {
+  const { c, viewer, fs } = request;
+  const source = copySourceOf(c.req.header("x-amz-copy-source") ?? "");
+  const from = await bucketFolder({ ...request, bucket: source.bucket, key: source.key });
+  const fromPath = objectPath(from.path, source.key);
+  if (fromPath === null) throw noSuchKey();
+  requireAccess(viewer, fs, fromPath, "");
+  if (!visible(request, fromPath)) throw noSuchKey();
+  const object = await lookup(from.tree, fromPath);
+  if (!object || object.isDir) throw noSuchKey();
+
+  const { path: root, tree } = await bucketFolder(request);
+  const path = objectPath(root, request.key);
+  if (path === null || request.key.endsWith("/")) throw new S3Error("InvalidArgument", BAD_KEY);
+  requireUploadable(viewer, fs, path, "");
+  if (path === fromPath) {
+    if (c.req.header("x-amz-metadata-directive")?.toUpperCase() !== "REPLACE")
+      throw new S3Error("InvalidRequest", COPY_TO_ITSELF);
+    return xml(copyObjectDocument(object.modified, etagOfObject(object)));
+  }
+  const before = await lookup(tree, path);
+  if (before?.isDir) throw new S3Error("InvalidRequest", FOLDER_THERE);
+  const dir = parentOf(path);
+  if (!before && dir !== root) {
+    const parent = await lookup(tree, dir);
+    if (!parent) await makeFolders(tree, dir);
+    else if (!parent.isDir) throw new S3Error("InvalidRequest", FOLDER_THERE);
+  }
+  const index = new IndexChanges(c.var.db, fs);
+  // A storage's own copy may refuse to overwrite (WebDAV's COPY): the target goes first, as WebDAV's COPY does.
+  if (before) {
+    await removePath(tree, path);
+    index.removed(path);
+  }
+  await transfer(tree, "copy", fromPath, dir, baseName(path));
+  index.added(path, false, object.size);
+  await index.flush();
+  const after = await lookup(tree, path).catch(() => null);
+  return xml(copyObjectDocument(after?.modified ?? new Date(), after ? etagOfObject(after) : etagOfObject(object)));
 }
 
 const xml = (body: string) => new Response(body, { status: 200, headers: { "Content-Type": "application/xml" } });
