@@ -7,6 +7,7 @@ export const S3_ERRORS = {
   AccessDenied: 403,
   AuthorizationQueryParametersError: 400,
   BadDigest: 400,
+  BucketAlreadyExists: 409,
   BucketNotEmpty: 409,
   InvalidAccessKeyId: 403,
   InvalidArgument: 400,
@@ -72,3 +73,7 @@ export const DELETE_XML_INVALID =
 export const deleteTooLong = (bytes: number) =>
   `Your request was too big: a DeleteObjects body is at most ${bytes} bytes`;
 export const deleteTooMany = (keys: number) => `A DeleteObjects request names at most ${keys} keys`;
+export const BUCKET_NAME_INVALID = "The specified bucket is not valid: a folder name (no `/`, not `.` or `..`)";
+export const BUCKET_TAKEN = "The requested bucket name is taken by a file at the top of the key's folder";
+export const BUCKET_NOT_EMPTY = "The bucket you tried to delete is not empty";
+export const ACCESS_DENIED = "Access Denied";

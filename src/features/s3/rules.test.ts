@@ -77,6 +77,7 @@ describe("operationOf", () => {
     expect(op("PUT", "b", "k")).toBe("PutObject");
     expect(op("PUT", "b", "k", "", { "x-amz-copy-source": "/b/j" })).toBe("CopyObject");
     expect(op("POST", "b", "", "delete")).toBe("DeleteObjects");
+    expect(op("DELETE", "b", "")).toBe("DeleteBucket");
     // A presigned URL's parameters are its signature: the operation is the method's.
     expect(op("GET", "b", "k", "X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Signature=00")).toBe("GetObject");
   });

@@ -137,6 +137,7 @@ export type Operation =
   | "ListBuckets"
   | "HeadBucket"
   | "CreateBucket"
+  | "DeleteBucket"
   | "GetBucketLocation"
   | "ListObjects"
   | "ListObjectsV2"
@@ -163,7 +164,7 @@ const LIST_PARAMS = new Set([
 
 /**
  * The operation a request asks for, or NotImplemented naming what it is (multipart uploads,
- * bucket creation and deletion, ACLs, tagging...: D22.4).
+ * ACLs, tagging...: D22.4).
  */
 export function operationOf(
   method: string,
@@ -187,7 +188,7 @@ export function operationOf(
     if (method === "GET" && names.every((name) => LIST_PARAMS.has(name)))
       return query.get("list-type") === "2" ? "ListObjectsV2" : "ListObjects";
     if (method === "PUT" && names.length === 0) return "CreateBucket";
-    if (method === "DELETE" && names.length === 0) refuse("DeleteBucket");
+    if (method === "DELETE" && names.length === 0) return "DeleteBucket";
     if (method === "POST" && names.length === 1 && names[0] === "delete") return "DeleteObjects";
     return refuse(`${method} ?${names.join("&")} on a bucket`);
   }

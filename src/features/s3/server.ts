@@ -50,6 +50,10 @@ import {
   BAD_KEY,
   CONTENT_LENGTH_NEEDED,
   CONTENT_SHA_MISMATCH,
+  ACCESS_DENIED,
+  BUCKET_NAME_INVALID,
+  BUCKET_NOT_EMPTY,
+  BUCKET_TAKEN,
   CONTENT_SHA_MISSING,
   COPY_TO_ITSELF,
   DELETE_XML_INVALID,
@@ -59,7 +63,6 @@ import {
   keyRefused,
   LOCKED_OUT,
   NO_SUCH_ACCESS_KEY,
-  notImplemented,
   PRECONDITION_FAILED,
   PRESIGNED_EXPIRED,
   PRESIGNED_MALFORMED,
@@ -152,14 +155,8 @@ const HANDLERS: Record<Operation, (request: S3Request) => Promise<Response>> = {
     await bucketFolder(request);
     return new Response(null, { status: 200 });
   },
-  // A bucket that is there answers 200, as S3 in us-east-1 answers its owner (clients such as rclone
-  // create the bucket before they write); making a new one is not built yet (D22.4).
-  CreateBucket: async (request) => {
-    await bucketFolder(request).catch(() => {
-      throw new S3Error("NotImplemented", notImplemented("CreateBucket"));
-    });
-    return new Response(null, { status: 200 });
-  },
+  CreateBucket: createBucket,
+  DeleteBucket: deleteBucket,
   GetBucketLocation: async (request) => {
     await bucketFolder(request);
     return xml(`<?xml version="1.0" encoding="UTF-8"?>\n<LocationConstraint xmlns="${S3_NS}"></LocationConstraint>`);
@@ -325,6 +322,44 @@ async function listBuckets(request: S3Request): Promise<Response> {
     .filter((entry) => entry.isDir)
     .map((entry) => ({ name: entry.name, created: entry.modified }));
   return xml(listBucketsDocument(buckets, { id: String(caller.user.id), name: caller.user.username }));
+}
+
+/**
+ * CreateBucket (D22.7): a new folder at the top of the key's folder, where the key may make one
+ * (write, or a meta's write grant, as `/api/fs/mkdir`). A bucket that is there answers 200, as S3
+ * in us-east-1 answers its owner (clients such as rclone create the bucket before they write).
+ */
+async function createBucket(request: S3Request): Promise<Response> {
+  const { c, viewer, fs, scope } = request;
+  const path = bucketPath(scope, request.bucket!);
+  if (path === null) throw new S3Error("InvalidBucketName", BUCKET_NAME_INVALID);
+  // A hidden or password-guarded name is not told apart from one the key may not make.
+  if (!visible(request, scope) || !visible(request, path)) throw new S3Error("AccessDenied", ACCESS_DENIED);
+  const tree = treeAt(request, path);
+  const existing = await lookup(tree, path).catch(() => null);
+  if (existing?.isDir) return new Response(null, { status: 200, headers: { Location: `/${request.bucket}` } });
+  if (existing) throw new S3Error("BucketAlreadyExists", BUCKET_TAKEN);
+  requireWritable(viewer, fs, scope, path, Permission.WRITE, "", true);
+  await makeFolders(tree, path);
+  const index = new IndexChanges(c.var.db, fs);
+  index.added(path, true, 0);
+  await index.flush();
+  return new Response(null, { status: 200, headers: { Location: `/${request.bucket}` } });
+}
+
+/** DeleteBucket (D22.7): the bucket's folder, only when nothing is in it (hidden entries count), with the remove bit. */
+async function deleteBucket(request: S3Request): Promise<Response> {
+  const { c, viewer, fs, scope } = request;
+  const { path, tree } = await bucketFolder(request);
+  requireWritable(viewer, fs, scope, path, Permission.REMOVE, "");
+  if ((await tree.list(path)).length > 0) throw new S3Error("BucketNotEmpty", BUCKET_NOT_EMPTY);
+  const refusal = anchoredBy(viewer, path, await tree.mountsAt(path), "remove");
+  if (refusal) throw new S3Error("AccessDenied", refusal);
+  await removePath(tree, path);
+  const index = new IndexChanges(c.var.db, fs);
+  index.removed(path);
+  await index.flush();
+  return new Response(null, { status: 204 });
 }
 
 async function listObjects(request: S3Request, version: 1 | 2): Promise<Response> {
