@@ -14,6 +14,7 @@ export const S3_ERRORS = {
   InvalidBucketName: 400,
   InvalidRange: 416,
   InvalidRequest: 400,
+  IncompleteBody: 400,
   InternalError: 500,
   MalformedXML: 400,
   MaxMessageLengthExceeded: 400,
@@ -41,7 +42,7 @@ export const PRESIGNED_TOO_LONG = "X-Amz-Expires must be less than a week (in se
 export const PRESIGNED_EXPIRED = "Request has expired";
 export const PRESIGNED_NOT_YET_VALID = "Request is not valid yet";
 export const STREAMING_NOT_YET =
-  "Streaming signed payloads (aws-chunked) are not supported yet: send UNSIGNED-PAYLOAD or the body's SHA-256";
+  "Of the streaming payloads only STREAMING-AWS4-HMAC-SHA256-PAYLOAD (no trailer), signed in the Authorization header, to PutObject, is supported";
 export const NO_SUCH_ACCESS_KEY = "The AWS Access Key Id you provided does not exist in our records.";
 export const SIGNATURE_MISMATCH =
   "The request signature we calculated does not match the signature you provided. Check your key and signing method.";
@@ -77,3 +78,10 @@ export const BUCKET_NAME_INVALID = "The specified bucket is not valid: a folder 
 export const BUCKET_TAKEN = "The requested bucket name is taken by a file at the top of the key's folder";
 export const BUCKET_NOT_EMPTY = "The bucket you tried to delete is not empty";
 export const ACCESS_DENIED = "Access Denied";
+export const CHUNKED_MALFORMED =
+  "The aws-chunked body is not in the form <hex size>;chunk-signature=<signature> CRLF <bytes> CRLF";
+export const CHUNK_TOO_LARGE = "An aws-chunked chunk is larger than this endpoint holds for its check (16 MiB)";
+export const CHUNK_SIGNATURE_MISMATCH =
+  "The chunk signature we calculated does not match the signature you provided: the upload is discarded.";
+export const CHUNKED_LENGTH = "The aws-chunked body's bytes are not x-amz-decoded-content-length";
+export const DECODED_LENGTH_NEEDED = "A streaming signed upload needs x-amz-decoded-content-length";

@@ -13,6 +13,7 @@ import type { FileObject } from "../../drivers/types.ts";
 import { otpSealingKeys } from "../../env.ts";
 import type { AppEnv } from "../../http/context.ts";
 import type { S3Code } from "./messages.ts";
+import { type ChunkSigning, STREAMING_PAYLOAD, verifiedChunks } from "./chunked.ts";
 import { FileError } from "../../http/errors.ts";
 import { etagOfObject } from "../dav/rules.ts";
 import { uploadEndedEarly, uploadTooLong } from "../fs/messages.ts";
@@ -55,6 +56,7 @@ import {
   BUCKET_NOT_EMPTY,
   BUCKET_TAKEN,
   CONTENT_SHA_MISSING,
+  DECODED_LENGTH_NEEDED,
   COPY_TO_ITSELF,
   DELETE_XML_INVALID,
   deleteTooLong,
@@ -97,7 +99,9 @@ import {
   MAX_SKEW_SECONDS,
   parseAuthorization,
   parseQueryAuthorization,
+  scopeOf,
   signatureMatches,
+  signingKey,
   UNSIGNED_PAYLOAD,
   withoutSignature,
 } from "./sigv4.ts";
@@ -122,6 +126,8 @@ interface S3Request {
   bucket: string | null;
   key: string;
   payloadHash: string;
+  /** A streaming signed payload's signing (aws-chunked, D22.8); null otherwise. */
+  chunks: ChunkSigning | null;
 }
 
 export async function handleS3(c: Context<AppEnv>): Promise<Response> {
@@ -232,8 +238,9 @@ async function signedRequest(c: Context<AppEnv>, url: URL): Promise<S3Request> {
   const { auth, amzDate, rawQuery, payloadHash } = header
     ? headerSigning(c, url, header, now)
     : querySigning(c, url, now);
-  if (payloadHash.startsWith("STREAMING-")) throw new S3Error("NotImplemented", STREAMING_NOT_YET);
-  if (payloadHash !== UNSIGNED_PAYLOAD && !/^[0-9a-f]{64}$/.test(payloadHash))
+  const streaming = payloadHash === STREAMING_PAYLOAD && Boolean(header);
+  if (payloadHash.startsWith("STREAMING-") && !streaming) throw new S3Error("NotImplemented", STREAMING_NOT_YET);
+  if (!streaming && payloadHash !== UNSIGNED_PAYLOAD && !/^[0-9a-f]{64}$/.test(payloadHash))
     throw new S3Error("InvalidArgument", CONTENT_SHA_MISMATCH);
 
   const db = c.var.db;
@@ -267,7 +274,11 @@ async function signedRequest(c: Context<AppEnv>, url: URL): Promise<S3Request> {
   const caller = keyCaller(found.user, found.roles, found.key, "access_key");
   c.set("caller", caller);
   const { bucket, key } = bucketAndKey(url.pathname);
-  return { c, caller, viewer: viewerOf(caller), scope: found.key.path, fs: found.fs, bucket, key, payloadHash };
+  // The chunks of a streaming payload are signed in a chain from the request's own signature (D22.8).
+  const chunks = streaming
+    ? { key: await signingKey(secret, auth), amzDate, scope: scopeOf(auth), seed: auth.signature }
+    : null;
+  return { c, caller, viewer: viewerOf(caller), scope: found.key.path, fs: found.fs, bucket, key, payloadHash, chunks };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -488,9 +499,10 @@ async function putObject(request: S3Request): Promise<Response> {
     return new Response(null, { status: 200, headers: { ETag: '"d41d8cd98f00b204e9800998ecf8427e"' } });
   }
   if (before?.isDir) throw new S3Error("InvalidRequest", FOLDER_THERE);
-  const length = c.req.header("Content-Length");
+  // An aws-chunked body's own length is its framing's: the object's is x-amz-decoded-content-length.
+  const length = c.req.header(request.chunks ? "x-amz-decoded-content-length" : "Content-Length");
   if (length === undefined || !/^\d{1,16}$/.test(length.trim()))
-    throw new S3Error("MissingContentLength", CONTENT_LENGTH_NEEDED);
+    throw new S3Error("MissingContentLength", request.chunks ? DECODED_LENGTH_NEEDED : CONTENT_LENGTH_NEEDED);
   const size = Number(length.trim());
   // S3 makes the folders on a key's way; so does a write here (write permission was checked at the key's folder).
   const dir = parentOf(path);
@@ -499,21 +511,31 @@ async function putObject(request: S3Request): Promise<Response> {
     if (!parent) await makeFolders(tree, dir);
     else if (!parent.isDir) throw new S3Error("InvalidRequest", FOLDER_THERE);
   }
+  // Chunks are checked one by one as they stream; a bad one fails the upload and takes the file back (D22.8).
+  const chunked = request.chunks ? verifiedChunks(request.chunks, size) : null;
+  const raw = chunked ? (c.req.raw.body ?? emptyBody()).pipeThrough(chunked.stream) : c.req.raw.body;
   // A signed payload is hashed as it streams to the storage, and a mismatch takes the file back (D22.2).
   const check =
-    request.payloadHash === UNSIGNED_PAYLOAD
+    request.payloadHash === UNSIGNED_PAYLOAD || chunked
       ? null
-      : hashed(c.req.raw.body ?? emptyBody(), size, {
+      : hashed(raw ?? emptyBody(), size, {
           short: new FileError("refused", uploadEndedEarly(0, size)),
           long: new FileError("refused", uploadTooLong(size)),
         });
   const parent = await tree.mount(dir);
-  await putFile(parent, {
-    name: baseName(path),
-    size,
-    body: check?.body ?? c.req.raw.body ?? emptyBody(),
-    contentType: c.req.header("Content-Type") || contentTypeOf(baseName(path)),
-  });
+  try {
+    await putFile(parent, {
+      name: baseName(path),
+      size,
+      body: check?.body ?? raw ?? emptyBody(),
+      contentType: c.req.header("Content-Type") || contentTypeOf(baseName(path)),
+    });
+  } catch (error) {
+    const failure = chunked?.failure();
+    if (!failure) throw error;
+    await removePath(tree, path).catch(() => undefined);
+    throw failure;
+  }
   if (check && (await check.done()) !== request.payloadHash) {
     await removePath(tree, path).catch(() => undefined);
     throw new S3Error("XAmzContentSHA256Mismatch", CONTENT_SHA_MISMATCH);
@@ -575,6 +597,7 @@ const MAX_DELETE_BODY = 2 * 1024 * 1024;
 /** The request body as text, refused past `limit` bytes without reading further; its signed hash checked. */
 async function boundedBody(request: S3Request, limit: number): Promise<string> {
   const { c } = request;
+  if (request.chunks) throw new S3Error("NotImplemented", STREAMING_NOT_YET);
   const declared = Number(c.req.header("Content-Length") ?? "0");
   if (declared > limit) throw new S3Error("MaxMessageLengthExceeded", deleteTooLong(limit));
   const chunks: Uint8Array[] = [];

@@ -171,14 +171,28 @@ export async function signatureOf(
   amzDate: string,
   secret: string,
 ): Promise<string> {
-  const scope = `${auth.date}/${auth.region}/${auth.service}/aws4_request`;
+  const scope = scopeOf(auth);
   const stringToSign = [ALGORITHM, amzDate, scope, await sha256Of(canonicalRequest(request, auth.signedHeaders))].join(
     "\n",
   );
+  return hex(await hmac(await signingKey(secret, auth), stringToSign));
+}
+
+/** The credential's scope, `date/region/service/aws4_request`. */
+export const scopeOf = (auth: Authorization) => `${auth.date}/${auth.region}/${auth.service}/aws4_request`;
+
+/** The key derived from the secret for the header's date, region and service. */
+export async function signingKey(secret: string, auth: Authorization): Promise<ArrayBuffer> {
   let key = await hmac(encoder.encode(`AWS4${secret}`), auth.date);
   for (const part of [auth.region, auth.service, "aws4_request"]) key = await hmac(key, part);
-  return hex(await hmac(key, stringToSign));
+  return key;
 }
+
+/** The hex SHA-256 of bytes. */
+export const sha256Hex = async (bytes: Uint8Array) => hex(await crypto.subtle.digest("SHA-256", bytes as BufferSource));
+
+/** HMAC-SHA256 of `data` under a derived key, hex. */
+export const hmacHex = async (key: ArrayBuffer, data: string) => hex(await hmac(key, data));
 
 /** Whether the header's signature is the one `secret` gives, compared in constant time. */
 export async function signatureMatches(
