@@ -466,6 +466,13 @@ describe("presigned URLs", () => {
     const put = await exports.default.fetch(new Request(putUrl, { method: "PUT", body: "sent by URL" }));
     expect(put.status, await put.clone().text()).toBe(200);
     expect(await s3Text(`${ROOT}/team/docs/presigned.txt`)).toBe("sent by URL");
+    // A hash header the presigner did not sign (a client's HTTP layer may add one) does not change what was signed.
+    const hashedUrl = await presign(s3Key, "/docs/presigned.txt", { method: "PUT" });
+    const withHash = await exports.default.fetch(
+      new Request(hashedUrl, { method: "PUT", body: "again", headers: { "x-amz-content-sha256": "ab".repeat(32) } }),
+    );
+    expect(withHash.status, await withHash.clone().text()).toBe(200);
+    expect(await s3Text(`${ROOT}/team/docs/presigned.txt`)).toBe("again");
     expect((await s3(s3Key, "/docs/presigned.txt", { method: "DELETE" })).status).toBe(204);
   });
 

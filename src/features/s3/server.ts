@@ -227,7 +227,9 @@ function querySigning(c: Context<AppEnv>, url: URL, now: number): Signing {
   const signedAt = amzDateSeconds(auth.amzDate)!;
   if (signedAt - now > MAX_SKEW_SECONDS) throw new S3Error("AccessDenied", PRESIGNED_NOT_YET_VALID);
   if (now > signedAt + auth.expires) throw new S3Error("AccessDenied", PRESIGNED_EXPIRED);
-  const payloadHash = c.req.header("x-amz-content-sha256") ?? UNSIGNED_PAYLOAD;
+  // A hash header counts only when it is signed: presigners sign none, and a client may add one later.
+  const signedHash = auth.signedHeaders.includes("x-amz-content-sha256");
+  const payloadHash = (signedHash && c.req.header("x-amz-content-sha256")) || UNSIGNED_PAYLOAD;
   return { auth, amzDate: auth.amzDate, rawQuery: withoutSignature(url.search), payloadHash };
 }
 
