@@ -38,12 +38,43 @@ function indexOfCrlf(bytes: Uint8Array): number {
   return -1;
 }
 
-function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
-  if (a.length === 0) return b;
-  const out = new Uint8Array(a.length + b.length);
-  out.set(a);
-  out.set(b, a.length);
-  return out;
+/** The bytes received and not yet parsed, kept as they came and joined once per frame (never regrown). */
+class Pending {
+  private pieces: Uint8Array[] = [];
+  length = 0;
+  push(bytes: Uint8Array) {
+    this.pieces.push(bytes);
+    this.length += bytes.length;
+  }
+  /** The first `n` bytes (at most what there is) as one array, left in place. */
+  peek(n: number): Uint8Array {
+    const out = new Uint8Array(Math.min(n, this.length));
+    let at = 0;
+    for (const piece of this.pieces) {
+      if (at >= out.length) break;
+      const part = piece.subarray(0, out.length - at);
+      out.set(part, at);
+      at += part.length;
+    }
+    return out;
+  }
+  /** The first `n` bytes, taken out. */
+  take(n: number): Uint8Array {
+    const out = this.peek(n);
+    let left = out.length;
+    while (left > 0) {
+      const first = this.pieces[0]!;
+      if (first.length <= left) {
+        this.pieces.shift();
+        left -= first.length;
+      } else {
+        this.pieces[0] = first.subarray(left);
+        left = 0;
+      }
+    }
+    this.length -= out.length;
+    return out;
+  }
 }
 
 /**
@@ -52,7 +83,7 @@ function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
  * a length other than the declared one), and `failure()` tells which, in S3's words.
  */
 export function verifiedChunks(signing: ChunkSigning, decodedLength: number) {
-  let pending: Uint8Array = new Uint8Array(0);
+  const pending = new Pending();
   let previous = signing.seed;
   let chunk: { size: number; signature: string } | null = null;
   let done = false;
@@ -69,24 +100,23 @@ export function verifiedChunks(signing: ChunkSigning, decodedLength: number) {
         return;
       }
       if (chunk === null) {
-        const end = indexOfCrlf(pending);
+        const end = indexOfCrlf(pending.peek(MAX_HEADER_BYTES + 2));
         if (end < 0) {
           if (pending.length > MAX_HEADER_BYTES) fail(controller, new S3Error("InvalidRequest", CHUNKED_MALFORMED));
           return;
         }
-        const header = new TextDecoder().decode(pending.subarray(0, end));
+        const header = new TextDecoder().decode(pending.take(end + 2).subarray(0, end));
         const match = /^([0-9a-fA-F]{1,16});chunk-signature=([0-9a-f]{64})$/.exec(header);
         if (!match) return fail(controller, new S3Error("InvalidRequest", CHUNKED_MALFORMED));
         const size = Number.parseInt(match[1]!, 16);
         if (size > MAX_CHUNK_BYTES) return fail(controller, new S3Error("InvalidRequest", CHUNK_TOO_LARGE));
         chunk = { size, signature: match[2]! };
-        pending = pending.subarray(end + 2);
       }
       if (pending.length < chunk.size + 2) return;
-      const bytes = pending.slice(0, chunk.size);
-      if (pending[chunk.size] !== CRLF[0] || pending[chunk.size + 1] !== CRLF[1])
+      const framed = pending.take(chunk.size + 2);
+      const bytes = framed.subarray(0, chunk.size);
+      if (framed[chunk.size] !== CRLF[0] || framed[chunk.size + 1] !== CRLF[1])
         return fail(controller, new S3Error("InvalidRequest", CHUNKED_MALFORMED));
-      pending = pending.subarray(chunk.size + 2);
       const expected = await chunkSignature(signing, previous, bytes);
       if (expected !== chunk.signature)
         return fail(controller, new S3Error("SignatureDoesNotMatch", CHUNK_SIGNATURE_MISMATCH));
@@ -101,7 +131,7 @@ export function verifiedChunks(signing: ChunkSigning, decodedLength: number) {
   const stream = new TransformStream<Uint8Array, Uint8Array>({
     async transform(bytes, controller) {
       if (failure) return;
-      pending = concat(pending, bytes);
+      pending.push(bytes);
       await drain(controller);
     },
     flush(controller) {
