@@ -1,9 +1,10 @@
 // The S3 endpoint inside workerd (docs/decisions.md D22), driven by aws4fetch, an independent
 // SigV4 implementation, as any S3 client signs: a key scoped to a folder on the S3 storage
 // (s3rver) and one on the WebDAV storage (webdav-server) list their buckets and keys (delimiter,
-// prefix, pages), write, read back byte for byte (with Range), and delete; wrong secrets, expired
-// keys, keys without S3 use and read-only keys are refused with S3's codes; nothing outside a key's
-// folder is seen.
+// prefix, pages), write, read back byte for byte (with Range), and delete; copy (within a storage
+// and across), delete in batches, make and remove buckets, upload in signed chunks (aws-chunked) and
+// through presigned URLs; wrong secrets, expired keys and URLs, tampered URLs and chunks, keys
+// without S3 use and read-only keys are refused with S3's codes; nothing outside a key's folder is seen.
 import { exports } from "cloudflare:workers";
 import { AwsClient } from "aws4fetch";
 import { chunkSignature, STREAMING_PAYLOAD } from "./chunked.ts";
