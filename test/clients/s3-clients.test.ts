@@ -165,6 +165,25 @@ describe("rclone through /s3", () => {
     }
   }, 240_000);
 
+  it("server-side copy (CopyObject), a presigned link, a bucket made and removed", async () => {
+    const { rclone } = await rcloneFor("/area/davstore", READ_WRITE);
+    await rclone("mkdir", "gs:fresh");
+    expect((await rclone("lsd", "gs:")).stdout).toContain("fresh");
+    const local = join(work, "one.txt");
+    writeFileSync(local, "copied server-side\n");
+    await rclone("copyto", local, "gs:fresh/one.txt");
+    // Within one remote rclone copies with CopyObject, never downloading the bytes.
+    await rclone("copyto", "gs:fresh/one.txt", "gs:fresh/two.txt");
+    expect((await rclone("cat", "gs:fresh/two.txt")).stdout).toBe("copied server-side\n");
+    // rclone link presigns a GET (aws-sdk-go's presigner): the URL alone reads the bytes.
+    const link = (await rclone("link", "--expire", "1h", "gs:fresh/two.txt")).stdout.trim();
+    expect(link).toContain("X-Amz-Signature=");
+    const got = await fetch(link);
+    expect(await got.text()).toBe("copied server-side\n");
+    await rclone("purge", "gs:fresh");
+    expect((await rclone("lsd", "gs:")).stdout).not.toContain("fresh");
+  }, 120_000);
+
   it("a key scoped to one folder sees its buckets only", async () => {
     const made = await api("/api/fs/mkdir", { path: "/area/davstore/scoped/inside" });
     expect(made.code, made.message).toBe(200);

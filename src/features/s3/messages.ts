@@ -5,16 +5,23 @@
 /** S3's error codes this endpoint answers, and the status of each. */
 export const S3_ERRORS = {
   AccessDenied: 403,
+  AuthorizationQueryParametersError: 400,
   BadDigest: 400,
+  BucketAlreadyExists: 409,
+  BucketNotEmpty: 409,
   InvalidAccessKeyId: 403,
   InvalidArgument: 400,
   InvalidBucketName: 400,
   InvalidRange: 416,
   InvalidRequest: 400,
+  IncompleteBody: 400,
   InternalError: 500,
+  MalformedXML: 400,
+  MaxMessageLengthExceeded: 400,
   MissingContentLength: 411,
   NoSuchBucket: 404,
   NoSuchKey: 404,
+  NoSuchVersion: 404,
   NotImplemented: 501,
   PreconditionFailed: 412,
   RequestTimeTooSkewed: 403,
@@ -29,9 +36,13 @@ export type S3Code = keyof typeof S3_ERRORS;
 
 export const SIGN_WITH_SIGV4 =
   "Sign requests with AWS Signature Version 4 in the Authorization header (AWS4-HMAC-SHA256)";
-export const PRESIGNED_NOT_YET = "Presigned URLs (query string authentication) are not supported yet";
+export const PRESIGNED_MALFORMED =
+  "Query-string authentication needs X-Amz-Algorithm=AWS4-HMAC-SHA256, X-Amz-Credential, X-Amz-Date, X-Amz-Expires, X-Amz-SignedHeaders and X-Amz-Signature";
+export const PRESIGNED_TOO_LONG = "X-Amz-Expires must be less than a week (in seconds) that is 604800";
+export const PRESIGNED_EXPIRED = "Request has expired";
+export const PRESIGNED_NOT_YET_VALID = "Request is not valid yet";
 export const STREAMING_NOT_YET =
-  "Streaming signed payloads (aws-chunked) are not supported yet: send UNSIGNED-PAYLOAD or the body's SHA-256";
+  "Of the streaming payloads only STREAMING-AWS4-HMAC-SHA256-PAYLOAD (no trailer), signed in the Authorization header, to PutObject, is supported";
 export const NO_SUCH_ACCESS_KEY = "The AWS Access Key Id you provided does not exist in our records.";
 export const SIGNATURE_MISMATCH =
   "The request signature we calculated does not match the signature you provided. Check your key and signing method.";
@@ -55,3 +66,22 @@ export const ENCODING_TYPE_INVALID = "Invalid Encoding Method specified in Reque
 export const BAD_KEY = "The object key is not a path this endpoint can store (an empty, `.` or `..` segment)";
 export const PRECONDITION_FAILED = "At least one of the pre-conditions you specified did not hold";
 export const FOLDER_THERE = "A folder holds this key's name (or a file its folder's): the mount tree cannot hold both";
+export const COPY_SOURCE_INVALID = "x-amz-copy-source must name a bucket and a key: URL-encoded bucket/key";
+export const COPY_TO_ITSELF =
+  "This copy request is illegal because it is trying to copy an object to itself without changing the object's metadata, storage class, website redirect location or encryption attributes.";
+export const DELETE_XML_INVALID =
+  "The XML you provided was not well-formed or did not validate against our published schema";
+export const deleteTooLong = (bytes: number) =>
+  `Your request was too big: a DeleteObjects body is at most ${bytes} bytes`;
+export const deleteTooMany = (keys: number) => `A DeleteObjects request names at most ${keys} keys`;
+export const BUCKET_NAME_INVALID = "The specified bucket is not valid: a folder name (no `/`, not `.` or `..`)";
+export const BUCKET_TAKEN = "The requested bucket name is taken by a file at the top of the key's folder";
+export const BUCKET_NOT_EMPTY = "The bucket you tried to delete is not empty";
+export const ACCESS_DENIED = "Access Denied";
+export const CHUNKED_MALFORMED =
+  "The aws-chunked body is not in the form <hex size>;chunk-signature=<signature> CRLF <bytes> CRLF";
+export const CHUNK_TOO_LARGE = "An aws-chunked chunk is larger than this endpoint holds for its check (16 MiB)";
+export const CHUNK_SIGNATURE_MISMATCH =
+  "The chunk signature we calculated does not match the signature you provided: the upload is discarded.";
+export const CHUNKED_LENGTH = "The aws-chunked body's bytes are not x-amz-decoded-content-length";
+export const DECODED_LENGTH_NEEDED = "A streaming signed upload needs x-amz-decoded-content-length";

@@ -2,7 +2,7 @@
 // resume after a key without walking what lies before it, and the operations not built yet.
 import { describe, expect, it } from "vitest";
 import type { FileObject } from "../../drivers/types.ts";
-import { compareKeys, listPage, operationOf, S3Error } from "./rules.ts";
+import { compareKeys, copySourceOf, deleteRequestOf, listPage, operationOf, S3Error } from "./rules.ts";
 
 const file = (name: string): FileObject => ({ name, size: name.length, isDir: false, modified: new Date(0), path: "" });
 const dir = (name: string): FileObject => ({ name, size: 0, isDir: true, modified: new Date(0), path: "" });
@@ -75,16 +75,46 @@ describe("operationOf", () => {
     expect(op("GET", "b", "", "marker=x")).toBe("ListObjects");
     expect(op("GET", "b", "k", "x-id=GetObject")).toBe("GetObject");
     expect(op("PUT", "b", "k")).toBe("PutObject");
+    expect(op("PUT", "b", "k", "", { "x-amz-copy-source": "/b/j" })).toBe("CopyObject");
+    expect(op("POST", "b", "", "delete")).toBe("DeleteObjects");
+    expect(op("DELETE", "b", "")).toBe("DeleteBucket");
+    // A presigned URL's parameters are its signature: the operation is the method's.
+    expect(op("GET", "b", "k", "X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Signature=00")).toBe("GetObject");
   });
   it("refuses what is not, as NotImplemented", () => {
     for (const [method, bucket, key, query, headers] of [
-      ["POST", "b", "", "delete", {}],
       ["POST", "b", "k", "uploads", {}],
-      ["PUT", "b", "k", "", { "x-amz-copy-source": "/b/j" }],
       ["GET", "b", "k", "acl", {}],
-      ["GET", "b", "k", "X-Amz-Signature=00", {}],
     ] as const) {
       expect(() => op(method, bucket, key, query, headers)).toThrow(S3Error);
     }
+  });
+});
+
+describe("copySourceOf and deleteRequestOf", () => {
+  it("reads bucket/key URL-encoded, a leading slash allowed; refuses a bucket alone and a real version", () => {
+    expect(copySourceOf("/b/a%20b/c.txt")).toEqual({ bucket: "b", key: "a b/c.txt" });
+    expect(copySourceOf("b/k?versionId=null")).toEqual({ bucket: "b", key: "k" });
+    expect(() => copySourceOf("b")).toThrow(S3Error);
+    expect(() => copySourceOf("b/k?versionId=3")).toThrow(S3Error);
+  });
+  it("reads the Delete body's keys and Quiet; refuses another root, no key, and more than 1,000", () => {
+    const key = (k: string) => ({
+      ns: "",
+      local: "Object",
+      attributes: [],
+      children: [{ ns: "", local: "Key", attributes: [], children: [k] }],
+    });
+    const quiet = { ns: "", local: "Quiet", attributes: [], children: ["true"] };
+    expect(
+      deleteRequestOf({ ns: "", local: "Delete", attributes: [], children: [quiet, key("a"), "\n", key("b/c")] }),
+    ).toEqual({
+      keys: ["a", "b/c"],
+      quiet: true,
+    });
+    expect(() => deleteRequestOf({ ns: "", local: "Other", attributes: [], children: [key("a")] })).toThrow(S3Error);
+    expect(() => deleteRequestOf({ ns: "", local: "Delete", attributes: [], children: [] })).toThrow(S3Error);
+    const many = Array.from({ length: 1001 }, (_, i) => key(String(i)));
+    expect(() => deleteRequestOf({ ns: "", local: "Delete", attributes: [], children: many })).toThrow(S3Error);
   });
 });

@@ -4,9 +4,13 @@
 import type { FileObject } from "../../drivers/types.ts";
 import { ApiError, FileError, type FileErrorKind } from "../../http/errors.ts";
 import { joinName } from "../fs/path.ts";
+import type { XmlElement } from "../dav/xml.ts";
 import {
   BAD_KEY,
   CONTINUATION_INVALID,
+  COPY_SOURCE_INVALID,
+  DELETE_XML_INVALID,
+  deleteTooMany,
   ENCODING_TYPE_INVALID,
   MAX_KEYS_INVALID,
   NO_SUCH_BUCKET,
@@ -92,17 +96,57 @@ export function objectPath(bucket: string, key: string): string | null {
   return `${bucket}/${segments.join("/")}`;
 }
 
+/**
+ * CopyObject's `x-amz-copy-source`: `bucket/key` (a leading `/` allowed), URL-encoded, maybe with
+ * `?versionId=` (this endpoint keeps no versions: only `null`, the one version there is, is taken).
+ */
+export function copySourceOf(header: string): { bucket: string; key: string } {
+  const [path = "", query = ""] = header.trim().split("?", 2);
+  const version = new URLSearchParams(query).get("versionId");
+  if (version !== null && version !== "null") throw new S3Error("NoSuchVersion", COPY_SOURCE_INVALID);
+  const { bucket, key } = bucketAndKey(`${S3_PREFIX}/${path.replace(/^\//, "")}`);
+  if (bucket === null || bucket === "" || key === "" || key.endsWith("/"))
+    throw new S3Error("InvalidArgument", COPY_SOURCE_INVALID);
+  return { bucket, key };
+}
+
+/** S3's limit of keys in one DeleteObjects. */
+export const MAX_DELETE_KEYS = 1000;
+
+/** DeleteObjects' `<Delete>` body: its keys, in order, and whether the reply is Quiet (errors only). */
+export function deleteRequestOf(root: XmlElement | null): { keys: string[]; quiet: boolean } {
+  if (root?.local !== "Delete") throw new S3Error("MalformedXML", DELETE_XML_INVALID);
+  const children = (element: XmlElement) => element.children.filter((child) => typeof child !== "string");
+  const text = (element: XmlElement) => element.children.filter((child) => typeof child === "string").join("");
+  const keys: string[] = [];
+  let quiet = false;
+  for (const child of children(root)) {
+    if (child.local === "Quiet") quiet = text(child).trim() === "true";
+    else if (child.local === "Object") {
+      const key = children(child).find((part) => part.local === "Key");
+      if (!key) throw new S3Error("MalformedXML", DELETE_XML_INVALID);
+      keys.push(text(key));
+    }
+  }
+  if (keys.length === 0) throw new S3Error("MalformedXML", DELETE_XML_INVALID);
+  if (keys.length > MAX_DELETE_KEYS) throw new S3Error("MalformedXML", deleteTooMany(MAX_DELETE_KEYS));
+  return { keys, quiet };
+}
+
 export type Operation =
   | "ListBuckets"
   | "HeadBucket"
   | "CreateBucket"
+  | "DeleteBucket"
   | "GetBucketLocation"
   | "ListObjects"
   | "ListObjectsV2"
   | "HeadObject"
   | "GetObject"
   | "PutObject"
-  | "DeleteObject";
+  | "CopyObject"
+  | "DeleteObject"
+  | "DeleteObjects";
 
 /** Query names that only select how a reply is written, never another operation. */
 const PASSIVE = new Set(["x-id", "versionId"]);
@@ -119,8 +163,8 @@ const LIST_PARAMS = new Set([
 ]);
 
 /**
- * The operation a request asks for, or NotImplemented naming what it is (multipart uploads, copies,
- * DeleteObjects, bucket creation and deletion, presigned URLs, ACLs, tagging...: D22.4).
+ * The operation a request asks for, or NotImplemented naming what it is (multipart uploads,
+ * ACLs, tagging...: D22.4).
  */
 export function operationOf(
   method: string,
@@ -129,12 +173,11 @@ export function operationOf(
   query: URLSearchParams,
   headers: Headers,
 ): Operation {
-  const names = [...query.keys()].filter((name) => !PASSIVE.has(name));
+  // A presigned URL's X-Amz-* parameters are its signature, not part of the operation (D22.5).
+  const names = [...query.keys()].filter((name) => !PASSIVE.has(name) && !name.startsWith("X-Amz-"));
   const refuse = (what: string): never => {
     throw new S3Error("NotImplemented", notImplemented(what));
   };
-  if (query.has("X-Amz-Signature") || query.has("X-Amz-Credential"))
-    refuse("Presigned URLs (query string authentication)");
   if (bucket === null) {
     if (method === "GET" && names.length === 0) return "ListBuckets";
     return refuse(`${method} on the service`);
@@ -145,8 +188,8 @@ export function operationOf(
     if (method === "GET" && names.every((name) => LIST_PARAMS.has(name)))
       return query.get("list-type") === "2" ? "ListObjectsV2" : "ListObjects";
     if (method === "PUT" && names.length === 0) return "CreateBucket";
-    if (method === "DELETE" && names.length === 0) refuse("DeleteBucket");
-    if (method === "POST" && query.has("delete")) refuse("DeleteObjects");
+    if (method === "DELETE" && names.length === 0) return "DeleteBucket";
+    if (method === "POST" && names.length === 1 && names[0] === "delete") return "DeleteObjects";
     return refuse(`${method} ?${names.join("&")} on a bucket`);
   }
   if (query.has("uploadId") || query.has("uploads") || query.has("partNumber")) refuse("Multipart upload");
@@ -155,7 +198,7 @@ export function operationOf(
   if (method === "GET") return "GetObject";
   if (method === "HEAD") return "HeadObject";
   if (method === "PUT") {
-    if (headers.has("x-amz-copy-source")) refuse("CopyObject");
+    if (headers.has("x-amz-copy-source")) return "CopyObject";
     return "PutObject";
   }
   if (method === "DELETE") return "DeleteObject";

@@ -12,11 +12,14 @@ import type { Caller } from "../../auth/caller.ts";
 import type { FileObject } from "../../drivers/types.ts";
 import { otpSealingKeys } from "../../env.ts";
 import type { AppEnv } from "../../http/context.ts";
+import type { S3Code } from "./messages.ts";
+import { type ChunkSigning, STREAMING_PAYLOAD, verifiedChunks } from "./chunked.ts";
 import { FileError } from "../../http/errors.ts";
 import { etagOfObject } from "../dav/rules.ts";
 import { uploadEndedEarly, uploadTooLong } from "../fs/messages.ts";
 import { MountTree } from "../fs/mounts.ts";
-import { emptyBody, lookup, makeDirs, putFile, removePath } from "../fs/operations.ts";
+import { emptyBody, lookup, makeDirs, putFile, removePath, transfer } from "../fs/operations.ts";
+import { BadXml, parseXml } from "../dav/xml.ts";
 import { baseName, parentOf } from "../fs/path.ts";
 import {
   anchoredBy,
@@ -48,15 +51,25 @@ import {
   BAD_KEY,
   CONTENT_LENGTH_NEEDED,
   CONTENT_SHA_MISMATCH,
+  ACCESS_DENIED,
+  BUCKET_NAME_INVALID,
+  BUCKET_NOT_EMPTY,
+  BUCKET_TAKEN,
   CONTENT_SHA_MISSING,
+  DECODED_LENGTH_NEEDED,
+  COPY_TO_ITSELF,
+  DELETE_XML_INVALID,
+  deleteTooLong,
   DATE_MISSING,
   FOLDER_THERE,
   keyRefused,
   LOCKED_OUT,
   NO_SUCH_ACCESS_KEY,
-  notImplemented,
   PRECONDITION_FAILED,
-  PRESIGNED_NOT_YET,
+  PRESIGNED_EXPIRED,
+  PRESIGNED_MALFORMED,
+  PRESIGNED_NOT_YET_VALID,
+  PRESIGNED_TOO_LONG,
   RANGE_NOT_SATISFIABLE,
   SIGN_WITH_SIGV4,
   SIGNATURE_MISMATCH,
@@ -67,6 +80,8 @@ import {
   bucketAndKey,
   bucketPath,
   continuationToken,
+  copySourceOf,
+  deleteRequestOf,
   listPage,
   listRequestOf,
   noSuchBucket,
@@ -77,9 +92,28 @@ import {
   s3ErrorOf,
   type Operation,
 } from "./rules.ts";
-import { amzDateSeconds, MAX_SKEW_SECONDS, parseAuthorization, signatureMatches, UNSIGNED_PAYLOAD } from "./sigv4.ts";
+import {
+  type Authorization,
+  amzDateSeconds,
+  MAX_PRESIGNED_SECONDS,
+  MAX_SKEW_SECONDS,
+  parseAuthorization,
+  parseQueryAuthorization,
+  scopeOf,
+  signatureMatches,
+  signingKey,
+  UNSIGNED_PAYLOAD,
+  withoutSignature,
+} from "./sigv4.ts";
 import { countFailure, readS3Request } from "./store.ts";
-import { errorDocument, listBucketsDocument, listingDocument, S3_NS } from "./xml.ts";
+import {
+  copyObjectDocument,
+  deleteResultDocument,
+  errorDocument,
+  listBucketsDocument,
+  listingDocument,
+  S3_NS,
+} from "./xml.ts";
 
 /** What one signed request knows: who, the key's folder (its buckets' parent), the tree. */
 interface S3Request {
@@ -92,6 +126,8 @@ interface S3Request {
   bucket: string | null;
   key: string;
   payloadHash: string;
+  /** A streaming signed payload's signing (aws-chunked, D22.8); null otherwise. */
+  chunks: ChunkSigning | null;
 }
 
 export async function handleS3(c: Context<AppEnv>): Promise<Response> {
@@ -125,14 +161,8 @@ const HANDLERS: Record<Operation, (request: S3Request) => Promise<Response>> = {
     await bucketFolder(request);
     return new Response(null, { status: 200 });
   },
-  // A bucket that is there answers 200, as S3 in us-east-1 answers its owner (clients such as rclone
-  // create the bucket before they write); making a new one is not built yet (D22.4).
-  CreateBucket: async (request) => {
-    await bucketFolder(request).catch(() => {
-      throw new S3Error("NotImplemented", notImplemented("CreateBucket"));
-    });
-    return new Response(null, { status: 200 });
-  },
+  CreateBucket: createBucket,
+  DeleteBucket: deleteBucket,
   GetBucketLocation: async (request) => {
     await bucketFolder(request);
     return xml(`<?xml version="1.0" encoding="UTF-8"?>\n<LocationConstraint xmlns="${S3_NS}"></LocationConstraint>`);
@@ -142,7 +172,9 @@ const HANDLERS: Record<Operation, (request: S3Request) => Promise<Response>> = {
   GetObject: getObject,
   HeadObject: getObject,
   PutObject: putObject,
+  CopyObject: copyObject,
   DeleteObject: deleteObject,
+  DeleteObjects: deleteObjects,
 };
 
 async function dispatch(c: Context<AppEnv>): Promise<Response> {
@@ -161,23 +193,56 @@ async function dispatch(c: Context<AppEnv>): Promise<Response> {
 // ---------------------------------------------------------------------------------------------
 // Signing: the key by its access key id, its user, and the signature (D22.2).
 
-async function signedRequest(c: Context<AppEnv>, url: URL): Promise<S3Request> {
-  const header = c.req.header("Authorization");
-  if (!header) {
-    if (url.searchParams.has("X-Amz-Signature")) throw new S3Error("NotImplemented", PRESIGNED_NOT_YET);
-    throw new S3Error("AccessDenied", SIGN_WITH_SIGV4);
-  }
+/** What signs a request: the Authorization header's parts or a presigned URL's, its date, the query it covers. */
+interface Signing {
+  auth: Authorization;
+  amzDate: string;
+  rawQuery: string;
+  payloadHash: string;
+}
+
+/** The Authorization header's signing: its date within 15 minutes, the payload's hash required (D22.2). */
+function headerSigning(c: Context<AppEnv>, url: URL, header: string, now: number): Signing {
   const auth = parseAuthorization(header);
   if (!auth) throw new S3Error("InvalidArgument", SIGN_WITH_SIGV4);
   const amzDate = c.req.header("x-amz-date") ?? "";
   const signedAt = amzDateSeconds(amzDate) ?? httpDateSeconds(c.req.header("Date") ?? null);
   if (signedAt === null || Number.isNaN(signedAt)) throw new S3Error("AccessDenied", DATE_MISSING);
-  const now = Math.floor(Date.now() / 1000);
   if (Math.abs(now - signedAt) > MAX_SKEW_SECONDS) throw new S3Error("RequestTimeTooSkewed", TIME_SKEWED);
   const payloadHash = c.req.header("x-amz-content-sha256");
   if (!payloadHash) throw new S3Error("InvalidRequest", CONTENT_SHA_MISSING);
-  if (payloadHash.startsWith("STREAMING-")) throw new S3Error("NotImplemented", STREAMING_NOT_YET);
-  if (payloadHash !== UNSIGNED_PAYLOAD && !/^[0-9a-f]{64}$/.test(payloadHash))
+  return { auth, amzDate, rawQuery: url.search, payloadHash };
+}
+
+/**
+ * A presigned URL's signing (D22.5): valid from its X-Amz-Date (15 minutes' skew allowed) for
+ * X-Amz-Expires seconds, at most 7 days; the signature covers the query without itself, and the
+ * payload is UNSIGNED-PAYLOAD unless the client sent and signed x-amz-content-sha256.
+ */
+function querySigning(c: Context<AppEnv>, url: URL, now: number): Signing {
+  const auth = parseQueryAuthorization(url.searchParams);
+  if (!auth) throw new S3Error("AuthorizationQueryParametersError", PRESIGNED_MALFORMED);
+  if (auth.expires < 1 || auth.expires > MAX_PRESIGNED_SECONDS)
+    throw new S3Error("AuthorizationQueryParametersError", PRESIGNED_TOO_LONG);
+  const signedAt = amzDateSeconds(auth.amzDate)!;
+  if (signedAt - now > MAX_SKEW_SECONDS) throw new S3Error("AccessDenied", PRESIGNED_NOT_YET_VALID);
+  if (now > signedAt + auth.expires) throw new S3Error("AccessDenied", PRESIGNED_EXPIRED);
+  // A hash header counts only when it is signed: presigners sign none, and a client may add one later.
+  const signedHash = auth.signedHeaders.includes("x-amz-content-sha256");
+  const payloadHash = (signedHash && c.req.header("x-amz-content-sha256")) || UNSIGNED_PAYLOAD;
+  return { auth, amzDate: auth.amzDate, rawQuery: withoutSignature(url.search), payloadHash };
+}
+
+async function signedRequest(c: Context<AppEnv>, url: URL): Promise<S3Request> {
+  const now = Math.floor(Date.now() / 1000);
+  const header = c.req.header("Authorization");
+  if (!header && !url.searchParams.has("X-Amz-Algorithm")) throw new S3Error("AccessDenied", SIGN_WITH_SIGV4);
+  const { auth, amzDate, rawQuery, payloadHash } = header
+    ? headerSigning(c, url, header, now)
+    : querySigning(c, url, now);
+  const streaming = payloadHash === STREAMING_PAYLOAD && Boolean(header);
+  if (payloadHash.startsWith("STREAMING-") && !streaming) throw new S3Error("NotImplemented", STREAMING_NOT_YET);
+  if (!streaming && payloadHash !== UNSIGNED_PAYLOAD && !/^[0-9a-f]{64}$/.test(payloadHash))
     throw new S3Error("InvalidArgument", CONTENT_SHA_MISMATCH);
 
   const db = c.var.db;
@@ -194,7 +259,7 @@ async function signedRequest(c: Context<AppEnv>, url: URL): Promise<S3Request> {
   const signed = {
     method: c.req.method.toUpperCase(),
     rawPath: url.pathname,
-    rawQuery: url.search,
+    rawQuery,
     header: (name: string) => c.req.header(name) ?? (name === "host" ? url.host : undefined),
     payloadHash,
   };
@@ -211,7 +276,11 @@ async function signedRequest(c: Context<AppEnv>, url: URL): Promise<S3Request> {
   const caller = keyCaller(found.user, found.roles, found.key, "access_key");
   c.set("caller", caller);
   const { bucket, key } = bucketAndKey(url.pathname);
-  return { c, caller, viewer: viewerOf(caller), scope: found.key.path, fs: found.fs, bucket, key, payloadHash };
+  // The chunks of a streaming payload are signed in a chain from the request's own signature (D22.8).
+  const chunks = streaming
+    ? { key: await signingKey(secret, auth), amzDate, scope: scopeOf(auth), seed: auth.signature }
+    : null;
+  return { c, caller, viewer: viewerOf(caller), scope: found.key.path, fs: found.fs, bucket, key, payloadHash, chunks };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -266,6 +335,44 @@ async function listBuckets(request: S3Request): Promise<Response> {
     .filter((entry) => entry.isDir)
     .map((entry) => ({ name: entry.name, created: entry.modified }));
   return xml(listBucketsDocument(buckets, { id: String(caller.user.id), name: caller.user.username }));
+}
+
+/**
+ * CreateBucket (D22.7): a new folder at the top of the key's folder, where the key may make one
+ * (write, or a meta's write grant, as `/api/fs/mkdir`). A bucket that is there answers 200, as S3
+ * in us-east-1 answers its owner (clients such as rclone create the bucket before they write).
+ */
+async function createBucket(request: S3Request): Promise<Response> {
+  const { c, viewer, fs, scope } = request;
+  const path = bucketPath(scope, request.bucket!);
+  if (path === null) throw new S3Error("InvalidBucketName", BUCKET_NAME_INVALID);
+  // A hidden or password-guarded name is not told apart from one the key may not make.
+  if (!visible(request, scope) || !visible(request, path)) throw new S3Error("AccessDenied", ACCESS_DENIED);
+  const tree = treeAt(request, path);
+  const existing = await lookup(tree, path).catch(() => null);
+  if (existing?.isDir) return new Response(null, { status: 200, headers: { Location: `/${request.bucket}` } });
+  if (existing) throw new S3Error("BucketAlreadyExists", BUCKET_TAKEN);
+  requireWritable(viewer, fs, scope, path, Permission.WRITE, "", true);
+  await makeFolders(tree, path);
+  const index = new IndexChanges(c.var.db, fs);
+  index.added(path, true, 0);
+  await index.flush();
+  return new Response(null, { status: 200, headers: { Location: `/${request.bucket}` } });
+}
+
+/** DeleteBucket (D22.7): the bucket's folder, only when nothing is in it (hidden entries count), with the remove bit. */
+async function deleteBucket(request: S3Request): Promise<Response> {
+  const { c, viewer, fs, scope } = request;
+  const { path, tree } = await bucketFolder(request);
+  requireWritable(viewer, fs, scope, path, Permission.REMOVE, "");
+  if ((await tree.list(path)).length > 0) throw new S3Error("BucketNotEmpty", BUCKET_NOT_EMPTY);
+  const refusal = anchoredBy(viewer, path, await tree.mountsAt(path), "remove");
+  if (refusal) throw new S3Error("AccessDenied", refusal);
+  await removePath(tree, path);
+  const index = new IndexChanges(c.var.db, fs);
+  index.removed(path);
+  await index.flush();
+  return new Response(null, { status: 204 });
 }
 
 async function listObjects(request: S3Request, version: 1 | 2): Promise<Response> {
@@ -394,9 +501,10 @@ async function putObject(request: S3Request): Promise<Response> {
     return new Response(null, { status: 200, headers: { ETag: '"d41d8cd98f00b204e9800998ecf8427e"' } });
   }
   if (before?.isDir) throw new S3Error("InvalidRequest", FOLDER_THERE);
-  const length = c.req.header("Content-Length");
+  // An aws-chunked body's own length is its framing's: the object's is x-amz-decoded-content-length.
+  const length = c.req.header(request.chunks ? "x-amz-decoded-content-length" : "Content-Length");
   if (length === undefined || !/^\d{1,16}$/.test(length.trim()))
-    throw new S3Error("MissingContentLength", CONTENT_LENGTH_NEEDED);
+    throw new S3Error("MissingContentLength", request.chunks ? DECODED_LENGTH_NEEDED : CONTENT_LENGTH_NEEDED);
   const size = Number(length.trim());
   // S3 makes the folders on a key's way; so does a write here (write permission was checked at the key's folder).
   const dir = parentOf(path);
@@ -405,21 +513,31 @@ async function putObject(request: S3Request): Promise<Response> {
     if (!parent) await makeFolders(tree, dir);
     else if (!parent.isDir) throw new S3Error("InvalidRequest", FOLDER_THERE);
   }
+  // Chunks are checked one by one as they stream; a bad one fails the upload and takes the file back (D22.8).
+  const chunked = request.chunks ? verifiedChunks(request.chunks, size) : null;
+  const raw = chunked ? (c.req.raw.body ?? emptyBody()).pipeThrough(chunked.stream) : c.req.raw.body;
   // A signed payload is hashed as it streams to the storage, and a mismatch takes the file back (D22.2).
   const check =
-    request.payloadHash === UNSIGNED_PAYLOAD
+    request.payloadHash === UNSIGNED_PAYLOAD || chunked
       ? null
-      : hashed(c.req.raw.body ?? emptyBody(), size, {
+      : hashed(raw ?? emptyBody(), size, {
           short: new FileError("refused", uploadEndedEarly(0, size)),
           long: new FileError("refused", uploadTooLong(size)),
         });
   const parent = await tree.mount(dir);
-  await putFile(parent, {
-    name: baseName(path),
-    size,
-    body: check?.body ?? c.req.raw.body ?? emptyBody(),
-    contentType: c.req.header("Content-Type") || contentTypeOf(baseName(path)),
-  });
+  try {
+    await putFile(parent, {
+      name: baseName(path),
+      size,
+      body: check?.body ?? raw ?? emptyBody(),
+      contentType: c.req.header("Content-Type") || contentTypeOf(baseName(path)),
+    });
+  } catch (error) {
+    const failure = chunked?.failure();
+    if (!failure) throw error;
+    await removePath(tree, path).catch(() => undefined);
+    throw failure;
+  }
   if (check && (await check.done()) !== request.payloadHash) {
     await removePath(tree, path).catch(() => undefined);
     throw new S3Error("XAmzContentSHA256Mismatch", CONTENT_SHA_MISMATCH);
@@ -449,17 +567,23 @@ async function makeFolders(tree: MountTree, path: string): Promise<void> {
 }
 
 async function deleteObject(request: S3Request): Promise<Response> {
+  const bucket = await bucketFolder(request);
+  await deleteKey(request, bucket, request.key);
+  return new Response(null, { status: 204 });
+}
+
+/** Deletes one key of the bucket; a key that is not there is no error (S3: a delete is idempotent). */
+async function deleteKey(request: S3Request, bucket: { path: string; tree: MountTree }, key: string): Promise<void> {
   const { c, viewer, fs } = request;
-  const { path: root, tree } = await bucketFolder(request);
-  const path = objectPath(root, request.key);
-  // S3 answers 204 for a key that is not there: a delete is idempotent.
-  if (path === null) return new Response(null, { status: 204 });
+  const { path: root, tree } = bucket;
+  const path = objectPath(root, key);
+  if (path === null) return;
   requireWritable(viewer, fs, parentOf(path), path, Permission.REMOVE, "");
   const object = await lookup(tree, path);
-  if (!object) return new Response(null, { status: 204 });
+  if (!object) return;
   if (object.isDir) {
     // Only a folder marker (`photos/`) names a folder, and only an empty one goes: S3 deletes one key.
-    if (!request.key.endsWith("/") || (await tree.list(path)).length > 0) return new Response(null, { status: 204 });
+    if (!key.endsWith("/") || (await tree.list(path)).length > 0) return;
     const refusal = anchoredBy(viewer, path, await tree.mountsAt(path), "remove");
     if (refusal) throw new S3Error("AccessDenied", refusal);
   }
@@ -467,7 +591,119 @@ async function deleteObject(request: S3Request): Promise<Response> {
   const index = new IndexChanges(c.var.db, fs);
   index.removed(path);
   await index.flush();
-  return new Response(null, { status: 204 });
+}
+
+/** The most a DeleteObjects body may hold: 1,000 keys of S3's 1,024 bytes, with their XML. */
+const MAX_DELETE_BODY = 2 * 1024 * 1024;
+
+/** The request body as text, refused past `limit` bytes without reading further; its signed hash checked. */
+async function boundedBody(request: S3Request, limit: number): Promise<string> {
+  const { c } = request;
+  if (request.chunks) throw new S3Error("NotImplemented", STREAMING_NOT_YET);
+  const declared = Number(c.req.header("Content-Length") ?? "0");
+  if (declared > limit) throw new S3Error("MaxMessageLengthExceeded", deleteTooLong(limit));
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  const reader = (c.req.raw.body ?? emptyBody()).getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      await reader.cancel();
+      throw new S3Error("MaxMessageLengthExceeded", deleteTooLong(limit));
+    }
+    chunks.push(value);
+  }
+  const bytes = new Uint8Array(size);
+  let at = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, at);
+    at += chunk.byteLength;
+  }
+  if (request.payloadHash !== UNSIGNED_PAYLOAD) {
+    const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes));
+    const hex = [...digest].map((byte) => byte.toString(16).padStart(2, "0")).join("");
+    if (hex !== request.payloadHash) throw new S3Error("XAmzContentSHA256Mismatch", CONTENT_SHA_MISMATCH);
+  }
+  return new TextDecoder().decode(bytes);
+}
+
+/**
+ * DeleteObjects (D22.6): the `<Delete>` body (capped), each key deleted as DeleteObject deletes it,
+ * one after another; a key refused is an `<Error>` in the reply, not the request's failure. Quiet
+ * leaves out the `<Deleted>` rows.
+ */
+async function deleteObjects(request: S3Request): Promise<Response> {
+  const bucket = await bucketFolder(request);
+  let root: ReturnType<typeof parseXml>;
+  try {
+    root = parseXml(await boundedBody(request, MAX_DELETE_BODY));
+  } catch (error) {
+    if (error instanceof BadXml) throw new S3Error("MalformedXML", DELETE_XML_INVALID);
+    throw error;
+  }
+  const { keys, quiet } = deleteRequestOf(root);
+  const deleted: string[] = [];
+  const errors: { key: string; code: S3Code; message: string }[] = [];
+  for (const key of keys) {
+    try {
+      await deleteKey(request, bucket, key);
+      deleted.push(key);
+    } catch (error) {
+      const refusal = s3ErrorOf(error);
+      if (!refusal) throw error;
+      errors.push({ key, code: refusal.code, message: refusal.message });
+    }
+  }
+  return xml(deleteResultDocument(quiet ? [] : deleted, errors));
+}
+
+/**
+ * CopyObject (D22.6): the source read where the key may read it, the target written where it may
+ * write; the file side's copy (the storage's own within one storage, streamed across storages). A
+ * target that is there is replaced, as S3 does. Metadata is not kept, so a copy onto itself is
+ * S3's refusal unless it asks to REPLACE the metadata, which then changes nothing.
+ */
+async function copyObject(request: S3Request): Promise<Response> {
+  const { c, viewer, fs } = request;
+  const source = copySourceOf(c.req.header("x-amz-copy-source") ?? "");
+  const from = await bucketFolder({ ...request, bucket: source.bucket, key: source.key });
+  const fromPath = objectPath(from.path, source.key);
+  if (fromPath === null) throw noSuchKey();
+  requireAccess(viewer, fs, fromPath, "");
+  if (!visible(request, fromPath)) throw noSuchKey();
+  const object = await lookup(from.tree, fromPath);
+  if (!object || object.isDir) throw noSuchKey();
+
+  const { path: root, tree } = await bucketFolder(request);
+  const path = objectPath(root, request.key);
+  if (path === null || request.key.endsWith("/")) throw new S3Error("InvalidArgument", BAD_KEY);
+  requireUploadable(viewer, fs, path, "");
+  if (path === fromPath) {
+    if (c.req.header("x-amz-metadata-directive")?.toUpperCase() !== "REPLACE")
+      throw new S3Error("InvalidRequest", COPY_TO_ITSELF);
+    return xml(copyObjectDocument(object.modified, etagOfObject(object)));
+  }
+  const before = await lookup(tree, path);
+  if (before?.isDir) throw new S3Error("InvalidRequest", FOLDER_THERE);
+  const dir = parentOf(path);
+  if (!before && dir !== root) {
+    const parent = await lookup(tree, dir);
+    if (!parent) await makeFolders(tree, dir);
+    else if (!parent.isDir) throw new S3Error("InvalidRequest", FOLDER_THERE);
+  }
+  const index = new IndexChanges(c.var.db, fs);
+  // A storage's own copy may refuse to overwrite (WebDAV's COPY): the target goes first, as WebDAV's COPY does.
+  if (before) {
+    await removePath(tree, path);
+    index.removed(path);
+  }
+  await transfer(tree, "copy", fromPath, dir, baseName(path));
+  index.added(path, false, object.size);
+  await index.flush();
+  const after = await lookup(tree, path).catch(() => null);
+  return xml(copyObjectDocument(after?.modified ?? new Date(), after ? etagOfObject(after) : etagOfObject(object)));
 }
 
 const xml = (body: string) => new Response(body, { status: 200, headers: { "Content-Type": "application/xml" } });

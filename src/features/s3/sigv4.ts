@@ -1,4 +1,5 @@
-// AWS Signature Version 4 as S3 checks it in the Authorization header (docs/decisions.md D22.2):
+// AWS Signature Version 4 as S3 checks it in the Authorization header (docs/decisions.md D22.2) or a
+// presigned URL's query (D22.5):
 // the canonical request (method, URI, sorted query, signed headers, payload hash), the string to
 // sign, the signing key derived from the secret, the date and the scope, and an HMAC-SHA256 over it
 // with WebCrypto. Only the parsing and the arithmetic live here; which key, and whether the request
@@ -39,6 +40,43 @@ export function parseAuthorization(header: string): Authorization | null {
   if (!/^\d{8}$/.test(date) || !/^[0-9a-f]{64}$/.test(signature)) return null;
   return { accessKeyId, date, region, service, signedHeaders: signedHeaders.split(";"), signature };
 }
+
+/** How long a presigned URL may live, as S3 allows: 7 days. */
+export const MAX_PRESIGNED_SECONDS = 7 * 24 * 60 * 60;
+
+/** What a presigned URL's query says: the Authorization's parts, its `X-Amz-Date` and `X-Amz-Expires`. */
+export interface QueryAuthorization extends Authorization {
+  amzDate: string;
+  /** Seconds from `amzDate`, as sent (not yet held to the 7 days). */
+  expires: number;
+}
+
+/**
+ * A presigned URL's parts (query string authentication, D22.5), or null when the query does not
+ * carry `X-Amz-Algorithm=AWS4-HMAC-SHA256` with a credential, a date, signed headers, a signature
+ * and a whole number of seconds.
+ */
+export function parseQueryAuthorization(query: URLSearchParams): QueryAuthorization | null {
+  if (query.get("X-Amz-Algorithm") !== ALGORITHM) return null;
+  const credential = query.get("X-Amz-Credential") ?? "";
+  const signedHeaders = query.get("X-Amz-SignedHeaders") ?? "";
+  const signature = query.get("X-Amz-Signature") ?? "";
+  const amzDate = query.get("X-Amz-Date") ?? "";
+  const expires = query.get("X-Amz-Expires") ?? "";
+  const auth = parseAuthorization(
+    `${ALGORITHM} Credential=${credential},SignedHeaders=${signedHeaders},Signature=${signature}`,
+  );
+  if (!auth || amzDateSeconds(amzDate) === null || !/^\d{1,9}$/.test(expires)) return null;
+  return { ...auth, amzDate, expires: Number(expires) };
+}
+
+/** The raw query without its `X-Amz-Signature`, the one parameter a presigned URL's signature cannot cover. */
+export const withoutSignature = (rawQuery: string) =>
+  rawQuery
+    .replace(/^\?/, "")
+    .split("&")
+    .filter((part) => part.split("=")[0] !== "X-Amz-Signature")
+    .join("&");
 
 /** `x-amz-date` (`YYYYMMDDTHHMMSSZ`) as unix seconds, or null. */
 export function amzDateSeconds(value: string): number | null {
@@ -133,14 +171,28 @@ export async function signatureOf(
   amzDate: string,
   secret: string,
 ): Promise<string> {
-  const scope = `${auth.date}/${auth.region}/${auth.service}/aws4_request`;
+  const scope = scopeOf(auth);
   const stringToSign = [ALGORITHM, amzDate, scope, await sha256Of(canonicalRequest(request, auth.signedHeaders))].join(
     "\n",
   );
+  return hex(await hmac(await signingKey(secret, auth), stringToSign));
+}
+
+/** The credential's scope, `date/region/service/aws4_request`. */
+export const scopeOf = (auth: Authorization) => `${auth.date}/${auth.region}/${auth.service}/aws4_request`;
+
+/** The key derived from the secret for the header's date, region and service. */
+export async function signingKey(secret: string, auth: Authorization): Promise<ArrayBuffer> {
   let key = await hmac(encoder.encode(`AWS4${secret}`), auth.date);
   for (const part of [auth.region, auth.service, "aws4_request"]) key = await hmac(key, part);
-  return hex(await hmac(key, stringToSign));
+  return key;
 }
+
+/** The hex SHA-256 of bytes. */
+export const sha256Hex = async (bytes: Uint8Array) => hex(await crypto.subtle.digest("SHA-256", bytes as BufferSource));
+
+/** HMAC-SHA256 of `data` under a derived key, hex. */
+export const hmacHex = async (key: ArrayBuffer, data: string) => hex(await hmac(key, data));
 
 /** Whether the header's signature is the one `secret` gives, compared in constant time. */
 export async function signatureMatches(

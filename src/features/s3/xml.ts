@@ -75,3 +75,22 @@ export function listingDocument(list: ListingDocument): string {
   for (const prefix of list.prefixes) parts.push(`<CommonPrefixes>${element("Prefix", key(prefix))}</CommonPrefixes>`);
   return `${PROLOG}<ListBucketResult xmlns="${S3_NS}">${parts.join("")}</ListBucketResult>`;
 }
+
+/** CopyObject's reply: the copy's time and ETag. */
+export const copyObjectDocument = (modified: Date, etag: string) =>
+  `${PROLOG}<CopyObjectResult xmlns="${S3_NS}">${element("LastModified", isoTime(modified))}${element("ETag", etag)}</CopyObjectResult>`;
+
+/** DeleteObjects' reply: each key deleted (left out when Quiet) and each refused with its code. */
+export function deleteResultDocument(
+  deleted: string[],
+  errors: { key: string; code: S3Code; message: string }[],
+): string {
+  const rows = [
+    ...deleted.map((key) => `<Deleted>${element("Key", key)}</Deleted>`),
+    ...errors.map(
+      (error) =>
+        `<Error>${element("Key", error.key)}${element("Code", error.code)}${element("Message", error.message)}</Error>`,
+    ),
+  ];
+  return `${PROLOG}<DeleteResult xmlns="${S3_NS}">${rows.join("")}</DeleteResult>`;
+}
