@@ -41,7 +41,7 @@ export const PRESIGNED_MALFORMED =
 export const PRESIGNED_TOO_LONG = "X-Amz-Expires must be less than a week (in seconds) that is 604800";
 export const PRESIGNED_EXPIRED = "Request has expired";
 export const PRESIGNED_NOT_YET_VALID = "Request is not valid yet";
-export const STREAMING_NOT_YET =
+export const STREAMING_UNSUPPORTED =
   "Of the streaming payloads only STREAMING-AWS4-HMAC-SHA256-PAYLOAD (no trailer), signed in the Authorization header, to PutObject, is supported";
 export const NO_SUCH_ACCESS_KEY = "The AWS Access Key Id you provided does not exist in our records.";
 export const SIGNATURE_MISMATCH =
@@ -59,7 +59,9 @@ export const NO_SUCH_BUCKET = "The specified bucket does not exist";
 export const NO_SUCH_KEY = "The specified key does not exist.";
 export const RANGE_NOT_SATISFIABLE = "The requested range is not satisfiable";
 export const CONTENT_LENGTH_NEEDED = "PutObject needs a Content-Length";
-export const notImplemented = (operation: string) => `${operation} is not implemented by this endpoint yet`;
+/** S3's NotImplemented: an operation or parameter Gatehouse's endpoint does not serve (docs/s3.md lists what it does). */
+export const unsupported = (operation: string) =>
+  `${operation} is not supported by Gatehouse's S3 endpoint; docs/s3.md lists what is`;
 export const MAX_KEYS_INVALID = "max-keys must be a whole number from 0";
 export const CONTINUATION_INVALID = "The continuation token provided is incorrect";
 export const ENCODING_TYPE_INVALID = "Invalid Encoding Method specified in Request";

@@ -15,7 +15,7 @@ import {
   MAX_KEYS_INVALID,
   NO_SUCH_BUCKET,
   NO_SUCH_KEY,
-  notImplemented,
+  unsupported,
   S3_ERRORS,
   type S3Code,
 } from "./messages.ts";
@@ -176,7 +176,7 @@ export function operationOf(
   // A presigned URL's X-Amz-* parameters are its signature, not part of the operation (D22.5).
   const names = [...query.keys()].filter((name) => !PASSIVE.has(name) && !name.startsWith("X-Amz-"));
   const refuse = (what: string): never => {
-    throw new S3Error("NotImplemented", notImplemented(what));
+    throw new S3Error("NotImplemented", unsupported(what));
   };
   if (bucket === null) {
     if (method === "GET" && names.length === 0) return "ListBuckets";
@@ -247,7 +247,7 @@ export function listRequestOf(query: URLSearchParams, version: 1 | 2): ListReque
   if (encoding !== null && encoding !== "url") throw new S3Error("InvalidArgument", ENCODING_TYPE_INVALID);
   const delimiter = query.get("delimiter") ?? "";
   if (delimiter !== "" && delimiter !== "/")
-    throw new S3Error("NotImplemented", notImplemented(`The delimiter ${JSON.stringify(delimiter)} (only "/")`));
+    throw new S3Error("NotImplemented", unsupported(`The delimiter ${JSON.stringify(delimiter)} (only "/")`));
   let after = version === 2 ? (query.get("start-after") ?? "") : (query.get("marker") ?? "");
   const token = version === 2 ? query.get("continuation-token") : null;
   if (token !== null) after = tokenKey(token);
