@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { npmStart, type NpmStart } from "../support/npm-start.ts";
+import { callApi, npmStart, type NpmStart } from "../support/npm-start.ts";
 import {
   DAV_USER,
   S3_ACCESS_KEY_ID,
@@ -29,14 +29,7 @@ let webdav: RunningServer & { url: string };
 let token: string;
 const work = mkdtempSync(join(tmpdir(), "gatehouse-s3-clients-"));
 
-async function api(path: string, body?: unknown): Promise<{ code: number; message: string; data: any }> {
-  const response = await fetch(server.origin + path, {
-    method: body === undefined ? "GET" : "POST",
-    headers: { Authorization: token, ...(body === undefined ? {} : { "Content-Type": "application/json" }) },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  return response.json() as Promise<{ code: number; message: string; data: any }>;
-}
+const api = (path: string, body?: unknown) => callApi(server.origin, token, path, body);
 
 beforeAll(async () => {
   [s3, webdav] = await Promise.all([startS3(), startWebdav()]);

@@ -96,3 +96,18 @@ export async function npmStart(
   await stop();
   throw new Error(`npm start did not answer /ping on ${origin}:\n${output}`);
 }
+
+/** An API call to a running `npm start` as `token`: GET without a body, POST with a JSON one; the envelope. */
+export async function callApi(
+  origin: string,
+  token: string,
+  path: string,
+  body?: unknown,
+): Promise<{ code: number; message: string; data: any }> {
+  const response = await fetch(origin + path, {
+    method: body === undefined ? "GET" : "POST",
+    headers: { Authorization: token, ...(body === undefined ? {} : { "Content-Type": "application/json" }) },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  return response.json() as Promise<{ code: number; message: string; data: any }>;
+}
