@@ -5,20 +5,12 @@
 // suites against an S3 and a WebDAV upstream.
 import { execFile } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import {
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-} from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, relative } from "node:path";
+import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { filesBelow } from "../support/local-files.ts";
 import { callApi, npmStart, type NpmStart } from "../support/npm-start.ts";
 import {
   DAV_USER,
@@ -95,20 +87,6 @@ afterAll(async () => {
   rmSync(work, { recursive: true, force: true });
 });
 
-/** Every file below `root`, by relative path, with its bytes. */
-function tree(root: string): Map<string, Buffer> {
-  const files = new Map<string, Buffer>();
-  const walk = (dir: string) => {
-    for (const name of readdirSync(dir)) {
-      const path = join(dir, name);
-      if (statSync(path).isDirectory()) walk(path);
-      else files.set(relative(root, path), readFileSync(path));
-    }
-  };
-  walk(root);
-  return files;
-}
-
 describe("rclone through /dav", () => {
   it("copies a tree in and back out unchanged, signed in with an app password", async () => {
     const source = join(work, "source");
@@ -157,7 +135,7 @@ describe("rclone through /dav", () => {
 
     const back = join(work, "back");
     await rclone("copy", "gh:s3/tree", back);
-    const copied = tree(back);
+    const copied = filesBelow(back);
     expect([...copied.keys()].sort()).toEqual(Object.keys(files).sort());
     for (const [path, bytes] of Object.entries(files)) expect(copied.get(path)!.equals(bytes), path).toBe(true);
 
@@ -275,7 +253,7 @@ describe("rclone on the default storage", () => {
     await rclone("check", source, "gh:r2-tree");
     const back = join(work, "r2-back");
     await rclone("copy", "gh:r2-tree", back);
-    const copied = tree(back);
+    const copied = filesBelow(back);
     expect([...copied.keys()].sort()).toEqual(Object.keys(files).sort());
     for (const [path, bytes] of Object.entries(files)) expect(copied.get(path)!.equals(bytes), path).toBe(true);
     await rclone("purge", "gh:r2-tree");

@@ -4,11 +4,12 @@
 // buckets only (docs/s3.md).
 import { execFile } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, relative } from "node:path";
+import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { filesBelow } from "../support/local-files.ts";
 import { callApi, npmStart, type NpmStart } from "../support/npm-start.ts";
 import {
   DAV_USER,
@@ -72,19 +73,6 @@ afterAll(async () => {
   rmSync(work, { recursive: true, force: true });
 });
 
-function tree(root: string): Map<string, Buffer> {
-  const files = new Map<string, Buffer>();
-  const walk = (dir: string) => {
-    for (const name of readdirSync(dir)) {
-      const path = join(dir, name);
-      if (statSync(path).isDirectory()) walk(path);
-      else files.set(relative(root, path), readFileSync(path));
-    }
-  };
-  walk(root);
-  return files;
-}
-
 /** Reading, writing and removing: see hidden, no password, write, rename, move, copy, remove, WebDAV read and manage. */
 const READ_WRITE = 1 | 2 | 8 | 16 | 32 | 64 | 128 | 256 | 512;
 
@@ -142,7 +130,7 @@ describe("rclone through /s3", () => {
       await rclone("check", source, `gs:${bucket}/tree`);
       const back = join(work, `back-${bucket}`);
       await rclone("copy", `gs:${bucket}/tree`, back);
-      const copied = tree(back);
+      const copied = filesBelow(back);
       expect([...copied.keys()].sort()).toEqual(Object.keys(files).sort());
       for (const [path, bytes] of Object.entries(files)) expect(copied.get(path)!.equals(bytes), path).toBe(true);
       // A range read (rclone cat --offset --count sends Range), as raw bytes.
