@@ -85,18 +85,7 @@ const descriptor = (id: string) => ({ type: "public-key" as const, id });
 
 /** Creation options (WebAuthn Level 3, section 5.4, as JSON) for `user`, and the handle of the challenge stored for it. */
 export async function beginRegistration(db: Database, user: { id: number; username: string }, requestUrl: string) {
-  const { handle, challenge } = newChallenge();
-  const now = seconds();
-  const begun = await beginCeremony(db, {
-    handle,
-    challenge,
-    ceremony: "registration",
-    user: { id: user.id },
-    now,
-    expiresAt: now + CHALLENGE_TTL_SECONDS,
-  });
-  requireEnabled(begun.settings);
-  const { rpId } = relyingParty(begun.settings.siteUrl, requestUrl);
+  const { handle, challenge, begun, rpId } = await begin(db, "registration", { id: user.id }, requestUrl);
   return {
     options: {
       publicKey: {
@@ -115,20 +104,30 @@ export async function beginRegistration(db: Database, user: { id: number; userna
   };
 }
 
-/** Request options for a sign-in, with (`username`) or without ("": discoverable) a user name. */
-export async function beginLogin(db: Database, username: string, requestUrl: string) {
+/** A new challenge stored for `ceremony` (refused while passkeys are off), and the relying party's id. */
+async function begin(
+  db: Database,
+  ceremony: "registration" | "login",
+  user: Parameters<typeof beginCeremony>[1]["user"],
+  requestUrl: string,
+) {
   const { handle, challenge } = newChallenge();
   const now = seconds();
   const begun = await beginCeremony(db, {
     handle,
     challenge,
-    ceremony: "login",
-    user: { username },
+    ceremony,
+    user,
     now,
     expiresAt: now + CHALLENGE_TTL_SECONDS,
   });
   requireEnabled(begun.settings);
-  const { rpId } = relyingParty(begun.settings.siteUrl, requestUrl);
+  return { handle, challenge, begun, rpId: relyingParty(begun.settings.siteUrl, requestUrl).rpId };
+}
+
+/** Request options for a sign-in, with (`username`) or without ("": discoverable) a user name. */
+export async function beginLogin(db: Database, username: string, requestUrl: string) {
+  const { handle, challenge, begun, rpId } = await begin(db, "login", { username }, requestUrl);
   return {
     options: {
       publicKey: {
