@@ -27,6 +27,7 @@ import { registerSearchRoutes } from "./features/search/routes.ts";
 import { registerSessionRoutes } from "./features/sessions/routes.ts";
 import { registerSettingRoutes } from "./features/settings/routes.ts";
 import { registerShareRoutes } from "./features/shares/routes.ts";
+import { registerShareBrowsing } from "./features/shares/use.ts";
 import { registerSsoRoutes } from "./features/sso/routes.ts";
 import { registerSshKeyRoutes } from "./features/sshkeys/routes.ts";
 import { registerStorageRoutes } from "./features/storages/routes.ts";
@@ -101,6 +102,8 @@ export function createApp(dependencies: AppDependencies) {
   registerDriverRoutes(app);
   registerStorageRoutes(app);
   registerMetaRoutes(app);
+  // A path under /@s/ is a share's: answered before the file side's guard (shares/use.ts).
+  registerShareBrowsing(app);
   registerFsReadRoutes(app);
   registerFsWriteRoutes(app);
   registerFsBatchRoutes(app);

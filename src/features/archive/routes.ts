@@ -13,7 +13,7 @@ import { envelopeResponse, jsonBody, type Router } from "../../http/router.ts";
 import { PERMISSION_DENIED } from "../fs/messages.ts";
 import { MountTree } from "../fs/mounts.ts";
 import { baseName, escapePath, joinBasePath, joinName, parentOf } from "../fs/path.ts";
-import { apiUrl } from "../fs/routes.ts";
+import { apiUrl } from "../../http/origin.ts";
 import {
   can,
   fullPathOf,
@@ -222,7 +222,7 @@ export function registerArchiveRoutes(app: Router) {
         order_direction: storage?.orderDirection ?? "",
         extract_folder: storage?.extractFolder ?? "",
       },
-      raw_url: `${apiUrl(c, state)}/ae${escapePath(path)}`,
+      raw_url: `${apiUrl(c, state.settings.siteUrl)}/ae${escapePath(path)}`,
       sign: signRequired(state, path, storage) ? await archiveSign(state, path) : "",
     });
   });

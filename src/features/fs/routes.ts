@@ -10,6 +10,7 @@ import type { Context } from "hono";
 import { isAdmin } from "../../auth/guard.ts";
 import type { AppEnv } from "../../http/context.ts";
 import { ok } from "../../http/envelope.ts";
+import { apiUrl } from "../../http/origin.ts";
 import { ApiError, FileError } from "../../http/errors.ts";
 import { envelopeResponse, jsonBody, type Router } from "../../http/router.ts";
 import { FORCE_ROOT_REFUSED, NOT_IMPLEMENTED } from "./messages.ts";
@@ -35,7 +36,6 @@ import {
 } from "./rules.ts";
 import type { FsState, TreeNeeds } from "./state.ts";
 import { fsRoute } from "./store.ts";
-import { sharedPaths } from "../shares/use.ts";
 import { getObjectFields, listItem, rfc3339 } from "./wire.ts";
 
 const PathField = z
@@ -117,10 +117,7 @@ const list = createRoute({
   path: "/api/fs/list",
   tags: ["fs"],
   summary: "A folder's entries, filtered to what the caller may see, one page",
-  ...sharedOr(
-    "list",
-    fsRoute((body) => folderNeeds(body.path)),
-  ),
+  ...fsRoute((body) => folderNeeds(body.path)),
   request: { body: jsonBody(ListBody) },
   responses: envelopeResponse(ListData, "One page of the folder"),
 });
@@ -130,10 +127,7 @@ const get = createRoute({
   path: "/api/fs/get",
   tags: ["fs"],
   summary: "One file or folder, with its raw_url and the related files beside it",
-  ...sharedOr(
-    "get",
-    fsRoute((body) => objectNeeds(body.path)),
-  ),
+  ...fsRoute((body) => objectNeeds(body.path)),
   request: { body: jsonBody(z.object({ path: PathField, password: PasswordField })) },
   responses: envelopeResponse(GetData, "The object"),
 });
@@ -180,14 +174,6 @@ const other = createRoute({
   responses: envelopeResponse(z.nullable(z.record(z.string(), z.unknown())), "What the driver answers"),
 });
 
-/**
- * A route's guard, preceded by share browsing: a path under `/@s/` is a share's, answered without
- * an account (features/shares/use.ts); any other goes on to the guard.
- */
-function sharedOr(kind: "list" | "get", access: ReturnType<typeof fsRoute>) {
-  return { middleware: [sharedPaths(kind), ...access.middleware] as const, security: access.security };
-}
-
 /** The full path a raw request path names for a caller whose base path is `/`; none when it climbs. */
 function guessedPaths(raw: unknown): string[] {
   if (typeof raw !== "string") return ["/"];
@@ -203,14 +189,6 @@ const objectNeeds = (raw: unknown): TreeNeeds => {
   const paths = guessedPaths(raw);
   return { paths, folders: paths.filter((path) => path !== "/").map(parentOf) };
 };
-
-/** The address clients reach this server at: `site_url` when it is absolute, else the request's. */
-export function apiUrl(c: Context<AppEnv>, state: FsState): string {
-  if (/^https?:\/\//i.test(state.settings.siteUrl)) return state.settings.siteUrl.replace(/\/+$/, "");
-  const url = new URL(c.req.url);
-  const proto = c.req.header("X-Forwarded-Proto") === "https" ? "https:" : url.protocol;
-  return `${proto}//${c.req.header("X-Forwarded-Host") ?? url.host}`;
-}
 
 /**
  * `raw_url` of a file (AList v3.58.0 server/handles/fsread.go:375-416): the down proxy, this
@@ -232,7 +210,7 @@ async function rawUrl(
   }
   const proxyUrl = async () => {
     const sign = await signFor(state, path, storage, required);
-    return `${apiUrl(c, state)}/p${escapePath(path)}${sign ? `?sign=${sign}` : ""}`;
+    return `${apiUrl(c, state.settings.siteUrl)}/p${escapePath(path)}${sign ? `?sign=${sign}` : ""}`;
   };
   if (proxied) return proxyUrl();
   const link = await tree.link(path, { redirect: true });

@@ -1,7 +1,7 @@
 // Share links in the wire the served web UI speaks (OpenList server/router.go:193-199,
 // server/handles/sharing.go): /api/share/{list,get,create,update,delete,enable,disable} for their
 // owners (the admin: every share), and `/sd/<id>/<path>` downloads for anyone with the link.
-// Browsing a share goes through /api/fs/list and /api/fs/get (use.ts `sharedPaths`). The rules
+// Browsing a share goes through /api/fs/list and /api/fs/get (use.ts `registerShareBrowsing`). The rules
 // are rules.ts, the queries store.ts, the texts messages.ts; docs/files.md has the behaviour.
 import * as z from "zod/mini";
 import { accountOnly, isAdmin, planned, reading } from "../../auth/guard.ts";
