@@ -2,16 +2,17 @@
 // src/features/search/ serves search): list, get, dirs, other. The layout of src/features/fs/ is in
 // its README.md: the decisions are rules.ts, the texts messages.ts, the queries store.ts. Each
 // request is one database round trip (the caller, the tree, the metas and the settings, read by
-// `fsRoute`), then the upstream calls of the storage it lands on.
+// the guard with the route's plan, `statePlan`), then the upstream calls of the storage it lands on.
 import * as z from "zod/mini";
 import { redirectable } from "../../drivers/types.ts";
 import { createRoute } from "../../http/openapi.ts";
 import type { Context } from "hono";
-import { isAdmin } from "../../auth/guard.ts";
+import { isAdmin, planned, reading, signedIn } from "../../auth/guard.ts";
 import type { AppEnv } from "../../http/context.ts";
 import { ok } from "../../http/envelope.ts";
 import { apiUrl } from "../../http/origin.ts";
 import { ApiError, FileError } from "../../http/errors.ts";
+import { fromJson } from "../../http/params.ts";
 import { envelopeResponse, jsonBody, type Router } from "../../http/router.ts";
 import { FORCE_ROOT_REFUSED, NOT_IMPLEMENTED } from "./messages.ts";
 import { fileFailure, MountTree } from "./mounts.ts";
@@ -35,7 +36,7 @@ import {
   type MetaRow,
 } from "./rules.ts";
 import type { FsState, TreeNeeds } from "./state.ts";
-import { fsRoute } from "./store.ts";
+import { statePlan } from "./store.ts";
 import { getObjectFields, listItem, rfc3339 } from "./wire.ts";
 
 const PathField = z
@@ -112,12 +113,33 @@ const GetData = z.object({
   related: z.nullable(z.array(z.object(ObjectShape))),
 });
 
+const GetBody = z.object({ path: PathField, password: PasswordField });
+const DirsBody = z.object({
+  path: PathField,
+  password: PasswordField,
+  force_root: z
+    ._default(z.boolean(), false)
+    .openapi({ description: "Admins only: the path is a full path, not joined to the base path" }),
+});
+const OtherBody = z.object({
+  path: PathField,
+  password: PasswordField,
+  method: z._default(z.string().check(z.maxLength(256)), ""),
+  data: z.optional(z.unknown()),
+});
+
+// Each route's file-side state, read in the guard's batch (one round trip): the paths it resolves.
+const listState = fromJson(ListBody, (db, body) => statePlan(db, folderNeeds(body.path)));
+const getState = fromJson(GetBody, (db, body) => statePlan(db, objectNeeds(body.path)));
+const dirsState = fromJson(DirsBody, (db, body) => statePlan(db, folderNeeds(body.path)));
+const otherState = fromJson(OtherBody, (db, body) => statePlan(db, { paths: guessedPaths(body.path), folders: [] }));
+
 const list = createRoute({
   method: "post",
   path: "/api/fs/list",
   tags: ["fs"],
   summary: "A folder's entries, filtered to what the caller may see, one page",
-  ...fsRoute((body) => folderNeeds(body.path)),
+  ...reading(signedIn, listState),
   request: { body: jsonBody(ListBody) },
   responses: envelopeResponse(ListData, "One page of the folder"),
 });
@@ -127,8 +149,8 @@ const get = createRoute({
   path: "/api/fs/get",
   tags: ["fs"],
   summary: "One file or folder, with its raw_url and the related files beside it",
-  ...fsRoute((body) => objectNeeds(body.path)),
-  request: { body: jsonBody(z.object({ path: PathField, password: PasswordField })) },
+  ...reading(signedIn, getState),
+  request: { body: jsonBody(GetBody) },
   responses: envelopeResponse(GetData, "The object"),
 });
 
@@ -137,18 +159,8 @@ const dirs = createRoute({
   path: "/api/fs/dirs",
   tags: ["fs"],
   summary: "The folders of a folder (the web UI's folder chooser)",
-  ...fsRoute((body) => folderNeeds(body.path)),
-  request: {
-    body: jsonBody(
-      z.object({
-        path: PathField,
-        password: PasswordField,
-        force_root: z
-          ._default(z.boolean(), false)
-          .openapi({ description: "Admins only: the path is a full path, not joined to the base path" }),
-      }),
-    ),
-  },
+  ...reading(signedIn, dirsState),
+  request: { body: jsonBody(DirsBody) },
   responses: envelopeResponse(
     z.nullable(z.array(z.object({ name: z.string(), modified: z.string() }))),
     "The folders; null when there are none",
@@ -160,17 +172,8 @@ const other = createRoute({
   path: "/api/fs/other",
   tags: ["fs"],
   summary: "A driver's extra operation; code 500 `not implement` for drivers without one",
-  ...fsRoute((body) => ({ paths: guessedPaths(body.path), folders: [] })),
-  request: {
-    body: jsonBody(
-      z.object({
-        path: PathField,
-        password: PasswordField,
-        method: z._default(z.string().check(z.maxLength(256)), ""),
-        data: z.optional(z.unknown()),
-      }),
-    ),
-  },
+  ...reading(signedIn, otherState),
+  request: { body: jsonBody(OtherBody) },
   responses: envelopeResponse(z.nullable(z.record(z.string(), z.unknown())), "What the driver answers"),
 });
 
@@ -221,7 +224,7 @@ export function registerFsReadRoutes(app: Router) {
   app.openapi(list, async (c) => {
     const body = c.req.valid("json");
     const viewer = viewerOf(c.var.caller);
-    const state = c.var.fs;
+    const state = await planned(c, listState);
     const path = fullPathOf(viewer, body.path);
     const meta = requireAccess(viewer, state, path, body.password);
     const write = mayWrite(viewer, meta, path);
@@ -272,7 +275,7 @@ export function registerFsReadRoutes(app: Router) {
   app.openapi(get, async (c) => {
     const body = c.req.valid("json");
     const viewer = viewerOf(c.var.caller);
-    const state = c.var.fs;
+    const state = await planned(c, getState);
     const path = fullPathOf(viewer, body.path);
     const meta = requireAccess(viewer, state, path, body.password);
     const alias = throughAlias(viewer, state, path, body.password);
@@ -304,7 +307,7 @@ export function registerFsReadRoutes(app: Router) {
   app.openapi(dirs, async (c) => {
     const body = c.req.valid("json");
     const viewer = viewerOf(c.var.caller);
-    const state = c.var.fs;
+    const state = await planned(c, dirsState);
     if (body.force_root && !isAdmin(c.var.caller)) throw new ApiError(403, FORCE_ROOT_REFUSED);
     const path = body.force_root ? fullPathOfAdmin(body.path) : fullPathOf(viewer, body.path);
     const meta = requireAccess(viewer, state, path, body.password);
@@ -321,9 +324,10 @@ export function registerFsReadRoutes(app: Router) {
   app.openapi(other, async (c) => {
     const body = c.req.valid("json");
     const viewer = viewerOf(c.var.caller);
+    const state = await planned(c, otherState);
     const path = fullPathOf(viewer, body.path);
-    requireAccess(viewer, c.var.fs, path, body.password);
-    const mounted = await new MountTree(c.var.fs.tree, c.var.db, c.req.raw.signal).mount(path);
+    requireAccess(viewer, state, path, body.password);
+    const mounted = await new MountTree(state.tree, c.var.db, c.req.raw.signal).mount(path);
     if (!mounted.backend.other) throw new FileError("not_implemented", NOT_IMPLEMENTED);
     try {
       return ok(

@@ -10,7 +10,6 @@ import type { FileObject } from "../../drivers/types.ts";
 import type { AppEnv } from "../../http/context.ts";
 import { ok } from "../../http/envelope.ts";
 import { ApiError, FileError } from "../../http/errors.ts";
-import type { Router } from "../../http/router.ts";
 import { MountTree, sortEntries, ZERO_TIME } from "../fs/mounts.ts";
 import { baseName, decodeDownloadPath, escapePath, joinName } from "../fs/path.ts";
 import { listingPage, nearestMeta, requireAccess, throughAlias, visibleEntries, type Viewer } from "../fs/rules.ts";
@@ -176,16 +175,11 @@ export const integer = (value: unknown, fallback: number) =>
   typeof value === "number" && Number.isInteger(value) ? value : fallback;
 
 /**
- * Share browsing, registered by src/app.ts ahead of the file side's /api/fs/list and /api/fs/get:
- * a path under `/@s/` is a share's, answered here without an account (a login token, even a stale
- * one, is not looked at); any other path goes on to the file side's guard and route.
+ * Route middleware of /api/fs/list and /api/fs/get, before their guard (routes.ts
+ * `registerShareBrowsing`): a path under `/@s/` is a share's, answered here without an account (a
+ * login token, even a stale one, is not looked at); any other path goes on to the file side.
  */
-export function registerShareBrowsing(app: Router) {
-  app.post("/api/fs/list", sharedPaths("list"));
-  app.post("/api/fs/get", sharedPaths("get"));
-}
-
-function sharedPaths(kind: "list" | "get"): MiddlewareHandler<AppEnv> {
+export function shareBrowsing(kind: "list" | "get"): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const body = c.req.header("Content-Type")?.includes("json") ? await c.req.json().catch(() => null) : null;
     const shared = body && typeof body === "object" ? sharePathOf(text(body.path)) : null;
