@@ -16,8 +16,7 @@ import { fullPathOf, Permission, requireWritable, viewerOf } from "../fs/rules.t
 import { statePlan } from "../fs/store.ts";
 import { IndexChanges } from "../search/changes.ts";
 import { NOT_INTO_ALIAS, privateAddress, toolNotFound, URL_NOT_HTTP } from "./messages.ts";
-import { downloadTargetAllowed, downloadTaskName, privateHostsOptIn, type TaskInfo } from "./rules.ts";
-import { TaskInfoSchema } from "./routes.ts";
+import { downloadTargetAllowed, downloadTaskName, privateHostsOptIn, type TaskInfo, TaskInfoSchema } from "./rules.ts";
 import { startTask } from "./start.ts";
 
 /** The one tool a Worker can run: a fetch streamed into the storage. */
