@@ -15,7 +15,12 @@ import { registerArchiveDownloadRoutes } from "./features/archive/download.ts";
 import { registerArchiveRoutes } from "./features/archive/routes.ts";
 import { registerDownloadRoutes } from "./features/fs/download.ts";
 import { registerFsReadRoutes } from "./features/fs/routes.ts";
-import { registerFsBatchRoutes, registerFsWriteRoutes } from "./features/fs/write-routes.ts";
+import { registerFsBatchRoutes } from "./features/fs/batch-routes.ts";
+import type { FileWrites } from "./features/fs/hooks.ts";
+import { registerFsManageRoutes } from "./features/fs/manage-routes.ts";
+import { registerFsUploadRoutes } from "./features/fs/upload-routes.ts";
+import { IndexChanges } from "./features/search/changes.ts";
+import { startTransfer } from "./features/tasks/start.ts";
 import { registerUploadRoutes } from "./features/uploads/routes.ts";
 import { registerMeRoutes } from "./features/me/routes.ts";
 import { registerMessengerRoutes } from "./features/messenger/routes.ts";
@@ -26,7 +31,8 @@ import { registerRoleRoutes } from "./features/roles/routes.ts";
 import { registerSearchRoutes } from "./features/search/routes.ts";
 import { registerSessionRoutes } from "./features/sessions/routes.ts";
 import { registerSettingRoutes } from "./features/settings/routes.ts";
-import { registerShareRoutes } from "./features/shares/routes.ts";
+import { uiShareEntry } from "./features/shares/archive.ts";
+import { registerShareBrowsing, registerShareRoutes } from "./features/shares/routes.ts";
 import { registerSsoRoutes } from "./features/sso/routes.ts";
 import { registerSshKeyRoutes } from "./features/sshkeys/routes.ts";
 import { registerStorageRoutes } from "./features/storages/routes.ts";
@@ -50,6 +56,16 @@ export interface AppDependencies {
   /** The database for a request's bindings: Hrana/HTTP in the Worker, a Node client in unit tests. */
   database(env: Env): Database;
 }
+
+/**
+ * What the features built on the file side do with its writes (features/fs/hooks.ts): the search
+ * index notes each change, and a copy or move between storages becomes a background task.
+ */
+const fileWrites: FileWrites = {
+  log: (db, state) => new IndexChanges(db, state),
+  transfer: (request, transfer) =>
+    startTransfer(request, transfer, new IndexChanges(request.db, request.state).forTask()),
+};
 
 export function createApp(dependencies: AppDependencies) {
   const app = createRouter();
@@ -101,9 +117,12 @@ export function createApp(dependencies: AppDependencies) {
   registerDriverRoutes(app);
   registerStorageRoutes(app);
   registerMetaRoutes(app);
+  // A path under /@s/ is a share's: answered before the file side's guards (shares/routes.ts).
+  registerShareBrowsing(app);
   registerFsReadRoutes(app);
-  registerFsWriteRoutes(app);
-  registerFsBatchRoutes(app);
+  registerFsManageRoutes(app, fileWrites);
+  registerFsUploadRoutes(app, fileWrites);
+  registerFsBatchRoutes(app, fileWrites);
   registerSearchRoutes(app);
   registerTorrentRoutes(app);
   registerUploadRoutes(app);
@@ -111,7 +130,7 @@ export function createApp(dependencies: AppDependencies) {
   registerTaskRoutes(app);
   registerOfflineDownloadRoutes(app);
   registerDownloadRoutes(app);
-  registerArchiveDownloadRoutes(app);
+  registerArchiveDownloadRoutes(app, uiShareEntry);
   registerShareRoutes(app);
   registerDavRoutes(app);
   registerS3Routes(app);

@@ -7,7 +7,10 @@ import type { AccessKeyUsage } from "../db/schema.ts";
 import type { Caller } from "./caller.ts";
 import { ACCESS_KEY_EXPIRED, accessKeyNotFor, PASSWORD_CHANGED, TOKEN_INVALIDATED, USER_DISABLED } from "./messages.ts";
 import { ADMIN_ROLE_ID, GUEST_ROLE_ID } from "./roles.ts";
-import type { RoleRow, UserRow } from "./store.ts";
+import type { KeyRow, RoleRow, UserRow } from "./store.ts";
+
+/** What the guard reads of a key (its query is auth/store.ts's). */
+export type { KeyRow };
 
 /** New keys; the prefix tells a leaked key apart in logs and secret scanners. */
 export const ACCESS_KEY_PREFIX = "gh-key-";
@@ -39,17 +42,6 @@ export function keyTouchDue(hash: string, now: number): boolean {
 
 /** AList's path-limit bit of a user's own permission (features/fs/rules.ts `Permission.PATH_LIMIT`). */
 const PATH_LIMIT = 1 << 14;
-
-/** What the guard reads of a key. */
-export interface KeyRow {
-  id: number;
-  userId: number;
-  path: string;
-  permission: number;
-  expiresAt: number;
-  usage: AccessKeyUsage[];
-  passwordChangedAt: number;
-}
 
 /** Why `key` may not be used for `use` now, or null when it may. Checked before the caller is made. */
 export function keyRefusal(

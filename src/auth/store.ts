@@ -2,6 +2,7 @@
 import { and, asc, eq, inArray, lt, sql, type SQL } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { Database } from "../db/client.ts";
+import type { AccessKeyUsage } from "../db/schema.ts";
 import { keptQuery } from "../db/kept.ts";
 import { runBatch } from "../db/plan.ts";
 import {
@@ -13,13 +14,23 @@ import {
   settings,
   users,
 } from "../db/schema.ts";
-import type { KeyRow } from "./access-keys.ts";
 import { FAILURE_WINDOW_SECONDS, MAX_FAILURES } from "./lockout.ts";
 import { ADMIN_ROLE_ID, GUEST_ROLE_ID } from "./roles.ts";
 import type { TokenClaims } from "./tokens.ts";
 
 export type UserRow = typeof users.$inferSelect;
 export type RoleRow = typeof roles.$inferSelect;
+
+/** What the guard reads of a key. */
+export interface KeyRow {
+  id: number;
+  userId: number;
+  path: string;
+  permission: number;
+  expiresAt: number;
+  usage: AccessKeyUsage[];
+  passwordChangedAt: number;
+}
 export type DeviceSessionRow = typeof deviceSessions.$inferSelect;
 
 /**

@@ -6,8 +6,14 @@
 import { eq, sql, type SQL } from "drizzle-orm";
 import type { SQLiteTable } from "drizzle-orm/sqlite-core";
 import type { Database } from "../db/client.ts";
-import { davLocks, deviceSessions, loginFailures, pendingOtpEnrolments, settings } from "../db/schema.ts";
-import { OTP_ENROLMENT_TTL_SECONDS } from "../features/two-factor/store.ts";
+import {
+  davLocks,
+  deviceSessions,
+  loginFailures,
+  OTP_ENROLMENT_TTL_SECONDS,
+  pendingOtpEnrolments,
+  settings,
+} from "../db/schema.ts";
 
 const CHUNK = 500;
 const MAX_ROUNDS = 20;

@@ -21,6 +21,15 @@ export function plan<const R extends readonly BatchItem<"sqlite">[], T>(
   return { reads, read: (results) => read(results as { [K in keyof R]: Awaited<R[K]> }) };
 }
 
+/** Two plans as one: both plans' reads in one batch, read back as the pair of their results. */
+export function joined<A, B>(first: Plan<A>, second: Plan<B>): Plan<[A, B]> {
+  const split = first.reads.length;
+  return {
+    reads: [...first.reads, ...second.reads],
+    read: (results) => [first.read(results.slice(0, split)), second.read(results.slice(split))],
+  };
+}
+
 /** Runs a plan on its own: one round trip. */
 export async function run<T>(db: Database, planned: Plan<T>): Promise<T> {
   return planned.read(await runBatch(db, planned.reads));

@@ -149,7 +149,10 @@ export const loginFailures = sqliteTable(
   ],
 );
 
-/** A 2FA secret handed out by /api/auth/2fa/generate, waiting for /verify (10 minutes at most). */
+/** How long a secret from 2fa/generate can be verified; the scheduled cleanup drops older ones. */
+export const OTP_ENROLMENT_TTL_SECONDS = 600;
+
+/** A 2FA secret handed out by /api/auth/2fa/generate, waiting for /verify (OTP_ENROLMENT_TTL_SECONDS). */
 export const pendingOtpEnrolments = sqliteTable(
   "pending_otp_enrolments",
   {

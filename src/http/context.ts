@@ -3,18 +3,15 @@
 import type { Caller } from "../auth/caller.ts";
 import type { Database } from "../db/client.ts";
 import type { Env } from "../env.ts";
-import type { FsState } from "../features/fs/state.ts";
 
 export interface AppVariables {
   db: Database;
   requestId: string;
   /** Who is calling; set by the auth guard on the routes that use it. */
   caller: Caller;
-  /** The file side's tree, metas and settings, read with the caller (routes under /api/fs and /d, /p). */
-  fs: FsState;
   /** The request's JSON body, read before the guard for a plan that needs it (http/params.ts `fromJson`). */
   json: unknown;
-  /** What a route's own reads returned, read in the guard's batch (auth/guard.ts `reading`). */
+  /** What a route's own reads returned, read in the guard's batch (auth/guard.ts `reading`; `planned` reads it back). */
   routeData: unknown;
   /** The envelope code of the reply, for the access log. */
   envelopeCode: number;

@@ -72,6 +72,7 @@ type JsonSchemaOf<R> = R extends { request: { body: { content: { "application/js
 export type RouteInput<R extends RouteConfig> = {
   out: (R extends { request: { query: infer Q } } ? { query: Output<Q> } : object) &
     (R extends { request: { params: infer P } } ? { param: Output<P> } : object) &
+    (R extends { request: { headers: infer H } } ? { header: Output<H> } : object) &
     ([JsonSchemaOf<R>] extends [never] ? object : { json: Output<JsonSchemaOf<R>> });
 };
 

@@ -9,7 +9,6 @@ import type { Caller } from "../../auth/caller.ts";
 import type { Database } from "../../db/client.ts";
 import type { AccessKeyUsage } from "../../db/schema.ts";
 import { ApiError, refuseDuplicate } from "../../http/errors.ts";
-import { MAX_APP_PASSWORDS } from "../app-passwords/rules.ts";
 import { isWithin, joinBasePath } from "../fs/path.ts";
 import { canReadPath, grantsOf, Permission, withinPathLimit } from "../fs/rules.ts";
 import { seal } from "../two-factor/secret-box.ts";
@@ -23,8 +22,11 @@ import {
 } from "./messages.ts";
 import { addAccessKey, deleteAccessKey } from "./store.ts";
 
-/** Keys and app passwords are one table and share one limit per user. */
-export const MAX_ACCESS_KEYS = MAX_APP_PASSWORDS;
+/**
+ * Keys and app passwords are one table and share one limit per user (app-passwords/rules.ts reads
+ * it from here): enough for every device a person owns; stops one account from filling the table.
+ */
+export const MAX_ACCESS_KEYS = 50;
 
 /** The bits a key may carry: every file-side bit of a role scope (the path limit is the user's own). */
 export const KEY_BITS = Object.values(Permission).reduce((all, bit) => all | bit, 0) & ~Permission.PATH_LIMIT;

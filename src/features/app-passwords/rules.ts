@@ -6,11 +6,12 @@ import { sha256Hex } from "../../auth/encoding.ts";
 import { randomAlphanumeric } from "../../auth/random.ts";
 import type { Database } from "../../db/client.ts";
 import { ApiError, refuseDuplicate } from "../../http/errors.ts";
+import { MAX_ACCESS_KEYS } from "../access-keys/rules.ts";
 import { APP_PASSWORD_NAME_TAKEN, APP_PASSWORD_NOT_FOUND, tooManyAppPasswords } from "./messages.ts";
 import { addAppPassword, deleteAppPassword } from "./store.ts";
 
-/** Enough for every device a person owns; stops one account from filling the table. */
-export const MAX_APP_PASSWORDS = 50;
+/** App passwords are access keys for WebDAV: one table, one limit per user. */
+export const MAX_APP_PASSWORDS = MAX_ACCESS_KEYS;
 
 /** The prefix tells a leaked app password apart in logs and secret scanners; 32 characters carry 190 bits. */
 export { APP_PASSWORD_PREFIX };

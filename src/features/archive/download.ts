@@ -16,15 +16,21 @@ import { signRequired, targetNeedsSign } from "../fs/rules.ts";
 import { signProblem } from "../fs/sign.ts";
 import type { FsState } from "../fs/state.ts";
 import { readState } from "../fs/store.ts";
-import { uiShareEntry } from "../shares/archive.ts";
 import { streamEntry } from "./read.ts";
 
 const KINDS = ["ae", "ad", "ap"] as const;
 
-export function registerArchiveDownloadRoutes(app: Router) {
+/**
+ * The web UI's link to an entry of a shared ZIP, `/ae/<share id>/<path>` (shares/archive.ts
+ * `uiShareEntry`, passed in by src/app.ts: shares sit above archives): its answer, or null when
+ * the id names no share.
+ */
+export type SharedEntry = (c: Context<AppEnv>, raw: string) => Promise<Response | null>;
+
+export function registerArchiveDownloadRoutes(app: Router, sharedEntry: SharedEntry) {
   for (const kind of KINDS) {
     // HEAD is answered by the GET route (Hono), without a body.
-    app.get(`/${kind}/:path{.+}`, (c) => extractEntry(c, kind.length + 1));
+    app.get(`/${kind}/:path{.+}`, (c) => extractEntry(c, kind.length + 1, sharedEntry));
     app.openAPIRegistry.registerPath({
       method: "get",
       path: `/${kind}/{path}`,
@@ -64,7 +70,7 @@ async function requireSign(state: FsState, path: string, sign: string) {
   if (problem) throw new ApiError(401, problem);
 }
 
-async function extractEntry(c: Context<AppEnv>, prefixLength: number): Promise<Response> {
+async function extractEntry(c: Context<AppEnv>, prefixLength: number, sharedEntry: SharedEntry): Promise<Response> {
   const url = new URL(c.req.url);
   const path = decodeDownloadPath(url.pathname.slice(prefixLength));
   // The archive's own mount-point lookup (tree.get) travels in the same batch: one round trip; its
@@ -79,7 +85,7 @@ async function extractEntry(c: Context<AppEnv>, prefixLength: number): Promise<R
   // storage's mount point (nor above one) is a share's when that name is a share, even under a
   // storage mounted at / (docs/decisions.md D14.8).
   if (sign === "" && (await shareShaped(tree, path, top))) {
-    const shared = await uiShareEntry(c, url.pathname.slice(prefixLength));
+    const shared = await sharedEntry(c, url.pathname.slice(prefixLength));
     if (shared) return shared;
   }
   const checked = signRequired(state, path, storage);

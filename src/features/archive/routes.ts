@@ -5,7 +5,9 @@
 // needs what fs/put needs at every path it writes, which AList did not check (D13.6).
 import * as z from "zod/mini";
 import type { Context } from "hono";
+import { planned, reading, signedIn } from "../../auth/guard.ts";
 import type { AppEnv } from "../../http/context.ts";
+import { fromJson } from "../../http/params.ts";
 import { ok } from "../../http/envelope.ts";
 import { ApiError } from "../../http/errors.ts";
 import { createRoute } from "../../http/openapi.ts";
@@ -13,7 +15,7 @@ import { envelopeResponse, jsonBody, type Router } from "../../http/router.ts";
 import { PERMISSION_DENIED } from "../fs/messages.ts";
 import { MountTree } from "../fs/mounts.ts";
 import { baseName, escapePath, joinBasePath, joinName, parentOf } from "../fs/path.ts";
-import { apiUrl } from "../fs/routes.ts";
+import { apiUrl } from "../../http/origin.ts";
 import {
   can,
   fullPathOf,
@@ -28,8 +30,7 @@ import {
 } from "../fs/rules.ts";
 import { signPath } from "../fs/sign.ts";
 import type { FsState, TreeNeeds } from "../fs/state.ts";
-import { fsRoute } from "../fs/store.ts";
-import { sharedArchives } from "../shares/archive.ts";
+import { statePlan } from "../fs/store.ts";
 import { extractSteps, planExtractions } from "./extract.ts";
 import { decompressTaskName } from "./messages.ts";
 import { archivePage, readTree, wireObject, wireTree } from "./read.ts";
@@ -138,23 +139,25 @@ function archiveNeeds(raw: unknown, names: unknown = undefined): TreeNeeds {
   return { paths: [path, ...list.map((name) => joinName(path, name))], folders: [path] };
 }
 
-/**
- * A route's guard, preceded by share links: a path under `/@s/` is a share's ZIP, answered under
- * the share's guards without an account (features/shares/archive.ts); any other goes on to the guard.
- */
-function sharedOr(kind: "meta" | "list", access: ReturnType<typeof fsRoute>) {
-  return { middleware: [sharedArchives(kind), ...access.middleware] as const, security: access.security };
-}
+// Each route's file-side state, read in the guard's batch (one round trip). A path under `/@s/` is
+// a share's ZIP, answered before the guard by share browsing (features/shares/routes.ts).
+const metaState = fromJson(MetaBody, (db, body) => statePlan(db, archiveNeeds(body.path)));
+const listState = fromJson(ListBody, (db, body) => statePlan(db, archiveNeeds(body.path)));
+const decompressState = fromJson(DecompressBody, (db, body) => {
+  const source = archiveNeeds(body.src_dir, body.name);
+  const target = archiveNeeds(body.dst_dir);
+  return statePlan(db, {
+    paths: [...source.paths, ...target.paths],
+    folders: [...source.folders, ...target.folders],
+  });
+});
 
 const meta = createRoute({
   method: "post",
   path: "/api/fs/archive/meta",
   tags: ["fs"],
   summary: "A ZIP's comment and whole tree, read from its central directory with range reads",
-  ...sharedOr(
-    "meta",
-    fsRoute((body) => archiveNeeds(body.path)),
-  ),
+  ...reading(signedIn, metaState),
   request: { body: jsonBody(MetaBody) },
   responses: envelopeResponse(MetaData, "The archive's tree"),
 });
@@ -164,10 +167,7 @@ const list = createRoute({
   path: "/api/fs/archive/list",
   tags: ["fs"],
   summary: "One folder inside a ZIP (implicit folders included), paged",
-  ...sharedOr(
-    "list",
-    fsRoute((body) => archiveNeeds(body.path)),
-  ),
+  ...reading(signedIn, listState),
   request: { body: jsonBody(ListBody) },
   responses: envelopeResponse(
     z.object({ content: z.array(z.object(ObjectShape)), total: z.number().check(z.int()) }),
@@ -180,11 +180,7 @@ const decompress = createRoute({
   path: "/api/fs/archive/decompress",
   tags: ["fs"],
   summary: "Extract ZIPs into a folder, within the request (capped: docs/files.md, Archives); one finished task each",
-  ...fsRoute((body) => {
-    const source = archiveNeeds(body.src_dir, body.name ?? []);
-    const target = archiveNeeds(body.dst_dir);
-    return { paths: [...source.paths, ...target.paths], folders: [...source.folders, ...target.folders] };
-  }),
+  ...reading(signedIn, decompressState),
   request: { body: jsonBody(DecompressBody) },
   responses: envelopeResponse(z.object({ task: z.array(TaskInfo) }), "The finished extractions"),
 });
@@ -194,8 +190,7 @@ export const archiveSign = (state: FsState, path: string) =>
   signPath(`${state.settings.token}-archive`, path, state.settings.linkExpirationHours);
 
 /** Read access to the archive at `raw`: the fs read rules, then the read-archives bit. Its full path and tree. */
-function readable(c: Context<AppEnv>, viewer: Viewer, raw: string, password: string) {
-  const state = c.var.fs;
+function readable(c: Context<AppEnv>, state: FsState, viewer: Viewer, raw: string, password: string) {
   const path = fullPathOf(viewer, raw);
   if (!can(viewer.grants, path, Permission.READ_ARCHIVES)) throw new ApiError(403, PERMISSION_DENIED);
   requireAccess(viewer, state, path, password);
@@ -209,8 +204,8 @@ function readable(c: Context<AppEnv>, viewer: Viewer, raw: string, password: str
 export function registerArchiveRoutes(app: Router) {
   app.openapi(meta, async (c) => {
     const body = c.req.valid("json");
-    const state = c.var.fs;
-    const { path, tree } = readable(c, viewerOf(c.var.caller), body.path, body.password);
+    const state = await planned(c, metaState);
+    const { path, tree } = readable(c, state, viewerOf(c.var.caller), body.path, body.password);
     const { directory, root } = await readTree(tree, path, c.req.raw.signal);
     const storage = await tree.storageAt(path);
     return ok(c, {
@@ -222,15 +217,15 @@ export function registerArchiveRoutes(app: Router) {
         order_direction: storage?.orderDirection ?? "",
         extract_folder: storage?.extractFolder ?? "",
       },
-      raw_url: `${apiUrl(c, state)}/ae${escapePath(path)}`,
+      raw_url: `${apiUrl(c, state.settings.siteUrl)}/ae${escapePath(path)}`,
       sign: signRequired(state, path, storage) ? await archiveSign(state, path) : "",
     });
   });
 
   app.openapi(list, async (c) => {
     const body = c.req.valid("json");
-    const state = c.var.fs;
-    const { path, tree } = readable(c, viewerOf(c.var.caller), body.path, body.password);
+    const state = await planned(c, listState);
+    const { path, tree } = readable(c, state, viewerOf(c.var.caller), body.path, body.password);
     const { root } = await readTree(tree, path, c.req.raw.signal);
     const { all, page } = archivePage(root, body.inner_path, body.page, body.per_page);
     return ok(c, { content: page.map((node) => wireObject(node, state)), total: all.length });
@@ -239,7 +234,7 @@ export function registerArchiveRoutes(app: Router) {
   app.openapi(decompress, async (c) => {
     const body = c.req.valid("json");
     const viewer = viewerOf(c.var.caller);
-    const state = c.var.fs;
+    const state = await planned(c, decompressState);
     const srcDir = fullPathOf(viewer, body.src_dir);
     const dstDir = fullPathOf(viewer, body.dst_dir);
     const names = Array.isArray(body.name) ? body.name : [body.name];

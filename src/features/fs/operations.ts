@@ -1,4 +1,4 @@
-// File operations on the mount tree, shared by the JSON API (write-routes.ts) and the WebDAV
+// File operations on the mount tree, shared by the JSON API (manage-routes.ts) and the WebDAV
 // server (features/dav): each takes full paths whose checks the caller already made, works
 // through the storages' backends, and fails with a FileError each protocol answers by its kind.
 import { FileError, type FileBackend, type FileObject, type Upload } from "../../drivers/types.ts";

@@ -2,15 +2,17 @@
 // src/features/search/ serves search): list, get, dirs, other. The layout of src/features/fs/ is in
 // its README.md: the decisions are rules.ts, the texts messages.ts, the queries store.ts. Each
 // request is one database round trip (the caller, the tree, the metas and the settings, read by
-// `fsRoute`), then the upstream calls of the storage it lands on.
+// the guard with the route's plan, `statePlan`), then the upstream calls of the storage it lands on.
 import * as z from "zod/mini";
 import { redirectable } from "../../drivers/types.ts";
 import { createRoute } from "../../http/openapi.ts";
 import type { Context } from "hono";
-import { isAdmin } from "../../auth/guard.ts";
+import { isAdmin, planned, reading, signedIn } from "../../auth/guard.ts";
 import type { AppEnv } from "../../http/context.ts";
 import { ok } from "../../http/envelope.ts";
+import { apiUrl } from "../../http/origin.ts";
 import { ApiError, FileError } from "../../http/errors.ts";
+import { fromJson } from "../../http/params.ts";
 import { envelopeResponse, jsonBody, type Router } from "../../http/router.ts";
 import { FORCE_ROOT_REFUSED, NOT_IMPLEMENTED } from "./messages.ts";
 import { fileFailure, MountTree } from "./mounts.ts";
@@ -34,8 +36,7 @@ import {
   type MetaRow,
 } from "./rules.ts";
 import type { FsState, TreeNeeds } from "./state.ts";
-import { fsRoute } from "./store.ts";
-import { sharedPaths } from "../shares/use.ts";
+import { statePlan } from "./store.ts";
 import { getObjectFields, listItem, rfc3339 } from "./wire.ts";
 
 const PathField = z
@@ -112,15 +113,33 @@ const GetData = z.object({
   related: z.nullable(z.array(z.object(ObjectShape))),
 });
 
+const GetBody = z.object({ path: PathField, password: PasswordField });
+const DirsBody = z.object({
+  path: PathField,
+  password: PasswordField,
+  force_root: z
+    ._default(z.boolean(), false)
+    .openapi({ description: "Admins only: the path is a full path, not joined to the base path" }),
+});
+const OtherBody = z.object({
+  path: PathField,
+  password: PasswordField,
+  method: z._default(z.string().check(z.maxLength(256)), ""),
+  data: z.optional(z.unknown()),
+});
+
+// Each route's file-side state, read in the guard's batch (one round trip): the paths it resolves.
+const listState = fromJson(ListBody, (db, body) => statePlan(db, folderNeeds(body.path)));
+const getState = fromJson(GetBody, (db, body) => statePlan(db, objectNeeds(body.path)));
+const dirsState = fromJson(DirsBody, (db, body) => statePlan(db, folderNeeds(body.path)));
+const otherState = fromJson(OtherBody, (db, body) => statePlan(db, { paths: guessedPaths(body.path), folders: [] }));
+
 const list = createRoute({
   method: "post",
   path: "/api/fs/list",
   tags: ["fs"],
   summary: "A folder's entries, filtered to what the caller may see, one page",
-  ...sharedOr(
-    "list",
-    fsRoute((body) => folderNeeds(body.path)),
-  ),
+  ...reading(signedIn, listState),
   request: { body: jsonBody(ListBody) },
   responses: envelopeResponse(ListData, "One page of the folder"),
 });
@@ -130,11 +149,8 @@ const get = createRoute({
   path: "/api/fs/get",
   tags: ["fs"],
   summary: "One file or folder, with its raw_url and the related files beside it",
-  ...sharedOr(
-    "get",
-    fsRoute((body) => objectNeeds(body.path)),
-  ),
-  request: { body: jsonBody(z.object({ path: PathField, password: PasswordField })) },
+  ...reading(signedIn, getState),
+  request: { body: jsonBody(GetBody) },
   responses: envelopeResponse(GetData, "The object"),
 });
 
@@ -143,18 +159,8 @@ const dirs = createRoute({
   path: "/api/fs/dirs",
   tags: ["fs"],
   summary: "The folders of a folder (the web UI's folder chooser)",
-  ...fsRoute((body) => folderNeeds(body.path)),
-  request: {
-    body: jsonBody(
-      z.object({
-        path: PathField,
-        password: PasswordField,
-        force_root: z
-          ._default(z.boolean(), false)
-          .openapi({ description: "Admins only: the path is a full path, not joined to the base path" }),
-      }),
-    ),
-  },
+  ...reading(signedIn, dirsState),
+  request: { body: jsonBody(DirsBody) },
   responses: envelopeResponse(
     z.nullable(z.array(z.object({ name: z.string(), modified: z.string() }))),
     "The folders; null when there are none",
@@ -166,27 +172,10 @@ const other = createRoute({
   path: "/api/fs/other",
   tags: ["fs"],
   summary: "A driver's extra operation; code 500 `not implement` for drivers without one",
-  ...fsRoute((body) => ({ paths: guessedPaths(body.path), folders: [] })),
-  request: {
-    body: jsonBody(
-      z.object({
-        path: PathField,
-        password: PasswordField,
-        method: z._default(z.string().check(z.maxLength(256)), ""),
-        data: z.optional(z.unknown()),
-      }),
-    ),
-  },
+  ...reading(signedIn, otherState),
+  request: { body: jsonBody(OtherBody) },
   responses: envelopeResponse(z.nullable(z.record(z.string(), z.unknown())), "What the driver answers"),
 });
-
-/**
- * A route's guard, preceded by share browsing: a path under `/@s/` is a share's, answered without
- * an account (features/shares/use.ts); any other goes on to the guard.
- */
-function sharedOr(kind: "list" | "get", access: ReturnType<typeof fsRoute>) {
-  return { middleware: [sharedPaths(kind), ...access.middleware] as const, security: access.security };
-}
 
 /** The full path a raw request path names for a caller whose base path is `/`; none when it climbs. */
 function guessedPaths(raw: unknown): string[] {
@@ -203,14 +192,6 @@ const objectNeeds = (raw: unknown): TreeNeeds => {
   const paths = guessedPaths(raw);
   return { paths, folders: paths.filter((path) => path !== "/").map(parentOf) };
 };
-
-/** The address clients reach this server at: `site_url` when it is absolute, else the request's. */
-export function apiUrl(c: Context<AppEnv>, state: FsState): string {
-  if (/^https?:\/\//i.test(state.settings.siteUrl)) return state.settings.siteUrl.replace(/\/+$/, "");
-  const url = new URL(c.req.url);
-  const proto = c.req.header("X-Forwarded-Proto") === "https" ? "https:" : url.protocol;
-  return `${proto}//${c.req.header("X-Forwarded-Host") ?? url.host}`;
-}
 
 /**
  * `raw_url` of a file (AList v3.58.0 server/handles/fsread.go:375-416): the down proxy, this
@@ -232,7 +213,7 @@ async function rawUrl(
   }
   const proxyUrl = async () => {
     const sign = await signFor(state, path, storage, required);
-    return `${apiUrl(c, state)}/p${escapePath(path)}${sign ? `?sign=${sign}` : ""}`;
+    return `${apiUrl(c, state.settings.siteUrl)}/p${escapePath(path)}${sign ? `?sign=${sign}` : ""}`;
   };
   if (proxied) return proxyUrl();
   const link = await tree.link(path, { redirect: true });
@@ -243,7 +224,7 @@ export function registerFsReadRoutes(app: Router) {
   app.openapi(list, async (c) => {
     const body = c.req.valid("json");
     const viewer = viewerOf(c.var.caller);
-    const state = c.var.fs;
+    const state = await planned(c, listState);
     const path = fullPathOf(viewer, body.path);
     const meta = requireAccess(viewer, state, path, body.password);
     const write = mayWrite(viewer, meta, path);
@@ -294,7 +275,7 @@ export function registerFsReadRoutes(app: Router) {
   app.openapi(get, async (c) => {
     const body = c.req.valid("json");
     const viewer = viewerOf(c.var.caller);
-    const state = c.var.fs;
+    const state = await planned(c, getState);
     const path = fullPathOf(viewer, body.path);
     const meta = requireAccess(viewer, state, path, body.password);
     const alias = throughAlias(viewer, state, path, body.password);
@@ -326,7 +307,7 @@ export function registerFsReadRoutes(app: Router) {
   app.openapi(dirs, async (c) => {
     const body = c.req.valid("json");
     const viewer = viewerOf(c.var.caller);
-    const state = c.var.fs;
+    const state = await planned(c, dirsState);
     if (body.force_root && !isAdmin(c.var.caller)) throw new ApiError(403, FORCE_ROOT_REFUSED);
     const path = body.force_root ? fullPathOfAdmin(body.path) : fullPathOf(viewer, body.path);
     const meta = requireAccess(viewer, state, path, body.password);
@@ -343,9 +324,10 @@ export function registerFsReadRoutes(app: Router) {
   app.openapi(other, async (c) => {
     const body = c.req.valid("json");
     const viewer = viewerOf(c.var.caller);
+    const state = await planned(c, otherState);
     const path = fullPathOf(viewer, body.path);
-    requireAccess(viewer, c.var.fs, path, body.password);
-    const mounted = await new MountTree(c.var.fs.tree, c.var.db, c.req.raw.signal).mount(path);
+    requireAccess(viewer, state, path, body.password);
+    const mounted = await new MountTree(state.tree, c.var.db, c.req.raw.signal).mount(path);
     if (!mounted.backend.other) throw new FileError("not_implemented", NOT_IMPLEMENTED);
     try {
       return ok(

@@ -309,8 +309,8 @@ export async function signFor(
 }
 
 // ---------------------------------------------------------------------------------------------
-// Checks the routes make before they change anything (write-routes.ts; WebDAV has its own, in
-// src/features/dav/rules.ts, over the same functions).
+// Checks the routes make before they change anything (manage-routes.ts, upload-routes.ts,
+// batch-routes.ts; WebDAV has its own, in src/features/dav/rules.ts, over the same functions).
 
 /**
  * May the viewer change things in `dir` (the folder a write lands in)? Access as for reading it

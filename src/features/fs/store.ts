@@ -2,13 +2,11 @@
 // its paths can land on, the virtual folders of the folders it lists, the metas and the settings
 // in ONE batch (docs/decisions.md D9.1): one round trip. The metas are a small table read whole.
 import { and, eq, gte, inArray, lt, ne, or, sql } from "drizzle-orm";
-import type { MiddlewareHandler } from "hono";
-import { authenticateWith, eitherToken } from "../../auth/guard.ts";
+import type { RoutePlan } from "../../auth/guard.ts";
 import type { Database } from "../../db/client.ts";
-import { runBatch } from "../../db/plan.ts";
+import { type Plan, run, runBatch } from "../../db/plan.ts";
 import { metas, settings, storages } from "../../db/schema.ts";
 import { SETTING_DEFINITIONS } from "../../db/settings.ts";
-import type { AppEnv } from "../../http/context.ts";
 import type { FsState, MetaRow, TreeNeeds, TreeRows } from "./state.ts";
 import type { StorageRow } from "./tree.ts";
 
@@ -183,42 +181,35 @@ function toState(
 }
 
 /**
- * Route middleware of the file API: the caller (as the one guard decides) and the file-side state,
- * read in one round trip, on `c.var.caller` and `c.var.fs`. `needs` guesses from the raw request
- * which paths the route will resolve, as if the caller's base path were `/` (every admin's): when
- * the guess is wrong (another base path), the tree reads what it lacks with one more round trip.
+ * The file-side state for `needs` as a plan: a route's guard reads it in its own batch (auth/guard.ts
+ * `reading`, with the route's plan built by `fromJson` from the raw body: the paths it will resolve
+ * guessed as if the caller's base path were `/`, every admin's). When the guess is wrong (another
+ * base path), the tree reads what it lacks with one more round trip.
  */
-export function fsRoute(needs: (body: Record<string, unknown>) => TreeNeeds) {
-  const middleware: MiddlewareHandler<AppEnv> = async (c, next) => {
-    const body = c.req.header("Content-Type")?.includes("json") ? await c.req.json().catch(() => null) : null;
-    const guess = needs(body !== null && typeof body === "object" && !Array.isArray(body) ? body : {});
-    const { chains, reads } = stateReads(c.var.db, guess);
-    const { reads: results } = await authenticateWith(c, reads);
-    c.set("fs", toState(guess, chains, results as [MetaRow[], { key: string; value: string }[], ...unknown[]]));
-    await next();
+export function statePlan(db: Database, needs: TreeNeeds): Plan<FsState> {
+  const { chains, reads } = stateReads(db, needs);
+  return {
+    reads,
+    read: (results) => toState(needs, chains, results as [MetaRow[], { key: string; value: string }[], ...unknown[]]),
   };
-  return { middleware: [middleware] as [typeof middleware], security: eitherToken() };
 }
+
+/**
+ * A route's plan of the file-side state with no path guessed (the request names its paths in its
+ * headers, or resolves none of its own): the metas, the settings and the storage mounted at `/`.
+ */
+export const stateWithoutGuess: RoutePlan<FsState> = (c) => statePlan(c.var.db, { paths: [], folders: [] });
 
 /**
  * The file-side reads for `needs`, to travel in another batch (the WebDAV server's caller), and
  * how to read their results back.
  */
 export function fsStateReads(db: Database, needs: TreeNeeds) {
-  const { chains, reads } = stateReads(db, needs);
-  return {
-    reads,
-    toState: (results: unknown[]) =>
-      toState(needs, chains, results as [MetaRow[], { key: string; value: string }[], ...unknown[]]),
-  };
+  const { reads, read } = statePlan(db, needs);
+  return { reads, toState: read };
 }
 
 /** The file-side state without a caller (`/d`, `/p`: the sign is their only gate), one round trip. */
-export async function readState(db: Database, needs: TreeNeeds): Promise<FsState> {
-  const { chains, reads } = stateReads(db, needs);
-  return toState(
-    needs,
-    chains,
-    (await runBatch(db, reads)) as [MetaRow[], { key: string; value: string }[], ...unknown[]],
-  );
+export function readState(db: Database, needs: TreeNeeds): Promise<FsState> {
+  return run(db, statePlan(db, needs));
 }

@@ -4,7 +4,7 @@
 // pages are exact; the build's and the scan's state is in the database (D18.1).
 import * as z from "zod/mini";
 import type { Context } from "hono";
-import { adminOnly, planned, reading, type RoutePlan } from "../../auth/guard.ts";
+import { adminOnly, planned, reading, type RoutePlan, signedIn } from "../../auth/guard.ts";
 import { runBatch } from "../../db/plan.ts";
 import type { AppEnv } from "../../http/context.ts";
 import { ok } from "../../http/envelope.ts";
@@ -14,7 +14,7 @@ import { envelopeResponse, jsonBody, type Router } from "../../http/router.ts";
 import { plan } from "../../db/plan.ts";
 import { baseName, parentOf } from "../fs/path.ts";
 import { fullPathOf, requireAccess, viewerOf } from "../fs/rules.ts";
-import { fsRoute } from "../fs/store.ts";
+import { stateWithoutGuess } from "../fs/store.ts";
 import { FileType, typeByName } from "../fs/wire.ts";
 import { runBuild } from "./build.ts";
 import {
@@ -66,7 +66,7 @@ const search = createRoute({
   tags: ["fs"],
   summary:
     "Names containing every keyword below a folder, from the index; only what the caller may see, counted exactly",
-  ...fsRoute(() => ({ paths: [], folders: [] })),
+  ...reading(signedIn, stateWithoutGuess),
   request: { body: jsonBody(SearchBody) },
   responses: envelopeResponse(
     z.object({ content: z.array(SearchItem), total: z.number().check(z.int()) }),
@@ -190,7 +190,7 @@ function kick(c: Context<AppEnv>, budgetMs = KICK_BUDGET_MS) {
 
 export function registerSearchRoutes(app: Router) {
   app.openapi(search, async (c) => {
-    const state = c.var.fs;
+    const state = await planned(c, stateWithoutGuess);
     if (state.settings.searchIndex !== ENGINE) throw new ApiError(500, SEARCH_UNAVAILABLE);
     const body = c.req.valid("json");
     const viewer = viewerOf(c.var.caller);

@@ -13,7 +13,7 @@ import { archivePage, readTree, streamEntry, wireObject, wireTree } from "../arc
 import { requireZipName } from "../archive/rules.ts";
 import { baseName, decodeDownloadPath, escapePath } from "../fs/path.ts";
 import { can, Permission } from "../fs/rules.ts";
-import { apiUrl } from "../fs/routes.ts";
+import { apiUrl } from "../../http/origin.ts";
 import {
   ARCHIVE_NOT_READABLE,
   ARCHIVE_PREVIEW_OFF,
@@ -94,7 +94,7 @@ export function sharedArchives(kind: "meta" | "list"): MiddlewareHandler<AppEnv>
         extract_folder: open.share.extractFolder,
       },
       // No code in it (D14.3): the share's sign of the ZIP, as fs/get's raw_url carries.
-      raw_url: `${apiUrl(c, state)}/sad/${encodeURIComponent(open.share.id)}${escapePath(zip.rest)}${sign}`,
+      raw_url: `${apiUrl(c, state.settings.siteUrl)}/sad/${encodeURIComponent(open.share.id)}${escapePath(zip.rest)}${sign}`,
       sign: "",
     });
   };

@@ -1,7 +1,8 @@
 // Share links in the wire the served web UI speaks (OpenList server/router.go:193-199,
 // server/handles/sharing.go): /api/share/{list,get,create,update,delete,enable,disable} for their
 // owners (the admin: every share), and `/sd/<id>/<path>` downloads for anyone with the link.
-// Browsing a share goes through /api/fs/list and /api/fs/get (use.ts `sharedPaths`). The rules
+// Browsing a share goes through /api/fs/list, /api/fs/get and /api/fs/archive/{meta,list}
+// (`registerShareBrowsing`, ahead of the file side's own routes). The rules
 // are rules.ts, the queries store.ts, the texts messages.ts; docs/files.md has the behaviour.
 import * as z from "zod/mini";
 import { accountOnly, isAdmin, planned, reading } from "../../auth/guard.ts";
@@ -24,8 +25,8 @@ import {
   updateShare,
   type ShareFields,
 } from "./store.ts";
-import { shareArchiveDownload } from "./archive.ts";
-import { shareDownload } from "./use.ts";
+import { shareArchiveDownload, sharedArchives } from "./archive.ts";
+import { shareBrowsing, shareDownload } from "./use.ts";
 
 const owners = accountOnly(403, GUEST_REFUSED);
 
@@ -159,6 +160,18 @@ async function fieldsOf(body: Body, files: string[]): Promise<ShareFields> {
     orderDirection: body.order_direction,
     extractFolder: body.extract_folder,
   };
+}
+
+/**
+ * Share browsing, registered by src/app.ts ahead of the file side's routes of the same paths: a
+ * path under `/@s/` is a share's, answered here without an account (use.ts, archive.ts); any other
+ * goes on to the file side's guard and route.
+ */
+export function registerShareBrowsing(app: Router) {
+  app.post("/api/fs/list", shareBrowsing("list"));
+  app.post("/api/fs/get", shareBrowsing("get"));
+  app.post("/api/fs/archive/meta", sharedArchives("meta"));
+  app.post("/api/fs/archive/list", sharedArchives("list"));
 }
 
 export function registerShareRoutes(app: Router) {

@@ -2,8 +2,8 @@
 // docs/decisions.md D14's fixes): who may share what, which id and code a share gets, when a share
 // may be used, what path inside it a request names, and whether the creator may still read it.
 // Plain inputs (rows, the parsed body, the file side's state); each returns data or throws.
-import type { RoleRow, UserRow } from "../../auth/store.ts";
-import { isLockedOut, type FailureCounts } from "../../auth/lockout.ts";
+import type { RoleRow } from "../../auth/store.ts";
+import { isLockedOut } from "../../auth/lockout.ts";
 import { LOCKED_OUT_MESSAGE } from "../../auth/messages.ts";
 import { hashStaticHash, staticHash, verifyStaticHash } from "../../auth/password.ts";
 import { openListRole } from "../../auth/roles.ts";
@@ -27,7 +27,7 @@ import {
   sharePathDenied,
   WRONG_CODE,
 } from "./messages.ts";
-import type { OwnedShare, ShareRow } from "./store.ts";
+import type { OwnedShare, ShareRow, ShareUse } from "./store.ts";
 
 /**
  * The role-scope bits of sharing (docs/decisions.md D14.1), OpenList's bit numbers (OpenList
@@ -177,15 +177,6 @@ export function sharePathOf(path: string): { id: string; rest: string } | null {
 
 export function requireShareId(id: string) {
   if (id === "" || [...id].length > 64 || !ID_PATTERN.test(id)) throw new ShareError(400, INVALID_SHARE_ID, 404);
-}
-
-/** What decides whether a share may be used now, read in one round trip (store.ts readShareInUse). */
-export interface ShareUse {
-  share: ShareRow | undefined;
-  creator: UserRow | undefined;
-  roles: RoleRow[];
-  state: FsState;
-  failures: FailureCounts;
 }
 
 /**

@@ -11,10 +11,20 @@ import { loginFailures, shares, users } from "../../db/schema.ts";
 import { isUniqueViolation } from "../../db/errors.ts";
 import { reserveAttempt } from "../auth/store.ts";
 import { fsStateReads } from "../fs/store.ts";
-import type { ShareUse } from "./rules.ts";
+import type { FailureCounts } from "../../auth/lockout.ts";
+import type { FsState } from "../fs/state.ts";
 
 export type ShareRow = typeof shares.$inferSelect;
 export type ShareFields = Omit<ShareRow, "id" | "creatorId" | "accessed">;
+
+/** What decides whether a share may be used now (rules.ts requireUsable), read in one round trip. */
+export interface ShareUse {
+  share: ShareRow | undefined;
+  creator: UserRow | undefined;
+  roles: RoleRow[];
+  state: FsState;
+  failures: FailureCounts;
+}
 
 /** A share with its creator's name and roles, as the management replies show it. */
 export interface OwnedShare {

@@ -13,7 +13,7 @@ import { ApiError, FileError } from "../../http/errors.ts";
 import { MountTree, sortEntries, ZERO_TIME } from "../fs/mounts.ts";
 import { baseName, decodeDownloadPath, escapePath, joinName } from "../fs/path.ts";
 import { listingPage, nearestMeta, requireAccess, throughAlias, visibleEntries, type Viewer } from "../fs/rules.ts";
-import { apiUrl } from "../fs/routes.ts";
+import { apiUrl } from "../../http/origin.ts";
 import { serveLink } from "../fs/serve.ts";
 import type { FsState } from "../fs/state.ts";
 import { getObjectFields, listItem } from "../fs/wire.ts";
@@ -145,7 +145,7 @@ async function shareGet(c: Context<AppEnv>, id: string, rest: string, password: 
   let rawUrl = "";
   if (!object.isDir) {
     const sign = open.share.codeHash === "" ? "" : `?sign=${await shareSign(open.state, open.share, cleanRest)}`;
-    rawUrl = `${apiUrl(c, open.state)}/sd/${encodeURIComponent(open.share.id)}${escapePath(cleanRest)}${sign}`;
+    rawUrl = `${apiUrl(c, open.state.settings.siteUrl)}/sd/${encodeURIComponent(open.share.id)}${escapePath(cleanRest)}${sign}`;
   }
   return ok(c, {
     ...withoutPath(getObjectFields(object, "", open.state.settings)),
@@ -175,11 +175,11 @@ export const integer = (value: unknown, fallback: number) =>
   typeof value === "number" && Number.isInteger(value) ? value : fallback;
 
 /**
- * Route middleware of /api/fs/list and /api/fs/get, before their guard: a path under `/@s/` is a
- * share's, answered here without an account (a login token, even a stale one, is not looked at);
- * any other path goes on to the file side.
+ * Route middleware of /api/fs/list and /api/fs/get, before their guard (routes.ts
+ * `registerShareBrowsing`): a path under `/@s/` is a share's, answered here without an account (a
+ * login token, even a stale one, is not looked at); any other path goes on to the file side.
  */
-export function sharedPaths(kind: "list" | "get"): MiddlewareHandler<AppEnv> {
+export function shareBrowsing(kind: "list" | "get"): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const body = c.req.header("Content-Type")?.includes("json") ? await c.req.json().catch(() => null) : null;
     const shared = body && typeof body === "object" ? sharePathOf(text(body.path)) : null;

@@ -3,45 +3,46 @@
 // one task per URL that streams it into the storage (docs/decisions.md D15.7). Nothing is fetched
 // before the caller passed them all.
 import * as z from "zod/mini";
+import { planned, reading, signedIn } from "../../auth/guard.ts";
 import { ok } from "../../http/envelope.ts";
 import { ApiError, FileError } from "../../http/errors.ts";
 import { createRoute } from "../../http/openapi.ts";
+import { fromJson } from "../../http/params.ts";
 import { envelopeResponse, jsonBody, type Router } from "../../http/router.ts";
 import { MountTree } from "../fs/mounts.ts";
 import { lookup, need } from "../fs/operations.ts";
 import { hasRelativeSegment, joinBasePath } from "../fs/path.ts";
 import { fullPathOf, Permission, requireWritable, viewerOf } from "../fs/rules.ts";
-import { fsRoute } from "../fs/store.ts";
+import { statePlan } from "../fs/store.ts";
 import { IndexChanges } from "../search/changes.ts";
 import { NOT_INTO_ALIAS, privateAddress, toolNotFound, URL_NOT_HTTP } from "./messages.ts";
-import { downloadTargetAllowed, downloadTaskName, privateHostsOptIn, type TaskInfo } from "./rules.ts";
-import { TaskInfoSchema } from "./routes.ts";
+import { downloadTargetAllowed, downloadTaskName, privateHostsOptIn, type TaskInfo, TaskInfoSchema } from "./rules.ts";
 import { startTask } from "./start.ts";
 
 /** The one tool a Worker can run: a fetch streamed into the storage. */
 export const HTTP_TOOL = "SimpleHttp";
+
+const AddBody = z.object({
+  urls: z.array(z.string().check(z.maxLength(8192))).check(z.maxLength(1000)),
+  path: z.string().check(z.maxLength(4096)),
+  tool: z.string().check(z.maxLength(64)),
+  delete_policy: z
+    ._default(z.string().check(z.maxLength(64)), "")
+    .openapi({ description: "Accepted as the web UI sends it; the file is streamed, no temporary copy is kept" }),
+});
+
+/** The target folder's state, read in the guard's batch. */
+const addState = fromJson(AddBody, (db, b) =>
+  statePlan(db, { paths: hasRelativeSegment(b.path) ? [] : [joinBasePath("/", b.path) ?? "/"], folders: [] }),
+);
 
 const addOfflineDownload = createRoute({
   method: "post",
   path: "/api/fs/add_offline_download",
   tags: ["fs"],
   summary: "Download URLs into a folder in the background, one task each (tool SimpleHttp)",
-  ...fsRoute((b) => ({
-    paths: typeof b.path === "string" && !hasRelativeSegment(b.path) ? [joinBasePath("/", b.path) ?? "/"] : [],
-    folders: [],
-  })),
-  request: {
-    body: jsonBody(
-      z.object({
-        urls: z.array(z.string().check(z.maxLength(8192))).check(z.maxLength(1000)),
-        path: z.string().check(z.maxLength(4096)),
-        tool: z.string().check(z.maxLength(64)),
-        delete_policy: z
-          ._default(z.string().check(z.maxLength(64)), "")
-          .openapi({ description: "Accepted as the web UI sends it; the file is streamed, no temporary copy is kept" }),
-      }),
-    ),
-  },
+  ...reading(signedIn, addState),
+  request: { body: jsonBody(AddBody) },
   responses: envelopeResponse(z.object({ tasks: z.array(TaskInfoSchema) }), "The tasks started"),
 });
 
@@ -69,20 +70,21 @@ export function downloadUrls(raw: string[], optInRaw?: string): string[] {
 export function registerOfflineDownloadRoutes(app: Router) {
   app.openapi(addOfflineDownload, async (c) => {
     const body = c.req.valid("json");
+    const state = await planned(c, addState);
     const viewer = viewerOf(c.var.caller);
     const path = fullPathOf(viewer, body.path);
-    requireWritable(viewer, c.var.fs, path, path, Permission.OFFLINE_DOWNLOAD, "");
-    requireWritable(viewer, c.var.fs, path, path, Permission.WRITE, "", true);
+    requireWritable(viewer, state, path, path, Permission.OFFLINE_DOWNLOAD, "");
+    requireWritable(viewer, state, path, path, Permission.WRITE, "", true);
     if (body.tool !== HTTP_TOOL) throw new ApiError(500, toolNotFound(body.tool));
     const urls = downloadUrls(body.urls, c.env.OFFLINE_DOWNLOAD_PRIVATE_HOSTS);
-    const tree = new MountTree(c.var.fs.tree, c.var.db, c.req.raw.signal);
+    const tree = new MountTree(state.tree, c.var.db, c.req.raw.signal);
     const target = await tree.mount(path);
     need(target, "put");
     if (target.storage.driver === "Alias") throw new FileError("refused", NOT_INTO_ALIAS, true);
     const existing = await lookup(tree, path);
     if (existing && !existing.isDir) throw new FileError("not_a_folder", "not a folder", true);
     const tasks: TaskInfo[] = [];
-    const index = new IndexChanges(c.var.db, c.var.fs).forTask();
+    const index = new IndexChanges(c.var.db, state).forTask();
     for (const url of urls)
       tasks.push(
         await startTask(c.var.db, c.env, c.var.caller, "offline_download", downloadTaskName(url, path), {

@@ -13,7 +13,16 @@ import { createRoute } from "../../http/openapi.ts";
 import { envelopeResponse, type Router } from "../../http/router.ts";
 import { GUEST_NO_TASKS, INVALID_REQUEST_FORMAT, TASK_NOT_FOUND } from "./messages.ts";
 import { sendUnits } from "./queue.ts";
-import { creatorRefusal, DONE_STATES, TASK_KINDS, TaskState, taskInfo, type TaskKind, type TaskRow } from "./rules.ts";
+import {
+  creatorRefusal,
+  DONE_STATES,
+  firstUnitOf,
+  TASK_KINDS,
+  TaskInfoSchema,
+  TaskState,
+  taskInfo,
+  type TaskKind,
+} from "./rules.ts";
 import {
   cancelTasks,
   clearTasks,
@@ -27,23 +36,6 @@ import {
 
 const Kind = z.object({ kind: z.enum(TASK_KINDS).openapi({ description: "The task kind" }) });
 const Tid = z.object({ tid: z.optional(z.string().check(z.maxLength(64))).openapi({ description: "The task id" }) });
-
-export const TaskInfoSchema = z.object({
-  id: z.string(),
-  name: z.string(),
-  creator: z.string(),
-  creator_role: z.array(z.number()),
-  state: z.number().check(z.int()).openapi({
-    description:
-      "0 pending, 1 running, 2 succeeded, 3 canceling, 4 canceled, 7 failed, 8 waiting retry (tache's numbers)",
-  }),
-  status: z.string(),
-  progress: z.number().openapi({ description: "0 to 100" }),
-  start_time: z.nullable(z.string()),
-  end_time: z.nullable(z.string()),
-  total_bytes: z.number(),
-  error: z.string(),
-});
 
 const notGuest: MiddlewareHandler<AppEnv> = async (c, next) => {
   if (isGuest(c.var.caller)) throw new ApiError(403, GUEST_NO_TASKS);
@@ -70,12 +62,6 @@ const listPlans = {
     (TASK_KINDS as readonly string[]).includes(c.req.param("kind") ?? "")
       ? listPlan(c.var.db, kindOf(c), true, visibleTo(callerId, callerIsAdmin))
       : null,
-};
-
-/** A task's first unit, rebuilt from its payload when a retry starts it over. */
-export const firstUnitOf = (task: TaskRow) => {
-  const { unit, ...payload } = task.payload as { unit: string } & Record<string, unknown>;
-  return { kind: unit, payload };
 };
 
 /** The ids of a batch operation's body: an array of strings, else AList's 400. */

@@ -1,10 +1,10 @@
 // The decisions of two-factor enrolment (docs/decisions.md D4.5), over plain inputs: the enrolment
 // waiting for its first code, the time, what the person submitted and the sealing keys. The routes only
 // map the wire to these and save what they return (store.ts).
+import { OTP_ENROLMENT_TTL_SECONDS } from "../../db/schema.ts";
 import { ApiError } from "../../http/errors.ts";
 import { INVALID_OTP, SECRET_NOT_ISSUED } from "./messages.ts";
 import { open, seal } from "./secret-box.ts";
-import { OTP_ENROLMENT_TTL_SECONDS } from "./store.ts";
 import { matchTotpStep, normaliseSecret } from "./totp.ts";
 
 /** The enrolment 2fa/generate saved for the user (store.ts `readPendingEnrolment`). */

@@ -4,9 +4,6 @@ import { and, eq, sql, type SQL } from "drizzle-orm";
 import type { Database } from "../../db/client.ts";
 import { pendingOtpEnrolments, users } from "../../db/schema.ts";
 
-/** How long a secret from 2fa/generate can be verified; the scheduled cleanup drops older ones. */
-export const OTP_ENROLMENT_TTL_SECONDS = 600;
-
 /** Remembers the (sealed) secret handed out by 2fa/generate, replacing any earlier one. */
 export async function savePendingEnrolment(db: Database, userId: number, sealedSecret: string, now: number) {
   await db

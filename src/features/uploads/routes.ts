@@ -3,14 +3,16 @@
 // (any isolate takes the next chunk), each chunk goes straight upstream (S3: one UploadPart; other
 // storages: a staged part), nothing is buffered but the chunk in flight, every step re-checks what
 // /api/fs/put checks, and a chunk sent again is compared by its SHA-256.
-import type { Context, MiddlewareHandler } from "hono";
+import type { Context } from "hono";
 import * as z from "zod/mini";
-import { eitherToken, authenticateWith } from "../../auth/guard.ts";
+import { planned, reading, type RoutePlan, signedIn } from "../../auth/guard.ts";
+import { joined } from "../../db/plan.ts";
 import type { PartedUploads } from "../../drivers/types.ts";
 import { ApiError } from "../../http/errors.ts";
 import type { AppEnv } from "../../http/context.ts";
 import { ok } from "../../http/envelope.ts";
 import { createRoute } from "../../http/openapi.ts";
+import { fromJson } from "../../http/params.ts";
 import { envelopeResponse, jsonBody, type Router } from "../../http/router.ts";
 import { cleanPath } from "../../lib/path.ts";
 import { FILE_EXISTS, PERMISSION_DENIED } from "../fs/messages.ts";
@@ -19,8 +21,16 @@ import { exists, makeDirs } from "../fs/operations.ts";
 import { hasRelativeSegment, isValidName, isWithin, joinBasePath, joinName } from "../fs/path.ts";
 import { fullPathOf, viewerOf, type Viewer } from "../fs/rules.ts";
 import { partsOf } from "../fs/staged-parts.ts";
-import { fsRoute, fsStateReads } from "../fs/store.ts";
-import { uploadChecks, uploadPath } from "../fs/write-routes.ts";
+import type { FsState } from "../fs/state.ts";
+import { statePlan } from "../fs/store.ts";
+import {
+  FilePathHeader,
+  LastModifiedHeader,
+  OverwriteHeader,
+  PasswordHeader,
+  uploadChecks,
+  uploadPath,
+} from "../fs/writes.ts";
 import {
   cannotComplete,
   CHUNK_INDEX_INVALID,
@@ -76,28 +86,23 @@ import {
 const nowSeconds = () => Math.floor(Date.now() / 1000);
 
 /**
- * Route middleware: the caller, the file side's state (the target's storages guessed from
- * File-Path), the multipart settings and the session the request names, in one round trip.
+ * A route's plan: the file side's state (the target's storages guessed from File-Path), the
+ * multipart settings and the session the request names, read in the guard's batch.
  */
-function uploadRoute(names: Names = "id") {
-  const middleware: MiddlewareHandler<AppEnv> = async (c, next) => {
+function uploadPlan(names: Names): RoutePlan<[FsState, UploadReads]> {
+  return (c, callerId) => {
     let guessed: string | null = null;
     try {
       guessed = joinBasePath("/", decodeURIComponent(c.req.header("File-Path") ?? ""));
     } catch {}
-    const fs = fsStateReads(c.var.db, { paths: guessed && !hasRelativeSegment(guessed) ? [guessed] : [], folders: [] });
-    const lookup = lookupOf(c, names, guessed);
-    let upload: ReturnType<typeof uploadReads> | null = null;
-    const { reads } = await authenticateWith(c, (callerId) => {
-      upload = uploadReads(c.var.db, lookup, callerId);
-      return [...fs.reads, ...upload.reads];
-    });
-    c.set("fs", fs.toState(reads.slice(0, fs.reads.length)));
-    c.set("routeData", upload!.read(reads.slice(fs.reads.length)));
-    await next();
+    const needs = { paths: guessed && !hasRelativeSegment(guessed) ? [guessed] : [], folders: [] };
+    return joined(statePlan(c.var.db, needs), uploadReads(c.var.db, lookupOf(c, names, guessed), callerId));
   };
-  return { middleware: [middleware] as [typeof middleware], security: eitherToken() };
 }
+
+const initReads = uploadPlan("path");
+const sessionReads = uploadPlan("id");
+const statusReads = uploadPlan("id-or-path");
 
 /** How a route names its session: by id, by File-Path and X-File-Size (init), or either (status). */
 type Names = "id" | "path" | "id-or-path";
@@ -121,8 +126,6 @@ function lookupOf(c: Context<AppEnv>, names: Names, initPath: string | null): Up
   return atPath(path === undefined ? null : joinBasePath("/", path), c.req.query("size"));
 }
 
-const readsOf = (c: Context<AppEnv>) => c.var.routeData as UploadReads;
-
 const SessionData = z.object({
   upload_id: z.string(),
   state: z.enum(["receiving", "completed"]),
@@ -138,29 +141,39 @@ const SessionData = z.object({
 });
 const UploadIdHeader = z.object({ "x-upload-id": z.optional(z.string()) });
 
+/** A whole number of at most `digits` digits (a sign allowed): undefined when absent, null when malformed. */
+const integerHeader = (digits: number) =>
+  z.pipe(
+    z.optional(z.string()),
+    z.transform((raw) => {
+      if (raw === undefined) return undefined;
+      return new RegExp(`^-?\\d{1,${digits}}$`).test(raw) ? Number(raw) : null;
+    }),
+  );
+
+const InitHeaders = z.object({
+  "file-path": FilePathHeader,
+  "x-file-size": integerHeader(16).openapi({ description: "The file's size in bytes" }),
+  "x-chunk-size": integerHeader(16).openapi({ description: "The chunk size the client wants (bytes)" }),
+  overwrite: OverwriteHeader.openapi({
+    description: "`false`: refuse when the file exists (checked again at complete)",
+  }),
+  "last-modified": LastModifiedHeader,
+  password: PasswordHeader,
+  "x-file-md5": z
+    .optional(z.string())
+    .openapi({ description: "The whole file's MD5 (hex): with the path and size, resumes a live session" }),
+  "x-file-sha1": z.optional(z.string()).openapi({ description: "The whole file's SHA-1 (hex)" }),
+  "x-file-sha256": z.optional(z.string()).openapi({ description: "The whole file's SHA-256 (hex)" }),
+});
+
 const init = createRoute({
   method: "post",
   path: "/api/fs/multipart/init",
   tags: ["fs"],
   summary: "Open a chunked upload of File-Path (X-File-Size bytes); the checks of /api/fs/put",
-  ...uploadRoute("path"),
-  request: {
-    headers: z.object({
-      "file-path": z.optional(z.string()).openapi({ description: "encodeURIComponent of the full target path" }),
-      "x-file-size": z.optional(z.string()).openapi({ description: "The file's size in bytes" }),
-      "x-chunk-size": z.optional(z.string()).openapi({ description: "The chunk size the client wants (bytes)" }),
-      overwrite: z
-        .optional(z.string())
-        .openapi({ description: "`false`: refuse when the file exists (checked again at complete)" }),
-      "last-modified": z.optional(z.string()).openapi({ description: "Unix epoch milliseconds" }),
-      password: z.optional(z.string()),
-      "x-file-md5": z
-        .optional(z.string())
-        .openapi({ description: "The whole file's MD5 (hex): with the path and size, resumes a live session" }),
-      "x-file-sha1": z.optional(z.string()).openapi({ description: "The whole file's SHA-1 (hex)" }),
-      "x-file-sha256": z.optional(z.string()).openapi({ description: "The whole file's SHA-256 (hex)" }),
-    }),
-  },
+  ...reading(signedIn, initReads),
+  request: { headers: InitHeaders },
   responses: envelopeResponse(
     z.object({ ...SessionData.shape, resumed: z.boolean() }),
     "The new session, or the caller's live one for the same path, size and hashes (`resumed`)",
@@ -172,9 +185,9 @@ const chunk = createRoute({
   path: "/api/fs/multipart/chunk",
   tags: ["fs"],
   summary: "Store chunk X-Chunk-Index of a chunked upload; the same bytes again are accepted, other bytes refused",
-  ...uploadRoute(),
+  ...reading(signedIn, sessionReads),
   request: {
-    headers: z.object({ ...UploadIdHeader.shape, "x-chunk-index": z.optional(z.string()) }),
+    headers: z.object({ ...UploadIdHeader.shape, "x-chunk-index": integerHeader(9) }),
     body: { content: { "application/octet-stream": { schema: z.string().openapi({ format: "binary" }) } } },
   },
   responses: envelopeResponse(SessionData, "Stored (or stored already with the same bytes)"),
@@ -186,7 +199,7 @@ const status = createRoute({
   tags: ["fs"],
   summary:
     "The state of a chunked upload (by id, or the caller's live one at path and size): exactly the chunks stored whole",
-  ...uploadRoute("id-or-path"),
+  ...reading(signedIn, statusReads),
   request: {
     query: z.object({
       upload_id: z.optional(z.string()),
@@ -202,7 +215,7 @@ const complete = createRoute({
   path: "/api/fs/multipart/complete",
   tags: ["fs"],
   summary: "Join the chunks into the file, once every chunk is stored",
-  ...uploadRoute(),
+  ...reading(signedIn, sessionReads),
   request: { headers: UploadIdHeader },
   responses: envelopeResponse(SessionData, "The file is written"),
 });
@@ -212,33 +225,32 @@ const abort = createRoute({
   path: "/api/fs/multipart/abort",
   tags: ["fs"],
   summary: "Drop a chunked upload and what it stored upstream",
-  ...uploadRoute(),
+  ...reading(signedIn, sessionReads),
   request: { headers: UploadIdHeader },
   responses: envelopeResponse(z.null(), "Dropped"),
 });
+
+const DirectBody = z.object({
+  path: z.string().check(z.maxLength(4096)).openapi({ description: "The target folder" }),
+  file_name: z.string().check(z.maxLength(1024)),
+  file_size: z.number().check(z.int(), z.nonnegative()),
+  tool: z._default(z.string().check(z.maxLength(64)), "HttpDirect"),
+});
+
+/** The target folder's state, read in the guard's batch. */
+const directState = fromJson(DirectBody, (db, body) =>
+  statePlan(db, { paths: hasRelativeSegment(body.path) ? [] : [joinBasePath("/", body.path) ?? "/"], folders: [] }),
+);
 
 const directUploadInfo = createRoute({
   method: "post",
   path: "/api/fs/get_direct_upload_info",
   tags: ["fs"],
   summary: "HTTP Direct: a short-lived URL to PUT one file straight into an S3 storage that opted in",
-  ...fsRoute((body) => ({
-    paths: typeof body.path === "string" && !hasRelativeSegment(body.path) ? [joinBasePath("/", body.path) ?? "/"] : [],
-    folders: [],
-  })),
+  ...reading(signedIn, directState),
   request: {
-    headers: z.object({
-      overwrite: z.optional(z.string()).openapi({ description: "`false`: refuse when the file exists" }),
-      password: z.optional(z.string()),
-    }),
-    body: jsonBody(
-      z.object({
-        path: z.string().check(z.maxLength(4096)).openapi({ description: "The target folder" }),
-        file_name: z.string().check(z.maxLength(1024)),
-        file_size: z.number().check(z.int(), z.nonnegative()),
-        tool: z._default(z.string().check(z.maxLength(64)), "HttpDirect"),
-      }),
-    ),
+    headers: z.object({ overwrite: OverwriteHeader, password: PasswordHeader }),
+    body: jsonBody(DirectBody),
   },
   responses: envelopeResponse(
     z.object({
@@ -252,8 +264,7 @@ const directUploadInfo = createRoute({
 });
 
 /** The caller's session the request names: 404 when none (or someone else's), 410 when it expired. */
-function sessionOf(c: Context<AppEnv>): UploadSession {
-  const { session } = readsOf(c);
+function sessionOf({ session }: UploadReads): UploadSession {
   const lapse = session && sessionLapse(session, nowSeconds());
   if (!session || lapse === "gone") throw new ApiError(404, SESSION_NOT_FOUND);
   if (lapse === "expired") throw new ApiError(410, SESSION_EXPIRED);
@@ -265,10 +276,10 @@ function sessionOf(c: Context<AppEnv>): UploadSession {
  * caller's base path, still writable with the password given at init; and the storage under it
  * still the one holding the parts.
  */
-async function targetOf(c: Context<AppEnv>, session: UploadSession) {
+async function targetOf(c: Context<AppEnv>, state: FsState, session: UploadSession) {
   const viewer = viewerOf(c.var.caller);
   requireInsideBasePath(viewer, session.path);
-  const checked = uploadChecks(c, viewer, session.path, session.password);
+  const checked = uploadChecks(c, state, viewer, session.path, session.password);
   const mounted = await checked.tree.mount(checked.dir);
   if (mounted.storage.id !== session.storageId || mounted.actualPath !== session.actualDir)
     throw new ApiError(409, STORAGE_CHANGED);
@@ -285,10 +296,15 @@ function requireInsideBasePath(viewer: Viewer, path: string) {
  * `status?path=&size=` (OpenList internal/multipart/session.go:579-597): the caller's live session
  * for the path (joined to the base path, 403 when relative) and size; 404 when none (D12.6).
  */
-function liveSessionFor(c: Context<AppEnv>, path: string | undefined, size: string | undefined): UploadSession {
+function liveSessionFor(
+  c: Context<AppEnv>,
+  reads: UploadReads,
+  path: string | undefined,
+  size: string | undefined,
+): UploadSession {
   const full = path === undefined ? null : fullPathOf(viewerOf(c.var.caller), path);
   if (full === null || !/^\d{1,16}$/.test(size ?? "")) throw new ApiError(400, STATUS_LOOKUP_INVALID);
-  const session = liveSessionAt(readsOf(c).candidates, full, Number(size), nowSeconds());
+  const session = liveSessionAt(reads.candidates, full, Number(size), nowSeconds());
   if (!session) throw new ApiError(404, SESSION_NOT_FOUND);
   return session;
 }
@@ -312,12 +328,16 @@ async function abortStale(stale: UploadSession[], storageId: number, parts: Part
   return { gone, lapsed };
 }
 
-/** The SHA-256 of a body held to `size` bytes (chunk `index`), read to its end. */
-async function sha256Of(body: ReadableStream<Uint8Array> | null, size: number, index: number) {
-  const watched = hashed(body ?? new ReadableStream({ start: (controller) => controller.close() }), size, {
+/** A chunk's bytes, held to `size` bytes (chunk `index`): refused short or long. */
+const watchedChunk = (body: ReadableStream<Uint8Array> | null, size: number, index: number) =>
+  hashed(body ?? new ReadableStream({ start: (controller) => controller.close() }), size, {
     short: new ApiError(400, incompleteChunk(index, size)),
     long: new ApiError(400, chunkTooLarge(index, size)),
   });
+
+/** The SHA-256 of a body held to `size` bytes (chunk `index`), read to its end. */
+async function sha256Of(body: ReadableStream<Uint8Array> | null, size: number, index: number) {
+  const watched = watchedChunk(body, size, index);
   await watched.body.pipeTo(new WritableStream()).catch(() => undefined);
   return watched.done();
 }
@@ -331,126 +351,125 @@ const upstreamOf = (session: UploadSession, name: string) => ({
 /** Reads a request body to its end, so the browser sees the answer rather than a broken upload. */
 const drain = (body: ReadableStream<Uint8Array> | null) => body?.pipeTo(new WritableStream()).catch(() => undefined);
 
-export function registerUploadRoutes(app: Router) {
-  app.openapi(init, async (c) => {
-    const reads = readsOf(c);
-    if (!reads.enabled) throw new ApiError(403, MULTIPART_DISABLED);
-    const viewer = viewerOf(c.var.caller);
-    const path = uploadPath(c, viewer);
-    const password = c.req.header("Password") ?? "";
-    const sizeHeader = c.req.header("X-File-Size") ?? "";
-    if (!/^-?\d{1,16}$/.test(sizeHeader)) throw new ApiError(400, FILE_SIZE_INVALID);
-    const size = Number(sizeHeader);
-    if (size <= 0) throw new ApiError(400, FILE_SIZE_NOT_POSITIVE);
-    const chunkHeader = c.req.header("X-Chunk-Size");
-    if (chunkHeader !== undefined && !/^-?\d{1,16}$/.test(chunkHeader)) throw new ApiError(400, CHUNK_SIZE_INVALID);
-    const hashes = fileHashesOf((header) => c.req.header(header));
-    const { name, dir, tree } = uploadChecks(c, viewer, path, password);
-    const overwrite = c.req.header("Overwrite") !== "false";
-    if (!overwrite && (await exists(tree, path))) throw new ApiError(403, FILE_EXISTS);
-    const mounted = await tree.mount(dir);
-    const parts = partsOf(mounted);
-    const plan = initPlan(
-      reads.candidates,
-      { path, size, hashes, storageId: mounted.storage.id, actualDir: mounted.actualPath },
-      nowSeconds(),
-    );
-    if (plan.resume) {
-      // The same file again (a page reloaded): the session goes on where it was (D12.5).
-      const resumed = plan.resume;
-      const superseded = await abortStale(plan.stale, mounted.storage.id, parts, name);
-      await settleInit(c.var.db, superseded, { resume: resumed.id, fields: { password, overwrite } }, nowSeconds());
-      const chunks = reads.chunks.filter((row) => row.sessionId === resumed.id);
-      return ok(c, { ...snapshot(resumed, chunks), resumed: true });
-    }
-    const chunkSize = chunkSizeFor(
-      size,
-      chunkHeader === undefined ? null : Number(chunkHeader),
-      settingMib(reads.chunkMib),
-      parts.minPartBytes,
-    );
-    if (chunkSize === null) throw new ApiError(400, fileTooLarge(size, MAX_CHUNKS, MAX_CHUNK_MIB * MIB));
-    if (mounted.actualPath !== "/") await makeDirs(tree, dir);
-    const contentType = c.req.header("Content-Type") || "application/octet-stream";
-    const upstream = await parts
-      .begin(mounted.actualPath, name, contentType)
-      .catch((error: unknown) => Promise.reject(fileFailure(error, "")));
-    // Aborted once the new upload exists upstream: a refused begin leaves the old ones as they were.
+/** `init`: a new session at the target, or the caller's live one for the same file (D12.5). */
+async function openUpload(c: Context<AppEnv>, headers: z.output<typeof InitHeaders>) {
+  const [state, reads] = await planned(c, initReads);
+  if (!reads.enabled) throw new ApiError(403, MULTIPART_DISABLED);
+  const viewer = viewerOf(c.var.caller);
+  const path = uploadPath(viewer, headers["file-path"]);
+  const { password, overwrite } = headers;
+  const size = headers["x-file-size"];
+  if (size === undefined || size === null) throw new ApiError(400, FILE_SIZE_INVALID);
+  if (size <= 0) throw new ApiError(400, FILE_SIZE_NOT_POSITIVE);
+  const wanted = headers["x-chunk-size"];
+  if (wanted === null) throw new ApiError(400, CHUNK_SIZE_INVALID);
+  const hashes = fileHashesOf((header) => c.req.header(header));
+  const { name, dir, tree } = uploadChecks(c, state, viewer, path, password);
+  if (!overwrite && (await exists(tree, path))) throw new ApiError(403, FILE_EXISTS);
+  const mounted = await tree.mount(dir);
+  const parts = partsOf(mounted);
+  const plan = initPlan(
+    reads.candidates,
+    { path, size, hashes, storageId: mounted.storage.id, actualDir: mounted.actualPath },
+    nowSeconds(),
+  );
+  if (plan.resume) {
+    // The same file again (a page reloaded): the session goes on where it was (D12.5).
+    const resumed = plan.resume;
     const superseded = await abortStale(plan.stale, mounted.storage.id, parts, name);
-    const modified = Number(c.req.header("Last-Modified"));
-    const session: UploadSession = {
-      id: crypto.randomUUID(),
-      userId: c.var.caller.user.id,
-      path,
-      password,
-      overwrite,
-      storageId: mounted.storage.id,
-      actualDir: mounted.actualPath,
-      upstreamId: upstream.uploadId,
-      size,
-      chunkSize,
-      contentType,
-      modifiedMs: Number.isFinite(modified) && modified > 0 ? modified : null,
-      fileMd5: hashes.md5,
-      fileSha1: hashes.sha1,
-      fileSha256: hashes.sha256,
-      state: "receiving",
-      lastActive: nowSeconds(),
-    };
-    await settleInit(c.var.db, superseded, { insert: session }, session.lastActive);
-    return ok(c, { ...snapshot(session, []), resumed: false });
-  });
+    await settleInit(c.var.db, superseded, { resume: resumed.id, fields: { password, overwrite } }, nowSeconds());
+    const chunks = reads.chunks.filter((row) => row.sessionId === resumed.id);
+    return ok(c, { ...snapshot(resumed, chunks), resumed: true });
+  }
+  const chunkSize = chunkSizeFor(size, wanted ?? null, settingMib(reads.chunkMib), parts.minPartBytes);
+  if (chunkSize === null) throw new ApiError(400, fileTooLarge(size, MAX_CHUNKS, MAX_CHUNK_MIB * MIB));
+  if (mounted.actualPath !== "/") await makeDirs(tree, dir);
+  const contentType = c.req.header("Content-Type") || "application/octet-stream";
+  const upstream = await parts
+    .begin(mounted.actualPath, name, contentType)
+    .catch((error: unknown) => Promise.reject(fileFailure(error, "")));
+  // Aborted once the new upload exists upstream: a refused begin leaves the old ones as they were.
+  const superseded = await abortStale(plan.stale, mounted.storage.id, parts, name);
+  const session: UploadSession = {
+    id: crypto.randomUUID(),
+    userId: c.var.caller.user.id,
+    path,
+    password,
+    overwrite,
+    storageId: mounted.storage.id,
+    actualDir: mounted.actualPath,
+    upstreamId: upstream.uploadId,
+    size,
+    chunkSize,
+    contentType,
+    modifiedMs: headers["last-modified"] ?? null,
+    fileMd5: hashes.md5,
+    fileSha1: hashes.sha1,
+    fileSha256: hashes.sha256,
+    state: "receiving",
+    lastActive: nowSeconds(),
+  };
+  await settleInit(c.var.db, superseded, { insert: session }, session.lastActive);
+  return ok(c, { ...snapshot(session, []), resumed: false });
+}
+
+/** `chunk`: one chunk stored upstream; the same bytes again accepted, other bytes refused (D12.7). */
+async function storeChunk(
+  c: Context<AppEnv>,
+  index: number | null | undefined,
+  body: ReadableStream<Uint8Array> | null,
+) {
+  const [state, reads] = await planned(c, sessionReads);
+  const session = sessionOf(reads);
+  if (index === undefined || index === null) throw new ApiError(400, CHUNK_INDEX_INVALID);
+  const stored = reads.chunks.find((row) => row.index === index);
+  if (session.state === "completed") {
+    // A straggler is absorbed (the UI stops on `completed`), unless its bytes are not the file's (D12.7).
+    if (stored && (await sha256Of(body, stored.size, index)) !== stored.sha256)
+      throw new ApiError(400, chunkDiffersCompleted(index));
+    return ok(c, snapshot(session, reads.chunks));
+  }
+  if (session.state === "completing") throw new ApiError(400, SESSION_COMPLETING);
+  const total = totalChunks(session);
+  if (index < 0 || index >= total) throw new ApiError(400, chunkOutOfRange(index, total));
+  const expected = chunkLength(session, index);
+  const declared = c.req.header("Content-Length");
+  if (declared !== undefined && Number(declared) !== expected)
+    throw new ApiError(400, chunkSizeWrong(index, Number(declared), expected));
+  const { name, parts } = await targetOf(c, state, session);
+  const watched = watchedChunk(body, expected, index);
+  const now = nowSeconds();
+  if (stored) {
+    // Sent again: accepted when the bytes prove the same, refused when they differ (D12.7).
+    await watched.body.pipeTo(new WritableStream());
+    if ((await watched.done()) !== stored.sha256) throw new ApiError(400, chunkDiffers(index));
+    await touchSession(c.var.db, session.id, now);
+    return ok(c, snapshot(session, reads.chunks));
+  }
+  let tag: string;
+  try {
+    tag = await parts.putPart(upstreamOf(session, name), index, expected, watched.body, watched.signal);
+  } catch (error) {
+    watched.fail(error);
+    // The body's own refusal (short, long) says more than what the upstream made of it.
+    throw await watched.done().then(
+      () => fileFailure(error, ""),
+      (fault: unknown) => (fault instanceof ApiError ? fault : fileFailure(error, "")),
+    );
+  }
+  const sha256 = await watched.done();
+  const recorded = await recordChunk(c.var.db, { sessionId: session.id, index, size: expected, sha256, tag }, now);
+  if (recorded.sha256 !== sha256) throw new ApiError(400, chunkDiffers(index));
+  return ok(c, snapshot(session, [...reads.chunks, recorded]));
+}
+
+export function registerUploadRoutes(app: Router) {
+  app.openapi(init, (c) => openUpload(c, c.req.valid("header")));
 
   app.openapi(chunk, async (c) => {
     const body = c.req.raw.body;
     try {
-      const session = sessionOf(c);
-      const reads = readsOf(c);
-      const indexHeader = c.req.header("X-Chunk-Index") ?? "";
-      if (!/^-?\d{1,9}$/.test(indexHeader)) throw new ApiError(400, CHUNK_INDEX_INVALID);
-      const index = Number(indexHeader);
-      const stored = reads.chunks.find((row) => row.index === index);
-      if (session.state === "completed") {
-        // A straggler is absorbed (the UI stops on `completed`), unless its bytes are not the file's (D12.7).
-        if (stored && (await sha256Of(body, stored.size, index)) !== stored.sha256)
-          throw new ApiError(400, chunkDiffersCompleted(index));
-        return ok(c, snapshot(session, reads.chunks));
-      }
-      if (session.state === "completing") throw new ApiError(400, SESSION_COMPLETING);
-      const total = totalChunks(session);
-      if (index < 0 || index >= total) throw new ApiError(400, chunkOutOfRange(index, total));
-      const expected = chunkLength(session, index);
-      const declared = c.req.header("Content-Length");
-      if (declared !== undefined && Number(declared) !== expected)
-        throw new ApiError(400, chunkSizeWrong(index, Number(declared), expected));
-      const { name, parts } = await targetOf(c, session);
-      const watched = hashed(body ?? new ReadableStream({ start: (controller) => controller.close() }), expected, {
-        short: new ApiError(400, incompleteChunk(index, expected)),
-        long: new ApiError(400, chunkTooLarge(index, expected)),
-      });
-      const now = nowSeconds();
-      if (stored) {
-        // Sent again: accepted when the bytes prove the same, refused when they differ (D12.7).
-        await watched.body.pipeTo(new WritableStream());
-        if ((await watched.done()) !== stored.sha256) throw new ApiError(400, chunkDiffers(index));
-        await touchSession(c.var.db, session.id, now);
-        return ok(c, snapshot(session, reads.chunks));
-      }
-      let tag: string;
-      try {
-        tag = await parts.putPart(upstreamOf(session, name), index, expected, watched.body, watched.signal);
-      } catch (error) {
-        watched.fail(error);
-        // The body's own refusal (short, long) says more than what the upstream made of it.
-        throw await watched.done().then(
-          () => fileFailure(error, ""),
-          (fault: unknown) => (fault instanceof ApiError ? fault : fileFailure(error, "")),
-        );
-      }
-      const sha256 = await watched.done();
-      const recorded = await recordChunk(c.var.db, { sessionId: session.id, index, size: expected, sha256, tag }, now);
-      if (recorded.sha256 !== sha256) throw new ApiError(400, chunkDiffers(index));
-      return ok(c, snapshot(session, [...reads.chunks, recorded]));
+      return await storeChunk(c, c.req.valid("header")["x-chunk-index"], body);
     } finally {
       await drain(body);
     }
@@ -458,23 +477,25 @@ export function registerUploadRoutes(app: Router) {
 
   app.openapi(status, async (c) => {
     const query = c.req.valid("query");
-    const session = idOf(c) ? sessionOf(c) : liveSessionFor(c, query.path, query.size);
+    const [state, reads] = await planned(c, statusReads);
+    const session = idOf(c) ? sessionOf(reads) : liveSessionFor(c, reads, query.path, query.size);
     if (session.state !== "completed") requireInsideBasePath(viewerOf(c.var.caller), session.path);
-    if (session.state !== "completed") uploadChecks(c, viewerOf(c.var.caller), session.path, session.password);
+    if (session.state !== "completed") uploadChecks(c, state, viewerOf(c.var.caller), session.path, session.password);
     return ok(
       c,
       snapshot(
         session,
-        readsOf(c).chunks.filter((row) => row.sessionId === session.id),
+        reads.chunks.filter((row) => row.sessionId === session.id),
       ),
     );
   });
 
   app.openapi(complete, async (c) => {
-    const session = sessionOf(c);
-    const { chunks } = readsOf(c);
+    const [state, reads] = await planned(c, sessionReads);
+    const session = sessionOf(reads);
+    const { chunks } = reads;
     if (session.state === "completed") return ok(c, snapshot(session, chunks));
-    const { name, tree, parts } = await targetOf(c, session);
+    const { name, tree, parts } = await targetOf(c, state, session);
     if (chunks.length < totalChunks(session)) {
       const received = chunks.reduce((sum, row) => sum + row.size, 0);
       throw new ApiError(400, cannotComplete(received, session.size), snapshot(session, chunks));
@@ -501,11 +522,13 @@ export function registerUploadRoutes(app: Router) {
 
   app.openapi(directUploadInfo, async (c) => {
     const body = c.req.valid("json");
+    const headers = c.req.valid("header");
+    const state = await planned(c, directState);
     const viewer = viewerOf(c.var.caller);
     if (!isValidName(body.file_name)) throw new ApiError(403, FILE_NAME_INVALID);
     const path = joinName(fullPathOf(viewer, body.path), body.file_name);
-    const { name, dir, tree } = uploadChecks(c, viewer, path, c.req.header("Password") ?? "");
-    if (c.req.header("Overwrite") === "false" && (await exists(tree, path))) throw new ApiError(403, FILE_EXISTS);
+    const { name, dir, tree } = uploadChecks(c, state, viewer, path, headers.password);
+    if (!headers.overwrite && (await exists(tree, path))) throw new ApiError(403, FILE_EXISTS);
     const mounted = await tree.mount(dir);
     if (!mounted.backend.directUpload) throw new ApiError(403, DIRECT_UPLOAD_OFF);
     if (mounted.actualPath !== "/") await makeDirs(tree, dir);
@@ -516,9 +539,10 @@ export function registerUploadRoutes(app: Router) {
   });
 
   app.openapi(abort, async (c) => {
-    const session = sessionOf(c);
+    const [state, reads] = await planned(c, sessionReads);
+    const session = sessionOf(reads);
     if (session.state === "completed") return ok(c, null);
-    const { name, parts } = await targetOf(c, session);
+    const { name, parts } = await targetOf(c, state, session);
     await parts.abort(upstreamOf(session, name)).catch((error: unknown) => Promise.reject(fileFailure(error, "")));
     await deleteSession(c.var.db, session.id);
     return ok(c, null);

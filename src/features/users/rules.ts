@@ -19,10 +19,9 @@ import {
   USER_NOT_FOUND,
   usernameTaken,
 } from "./messages.ts";
-import { deleteUser, insertUser, updateUser, type UserChange, type UserRow } from "./store.ts";
+import { type AccountKind, deleteUser, insertUser, updateUser, type UserChange, type UserRow } from "./store.ts";
 
 /** Which fixed point an account is; store.ts's `rowKind` decides it, in SQL, for the row being written. */
-export type AccountKind = "admin" | "guest" | "user";
 export const ACCOUNT_KINDS: readonly AccountKind[] = ["admin", "guest", "user"];
 
 export interface AccountChange {

@@ -16,7 +16,6 @@ import {
   users,
 } from "../../db/schema.ts";
 import { ADMIN_ROLE_ID, ALL_PERMISSIONS, GUEST_ROLE_ID } from "../../auth/roles.ts";
-import type { AccountKind } from "./rules.ts";
 
 export type UserRow = typeof users.$inferSelect;
 
@@ -24,6 +23,9 @@ export type UserRow = typeof users.$inferSelect;
  * The kind of the `users` row in scope. This is the one definition: writes pick by it atomically,
  * and a refused write reads it back in the same batch to say why (see `WriteResult`).
  */
+/** Which of the three kinds of account a user row is (rules.ts decides what each may change). */
+export type AccountKind = "admin" | "guest" | "user";
+
 const rowKind = sql<AccountKind>`CASE
   WHEN EXISTS (SELECT 1 FROM json_each(${users.roleIds}) WHERE value = ${ADMIN_ROLE_ID}) THEN 'admin'
   WHEN EXISTS (SELECT 1 FROM json_each(${users.roleIds}) WHERE value = ${GUEST_ROLE_ID}) THEN 'guest'
