@@ -5,6 +5,7 @@
 // point the Worker at another machine. Reads are byte sources (REST + RETR), so /d and /p serve
 // ranges.
 import { cleanPath } from "../lib/path.ts";
+import { exactLength } from "../lib/streams.ts";
 import { requireText } from "./addition.ts";
 import { errorText } from "./failures.ts";
 import { hostAndPort, openTcp, workersSockets, type TcpConnection } from "./tcp.ts";
@@ -302,16 +303,10 @@ export function ftpFiles(storage: StorageHandle): FileBackend {
           await upload.body.cancel();
           await session.expect(started, [150], "STOR");
         }
-        let sent = 0;
-        const counting = new TransformStream<Uint8Array, Uint8Array>({
-          transform(chunk, controller) {
-            sent += chunk.byteLength;
-            controller.enqueue(chunk);
-          },
-        });
-        await upload.body.pipeThrough(counting).pipeTo(data.writable);
+        const declared = (sent: number) =>
+          new Error(`the upload sent ${sent} bytes, not the ${upload.size} it declared`);
+        await exactLength(upload.body, upload.size, { short: declared, long: declared }).body.pipeTo(data.writable);
         await session.expect(await session.reply(), [226, 250], "STOR");
-        if (sent !== upload.size) throw new Error(`the upload sent ${sent} bytes, not the ${upload.size} it declared`);
       });
     },
   };

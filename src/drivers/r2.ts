@@ -6,11 +6,10 @@
 // so any size fits in flat memory. R2 has no server-side copy: copies stream get → put.
 // docs/decisions.md D7.1.
 import { cleanPath } from "../lib/path.ts";
-import { type StepReader, stepReader } from "../lib/streams.ts";
+import { StreamCutter, withLength } from "../lib/streams.ts";
 import { r2Bucket } from "./bindings.ts";
 import { errorText } from "./failures.ts";
 import { driverConfig, items } from "./items.ts";
-import { withLength } from "./s3-files.ts";
 import {
   CheckFailed,
   FileError,
@@ -131,7 +130,7 @@ export function r2Files(storage: StorageHandle): FileBackend {
     }
     const partBytes = partSizeFor(size);
     const upload = await bucket.createMultipartUpload(key, { httpMetadata });
-    const cutter = new StreamCutter(stepReader(body));
+    const cutter = new StreamCutter(body);
     try {
       const parts: R2UploadedPart[] = [];
       for (let offset = 0; offset < size; offset += partBytes) {
@@ -278,51 +277,4 @@ export function r2Files(storage: StorageHandle): FileBackend {
  */
 export function partSizeFor(size: number): number {
   return Math.max(R2_PART_BYTES, Math.ceil(size / R2_MAX_PARTS / MIB) * MIB);
-}
-
-/**
- * Cuts one stream into consecutive streams of given lengths, each read as it is consumed: memory
- * holds one chunk of the source, never a part.
- */
-export class StreamCutter {
-  private rest: Uint8Array | null = null;
-
-  constructor(private readonly reader: StepReader) {}
-
-  /** The next `length` bytes; errors when the source ends first. */
-  next(length: number): ReadableStream<Uint8Array> {
-    let left = length;
-    return new ReadableStream<Uint8Array>(
-      {
-        pull: async (controller) => {
-          if (left === 0) return controller.close();
-          let chunk = this.rest;
-          this.rest = null;
-          if (!chunk) {
-            const read = await this.reader.read(left);
-            if (read.done) return controller.error(new Error(`the body ended ${left} bytes early`));
-            chunk = read.value;
-          }
-          if (chunk.byteLength > left) {
-            this.rest = chunk.subarray(left);
-            chunk = chunk.subarray(0, left);
-          }
-          left -= chunk.byteLength;
-          controller.enqueue(chunk);
-          if (left === 0) controller.close();
-        },
-      },
-      { highWaterMark: 0 },
-    );
-  }
-
-  /** Resolves once the source has ended, with nothing past the lengths taken; errors otherwise. */
-  async end(): Promise<void> {
-    const read = this.rest?.byteLength ? { done: false } : await this.reader.read();
-    if (!read.done) throw new Error("the body is longer than its length");
-  }
-
-  cancel(reason: unknown): void {
-    void this.reader.cancel(reason).catch(() => {});
-  }
 }

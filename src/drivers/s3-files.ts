@@ -4,7 +4,7 @@
 // are PutObject with a known length, CopyObject, and DeleteObjects in batches of 1000.
 import { AwsClient } from "aws4fetch";
 import { cleanPath } from "../lib/path.ts";
-import { anySignal } from "../lib/streams.ts";
+import { anySignal, withLength } from "../lib/streams.ts";
 import { requireText } from "./addition.ts";
 import { errorText } from "./failures.ts";
 import {
@@ -481,20 +481,6 @@ export function s3Files(storage: StorageHandle): FileBackend {
     if (!response.ok) throw await failure(response, "put object");
     await response.body?.cancel();
   }
-}
-
-/**
- * The body with its length known to the runtime, so the request carries Content-Length (S3
- * refuses chunked uploads): workerd's FixedLengthStream, which also fails a body that is shorter
- * or longer than declared.
- */
-export function withLength(body: ReadableStream<Uint8Array>, size: number): ReadableStream<Uint8Array> {
-  const Fixed = (globalThis as { FixedLengthStream?: new (length: number) => TransformStream<Uint8Array, Uint8Array> })
-    .FixedLengthStream;
-  if (!Fixed) return body;
-  const fixed = new Fixed(size);
-  void body.pipeTo(fixed.writable).catch(() => {});
-  return fixed.readable;
 }
 
 async function md5Base64(text: string): Promise<string> {

@@ -4,9 +4,8 @@
 // and DELETE. Basic auth is sent with every request (one round trip each); Digest is not supported.
 import { cleanPath } from "../lib/path.ts";
 import { requireText } from "./addition.ts";
-import { anySignal } from "../lib/streams.ts";
+import { anySignal, withLength } from "../lib/streams.ts";
 import { errorText } from "./failures.ts";
-import { withLength } from "./s3-files.ts";
 import {
   FileError,
   notAFolder,

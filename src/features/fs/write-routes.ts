@@ -12,6 +12,7 @@ import type { AppEnv } from "../../http/context.ts";
 import { envelope, ok } from "../../http/envelope.ts";
 import { ApiError } from "../../http/errors.ts";
 import { envelopeResponse, jsonBody, type Router } from "../../http/router.ts";
+import { emptyBody } from "../../lib/streams.ts";
 import {
   ACROSS_STORAGES_MOVE,
   contentLengthInvalid,
@@ -31,7 +32,7 @@ import {
   uploadTaskName,
 } from "./messages.ts";
 import { fileFailure, MountTree } from "./mounts.ts";
-import { acrossStorages, emptyBody, exists, makeDirs, need, putFile, removePath, transfer } from "./operations.ts";
+import { acrossStorages, exists, makeDirs, need, putFile, removePath, transfer } from "./operations.ts";
 import { transferTaskName, type TaskInfo } from "../tasks/rules.ts";
 import { startTask } from "../tasks/start.ts";
 import { baseName, hasRelativeSegment, isValidName, joinBasePath, joinName, parentOf } from "./path.ts";

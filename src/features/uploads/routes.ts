@@ -13,6 +13,7 @@ import { ok } from "../../http/envelope.ts";
 import { createRoute } from "../../http/openapi.ts";
 import { envelopeResponse, jsonBody, type Router } from "../../http/router.ts";
 import { cleanPath } from "../../lib/path.ts";
+import { emptyBody } from "../../lib/streams.ts";
 import { FILE_EXISTS, PERMISSION_DENIED } from "../fs/messages.ts";
 import { fileFailure } from "../fs/mounts.ts";
 import { exists, makeDirs } from "../fs/operations.ts";
@@ -314,7 +315,7 @@ async function abortStale(stale: UploadSession[], storageId: number, parts: Part
 
 /** The SHA-256 of a body held to `size` bytes (chunk `index`), read to its end. */
 async function sha256Of(body: ReadableStream<Uint8Array> | null, size: number, index: number) {
-  const watched = hashed(body ?? new ReadableStream({ start: (controller) => controller.close() }), size, {
+  const watched = hashed(body ?? emptyBody(), size, {
     short: new ApiError(400, incompleteChunk(index, size)),
     long: new ApiError(400, chunkTooLarge(index, size)),
   });
@@ -424,7 +425,7 @@ export function registerUploadRoutes(app: Router) {
       if (declared !== undefined && Number(declared) !== expected)
         throw new ApiError(400, chunkSizeWrong(index, Number(declared), expected));
       const { name, parts } = await targetOf(c, session);
-      const watched = hashed(body ?? new ReadableStream({ start: (controller) => controller.close() }), expected, {
+      const watched = hashed(body ?? emptyBody(), expected, {
         short: new ApiError(400, incompleteChunk(index, expected)),
         long: new ApiError(400, chunkTooLarge(index, expected)),
       });
