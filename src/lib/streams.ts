@@ -71,6 +71,12 @@ export interface LengthFaults {
   failed?(error: unknown, sent: number): unknown;
   /** Each step's bytes, in order, before they are passed on; `total` counts them. A throw fails the body. */
   onBytes?(chunk: Uint8Array, total: number): void | Promise<void>;
+  /**
+   * Reads a step ahead of the consumer, so a body that ends short is seen, and `signal` aborted,
+   * before the request that sends it asks for bytes that will not come: else S3 (s3rver) can be
+   * left holding the part that came. Without it nothing is read before it is asked for.
+   */
+  readAhead?: boolean;
 }
 
 export interface ExactBody {
@@ -94,7 +100,7 @@ export interface ExactBody {
  * `size`, so an upstream never stores a wrong file or part. Read in large steps (stepReader), at
  * most what is left, then one byte more, which must not come. `signal` aborts before the body
  * fails: workerd logs a failed body of an outgoing request as an uncaught exception, an aborted
- * request not (docs/decisions.md D12.8). Nothing is read before it is asked for.
+ * request not (docs/decisions.md D12.8).
  */
 export function exactLength(
   source: ReadableStream<Uint8Array> | StepReader,
@@ -109,17 +115,19 @@ export function exactLength(
   const done = new Promise<void>((resolve, reject) => (settle = { resolve, reject }));
   done.catch(() => undefined);
   const abort = new AbortController();
-  const fail = (error: unknown) => {
+  /** `ended`: the source failed or ended itself, and is left alone (a cancel now is logged as uncaught). */
+  const fail = (error: unknown, ended = false) => {
     if (fault !== null) return;
     fault = error;
     // No reason of our own: a JavaScript error as the reason is logged as uncaught too.
     abort.abort();
     settle.reject(error);
-    void reader.cancel(error).catch(() => undefined);
+    if (!ended) void reader.cancel(error).catch(() => undefined);
   };
   const body = new ReadableStream<Uint8Array>(
     {
       async pull(controller) {
+        let ended = true;
         try {
           let next: ReadableStreamReadResult<Uint8Array>;
           try {
@@ -133,12 +141,13 @@ export function exactLength(
             settle.resolve();
             return controller.close();
           }
+          ended = false;
           sent += next.value.byteLength;
           if (sent > size) throw faults.long(sent);
           await faults.onBytes?.(next.value, sent);
           controller.enqueue(next.value);
         } catch (error) {
-          fail(error);
+          fail(error, ended);
           controller.error(error);
         }
       },
@@ -147,7 +156,7 @@ export function exactLength(
         return reader.cancel(reason);
       },
     },
-    { highWaterMark: 0 },
+    { highWaterMark: faults.readAhead ? 1 : 0 },
   );
   return { body, signal: abort.signal, done, fault: () => fault, sent: () => sent, complete: () => complete, fail };
 }

@@ -256,6 +256,7 @@ export async function removePartial(dir: Mounted, name: string): Promise<void> {
  */
 function watchBody(source: ReadableStream<Uint8Array>, size: number) {
   return exactLength(source, size, {
+    readAhead: true,
     short: (sent) => new FileError("refused", uploadEndedEarly(sent, size)),
     long: () => new FileError("refused", uploadTooLong(size)),
     // A failed upload answers 500, with the body's own words when it has them (a form's wrong
