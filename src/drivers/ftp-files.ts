@@ -5,6 +5,7 @@
 // point the Worker at another machine. Reads are byte sources (REST + RETR), so /d and /p serve
 // ranges.
 import { cleanPath } from "../lib/path.ts";
+import { exactLength } from "../lib/streams.ts";
 import { requireText } from "./addition.ts";
 import { errorText } from "./failures.ts";
 import { hostAndPort, openTcp, workersSockets, type TcpConnection } from "./tcp.ts";
@@ -17,6 +18,7 @@ import {
   type FileBackend,
   type FileObject,
   type StorageHandle,
+  type Upload,
 } from "./types.ts";
 
 /** Most entries a folder removal deletes in one request. */
@@ -172,203 +174,217 @@ async function readAllText(stream: ReadableStream<Uint8Array>): Promise<string> 
   return new Response(stream).text();
 }
 
+/** What every operation on one FTP storage needs: the storage (its addition, signal) and the root. */
+interface Ftp {
+  storage: StorageHandle;
+  root: string;
+}
+
+/**
+ * The FTP backend: the Files object of one storage, every operation a named function over its
+ * context, each on a control connection of its own: listing, reading (a byte source), writing.
+ */
 export function ftpFiles(storage: StorageHandle): FileBackend {
-  const root = cleanPath(storage.addition.text("root_folder_path"));
-  const serverPath = (path: string) => cleanPath(`${root}/${path}`);
-  const join = (dir: string, name: string) => (dir === "/" ? `/${name}` : `${dir}/${name}`);
-  const parentOf = (path: string) => path.slice(0, Math.max(1, path.lastIndexOf("/")));
-
-  async function withSession<T>(work: (session: FtpSession) => Promise<T>): Promise<T> {
-    const session = await FtpSession.open(storage.addition, storage.signal);
-    try {
-      return await work(session);
-    } finally {
-      await session.close();
-    }
-  }
-
-  /** The entries of a folder the session has changed into. */
-  async function listHere(session: FtpSession, dir: string): Promise<FileObject[]> {
-    const data = await session.data();
-    const started = await session.command("LIST");
-    if (started.code !== 150 && started.code !== 125) {
-      await data.close();
-      await session.expect(started, [150], "LIST");
-    }
-    const text = await readAllText(data.readable);
-    await session.expect(await session.reply(), [226, 250], "LIST");
-    const now = new Date();
-    return text
-      .split(/\r?\n/)
-      .map((line) => parseListLine(line, now))
-      .filter((entry) => entry !== null)
-      .map((entry) => ({
-        name: entry.name,
-        size: entry.isDir ? 0 : entry.size,
-        isDir: entry.isDir,
-        modified: entry.modified,
-        path: join(serverPath(dir), entry.name),
-      }));
-  }
-
-  async function list(session: FtpSession, dir: string): Promise<FileObject[]> {
-    const cwd = await session.command(`CWD ${oneLine(serverPath(dir))}`);
-    if (cwd.code === 550) {
-      if (dir === "/") throw objectNotFound();
-      const parent = await list(session, parentOf(dir)).catch(() => [] as FileObject[]);
-      throw parent.some((entry) => entry.name === dir.slice(dir.lastIndexOf("/") + 1) && !entry.isDir)
-        ? notAFolder()
-        : objectNotFound();
-    }
-    await session.expect(cwd, [250], "CWD");
-    return listHere(session, dir);
-  }
-
-  async function find(session: FtpSession, path: string): Promise<FileObject> {
-    if (path === "/") return { name: "root", size: 0, isDir: true, modified: storage.modified, path: root };
-    const name = path.slice(path.lastIndexOf("/") + 1);
-    const found = (await list(session, parentOf(path))).find((entry) => entry.name === name);
-    if (!found) throw objectNotFound();
-    return found;
-  }
-
-  /** Removes a file or a folder and everything in it, counting against `budget`. */
-  async function removeTree(
-    session: FtpSession,
-    path: string,
-    isDir: boolean,
-    budget: { left: number },
-  ): Promise<void> {
-    if (--budget.left < 0)
-      throw new Error(
-        `more than ${MAX_REMOVED_PER_REQUEST} entries: Gatehouse removes at most ${MAX_REMOVED_PER_REQUEST} per request`,
-      );
-    if (!isDir) {
-      await session.expect(await session.command(`DELE ${oneLine(serverPath(path))}`), [250], "DELE");
-      return;
-    }
-    for (const entry of await list(session, path))
-      await removeTree(session, join(path, entry.name), entry.isDir, budget);
-    await session.expect(await session.command(`RMD ${oneLine(serverPath(path))}`), [250], "RMD");
-  }
-
+  const ftp: Ftp = { storage, root: cleanPath(storage.addition.text("root_folder_path")) };
   return {
-    list: (dir) => withSession((session) => list(session, dir)),
-    get: (path) => withSession((session) => find(session, path)),
+    list: (dir) => withSession(ftp, (session) => list(ftp, session, dir)),
+    get: (path) => withSession(ftp, (session) => find(ftp, session, path)),
 
-    async link(path) {
-      const file = await withSession((session) => find(session, path));
-      const source: ByteSource = {
-        size: file.size,
-        modified: file.modified,
-        read: (start, end) => retrieve(path, start, end),
-      };
-      return { source };
-    },
+    link: (path) => linkOf(ftp, path),
 
-    makeDir: (parentDir, name) =>
-      withSession(
-        async (session) =>
-          void (await session.expect(
-            await session.command(`MKD ${oneLine(serverPath(join(parentDir, name)))}`),
-            [257, 250],
-            "MKD",
-          )),
-      ),
-
-    rename: (path, newName) => renameTo(path, join(parentOf(path), newName)),
-    move: (path, dstDir) => renameTo(path, join(dstDir, path.slice(path.lastIndexOf("/") + 1))),
-
-    remove: (path) =>
-      withSession(async (session) => {
-        let target: FileObject;
-        try {
-          target = await find(session, path);
-        } catch (error) {
-          if (error instanceof FileError && error.kind === "not_found") return; // already gone: done, as AList
-          throw error;
-        }
-        await removeTree(session, path, target.isDir, { left: MAX_REMOVED_PER_REQUEST });
-      }),
-
+    makeDir: (parentDir, name) => makeFolder(ftp, join(parentDir, name)),
+    rename: (path, newName) => renameTo(ftp, path, join(parentOf(path), newName)),
+    move: (path, dstDir) => renameTo(ftp, path, join(dstDir, path.slice(path.lastIndexOf("/") + 1))),
+    remove: (path) => removePath(ftp, path),
     partialUploads: true,
-
-    async put(dir, upload) {
-      await withSession(async (session) => {
-        const data = await session.data();
-        const started = await session.command(`STOR ${oneLine(serverPath(join(dir, upload.name)))}`);
-        if (started.code !== 150 && started.code !== 125) {
-          await data.close();
-          await upload.body.cancel();
-          await session.expect(started, [150], "STOR");
-        }
-        let sent = 0;
-        const counting = new TransformStream<Uint8Array, Uint8Array>({
-          transform(chunk, controller) {
-            sent += chunk.byteLength;
-            controller.enqueue(chunk);
-          },
-        });
-        await upload.body.pipeThrough(counting).pipeTo(data.writable);
-        await session.expect(await session.reply(), [226, 250], "STOR");
-        if (sent !== upload.size) throw new Error(`the upload sent ${sent} bytes, not the ${upload.size} it declared`);
-      });
-    },
+    put: (dir, upload) => store(ftp, join(dir, upload.name), upload),
   };
+}
 
-  async function renameTo(path: string, target: string) {
-    await withSession(async (session) => {
-      await session.expect(await session.command(`RNFR ${oneLine(serverPath(path))}`), [350], "RNFR");
-      await session.expect(await session.command(`RNTO ${oneLine(serverPath(target))}`), [250], "RNTO");
-    });
+const serverPath = (ftp: Ftp, path: string) => cleanPath(`${ftp.root}/${path}`);
+const join = (dir: string, name: string) => (dir === "/" ? `/${name}` : `${dir}/${name}`);
+const parentOf = (path: string) => path.slice(0, Math.max(1, path.lastIndexOf("/")));
+
+async function withSession<T>(ftp: Ftp, work: (session: FtpSession) => Promise<T>): Promise<T> {
+  const session = await FtpSession.open(ftp.storage.addition, ftp.storage.signal);
+  try {
+    return await work(session);
+  } finally {
+    await session.close();
   }
+}
 
-  /** Bytes `start`..`end` of a file: REST, RETR, and exactly that many bytes of the data connection. */
-  async function retrieve(path: string, start: number, end: number): Promise<ReadableStream<Uint8Array>> {
-    const session = await FtpSession.open(storage.addition, storage.signal);
-    let data: Awaited<ReturnType<FtpSession["data"]>> | undefined;
+// Listing.
+
+/** The entries of a folder the session has changed into. */
+async function listHere(ftp: Ftp, session: FtpSession, dir: string): Promise<FileObject[]> {
+  const data = await session.data();
+  const started = await session.command("LIST");
+  if (started.code !== 150 && started.code !== 125) {
+    await data.close();
+    await session.expect(started, [150], "LIST");
+  }
+  const text = await readAllText(data.readable);
+  await session.expect(await session.reply(), [226, 250], "LIST");
+  const now = new Date();
+  return text
+    .split(/\r?\n/)
+    .map((line) => parseListLine(line, now))
+    .filter((entry) => entry !== null)
+    .map((entry) => ({
+      name: entry.name,
+      size: entry.isDir ? 0 : entry.size,
+      isDir: entry.isDir,
+      modified: entry.modified,
+      path: join(serverPath(ftp, dir), entry.name),
+    }));
+}
+
+async function list(ftp: Ftp, session: FtpSession, dir: string): Promise<FileObject[]> {
+  const cwd = await session.command(`CWD ${oneLine(serverPath(ftp, dir))}`);
+  if (cwd.code === 550) {
+    if (dir === "/") throw objectNotFound();
+    const parent = await list(ftp, session, parentOf(dir)).catch(() => [] as FileObject[]);
+    throw parent.some((entry) => entry.name === dir.slice(dir.lastIndexOf("/") + 1) && !entry.isDir)
+      ? notAFolder()
+      : objectNotFound();
+  }
+  await session.expect(cwd, [250], "CWD");
+  return listHere(ftp, session, dir);
+}
+
+async function find(ftp: Ftp, session: FtpSession, path: string): Promise<FileObject> {
+  if (path === "/") return { name: "root", size: 0, isDir: true, modified: ftp.storage.modified, path: ftp.root };
+  const name = path.slice(path.lastIndexOf("/") + 1);
+  const found = (await list(ftp, session, parentOf(path))).find((entry) => entry.name === name);
+  if (!found) throw objectNotFound();
+  return found;
+}
+
+// Reading: a byte source, REST + RETR.
+
+async function linkOf(ftp: Ftp, path: string): Promise<{ source: ByteSource }> {
+  const file = await withSession(ftp, (session) => find(ftp, session, path));
+  const source: ByteSource = {
+    size: file.size,
+    modified: file.modified,
+    read: (start, end) => retrieve(ftp, path, start, end),
+  };
+  return { source };
+}
+
+/** Bytes `start`..`end` of a file: REST, RETR, and exactly that many bytes of the data connection. */
+async function retrieve(ftp: Ftp, path: string, start: number, end: number): Promise<ReadableStream<Uint8Array>> {
+  const session = await FtpSession.open(ftp.storage.addition, ftp.storage.signal);
+  let data: Awaited<ReturnType<FtpSession["data"]>> | undefined;
+  try {
+    data = await session.data();
+    if (start > 0) await session.expect(await session.command(`REST ${start}`), [350], "REST");
+    const started = await session.command(`RETR ${oneLine(serverPath(ftp, path))}`);
+    await session.expect(started, [150, 125], "RETR");
+  } catch (error) {
+    await data?.close();
+    await session.close();
+    throw error;
+  }
+  const reader = data.readable.getReader();
+  let left = end - start + 1;
+  const finish = async () => {
+    reader.releaseLock();
+    await data.close();
+    await session.close();
+  };
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      if (left <= 0) {
+        controller.close();
+        await finish();
+        return;
+      }
+      const { done, value } = await reader.read();
+      if (done) {
+        controller.error(new Error(`the FTP server ended the file ${left} bytes early`));
+        await finish();
+        return;
+      }
+      const chunk = value.byteLength > left ? value.subarray(0, left) : value;
+      left -= chunk.byteLength;
+      controller.enqueue(chunk);
+      if (left <= 0) {
+        controller.close();
+        await finish();
+      }
+    },
+    async cancel() {
+      await reader.cancel().catch(() => undefined);
+      await finish();
+    },
+  });
+}
+
+// Writing.
+
+function makeFolder(ftp: Ftp, path: string): Promise<void> {
+  return withSession(
+    ftp,
+    async (session) =>
+      void (await session.expect(await session.command(`MKD ${oneLine(serverPath(ftp, path))}`), [257, 250], "MKD")),
+  );
+}
+
+async function renameTo(ftp: Ftp, path: string, target: string) {
+  await withSession(ftp, async (session) => {
+    await session.expect(await session.command(`RNFR ${oneLine(serverPath(ftp, path))}`), [350], "RNFR");
+    await session.expect(await session.command(`RNTO ${oneLine(serverPath(ftp, target))}`), [250], "RNTO");
+  });
+}
+
+function removePath(ftp: Ftp, path: string): Promise<void> {
+  return withSession(ftp, async (session) => {
+    let target: FileObject;
     try {
-      data = await session.data();
-      if (start > 0) await session.expect(await session.command(`REST ${start}`), [350], "REST");
-      const started = await session.command(`RETR ${oneLine(serverPath(path))}`);
-      await session.expect(started, [150, 125], "RETR");
+      target = await find(ftp, session, path);
     } catch (error) {
-      await data?.close();
-      await session.close();
+      if (error instanceof FileError && error.kind === "not_found") return; // already gone: done, as AList
       throw error;
     }
-    const reader = data.readable.getReader();
-    let left = end - start + 1;
-    const finish = async () => {
-      reader.releaseLock();
-      await data.close();
-      await session.close();
-    };
-    return new ReadableStream<Uint8Array>({
-      async pull(controller) {
-        if (left <= 0) {
-          controller.close();
-          await finish();
-          return;
-        }
-        const { done, value } = await reader.read();
-        if (done) {
-          controller.error(new Error(`the FTP server ended the file ${left} bytes early`));
-          await finish();
-          return;
-        }
-        const chunk = value.byteLength > left ? value.subarray(0, left) : value;
-        left -= chunk.byteLength;
-        controller.enqueue(chunk);
-        if (left <= 0) {
-          controller.close();
-          await finish();
-        }
-      },
-      async cancel() {
-        await reader.cancel().catch(() => undefined);
-        await finish();
-      },
-    });
+    await removeTree(ftp, session, path, target.isDir, { left: MAX_REMOVED_PER_REQUEST });
+  });
+}
+
+/** Removes a file or a folder and everything in it, counting against `budget`. */
+async function removeTree(
+  ftp: Ftp,
+  session: FtpSession,
+  path: string,
+  isDir: boolean,
+  budget: { left: number },
+): Promise<void> {
+  if (--budget.left < 0)
+    throw new Error(
+      `more than ${MAX_REMOVED_PER_REQUEST} entries: Gatehouse removes at most ${MAX_REMOVED_PER_REQUEST} per request`,
+    );
+  if (!isDir) {
+    await session.expect(await session.command(`DELE ${oneLine(serverPath(ftp, path))}`), [250], "DELE");
+    return;
   }
+  for (const entry of await list(ftp, session, path))
+    await removeTree(ftp, session, join(path, entry.name), entry.isDir, budget);
+  await session.expect(await session.command(`RMD ${oneLine(serverPath(ftp, path))}`), [250], "RMD");
+}
+
+/** STOR of exactly the upload's declared bytes to `path`. */
+async function store(ftp: Ftp, path: string, upload: Upload): Promise<void> {
+  await withSession(ftp, async (session) => {
+    const data = await session.data();
+    const started = await session.command(`STOR ${oneLine(serverPath(ftp, path))}`);
+    if (started.code !== 150 && started.code !== 125) {
+      await data.close();
+      await upload.body.cancel();
+      await session.expect(started, [150], "STOR");
+    }
+    const declared = (sent: number) => new Error(`the upload sent ${sent} bytes, not the ${upload.size} it declared`);
+    await exactLength(upload.body, upload.size, { short: declared, long: declared }).body.pipeTo(data.writable);
+    await session.expect(await session.reply(), [226, 250], "STOR");
+  });
 }

@@ -6,11 +6,10 @@
 // so any size fits in flat memory. R2 has no server-side copy: copies stream get → put.
 // docs/decisions.md D7.1.
 import { cleanPath } from "../lib/path.ts";
-import { type StepReader, stepReader } from "../lib/streams.ts";
+import { StreamCutter, withLength } from "../lib/streams.ts";
 import { r2Bucket } from "./bindings.ts";
 import { errorText } from "./failures.ts";
 import { driverConfig, items } from "./items.ts";
-import { withLength } from "./s3-files.ts";
 import {
   CheckFailed,
   FileError,
@@ -21,6 +20,7 @@ import {
   type Driver,
   type FileBackend,
   type FileObject,
+  type PartedUpload,
   type PartedUploads,
   type StorageHandle,
 } from "./types.ts";
@@ -72,203 +72,240 @@ function boundBucket(addition: Addition, fail: (text: string) => Error): R2Bucke
   return bucket;
 }
 
+/** What every call to one storage's bucket needs: the bound bucket, the root and the placeholder's name. */
+interface R2 {
+  storage: StorageHandle;
+  bucket: R2Bucket;
+  /** The root folder's key prefix, without slashes at its ends ("" for the bucket's root). */
+  root: string;
+  placeholder: string;
+}
+
+/**
+ * The R2 backend: the Files object of one storage, every operation a named function over its
+ * context below, in this order: listing, reading (a byte source), writing, multipart parts.
+ */
 export function r2Files(storage: StorageHandle): FileBackend {
   const { addition } = storage;
-  const bucket = boundBucket(addition, (text) => new FileError("unavailable", text));
-  const root = cleanPath(addition.text("root_folder_path")).slice(1);
-  const placeholder = addition.text("placeholder") || ".alist";
-
-  /** The object key of an actual path (no leading slash), under the root. */
-  const keyOf = (path: string) => [root, ...path.split("/").filter(Boolean)].filter(Boolean).join("/");
-  const folderPrefix = (path: string) => {
-    const key = keyOf(path);
-    return key === "" ? "" : `${key}/`;
+  const r2: R2 = {
+    storage,
+    bucket: boundBucket(addition, (text) => new FileError("unavailable", text)),
+    root: cleanPath(addition.text("root_folder_path")).slice(1),
+    placeholder: addition.text("placeholder") || ".alist",
   };
-  const nameOf = (key: string) => key.slice(key.replace(/\/$/, "").lastIndexOf("/") + 1).replace(/\/$/, "");
-  const internalPath = (key: string) => `/${key.replace(/\/$/, "")}`;
-  const joinActual = (dir: string, name: string) => (dir === "/" ? `/${name}` : `${dir}/${name}`);
-  const parentOfActual = (path: string) => path.slice(0, Math.max(1, path.lastIndexOf("/")));
+  return {
+    list: (dir) => listFolder(r2, dir),
+    get: (path) => getObject(r2, path),
 
-  const fileOf = (object: R2Object): FileObject => ({
-    name: nameOf(object.key),
+    link: (path) => linkOf(r2, path),
+
+    async makeDir(parentDir, name) {
+      await r2.bucket.put(`${folderPrefix(r2, joinActual(parentDir, name))}${r2.placeholder}`, "");
+    },
+    async rename(path, newName) {
+      await deleteKeys(r2, await copyTree(r2, path, joinActual(parentOfActual(path), newName)));
+    },
+    async move(path, dstDir) {
+      await deleteKeys(r2, await copyTree(r2, path, joinActual(dstDir, path.slice(path.lastIndexOf("/") + 1))));
+    },
+    async copy(path, dstDir) {
+      await copyTree(r2, path, joinActual(dstDir, path.slice(path.lastIndexOf("/") + 1)));
+    },
+    remove: (path) => removeTree(r2, path),
+    async put(dir, upload) {
+      await putObject(r2, keyOf(r2, joinActual(dir, upload.name)), upload.size, upload.body, upload.contentType);
+    },
+
+    parts: r2Parts(r2),
+  };
+}
+
+// Keys and objects.
+
+/** The object key of an actual path (no leading slash), under the root. */
+const keyOf = (r2: R2, path: string) => [r2.root, ...path.split("/").filter(Boolean)].filter(Boolean).join("/");
+const folderPrefix = (r2: R2, path: string) => {
+  const key = keyOf(r2, path);
+  return key === "" ? "" : `${key}/`;
+};
+const nameOf = (key: string) => key.slice(key.replace(/\/$/, "").lastIndexOf("/") + 1).replace(/\/$/, "");
+const internalPath = (key: string) => `/${key.replace(/\/$/, "")}`;
+const joinActual = (dir: string, name: string) => (dir === "/" ? `/${name}` : `${dir}/${name}`);
+const parentOfActual = (path: string) => path.slice(0, Math.max(1, path.lastIndexOf("/")));
+
+const fileOf = (object: R2Object): FileObject => ({
+  name: nameOf(object.key),
+  size: object.size,
+  isDir: false,
+  modified: object.uploaded,
+  path: internalPath(object.key),
+});
+const folderOf = (r2: R2, key: string): FileObject => ({
+  name: nameOf(key),
+  size: 0,
+  isDir: true,
+  modified: r2.storage.modified,
+  path: internalPath(key),
+});
+
+// The storage's root is a folder, objects or not: a fresh root_folder_path lists empty.
+const head = (r2: R2, path: string) => (path === "/" ? Promise.resolve(null) : r2.bucket.head(keyOf(r2, path)));
+
+// Listing.
+
+async function isFolder(r2: R2, path: string): Promise<boolean> {
+  if (path === "/") return true;
+  return (await r2.bucket.list({ prefix: folderPrefix(r2, path), limit: 1 })).objects.length > 0;
+}
+
+/** Every key under a folder, placeholders included, page by page. */
+async function* keysUnder(r2: R2, path: string): AsyncGenerator<R2Object[]> {
+  let cursor: string | undefined;
+  do {
+    const page = await r2.bucket.list({
+      prefix: folderPrefix(r2, path),
+      limit: R2_BATCH,
+      ...(cursor ? { cursor } : {}),
+    });
+    yield page.objects;
+    cursor = page.truncated ? page.cursor : undefined;
+  } while (cursor);
+}
+
+async function listFolder(r2: R2, dir: string): Promise<FileObject[]> {
+  const prefix = folderPrefix(r2, dir);
+  const entries: FileObject[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await r2.bucket.list({ prefix, delimiter: "/", ...(cursor ? { cursor } : {}) });
+    for (const folder of page.delimitedPrefixes) entries.push(folderOf(r2, folder));
+    for (const object of page.objects) {
+      if (object.key.endsWith("/") || nameOf(object.key) === r2.placeholder) continue;
+      entries.push(fileOf(object));
+    }
+    cursor = page.truncated ? page.cursor : undefined;
+  } while (cursor);
+  if (entries.length === 0 && !(await isFolder(r2, dir))) throw (await head(r2, dir)) ? notAFolder() : objectNotFound();
+  return entries;
+}
+
+async function getObject(r2: R2, path: string): Promise<FileObject> {
+  if (path === "/") return { name: "root", size: 0, isDir: true, modified: r2.storage.modified, path: "/" };
+  const object = await head(r2, path);
+  if (object) return fileOf(object);
+  if (await isFolder(r2, path)) return folderOf(r2, keyOf(r2, path));
+  throw objectNotFound();
+}
+
+// Reading: a byte source served by this server.
+
+async function linkOf(r2: R2, path: string): Promise<{ source: ByteSource }> {
+  const object = await head(r2, path);
+  if (!object) throw objectNotFound();
+  const source: ByteSource = {
     size: object.size,
-    isDir: false,
     modified: object.uploaded,
-    path: internalPath(object.key),
-  });
-  const folderOf = (key: string): FileObject => ({
-    name: nameOf(key),
-    size: 0,
-    isDir: true,
-    modified: storage.modified,
-    path: internalPath(key),
-  });
+    // The bytes of the version the headers describe: a replacement in between fails the read.
+    async read(start, end) {
+      const body = await r2.bucket.get(object.key, {
+        range: { offset: start, length: end - start + 1 },
+        onlyIf: { etagMatches: object.etag },
+      });
+      if (!body) throw objectNotFound();
+      if (!("body" in body)) throw new Error(`${object.key} changed while it was being read`);
+      return body.body as ReadableStream<Uint8Array>;
+    },
+  };
+  return { source };
+}
 
-  // The storage's root is a folder, objects or not: a fresh root_folder_path lists empty.
-  const head = (path: string) => (path === "/" ? Promise.resolve(null) : bucket.head(keyOf(path)));
+// Writing.
 
-  async function isFolder(path: string): Promise<boolean> {
-    if (path === "/") return true;
-    return (await bucket.list({ prefix: folderPrefix(path), limit: 1 })).objects.length > 0;
+/** Stores `size` bytes from `body` under `key`: one put up to a part, R2's multipart upload above. */
+async function putObject(r2: R2, key: string, size: number, body: ReadableStream<Uint8Array>, contentType: string) {
+  const httpMetadata = { contentType: contentType || "application/octet-stream" };
+  if (size <= R2_PART_BYTES) {
+    await r2.bucket.put(key, withLength(body, size), { httpMetadata });
+    return;
   }
-
-  /** Every key under a folder, placeholders included, page by page. */
-  async function* keysUnder(path: string): AsyncGenerator<R2Object[]> {
-    let cursor: string | undefined;
-    do {
-      const page = await bucket.list({ prefix: folderPrefix(path), limit: R2_BATCH, ...(cursor ? { cursor } : {}) });
-      yield page.objects;
-      cursor = page.truncated ? page.cursor : undefined;
-    } while (cursor);
-  }
-
-  /** Stores `size` bytes from `body` under `key`: one put up to a part, R2's multipart upload above. */
-  async function putObject(key: string, size: number, body: ReadableStream<Uint8Array>, contentType: string) {
-    const httpMetadata = { contentType: contentType || "application/octet-stream" };
-    if (size <= R2_PART_BYTES) {
-      await bucket.put(key, withLength(body, size), { httpMetadata });
-      return;
+  const partBytes = partSizeFor(size);
+  const upload = await r2.bucket.createMultipartUpload(key, { httpMetadata });
+  const cutter = new StreamCutter(body);
+  try {
+    const parts: R2UploadedPart[] = [];
+    for (let offset = 0; offset < size; offset += partBytes) {
+      const length = Math.min(partBytes, size - offset);
+      parts.push(await upload.uploadPart(parts.length + 1, withLength(cutter.next(length), length)));
     }
-    const partBytes = partSizeFor(size);
-    const upload = await bucket.createMultipartUpload(key, { httpMetadata });
-    const cutter = new StreamCutter(stepReader(body));
-    try {
-      const parts: R2UploadedPart[] = [];
-      for (let offset = 0; offset < size; offset += partBytes) {
-        const length = Math.min(partBytes, size - offset);
-        parts.push(await upload.uploadPart(parts.length + 1, withLength(cutter.next(length), length)));
-      }
-      await cutter.end();
-      await upload.complete(parts);
-    } catch (error) {
-      cutter.cancel(error);
-      await upload.abort().catch(() => {});
-      throw error;
-    }
+    await cutter.end();
+    await upload.complete(parts);
+  } catch (error) {
+    cutter.cancel(error);
+    await upload.abort().catch(() => {});
+    throw error;
   }
+}
 
-  /** R2 has no server-side copy: the object streams through, in parts when big. */
-  async function copyObject(fromKey: string, toKey: string) {
-    const source = await bucket.get(fromKey);
-    if (!source) throw objectNotFound();
-    await putObject(toKey, source.size, source.body, source.httpMetadata?.contentType ?? "");
+/** R2 has no server-side copy: the object streams through, in parts when big. */
+async function copyObject(r2: R2, fromKey: string, toKey: string) {
+  const source = await r2.bucket.get(fromKey);
+  if (!source) throw objectNotFound();
+  await putObject(r2, toKey, source.size, source.body, source.httpMetadata?.contentType ?? "");
+}
+
+/** Copies a file, or a folder key by key; answers the source keys. */
+async function copyTree(r2: R2, path: string, toPath: string): Promise<string[]> {
+  if (await head(r2, path)) {
+    await copyObject(r2, keyOf(r2, path), keyOf(r2, toPath));
+    return [keyOf(r2, path)];
   }
+  const from = folderPrefix(r2, path);
+  const to = folderPrefix(r2, toPath);
+  // Listed whole first: a copy into a folder below its source must not copy its own copies.
+  const keys: string[] = [];
+  for await (const page of keysUnder(r2, path)) keys.push(...page.map((object) => object.key));
+  if (keys.length === 0) throw objectNotFound();
+  for (const key of keys) await copyObject(r2, key, to + key.slice(from.length));
+  return keys;
+}
 
-  /** Copies a file, or a folder key by key; answers the source keys. */
-  async function copyTree(path: string, toPath: string): Promise<string[]> {
-    if (await head(path)) {
-      await copyObject(keyOf(path), keyOf(toPath));
-      return [keyOf(path)];
-    }
-    const from = folderPrefix(path);
-    const to = folderPrefix(toPath);
-    // Listed whole first: a copy into a folder below its source must not copy its own copies.
-    const keys: string[] = [];
-    for await (const page of keysUnder(path)) keys.push(...page.map((object) => object.key));
-    if (keys.length === 0) throw objectNotFound();
-    for (const key of keys) await copyObject(key, to + key.slice(from.length));
-    return keys;
-  }
+async function deleteKeys(r2: R2, keys: string[]) {
+  for (let start = 0; start < keys.length; start += R2_BATCH)
+    await r2.bucket.delete(keys.slice(start, start + R2_BATCH));
+}
 
-  async function deleteKeys(keys: string[]) {
-    for (let start = 0; start < keys.length; start += R2_BATCH)
-      await bucket.delete(keys.slice(start, start + R2_BATCH));
-  }
+async function removeTree(r2: R2, path: string): Promise<void> {
+  if (await head(r2, path)) return r2.bucket.delete(keyOf(r2, path));
+  // Each page listed is deleted before the next is asked for, so memory holds one page.
+  for await (const page of keysUnder(r2, path))
+    await deleteKeys(
+      r2,
+      page.map((object) => object.key),
+    );
+}
 
-  const parts: PartedUploads = {
+// Multipart parts.
+
+function r2Parts(r2: R2): PartedUploads {
+  const resumed = (upload: PartedUpload) =>
+    r2.bucket.resumeMultipartUpload(keyOf(r2, joinActual(upload.dir, upload.name)), upload.uploadId);
+  return {
     minPartBytes: R2_MIN_PART_BYTES,
     async begin(dir, name, contentType) {
-      const upload = await bucket.createMultipartUpload(keyOf(joinActual(dir, name)), {
+      const upload = await r2.bucket.createMultipartUpload(keyOf(r2, joinActual(dir, name)), {
         httpMetadata: { contentType: contentType || "application/octet-stream" },
       });
       return { dir, name, uploadId: upload.uploadId };
     },
     async putPart(upload, index, size, body) {
-      const resumed = bucket.resumeMultipartUpload(keyOf(joinActual(upload.dir, upload.name)), upload.uploadId);
-      return (await resumed.uploadPart(index + 1, withLength(body, size))).etag;
+      return (await resumed(upload).uploadPart(index + 1, withLength(body, size))).etag;
     },
     async complete(upload, tags) {
-      const resumed = bucket.resumeMultipartUpload(keyOf(joinActual(upload.dir, upload.name)), upload.uploadId);
-      await resumed.complete(tags.map((etag, index) => ({ partNumber: index + 1, etag })));
+      await resumed(upload).complete(tags.map((etag, index) => ({ partNumber: index + 1, etag })));
     },
     async abort(upload) {
-      await bucket.resumeMultipartUpload(keyOf(joinActual(upload.dir, upload.name)), upload.uploadId).abort();
+      await resumed(upload).abort();
     },
-  };
-
-  return {
-    async list(dir) {
-      const prefix = folderPrefix(dir);
-      const entries: FileObject[] = [];
-      let cursor: string | undefined;
-      do {
-        const page = await bucket.list({ prefix, delimiter: "/", ...(cursor ? { cursor } : {}) });
-        for (const folder of page.delimitedPrefixes) entries.push(folderOf(folder));
-        for (const object of page.objects) {
-          if (object.key.endsWith("/") || nameOf(object.key) === placeholder) continue;
-          entries.push(fileOf(object));
-        }
-        cursor = page.truncated ? page.cursor : undefined;
-      } while (cursor);
-      if (entries.length === 0 && !(await isFolder(dir))) throw (await head(dir)) ? notAFolder() : objectNotFound();
-      return entries;
-    },
-
-    async get(path) {
-      if (path === "/") return { name: "root", size: 0, isDir: true, modified: storage.modified, path: "/" };
-      const object = await head(path);
-      if (object) return fileOf(object);
-      if (await isFolder(path)) return folderOf(keyOf(path));
-      throw objectNotFound();
-    },
-
-    async link(path) {
-      const object = await head(path);
-      if (!object) throw objectNotFound();
-      const source: ByteSource = {
-        size: object.size,
-        modified: object.uploaded,
-        // The bytes of the version the headers describe: a replacement in between fails the read.
-        async read(start, end) {
-          const body = await bucket.get(object.key, {
-            range: { offset: start, length: end - start + 1 },
-            onlyIf: { etagMatches: object.etag },
-          });
-          if (!body) throw objectNotFound();
-          if (!("body" in body)) throw new Error(`${object.key} changed while it was being read`);
-          return body.body as ReadableStream<Uint8Array>;
-        },
-      };
-      return { source };
-    },
-
-    async makeDir(parentDir, name) {
-      await bucket.put(`${folderPrefix(joinActual(parentDir, name))}${placeholder}`, "");
-    },
-
-    async rename(path, newName) {
-      await deleteKeys(await copyTree(path, joinActual(parentOfActual(path), newName)));
-    },
-
-    async move(path, dstDir) {
-      await deleteKeys(await copyTree(path, joinActual(dstDir, path.slice(path.lastIndexOf("/") + 1))));
-    },
-
-    async copy(path, dstDir) {
-      await copyTree(path, joinActual(dstDir, path.slice(path.lastIndexOf("/") + 1)));
-    },
-
-    async remove(path) {
-      if (await head(path)) return bucket.delete(keyOf(path));
-      // Each page listed is deleted before the next is asked for, so memory holds one page.
-      for await (const page of keysUnder(path)) await deleteKeys(page.map((object) => object.key));
-    },
-
-    async put(dir, upload) {
-      await putObject(keyOf(joinActual(dir, upload.name)), upload.size, upload.body, upload.contentType);
-    },
-
-    parts,
   };
 }
 
@@ -278,51 +315,4 @@ export function r2Files(storage: StorageHandle): FileBackend {
  */
 export function partSizeFor(size: number): number {
   return Math.max(R2_PART_BYTES, Math.ceil(size / R2_MAX_PARTS / MIB) * MIB);
-}
-
-/**
- * Cuts one stream into consecutive streams of given lengths, each read as it is consumed: memory
- * holds one chunk of the source, never a part.
- */
-export class StreamCutter {
-  private rest: Uint8Array | null = null;
-
-  constructor(private readonly reader: StepReader) {}
-
-  /** The next `length` bytes; errors when the source ends first. */
-  next(length: number): ReadableStream<Uint8Array> {
-    let left = length;
-    return new ReadableStream<Uint8Array>(
-      {
-        pull: async (controller) => {
-          if (left === 0) return controller.close();
-          let chunk = this.rest;
-          this.rest = null;
-          if (!chunk) {
-            const read = await this.reader.read(left);
-            if (read.done) return controller.error(new Error(`the body ended ${left} bytes early`));
-            chunk = read.value;
-          }
-          if (chunk.byteLength > left) {
-            this.rest = chunk.subarray(left);
-            chunk = chunk.subarray(0, left);
-          }
-          left -= chunk.byteLength;
-          controller.enqueue(chunk);
-          if (left === 0) controller.close();
-        },
-      },
-      { highWaterMark: 0 },
-    );
-  }
-
-  /** Resolves once the source has ended, with nothing past the lengths taken; errors otherwise. */
-  async end(): Promise<void> {
-    const read = this.rest?.byteLength ? { done: false } : await this.reader.read();
-    if (!read.done) throw new Error("the body is longer than its length");
-  }
-
-  cancel(reason: unknown): void {
-    void this.reader.cancel(reason).catch(() => {});
-  }
 }

@@ -1,6 +1,7 @@
 // Plain TCP for the FTP, SFTP and SMB checks, over Workers sockets (`cloudflare:sockets`). The
 // module is loaded when a check runs, not at import: Node (the unit tests, the scripts) has no
 // such module, and there a TCP check fails with a clear status instead of the import failing.
+import { concatBytes } from "../lib/streams.ts";
 import { errorText, seconds, unreachable } from "./failures.ts";
 import { CheckFailed, type CheckContext } from "./types.ts";
 
@@ -64,10 +65,7 @@ export async function openTcp(
           `${target} closed the connection${"error" in chunk ? `: ${errorText(chunk.error)}` : ""}`,
         );
       }
-      const joined = new Uint8Array(buffered.length + chunk.value.length);
-      joined.set(buffered);
-      joined.set(chunk.value, buffered.length);
-      buffered = joined;
+      buffered = concatBytes(buffered, chunk.value);
     }
   };
   return {

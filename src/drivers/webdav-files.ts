@@ -3,10 +3,9 @@
 // credentials, which never reach the client); writes are PUT with a known length, MKCOL, MOVE, COPY
 // and DELETE. Basic auth is sent with every request (one round trip each); Digest is not supported.
 import { cleanPath } from "../lib/path.ts";
+import { anySignal, withLength } from "../lib/streams.ts";
 import { requireText } from "./addition.ts";
-import { anySignal } from "../lib/streams.ts";
 import { errorText } from "./failures.ts";
-import { withLength } from "./s3-files.ts";
 import {
   FileError,
   notAFolder,
@@ -14,6 +13,7 @@ import {
   type FileBackend,
   type FileObject,
   type StorageHandle,
+  type Upload,
 } from "./types.ts";
 
 /** The properties a listing asks for; the storage check asks the root for the same. */
@@ -72,169 +72,185 @@ const decodeEntities = (text: string) =>
     .replace(/&#(\d+);/g, (_, dec: string) => String.fromCodePoint(Number(dec)))
     .replace(/&amp;/g, "&");
 
+/** What every request to one WebDAV storage needs: its address, root and credentials. */
+interface Dav {
+  storage: StorageHandle;
+  /** The server's address, without a trailing slash. */
+  address: string;
+  /** The server's path prefix (the address may carry one, as /remote.php/dav/files/me). */
+  addressPath: string;
+  /** The address's host, as failures name it. */
+  host: string;
+  root: string;
+  username: string;
+  /** The Basic credentials every request carries (none without a username). */
+  auth: Record<string, string>;
+}
+
+/**
+ * The WebDAV backend: the Files object of one storage, every operation a named function over its
+ * context below, in this order: listing, reading (a proxied link), writing.
+ */
 export function webDavFiles(storage: StorageHandle): FileBackend {
   const { addition } = storage;
   const address = requireText(addition, "address").replace(/\/+$/, "");
-  const root = cleanPath(addition.text("root_folder_path"));
   const username = addition.text("username");
-  const auth: Record<string, string> =
-    username === "" ? {} : { Authorization: `Basic ${base64(`${username}:${addition.text("password")}`)}` };
-  const host = (() => {
-    try {
-      return new URL(address).host;
-    } catch {
-      return "the WebDAV server";
-    }
-  })();
-
-  /** The full path on the server of an actual path, and its URL (each segment encoded). */
-  const serverPath = (path: string) => cleanPath(`${root}/${path}`);
-  const urlOf = (path: string, folder = false) => {
-    const encoded = serverPath(path).split("/").map(encodeURIComponent).join("/");
-    return `${address}${encoded}${folder && encoded !== "/" && encoded !== "" ? "/" : ""}`;
+  const dav: Dav = {
+    storage,
+    address,
+    addressPath: (() => {
+      try {
+        return decodeURIComponent(new URL(address).pathname).replace(/\/+$/, "");
+      } catch {
+        return "";
+      }
+    })(),
+    host: (() => {
+      try {
+        return new URL(address).host;
+      } catch {
+        return "the WebDAV server";
+      }
+    })(),
+    root: cleanPath(addition.text("root_folder_path")),
+    username,
+    auth: username === "" ? {} : { Authorization: `Basic ${base64(`${username}:${addition.text("password")}`)}` },
   };
-  /** The server's path prefix (the address may carry one, as /remote.php/dav/files/me). */
-  const addressPath = (() => {
-    try {
-      return decodeURIComponent(new URL(address).pathname).replace(/\/+$/, "");
-    } catch {
-      return "";
-    }
-  })();
-
-  async function send(
-    method: string,
-    url: string,
-    headers: Record<string, string> = {},
-    body?: BodyInit | null,
-    signal?: AbortSignal,
-  ): Promise<Response> {
-    let response: Response;
-    try {
-      response = await fetch(url, {
-        method,
-        headers: { ...auth, ...headers },
-        body,
-        signal: anySignal(storage.signal, signal),
-      });
-    } catch (error) {
-      throw new Error(`cannot reach ${host}: ${errorText(error)}`);
-    }
-    if (response.status === 401) {
-      await response.text().catch(() => "");
-      throw new FileError("upstream", `${host} refused the credentials of ${username || "(no user)"} (HTTP 401)`);
-    }
-    return response;
-  }
-
-  async function failure(response: Response, what: string): Promise<Error> {
-    await response.text().catch(() => "");
-    if (response.status === 404) return objectNotFound();
-    return new Error(`${what}: ${host} answered HTTP ${response.status} ${response.statusText}`.trim());
-  }
-
-  const toObject = (entry: DavEntry, name: string, internal: string): FileObject => ({
-    name,
-    size: entry.isDir ? 0 : entry.size,
-    isDir: entry.isDir,
-    modified: entry.modified ?? storage.modified,
-    ...(entry.created ? { created: entry.created } : {}),
-    path: internal,
-  });
-
-  async function propfind(path: string, depth: "0" | "1"): Promise<DavEntry[]> {
-    const response = await send(
-      "PROPFIND",
-      urlOf(path, depth === "1"),
-      { Depth: depth, "Content-Type": "application/xml; charset=utf-8" },
-      PROPFIND_BODY,
-    );
-    if (response.status !== 207) throw await failure(response, "PROPFIND");
-    return parseMultistatus(await response.text());
-  }
-
-  const joinActual = (dir: string, name: string) => (dir === "/" ? `/${name}` : `${dir}/${name}`);
-
-  async function expectOk(response: Response, what: string, okStatuses: number[]) {
-    if (!okStatuses.includes(response.status)) throw await failure(response, what);
-    await response.body?.cancel();
-  }
-
   return {
-    async list(dir) {
-      const entries = await propfind(dir, "1");
-      const self = addressPath + serverPath(dir);
-      const own = entries.find((entry) => entry.path === self || entry.path === serverPath(dir));
-      if (own && !own.isDir) throw notAFolder();
-      return entries
-        .filter((entry) => entry !== own && entry.path !== self)
-        .map((entry) => {
-          const name = entry.path.slice(entry.path.lastIndexOf("/") + 1);
-          return toObject(entry, name, joinActual(serverPath(dir), name));
-        });
-    },
+    list: (dir) => listFolder(dav, dir),
+    get: (path) => getObject(dav, path),
 
-    async get(path) {
-      const [entry] = await propfind(path, "0");
-      if (!entry) throw objectNotFound();
-      const name = path === "/" ? "root" : path.slice(path.lastIndexOf("/") + 1);
-      return toObject(entry, name, serverPath(path));
-    },
-
-    async link(path) {
-      return { url: urlOf(path), headers: auth };
-    },
+    link: async (path) => ({ url: urlOf(dav, path), headers: dav.auth }),
 
     async makeDir(parentDir, name) {
-      await expectOk(await send("MKCOL", urlOf(joinActual(parentDir, name), true)), "MKCOL", [201]);
+      await expectOk(dav, await send(dav, "MKCOL", urlOf(dav, joinActual(parentDir, name), true)), "MKCOL", [201]);
     },
-
-    async rename(path, newName) {
-      const target = joinActual(path.slice(0, Math.max(1, path.lastIndexOf("/"))), newName);
-      await expectOk(
-        await send("MOVE", urlOf(path), { Destination: urlOf(target), Overwrite: "T" }),
-        "MOVE",
-        [201, 204],
-      );
-    },
-
-    async move(path, dstDir) {
-      const target = joinActual(dstDir, path.slice(path.lastIndexOf("/") + 1));
-      await expectOk(
-        await send("MOVE", urlOf(path), { Destination: urlOf(target), Overwrite: "T" }),
-        "MOVE",
-        [201, 204],
-      );
-    },
-
-    async copy(path, dstDir) {
-      const target = joinActual(dstDir, path.slice(path.lastIndexOf("/") + 1));
-      await expectOk(
-        await send("COPY", urlOf(path), { Destination: urlOf(target), Overwrite: "T", Depth: "infinity" }),
-        "COPY",
-        [201, 204],
-      );
-    },
-
-    async remove(path) {
-      const response = await send("DELETE", urlOf(path));
-      if (response.status === 404) return void (await response.body?.cancel());
-      await expectOk(response, "DELETE", [200, 204]);
-    },
-
+    rename: (path, newName) =>
+      transfer(dav, "MOVE", path, joinActual(path.slice(0, Math.max(1, path.lastIndexOf("/"))), newName)),
+    move: (path, dstDir) => transfer(dav, "MOVE", path, joinActual(dstDir, path.slice(path.lastIndexOf("/") + 1))),
+    copy: (path, dstDir) => transfer(dav, "COPY", path, joinActual(dstDir, path.slice(path.lastIndexOf("/") + 1))),
+    remove: (path) => removePath(dav, path),
     partialUploads: true,
-
-    async put(dir, upload) {
-      const response = await send(
-        "PUT",
-        urlOf(joinActual(dir, upload.name)),
-        { "Content-Type": upload.contentType || "application/octet-stream", "Content-Length": String(upload.size) },
-        withLength(upload.body, upload.size),
-        upload.signal,
-      );
-      await expectOk(response, "PUT", [200, 201, 204]);
-    },
+    put: (dir, upload) => putFile(dav, joinActual(dir, upload.name), upload),
   };
+}
+
+/** The full path on the server of an actual path. */
+const serverPath = (dav: Dav, path: string) => cleanPath(`${dav.root}/${path}`);
+/** The URL of an actual path, each segment encoded. */
+const urlOf = (dav: Dav, path: string, folder = false) => {
+  const encoded = serverPath(dav, path).split("/").map(encodeURIComponent).join("/");
+  return `${dav.address}${encoded}${folder && encoded !== "/" && encoded !== "" ? "/" : ""}`;
+};
+const joinActual = (dir: string, name: string) => (dir === "/" ? `/${name}` : `${dir}/${name}`);
+
+// Requests.
+
+async function send(
+  dav: Dav,
+  method: string,
+  url: string,
+  headers: Record<string, string> = {},
+  body?: BodyInit | null,
+  signal?: AbortSignal,
+): Promise<Response> {
+  let response: Response;
+  try {
+    response = await fetch(url, {
+      method,
+      headers: { ...dav.auth, ...headers },
+      body,
+      signal: anySignal(dav.storage.signal, signal),
+    });
+  } catch (error) {
+    throw new Error(`cannot reach ${dav.host}: ${errorText(error)}`);
+  }
+  if (response.status === 401) {
+    await response.text().catch(() => "");
+    throw new FileError("upstream", `${dav.host} refused the credentials of ${dav.username || "(no user)"} (HTTP 401)`);
+  }
+  return response;
+}
+
+async function failure(dav: Dav, response: Response, what: string): Promise<Error> {
+  await response.text().catch(() => "");
+  if (response.status === 404) return objectNotFound();
+  return new Error(`${what}: ${dav.host} answered HTTP ${response.status} ${response.statusText}`.trim());
+}
+
+async function expectOk(dav: Dav, response: Response, what: string, okStatuses: number[]) {
+  if (!okStatuses.includes(response.status)) throw await failure(dav, response, what);
+  await response.body?.cancel();
+}
+
+// Listing.
+
+const toObject = (dav: Dav, entry: DavEntry, name: string, internal: string): FileObject => ({
+  name,
+  size: entry.isDir ? 0 : entry.size,
+  isDir: entry.isDir,
+  modified: entry.modified ?? dav.storage.modified,
+  ...(entry.created ? { created: entry.created } : {}),
+  path: internal,
+});
+
+async function propfind(dav: Dav, path: string, depth: "0" | "1"): Promise<DavEntry[]> {
+  const response = await send(
+    dav,
+    "PROPFIND",
+    urlOf(dav, path, depth === "1"),
+    { Depth: depth, "Content-Type": "application/xml; charset=utf-8" },
+    PROPFIND_BODY,
+  );
+  if (response.status !== 207) throw await failure(dav, response, "PROPFIND");
+  return parseMultistatus(await response.text());
+}
+
+async function listFolder(dav: Dav, dir: string): Promise<FileObject[]> {
+  const entries = await propfind(dav, dir, "1");
+  const self = dav.addressPath + serverPath(dav, dir);
+  const own = entries.find((entry) => entry.path === self || entry.path === serverPath(dav, dir));
+  if (own && !own.isDir) throw notAFolder();
+  return entries
+    .filter((entry) => entry !== own && entry.path !== self)
+    .map((entry) => {
+      const name = entry.path.slice(entry.path.lastIndexOf("/") + 1);
+      return toObject(dav, entry, name, joinActual(serverPath(dav, dir), name));
+    });
+}
+
+async function getObject(dav: Dav, path: string): Promise<FileObject> {
+  const [entry] = await propfind(dav, path, "0");
+  if (!entry) throw objectNotFound();
+  const name = path === "/" ? "root" : path.slice(path.lastIndexOf("/") + 1);
+  return toObject(dav, entry, name, serverPath(dav, path));
+}
+
+// Writing.
+
+/** A MOVE or COPY of `path` to `target`, replacing what is there (a COPY takes a folder whole). */
+async function transfer(dav: Dav, method: "MOVE" | "COPY", path: string, target: string): Promise<void> {
+  const headers: Record<string, string> = { Destination: urlOf(dav, target), Overwrite: "T" };
+  if (method === "COPY") headers.Depth = "infinity";
+  await expectOk(dav, await send(dav, method, urlOf(dav, path), headers), method, [201, 204]);
+}
+
+async function removePath(dav: Dav, path: string): Promise<void> {
+  const response = await send(dav, "DELETE", urlOf(dav, path));
+  if (response.status === 404) return void (await response.body?.cancel());
+  await expectOk(dav, response, "DELETE", [200, 204]);
+}
+
+async function putFile(dav: Dav, path: string, upload: Upload): Promise<void> {
+  const response = await send(
+    dav,
+    "PUT",
+    urlOf(dav, path),
+    { "Content-Type": upload.contentType || "application/octet-stream", "Content-Length": String(upload.size) },
+    withLength(upload.body, upload.size),
+    upload.signal,
+  );
+  await expectOk(dav, response, "PUT", [200, 201, 204]);
 }
 
 /** Base64 of UTF-8 text (btoa alone takes Latin-1 only). */

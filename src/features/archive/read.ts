@@ -6,7 +6,7 @@ import { FileError } from "../../http/errors.ts";
 import { NOT_A_FILE } from "../fs/messages.ts";
 import type { MountTree } from "../fs/mounts.ts";
 import { baseName, cleanPath } from "../fs/path.ts";
-import { contentDisposition, contentTypeOf, rangeWithin } from "../fs/serve.ts";
+import { contentDisposition, contentTypeOf, rangeReply } from "../fs/serve.ts";
 import type { FsState } from "../fs/state.ts";
 import { FileType, objectFields, typeByName } from "../fs/wire.ts";
 import { type ArchiveNode, archiveTree, nodeAt, requireNoBomb, requireSafeNames, requireZipName } from "./rules.ts";
@@ -50,8 +50,9 @@ export function archivePage(root: ArchiveNode, innerPath: string, page: number, 
 }
 
 /**
- * The entry `inner` of the ZIP at `path`, streamed: a Range is served by inflating from the entry's
- * start and dropping the bytes before the range (a stored entry is read at the range itself).
+ * The entry `inner` of the ZIP at `path`, streamed through fs's range reply: a Range is served by
+ * inflating from the entry's start and dropping the bytes before the range (a stored entry is read
+ * at the range itself).
  */
 export async function streamEntry(
   request: Request,
@@ -78,17 +79,11 @@ export async function streamEntry(
     "Referrer-Policy": "no-referrer",
     "Accept-Ranges": "bytes",
   });
-  const header = request.headers.get("Range");
-  const range = header === null ? null : rangeWithin(header, entry.size);
-  if (range === "unsatisfiable") {
-    headers.set("Content-Range", `bytes */${entry.size}`);
-    return new Response(null, { status: 416, headers });
-  }
-  const [start, end] = range ?? [0, entry.size - 1];
-  const length = Math.max(0, end - start + 1);
-  headers.set("Content-Length", String(length));
-  if (range) headers.set("Content-Range", `bytes ${start}-${end}/${entry.size}`);
-  const status = range ? 206 : 200;
-  if (request.method === "HEAD") return new Response(null, { status, headers });
-  return new Response(await openEntry(reader, entry, password, start, length), { status, headers });
+  // The entry as bytes read here, served as fs serves a storage's byte source (without validators:
+  // an entry has no ETag, so an If-Range never holds the Range back).
+  return rangeReply(
+    request,
+    { size: entry.size, read: (start, end) => openEntry(reader, entry, password, start, Math.max(0, end - start + 1)) },
+    headers,
+  );
 }

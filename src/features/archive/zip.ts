@@ -3,6 +3,7 @@
 // inflated by the runtime's own DecompressionStream. Nothing is staged: the archive is never read
 // whole (docs/decisions.md D13.1).
 import { FileError } from "../../http/errors.ts";
+import { emptyBody } from "../../lib/streams.ts";
 import {
   AES_REFUSED,
   CENTRAL_DIRECTORY_TOO_LARGE,
@@ -294,7 +295,7 @@ export async function openEntry(
 ): Promise<ReadableStream<Uint8Array>> {
   requireOpenable(entry, password);
   const offset = await dataOffset(reader, entry);
-  if (length <= 0) return new ReadableStream({ start: (controller) => controller.close() });
+  if (length <= 0) return emptyBody();
   if (entry.method === 0 && !entry.encrypted) {
     if (entry.compressedSize !== entry.size) throw damaged();
     return reader.stream(offset + start, length);

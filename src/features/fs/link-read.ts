@@ -4,13 +4,11 @@
 // bytes is taken up again from there; a failure for good is a FileError of kind upstream that says
 // what the storage did, never a runtime's own error (which would answer "internal error").
 import { FileError, type Link } from "../../drivers/types.ts";
-import { type StepReader, stepReader } from "../../lib/streams.ts";
+import { emptyBody, type StepReader, stepReader } from "../../lib/streams.ts";
 import { readBrokenOff, readFailed, readUnreachable } from "./messages.ts";
 
 /** How many times a read that broke off after some bytes is taken up again from there. */
 export const READ_RESUMES = 8;
-
-const emptyBody = () => new ReadableStream<Uint8Array>({ start: (controller) => controller.close() });
 
 /**
  * The bytes `start..end` (inclusive) of the file `name`, `size` bytes long, behind `link`: exactly

@@ -4,6 +4,7 @@
 // break (`\r\n--boundary--\r\n`), as browsers send it; a body that ends otherwise fails before
 // its last byte reaches the storage, and the upload removes what a storage kept (putFile).
 import { ApiError } from "../../http/errors.ts";
+import { concatBytes } from "../../lib/streams.ts";
 import {
   FORM_ENDED_EARLY,
   FORM_FILE_NOT_LAST,
@@ -48,10 +49,7 @@ export async function fileFromMultipart(request: Request): Promise<FilePart> {
     if (head.length > MAX_HEAD_BYTES) throw new ApiError(500, FORM_NO_FILE);
     const { done, value } = await reader.read();
     if (done) throw new ApiError(500, FORM_NO_FILE);
-    const joined = new Uint8Array(head.length + value.length);
-    joined.set(head);
-    joined.set(value, head.length);
-    head = joined;
+    head = concatBytes(head, value);
     text = new TextDecoder("latin1").decode(head);
   }
   const headers = text;
@@ -70,10 +68,7 @@ export async function fileFromMultipart(request: Request): Promise<FilePart> {
       while (pending.length < Math.min(closing.length + 1, size - sent + closing.length)) {
         const { done, value } = await reader.read();
         if (done) break;
-        const joined = new Uint8Array(pending.length + value.length);
-        joined.set(pending);
-        joined.set(value, pending.length);
-        pending = joined;
+        pending = concatBytes(pending, value);
       }
       const left = size - sent;
       const take = Math.min(left, pending.length - closing.length);

@@ -15,7 +15,7 @@ import {
 } from "./messages.ts";
 import { fileFailure, getObject, type MountTree, type Mounted } from "./mounts.ts";
 import { baseName, joinName, parentOf } from "./path.ts";
-import { anySignal, stepReader } from "../../lib/streams.ts";
+import { anySignal, emptyBody, exactLength } from "../../lib/streams.ts";
 import { readLink } from "./link-read.ts";
 
 /** Most files and folders a copy or move between storages handles in one request (each costs upstream calls). */
@@ -251,53 +251,22 @@ export async function removePartial(dir: Mounted, name: string): Promise<void> {
 }
 
 /**
- * The body as it is read, counted: `fault` is why it did not arrive whole (its own refusal, such
- * as a form's wrong ending, or that it failed, ended early or ran long), null while it did not.
- * `signal` aborts at the fault, before the body fails: workerd logs a failed body of an outgoing
- * request as an uncaught exception, an aborted request not (docs/decisions.md D12.8).
+ * The body as it is read, held to its size: `fault` is why it did not arrive whole (its own refusal,
+ * such as a form's wrong ending, or that it failed, ended early or ran long), null while it did not.
  */
 function watchBody(source: ReadableStream<Uint8Array>, size: number) {
-  const reader = stepReader(source);
-  let sent = 0;
-  let ended = false;
-  let fault: FileError | null = null;
-  const abort = new AbortController();
-  const fail = (controller: ReadableStreamDefaultController<Uint8Array>, error: FileError) => {
-    fault = error;
-    // No reason of our own: a JavaScript error as the reason is logged as uncaught too. A backend
-    // that takes no signal (R2, FTP) sees the body fail, as before.
-    abort.abort();
-    controller.error(error);
-  };
-  const body = new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      let next: ReadableStreamReadResult<Uint8Array>;
-      try {
-        next = await reader.read();
-      } catch (error) {
-        // A failed upload answers 500, with the body's own words when it has them (a form's wrong
-        // ending); a file read from a storage fails as its reader says (the storage's failure).
-        if (error instanceof FileError) return fail(controller, error);
-        return fail(
-          controller,
-          new FileError("refused", error instanceof ApiError ? error.message : uploadEndedEarly(sent, size)),
-        );
-      }
-      if (next.done) {
-        if (sent < size) return fail(controller, new FileError("refused", uploadEndedEarly(sent, size)));
-        ended = true;
-        return controller.close();
-      }
-      sent += next.value.byteLength;
-      if (sent > size) return fail(controller, new FileError("refused", uploadTooLong(size)));
-      controller.enqueue(next.value);
-    },
-    cancel: (reason) => reader.cancel(reason),
+  return exactLength(source, size, {
+    readAhead: true,
+    short: (sent) => new FileError("refused", uploadEndedEarly(sent, size)),
+    long: () => new FileError("refused", uploadTooLong(size)),
+    // A failed upload answers 500, with the body's own words when it has them (a form's wrong
+    // ending); a file read from a storage fails as its reader says (the storage's failure).
+    failed: (error, sent) =>
+      error instanceof FileError
+        ? error
+        : new FileError("refused", error instanceof ApiError ? error.message : uploadEndedEarly(sent, size)),
   });
-  return { body, signal: abort.signal, fault: () => fault, complete: () => ended, sent: () => sent };
 }
-
-export const emptyBody = () => new ReadableStream<Uint8Array>({ start: (controller) => controller.close() });
 
 /** Deletes the object at full path `path` (a folder with everything in it). */
 export async function removePath(tree: MountTree, path: string): Promise<void> {

@@ -110,23 +110,45 @@ async function serveSource(request: Request, source: ByteSource, name: string): 
     "Last-Modified": source.modified.toUTCString(),
     "Accept-Ranges": "bytes",
   });
+  const reply = (status: number) => new Response(null, { status, headers });
+
+  if (preconditionFailed(request.headers, etag, modifiedSeconds)) return reply(412);
+  if (notModified(request.headers, etag, modifiedSeconds)) return reply(304);
+  // An empty file is not read: a source is asked for one byte at least.
+  const bytes = source.size === 0 ? { size: 0, read: async () => null } : source;
+  return rangeReply(request, bytes, headers, { etag, modified: modifiedSeconds });
+}
+
+/** Bytes this server reads itself and serves with Range: a storage's byte source, an archive's entry. */
+export interface RangedBytes {
+  size: number;
+  /** The bytes from `start` to `end` inclusive; null for none. */
+  read(start: number, end: number, signal?: AbortSignal): Promise<ReadableStream<Uint8Array> | null>;
+}
+
+/**
+ * The reply to a GET or HEAD of `bytes`, whole or the one range asked for (206, Content-Range; 416
+ * past the end), with `headers` (the caller's: type, disposition, validators). An If-Range is
+ * honoured only with `validators`: without them a Range is always served.
+ */
+export async function rangeReply(
+  request: Request,
+  bytes: RangedBytes,
+  headers: Headers,
+  validators?: { etag: string; modified: number },
+): Promise<Response> {
   const reply = (status: number, body: ReadableStream<Uint8Array> | null) =>
     new Response(request.method === "HEAD" ? null : body, { status, headers });
-
-  const failed = preconditionFailed(request.headers, etag, modifiedSeconds);
-  if (failed) return reply(412, null);
-  if (notModified(request.headers, etag, modifiedSeconds)) return reply(304, null);
-
-  const range = byteRange(request.headers, etag, modifiedSeconds, source.size);
+  const range = byteRange(request.headers, bytes.size, validators);
   if (range === "unsatisfiable") {
-    headers.set("Content-Range", `bytes */${source.size}`);
+    headers.set("Content-Range", `bytes */${bytes.size}`);
     return reply(416, null);
   }
-  const [start, end] = range ?? [0, source.size - 1];
+  const [start, end] = range ?? [0, bytes.size - 1];
   headers.set("Content-Length", String(Math.max(0, end - start + 1)));
-  if (range) headers.set("Content-Range", `bytes ${start}-${end}/${source.size}`);
-  if (request.method === "HEAD" || source.size === 0) return reply(range ? 206 : 200, null);
-  return reply(range ? 206 : 200, await source.read(start, end, request.signal));
+  if (range) headers.set("Content-Range", `bytes ${start}-${end}/${bytes.size}`);
+  if (request.method === "HEAD") return reply(range ? 206 : 200, null);
+  return reply(range ? 206 : 200, await bytes.read(start, end, request.signal));
 }
 
 const etagMatches = (list: string, etag: string) =>
@@ -171,19 +193,19 @@ export function parseRange(header: string): RangeSpec | null {
 
 /**
  * The one range asked for, as [start, end] inclusive; null for the whole file (no Range, an
- * If-Range that no longer matches, a Range parseRange ignores); "unsatisfiable" when the range
- * lies past the end of the file.
+ * If-Range that no longer matches `validators`, a Range parseRange ignores); "unsatisfiable" when
+ * the range lies past the end of the file.
  */
 function byteRange(
   headers: Headers,
-  etag: string,
-  modified: number,
   size: number,
+  validators?: { etag: string; modified: number },
 ): [number, number] | null | "unsatisfiable" {
   const header = headers.get("range");
   if (header === null) return null;
   const ifRange = headers.get("if-range");
-  if (ifRange !== null && ifRange !== etag && httpDateSeconds(ifRange) !== modified) return null;
+  if (validators && ifRange !== null && ifRange !== validators.etag && httpDateSeconds(ifRange) !== validators.modified)
+    return null;
   return rangeWithin(header, size);
 }
 

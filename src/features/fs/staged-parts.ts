@@ -5,7 +5,7 @@
 // Nothing is held but the bytes in flight, and nothing shows under the target's name before the
 // joining upload.
 import { FileError, type PartedUpload, type PartedUploads } from "../../drivers/types.ts";
-import { type StepReader, stepReader } from "../../lib/streams.ts";
+import { concatStreams } from "../../lib/streams.ts";
 import { STAGING_PREFIX, type Mounted } from "./mounts.ts";
 import { need, putFile, readWhole } from "./operations.ts";
 import { joinName } from "./path.ts";
@@ -50,7 +50,9 @@ export function stagedParts(mounted: Mounted): PartedUploads {
       await putFile(at(upload.dir), {
         name: upload.name,
         size,
-        body: joined(tags.map((tag) => () => readWhole(backend, joinName(staging(upload), tag), sizes.get(tag) ?? 0))),
+        body: concatStreams(
+          tags.map((tag) => () => readWhole(backend, joinName(staging(upload), tag), sizes.get(tag) ?? 0)),
+        ),
         contentType: "application/octet-stream",
       });
       await remove(staging(upload)).catch(() => undefined);
@@ -61,31 +63,4 @@ export function stagedParts(mounted: Mounted): PartedUploads {
       });
     },
   };
-}
-
-/**
- * The streams `parts` opens, one after the other, each opened only when the one before ended; read
- * in large steps (stepReader).
- */
-function joined(parts: (() => Promise<ReadableStream<Uint8Array>>)[]): ReadableStream<Uint8Array> {
-  let next = 0;
-  let reader: StepReader | null = null;
-  return new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      for (;;) {
-        if (!reader) {
-          if (next >= parts.length) return controller.close();
-          reader = stepReader(await parts[next++]!());
-        }
-        const { done, value } = await reader.read();
-        if (done) {
-          reader = null;
-          continue;
-        }
-        controller.enqueue(value);
-        return;
-      }
-    },
-    cancel: (reason) => reader?.cancel(reason),
-  });
 }

@@ -12,7 +12,8 @@ import { envelopeResponse, type Router } from "../../http/router.ts";
 import type { FileWrites } from "./hooks.ts";
 import { contentLengthInvalid, FILE_EXISTS, uploadTaskName } from "./messages.ts";
 import { fileFromMultipart } from "./multipart.ts";
-import { emptyBody, exists, makeDirs, need, putFile } from "./operations.ts";
+import { emptyBody } from "../../lib/streams.ts";
+import { exists, makeDirs, need, putFile } from "./operations.ts";
 import { viewerOf } from "./rules.ts";
 import { stateWithoutGuess } from "./store.ts";
 import {

@@ -4,10 +4,11 @@ import { bucketAt, makeFolders, bucketFolder, requireBucket, type S3Request, vis
 import type { S3Code } from "./messages.ts";
 import { verifiedChunks } from "./chunked.ts";
 import { FileError } from "../../http/errors.ts";
+import { emptyBody } from "../../lib/streams.ts";
 import { etagOfObject } from "../dav/rules.ts";
 import { uploadEndedEarly, uploadTooLong } from "../fs/messages.ts";
 import type { MountTree } from "../fs/mounts.ts";
-import { emptyBody, lookup, putFile, removePath, transfer } from "../fs/operations.ts";
+import { lookup, putFile, removePath, transfer } from "../fs/operations.ts";
 import { BadXml, parseXml } from "../dav/xml.ts";
 import { baseName, parentOf } from "../fs/path.ts";
 import { anchoredBy, Permission, requireAccess, requireUploadable, requireWritable } from "../fs/rules.ts";

@@ -8,9 +8,10 @@ import type { BatchItem } from "drizzle-orm/batch";
 import type { Database } from "../../db/client.ts";
 import { FileError, type PartedUpload } from "../../drivers/types.ts";
 import type { Env } from "../../env.ts";
-import { stepReader } from "../../lib/streams.ts";
+import { emptyBody, exactLength } from "../../lib/streams.ts";
 import { fileFailure, getObject, MountTree, type Mounted } from "../fs/mounts.ts";
-import { emptyBody, ensureFolder, makeDirs, need, putFile, readSource, removePartial } from "../fs/operations.ts";
+import { ensureFolder, makeDirs, need, putFile, readSource, removePartial } from "../fs/operations.ts";
+import { uploadEndedEarly, uploadTooLong } from "../fs/messages.ts";
 import { joinName, parentOf } from "../fs/path.ts";
 import { extendTree } from "../fs/store.ts";
 import { type TaskIndexing, taskRemoved, taskWrote } from "../search/changes.ts";
@@ -199,33 +200,18 @@ class UnitWork {
   }
 
   /**
-   * The stream counted as it flows, from `base` bytes on: a heartbeat every few seconds, a stop when
-   * told. Read in large steps (stepReader): a TransformStream would run every few kilobytes through
-   * JavaScript.
+   * The `size` bytes of `stream` counted as they flow, from `base` bytes on: a heartbeat every few
+   * seconds, a stop when told (exactLength, read in large steps; what a short or long read says is
+   * what putFile would say of it).
    */
-  counted(stream: ReadableStream<Uint8Array>, base: number): ReadableStream<Uint8Array> {
-    let bytes = base;
-    const reader = stepReader(stream);
-    return new ReadableStream<Uint8Array>(
-      {
-        pull: async (controller) => {
-          const next = await reader.read();
-          if (next.done) return controller.close();
-          bytes += next.value.byteLength;
-          if (Date.now() - this.lastBeat >= HEARTBEAT_MS) {
-            try {
-              await this.beat(bytes);
-            } catch (stop) {
-              await reader.cancel(stop).catch(() => undefined);
-              return controller.error(stop);
-            }
-          }
-          controller.enqueue(next.value);
-        },
-        cancel: (reason) => reader.cancel(reason),
+  counted(stream: ReadableStream<Uint8Array>, base: number, size: number): ReadableStream<Uint8Array> {
+    return exactLength(stream, size, {
+      short: (sent) => new FileError("refused", uploadEndedEarly(sent, size)),
+      long: () => new FileError("refused", uploadTooLong(size)),
+      onBytes: async (_chunk, sent) => {
+        if (Date.now() - this.lastBeat >= HEARTBEAT_MS) await this.beat(base + sent);
       },
-      { highWaterMark: 0 },
-    );
+    }).body;
   }
 
   /** A heartbeat now, `bytes` done: past it the run goes on, or it stops (Stopped) and says why. */
@@ -344,7 +330,7 @@ async function writeFile(
   const parts = partBytes === null ? undefined : target.backend.parts;
   if (!parts || size <= Math.max(parts.minPartBytes, partBytes!)) {
     need(target, "put");
-    const body = size === 0 ? emptyBody() : work.counted(await read(), 0);
+    const body = size === 0 ? emptyBody() : work.counted(await read(), 0, size);
     work.writing = name;
     await putFile(target, { name, size, body, contentType: "application/octet-stream" });
     work.writing = undefined;
@@ -366,7 +352,7 @@ async function writeFile(
     parted.upload,
     index,
     end - start + 1,
-    work.counted(await read({ start, end }), start),
+    work.counted(await read({ start, end }), start, end - start + 1),
   );
   parted = { ...parted, tags: [...parted.tags, tag] };
   work.payload = { ...work.payload, parted };

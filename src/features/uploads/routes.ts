@@ -15,6 +15,7 @@ import { createRoute } from "../../http/openapi.ts";
 import { fromJson } from "../../http/params.ts";
 import { envelopeResponse, jsonBody, type Router } from "../../http/router.ts";
 import { cleanPath } from "../../lib/path.ts";
+import { emptyBody } from "../../lib/streams.ts";
 import { FILE_EXISTS, PERMISSION_DENIED } from "../fs/messages.ts";
 import { fileFailure } from "../fs/mounts.ts";
 import { exists, makeDirs } from "../fs/operations.ts";
@@ -330,7 +331,7 @@ async function abortStale(stale: UploadSession[], storageId: number, parts: Part
 
 /** A chunk's bytes, held to `size` bytes (chunk `index`): refused short or long. */
 const watchedChunk = (body: ReadableStream<Uint8Array> | null, size: number, index: number) =>
-  hashed(body ?? new ReadableStream({ start: (controller) => controller.close() }), size, {
+  hashed(body ?? emptyBody(), size, {
     short: new ApiError(400, incompleteChunk(index, size)),
     long: new ApiError(400, chunkTooLarge(index, size)),
   });

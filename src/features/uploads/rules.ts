@@ -3,7 +3,7 @@
 // SHA-256 of a chunk computed as it streams through.
 import type { uploadChunks, uploadSessions } from "../../db/schema.ts";
 import { ApiError } from "../../http/errors.ts";
-import { stepReader } from "../../lib/streams.ts";
+import { exactLength } from "../../lib/streams.ts";
 import { hashInvalid } from "./messages.ts";
 
 export const MIB = 1024 * 1024;
@@ -220,50 +220,32 @@ function sha256Sink() {
 }
 
 /**
- * `body` passed through, held to exactly `size` bytes and hashed: it fails once it runs past `size`
- * or ends short, so the upstream never stores a wrong chunk. `done()` resolves with the SHA-256
- * (hex) once the stream ended whole. The body is read in large steps (stepReader): through a
- * TransformStream, which workerd feeds a few kilobytes at a time, a chunk went at half the speed.
- * `signal` aborts before the body fails, for the request that sends it upstream: a failed body is
- * logged as an uncaught exception, an aborted request not (docs/decisions.md D12.8).
+ * `body` passed through, held to exactly `size` bytes (exactLength) and hashed: it fails once it
+ * runs past `size` or ends short, so the upstream never stores a wrong chunk. `done()` resolves
+ * with the SHA-256 (hex) once the stream ended whole. `signal` aborts at a fault, for the request
+ * that sends it upstream (docs/decisions.md D12.8), and once the body is cancelled or failed.
  */
 export function hashed(body: ReadableStream<Uint8Array>, size: number, fault: { short: Error; long: Error }) {
-  const reader = stepReader(body);
   const sink = sha256Sink();
-  let seen = 0;
-  let settle!: { resolve: (hex: string) => void; reject: (error: unknown) => void };
-  const hash = new Promise<string>((resolve, reject) => (settle = { resolve, reject }));
-  hash.catch(() => undefined);
-  const abort = new AbortController();
-  const stop = (error: unknown) => {
-    abort.abort();
-    settle.reject(error);
-    void reader.cancel(error).catch(() => undefined);
-    sink.abort(error);
-  };
-  const out = new ReadableStream<Uint8Array>(
-    {
-      async pull(controller) {
-        try {
-          // Past the end, one byte more is asked for: there must be none.
-          const { done, value } = await reader.read(size - seen || 1);
-          if (done) {
-            if (seen < size) throw fault.short;
-            settle.resolve(await sink.hex());
-            return controller.close();
-          }
-          seen += value.byteLength;
-          if (seen > size) throw fault.long;
-          await sink.write(value);
-          controller.enqueue(value);
-        } catch (error) {
-          stop(error);
-          controller.error(error);
-        }
-      },
-      cancel: stop,
+  const exact = exactLength(body, size, {
+    short: () => fault.short,
+    long: () => fault.long,
+    onBytes: (chunk) => sink.write(chunk),
+  });
+  const hash = exact.done.then(
+    () => sink.hex(),
+    (error: unknown) => {
+      sink.abort(error);
+      throw error;
     },
-    { highWaterMark: 0 },
   );
-  return { body: out, done: () => hash, fail: stop, signal: abort.signal };
+  hash.catch(() => undefined);
+  const stopped = new AbortController();
+  exact.done.catch(() => stopped.abort());
+  return {
+    body: exact.body,
+    done: () => hash,
+    fail: exact.fail,
+    signal: AbortSignal.any([exact.signal, stopped.signal]),
+  };
 }
