@@ -12,8 +12,9 @@ import { ApiError } from "../../http/errors.ts";
 import { createRoute } from "../../http/openapi.ts";
 import { envelopeResponse, type Router } from "../../http/router.ts";
 import { GUEST_NO_TASKS, INVALID_REQUEST_FORMAT, TASK_NOT_FOUND } from "./messages.ts";
+import { firstUnitOf } from "./payload.ts";
 import { sendUnits } from "./queue.ts";
-import { creatorRefusal, DONE_STATES, TASK_KINDS, TaskState, taskInfo, type TaskKind, type TaskRow } from "./rules.ts";
+import { creatorRefusal, DONE_STATES, TASK_KINDS, TaskState, taskInfo, type TaskKind } from "./rules.ts";
 import {
   cancelTasks,
   clearTasks,
@@ -70,12 +71,6 @@ const listPlans = {
     (TASK_KINDS as readonly string[]).includes(c.req.param("kind") ?? "")
       ? listPlan(c.var.db, kindOf(c), true, visibleTo(callerId, callerIsAdmin))
       : null,
-};
-
-/** A task's first unit, rebuilt from its payload when a retry starts it over. */
-export const firstUnitOf = (task: TaskRow) => {
-  const { unit, ...payload } = task.payload as { unit: string } & Record<string, unknown>;
-  return { kind: unit, payload };
 };
 
 /** The ids of a batch operation's body: an array of strings, else AList's 400. */
