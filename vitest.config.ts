@@ -42,6 +42,8 @@ export default defineConfig({
                 JWT_SECRET: "workerd-test-secret-workerd-test-secret-0123",
                 // S3's smallest part: a file of a few MiB is copied in parts (tasks.workerd.test.ts).
                 TASK_PART_BYTES: String(5 * 1024 * 1024),
+                // A heartbeat every 200 ms: the tests that wait for one wait that long, not 2 s.
+                TASK_HEARTBEAT_MS: "200",
                 // The download servers of test/support listen here; every other private host stays
                 // refused, which tasks.workerd.test.ts shows with `localhost` and the like.
                 OFFLINE_DOWNLOAD_PRIVATE_HOSTS: "127.0.0.1",

@@ -41,7 +41,7 @@ import {
   s3TestClient,
   startS3,
 } from "../test/support/storage-servers.ts";
-import { benchChunkedUploads, benchTasks, workerdRss } from "./bench-transfers.ts";
+import { benchChunkedUploads, benchCopyPace, benchTasks, workerdRss } from "./bench-transfers.ts";
 import { inspectWorker } from "./inspector.ts";
 import { chromiumAvailable, launchChromium, measureLoad, sameOriginContext } from "./browser.ts";
 import { migrateAndSeed, openNodeDatabase, projectRoot, type DatabaseTarget } from "./db.ts";
@@ -432,12 +432,13 @@ try {
   }
 
   // The transfers (BENCH_ONLY=multipart, BENCH_ONLY=tasks alone), last: they load the machine.
-  if (!ONLY || ONLY.test("multipart upload") || ONLY.test("tasks")) {
+  if (!ONLY || ONLY.test("multipart upload") || ONLY.test("tasks") || ONLY.test("copy pace")) {
     const inspector = await inspectWorker(inspectorPort);
     try {
       if (!ONLY || ONLY.test("multipart upload"))
         console.log(`\n${(await benchChunkedUploads(base, token, inspector, bareUrl)).join("\n")}`);
       if (!ONLY || ONLY.test("tasks")) console.log(`\n${(await benchTasks(base, token, inspector)).join("\n")}`);
+      if (!ONLY || ONLY.test("copy pace")) console.log(`\n${(await benchCopyPace(base, token)).join("\n")}`);
     } finally {
       inspector.close();
     }

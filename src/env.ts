@@ -28,6 +28,10 @@ export interface Env {
   TASK_QUEUE?: Queue<{ id: number; ticket: number }>;
   /** Size of the parts a big file is copied or downloaded in, in bytes (at least the storage's minimum). */
   TASK_PART_BYTES?: string;
+  /** How often a running task unit beats, in ms (default 2000; tests beat faster). */
+  TASK_HEARTBEAT_MS?: string;
+  /** A running task unit's lease, in ms (default 120000): past it without a heartbeat, the sweep restarts it. */
+  TASK_LEASE_MS?: string;
   /**
    * Opt-in: the loopback, private and link-local hosts an offline download may reach (`*`: all of
    * them; a comma-separated list: those). Unset or empty, the default: none (docs/configuration.md).

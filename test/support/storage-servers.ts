@@ -139,9 +139,14 @@ function multipartGap(req: IncomingMessage, res: ServerResponse, uploadsDir: str
   }
   if (req.method === "GET" && url.pathname === `/${S3_BUCKET}` && url.searchParams.has("uploads")) {
     const uploads = existsSync(uploadsDir) ? readdirSync(uploadsDir) : [];
-    const entries = uploads.map((id) => {
-      const key = readFileSync(join(uploadsDir, id, "key"), "utf8");
-      return `<Upload><Key>${key.replace(/&/g, "&amp;").replace(/</g, "&lt;")}</Key><UploadId>${id}</UploadId></Upload>`;
+    // An upload begun or completed meanwhile may have its folder without its key: not listed.
+    const entries = uploads.flatMap((id) => {
+      const keyFile = join(uploadsDir, id, "key");
+      if (!existsSync(keyFile)) return [];
+      const key = readFileSync(keyFile, "utf8");
+      return [
+        `<Upload><Key>${key.replace(/&/g, "&amp;").replace(/</g, "&lt;")}</Key><UploadId>${id}</UploadId></Upload>`,
+      ];
     });
     res.writeHead(200, { "Content-Type": "application/xml" });
     res.end(

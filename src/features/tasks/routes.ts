@@ -12,11 +12,11 @@ import { ApiError } from "../../http/errors.ts";
 import { createRoute } from "../../http/openapi.ts";
 import { envelopeResponse, type Router } from "../../http/router.ts";
 import { GUEST_NO_TASKS, INVALID_REQUEST_FORMAT, TASK_NOT_FOUND } from "./messages.ts";
+import { firstUnitOf } from "./payload.ts";
 import { sendUnits } from "./queue.ts";
 import {
   creatorRefusal,
   DONE_STATES,
-  firstUnitOf,
   TASK_KINDS,
   TaskInfoSchema,
   TaskState,

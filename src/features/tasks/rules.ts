@@ -20,6 +20,7 @@ import {
   type Viewer,
   withinPathLimit,
 } from "../fs/rules.ts";
+import { taskPaths } from "./payload.ts";
 import { CREATOR_DISABLED, CREATOR_GONE, creatorMayNot } from "./messages.ts";
 
 export type TaskRow = typeof tasks.$inferSelect;
@@ -86,12 +87,6 @@ export const TaskInfoSchema = z.object({
   total_bytes: z.number(),
   error: z.string(),
 });
-
-/** A task's first unit, rebuilt from its payload when a retry starts it over. */
-export const firstUnitOf = (task: TaskRow) => {
-  const { unit, ...payload } = task.payload as { unit: string } & Record<string, unknown>;
-  return { kind: unit, payload };
-};
 
 const STATUS: Record<number, string> = {
   0: "pending",
@@ -166,10 +161,8 @@ export function creatorRefusal(task: Pick<TaskRow, "kind" | "payload">, creator:
     mayReach(viewer, metas, path);
   const holds = (path: string, bit: number) => (permissionAt(viewer.grants, path) & bit) !== 0;
   const writes = (dir: string) => holds(dir, Permission.WRITE) || metaGrantsWrite(nearestMeta(metas, dir), dir);
-  const payload = task.payload as { from?: unknown; toDir?: unknown };
-  const toDir = typeof payload.toDir === "string" ? payload.toDir : null;
+  const { from, toDir } = taskPaths(task);
   if (task.kind === "copy" || task.kind === "move") {
-    const from = typeof payload.from === "string" ? payload.from : null;
     if (from === null || toDir === null) return null;
     const src = parentOf(from);
     if (!reaches(src) || !reaches(from) || !holds(src, task.kind === "move" ? Permission.MOVE : Permission.COPY))

@@ -8,6 +8,7 @@ import { plan, runBatch } from "../../db/plan.ts";
 import { type RoleRow, rolesOf, type UserRow } from "../../auth/store.ts";
 import { metas, roles, taskUnits, tasks, users } from "../../db/schema.ts";
 import type { MetaRow } from "../fs/rules.ts";
+import { type Lease, QUEUED_LEASE_MS } from "./lease.ts";
 import { CANCELED } from "./messages.ts";
 import { type CreatorNow, DONE_STATES, TaskState, taskInfo, type TaskRow, UNDONE_STATES } from "./rules.ts";
 
@@ -18,10 +19,6 @@ export interface UnitTicket {
   ticket: number;
 }
 
-/** A queued unit must have started by then, or the sweep sends it again (the local queue lives in memory). */
-export const QUEUED_LEASE_MS = 10 * 60_000;
-/** A running unit renews this with every heartbeat; past it, its worker is taken for dead. */
-export const RUNNING_LEASE_MS = 2 * 60_000;
 /** Attempts of a unit before it fails its task (AList's copy retries twice: three runs). */
 export const MAX_ATTEMPTS = 3;
 
@@ -288,6 +285,7 @@ const creatorReads = (db: Database, taskId: SQL) => {
 export async function claimUnit(
   db: Database,
   message: UnitTicket,
+  lease: Lease,
 ): Promise<{ unit: UnitRow; task: TaskRow | null; creator: CreatorNow } | null> {
   const now = Date.now();
   const mine = and(eq(taskUnits.id, message.id), eq(taskUnits.ticket, message.ticket));
@@ -295,7 +293,7 @@ export async function claimUnit(
   const [claimed, , found, creator, creatorRoles, metaRows] = (await runBatch(db, [
     db
       .update(taskUnits)
-      .set({ state: "running", attempts: sql`${taskUnits.attempts} + 1`, leaseUntilMs: now + RUNNING_LEASE_MS })
+      .set({ state: "running", attempts: sql`${taskUnits.attempts} + 1`, leaseUntilMs: now + lease.runningMs })
       .where(and(mine, eq(taskUnits.state, "queued")))
       .returning(),
     db
@@ -337,13 +335,22 @@ const stillMine = (unit: UnitRow) =>
  */
 export type Beat = "go" | "stop" | "lost";
 
-/** A running unit's progress: its byte count, and its lease renewed. Answers whether it should go on. */
-export async function heartbeat(db: Database, unit: UnitRow, bytes: number): Promise<Beat> {
+/**
+ * A running unit's progress: its byte count, its payload when it changed (the parts stored, the
+ * files done: what a rerun starts from), and its lease renewed. Answers whether it should go on.
+ */
+export async function heartbeat(
+  db: Database,
+  unit: UnitRow,
+  lease: Lease,
+  bytes: number,
+  payload?: Record<string, unknown>,
+): Promise<Beat> {
   const [, renewed, [task]] = (await runBatch(db, [
     countBytes(db, unit, bytes),
     db
       .update(taskUnits)
-      .set({ bytesDone: bytes, leaseUntilMs: Date.now() + RUNNING_LEASE_MS })
+      .set({ bytesDone: bytes, leaseUntilMs: Date.now() + lease.runningMs, ...(payload ? { payload } : {}) })
       .where(stillMine(unit))
       .returning({ id: taskUnits.id }),
     db.select({ cancel: tasks.cancelRequested }).from(tasks).where(eq(tasks.id, unit.taskId)),

@@ -5,6 +5,7 @@
 import type { Database } from "../../db/client.ts";
 import type { Env } from "../../env.ts";
 import { INTERRUPTED } from "./messages.ts";
+import { committedBytes, CorruptUnit, parseUnit } from "./payload.ts";
 import { sendUnits } from "./queue.ts";
 import { expiredUnits, MAX_ATTEMPTS, requeueUnit, resendQueued, settleUnit, type UnitTicket } from "./store.ts";
 
@@ -30,8 +31,17 @@ export async function sweepTasks(db: Database, env: Env, now = Date.now()): Prom
       report.failed++;
       continue;
     }
-    const parted = unit.payload.parted as { tags: string[]; partBytes: number } | undefined;
-    const next = await requeueUnit(db, unit, { bytes: parted ? parted.tags.length * parted.partBytes : 0 });
+    let bytes: number;
+    try {
+      bytes = committedBytes(parseUnit(unit));
+    } catch (error) {
+      if (!(error instanceof CorruptUnit)) throw error;
+      send.push(...(await settleUnit(db, unit, { state: "failed", error: error.message })).follow);
+      report.failed++;
+      continue;
+    }
+    // It starts again from what stays written: the parts stored, the small files done (D23.1).
+    const next = await requeueUnit(db, unit, { bytes });
     if (next) send.push(next);
     report.restarted++;
   }

@@ -39,6 +39,8 @@ const list = async (kind: string, state: "undone" | "done", token = admin): Prom
 const create = (mountPath: string, driver: string, addition: Record<string, unknown>) =>
   call("/api/admin/storage/create", { mount_path: mountPath, driver, addition: JSON.stringify(addition) });
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** A running unit's heartbeat interval here (TASK_HEARTBEAT_MS of the workerd project, vitest.config.ts). */
+const HEARTBEAT_MS = Number(env.TASK_HEARTBEAT_MS);
 
 /** Polls a task until it is done (state 2, 4 or 7), calling `each` with every TaskInfo seen; the last one. */
 async function settled(kind: string, id: string, each: (task: any) => Promise<void> | void = () => {}): Promise<any> {
@@ -179,7 +181,7 @@ describe("copy and move between storages", () => {
     expect(ended).toMatchObject({ state: 4, error: "context canceled" });
     const written = (await s3Files(`${S3_ROOT}/canceled/`)).length;
     expect(written).toBeLessThan(60);
-    await sleep(1_500);
+    await sleep(5 * HEARTBEAT_MS);
     expect((await s3Files(`${S3_ROOT}/canceled/`)).length).toBe(written);
   }, 30_000);
 
@@ -198,7 +200,7 @@ describe("copy and move between storages", () => {
     expect((await call(`/api/task/copy/info?tid=${id}`)).data.state).toBe(3);
     expect(await s3PendingUploads(`${S3_ROOT}/halted.bin`)).toHaveLength(1);
     // Its bytes flow again past the heartbeat's interval: the heartbeat learns of the cancel.
-    await sleep(Math.max(0, stuckAt + 2_100 - Date.now()));
+    await sleep(Math.max(0, stuckAt + HEARTBEAT_MS + 100 - Date.now()));
     await s3Stall.release();
     expect(await settled("copy", id)).toMatchObject({ state: 4, error: "context canceled" });
     expect(await s3PendingUploads(`${S3_ROOT}/halted.bin`)).toEqual([]);
@@ -335,7 +337,7 @@ describe("the cron sweep", () => {
     // Then the old worker comes back to life (S3 takes its bytes, then fails the part) past its
     // heartbeat's interval: it learns the unit is no longer its own and stops, leaving the upload
     // in parts to the restarted run.
-    await sleep(Math.max(0, stuckAt + 2_100 - Date.now()));
+    await sleep(Math.max(0, stuckAt + HEARTBEAT_MS + 100 - Date.now()));
     await s3Stall.release();
     expect(await settled("copy", id)).toMatchObject({ state: 2, progress: 100, error: "" });
     expect(firstDifference(await s3Bytes(`${S3_ROOT}/big.bin`), big)).toBe(-1);
