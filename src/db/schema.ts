@@ -326,8 +326,8 @@ export const searchQueue = sqliteTable("search_queue", {
   path: text("path").primaryKey(),
   /** Levels still to list below this folder; -1 without limit. */
   depth: integer("depth").notNull(),
-  /** Unix milliseconds until which a step holds this folder. */
-  leaseUntil: integer("lease_until").notNull().default(0),
+  /** Unix milliseconds until which a step holds this folder (named as task_units' lease). */
+  leaseUntilMs: integer("lease_until_ms").notNull().default(0),
 });
 
 /**

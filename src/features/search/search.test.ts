@@ -293,7 +293,7 @@ describe("/api/admin/index/*", () => {
     });
 
     // A running build (its queue not empty) refuses another and a clear; stop ends it.
-    await fixture.db.insert(searchQueue).values({ path: "/v", depth: 2, leaseUntil: Date.now() + 60_000 });
+    await fixture.db.insert(searchQueue).values({ path: "/v", depth: 2, leaseUntilMs: Date.now() + 60_000 });
     expect(await ctxRequest("/api/admin/index/build")).toEqual({ code: 400, message: "index is running", data: null });
     expect(await ctxRequest("/api/admin/index/clear")).toMatchObject({ code: 400, message: "index is running" });
     expect(await ctxRequest("/api/admin/index/stop")).toMatchObject({ code: 200 });
@@ -335,7 +335,7 @@ describe("the build in steps", () => {
       JSON.stringify({ obj_count: 0, is_done: false, last_done_time: null, error: "" }),
     );
     // Claimed by a step that never finished (its lease ran out), as after a restart.
-    await fixture.db.insert(searchQueue).values({ path: "/", depth: 2, leaseUntil: Date.now() - 1 });
+    await fixture.db.insert(searchQueue).values({ path: "/", depth: 2, leaseUntilMs: Date.now() - 1 });
     expect(await runBuild(fixture.db, 10_000)).toMatchObject({ steps: 2 });
     expect(await fixture.db.select().from(searchQueue)).toEqual([]);
     const [progress] = await fixture.db.select().from(settings).where(eq(settings.key, "index_progress"));
