@@ -318,6 +318,22 @@ export const searchNodes = sqliteTable(
 );
 
 /**
+ * The search index's short-keyword postings (docs/decisions.md D24.2): for each node, every two-character
+ * substring of its folded name and its last character alone, so a keyword of one or two characters
+ * is found by its postings, not by reading every name. Kept in step with `search_nodes` by triggers
+ * (migration `search_grams`), as the trigram table is; the migration makes it WITHOUT ROWID (the
+ * primary key is the table), which Drizzle's schema does not express.
+ */
+export const searchGrams = sqliteTable(
+  "search_grams",
+  {
+    gram: text("gram").notNull(),
+    nodeId: integer("node_id").notNull(),
+  },
+  (table) => [primaryKey({ columns: [table.gram, table.nodeId] })],
+);
+
+/**
  * The folders an index build still has to list (docs/decisions.md D11.2): each step claims a few
  * (a lease, so a cron run and a kicked step never list the same folder), writes their entries and
  * queues their subfolders in one batch. A build is running while this table has rows.

@@ -3,11 +3,11 @@
 // Paths are full paths in the mount tree; "below Q" is the range [Q/, Q0) of the unique path
 // index ("/" and "0" are neighbours in byte order), so a subtree is a range scan and `/a` never
 // holds `/ab`.
-import { and, count, eq, exists, inArray, lt, notExists, type SQL, sql } from "drizzle-orm";
+import { and, count, eq, exists, gte, inArray, lt, lte, notExists, type SQL, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import type { Database } from "../../db/client.ts";
-import { searchNodes, searchQueue, settings } from "../../db/schema.ts";
+import { searchGrams, searchNodes, searchQueue, settings } from "../../db/schema.ts";
 import { baseName, pathChain } from "../fs/path.ts";
 import { depthOf, type HideRule, type Keywords, type Visibility } from "./rules.ts";
 
@@ -16,8 +16,8 @@ const path = searchNodes.path;
 // The trigram index (drizzle/0004_search_fts.sql) is an FTS5 virtual table, which Drizzle's schema
 // cannot declare: its name and its two uses are here, the one place store.ts writes raw SQL.
 const fts = {
-  /** Nodes whose name holds every phrase of `match` (FTS5 query text, rules.ts keywordsOf). */
-  matching: (match: string) => sql`${searchNodes.id} IN (SELECT rowid FROM search_fts WHERE search_fts MATCH ${match})`,
+  /** The ids of the nodes whose name holds every phrase of `match` (FTS5 query text, rules.ts keywordsOf). */
+  ids: (match: string) => sql`SELECT rowid FROM search_fts WHERE search_fts MATCH ${match}`,
   /** FTS5's command that empties the index at once. */
   deleteAll: (db: Database) => db.run(sql`INSERT INTO search_fts (search_fts) VALUES ('delete-all')`),
 };
@@ -51,9 +51,9 @@ function hiddenBy(rule: HideRule): SQL {
   return sql`(${below(rule.path)} AND EXISTS (SELECT 1 FROM json_each(${searchNodes.segments}) AS s WHERE s.key >= ${from} AND s.key < ${limit} AND ${matches}))`;
 }
 
-/** What the caller may see, as one condition (rules.ts visibilityOf). */
-function visible(seen: Visibility): SQL {
-  const parts = [below(seen.under)];
+/** What the caller may see, as one condition (rules.ts visibilityOf); undefined when it is everything. */
+function visible(seen: Visibility): SQL | undefined {
+  const parts: SQL[] = seen.under === "/" ? [] : [below(seen.under)];
   if (seen.scopes !== null) {
     parts.push(
       anyOf(
@@ -67,13 +67,42 @@ function visible(seen: Visibility): SQL {
   if (seen.blocked.length > 0) parts.push(sql`NOT ${anyOf(seen.blocked.map(within))}`);
   if (seen.hides.length > 0 && seen.seeHides !== null)
     parts.push(sql`(NOT ${anyOf(seen.hides.map(hiddenBy))} OR ${anyOf(seen.seeHides.map(within))})`);
-  return and(...parts)!;
+  return and(...parts);
 }
 
+/**
+ * The keywords as conditions on a node: the trigram index for long ones, LIKE over the folded
+ * names for short ones (read in name order, a page stops at its last match).
+ */
 function matching(keywords: Keywords): SQL[] {
   const parts = keywords.likes.map((like) => sql`${searchNodes.folded} LIKE ${like} ESCAPE '\\'`);
-  if (keywords.match !== "") parts.unshift(fts.matching(keywords.match));
+  if (keywords.match !== "") parts.unshift(sql`${searchNodes.id} IN (${fts.ids(keywords.match)})`);
   return parts;
+}
+
+/**
+ * The ids of the nodes holding a short keyword, from its postings (docs/decisions.md D24.2): a
+ * gram of two characters is one key; one character starts the grams from itself to itself followed
+ * by the last code point, U+10FFFF (in byte order, every gram it starts lies between).
+ */
+const gramIds = (gram: string) =>
+  [...gram].length === 2
+    ? sql`SELECT ${searchGrams.nodeId} FROM ${searchGrams} WHERE ${eq(searchGrams.gram, gram)}`
+    : // A node holds several grams the character starts: each id once.
+      sql`SELECT DISTINCT ${searchGrams.nodeId} FROM ${searchGrams}
+        WHERE ${and(gte(searchGrams.gram, gram), lte(searchGrams.gram, `${gram}\u{10FFFF}`))}`;
+
+/**
+ * The count when the caller sees every node and no kind is chosen: the postings' ids alone,
+ * intersected, without reading a node (docs/decisions.md D24.3). null when a keyword has no
+ * postings (a case fold beyond two characters) or there is no keyword.
+ */
+function postingsCount(db: Database, keywords: Keywords) {
+  if (keywords.grams === null) return null;
+  const sets = keywords.grams.map(gramIds);
+  if (keywords.match !== "") sets.unshift(fts.ids(keywords.match));
+  if (sets.length === 0) return null;
+  return db.select({ total: count() }).from(sql`(${sql.join(sets, sql` INTERSECT `)})`);
 }
 
 export interface SearchQuery {
@@ -89,11 +118,15 @@ export type FoundNode = { path: string; name: string; isDir: boolean; size: numb
 
 /** One page of what the caller may see, by name, and the count of all of it: one round trip. */
 export async function searchPage(db: Database, query: SearchQuery): Promise<{ nodes: FoundNode[]; total: number }> {
+  const seen = visible(query.seen);
   const where = and(
-    visible(query.seen),
+    seen,
     ...matching(query.keywords),
     ...(query.scope === 0 ? [] : [eq(searchNodes.isDir, query.scope === 1)]),
   );
+  const counting =
+    (seen === undefined && query.scope === 0 ? postingsCount(db, query.keywords) : null) ??
+    db.select({ total: count() }).from(searchNodes).where(where);
   const [nodes, [counted]] = await db.batch([
     db
       .select({ path: searchNodes.path, name: searchNodes.name, isDir: searchNodes.isDir, size: searchNodes.size })
@@ -102,7 +135,7 @@ export async function searchPage(db: Database, query: SearchQuery): Promise<{ no
       .orderBy(searchNodes.name, searchNodes.path)
       .limit(query.perPage)
       .offset((query.page - 1) * query.perPage),
-    db.select({ total: count() }).from(searchNodes).where(where),
+    counting,
   ]);
   return { nodes, total: counted?.total ?? 0 };
 }
@@ -266,6 +299,7 @@ function emptyIndex(db: Database): BatchItem<"sqlite">[] {
   return [
     db.insert(searchQueue).values({ path: "", depth: 0 }).onConflictDoNothing(),
     fts.deleteAll(db),
+    db.delete(searchGrams),
     db.delete(searchNodes),
     db.delete(searchQueue).where(eq(searchQueue.path, "")),
   ];
