@@ -295,8 +295,9 @@ export const davProperties = sqliteTable(
  * through Gatehouse made. `path` is the full path in the mount tree, unique (AList's table had no
  * key, so indexing twice duplicated rows). A trigram FTS5 table over `name` (`search_fts`, made by
  * the migration `search_fts`, kept in step by triggers) answers substrings of three characters or
- * more; `folded` answers shorter ones with LIKE. `segments` is the path's names as a JSON array:
- * the search checks hide rules on each name of the way with it (docs/decisions.md D11.3).
+ * more; `folded` answers shorter ones (LIKE, and the `search_grams` postings). `segments` is the
+ * path's names as a JSON array: the search checks hide rules on each name of the way with it
+ * (docs/decisions.md D11.3).
  */
 export const searchNodes = sqliteTable(
   "search_nodes",

@@ -292,8 +292,9 @@ export const writeProgress = (db: Database, progress: object) =>
     .where(eq(settings.key, PROGRESS));
 
 /**
- * The whole index emptied: FTS5's 'delete-all', then the rows with the per-row trigger skipped (a
- * queue row of path "" is its marker, inside this batch's transaction only: no one else sees it).
+ * The whole index emptied: FTS5's 'delete-all' and every gram at once, then the rows with the
+ * per-row delete triggers skipped (a queue row of path "" is their marker, inside this batch's
+ * transaction only: no one else sees it).
  */
 function emptyIndex(db: Database): BatchItem<"sqlite">[] {
   return [
