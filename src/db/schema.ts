@@ -298,8 +298,9 @@ export const davProperties = sqliteTable(
  * through Gatehouse made. `path` is the full path in the mount tree, unique (AList's table had no
  * key, so indexing twice duplicated rows). A trigram FTS5 table over `name` (`search_fts`, made by
  * the migration `search_fts`, kept in step by triggers) answers substrings of three characters or
- * more; `folded` answers shorter ones with LIKE. `segments` is the path's names as a JSON array:
- * the search checks hide rules on each name of the way with it (docs/decisions.md D11.3).
+ * more; `folded` answers shorter ones (LIKE, and the `search_grams` postings). `segments` is the
+ * path's names as a JSON array: the search checks hide rules on each name of the way with it
+ * (docs/decisions.md D11.3).
  */
 export const searchNodes = sqliteTable(
   "search_nodes",
@@ -321,6 +322,22 @@ export const searchNodes = sqliteTable(
 );
 
 /**
+ * The search index's short-keyword postings (docs/decisions.md D24.2): for each node, every two-character
+ * substring of its folded name and its last character alone, so a keyword of one or two characters
+ * is found by its postings, not by reading every name. Kept in step with `search_nodes` by triggers
+ * (migration `search_grams`), as the trigram table is; the migration makes it WITHOUT ROWID (the
+ * primary key is the table), which Drizzle's schema does not express.
+ */
+export const searchGrams = sqliteTable(
+  "search_grams",
+  {
+    gram: text("gram").notNull(),
+    nodeId: integer("node_id").notNull(),
+  },
+  (table) => [primaryKey({ columns: [table.gram, table.nodeId] })],
+);
+
+/**
  * The folders an index build still has to list (docs/decisions.md D11.2): each step claims a few
  * (a lease, so a cron run and a kicked step never list the same folder), writes their entries and
  * queues their subfolders in one batch. A build is running while this table has rows.
@@ -329,8 +346,8 @@ export const searchQueue = sqliteTable("search_queue", {
   path: text("path").primaryKey(),
   /** Levels still to list below this folder; -1 without limit. */
   depth: integer("depth").notNull(),
-  /** Unix milliseconds until which a step holds this folder. */
-  leaseUntil: integer("lease_until").notNull().default(0),
+  /** Unix milliseconds until which a step holds this folder (named as task_units' lease). */
+  leaseUntilMs: integer("lease_until_ms").notNull().default(0),
 });
 
 /**

@@ -33,18 +33,14 @@ export interface StepReport {
 export async function buildStep(db: Database, now = Date.now()): Promise<StepReport> {
   const lease = now + LEASE_MS + Math.floor(Math.random() * 1000);
   // One round trip: the claim, the settings, the storages the index skips.
-  const [claim, settingRows, skippedStorages] = (await runBatch(db, [
+  const [folders, settingRows, skippedStorages] = await db.batch([
     claimFolders(db, now, lease, FOLDERS_PER_STEP),
     indexStateReads(db)[0],
     db
       .select({ mountPath: storages.mountPath })
       .from(storages)
       .where(or(eq(storages.disableIndex, true), eq(storages.disabled, true))),
-  ])) as [{ rows: unknown[] }, { key: string; value: string }[], { mountPath: string }[]];
-  const folders = (claim.rows as { path: unknown; depth: unknown }[]).map((row) => ({
-    path: String(row.path),
-    depth: Number(row.depth),
-  }));
+  ]);
   if (folders.length === 0) return { listed: 0, entries: 0, idle: true };
   const ignored = ignoredPaths(settingRows.find((row) => row.key === "ignore_paths")?.value ?? "");
   const skipped = (full: string) =>

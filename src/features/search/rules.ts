@@ -113,6 +113,11 @@ export interface Keywords {
   match: string;
   /** LIKE patterns on the folded name, `%` `_` and `\` escaped (literal), ESCAPE '\'. */
   likes: string[];
+  /**
+   * The same keywords folded, for the gram postings (store.ts, docs/decisions.md D24.2); null when
+   * one folds to more than two characters (a rare case fold, as İ to i̇), which only LIKE answers.
+   */
+  grams: string[] | null;
 }
 
 /**
@@ -129,9 +134,11 @@ export function keywordsOf(text: string): Keywords {
   const words = text.split(/\s+/).filter((word) => word !== "");
   const long = words.filter((word) => [...word].length >= 3);
   const short = words.filter((word) => [...word].length < 3);
+  const folded = short.map((word) => word.toLowerCase());
   return {
     match: long.map((word) => `"${word.replace(/"/g, '""')}"`).join(" AND "),
-    likes: short.map((word) => `%${word.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`),
+    likes: folded.map((word) => `%${word.replace(/[\\%_]/g, (c) => `\\${c}`)}%`),
+    grams: folded.every((word) => [...word].length <= 2) ? folded : null,
   };
 }
 

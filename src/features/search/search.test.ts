@@ -5,13 +5,13 @@ import { eq, sql } from "drizzle-orm";
 import fc from "fast-check";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { runBatch } from "../../db/plan.ts";
-import { metas, searchNodes, searchQueue, settings, storages } from "../../db/schema.ts";
+import { metas, searchGrams, searchNodes, searchQueue, settings, storages } from "../../db/schema.ts";
 import { send, signInAdmin, signInMember } from "../../../test/support/auth.ts";
 import { backgroundContext, createUnitFixture, testEnv, type UnitFixture } from "../../../test/support/unit.ts";
 import { Permission } from "../fs/rules.ts";
 import { keywordsOf, searchPatterns } from "./rules.ts";
 import { runBuild } from "./build.ts";
-import { finishStep, startBuild, upsertEntries } from "./store.ts";
+import { clearIndex, copySubtree, deleteSubtree, finishStep, moveSubtree, startBuild, upsertEntries } from "./store.ts";
 
 type Envelope = { code: number; message: string; data: any };
 
@@ -101,6 +101,75 @@ describe("/api/fs/search", () => {
     expect(names(await search({ keywords: "%" }))).toEqual(["/s/docs|100%_done.txt"]);
     expect(names(await search({ keywords: "_" }))).toEqual(["/s/docs|100%_done.txt"]);
     expect(names(await search({ keywords: "0%_d" }))).toEqual(["/s/docs|100%_done.txt"]);
+  });
+
+  it("counts keywords of one or two characters as they match: case folded, non-ASCII, at a name's end, literal", async () => {
+    await runBatch(
+      fixture.db,
+      upsertEntries(fixture.db, [
+        { path: "/s/docs/İzmir.txt", isDir: false, size: 1 },
+        { path: "/s/docs/x", isDir: false, size: 1 },
+      ]),
+    );
+    const all = [...TREE.map(([path]) => path), "/s/docs/İzmir.txt", "/s/docs/x"];
+    const expected = (keywords: string, files = false) =>
+      all
+        .filter((path) => !files || !TREE.some(([p, isDir]) => p === path && isDir))
+        .filter((path) => {
+          const name = path.slice(path.lastIndexOf("/") + 1).toLowerCase();
+          return keywords.split(" ").every((word) => name.includes(word.toLowerCase()));
+        }).length;
+    for (const keywords of [
+      "r",
+      "R",
+      "F",
+      "x",
+      "ä",
+      "Ä",
+      "日",
+      "本",
+      "日本",
+      "xt",
+      "DF",
+      "%",
+      "_",
+      "0%",
+      "İ",
+      "İz",
+      "re po",
+      "report t",
+      "s 日",
+    ]) {
+      // The admin's count comes from the postings alone; the files' count (scope 2) reads the nodes.
+      const found = await search({ keywords, per_page: 1000 });
+      expect(found.data.total, keywords).toBe(expected(keywords));
+      expect(found.data.content, keywords).toHaveLength(expected(keywords));
+      expect((await search({ keywords, scope: 2 })).data.total, keywords).toBe(expected(keywords, true));
+    }
+  });
+
+  it("keeps the short keywords' postings in step with every write to the index, and empties them with it", async () => {
+    const grams = async () =>
+      (await fixture.db.select().from(searchGrams)).map((row) => `${row.gram}|${row.nodeId}`).sort();
+    const expectedGrams = async () =>
+      (await fixture.db.select({ id: searchNodes.id, folded: searchNodes.folded }).from(searchNodes))
+        .flatMap(({ id, folded }) => {
+          const chars = [...folded];
+          const own = chars.slice(0, -1).map((c, i) => c + chars[i + 1]);
+          return [...new Set([...own, chars.at(-1)!])].map((gram) => `${gram}|${id}`);
+        })
+        .sort();
+    expect(await grams()).toEqual(await expectedGrams());
+    await runBatch(fixture.db, [
+      ...moveSubtree(fixture.db, "/s/docs", "/s/Écrits"),
+      ...copySubtree(fixture.db, "/s/team", "/s/Équipe"),
+      deleteSubtree(fixture.db, "/s/pw"),
+    ]);
+    expect(await grams()).toEqual(await expectedGrams());
+    expect((await search({ keywords: "éc" })).data.total).toBe(1);
+    expect((await search({ keywords: "q" })).data.total).toBe(1);
+    await runBatch(fixture.db, clearIndex(fixture.db));
+    expect(await grams()).toEqual([]);
   });
 
   it("limits to a parent (on a / boundary), a scope (folders, files), and pages with a constant total", async () => {
@@ -241,7 +310,8 @@ describe("/api/fs/search", () => {
 
   it("a hide line SQLite's REGEXP would read otherwise hides every name it covers (fail closed)", () => {
     expect(searchPatterns("^\\.\n(?=x)\n[bad\n\n")).toEqual(["^\\.", "\u0000unsafe"]);
-    expect(keywordsOf("ab  c%d_e\\")).toEqual({ match: '"c%d_e\\"', likes: ["%ab%"] });
+    expect(keywordsOf("ab  c%d_e\\")).toEqual({ match: '"c%d_e\\"', likes: ["%ab%"], grams: ["ab"] });
+    expect(keywordsOf("İx").grams).toBeNull();
   });
 });
 
@@ -293,7 +363,7 @@ describe("/api/admin/index/*", () => {
     });
 
     // A running build (its queue not empty) refuses another and a clear; stop ends it.
-    await fixture.db.insert(searchQueue).values({ path: "/v", depth: 2, leaseUntil: Date.now() + 60_000 });
+    await fixture.db.insert(searchQueue).values({ path: "/v", depth: 2, leaseUntilMs: Date.now() + 60_000 });
     expect(await ctxRequest("/api/admin/index/build")).toEqual({ code: 400, message: "index is running", data: null });
     expect(await ctxRequest("/api/admin/index/clear")).toMatchObject({ code: 400, message: "index is running" });
     expect(await ctxRequest("/api/admin/index/stop")).toMatchObject({ code: 200 });
@@ -335,7 +405,7 @@ describe("the build in steps", () => {
       JSON.stringify({ obj_count: 0, is_done: false, last_done_time: null, error: "" }),
     );
     // Claimed by a step that never finished (its lease ran out), as after a restart.
-    await fixture.db.insert(searchQueue).values({ path: "/", depth: 2, leaseUntil: Date.now() - 1 });
+    await fixture.db.insert(searchQueue).values({ path: "/", depth: 2, leaseUntilMs: Date.now() - 1 });
     expect(await runBuild(fixture.db, 10_000)).toMatchObject({ steps: 2 });
     expect(await fixture.db.select().from(searchQueue)).toEqual([]);
     const [progress] = await fixture.db.select().from(settings).where(eq(settings.key, "index_progress"));

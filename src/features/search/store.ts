@@ -3,14 +3,24 @@
 // Paths are full paths in the mount tree; "below Q" is the range [Q/, Q0) of the unique path
 // index ("/" and "0" are neighbours in byte order), so a subtree is a range scan and `/a` never
 // holds `/ab`.
-import { and, count, eq, inArray, type SQL, sql } from "drizzle-orm";
+import { and, count, eq, exists, gte, inArray, lt, lte, notExists, type SQL, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
+import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import type { Database } from "../../db/client.ts";
-import { searchNodes, searchQueue, settings } from "../../db/schema.ts";
+import { searchGrams, searchNodes, searchQueue, settings } from "../../db/schema.ts";
 import { baseName, pathChain } from "../fs/path.ts";
 import { depthOf, type HideRule, type Keywords, type Visibility } from "./rules.ts";
 
 const path = searchNodes.path;
+
+// The trigram index (drizzle/0004_search_fts.sql) is an FTS5 virtual table, which Drizzle's schema
+// cannot declare: its name and its two uses are here, the one place store.ts writes raw SQL.
+const fts = {
+  /** The ids of the nodes whose name holds every phrase of `match` (FTS5 query text, rules.ts keywordsOf). */
+  ids: (match: string) => sql`SELECT rowid FROM search_fts WHERE search_fts MATCH ${match}`,
+  /** FTS5's command that empties the index at once. */
+  deleteAll: (db: Database) => db.run(sql`INSERT INTO search_fts (search_fts) VALUES ('delete-all')`),
+};
 
 /** The node is `q` or lies below it. */
 export const within = (q: string): SQL =>
@@ -41,9 +51,9 @@ function hiddenBy(rule: HideRule): SQL {
   return sql`(${below(rule.path)} AND EXISTS (SELECT 1 FROM json_each(${searchNodes.segments}) AS s WHERE s.key >= ${from} AND s.key < ${limit} AND ${matches}))`;
 }
 
-/** What the caller may see, as one condition (rules.ts visibilityOf). */
-function visible(seen: Visibility): SQL {
-  const parts = [below(seen.under)];
+/** What the caller may see, as one condition (rules.ts visibilityOf); undefined when it is everything. */
+function visible(seen: Visibility): SQL | undefined {
+  const parts: SQL[] = seen.under === "/" ? [] : [below(seen.under)];
   if (seen.scopes !== null) {
     parts.push(
       anyOf(
@@ -57,14 +67,42 @@ function visible(seen: Visibility): SQL {
   if (seen.blocked.length > 0) parts.push(sql`NOT ${anyOf(seen.blocked.map(within))}`);
   if (seen.hides.length > 0 && seen.seeHides !== null)
     parts.push(sql`(NOT ${anyOf(seen.hides.map(hiddenBy))} OR ${anyOf(seen.seeHides.map(within))})`);
-  return and(...parts)!;
+  return and(...parts);
 }
 
+/**
+ * The keywords as conditions on a node: the trigram index for long ones, LIKE over the folded
+ * names for short ones (read in name order, a page stops at its last match).
+ */
 function matching(keywords: Keywords): SQL[] {
   const parts = keywords.likes.map((like) => sql`${searchNodes.folded} LIKE ${like} ESCAPE '\\'`);
-  if (keywords.match !== "")
-    parts.unshift(sql`${searchNodes.id} IN (SELECT rowid FROM search_fts WHERE search_fts MATCH ${keywords.match})`);
+  if (keywords.match !== "") parts.unshift(sql`${searchNodes.id} IN (${fts.ids(keywords.match)})`);
   return parts;
+}
+
+/**
+ * The ids of the nodes holding a short keyword, from its postings (docs/decisions.md D24.2): a
+ * gram of two characters is one key; one character starts the grams from itself to itself followed
+ * by the last code point, U+10FFFF (in byte order, every gram it starts lies between).
+ */
+const gramIds = (gram: string) =>
+  [...gram].length === 2
+    ? sql`SELECT ${searchGrams.nodeId} FROM ${searchGrams} WHERE ${eq(searchGrams.gram, gram)}`
+    : // A node holds several grams the character starts: each id once.
+      sql`SELECT DISTINCT ${searchGrams.nodeId} FROM ${searchGrams}
+        WHERE ${and(gte(searchGrams.gram, gram), lte(searchGrams.gram, `${gram}\u{10FFFF}`))}`;
+
+/**
+ * The count when the caller sees every node and no kind is chosen: the postings' ids alone,
+ * intersected, without reading a node (docs/decisions.md D24.3). null when a keyword has no
+ * postings (a case fold beyond two characters) or there is no keyword.
+ */
+function postingsCount(db: Database, keywords: Keywords) {
+  if (keywords.grams === null) return null;
+  const sets = keywords.grams.map(gramIds);
+  if (keywords.match !== "") sets.unshift(fts.ids(keywords.match));
+  if (sets.length === 0) return null;
+  return db.select({ total: count() }).from(sql`(${sql.join(sets, sql` INTERSECT `)})`);
 }
 
 export interface SearchQuery {
@@ -80,11 +118,15 @@ export type FoundNode = { path: string; name: string; isDir: boolean; size: numb
 
 /** One page of what the caller may see, by name, and the count of all of it: one round trip. */
 export async function searchPage(db: Database, query: SearchQuery): Promise<{ nodes: FoundNode[]; total: number }> {
+  const seen = visible(query.seen);
   const where = and(
-    visible(query.seen),
+    seen,
     ...matching(query.keywords),
     ...(query.scope === 0 ? [] : [eq(searchNodes.isDir, query.scope === 1)]),
   );
+  const counting =
+    (seen === undefined && query.scope === 0 ? postingsCount(db, query.keywords) : null) ??
+    db.select({ total: count() }).from(searchNodes).where(where);
   const [nodes, [counted]] = await db.batch([
     db
       .select({ path: searchNodes.path, name: searchNodes.name, isDir: searchNodes.isDir, size: searchNodes.size })
@@ -93,7 +135,7 @@ export async function searchPage(db: Database, query: SearchQuery): Promise<{ no
       .orderBy(searchNodes.name, searchNodes.path)
       .limit(query.perPage)
       .offset((query.page - 1) * query.perPage),
-    db.select({ total: count() }).from(searchNodes).where(where),
+    counting,
   ]);
   return { nodes, total: counted?.total ?? 0 };
 }
@@ -123,6 +165,11 @@ export const nodeRow = (entry: IndexEntry) => {
 
 const ROWS_PER_INSERT = 400;
 
+/** An inserted row's id in an INSERT ... SELECT: SQLite assigns the next one. */
+const NEW_ID = sql<number>`NULL`;
+/** What indexing a path again changes: a path is one row however often it is indexed. */
+const refreshed = { isDir: sql`excluded.is_dir`, size: sql`excluded.size` };
+
 /** Inserts or refreshes entries (a path is one row however often it is indexed). */
 export function upsertEntries(db: Database, entries: readonly IndexEntry[]): BatchItem<"sqlite">[] {
   const statements: BatchItem<"sqlite">[] = [];
@@ -133,7 +180,7 @@ export function upsertEntries(db: Database, entries: readonly IndexEntry[]): Bat
         .values(entries.slice(i, i + ROWS_PER_INSERT).map(nodeRow))
         .onConflictDoUpdate({
           target: searchNodes.path,
-          set: { isDir: sql`excluded.is_dir`, size: sql`excluded.size` },
+          set: refreshed,
         }),
     );
   }
@@ -159,8 +206,8 @@ const movedColumns = (from: string, to: string) => {
   const fromPrefix = segmentsOf(from).slice(0, -1);
   const toPrefix = segmentsOf(to).slice(0, -1);
   return {
-    path: sql`${to} || substr(${path}, length(${from}) + 1)`,
-    segments: sql`${toPrefix} || substr(${searchNodes.segments}, length(${fromPrefix}) + 1)`,
+    path: sql<string>`${to} || substr(${path}, length(${from}) + 1)`,
+    segments: sql<string>`${toPrefix} || substr(${searchNodes.segments}, length(${fromPrefix}) + 1)`,
   };
 };
 
@@ -183,12 +230,33 @@ export function copySubtree(db: Database, from: string, to: string): BatchItem<"
   if (from === to) return [];
   const row = nodeRow({ path: to, isDir: false, size: 0 });
   const moved = movedColumns(from, to);
+  const { name, folded, isDir, size } = searchNodes;
+  // The select's columns in the table's order: an INSERT ... SELECT fills every column by position.
+  const copy = (columns: Record<"path" | "name" | "folded" | "segments", SQL | SQLiteColumn>, where: SQL) =>
+    db
+      .insert(searchNodes)
+      .select((qb) =>
+        qb
+          .select({
+            id: NEW_ID,
+            path: columns.path,
+            name: columns.name,
+            folded: columns.folded,
+            segments: columns.segments,
+            isDir,
+            size,
+          })
+          .from(searchNodes)
+          .where(where)
+          .getSQL(),
+      )
+      .onConflictDoUpdate({ target: path, set: refreshed });
   return [
-    db.run(sql`INSERT INTO search_nodes (path, name, folded, segments, is_dir, size)
-      SELECT ${to}, ${row.name}, ${row.folded}, ${row.segments}, is_dir, size FROM search_nodes WHERE ${eq(path, from)}
-      UNION ALL
-      SELECT ${moved.path}, name, folded, ${moved.segments}, is_dir, size FROM search_nodes WHERE ${below(from)}
-      ON CONFLICT (path) DO UPDATE SET is_dir = excluded.is_dir, size = excluded.size`),
+    copy(
+      { path: sql`${to}`, name: sql`${row.name}`, folded: sql`${row.folded}`, segments: sql`${row.segments}` },
+      eq(path, from),
+    ),
+    copy({ path: moved.path, name, folded, segments: moved.segments }, below(from)),
   ];
 }
 
@@ -224,17 +292,25 @@ export const writeProgress = (db: Database, progress: object) =>
     .where(eq(settings.key, PROGRESS));
 
 /**
- * The whole index emptied: FTS5's 'delete-all', then the rows with the per-row trigger skipped (a
- * queue row of path "" is its marker, inside this batch's transaction only: no one else sees it).
+ * The whole index emptied: FTS5's 'delete-all' and every gram at once, then the rows with the
+ * per-row delete triggers skipped (a queue row of path "" is their marker, inside this batch's
+ * transaction only: no one else sees it).
  */
 function emptyIndex(db: Database): BatchItem<"sqlite">[] {
   return [
     db.insert(searchQueue).values({ path: "", depth: 0 }).onConflictDoNothing(),
-    db.run(sql`INSERT INTO search_fts (search_fts) VALUES ('delete-all')`),
+    fts.deleteAll(db),
+    db.delete(searchGrams),
     db.delete(searchNodes),
     db.delete(searchQueue).where(eq(searchQueue.path, "")),
   ];
 }
+
+/** The build's and the scan's progress while they run (`{}` before any build has no is_done). */
+const runningProgress = and(
+  inArray(settings.key, [PROGRESS, SCAN]),
+  sql`json_valid(${settings.value}) AND json_extract(${settings.value}, '$.is_done') = 0`,
+);
 
 /** A new build: the index emptied, `/` queued, the progress at zero; one batch. */
 export function startBuild(db: Database, depth: number): BatchItem<"sqlite">[] {
@@ -253,15 +329,18 @@ export function startUpdate(db: Database, paths: readonly string[], depth: numbe
     db
       .insert(searchQueue)
       .values({ path: full, depth })
-      .onConflictDoUpdate({ target: searchQueue.path, set: { depth, leaseUntil: 0 } }),
+      .onConflictDoUpdate({ target: searchQueue.path, set: { depth, leaseUntilMs: 0 } }),
   ]);
 }
 
 /** Marks a running build or manual scan done once the queue is empty (an update leaves a done progress as it was). */
 const finishProgress = (db: Database) =>
-  db.run(sql`UPDATE settings SET value = json_set(value, '$.is_done', json('true'), '$.last_done_time', ${new Date().toISOString()})
-    WHERE key IN (${PROGRESS}, ${SCAN}) AND json_valid(value) AND json_extract(value, '$.is_done') = 0
-      AND NOT EXISTS (SELECT 1 FROM search_queue)`);
+  db
+    .update(settings)
+    .set({
+      value: sql`json_set(${settings.value}, '$.is_done', json('true'), '$.last_done_time', ${new Date().toISOString()})`,
+    })
+    .where(and(runningProgress, notExists(db.select({ path: searchQueue.path }).from(searchQueue))));
 
 /**
  * A manual scan: an update of `full` with no depth limit (OpenList's scan lists the whole tree),
@@ -286,13 +365,33 @@ export const clearIndex = (db: Database): BatchItem<"sqlite">[] => [
 
 /** Claims up to `limit` queued folders no other step holds, until `lease`; one statement. */
 export const claimFolders = (db: Database, now: number, lease: number, limit: number) =>
-  db.run(sql`UPDATE search_queue SET lease_until = ${lease}
-    WHERE path IN (SELECT path FROM search_queue WHERE lease_until < ${now} ORDER BY path LIMIT ${limit})
-    RETURNING path, depth`);
+  db
+    .update(searchQueue)
+    .set({ leaseUntilMs: lease })
+    .where(
+      inArray(
+        searchQueue.path,
+        db
+          .select({ path: searchQueue.path })
+          .from(searchQueue)
+          .where(lt(searchQueue.leaseUntilMs, now))
+          .orderBy(searchQueue.path)
+          .limit(limit),
+      ),
+    )
+    .returning({ path: searchQueue.path, depth: searchQueue.depth });
+
+/** Queue rows this step holds: its lease value is its own (build.ts adds a random part). */
+const heldBy = (lease: number) => eq(searchQueue.leaseUntilMs, lease);
 
 /** While this step's claim on `folder` stands (a stop or a new build removes it). */
-const claimed = (folder: string, lease: number) =>
-  sql`EXISTS (SELECT 1 FROM search_queue WHERE path = ${folder} AND lease_until = ${lease})`;
+const claimed = (db: Database, folder: string, lease: number) =>
+  exists(
+    db
+      .select({ path: searchQueue.path })
+      .from(searchQueue)
+      .where(and(eq(searchQueue.path, folder), heldBy(lease))),
+  );
 
 /**
  * A step's results in one batch: the entries of each folder it listed and the subfolders to list
@@ -311,13 +410,14 @@ export function finishStep(
     for (let i = 0; i < entries.length; i += ROWS_PER_INSERT) {
       const rows = entries.slice(i, i + ROWS_PER_INSERT).map(nodeRow);
       const values = sql.join(
-        rows.map((r) => sql`(${r.path}, ${r.name}, ${r.folded}, ${r.segments}, ${r.isDir ? 1 : 0}, ${r.size})`),
+        rows.map((r) => sql`(NULL, ${r.path}, ${r.name}, ${r.folded}, ${r.segments}, ${r.isDir ? 1 : 0}, ${r.size})`),
         sql`, `,
       );
       statements.push(
-        db.run(sql`INSERT INTO search_nodes (path, name, folded, segments, is_dir, size)
-          SELECT * FROM (VALUES ${values}) WHERE ${claimed(folder, lease)}
-          ON CONFLICT (path) DO UPDATE SET is_dir = excluded.is_dir, size = excluded.size`),
+        db
+          .insert(searchNodes)
+          .select(sql`SELECT * FROM (VALUES ${values}) WHERE ${claimed(db, folder, lease)}`)
+          .onConflictDoUpdate({ target: path, set: refreshed }),
       );
     }
     written += entries.length;
@@ -327,20 +427,30 @@ export function finishStep(
         sql`, `,
       );
       statements.push(
-        db.run(sql`INSERT INTO search_queue (path, depth, lease_until)
-          SELECT * FROM (VALUES ${values}) WHERE ${claimed(folder, lease)} ON CONFLICT (path) DO NOTHING`),
+        db
+          .insert(searchQueue)
+          .select(sql`SELECT * FROM (VALUES ${values}) WHERE ${claimed(db, folder, lease)}`)
+          .onConflictDoNothing(),
       );
     }
   }
+  const { value } = settings;
   statements.push(
-    db.run(sql`UPDATE settings SET value = json_set(value, '$.obj_count', coalesce(json_extract(value, '$.obj_count'), 0) + ${written})
-      WHERE key IN (${PROGRESS}, ${SCAN}) AND json_valid(value) AND json_extract(value, '$.is_done') = 0
-        AND EXISTS (SELECT 1 FROM search_queue WHERE lease_until = ${lease})`),
+    db
+      .update(settings)
+      .set({
+        value: sql`json_set(${value}, '$.obj_count', coalesce(json_extract(${value}, '$.obj_count'), 0) + ${written})`,
+      })
+      .where(
+        and(runningProgress, exists(db.select({ path: searchQueue.path }).from(searchQueue).where(heldBy(lease)))),
+      ),
   );
   if (failure !== "")
     statements.push(
-      db.run(sql`UPDATE settings SET value = json_set(value, '$.error', ${failure})
-        WHERE key = ${PROGRESS} AND json_valid(value) AND json_extract(value, '$.error') = ''`),
+      db
+        .update(settings)
+        .set({ value: sql`json_set(${value}, '$.error', ${failure})` })
+        .where(and(eq(settings.key, PROGRESS), sql`json_valid(${value}) AND json_extract(${value}, '$.error') = ''`)),
     );
   statements.push(
     db.delete(searchQueue).where(
@@ -349,7 +459,7 @@ export function finishStep(
           searchQueue.path,
           listed.map((l) => l.folder),
         ),
-        eq(searchQueue.leaseUntil, lease),
+        heldBy(lease),
       ),
     ),
     finishProgress(db),
