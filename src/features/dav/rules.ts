@@ -3,7 +3,7 @@
 // and Overwrite say, what a caller may read and change, and locks at work (RFC 4918 §6-7, §10.4):
 // the `If` header parsed and evaluated against the locks a request read, and the rule that a
 // locked resource changes only for a request that submits the lock's token, as the lock's owner.
-// Each returns data or throws the refusal (DavError); server.ts's method handlers do the I/O.
+// Each returns data or throws the refusal (DavError); the method handlers (server.ts's dispatch) do the I/O.
 import type { FileErrorKind, FileObject } from "../../drivers/types.ts";
 import { ACCESS_DENIED, hiddenInsideOf, INVALID_NAME, PERMISSION_DENIED, protectedInside } from "../fs/messages.ts";
 import { baseName, decodeDownloadPath, escapePath, isValidName, isWithin, joinBasePath, parentOf } from "../fs/path.ts";
