@@ -3,7 +3,7 @@
 // lockdiscovery shows too.
 import { emptyBody, lookup, need } from "../fs/operations.ts";
 import { baseName, parentOf } from "../fs/path.ts";
-import { Permission } from "../fs/rules.ts";
+import { Permission, type Viewer } from "../fs/rules.ts";
 import { contentTypeOf } from "../fs/serve.ts";
 import {
   isLocked,
@@ -24,7 +24,8 @@ import { covers, DavError, hrefOf, lockTimeout, requireName, viewOf } from "./ru
 import { deleteLock, insertLock, refreshLock, type LockRow } from "./store.ts";
 import { childDav, escapeXml, isDav, serialize } from "./xml.ts";
 
-export function activeLock(request: DavRequest, lock: LockRow): string {
+/** A lock as lockdiscovery shows it (LOCK's reply, PROPFIND's property). */
+export function activeLock(viewer: Viewer, lock: LockRow): string {
   return [
     "<D:activelock>",
     "<D:locktype><D:write/></D:locktype>",
@@ -33,14 +34,14 @@ export function activeLock(request: DavRequest, lock: LockRow): string {
     lock.owner === "" ? "" : lock.owner,
     `<D:timeout>Second-${Math.max(0, lock.expiresAt - Math.floor(Date.now() / 1000))}</D:timeout>`,
     `<D:locktoken><D:href>${escapeXml(lock.token)}</D:href></D:locktoken>`,
-    `<D:lockroot><D:href>${escapeXml(hrefOf(request.viewer, lock.path, false))}</D:href></D:lockroot>`,
+    `<D:lockroot><D:href>${escapeXml(hrefOf(viewer, lock.path, false))}</D:href></D:lockroot>`,
     "</D:activelock>",
   ].join("");
 }
 
 const lockReply = (request: DavRequest, lock: LockRow, status: number) =>
   new Response(
-    `<?xml version="1.0" encoding="utf-8"?>\n<D:prop xmlns:D="DAV:"><D:lockdiscovery>${activeLock(request, lock)}</D:lockdiscovery></D:prop>\n`,
+    `<?xml version="1.0" encoding="utf-8"?>\n<D:prop xmlns:D="DAV:"><D:lockdiscovery>${activeLock(request.viewer, lock)}</D:lockdiscovery></D:prop>\n`,
     {
       status,
       headers: { "Content-Type": "application/xml; charset=utf-8", "Lock-Token": `<${lock.token}>` },

@@ -1,10 +1,6 @@
 // PROPFIND and PROPPATCH: the live properties of RFC 4918 §15 and the dead ones clients store, read
 // and written. A listing streams: its multistatus is written entry by entry as the client reads.
-import type { FileObject } from "../../drivers/types.ts";
-import { baseName, joinName } from "../fs/path.ts";
 import { Permission } from "../fs/rules.ts";
-import { contentTypeOf } from "../fs/serve.ts";
-import { activeLock } from "./locks.ts";
 import {
   CANNOT_MODIFY_PROTECTED_PROPERTY,
   PROPFIND_EMPTY,
@@ -16,9 +12,10 @@ import {
   PROPPATCH_UNKNOWN,
   withoutProp,
 } from "./messages.ts";
+import { EntryWriter, multistatusBody, type PropfindKind } from "./multistatus.ts";
 import { children } from "./read.ts";
 import { existing, multistatus, requireManage, requireUnlocked, xmlBody, type DavRequest } from "./request.ts";
-import { covers, DavError, etagOfObject, hrefOf } from "./rules.ts";
+import { DavError, etagOfObject, hrefOf } from "./rules.ts";
 import { patchProperties } from "./store.ts";
 import {
   childDav,
@@ -27,46 +24,10 @@ import {
   davResponse,
   elements,
   emptyElement,
-  escapeXml,
   isDav,
-  MULTISTATUS_CLOSE,
-  MULTISTATUS_OPEN,
   serialize,
   type XmlElement,
 } from "./xml.ts";
-
-/** The live properties of an object (RFC 4918 §15), as XML, by Clark name. */
-function liveProperties(request: DavRequest, path: string, object: FileObject): Map<string, string> {
-  const props = new Map<string, string>();
-  const dav = (local: string, value: string) =>
-    props.set(`{${DAV_NS}}${local}`, value === "" ? `<D:${local}/>` : `<D:${local}>${value}</D:${local}>`);
-  dav("resourcetype", object.isDir ? "<D:collection/>" : "");
-  dav("displayname", escapeXml(path === "/" ? "" : baseName(path)));
-  dav("getlastmodified", object.modified.toUTCString());
-  dav("creationdate", (object.created ?? object.modified).toISOString().replace(/\.\d{3}Z$/, "Z"));
-  if (!object.isDir) {
-    dav("getcontentlength", String(object.size));
-    dav("getcontenttype", escapeXml(contentTypeOf(object.name)));
-    dav("getetag", escapeXml(etagOfObject(object)));
-  }
-  dav(
-    "supportedlock",
-    "<D:lockentry><D:lockscope><D:exclusive/></D:lockscope><D:locktype><D:write/></D:locktype></D:lockentry><D:lockentry><D:lockscope><D:shared/></D:lockscope><D:locktype><D:write/></D:locktype></D:lockentry>",
-  );
-  dav(
-    "lockdiscovery",
-    request.dav.locks
-      .filter((lock) => covers(lock, path))
-      .map((lock) => activeLock(request, lock))
-      .join(""),
-  );
-  return props;
-}
-
-type PropfindKind =
-  | { kind: "allprop"; include: string[] }
-  | { kind: "propname" }
-  | { kind: "prop"; names: { ns: string; local: string }[] };
 
 function propfindKind(body: XmlElement | null): PropfindKind {
   if (body === null) return { kind: "allprop", include: [] };
@@ -85,66 +46,11 @@ export async function propfind(request: DavRequest, depth: 0 | 1 | -1): Promise<
   const kind = propfindKind(await xmlBody(request.c));
   const object = await existing(request, request.path);
   const members = depth === 1 && object.isDir ? await children(request, request.path) : [];
-  const dead = new Map<string, Map<string, string>>();
-  for (const row of request.dav.properties) {
-    if (!dead.has(row.path)) dead.set(row.path, new Map());
-    dead.get(row.path)!.set(row.name, row.xml);
-  }
-  const responseOf = (path: string, entry: FileObject) => {
-    const live = liveProperties(request, path, entry);
-    const own = dead.get(path) ?? new Map<string, string>();
-    const href = hrefOf(request.viewer, path, entry.isDir);
-    if (kind.kind === "propname")
-      return davResponse(href, {
-        propstats: [{ status: 200, props: [...live.keys(), ...own.keys()].map((name) => emptyElement(nameOf(name))) }],
-      });
-    if (kind.kind === "allprop")
-      return davResponse(href, { propstats: [{ status: 200, props: [...live.values(), ...own.values()] }] });
-    const found: string[] = [];
-    const missing: string[] = [];
-    for (const name of kind.names) {
-      const clark = clarkName(name);
-      const value = live.get(clark) ?? own.get(clark);
-      if (value === undefined) missing.push(emptyElement(name));
-      else found.push(value);
-    }
-    return davResponse(href, {
-      propstats: [
-        { status: 200, props: found },
-        { status: 404, props: missing },
-      ],
-    });
-  };
-  // Written as it goes: a folder of 10,000 entries is never one string in memory.
-  const encoder = new TextEncoder();
-  let index = -1;
-  const CHUNK = 200;
-  const body = new ReadableStream<Uint8Array>({
-    pull(controller) {
-      if (index === -1) {
-        controller.enqueue(encoder.encode(MULTISTATUS_OPEN + responseOf(request.path, object)));
-        index = 0;
-        return;
-      }
-      if (index >= members.length) {
-        controller.enqueue(encoder.encode(`${MULTISTATUS_CLOSE}\n`));
-        controller.close();
-        return;
-      }
-      const slice = members.slice(index, index + CHUNK);
-      index += CHUNK;
-      controller.enqueue(
-        encoder.encode(slice.map((entry) => responseOf(joinName(request.path, entry.name), entry)).join("")),
-      );
-    },
-  });
+  const writer = new EntryWriter(request.viewer, kind, request.dav.locks, request.dav.properties);
+  const member = writer.members(request.path);
+  const body = multistatusBody(writer.entry(request.path, object), members.length, (i: number) => member(members[i]!));
   return new Response(body, { status: 207, headers: { "Content-Type": "application/xml; charset=utf-8" } });
 }
-
-const nameOf = (clark: string) => {
-  const end = clark.indexOf("}");
-  return { ns: clark.slice(1, end), local: clark.slice(end + 1) };
-};
 
 export async function proppatch(request: DavRequest): Promise<Response> {
   const body = await xmlBody(request.c);

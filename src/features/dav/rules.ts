@@ -167,6 +167,8 @@ export function uploadSize(header: (name: string) => string | undefined): number
 
 /** AList's Etag: the greatest hash the upstream gave, else mtime and size. */
 export const etagOfObject = (object: FileObject) => {
+  // Most listings carry no hashes: no arrays made for them, one per entry of a big PROPFIND.
+  if (object.hashInfo === undefined) return etagOf(object);
   const hashes = Object.values(object.hashInfo ?? {})
     .filter(Boolean)
     .sort();
