@@ -76,7 +76,8 @@ export async function benchRcloneListing(options: {
     const propfind = () =>
       fetch(rclone.url, { method: "PROPFIND", headers: { Authorization: rclone.auth, Depth: "1" } });
     const checked = async (reply: Response) => {
-      if (reply.status !== 207) throw new Error(`PROPFIND answered ${reply.status}`);
+      if (reply.status !== 207)
+        throw new Error(`PROPFIND of ${reply.url} answered ${reply.status}: ${(await reply.text()).slice(0, 300)}`);
       return reply;
     };
     // Warm-up: rclone's first listing reads the folder from disk, later ones its directory cache.
