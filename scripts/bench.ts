@@ -41,6 +41,7 @@ import {
   s3TestClient,
   startS3,
 } from "../test/support/storage-servers.ts";
+import { benchRcloneListing } from "./bench-dav.ts";
 import { benchChunkedUploads, benchCopyPace, benchTasks, workerdRss } from "./bench-transfers.ts";
 import { inspectWorker } from "./inspector.ts";
 import { chromiumAvailable, launchChromium, measureLoad, sameOriginContext } from "./browser.ts";
@@ -419,6 +420,21 @@ try {
       `${plain.name.padEnd(40)}  ${String(REQUESTS).padStart(8)}  ${median(plainRates).toFixed(0).padStart(8)}  ${`${((median(plainRates) / bareRate()) * 100).toFixed(0)}%`.padStart(8)}      100%  (median of ${plainRates.length} runs)`,
     );
   }
+  // BENCH_ONLY=PROPFIND runs it with the PROPFIND rows.
+  if (!ONLY || ONLY.test("PROPFIND /dav Depth 1 (10,000 entries) against rclone serve webdav"))
+    console.log(
+      `\n${await benchRcloneListing({
+        dir,
+        load: (count, request) =>
+          run(count, { name: "PROPFIND (rclone anchor)", request, expect: undefined, status: 207 }),
+        rounds: ROUNDS,
+        requests: Math.min(REQUESTS, 40),
+        gatehouse: () =>
+          fetch(`${base}/dav/wide/`, { method: "PROPFIND", headers: { Authorization: davAuth, Depth: "1" } }),
+        cpuMs: treeCpuMs,
+        wranglerPid: wrangler.pid!,
+      })}`,
+    );
   console.log(`\n${searchQueries}`);
   const targets = searchTargets(shares);
   if (targets) console.log(targets);

@@ -3,7 +3,7 @@
 // and Overwrite say, what a caller may read and change, and locks at work (RFC 4918 §6-7, §10.4):
 // the `If` header parsed and evaluated against the locks a request read, and the rule that a
 // locked resource changes only for a request that submits the lock's token, as the lock's owner.
-// Each returns data or throws the refusal (DavError); server.ts's method handlers do the I/O.
+// Each returns data or throws the refusal (DavError); the method handlers (server.ts's dispatch) do the I/O.
 import type { FileErrorKind, FileObject } from "../../drivers/types.ts";
 import { ACCESS_DENIED, hiddenInsideOf, INVALID_NAME, PERMISSION_DENIED, protectedInside } from "../fs/messages.ts";
 import { baseName, decodeDownloadPath, escapePath, isValidName, isWithin, joinBasePath, parentOf } from "../fs/path.ts";
@@ -167,6 +167,8 @@ export function uploadSize(header: (name: string) => string | undefined): number
 
 /** AList's Etag: the greatest hash the upstream gave, else mtime and size. */
 export const etagOfObject = (object: FileObject) => {
+  // Most listings carry no hashes: no arrays made for them, one per entry of a big PROPFIND.
+  if (object.hashInfo === undefined) return etagOf(object);
   const hashes = Object.values(object.hashInfo ?? {})
     .filter(Boolean)
     .sort();
