@@ -50,14 +50,12 @@ export class DatabaseError extends Error {
 /** `libsql://` means HTTPS (or HTTP with `?tls=0`, as @libsql/client reads it); http(s) stays. */
 export function pipelineUrl(url: string): string {
   const parsed = new URL(url);
-  if (parsed.protocol === "libsql:") {
-    parsed.protocol = parsed.searchParams.get("tls") === "0" ? "http:" : "https:";
-  } else if (parsed.protocol !== "http:" && parsed.protocol !== "https:") {
-    throw new TypeError(`The database URL must be libsql:, https: or http:, not ${parsed.protocol}`);
-  }
-  parsed.search = "";
-  parsed.hash = "";
-  return `${parsed.href.replace(/\/+$/, "")}/v3/pipeline`;
+  let scheme = parsed.protocol;
+  // URL's protocol setter cannot turn libsql: (not a special scheme) into https:: rebuilt as text.
+  if (scheme === "libsql:") scheme = parsed.searchParams.get("tls") === "0" ? "http:" : "https:";
+  else if (scheme !== "http:" && scheme !== "https:")
+    throw new TypeError(`The database URL must be libsql:, https: or http:, not ${scheme}`);
+  return `${scheme}//${parsed.host}${parsed.pathname.replace(/\/+$/, "")}/v3/pipeline`;
 }
 
 function unsupported(what: string): never {
@@ -121,16 +119,16 @@ export class HranaClient implements Client {
     });
   }
 
-  migrate(): Promise<ResultSet[]> {
+  async migrate(): Promise<ResultSet[]> {
     return unsupported("migrate");
   }
-  transaction(): Promise<Transaction> {
+  async transaction(): Promise<Transaction> {
     return unsupported("An interactive transaction");
   }
-  executeMultiple(): Promise<void> {
+  async executeMultiple(): Promise<void> {
     return unsupported("executeMultiple");
   }
-  sync(): Promise<undefined> {
+  async sync(): Promise<undefined> {
     return unsupported("sync");
   }
   reconnect(): void {}
@@ -216,7 +214,8 @@ const VALUES = Symbol("values");
 /**
  * Rows as @libsql/client shapes them (indexes and `length` not enumerable, column names
  * enumerable, the first of a repeated name wins), built cheaply: the indexes and `length` are
- * getters on one prototype per result, and each row gets only its names as plain properties.
+ * getters on one prototype per result, and each row gets its names as plain properties and its
+ * values, hidden, as one more.
  */
 function resultSet(result: unknown): ResultSet {
   const { cols, rows, affected_row_count, last_insert_rowid } = result as WireStmtResult;
@@ -235,7 +234,7 @@ function resultSet(result: unknown): ResultSet {
   const built = rows.map((wire): Row => {
     const values = wire.map(valueFromWire);
     const row: Row & { [VALUES]: Value[] } = Object.create(proto);
-    row[VALUES] = values;
+    Object.defineProperty(row, VALUES, { value: values });
     for (const [name, i] of named) row[name] = values[i] ?? null;
     return row;
   });
