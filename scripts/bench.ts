@@ -23,7 +23,8 @@
 //
 //   BENCH_REQUESTS (default 200, per round), BENCH_ROUNDS (default 5) and BENCH_CONCURRENCY
 //   (default 8) change the load; each endpoint's figures are medians of its rounds; BENCH_ONLY (a
-//   regular expression) runs the endpoints whose names match it, and skips the streaming runs.
+//   regular expression) runs the endpoints whose names match it, and skips the streaming runs;
+//   BENCH_ONLY=startup measures the Worker's startup alone (scripts/bench-startup.ts).
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -42,6 +43,7 @@ import {
   startS3,
 } from "../test/support/storage-servers.ts";
 import { benchRcloneListing } from "./bench-dav.ts";
+import { benchStartup } from "./bench-startup.ts";
 import { benchChunkedUploads, benchCopyPace, benchTasks, workerdRss } from "./bench-transfers.ts";
 import { inspectWorker } from "./inspector.ts";
 import { chromiumAvailable, launchChromium, measureLoad, sameOriginContext } from "./browser.ts";
@@ -69,6 +71,11 @@ interface Scenario {
   /** The HTTP status every reply must have (200 unless said). */
   status?: number;
 }
+
+const ONLY = process.env.BENCH_ONLY ? new RegExp(process.env.BENCH_ONLY) : null;
+// First, before the servers below load the machine.
+if (!ONLY || ONLY.test("startup")) console.log(`${benchStartup(projectRoot)}\n`);
+if (ONLY?.source === "startup") process.exit(0);
 
 const dir = mkdtempSync(join(tmpdir(), "gatehouse-bench-"));
 const endpoint = await startLibsqlServer({ path: join(dir, "gatehouse.db"), port: 0 });
@@ -131,7 +138,6 @@ async function startBaseline(config: string): Promise<string> {
   await waitForWorker(baselinePort);
   return `http://127.0.0.1:${baselinePort}`;
 }
-const ONLY = process.env.BENCH_ONLY ? new RegExp(process.env.BENCH_ONLY) : null;
 
 try {
   await waitForWorker(port);
