@@ -521,7 +521,10 @@ async function rcloneCopy(remotes: Record<string, string>, args: string[]): Prom
     const child = spawn("rclone", ["--config", "/dev/null", "copy", ...args], {
       stdio: ["ignore", "ignore", "pipe"],
       // AWS_CA_BUNDLE, where set, makes rclone's S3 backend fail on its own HTTP transport; s3rver is plain HTTP.
-      env: { ...Object.fromEntries(Object.entries(process.env).filter(([name]) => name !== "AWS_CA_BUNDLE")), ...remotes },
+      env: {
+        ...Object.fromEntries(Object.entries(process.env).filter(([name]) => name !== "AWS_CA_BUNDLE")),
+        ...remotes,
+      },
     });
     let stderr = "";
     child.stderr.on("data", (chunk) => {
