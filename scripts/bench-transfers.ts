@@ -1,5 +1,6 @@
 // The transfers `npm run bench` measures beside the request rates (BENCH_ONLY=multipart,
-// BENCH_ONLY=tasks): big files through the chunked upload API, and the background tasks at scale.
+// BENCH_ONLY=tasks, BENCH_ONLY='copy pace'): big files through the chunked upload API, the
+// background tasks at scale, and copies between storages beside `rclone copy` of the same tree.
 // Each run checks what a user would: the bytes landed exactly, the listing shows the size, nothing
 // is left pending or staged upstream; and prints the Worker's resident memory (the workerd
 // processes of wrangler dev, and the Worker isolate's own) before and at its peak.
