@@ -42,9 +42,10 @@ import {
   s3TestClient,
   startS3,
 } from "../test/support/storage-servers.ts";
+import { benchCopyPace } from "./bench-copy-pace.ts";
 import { benchRcloneListing } from "./bench-dav.ts";
 import { benchStartup } from "./bench-startup.ts";
-import { benchChunkedUploads, benchCopyPace, benchTasks, workerdRss } from "./bench-transfers.ts";
+import { benchChunkedUploads, benchTasks, workerdRss } from "./bench-transfers.ts";
 import { inspectWorker } from "./inspector.ts";
 import { chromiumAvailable, launchChromium, measureLoad, sameOriginContext } from "./browser.ts";
 import { migrateAndSeed, openNodeDatabase, projectRoot, type DatabaseTarget } from "./db.ts";
