@@ -22,7 +22,15 @@ import {
   RANGE_NOT_SATISFIABLE,
   STREAMING_UNSUPPORTED,
 } from "./messages.ts";
-import { copySourceOf, deleteRequestOf, noSuchKey, objectPath, S3Error, s3ErrorOf } from "./rules.ts";
+import {
+  copySourceConditions,
+  copySourceOf,
+  deleteRequestOf,
+  noSuchKey,
+  objectPath,
+  S3Error,
+  s3ErrorOf,
+} from "./rules.ts";
 import { UNSIGNED_PAYLOAD } from "./sigv4.ts";
 import { copyObjectDocument, deleteResultDocument } from "./xml.ts";
 
@@ -247,7 +255,8 @@ export async function deleteObjects(request: S3Request): Promise<Response> {
  * CopyObject (D22.6): the source read where the key may read it, the target written where it may
  * write; the file side's copy (the storage's own within one storage, streamed across storages). A
  * target that is there is replaced, as S3 does. Metadata is not kept, so a copy onto itself is
- * S3's refusal unless it asks to REPLACE the metadata, which then changes nothing.
+ * S3's refusal unless it asks to REPLACE the metadata, which then changes nothing. The
+ * `x-amz-copy-source-if-*` conditions are checked against the source (D22.16).
  */
 export async function copyObject(request: S3Request): Promise<Response> {
   const { c, viewer, fs } = request;
@@ -259,6 +268,12 @@ export async function copyObject(request: S3Request): Promise<Response> {
   if (!visible(request, fromPath)) throw noSuchKey();
   const object = await lookup(from.tree, fromPath);
   if (!object || object.isDir) throw noSuchKey();
+  // The source's conditions: a copy is never 304, any condition that fails is 412 (D22.16).
+  const conditions = copySourceConditions(c.req.raw.headers);
+  const sourceTag = etagOfObject(object);
+  const sourceModified = Math.floor(object.modified.getTime() / 1000);
+  if (preconditionFailed(conditions, sourceTag, sourceModified) || notModified(conditions, sourceTag, sourceModified))
+    throw new S3Error("PreconditionFailed", PRECONDITION_FAILED);
 
   const { path: root, tree } = await bucketFolder(request);
   const path = objectPath(root, request.key);

@@ -1,9 +1,9 @@
-// PutObject's payloads inside workerd (docs/decisions.md D22.15): aws-chunked bodies with a trailer,
-// unsigned (what the AWS SDKs send for a stream) and signed, and `x-amz-checksum-<algorithm>`
-// headers, against a key on the S3 storage (s3rver) and one on the WebDAV storage (webdav-server).
-// The headers are signed by aws4fetch; the chunks and the trailer by chunked.ts's own functions,
-// which chunked.test.ts checks against AWS's worked examples. A checksum that does not match is
-// BadDigest and leaves no file; a wrong trailer signature is SignatureDoesNotMatch.
+// The S3 endpoint's wire inside workerd (docs/decisions.md D22.15 to D22.17): PutObject's payloads
+// (aws-chunked bodies with a trailer, unsigned as the AWS SDKs send a stream and signed, and
+// `x-amz-checksum-<algorithm>` headers), CopyObject's conditions on its source, and
+// virtual-hosted-style requests, against a key on the S3 storage (s3rver) and one on the WebDAV
+// storage (webdav-server). The headers are signed by aws4fetch; the chunks and the trailer by
+// chunked.ts's own functions, which chunked.test.ts checks against AWS's worked examples.
 import { exports } from "cloudflare:workers";
 import { AwsClient } from "aws4fetch";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -260,5 +260,57 @@ describe("x-amz-checksum headers on PutObject", () => {
       expect(await codeOf(reply)).toBe("InvalidRequest");
     }
     expect(await upstreamDavText(`/${ROOT}/shared/box/header-odd.txt`)).toBeNull();
+  });
+});
+
+describe("CopyObject's conditions on its source (x-amz-copy-source-if-*)", () => {
+  it("each condition alone: 200 when it holds, 412 PreconditionFailed when not; nothing written then", async () => {
+    expect((await s3(davKey, "/box/source.txt", { method: "PUT", body: "the source" })).status).toBe(200);
+    const head = await s3(davKey, "/box/source.txt", { method: "HEAD" });
+    const etag = head.headers.get("ETag")!;
+    const modified = Date.parse(head.headers.get("Last-Modified")!);
+    const before = new Date(modified - 3600_000).toUTCString();
+    const after = new Date(modified + 3600_000).toUTCString();
+    const copy = (headers: Record<string, string>) =>
+      s3(davKey, "/box/target.txt", {
+        method: "PUT",
+        headers: { "x-amz-copy-source": "box/source.txt", ...headers },
+      });
+    for (const [headers, status] of [
+      [{ "x-amz-copy-source-if-match": etag }, 200],
+      [{ "x-amz-copy-source-if-match": etag.replace(/"/g, "") }, 200],
+      [{ "x-amz-copy-source-if-match": '"other"' }, 412],
+      [{ "x-amz-copy-source-if-none-match": '"other"' }, 200],
+      [{ "x-amz-copy-source-if-none-match": etag }, 412],
+      [{ "x-amz-copy-source-if-modified-since": before }, 200],
+      [{ "x-amz-copy-source-if-modified-since": after }, 412],
+      [{ "x-amz-copy-source-if-unmodified-since": after }, 200],
+      [{ "x-amz-copy-source-if-unmodified-since": before }, 412],
+    ] as const) {
+      await s3(davKey, "/box/target.txt", { method: "DELETE" });
+      const reply = await copy(headers);
+      expect(reply.status, JSON.stringify(headers)).toBe(status);
+      if (status === 412) {
+        expect(await codeOf(reply)).toBe("PreconditionFailed");
+        expect(await upstreamDavText(`/${ROOT}/shared/box/target.txt`)).toBeNull();
+      } else expect(await upstreamDavText(`/${ROOT}/shared/box/target.txt`)).toBe("the source");
+    }
+  });
+
+  it("S3's precedence: if-match holding wins over if-unmodified-since failing; if-none-match failing over if-modified-since holding", async () => {
+    const head = await s3(davKey, "/box/source.txt", { method: "HEAD" });
+    const etag = head.headers.get("ETag")!;
+    const modified = Date.parse(head.headers.get("Last-Modified")!);
+    const before = new Date(modified - 3600_000).toUTCString();
+    const copy = (headers: Record<string, string>) =>
+      s3(davKey, "/box/target.txt", { method: "PUT", headers: { "x-amz-copy-source": "box/source.txt", ...headers } });
+    const matched = await copy({ "x-amz-copy-source-if-match": etag, "x-amz-copy-source-if-unmodified-since": before });
+    expect(matched.status).toBe(200);
+    const noneMatched = await copy({
+      "x-amz-copy-source-if-none-match": etag,
+      "x-amz-copy-source-if-modified-since": before,
+    });
+    expect(noneMatched.status).toBe(412);
+    expect(await codeOf(noneMatched)).toBe("PreconditionFailed");
   });
 });
