@@ -131,6 +131,27 @@ export function copySourceConditions(headers: Headers): Headers {
   return out;
 }
 
+/**
+ * The bucket a virtual-hosted-style request names (D22.17): the host's labels before the configured
+ * S3 host (`photos.s3.example.com` under `s3.example.com` is `photos`); null for any other host,
+ * and always when none is configured.
+ */
+export function virtualBucketOf(hostname: string, base: string | undefined): string | null {
+  const suffix = (base ?? "")
+    .trim()
+    .toLowerCase()
+    .replace(/^\.+|\.+$/g, "");
+  if (suffix === "") return null;
+  const host = hostname.toLowerCase();
+  if (!host.endsWith(`.${suffix}`)) return null;
+  const bucket = host.slice(0, -(suffix.length + 1));
+  return bucket === "" ? null : bucket;
+}
+
+/** A virtual-hosted-style request's bucket and key: the bucket from its host, the key its whole path. */
+export const virtualBucketAndKey = (bucket: string, pathname: string) =>
+  bucketAndKey(`${S3_PREFIX}/${encodeURIComponent(bucket)}${pathname.startsWith("/") ? pathname : `/${pathname}`}`);
+
 /** S3's limit of keys in one DeleteObjects. */
 export const MAX_DELETE_KEYS = 1000;
 

@@ -4,6 +4,7 @@
 // virtual-hosted-style requests, against a key on the S3 storage (s3rver) and one on the WebDAV
 // storage (webdav-server). The headers are signed by aws4fetch; the chunks and the trailer by
 // chunked.ts's own functions, which chunked.test.ts checks against AWS's worked examples.
+import { createExecutionContext, env, waitOnExecutionContext } from "cloudflare:test";
 import { exports } from "cloudflare:workers";
 import { AwsClient } from "aws4fetch";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -14,6 +15,7 @@ import { callApi, makeUser, mountStorage, signIn } from "../../../test/support/w
 import { type ChecksumAlgorithm, checksumOf } from "./checksums.ts";
 import { chunkSignature, STREAMING_PAYLOAD_TRAILER, STREAMING_UNSIGNED_TRAILER, trailerSignature } from "./chunked.ts";
 import { parseAuthorization, scopeOf, signingKey } from "./sigv4.ts";
+import worker from "../../index.ts";
 
 const ROOT = "s3-payloads";
 const BASE = "http://gatehouse.test/s3";
@@ -312,5 +314,59 @@ describe("CopyObject's conditions on its source (x-amz-copy-source-if-*)", () =>
     });
     expect(noneMatched.status).toBe(412);
     expect(await codeOf(noneMatched)).toBe("PreconditionFailed");
+  });
+});
+
+describe("virtual-hosted style (S3_VIRTUAL_HOST)", () => {
+  const VIRTUAL = "s3.example.test";
+  /** A request signed for `url` (its host included), served by the Worker with S3_VIRTUAL_HOST set or not. */
+  async function hosted(key: Key, url: string, init: RequestInit = {}, base = VIRTUAL) {
+    // Called directly, the Worker sees no Content-Length the runtime would add on the way in.
+    const headers = new Headers(init.headers);
+    if (typeof init.body === "string") headers.set("Content-Length", String(init.body.length));
+    const signed = await clientOf(key).sign(url, { ...init, headers });
+    const ctx = createExecutionContext();
+    const reply = await worker.fetch(signed, { ...env, S3_VIRTUAL_HOST: base || undefined }, ctx);
+    await waitOnExecutionContext(ctx);
+    return reply;
+  }
+
+  it("<bucket>.<host>/<key>: put, get, list, copy and delete, the signature over the path as sent", async () => {
+    const put = await hosted(davKey, `http://box.${VIRTUAL}/hosted/one.txt`, { method: "PUT", body: "hosted" });
+    expect(put.status, await put.clone().text()).toBe(200);
+    expect(await upstreamDavText(`/${ROOT}/shared/box/hosted/one.txt`)).toBe("hosted");
+    expect(await (await hosted(davKey, `http://box.${VIRTUAL}/hosted/one.txt`)).text()).toBe("hosted");
+    const listed = await (await hosted(davKey, `http://box.${VIRTUAL}/?list-type=2&prefix=hosted/`)).text();
+    expect(listed).toContain("<Key>hosted/one.txt</Key>");
+    const copied = await hosted(davKey, `http://box.${VIRTUAL}/hosted/two%20words.txt`, {
+      method: "PUT",
+      headers: { "x-amz-copy-source": "box/hosted/one.txt" },
+    });
+    expect(copied.status, await copied.clone().text()).toBe(200);
+    expect(await upstreamDavText(`/${ROOT}/shared/box/hosted/two words.txt`)).toBe("hosted");
+    // Path-style keeps working beside it.
+    expect(await (await s3(davKey, "/box/hosted/two%20words.txt")).text()).toBe("hosted");
+    for (const name of ["one.txt", "two%20words.txt"])
+      expect((await hosted(davKey, `http://box.${VIRTUAL}/hosted/${name}`, { method: "DELETE" })).status).toBe(204);
+    expect(await upstreamDavText(`/${ROOT}/shared/box/hosted/one.txt`)).toBeNull();
+  });
+
+  it("a bucket that is not there is NoSuchBucket; a wrong signature SignatureDoesNotMatch", async () => {
+    const missing = await hosted(davKey, `http://nothere.${VIRTUAL}/a.txt`);
+    expect(missing.status).toBe(404);
+    expect(await codeOf(missing)).toBe("NoSuchBucket");
+    const wrong = await hosted({ ...davKey, secret_access_key: "not the secret" }, `http://box.${VIRTUAL}/a.txt`);
+    expect(wrong.status).toBe(403);
+    expect(await codeOf(wrong)).toBe("SignatureDoesNotMatch");
+    await sql("DELETE FROM login_failures");
+  });
+
+  it("off by default: without S3_VIRTUAL_HOST, or on another host, the app's routes answer as before", async () => {
+    const unset = await hosted(davKey, `http://box.${VIRTUAL}/ping`, {}, "");
+    expect(await unset.text()).toBe("pong");
+    const other = await hosted(davKey, "http://box.elsewhere.test/ping");
+    expect(await other.text()).toBe("pong");
+    // The configured host itself is not a bucket: the app answers there.
+    expect(await (await hosted(davKey, `http://${VIRTUAL}/ping`)).text()).toBe("pong");
   });
 });
