@@ -138,7 +138,8 @@ async function trailerPut(put: TrailerPut): Promise<Response> {
 
 const stored = async (key: Key, path: string) => new Uint8Array(await (await s3(key, path)).arrayBuffer());
 
-describe("aws-chunked with a trailer", () => {
+// A few hundred KiB through two storages: more than vitest's 5 s on a loaded machine.
+describe("aws-chunked with a trailer", { timeout: 30_000 }, () => {
   it("unsigned (the SDKs' stream upload): stored byte for byte on S3 and WebDAV, the checksum echoed", async () => {
     const data = bytesOf(150_000);
     const reply = await trailerPut({ key: s3Key, path: "/docs/unsigned.bin", data, algorithm: "crc32" });
