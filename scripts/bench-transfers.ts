@@ -1,10 +1,12 @@
 // The transfers `npm run bench` measures beside the request rates (BENCH_ONLY=multipart,
-// BENCH_ONLY=tasks, BENCH_ONLY='copy pace'): big files through the chunked upload API, the
-// background tasks at scale; copies between storages beside `rclone copy` are in bench-copy-pace.ts.
+// BENCH_ONLY=tasks, BENCH_ONLY=s3-transfers): big files through the chunked upload API, the
+// background tasks at scale, and the same bytes through /s3 beside /d and fs/put; copies between
+// storages beside `rclone copy` are in bench-copy-pace.ts.
 // Each run checks what a user would: the bytes landed exactly, the listing shows the size, nothing
 // is left pending or staged upstream; and prints the Worker's resident memory (the workerd
 // processes of wrangler dev, and the Worker isolate's own) before and at its peak.
 import { createHash, randomBytes } from "node:crypto";
+import { AwsClient } from "aws4fetch";
 import { readdirSync, readFileSync } from "node:fs";
 import { type Inspector, isolateMemory } from "./inspector.ts";
 import {
@@ -512,4 +514,88 @@ export async function benchTasks(base: string, token: string, inspector: Inspect
     await Promise.all([s3.close(), dav.close(), downloads.close()]);
   }
   return lines;
+}
+
+/** Reads a reply's body whole, timed; its SHA-256. */
+async function timedDownload(reply: Response): Promise<{ ms: number; digest: string; status: number }> {
+  const started = performance.now();
+  const bytes = new Uint8Array(await reply.arrayBuffer());
+  return { ms: performance.now() - started, digest: sha256(bytes), status: reply.status };
+}
+
+/**
+ * The same bytes up and down through the S3 endpoint beside the file API (docs/decisions.md D22.18):
+ * PUT by /api/fs/put and by PutObject (unsigned, and with a signed SHA-256 the Worker checks as it
+ * streams), GET by /d (the storage proxied through the Worker) and by GetObject, into s3rver.
+ * The S3 requests are signed by aws4fetch with an access key made through the API.
+ */
+export async function benchS3Transfers(base: string, token: string): Promise<string[]> {
+  const size = 64 * MIB;
+  const file = randomBytes(size);
+  const digest = sha256(file);
+  const api = apiOf(base, token);
+  const s3 = await startS3();
+  try {
+    const created = await api("/api/admin/storage/create", {
+      mount_path: "/s3xfer",
+      driver: "S3",
+      web_proxy: true,
+      addition: JSON.stringify(s3Addition(s3.endpoint, "/s3xfer")),
+    });
+    if (created.code !== 200) throw new Error(`S3 storage: ${created.message}`);
+    const key = await api("/api/me/access_key/create", {
+      name: "bench s3",
+      path: "/",
+      permission: 1 | 2 | 8 | 16 | 32 | 64 | 128 | 256 | 512,
+      usage: ["s3"],
+    });
+    if (key.code !== 200) throw new Error(`access key: ${key.message}`);
+    const client = new AwsClient({
+      accessKeyId: key.data.access_key_id,
+      secretAccessKey: key.data.secret_access_key,
+      service: "s3",
+      region: "us-east-1",
+      retries: 0,
+    });
+    const timed = async (send: () => Promise<Response>) => {
+      const started = performance.now();
+      const reply = await send();
+      await reply.arrayBuffer();
+      if (!reply.ok) throw new Error(`HTTP ${reply.status}`);
+      return performance.now() - started;
+    };
+    const putMs = await timed(() =>
+      fetch(`${base}/api/fs/put`, {
+        method: "PUT",
+        headers: { Authorization: token, "File-Path": "/s3xfer/put.bin", "Content-Type": "application/octet-stream" },
+        body: file,
+      }),
+    );
+    const unsignedMs = await timed(async () =>
+      fetch(
+        await client.sign(`${base}/s3/s3xfer/unsigned.bin`, {
+          method: "PUT",
+          body: file,
+          headers: { "X-Amz-Content-Sha256": "UNSIGNED-PAYLOAD" },
+        }),
+      ),
+    );
+    // aws4fetch hashes the body to sign it: that time is the client's, not the endpoint's.
+    const signedRequest = await client.sign(`${base}/s3/s3xfer/signed.bin`, { method: "PUT", body: file });
+    const signedMs = await timed(() => fetch(signedRequest));
+    const got = await api("/api/fs/get", { path: "/s3xfer/put.bin" });
+    if (got.code !== 200) throw new Error(`fs/get: ${got.message}`);
+    const viaD = await timedDownload(await fetch(got.data.raw_url as string));
+    const viaS3 = await timedDownload(await fetch(await client.sign(`${base}/s3/s3xfer/put.bin`)));
+    const stored = await timedDownload(await fetch(await client.sign(`${base}/s3/s3xfer/signed.bin`)));
+    const exact = (result: { digest: string; status: number }) =>
+      result.status === 200 && result.digest === digest ? "byte-exact" : `MISMATCH (HTTP ${result.status})`;
+    return [
+      `64 MiB into s3rver, PUT: /api/fs/put ${rate(size, putMs)}; /s3 PutObject (UNSIGNED-PAYLOAD) ${rate(size, unsignedMs)} ` +
+        `(${((putMs / unsignedMs) * 100).toFixed(0)}% of fs/put's time); /s3 PutObject with a signed SHA-256, checked as it streams, ${rate(size, signedMs)} (${exact(stored)}).`,
+      `64 MiB from s3rver, GET: /d (proxied) ${rate(size, viaD.ms)} (${exact(viaD)}); /s3 GetObject ${rate(size, viaS3.ms)} (${exact(viaS3)}).`,
+    ];
+  } finally {
+    await s3.close();
+  }
 }

@@ -45,7 +45,7 @@ import {
 import { benchCopyPace } from "./bench-copy-pace.ts";
 import { benchRcloneListing } from "./bench-dav.ts";
 import { benchStartup } from "./bench-startup.ts";
-import { benchChunkedUploads, benchTasks, workerdRss } from "./bench-transfers.ts";
+import { benchChunkedUploads, benchS3Transfers, benchTasks, workerdRss } from "./bench-transfers.ts";
 import { inspectWorker } from "./inspector.ts";
 import { chromiumAvailable, launchChromium, measureLoad, sameOriginContext } from "./browser.ts";
 import { migrateAndSeed, openNodeDatabase, projectRoot, type DatabaseTarget } from "./db.ts";
@@ -455,6 +455,9 @@ try {
       `\nGET / serves ${(ratio * 100).toFixed(0)}% of the requests per second of /ping (target: at least 80%).`,
     );
   }
+
+  // The same bytes through /s3 beside /d and fs/put (BENCH_ONLY=s3-transfers alone).
+  if (!ONLY || ONLY.test("s3-transfers")) console.log(`\n${(await benchS3Transfers(base, token)).join("\n")}`);
 
   // The transfers (BENCH_ONLY=multipart, BENCH_ONLY=tasks alone), last: they load the machine.
   if (!ONLY || ONLY.test("multipart upload") || ONLY.test("tasks") || ONLY.test("copy pace")) {

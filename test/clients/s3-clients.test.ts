@@ -1,13 +1,16 @@
 // A real S3 client against a fresh `npm start`: Debian's rclone (its S3 backend, aws-sdk-go's
 // SigV4) copies a tree into the S3 endpoint and back out unchanged, on an S3 storage and on a
 // WebDAV storage behind Gatehouse, reads a range, deletes; a key scoped to one folder sees its
-// buckets only (docs/s3.md).
+// buckets only (docs/s3.md). The AWS SDK for JavaScript, with its default checksums, puts a Buffer
+// and a stream (aws-chunked with a trailer) and reads them back.
 import { execFile } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { Readable } from "node:stream";
 import { promisify } from "node:util";
+import { DeleteObjectCommand, GetObjectCommand, PutObjectCommand, S3Client } from "@aws-sdk/client-s3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { filesBelow } from "../support/local-files.ts";
 import { callApi, npmStart, type NpmStart } from "../support/npm-start.ts";
@@ -172,5 +175,49 @@ describe("rclone through /s3", () => {
     expect((await rclone("lsd", "gs:")).stdout).toContain("inside");
     expect((await rclone("lsd", "gs:")).stdout).not.toContain("s3store");
     await expect(rclone("lsf", "gs:s3store")).rejects.toThrow();
+  }, 120_000);
+});
+
+describe("the AWS SDK for JavaScript through /s3 (default settings)", () => {
+  /** An S3Client of @aws-sdk/client-s3 with a new key on `path`: checksums as the SDK sets them by default. */
+  async function sdkFor(path: string) {
+    const key = await api("/api/me/access_key/create", {
+      name: `sdk ${path}`,
+      path,
+      permission: READ_WRITE,
+      usage: ["s3"],
+    });
+    expect(key.code, key.message).toBe(200);
+    return new S3Client({
+      endpoint: `${server.origin}/s3`,
+      region: "us-east-1",
+      forcePathStyle: true,
+      credentials: { accessKeyId: key.data.access_key_id, secretAccessKey: key.data.secret_access_key },
+      maxAttempts: 1,
+    });
+  }
+
+  it("PutObject of a Buffer (x-amz-checksum-crc32) and of a stream (aws-chunked, a CRC32 trailer) on both storages", async () => {
+    const client = await sdkFor("/area");
+    const bytes = randomBytes(300_000 + 5);
+    for (const bucket of ["s3store", "davstore"]) {
+      const put = await client.send(new PutObjectCommand({ Bucket: bucket, Key: "sdk/buffer.bin", Body: bytes }));
+      expect(put.ChecksumCRC32, bucket).toBeTruthy();
+      const streamed = await client.send(
+        new PutObjectCommand({
+          Bucket: bucket,
+          Key: "sdk/stream.bin",
+          Body: Readable.from([bytes.subarray(0, 100_000), bytes.subarray(100_000)]),
+          ContentLength: bytes.length,
+        }),
+      );
+      expect(streamed.ChecksumCRC32, bucket).toBe(put.ChecksumCRC32);
+      for (const name of ["sdk/buffer.bin", "sdk/stream.bin"]) {
+        const got = await client.send(new GetObjectCommand({ Bucket: bucket, Key: name }));
+        expect(Buffer.from(await got.Body!.transformToByteArray()).equals(bytes), `${bucket}/${name}`).toBe(true);
+      }
+      await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: "sdk/buffer.bin" }));
+      await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: "sdk/stream.bin" }));
+    }
   }, 120_000);
 });

@@ -110,6 +110,48 @@ export function copySourceOf(header: string): { bucket: string; key: string } {
   return { bucket, key };
 }
 
+/**
+ * CopyObject's conditions on its source (`x-amz-copy-source-if-*`) as the HTTP conditions they
+ * are, so the file side's checks apply S3's precedence (D22.16): a matching if-match wins over a
+ * failing if-unmodified-since, a failing if-none-match over a holding if-modified-since. An ETag
+ * sent without its quotes (S3 takes both) is quoted.
+ */
+export function copySourceConditions(headers: Headers): Headers {
+  const out = new Headers();
+  const quoted = (list: string) =>
+    list
+      .split(",")
+      .map((tag) => tag.trim())
+      .map((tag) => (tag === "*" || tag.startsWith('"') || tag.startsWith("W/") ? tag : `"${tag}"`))
+      .join(", ");
+  for (const name of ["if-match", "if-none-match", "if-modified-since", "if-unmodified-since"]) {
+    const value = headers.get(`x-amz-copy-source-${name}`);
+    if (value !== null) out.set(name, name.endsWith("match") ? quoted(value) : value);
+  }
+  return out;
+}
+
+/**
+ * The bucket a virtual-hosted-style request names (D22.17): the host's labels before the configured
+ * S3 host (`photos.s3.example.com` under `s3.example.com` is `photos`); null for any other host,
+ * and always when none is configured.
+ */
+export function virtualBucketOf(hostname: string, base: string | undefined): string | null {
+  const suffix = (base ?? "")
+    .trim()
+    .toLowerCase()
+    .replace(/^\.+|\.+$/g, "");
+  if (suffix === "") return null;
+  const host = hostname.toLowerCase();
+  if (!host.endsWith(`.${suffix}`)) return null;
+  const bucket = host.slice(0, -(suffix.length + 1));
+  return bucket === "" ? null : bucket;
+}
+
+/** A virtual-hosted-style request's bucket and key: the bucket from its host, the key its whole path. */
+export const virtualBucketAndKey = (bucket: string, pathname: string) =>
+  bucketAndKey(`${S3_PREFIX}/${encodeURIComponent(bucket)}${pathname.startsWith("/") ? pathname : `/${pathname}`}`);
+
 /** S3's limit of keys in one DeleteObjects. */
 export const MAX_DELETE_KEYS = 1000;
 
