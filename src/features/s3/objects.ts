@@ -194,12 +194,12 @@ async function deleteKey(request: S3Request, bucket: { path: string; tree: Mount
 /** The most a DeleteObjects body may hold: 1,000 keys of S3's 1,024 bytes, with their XML. */
 const MAX_DELETE_BODY = 2 * 1024 * 1024;
 
-/** The request body as text, refused past `limit` bytes without reading further; its signed hash checked. */
-async function boundedBody(request: S3Request, limit: number): Promise<string> {
+/** The request body as text, refused past `limit` bytes (`tooLong`) without reading further; its signed hash checked. */
+export async function boundedBody(request: S3Request, limit: number, tooLong = deleteTooLong(limit)): Promise<string> {
   const { c } = request;
   if (request.chunks) throw new S3Error("NotImplemented", STREAMING_UNSUPPORTED);
   const declared = Number(c.req.header("Content-Length") ?? "0");
-  if (declared > limit) throw new S3Error("MaxMessageLengthExceeded", deleteTooLong(limit));
+  if (declared > limit) throw new S3Error("MaxMessageLengthExceeded", tooLong);
   const chunks: Uint8Array[] = [];
   let size = 0;
   const reader = (c.req.raw.body ?? emptyBody()).getReader();
@@ -209,7 +209,7 @@ async function boundedBody(request: S3Request, limit: number): Promise<string> {
     size += value.byteLength;
     if (size > limit) {
       await reader.cancel();
-      throw new S3Error("MaxMessageLengthExceeded", deleteTooLong(limit));
+      throw new S3Error("MaxMessageLengthExceeded", tooLong);
     }
     chunks.push(value);
   }

@@ -577,7 +577,8 @@ describe("refusals", () => {
 
   it("what is not built yet answers 501 NotImplemented", async () => {
     for (const [path, init] of [
-      ["/docs/readme.txt?uploads", { method: "POST" }],
+      ["/docs/readme.txt?tagging", { method: "GET" }],
+      ["/docs/t.txt?partNumber=1&uploadId=x", { method: "PUT", headers: { "x-amz-copy-source": "docs/readme.txt" } }],
       [
         "/docs/t.txt",
         { method: "PUT", body: "x", headers: { "X-Amz-Content-Sha256": "STREAMING-UNSIGNED-PAYLOAD-TRAILER" } },
