@@ -234,8 +234,9 @@ function completeRequestOf(root: XmlElement | null): { number: number; etag: str
 export function partsToJoin(listed: { number: number; etag: string }[], chunks: UploadChunk[]): UploadChunk[] {
   const byIndex = new Map(chunks.map((chunk) => [chunk.index, chunk]));
   const joined: UploadChunk[] = [];
-  for (const [at, part] of listed.entries()) {
+  for (const [at, part] of listed.entries())
     if (at > 0 && part.number <= listed[at - 1]!.number) throw new S3Error("InvalidPartOrder", INVALID_PART_ORDER);
+  for (const [at, part] of listed.entries()) {
     const chunk = byIndex.get(part.number - 1);
     if (!chunk || partTag(chunk.sha256) !== `"${part.etag}"`) throw new S3Error("InvalidPart", INVALID_PART);
     if (part.number !== at + 1) throw new S3Error("InvalidPart", partsWithGap(at + 1));
