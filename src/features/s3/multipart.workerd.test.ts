@@ -163,6 +163,7 @@ describe.each(["s3", "dav"])("multipart upload on the %s storage", (bucket) => {
     // A range across the join of two parts.
     const range = await s3(key, path, { headers: { Range: `bytes=${5 * MIB - 2}-${5 * MIB + 1}` } });
     expect(range.status).toBe(206);
+    expect(range.headers.get("Content-Range")).toBe(`bytes ${5 * MIB - 2}-${5 * MIB + 1}/${whole.length}`);
     expect([...new Uint8Array(await range.arrayBuffer())]).toEqual([
       ...parts[0]!.subarray(5 * MIB - 2),
       ...parts[1]!.subarray(0, 2),

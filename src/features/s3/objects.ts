@@ -90,6 +90,9 @@ export async function getObject(request: S3Request): Promise<Response> {
   headers.set("Accept-Ranges", "bytes");
   if (!headers.has("Content-Type")) headers.set("Content-Type", contentTypeOf(baseName(path)));
   if (method === "HEAD" && reply.status === 200) headers.set("Content-Length", String(object.size));
+  // Some storages (webdav-server) leave the length out of a range's Content-Range; S3 always gives it.
+  const contentRange = headers.get("Content-Range");
+  if (contentRange?.endsWith("/*")) headers.set("Content-Range", `${contentRange.slice(0, -1)}${object.size}`);
   const query = new URL(c.req.url).searchParams;
   for (const [name, header] of Object.entries(RESPONSE_OVERRIDES)) {
     const value = query.get(name);
