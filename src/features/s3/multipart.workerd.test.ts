@@ -233,6 +233,14 @@ describe.each(["s3", "dav"])("multipart upload on the %s storage", (bucket) => {
       400,
       "InvalidArgument",
     );
+    // A body that is not the signed hash is refused, and the part is forgotten.
+    const signedOther = await s3(key, `${path}?partNumber=4&uploadId=${id}`, {
+      method: "PUT",
+      body: "these bytes",
+      headers: { "X-Amz-Content-Sha256": await hex(new TextEncoder().encode("other bytes")) },
+    });
+    await expectCode(signedOther, 400, "XAmzContentSHA256Mismatch");
+    expect(tags(await (await s3(key, `${path}?uploadId=${id}`)).text(), "PartNumber")).toEqual(["1", "2", "3"]);
     // Nothing was joined: no object, and the upload is there still.
     expect((await s3(key, path, { method: "HEAD" })).status).toBe(404);
     const big = await putPart(key, path, id, 1, bytes(5 * MIB, 7));
