@@ -1,13 +1,15 @@
 // Real S3 clients against a fresh `npm start`, on an S3 storage and on a WebDAV storage behind
 // Gatehouse (docs/s3.md): Debian's rclone (its S3 backend, aws-sdk-go's SigV4) copies a tree into
-// the S3 endpoint and back out unchanged, reads a range, deletes; the AWS SDK for JavaScript lists, puts, uploads 300 MiB in parts, reads ranges, copies, deletes and presigns,
-// byte for byte by SHA-256; a key scoped to one folder sees its buckets only, and a wrong secret
-// is refused.
+// the S3 endpoint and back out unchanged, reads a range, deletes; the AWS SDK for JavaScript lists,
+// puts, uploads 300 MiB in parts, reads ranges, copies, deletes and presigns, byte for byte by
+// SHA-256, and with its default checksums puts a Buffer and a stream (aws-chunked with a trailer);
+// a key scoped to one folder sees its buckets only, and a wrong secret is refused.
 import { execFile } from "node:child_process";
 import { createCipheriv, createHash, randomBytes } from "node:crypto";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { Readable } from "node:stream";
 import { promisify } from "node:util";
 import {
   CompleteMultipartUploadCommand,
@@ -367,5 +369,49 @@ describe("the AWS SDK for JavaScript through /s3", () => {
     const wrong = await sdkFor("/area", READ_WRITE, true);
     expect(await failure(wrong.send(new ListBucketsCommand({})))).toBe("SignatureDoesNotMatch");
     await wide.send(new DeleteObjectCommand({ Bucket: "s3store", Key: "outside.txt" }));
+  }, 120_000);
+});
+
+describe("the AWS SDK for JavaScript through /s3 (default settings)", () => {
+  /** An S3Client of @aws-sdk/client-s3 with a new key on `path`: checksums as the SDK sets them by default. */
+  async function sdkFor(path: string) {
+    const key = await api("/api/me/access_key/create", {
+      name: `sdk ${path}`,
+      path,
+      permission: READ_WRITE,
+      usage: ["s3"],
+    });
+    expect(key.code, key.message).toBe(200);
+    return new S3Client({
+      endpoint: `${server.origin}/s3`,
+      region: "us-east-1",
+      forcePathStyle: true,
+      credentials: { accessKeyId: key.data.access_key_id, secretAccessKey: key.data.secret_access_key },
+      maxAttempts: 1,
+    });
+  }
+
+  it("PutObject of a Buffer (x-amz-checksum-crc32) and of a stream (aws-chunked, a CRC32 trailer) on both storages", async () => {
+    const client = await sdkFor("/area");
+    const bytes = randomBytes(300_000 + 5);
+    for (const bucket of ["s3store", "davstore"]) {
+      const put = await client.send(new PutObjectCommand({ Bucket: bucket, Key: "sdk/buffer.bin", Body: bytes }));
+      expect(put.ChecksumCRC32, bucket).toBeTruthy();
+      const streamed = await client.send(
+        new PutObjectCommand({
+          Bucket: bucket,
+          Key: "sdk/stream.bin",
+          Body: Readable.from([bytes.subarray(0, 100_000), bytes.subarray(100_000)]),
+          ContentLength: bytes.length,
+        }),
+      );
+      expect(streamed.ChecksumCRC32, bucket).toBe(put.ChecksumCRC32);
+      for (const name of ["sdk/buffer.bin", "sdk/stream.bin"]) {
+        const got = await client.send(new GetObjectCommand({ Bucket: bucket, Key: name }));
+        expect(Buffer.from(await got.Body!.transformToByteArray()).equals(bytes), `${bucket}/${name}`).toBe(true);
+      }
+      await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: "sdk/buffer.bin" }));
+      await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: "sdk/stream.bin" }));
+    }
   }, 120_000);
 });

@@ -20,6 +20,7 @@ export const S3_ERRORS = {
   InvalidRequest: 400,
   IncompleteBody: 400,
   InternalError: 500,
+  MalformedTrailerError: 400,
   MalformedXML: 400,
   MaxMessageLengthExceeded: 400,
   MissingContentLength: 411,
@@ -48,7 +49,7 @@ export const PRESIGNED_TOO_LONG = "X-Amz-Expires must be less than a week (in se
 export const PRESIGNED_EXPIRED = "Request has expired";
 export const PRESIGNED_NOT_YET_VALID = "Request is not valid yet";
 export const STREAMING_UNSUPPORTED =
-  "Of the streaming payloads only STREAMING-AWS4-HMAC-SHA256-PAYLOAD (no trailer), signed in the Authorization header, to PutObject, is supported";
+  "Of the streaming payloads only STREAMING-AWS4-HMAC-SHA256-PAYLOAD, STREAMING-AWS4-HMAC-SHA256-PAYLOAD-TRAILER and STREAMING-UNSIGNED-PAYLOAD-TRAILER, signed in the Authorization header, to PutObject, are supported";
 export const NO_SUCH_ACCESS_KEY = "The AWS Access Key Id you provided does not exist in our records.";
 export const SIGNATURE_MISMATCH =
   "The request signature we calculated does not match the signature you provided. Check your key and signing method.";
@@ -92,7 +93,18 @@ export const CHUNK_TOO_LARGE = "An aws-chunked chunk is larger than this endpoin
 export const CHUNK_SIGNATURE_MISMATCH =
   "The chunk signature we calculated does not match the signature you provided: the upload is discarded.";
 export const CHUNKED_LENGTH = "The aws-chunked body's bytes are not x-amz-decoded-content-length";
-export const DECODED_LENGTH_NEEDED = "A streaming signed upload needs x-amz-decoded-content-length";
+export const DECODED_LENGTH_NEEDED = "A streaming (aws-chunked) upload needs x-amz-decoded-content-length";
+export const TRAILER_MALFORMED =
+  "The request contained trailing data that was not well-formed or did not conform to our published schema.";
+export const TRAILER_SIGNATURE_MISMATCH =
+  "The trailer signature we calculated does not match the x-amz-trailer-signature you provided: the upload is discarded.";
+export const trailerMissing = (name: string) => `The x-amz-trailer named ${name}, which the trailer does not hold`;
+export const TRAILER_UNSUPPORTED =
+  "x-amz-trailer must name one checksum: x-amz-checksum-crc32, -crc32c, -crc64nvme, -sha1 or -sha256";
+export const checksumInvalid = (name: string) => `Value for ${name} header is invalid.`;
+export const checksumMismatch = (name: string) =>
+  `The ${name.replace("x-amz-checksum-", "").toUpperCase()} you specified did not match the calculated checksum.`;
+export const CHECKSUMS_MANY = "Expecting a single x-amz-checksum- header. Multiple checksum Types are not allowed.";
 
 // ---- Multipart uploads (multipart.ts)
 

@@ -6,11 +6,11 @@
 // PutObject's rules at the upload's key, as they stand at that step.
 import { sql } from "drizzle-orm";
 import { bucketFolder, makeFolders, type S3Request, xml } from "./request.ts";
-import { verifiedChunks } from "./chunked.ts";
+import { payloadOf } from "./payload.ts";
 import { etagOfObject } from "../dav/rules.ts";
 import { BadXml, parseXml, type XmlElement } from "../dav/xml.ts";
 import { fileFailure } from "../fs/mounts.ts";
-import { emptyBody, lookup } from "../fs/operations.ts";
+import { lookup } from "../fs/operations.ts";
 import { baseName, parentOf } from "../fs/path.ts";
 import { requireUploadable } from "../fs/rules.ts";
 import { contentTypeOf } from "../fs/serve.ts";
@@ -31,7 +31,6 @@ import {
   BAD_KEY,
   COMPLETE_XML_INVALID,
   completeTooLong,
-  CONTENT_SHA_MISMATCH,
   DECODED_LENGTH_NEEDED,
   entityTooSmall,
   FOLDER_THERE,
@@ -50,7 +49,6 @@ import {
 } from "./messages.ts";
 import { forgetPart, storePart, uploadsBelow } from "./multipart-store.ts";
 import { compareKeys, type MultipartOperation, objectPath, S3Error } from "./rules.ts";
-import { UNSIGNED_PAYLOAD } from "./sigv4.ts";
 import {
   completeDocument,
   initiateDocument,
@@ -176,9 +174,10 @@ export async function uploadPart(request: S3Request): Promise<Response> {
   if (size > MAX_PART_BYTES) throw new S3Error("EntityTooLarge", partTooLarge(MAX_PART_BYTES));
   const { session, parts, upstream } = await uploadOf(request);
 
-  const chunked = request.chunks ? verifiedChunks(request.chunks, size) : null;
-  const raw = c.req.raw.body ?? emptyBody();
-  const watched = hashed(chunked ? raw.pipeThrough(chunked.stream) : raw, size, {
+  // What the client vouched for (a signed hash, signed chunks, a trailer, a checksum) is checked as
+  // the bytes stream (payload.ts, as PutObject); the part's own SHA-256 is taken on the way too.
+  const payload = payloadOf(request, size);
+  const watched = hashed(payload.body, size, {
     short: new S3Error("IncompleteBody", partEndedEarly(size)),
     long: new S3Error("IncompleteBody", partTooLong(size)),
   });
@@ -189,7 +188,7 @@ export async function uploadPart(request: S3Request): Promise<Response> {
     watched.fail(error);
     // A bad chunk signature or the body's own length says more than what the upstream made of it.
     const fault =
-      chunked?.failure() ??
+      payload.failure() ??
       (await watched.done().then(
         () => null,
         (reason: unknown) => reason,
@@ -197,14 +196,18 @@ export async function uploadPart(request: S3Request): Promise<Response> {
     throw fault instanceof S3Error ? fault : fileFailure(error, "");
   }
   const sha256 = await watched.done();
-  if (!chunked && request.payloadHash !== UNSIGNED_PAYLOAD && sha256 !== request.payloadHash) {
+  const fault = await payload.verdict();
+  if (fault) {
     // The storage holds these bytes under the part's number now: the part is forgotten, to be sent again.
     await forgetPart(c.var.db, session.id, index);
-    throw new S3Error("XAmzContentSHA256Mismatch", CONTENT_SHA_MISMATCH);
+    throw fault;
   }
   const part: UploadChunk = { sessionId: session.id, index, size, sha256, tag };
   await storePart(c.var.db, part, nowSeconds());
-  return new Response(null, { status: 200, headers: { ETag: partTag(sha256) } });
+  const headers = new Headers({ ETag: partTag(sha256) });
+  const checksum = payload.checksum();
+  if (checksum) headers.set(checksum.name, checksum.value);
+  return new Response(null, { status: 200, headers });
 }
 
 /** CompleteMultipartUpload's `<Part>` list: part numbers and ETags (quotes dropped), in the order given. */

@@ -2,10 +2,8 @@
 // (streamed, its signed hash or chunks checked), delete, batch delete and copy.
 import { bucketAt, makeFolders, bucketFolder, requireBucket, type S3Request, visible, xml } from "./request.ts";
 import type { S3Code } from "./messages.ts";
-import { verifiedChunks } from "./chunked.ts";
-import { FileError } from "../../http/errors.ts";
+import { declaredSize, payloadOf } from "./payload.ts";
 import { etagOfObject } from "../dav/rules.ts";
-import { uploadEndedEarly, uploadTooLong } from "../fs/messages.ts";
 import type { MountTree } from "../fs/mounts.ts";
 import { emptyBody, lookup, putFile, removePath, transfer } from "../fs/operations.ts";
 import { BadXml, parseXml } from "../dav/xml.ts";
@@ -13,12 +11,9 @@ import { baseName, parentOf } from "../fs/path.ts";
 import { anchoredBy, Permission, requireAccess, requireUploadable, requireWritable } from "../fs/rules.ts";
 import { contentTypeOf, notModified, preconditionFailed, rangeWithin, serveLink } from "../fs/serve.ts";
 import { IndexChanges } from "../search/changes.ts";
-import { hashed } from "../uploads/rules.ts";
 import {
   BAD_KEY,
-  CONTENT_LENGTH_NEEDED,
   CONTENT_SHA_MISMATCH,
-  DECODED_LENGTH_NEEDED,
   COPY_TO_ITSELF,
   DELETE_XML_INVALID,
   deleteTooLong,
@@ -119,11 +114,7 @@ export async function putObject(request: S3Request): Promise<Response> {
     return new Response(null, { status: 200, headers: { ETag: '"d41d8cd98f00b204e9800998ecf8427e"' } });
   }
   if (before?.isDir) throw new S3Error("InvalidRequest", FOLDER_THERE);
-  // An aws-chunked body's own length is its framing's: the object's is x-amz-decoded-content-length.
-  const length = c.req.header(request.chunks ? "x-amz-decoded-content-length" : "Content-Length");
-  if (length === undefined || !/^\d{1,16}$/.test(length.trim()))
-    throw new S3Error("MissingContentLength", request.chunks ? DECODED_LENGTH_NEEDED : CONTENT_LENGTH_NEEDED);
-  const size = Number(length.trim());
+  const size = declaredSize(request);
   // S3 makes the folders on a key's way; so does a write here (write permission was checked at the key's folder).
   const dir = parentOf(path);
   if (!before && dir !== root) {
@@ -131,40 +122,35 @@ export async function putObject(request: S3Request): Promise<Response> {
     if (!parent) await makeFolders(tree, dir);
     else if (!parent.isDir) throw new S3Error("InvalidRequest", FOLDER_THERE);
   }
-  // Chunks are checked one by one as they stream; a bad one fails the upload and takes the file back (D22.8).
-  const chunked = request.chunks ? verifiedChunks(request.chunks, size) : null;
-  const raw = chunked ? (c.req.raw.body ?? emptyBody()).pipeThrough(chunked.stream) : c.req.raw.body;
-  // A signed payload is hashed as it streams to the storage, and a mismatch takes the file back (D22.2).
-  const check =
-    request.payloadHash === UNSIGNED_PAYLOAD || chunked
-      ? null
-      : hashed(raw ?? emptyBody(), size, {
-          short: new FileError("refused", uploadEndedEarly(0, size)),
-          long: new FileError("refused", uploadTooLong(size)),
-        });
+  // What the client vouched for is checked as the bytes stream; a fault takes the file back (D22.2, D22.8, D22.15).
+  const payload = payloadOf(request, size);
   const parent = await tree.mount(dir);
   try {
     await putFile(parent, {
       name: baseName(path),
       size,
-      body: check?.body ?? raw ?? emptyBody(),
+      body: payload.body,
       contentType: c.req.header("Content-Type") || contentTypeOf(baseName(path)),
     });
   } catch (error) {
-    const failure = chunked?.failure();
+    const failure = payload.failure();
     if (!failure) throw error;
     await removePath(tree, path).catch(() => undefined);
     throw failure;
   }
-  if (check && (await check.done()) !== request.payloadHash) {
+  const fault = await payload.verdict();
+  if (fault) {
     await removePath(tree, path).catch(() => undefined);
-    throw new S3Error("XAmzContentSHA256Mismatch", CONTENT_SHA_MISMATCH);
+    throw fault;
   }
   index.added(path, false, size);
   await index.flush();
   // The ETag a later HEAD gives; one lookup more, which S3 clients that compare it need.
   const after = await lookup(tree, path).catch(() => null);
-  return new Response(null, { status: 200, headers: after ? { ETag: etagOfObject(after) } : {} });
+  const headers = new Headers(after ? { ETag: etagOfObject(after) } : {});
+  const checksum = payload.checksum();
+  if (checksum) headers.set(checksum.name, checksum.value);
+  return new Response(null, { status: 200, headers });
 }
 
 export async function deleteObject(request: S3Request): Promise<Response> {

@@ -595,7 +595,7 @@ describe("refusals", () => {
       ["/docs/t.txt?partNumber=1&uploadId=x", { method: "PUT", headers: { "x-amz-copy-source": "docs/readme.txt" } }],
       [
         "/docs/t.txt",
-        { method: "PUT", body: "x", headers: { "X-Amz-Content-Sha256": "STREAMING-UNSIGNED-PAYLOAD-TRAILER" } },
+        { method: "PUT", body: "x", headers: { "X-Amz-Content-Sha256": "STREAMING-AWS4-ECDSA-P256-SHA256-PAYLOAD" } },
       ],
     ] as const) {
       const reply = await s3(s3Key, path, init);

@@ -15,7 +15,7 @@ import { clientIp } from "../../auth/client.ts";
 import { isLockedOut } from "../../auth/lockout.ts";
 import { otpSealingKeys } from "../../env.ts";
 import type { AppEnv } from "../../http/context.ts";
-import { STREAMING_PAYLOAD } from "./chunked.ts";
+import { chunkedPayloadOf, isStreamingPayload } from "./chunked.ts";
 import { viewerOf } from "../fs/rules.ts";
 import { httpDateSeconds } from "../fs/serve.ts";
 import { open } from "../two-factor/secret-box.ts";
@@ -163,7 +163,7 @@ async function signedRequest(c: Context<AppEnv>, url: URL): Promise<S3Request> {
   const { auth, amzDate, rawQuery, payloadHash } = header
     ? headerSigning(c, url, header, now)
     : querySigning(c, url, now);
-  const streaming = payloadHash === STREAMING_PAYLOAD && Boolean(header);
+  const streaming = isStreamingPayload(payloadHash) && Boolean(header);
   if (payloadHash.startsWith("STREAMING-") && !streaming) throw new S3Error("NotImplemented", STREAMING_UNSUPPORTED);
   if (!streaming && payloadHash !== UNSIGNED_PAYLOAD && !/^[0-9a-f]{64}$/.test(payloadHash))
     throw new S3Error("InvalidArgument", CONTENT_SHA_MISMATCH);
@@ -199,9 +199,14 @@ async function signedRequest(c: Context<AppEnv>, url: URL): Promise<S3Request> {
   const caller = keyCaller(found.user, found.roles, found.key, "access_key");
   c.set("caller", caller);
   const { bucket, key } = bucketAndKey(url.pathname);
-  // The chunks of a streaming payload are signed in a chain from the request's own signature (D22.8).
-  const chunks = streaming
-    ? { key: await signingKey(secret, auth), amzDate, scope: scopeOf(auth), seed: auth.signature }
+  // The chunks of a streaming payload are signed in a chain from the request's own signature (D22.8, D22.15).
+  const chunks = isStreamingPayload(payloadHash)
+    ? chunkedPayloadOf(payloadHash, c.req.header("x-amz-trailer"), {
+        key: await signingKey(secret, auth),
+        amzDate,
+        scope: scopeOf(auth),
+        seed: auth.signature,
+      })
     : null;
   return { c, caller, viewer: viewerOf(caller), scope: found.key.path, fs: found.fs, bucket, key, payloadHash, chunks };
 }
