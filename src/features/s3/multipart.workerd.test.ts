@@ -3,8 +3,13 @@
 // staged parts), create, upload parts (in any order, one sent again), list parts and uploads,
 // complete and read the object back byte for byte; the refusals (parts out of order, a wrong ETag,
 // a small part before the last, an unknown or someone else's upload id, a key scoped elsewhere, a
-// read-only key, abort then complete) with S3's codes, and nothing left upstream after an abort.
+// read-only key, abort then complete) with S3's codes, nothing left upstream after an abort, and the
+// cron job's sweep dropping an upload left idle.
+import { env } from "cloudflare:test";
 import { exports } from "cloudflare:workers";
+import { openDatabase } from "../../db/client.ts";
+import { databaseUrl } from "../../env.ts";
+import { sweepUploads } from "../uploads/sweep.ts";
 import { AwsClient } from "aws4fetch";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Bits } from "../../../test/support/dav-client.ts";
@@ -387,5 +392,20 @@ describe("the search index", () => {
       await sql("UPDATE settings SET value = '{}' WHERE key = 'index_progress'");
       await sql("DELETE FROM search_nodes WHERE path LIKE '/mp/%' OR path = '/mp'");
     }
+  });
+});
+
+describe("the cron job", () => {
+  it("aborts an S3 upload idle for a day, as it aborts the chunk API's: its parts dropped upstream, its id gone", async () => {
+    const id = await create(key, "/s3/abandoned.bin");
+    await putPart(key, "/s3/abandoned.bin", id, 1, bytes(3000, 11));
+    expect(await s3PendingUploads(`${ROOT}/s3/abandoned.bin`)).toHaveLength(1);
+    await sql("UPDATE upload_sessions SET last_active = last_active - 86401 WHERE id = ?", [id]);
+    const { url, authToken } = databaseUrl(env);
+    expect((await sweepUploads(openDatabase(url, authToken))).aborted).toBeGreaterThanOrEqual(1);
+    expect(await s3PendingUploads(`${ROOT}/s3/abandoned.bin`)).toEqual([]);
+    expect(await sql("SELECT id FROM upload_sessions WHERE id = ?", [id])).toEqual([]);
+    const gone = await s3(key, `/s3/abandoned.bin?uploadId=${id}`);
+    expect(await codeOf(gone)).toBe("NoSuchUpload");
   });
 });
