@@ -9,9 +9,13 @@ export const S3_ERRORS = {
   BadDigest: 400,
   BucketAlreadyExists: 409,
   BucketNotEmpty: 409,
+  EntityTooLarge: 400,
+  EntityTooSmall: 400,
   InvalidAccessKeyId: 403,
   InvalidArgument: 400,
   InvalidBucketName: 400,
+  InvalidPart: 400,
+  InvalidPartOrder: 400,
   InvalidRange: 416,
   InvalidRequest: 400,
   IncompleteBody: 400,
@@ -22,8 +26,10 @@ export const S3_ERRORS = {
   MissingContentLength: 411,
   NoSuchBucket: 404,
   NoSuchKey: 404,
+  NoSuchUpload: 404,
   NoSuchVersion: 404,
   NotImplemented: 501,
+  OperationAborted: 409,
   PreconditionFailed: 412,
   RequestTimeTooSkewed: 403,
   ServiceUnavailable: 503,
@@ -99,3 +105,27 @@ export const checksumInvalid = (name: string) => `Value for ${name} header is in
 export const checksumMismatch = (name: string) =>
   `The ${name.replace("x-amz-checksum-", "").toUpperCase()} you specified did not match the calculated checksum.`;
 export const CHECKSUMS_MANY = "Expecting a single x-amz-checksum- header. Multiple checksum Types are not allowed.";
+
+// ---- Multipart uploads (multipart.ts)
+
+export const NO_SUCH_UPLOAD =
+  "The specified upload does not exist. The upload ID may be invalid, or the upload may have been aborted or completed.";
+export const PART_NUMBER_INVALID = "Part number must be an integer between 1 and 10000, inclusive";
+export const PART_LENGTH_NEEDED = "UploadPart needs a Content-Length";
+export const partEndedEarly = (bytes: number) => `The part's body ended before its ${bytes} bytes (Content-Length)`;
+export const partTooLong = (bytes: number) => `The part's body ran past its ${bytes} bytes (Content-Length)`;
+export const partTooLarge = (bytes: number) => `A part is at most ${bytes} bytes`;
+export const INVALID_PART =
+  "One or more of the specified parts could not be found. The part may not have been uploaded, or the specified entity tag may not match the part's entity tag.";
+export const partsWithGap = (expected: number) =>
+  `The parts must be numbered 1, 2, 3, ... without a gap here: part ${expected} is missing from the list`;
+export const INVALID_PART_ORDER = "The list of parts was not in ascending order. Parts must be ordered by part number.";
+export const entityTooSmall = (part: number, bytes: number) =>
+  `Your proposed upload is smaller than the minimum allowed size: part ${part} is not the last and is under ${bytes} bytes`;
+export const COMPLETE_XML_INVALID =
+  "The XML you provided was not well-formed or did not validate against our published schema: CompleteMultipartUpload lists Part elements with PartNumber and ETag";
+export const completeTooLong = (bytes: number) =>
+  `Your request was too big: a CompleteMultipartUpload body is at most ${bytes} bytes`;
+export const UPLOAD_COMPLETING = "The upload is being completed by another request";
+export const MAX_PARTS_INVALID = "max-parts and max-uploads must be whole numbers from 0";
+export const MULTIPART_OFF = "Multipart uploads are disabled on this server (the multipart_enabled setting)";

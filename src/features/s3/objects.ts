@@ -94,6 +94,9 @@ export async function getObject(request: S3Request): Promise<Response> {
   headers.set("Accept-Ranges", "bytes");
   if (!headers.has("Content-Type")) headers.set("Content-Type", contentTypeOf(baseName(path)));
   if (method === "HEAD" && reply.status === 200) headers.set("Content-Length", String(object.size));
+  // Some storages (webdav-server) leave the length out of a range's Content-Range; S3 always gives it.
+  const contentRange = headers.get("Content-Range");
+  if (contentRange?.endsWith("/*")) headers.set("Content-Range", `${contentRange.slice(0, -1)}${object.size}`);
   const query = new URL(c.req.url).searchParams;
   for (const [name, header] of Object.entries(RESPONSE_OVERRIDES)) {
     const value = query.get(name);
@@ -189,12 +192,12 @@ async function deleteKey(request: S3Request, bucket: { path: string; tree: Mount
 /** The most a DeleteObjects body may hold: 1,000 keys of S3's 1,024 bytes, with their XML. */
 const MAX_DELETE_BODY = 2 * 1024 * 1024;
 
-/** The request body as text, refused past `limit` bytes without reading further; its signed hash checked. */
-async function boundedBody(request: S3Request, limit: number): Promise<string> {
+/** The request body as text, refused past `limit` bytes (`tooLong`) without reading further; its signed hash checked. */
+export async function boundedBody(request: S3Request, limit: number, tooLong = deleteTooLong(limit)): Promise<string> {
   const { c } = request;
   if (request.chunks) throw new S3Error("NotImplemented", STREAMING_UNSUPPORTED);
   const declared = Number(c.req.header("Content-Length") ?? "0");
-  if (declared > limit) throw new S3Error("MaxMessageLengthExceeded", deleteTooLong(limit));
+  if (declared > limit) throw new S3Error("MaxMessageLengthExceeded", tooLong);
   const chunks: Uint8Array[] = [];
   let size = 0;
   const reader = (c.req.raw.body ?? emptyBody()).getReader();
@@ -204,7 +207,7 @@ async function boundedBody(request: S3Request, limit: number): Promise<string> {
     size += value.byteLength;
     if (size > limit) {
       await reader.cancel();
-      throw new S3Error("MaxMessageLengthExceeded", deleteTooLong(limit));
+      throw new S3Error("MaxMessageLengthExceeded", tooLong);
     }
     chunks.push(value);
   }

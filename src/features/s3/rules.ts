@@ -188,10 +188,29 @@ export type Operation =
   | "PutObject"
   | "CopyObject"
   | "DeleteObject"
-  | "DeleteObjects";
+  | "DeleteObjects"
+  | MultipartOperation;
+
+/** Multipart uploads (multipart.ts, D22.9): on the chunked upload sessions of /api/fs/multipart. */
+export type MultipartOperation =
+  | "CreateMultipartUpload"
+  | "UploadPart"
+  | "CompleteMultipartUpload"
+  | "AbortMultipartUpload"
+  | "ListParts"
+  | "ListMultipartUploads";
 
 /** Query names that only select how a reply is written, never another operation. */
 const PASSIVE = new Set(["x-id", "versionId"]);
+const UPLOADS_LIST_PARAMS = new Set([
+  "uploads",
+  "prefix",
+  "delimiter",
+  "max-uploads",
+  "key-marker",
+  "upload-id-marker",
+  "encoding-type",
+]);
 const LIST_PARAMS = new Set([
   "list-type",
   "prefix",
@@ -232,9 +251,12 @@ export function operationOf(
     if (method === "PUT" && names.length === 0) return "CreateBucket";
     if (method === "DELETE" && names.length === 0) return "DeleteBucket";
     if (method === "POST" && names.length === 1 && names[0] === "delete") return "DeleteObjects";
+    if (method === "GET" && query.has("uploads") && names.every((name) => UPLOADS_LIST_PARAMS.has(name)))
+      return "ListMultipartUploads";
     return refuse(`${method} ?${names.join("&")} on a bucket`);
   }
-  if (query.has("uploadId") || query.has("uploads") || query.has("partNumber")) refuse("Multipart upload");
+  const multipart = multipartOperationOf(method, names, headers);
+  if (multipart) return multipart;
   const rest = names.filter((name) => !name.startsWith("response-"));
   if (rest.length > 0) refuse(`${method} ?${rest.join("&")} on an object`);
   if (method === "GET") return "GetObject";
@@ -245,6 +267,23 @@ export function operationOf(
   }
   if (method === "DELETE") return "DeleteObject";
   return refuse(`${method} on an object`);
+}
+
+/** The multipart operation on an object a request asks for; null when it names none; NotImplemented for UploadPartCopy. */
+function multipartOperationOf(method: string, names: string[], headers: Headers): MultipartOperation | null {
+  const has = (name: string) => names.includes(name);
+  if (!has("uploads") && !has("uploadId") && !has("partNumber")) return null;
+  const only = (...allowed: string[]) => names.every((name) => allowed.includes(name));
+  if (method === "POST" && has("uploads") && only("uploads")) return "CreateMultipartUpload";
+  if (method === "PUT" && has("uploadId") && has("partNumber") && only("uploadId", "partNumber")) {
+    if (headers.has("x-amz-copy-source")) throw new S3Error("NotImplemented", unsupported("UploadPartCopy"));
+    return "UploadPart";
+  }
+  if (method === "POST" && has("uploadId") && only("uploadId")) return "CompleteMultipartUpload";
+  if (method === "DELETE" && has("uploadId") && only("uploadId")) return "AbortMultipartUpload";
+  if (method === "GET" && has("uploadId") && only("uploadId", "max-parts", "part-number-marker", "encoding-type"))
+    return "ListParts";
+  throw new S3Error("NotImplemented", unsupported(`${method} ?${names.join("&")} on an object`));
 }
 
 // ---------------------------------------------------------------------------------------------

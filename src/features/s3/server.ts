@@ -7,6 +7,7 @@
 // rules.ts, the texts messages.ts and the XML xml.ts.
 import { createBucket, deleteBucket, listBuckets, listObjects } from "./buckets.ts";
 import { copyObject, deleteObject, deleteObjects, getObject, putObject } from "./objects.ts";
+import { MULTIPART_HANDLERS } from "./multipart.ts";
 import { bucketFolder, type S3Request, xml } from "./request.ts";
 import type { Context } from "hono";
 import { keyCaller, keyRefusal, keyTouchDue } from "../../auth/access-keys.ts";
@@ -97,6 +98,7 @@ const HANDLERS: Record<Operation, (request: S3Request) => Promise<Response>> = {
   CopyObject: copyObject,
   DeleteObject: deleteObject,
   DeleteObjects: deleteObjects,
+  ...MULTIPART_HANDLERS,
 };
 
 async function dispatch(c: Context<AppEnv>, virtualBucket: string | undefined): Promise<Response> {
