@@ -80,6 +80,8 @@ describe("operationOf", () => {
     expect(op("DELETE", "b", "")).toBe("DeleteBucket");
     // A presigned URL's parameters are its signature: the operation is the method's.
     expect(op("GET", "b", "k", "X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Signature=00")).toBe("GetObject");
+    expect(op("GET", "b", "k", "X-Amz-Signature=00&x-amz-checksum-mode=ENABLED")).toBe("GetObject");
+    expect(() => op("PUT", "b", "k", "x-amz-checksum-crc32=AAAAAA%3D%3D")).toThrow(S3Error);
   });
   it("names the multipart operations by method and query (D22.9)", () => {
     expect(op("POST", "b", "k", "uploads")).toBe("CreateMultipartUpload");

@@ -234,8 +234,12 @@ export function operationOf(
   query: URLSearchParams,
   headers: Headers,
 ): Operation {
-  // A presigned URL's X-Amz-* parameters are its signature, not part of the operation (D22.5).
-  const names = [...query.keys()].filter((name) => !PASSIVE.has(name) && !name.startsWith("X-Amz-"));
+  // A presigned URL's X-Amz-* parameters are its signature, not part of the operation (D22.5); nor is
+  // the `x-amz-checksum-mode` an SDK's presigner hoists from a GET's headers (it asks for checksums
+  // in the reply, which carries none).
+  const names = [...query.keys()].filter(
+    (name) => !PASSIVE.has(name) && !name.startsWith("X-Amz-") && name !== "x-amz-checksum-mode",
+  );
   const refuse = (what: string): never => {
     throw new S3Error("NotImplemented", unsupported(what));
   };
