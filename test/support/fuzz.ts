@@ -1,4 +1,4 @@
-// Property-based input fuzzing (issue 8) for every route that takes input: a JSON body, a query
+// Property-based input fuzzing for every route that takes input: a JSON body, a query
 // string, or (for the few POSTs that take nothing) a body they must ignore. What a JSON body's
 // fields and a query's parameters accept is read from the route's schema (see "Fields from the
 // route schemas" and "Query parameters from the route schemas"); the route tables below say how to
