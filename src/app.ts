@@ -50,7 +50,7 @@ import { handleError } from "./http/on-error.ts";
 import { createRouter } from "./http/router.ts";
 
 /** Where the OpenAPI document is served; its header (title, version) is in scripts/openapi.ts. */
-export const OPENAPI_DOCUMENT_PATH = "/api/openapi.json";
+const OPENAPI_DOCUMENT_PATH = "/api/openapi.json";
 
 export interface AppDependencies {
   /** The database for a request's bindings: Hrana/HTTP in the Worker, a Node client in unit tests. */
@@ -177,5 +177,3 @@ export function createApp(dependencies: AppDependencies) {
   );
   return app;
 }
-
-export type App = ReturnType<typeof createApp>;

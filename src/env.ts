@@ -67,7 +67,7 @@ export class ConfigError extends Error {
   override name = "ConfigError";
 }
 
-export const LOG_LEVELS = ["debug", "info", "warn", "error", "off"] as const;
+const LOG_LEVELS = ["debug", "info", "warn", "error", "off"] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
 export interface Config {

@@ -38,7 +38,7 @@ interface WireError {
 type WireResult = { type: "ok"; response: { type: string; result?: unknown } } | { type: "error"; error: WireError };
 
 /** A statement the database refused, with its SQLite code (src/db/errors.ts reads both). */
-export class DatabaseError extends Error {
+class DatabaseError extends Error {
   readonly code: string;
   constructor(error: WireError) {
     super(error.message);

@@ -48,7 +48,7 @@ import {
 import type { LockRow } from "./store.ts";
 import { escapeXml } from "./xml.ts";
 
-export const DAV_PREFIX = "/dav";
+const DAV_PREFIX = "/dav";
 
 /** A reply other than success: a status, a text a person can read, or an RFC 4918 precondition element. */
 export class DavError extends Error {
@@ -185,7 +185,7 @@ export const etagList = (header: string) => header.split(",").map((tag) => tag.t
 // operation's bit for changes.
 
 /** May the viewer open `path` without a password (meta hiding, on its whole way, and passwords)? */
-export function checkAccess(viewer: Viewer, metas: readonly MetaRow[], path: string) {
+function checkAccess(viewer: Viewer, metas: readonly MetaRow[], path: string) {
   if (!mayReach(viewer, metas, path) || !mayAccess(viewer, nearestMeta(metas, path), path, ""))
     throw new DavError(403, ACCESS_DENIED);
 }
@@ -241,7 +241,7 @@ export function checkManage(
 // ---------------------------------------------------------------------------------------------
 // Locks and the If header
 
-export interface IfCondition {
+interface IfCondition {
   not: boolean;
   token?: string;
   etag?: string;
@@ -362,8 +362,8 @@ export function blockingLock(
 }
 
 /** `Timeout: Second-600, Infinite`: the first value we accept, capped; the default without one. */
-export const DEFAULT_LOCK_SECONDS = 3600;
-export const MAX_LOCK_SECONDS = 86_400;
+const DEFAULT_LOCK_SECONDS = 3600;
+const MAX_LOCK_SECONDS = 86_400;
 
 export function lockTimeout(header: string | null): number {
   for (const part of (header ?? "").split(",").map((p) => p.trim())) {

@@ -33,7 +33,7 @@ export const STREAMING_PAYLOAD = "STREAMING-AWS4-HMAC-SHA256-PAYLOAD";
 export const STREAMING_PAYLOAD_TRAILER = "STREAMING-AWS4-HMAC-SHA256-PAYLOAD-TRAILER";
 export const STREAMING_UNSIGNED_TRAILER = "STREAMING-UNSIGNED-PAYLOAD-TRAILER";
 /** The streaming payloads this endpoint decodes, by their `x-amz-content-sha256`. */
-export const STREAMING_PAYLOADS = [STREAMING_PAYLOAD, STREAMING_PAYLOAD_TRAILER, STREAMING_UNSIGNED_TRAILER] as const;
+const STREAMING_PAYLOADS = [STREAMING_PAYLOAD, STREAMING_PAYLOAD_TRAILER, STREAMING_UNSIGNED_TRAILER] as const;
 export type StreamingPayload = (typeof STREAMING_PAYLOADS)[number];
 export const isStreamingPayload = (hash: string): hash is StreamingPayload =>
   STREAMING_PAYLOADS.some((known) => known === hash);
@@ -41,7 +41,7 @@ export const isStreamingPayload = (hash: string): hash is StreamingPayload =>
 /** The hex SHA-256 of nothing: the chunk string to sign's fixed line. */
 const EMPTY_SHA256 = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855";
 /** The largest chunk held for its check. SDKs send 64 KiB; S3 asks at least 8 KiB of all but the last. */
-export const MAX_CHUNK_BYTES = 16 * 1024 * 1024;
+const MAX_CHUNK_BYTES = 16 * 1024 * 1024;
 /** The longest chunk header line (`<hex>;chunk-signature=<64 hex>`), with room to spare. */
 const MAX_HEADER_BYTES = 1024;
 /** The most trailer bytes held: a checksum and a signature are ~150. */
@@ -112,7 +112,7 @@ export const trailerSignature = async (
     ].join("\n"),
   );
 
-export const TRAILER_SIGNATURE = "x-amz-trailer-signature";
+const TRAILER_SIGNATURE = "x-amz-trailer-signature";
 
 const CRLF = [13, 10] as const;
 

@@ -58,9 +58,9 @@ import {
 } from "./xml.ts";
 
 /** S3's smallest part but the last, held on every storage (a staged one would take less: S3 clients plan for it). */
-export const MIN_PART_BYTES = 5 * 1024 * 1024;
+const MIN_PART_BYTES = 5 * 1024 * 1024;
 /** S3's largest part. */
-export const MAX_PART_BYTES = 5 * 1024 ** 3;
+const MAX_PART_BYTES = 5 * 1024 ** 3;
 /** A CompleteMultipartUpload body: 10,000 parts of about 120 bytes each, with room. */
 const MAX_COMPLETE_BODY = 2 * 1024 * 1024;
 /** At most this many parts or uploads in one listing, as S3. */
@@ -114,7 +114,7 @@ async function uploadOf(request: S3Request) {
 }
 
 /** CreateMultipartUpload: a session with no chunk size, and the storage's own upload (or staging) opened (D22.9). */
-export async function createMultipartUpload(request: S3Request): Promise<Response> {
+async function createMultipartUpload(request: S3Request): Promise<Response> {
   const { c } = request;
   const { root, path, tree } = await target(request, () => new S3Error("InvalidArgument", BAD_KEY));
   if (!(await readUploads(request, null)).enabled) throw new S3Error("AccessDenied", MULTIPART_OFF);
@@ -161,7 +161,7 @@ export async function createMultipartUpload(request: S3Request): Promise<Respons
  * length, hashed as it goes (and checked against a signed hash or signed chunks), then recorded,
  * replacing a part sent before under that number (D22.11).
  */
-export async function uploadPart(request: S3Request): Promise<Response> {
+async function uploadPart(request: S3Request): Promise<Response> {
   const { c } = request;
   const rawNumber = new URL(c.req.url).searchParams.get("partNumber") ?? "";
   if (!/^\d{1,5}$/.test(rawNumber) || Number(rawNumber) < 1 || Number(rawNumber) > MAX_CHUNKS)
@@ -234,7 +234,7 @@ function completeRequestOf(root: XmlElement | null): { number: number; etag: str
  * uploaded with that ETag (InvalidPart), 1 to N without a gap (the storages number their parts so),
  * every part but the last at least 5 MiB (EntityTooSmall).
  */
-export function partsToJoin(listed: { number: number; etag: string }[], chunks: UploadChunk[]): UploadChunk[] {
+function partsToJoin(listed: { number: number; etag: string }[], chunks: UploadChunk[]): UploadChunk[] {
   const byIndex = new Map(chunks.map((chunk) => [chunk.index, chunk]));
   const joined: UploadChunk[] = [];
   for (const [at, part] of listed.entries())
@@ -252,7 +252,7 @@ export function partsToJoin(listed: { number: number; etag: string }[], chunks: 
 }
 
 /** CompleteMultipartUpload: the parts listed joined into the object, the session gone, the index told (D22.12). */
-export async function completeMultipartUpload(request: S3Request): Promise<Response> {
+async function completeMultipartUpload(request: S3Request): Promise<Response> {
   const { c } = request;
   const { session, chunks, path, tree, parts, upstream } = await uploadOf(request);
   let root: XmlElement | null;
@@ -288,7 +288,7 @@ export async function completeMultipartUpload(request: S3Request): Promise<Respo
 }
 
 /** AbortMultipartUpload: the parts dropped upstream (or the staging folder removed), the session gone: 204. */
-export async function abortMultipartUpload(request: S3Request): Promise<Response> {
+async function abortMultipartUpload(request: S3Request): Promise<Response> {
   const { session, parts, upstream } = await uploadOf(request);
   await parts.abort(upstream).catch((error: unknown) => Promise.reject(fileFailure(error, "")));
   await deleteSession(request.c.var.db, session.id);
@@ -302,7 +302,7 @@ function pageSize(raw: string | null): number {
 }
 
 /** ListParts: the upload's recorded parts by number, in pages (`max-parts`, `part-number-marker`). */
-export async function listParts(request: S3Request): Promise<Response> {
+async function listParts(request: S3Request): Promise<Response> {
   const query = new URL(request.c.req.url).searchParams;
   const maxParts = pageSize(query.get("max-parts"));
   const rawMarker = query.get("part-number-marker") ?? "0";
@@ -335,7 +335,7 @@ export async function listParts(request: S3Request): Promise<Response> {
  * `prefix`, `delimiter` (`/`), `key-marker`, `upload-id-marker` and `max-uploads`; `Initiated` is
  * the time of the upload's last step (D22.13).
  */
-export async function listMultipartUploads(request: S3Request): Promise<Response> {
+async function listMultipartUploads(request: S3Request): Promise<Response> {
   const query = new URL(request.c.req.url).searchParams;
   const maxUploads = pageSize(query.get("max-uploads"));
   const prefix = query.get("prefix") ?? "";

@@ -34,7 +34,7 @@ export function declaredSize(request: S3Request): number {
 }
 
 /** The `x-amz-checksum-<algorithm>` header sent, checked for shape; null when none is. */
-export function headerChecksum(headers: Headers): { sum: Checksum; name: string; value: string } | null {
+function headerChecksum(headers: Headers): { sum: Checksum; name: string; value: string } | null {
   const sent = CHECKSUM_ALGORITHMS.filter((algorithm) => headers.has(checksumHeader(algorithm)));
   if (sent.length === 0) return null;
   if (sent.length > 1) throw new S3Error("InvalidRequest", CHECKSUMS_MANY);

@@ -20,7 +20,7 @@ import {
   type S3Code,
 } from "./messages.ts";
 
-export const S3_PREFIX = "/s3";
+const S3_PREFIX = "/s3";
 
 /** A refusal in S3's words: its code (the status follows from it) and message. */
 export class S3Error extends Error {
@@ -153,7 +153,7 @@ export const virtualBucketAndKey = (bucket: string, pathname: string) =>
   bucketAndKey(`${S3_PREFIX}/${encodeURIComponent(bucket)}${pathname.startsWith("/") ? pathname : `/${pathname}`}`);
 
 /** S3's limit of keys in one DeleteObjects. */
-export const MAX_DELETE_KEYS = 1000;
+const MAX_DELETE_KEYS = 1000;
 
 /** DeleteObjects' `<Delete>` body: its keys, in order, and whether the reply is Quiet (errors only). */
 export function deleteRequestOf(root: XmlElement | null): { keys: string[]; quiet: boolean } {
@@ -323,7 +323,7 @@ export interface ListResult {
 }
 
 /** At most this many keys per page, as S3. */
-export const MAX_KEYS = 1000;
+const MAX_KEYS = 1000;
 
 export function listRequestOf(query: URLSearchParams, version: 1 | 2): ListRequest & { encodeUrl: boolean } {
   const rawMax = query.get("max-keys");

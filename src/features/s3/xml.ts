@@ -5,13 +5,13 @@ import type { S3Code } from "./messages.ts";
 export const S3_NS = "http://s3.amazonaws.com/doc/2006-03-01/";
 const PROLOG = '<?xml version="1.0" encoding="UTF-8"?>\n';
 
-export const escapeXml = (text: string) =>
+const escapeXml = (text: string) =>
   text.replace(/[<>&"']/g, (ch) => ({ "<": "&lt;", ">": "&gt;", "&": "&amp;", '"': "&quot;", "'": "&apos;" })[ch]!);
 
 const element = (name: string, value: string | number | boolean) => `<${name}>${escapeXml(String(value))}</${name}>`;
 
 /** S3's ISO 8601 time with milliseconds, as its listings write it. */
-export const isoTime = (date: Date) => (Number.isNaN(date.getTime()) ? new Date(0) : date).toISOString();
+const isoTime = (date: Date) => (Number.isNaN(date.getTime()) ? new Date(0) : date).toISOString();
 
 export function errorDocument(code: S3Code, message: string, resource: string, requestId: string): string {
   return `${PROLOG}<Error>${element("Code", code)}${element("Message", message)}${element("Resource", resource)}${element("RequestId", requestId)}</Error>`;
@@ -26,7 +26,7 @@ export function listBucketsDocument(buckets: { name: string; created: Date }[], 
   return `${PROLOG}<ListAllMyBucketsResult xmlns="${S3_NS}"><Owner>${element("ID", owner.id)}${element("DisplayName", owner.name)}</Owner><Buckets>${rows}</Buckets></ListAllMyBucketsResult>`;
 }
 
-export interface ListedObject {
+interface ListedObject {
   key: string;
   modified: Date;
   etag: string;

@@ -105,7 +105,7 @@ const hashesOf = (session: UploadSession): FileHashes => ({
  * share at least one kind and agree on every kind both have. No hashes on either side: unknown,
  * so not the same (resuming another file's chunks would join two files into one).
  */
-export function sameFile(a: FileHashes, b: FileHashes): boolean {
+function sameFile(a: FileHashes, b: FileHashes): boolean {
   let shared = 0;
   for (const [key] of HASH_HEADERS) {
     const [x, y] = [a[key], b[key]];
@@ -162,7 +162,7 @@ export function liveSessionAt(sessions: UploadSession[], path: string, size: num
 }
 
 /** Sorted indexes as OpenList's inclusive ranges: [0,1,2,5] → [[0,2],[5,5]]. */
-export function ranges(indexes: number[]): [number, number][] {
+function ranges(indexes: number[]): [number, number][] {
   const out: [number, number][] = [];
   for (const index of [...indexes].sort((a, b) => a - b)) {
     const last = out.at(-1);
