@@ -171,6 +171,206 @@ class Pending {
 type Controller = TransformStreamDefaultController<Uint8Array>;
 
 /**
+ * One aws-chunked body as it is read: the chunk being read, what passed on, the trailer's lines, and
+ * the first fault. `decodedChunks` runs it in a TransformStream.
+ */
+class ChunkDecoder {
+  readonly pending = new Pending();
+  private readonly sum: ReturnType<typeof checksumFor> | null;
+  private readonly signing: ChunkSigning | null;
+  private previous: string;
+  private chunk: { size: number; left: number; signature: string | null } | null = null;
+  state: "chunks" | "trailer" | "done" = "chunks";
+  private readonly trailers = new Map<string, string>();
+  decoded = 0;
+  failure: S3Error | null = null;
+  verified: { name: string; value: string } | null = null;
+  closed = false;
+  settle = () => {};
+  readonly settled = new Promise<void>((resolve) => (this.settle = resolve));
+
+  constructor(
+    private readonly payload: ChunkedPayload,
+    readonly decodedLength: number,
+  ) {
+    this.signing = payload.signing;
+    this.sum = payload.trailer ? checksumFor(payload.trailer) : null;
+    this.previous = payload.signing?.seed ?? "";
+  }
+
+  fail(controller: Controller, error: S3Error) {
+    this.failure = error;
+    this.sum?.abort();
+    controller.error(error);
+    this.settle();
+  }
+
+  private async emit(controller: Controller, bytes: Uint8Array) {
+    this.decoded += bytes.length;
+    if (this.decoded > this.decodedLength) return this.fail(controller, new S3Error("IncompleteBody", CHUNKED_LENGTH));
+    await this.sum?.update(bytes);
+    controller.enqueue(bytes);
+  }
+
+  /** The next line (without its CRLF), or null until it has arrived; longer than `limit` is malformed. */
+  private line(controller: Controller, limit: number): string | null {
+    const end = indexOfCrlf(this.pending.peek(limit + 2));
+    if (end < 0) {
+      if (this.pending.length > limit) this.fail(controller, new S3Error("InvalidRequest", CHUNKED_MALFORMED));
+      return null;
+    }
+    return new TextDecoder().decode(this.pending.take(end + 2).subarray(0, end));
+  }
+
+  /** One chunk's header: its size, and its signature when signed. */
+  private header(controller: Controller, text: string) {
+    const match = this.signing
+      ? /^([0-9a-fA-F]{1,16});chunk-signature=([0-9a-f]{64})$/.exec(text)
+      : /^([0-9a-fA-F]{1,16})(?:;.*)?$/.exec(text);
+    if (!match) return this.fail(controller, new S3Error("InvalidRequest", CHUNKED_MALFORMED));
+    const size = Number.parseInt(match[1]!, 16);
+    if (this.signing && size > MAX_CHUNK_BYTES)
+      return this.fail(controller, new S3Error("InvalidRequest", CHUNK_TOO_LARGE));
+    this.chunk = { size, left: size, signature: this.signing ? match[2]! : null };
+  }
+
+  /** A signed chunk, held whole until its signature is checked: true when it wants more bytes. */
+  private async signedChunk(controller: Controller, signing: ChunkSigning, signature: string): Promise<boolean> {
+    const current = this.chunk!;
+    const framed = current.size === 0 && this.payload.trailing ? 0 : current.size + 2;
+    if (this.pending.length < framed) return true;
+    const taken = this.pending.take(framed);
+    const bytes = taken.subarray(0, current.size);
+    if (framed > 0 && (taken[current.size] !== CRLF[0] || taken[current.size + 1] !== CRLF[1])) {
+      this.fail(controller, new S3Error("InvalidRequest", CHUNKED_MALFORMED));
+      return false;
+    }
+    if ((await chunkSignature(signing, this.previous, bytes)) !== signature) {
+      this.fail(controller, new S3Error("SignatureDoesNotMatch", CHUNK_SIGNATURE_MISMATCH));
+      return false;
+    }
+    this.previous = signature;
+    if (bytes.length > 0) await this.emit(controller, bytes);
+    return false;
+  }
+
+  /** An unsigned chunk, its bytes passed on as they arrive: true when it wants more bytes. */
+  private async unsignedChunk(controller: Controller): Promise<boolean> {
+    const current = this.chunk!;
+    while (current.left > 0) {
+      if (this.pending.length === 0) return true;
+      const bytes = this.pending.take(Math.min(current.left, this.pending.length));
+      current.left -= bytes.length;
+      await this.emit(controller, bytes);
+      if (this.failure) return false;
+    }
+    if (current.size > 0 || !this.payload.trailing) {
+      if (this.pending.length < 2) return true;
+      const crlf = this.pending.take(2);
+      if (crlf[0] !== CRLF[0] || crlf[1] !== CRLF[1]) {
+        this.fail(controller, new S3Error("InvalidRequest", CHUNKED_MALFORMED));
+        return false;
+      }
+    }
+    return false;
+  }
+
+  /** The chunks' part: true when it wants more bytes. */
+  private async chunks(controller: Controller): Promise<boolean> {
+    if (this.chunk === null) {
+      const text = this.line(controller, MAX_HEADER_BYTES);
+      if (text === null) return true;
+      this.header(controller, text);
+      if (this.failure) return false;
+    }
+    const current = this.chunk!;
+    const wantsMore =
+      current.signature !== null && this.signing
+        ? await this.signedChunk(controller, this.signing, current.signature)
+        : await this.unsignedChunk(controller);
+    if (wantsMore || this.failure) return wantsMore;
+    if (current.size === 0) this.state = this.payload.trailing ? "trailer" : "done";
+    this.chunk = null;
+    return false;
+  }
+
+  /** The trailer's lines up to the empty one that ends them (one right after the empty chunk is skipped). */
+  private trailerLines(controller: Controller): boolean {
+    for (;;) {
+      const text = this.line(controller, MAX_TRAILER_BYTES);
+      if (text === null) return !this.failure;
+      if (text === "") {
+        if (this.trailers.size > 0) return false;
+        continue;
+      }
+      if (!this.addTrailer(controller, text)) return false;
+    }
+  }
+
+  addTrailer(controller: Controller, text: string): boolean {
+    const colon = text.indexOf(":");
+    if (colon <= 0 || this.trailers.size >= 8) {
+      this.fail(controller, new S3Error("MalformedTrailerError", TRAILER_MALFORMED));
+      return false;
+    }
+    this.trailers.set(text.slice(0, colon).trim().toLowerCase(), text.slice(colon + 1).trim());
+    return true;
+  }
+
+  /** The trailer checked: its signature when signed, then the checksum against the bytes that passed. */
+  async checkTrailer(controller: Controller) {
+    if (this.signing) {
+      const sent = this.trailers.get(TRAILER_SIGNATURE);
+      if (!sent || (await trailerSignature(this.signing, this.previous, this.trailers)) !== sent)
+        return this.fail(controller, new S3Error("SignatureDoesNotMatch", TRAILER_SIGNATURE_MISMATCH));
+    }
+    const { trailer } = this.payload;
+    if (!trailer || !this.sum) return;
+    const name = checksumHeader(trailer);
+    const sent = this.trailers.get(name);
+    if (sent === undefined) return this.fail(controller, new S3Error("MalformedTrailerError", trailerMissing(name)));
+    if (!checksumValueValid(trailer, sent))
+      return this.fail(controller, new S3Error("InvalidRequest", checksumInvalid(name)));
+    if ((await this.sum.base64()) !== sent)
+      return this.fail(controller, new S3Error("BadDigest", checksumMismatch(name)));
+    this.verified = { name, value: sent };
+  }
+
+  /** Everything the bytes so far allow: chunks, then the trailer, until more bytes are wanted. */
+  async drain(controller: Controller) {
+    while (!this.failure) {
+      if (this.state === "done") {
+        if (this.pending.length > 0) this.fail(controller, new S3Error("IncompleteBody", CHUNKED_MALFORMED));
+        return;
+      }
+      if (this.state === "trailer") {
+        if (this.trailerLines(controller) || this.failure) return;
+        this.state = "done";
+        await this.checkTrailer(controller);
+        continue;
+      }
+      if (await this.chunks(controller)) return;
+    }
+  }
+
+  /** The body's end: the last trailer line may come without its CRLF, the empty line after it not at all. */
+  async end(controller: Controller) {
+    if (this.failure) return;
+    if (this.state === "trailer") {
+      const rest = new TextDecoder().decode(this.pending.take(this.pending.length)).trim();
+      if (rest !== "" && !this.addTrailer(controller, rest)) return;
+      this.state = "done";
+      await this.checkTrailer(controller);
+      if (this.failure) return;
+    }
+    if (this.state !== "done" || this.decoded !== this.decodedLength)
+      this.fail(controller, new S3Error("IncompleteBody", CHUNKED_LENGTH));
+    this.closed = true;
+    this.settle();
+  }
+}
+
+/**
  * The aws-chunked body decoded to its `decodedLength` bytes: each signed chunk's signature checked
  * in turn, the trailer's signature and checksum at the end. The stream errors on the first fault
  * (a frame out of shape, a chunk too large, a wrong signature, a length other than the declared
@@ -178,180 +378,24 @@ type Controller = TransformStreamDefaultController<Uint8Array>;
  * `finished()` tells that the body was read to its end and checked whole.
  */
 export function decodedChunks(payload: ChunkedPayload, decodedLength: number) {
-  const { signing } = payload;
-  const pending = new Pending();
-  const sum = payload.trailer ? checksumFor(payload.trailer) : null;
-  let previous = signing?.seed ?? "";
-  let chunk: { size: number; left: number; signature: string | null } | null = null;
-  let state: "chunks" | "trailer" | "done" = "chunks";
-  const trailers = new Map<string, string>();
-  let decoded = 0;
-  let failure: S3Error | null = null;
-  let verified: { name: string; value: string } | null = null;
-  let closed = false;
-  let settle = () => {};
-  const settled = new Promise<void>((resolve) => (settle = resolve));
-  const fail = (controller: Controller, error: S3Error) => {
-    failure = error;
-    sum?.abort();
-    controller.error(error);
-    settle();
-  };
-  const emit = async (controller: Controller, bytes: Uint8Array) => {
-    decoded += bytes.length;
-    if (decoded > decodedLength) return fail(controller, new S3Error("IncompleteBody", CHUNKED_LENGTH));
-    await sum?.update(bytes);
-    controller.enqueue(bytes);
-  };
-  /** The next line (without its CRLF), or null until it has arrived; longer than `limit` is malformed. */
-  const line = (controller: Controller, limit: number): string | null => {
-    const end = indexOfCrlf(pending.peek(limit + 2));
-    if (end < 0) {
-      if (pending.length > limit) fail(controller, new S3Error("InvalidRequest", CHUNKED_MALFORMED));
-      return null;
-    }
-    return new TextDecoder().decode(pending.take(end + 2).subarray(0, end));
-  };
-  /** One chunk's header: its size, and its signature when signed. */
-  const header = (controller: Controller, text: string) => {
-    const match = signing
-      ? /^([0-9a-fA-F]{1,16});chunk-signature=([0-9a-f]{64})$/.exec(text)
-      : /^([0-9a-fA-F]{1,16})(?:;.*)?$/.exec(text);
-    if (!match) return fail(controller, new S3Error("InvalidRequest", CHUNKED_MALFORMED));
-    const size = Number.parseInt(match[1]!, 16);
-    if (signing && size > MAX_CHUNK_BYTES) return fail(controller, new S3Error("InvalidRequest", CHUNK_TOO_LARGE));
-    chunk = { size, left: size, signature: signing ? match[2]! : null };
-  };
-  /** The chunks' part: true when it wants more bytes. */
-  const chunks = async (controller: Controller): Promise<boolean> => {
-    if (chunk === null) {
-      const text = line(controller, MAX_HEADER_BYTES);
-      if (text === null) return true;
-      header(controller, text);
-      if (failure) return false;
-    }
-    const current = chunk!;
-    if (current.signature !== null && signing) {
-      // A signed chunk is held whole until its signature is checked.
-      const framed = current.size === 0 && payload.trailing ? 0 : current.size + 2;
-      if (pending.length < framed) return true;
-      const taken = pending.take(framed);
-      const bytes = taken.subarray(0, current.size);
-      if (framed > 0 && (taken[current.size] !== CRLF[0] || taken[current.size + 1] !== CRLF[1])) {
-        fail(controller, new S3Error("InvalidRequest", CHUNKED_MALFORMED));
-        return false;
-      }
-      if ((await chunkSignature(signing, previous, bytes)) !== current.signature) {
-        fail(controller, new S3Error("SignatureDoesNotMatch", CHUNK_SIGNATURE_MISMATCH));
-        return false;
-      }
-      previous = current.signature;
-      if (bytes.length > 0) await emit(controller, bytes);
-    } else {
-      // An unsigned chunk's bytes pass on as they arrive.
-      while (current.left > 0) {
-        if (pending.length === 0) return true;
-        const bytes = pending.take(Math.min(current.left, pending.length));
-        current.left -= bytes.length;
-        await emit(controller, bytes);
-        if (failure) return false;
-      }
-      if (current.size > 0 || !payload.trailing) {
-        if (pending.length < 2) return true;
-        const crlf = pending.take(2);
-        if (crlf[0] !== CRLF[0] || crlf[1] !== CRLF[1]) {
-          fail(controller, new S3Error("InvalidRequest", CHUNKED_MALFORMED));
-          return false;
-        }
-      }
-    }
-    if (current.size === 0) state = payload.trailing ? "trailer" : "done";
-    chunk = null;
-    return false;
-  };
-  /** The trailer's lines up to the empty one that ends them (one right after the empty chunk is skipped). */
-  const trailerLines = (controller: Controller): boolean => {
-    for (;;) {
-      const text = line(controller, MAX_TRAILER_BYTES);
-      if (text === null) return !failure;
-      if (text === "") {
-        if (trailers.size > 0) return false;
-        continue;
-      }
-      if (!addTrailer(controller, text)) return false;
-    }
-  };
-  const addTrailer = (controller: Controller, text: string): boolean => {
-    const colon = text.indexOf(":");
-    if (colon <= 0 || trailers.size >= 8) {
-      fail(controller, new S3Error("MalformedTrailerError", TRAILER_MALFORMED));
-      return false;
-    }
-    trailers.set(text.slice(0, colon).trim().toLowerCase(), text.slice(colon + 1).trim());
-    return true;
-  };
-  /** The trailer checked: its signature when signed, then the checksum against the bytes that passed. */
-  const checkTrailer = async (controller: Controller) => {
-    if (signing) {
-      const sent = trailers.get(TRAILER_SIGNATURE);
-      if (!sent || (await trailerSignature(signing, previous, trailers)) !== sent)
-        return fail(controller, new S3Error("SignatureDoesNotMatch", TRAILER_SIGNATURE_MISMATCH));
-    }
-    if (!payload.trailer || !sum) return;
-    const name = checksumHeader(payload.trailer);
-    const sent = trailers.get(name);
-    if (sent === undefined) return fail(controller, new S3Error("MalformedTrailerError", trailerMissing(name)));
-    if (!checksumValueValid(payload.trailer, sent))
-      return fail(controller, new S3Error("InvalidRequest", checksumInvalid(name)));
-    if ((await sum.base64()) !== sent) return fail(controller, new S3Error("BadDigest", checksumMismatch(name)));
-    verified = { name, value: sent };
-  };
-  const drain = async (controller: Controller) => {
-    while (!failure) {
-      if (state === "done") {
-        if (pending.length > 0) fail(controller, new S3Error("IncompleteBody", CHUNKED_MALFORMED));
-        return;
-      }
-      if (state === "trailer") {
-        if (trailerLines(controller) || failure) return;
-        state = "done";
-        await checkTrailer(controller);
-        continue;
-      }
-      if (await chunks(controller)) return;
-    }
-  };
+  const decoder = new ChunkDecoder(payload, decodedLength);
   const stream = new TransformStream<Uint8Array, Uint8Array>({
     async transform(bytes, controller) {
-      if (failure) return;
-      pending.push(bytes);
-      await drain(controller);
+      if (decoder.failure) return;
+      decoder.pending.push(bytes);
+      await decoder.drain(controller);
     },
-    async flush(controller) {
-      if (failure) return;
-      if (state === "trailer") {
-        // The last trailer line may come without its CRLF, and the empty line after it not at all.
-        const rest = new TextDecoder().decode(pending.take(pending.length)).trim();
-        if (rest !== "" && !addTrailer(controller, rest)) return;
-        state = "done";
-        await checkTrailer(controller);
-        if (failure) return;
-      }
-      if (state !== "done" || decoded !== decodedLength)
-        fail(controller, new S3Error("IncompleteBody", CHUNKED_LENGTH));
-      closed = true;
-      settle();
-    },
+    flush: (controller) => decoder.end(controller),
   });
   return {
     stream,
-    failure: () => failure,
+    failure: () => decoder.failure,
     /** Read to its end and checked whole. */
-    finished: () => closed && failure === null,
+    finished: () => decoder.closed && decoder.failure === null,
     /** Resolves once the body ended or failed. */
-    settled,
+    settled: decoder.settled,
     /** The trailer's checksum once it held. */
-    checksum: () => verified,
+    checksum: () => decoder.verified,
   };
 }
 
