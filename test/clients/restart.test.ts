@@ -141,13 +141,16 @@ describe("a restart of npm start during a copy", () => {
         expect(Date.now(), `still not ${what}`).toBeLessThan(deadline);
     }
 
-    // The big file first, until its second part is on its way (the first is stored: parts go one
-    // after another); then the tree, until some of its files arrived. Both run when it is killed.
+    // The big file first, until its third part hangs in S3 (parts go one after another: the first
+    // two are stored; the stall keeps the copy running however fast the machine is); then the tree.
+    // wrangler dev's local queue delivers one batch at a time, so the tree's units may still be
+    // queued behind the hanging part when it is killed: their messages die with workerd as well.
+    expect((await fetch(`${s3.endpoint}/__stall?partNumber=3`, { method: "POST" })).status).toBe(200);
     const bigTask = await copy(["big.bin"]);
-    await until("sending part 2", async () => (await partsSent()).includes("2"));
+    await until("part 3 hanging", async () => (await (await fetch(`${s3.endpoint}/__stalled`)).json()) === 1);
     const treeTask = await copy(["tree"]);
-    await until("10 files in", async () => (await s3Keys("copied/tree/")).length >= 10);
-    expect([await state(bigTask), await state(treeTask)], "both running at the kill").toEqual([1, 1]);
+    expect(await state(bigTask), "the big copy running at the kill").toBe(1);
+    expect([0, 1], "the tree's copy pending or running at the kill").toContain(await state(treeTask));
     await server!.kill();
     const sentBeforeKill = await partsSent();
     const arrived = (await s3Keys("copied/tree/")).length;
@@ -167,7 +170,8 @@ describe("a restart of npm start during a copy", () => {
     server = await npmStart(ADMIN_PASSWORD, { dataDir, env: { TASK_PART_BYTES: String(PART) } });
     await signIn();
     // Nothing moves before the cron: the messages died with the old workerd.
-    expect([await state(bigTask), await state(treeTask)]).toEqual([1, 1]);
+    expect(await state(bigTask)).toBe(1);
+    expect([0, 1]).toContain(await state(treeTask));
     expect((await fetch(`${server.origin}/__scheduled`)).status).toBe(200);
     await until("both done", async () => (await state(bigTask)) >= 2 && (await state(treeTask)) >= 2);
     const done = await api("/api/task/copy/done");
