@@ -18,7 +18,7 @@ import {
   upstreamDavText,
   upstreamRequests,
 } from "../../../test/support/upstreams.ts";
-import { callApi, type Envelope, makeUser, member, signIn } from "../../../test/support/workerd-client.ts";
+import { apiAs, type Envelope, makeUser, member, signIn } from "../../../test/support/workerd-client.ts";
 
 const servers = inject("storageServers");
 /** What workerd printed from line `from` on (test/support/runtime-log.ts). */
@@ -29,7 +29,7 @@ const DAV_ROOT = "/library/tasks";
 const S3_ROOT = "tasks";
 
 let admin: string;
-const call = (path: string, body?: unknown, token = admin) => callApi(token, path, body);
+const { post } = apiAs(() => admin);
 const list = async (kind: string, state: "undone" | "done", token = admin): Promise<Envelope> =>
   (
     await exports.default.fetch(
@@ -37,7 +37,7 @@ const list = async (kind: string, state: "undone" | "done", token = admin): Prom
     )
   ).json();
 const create = (mountPath: string, driver: string, addition: Record<string, unknown>) =>
-  call("/api/admin/storage/create", { mount_path: mountPath, driver, addition: JSON.stringify(addition) });
+  post("/api/admin/storage/create", { mount_path: mountPath, driver, addition: JSON.stringify(addition) });
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /** A running unit's heartbeat interval here (TASK_HEARTBEAT_MS of the workerd project, vitest.config.ts). */
 const HEARTBEAT_MS = Number(env.TASK_HEARTBEAT_MS);
@@ -46,7 +46,7 @@ const HEARTBEAT_MS = Number(env.TASK_HEARTBEAT_MS);
 async function settled(kind: string, id: string, each: (task: any) => Promise<void> | void = () => {}): Promise<any> {
   const until = Date.now() + 40_000;
   for (;;) {
-    const info = await call(`/api/task/${kind}/info?tid=${id}`);
+    const info = await post(`/api/task/${kind}/info?tid=${id}`);
     expect(info.code, info.message).toBe(200);
     await each(info.data);
     if ([2, 4, 7].includes(info.data.state)) return info.data;
@@ -124,7 +124,7 @@ describe("copy and move between storages", () => {
     const big = patterned(12 * 1024 * 1024 + 5);
     await davPut("/many/big.bin", big);
     const started = Date.now();
-    const reply = await call("/api/fs/copy", { src_dir: "/dav", dst_dir: "/s3", names: ["many"] });
+    const reply = await post("/api/fs/copy", { src_dir: "/dav", dst_dir: "/s3", names: ["many"] });
     expect(Date.now() - started).toBeLessThan(2_000);
     expect(reply.code, reply.message).toBe(200);
     expect(reply.data.tasks).toEqual([
@@ -158,7 +158,7 @@ describe("copy and move between storages", () => {
 
   it("move leaves every source file in place until all of it arrived, then removes the source", async () => {
     await davTree("moving", 20);
-    const reply = await call("/api/fs/move", { src_dir: "/dav", dst_dir: "/s3", names: ["moving"] });
+    const reply = await post("/api/fs/move", { src_dir: "/dav", dst_dir: "/s3", names: ["moving"] });
     expect(reply.data.tasks[0].name).toBe("move [/dav](/moving) to [/s3](/)");
     const done = await settled("move", reply.data.tasks[0].id, async () => {
       // Whenever a source file is gone, every byte is at the destination already.
@@ -172,12 +172,12 @@ describe("copy and move between storages", () => {
 
   it("cancel stops a copy between files: it ends canceled and nothing is written after", async () => {
     await davTree("canceled", 60);
-    const reply = await call("/api/fs/copy", { src_dir: "/dav", dst_dir: "/s3", names: ["canceled"] });
+    const reply = await post("/api/fs/copy", { src_dir: "/dav", dst_dir: "/s3", names: ["canceled"] });
     const id = reply.data.tasks[0].id;
     await settled("copy", id, async (task) => {
-      if (task.progress > 0 && task.state === 1) expect((await call(`/api/task/copy/cancel?tid=${id}`)).code).toBe(200);
+      if (task.progress > 0 && task.state === 1) expect((await post(`/api/task/copy/cancel?tid=${id}`)).code).toBe(200);
     });
-    const ended = (await call(`/api/task/copy/info?tid=${id}`)).data;
+    const ended = (await post(`/api/task/copy/info?tid=${id}`)).data;
     expect(ended).toMatchObject({ state: 4, error: "context canceled" });
     const written = (await s3Files(`${S3_ROOT}/canceled/`)).length;
     expect(written).toBeLessThan(60);
@@ -192,12 +192,12 @@ describe("copy and move between storages", () => {
     await davPut("/halted/halted.bin", patterned(2 * PART + 10));
     // The second part's upload hangs until released, so the cancel lands while it runs.
     await s3Stall.arm(2);
-    const reply = await call("/api/fs/copy", { src_dir: "/dav/halted", dst_dir: "/s3", names: ["halted.bin"] });
+    const reply = await post("/api/fs/copy", { src_dir: "/dav/halted", dst_dir: "/s3", names: ["halted.bin"] });
     const id = reply.data.tasks[0].id;
     await until("stuck in part 2", async () => (await s3Stall.held()) === 1);
     const stuckAt = Date.now();
-    expect((await call(`/api/task/copy/cancel?tid=${id}`)).code).toBe(200);
-    expect((await call(`/api/task/copy/info?tid=${id}`)).data.state).toBe(3);
+    expect((await post(`/api/task/copy/cancel?tid=${id}`)).code).toBe(200);
+    expect((await post(`/api/task/copy/info?tid=${id}`)).data.state).toBe(3);
     expect(await s3PendingUploads(`${S3_ROOT}/halted.bin`)).toHaveLength(1);
     // Its bytes flow again past the heartbeat's interval: the heartbeat learns of the cancel.
     await sleep(Math.max(0, stuckAt + HEARTBEAT_MS + 100 - Date.now()));
@@ -213,13 +213,13 @@ describe("copy and move between storages", () => {
     const point = (url: string) =>
       sql("UPDATE storages SET addition = json_set(addition, '$.endpoint', ?) WHERE mount_path = '/s3'", [url]);
     await point(`http://127.0.0.1:${servers.deadPort}`);
-    const reply = await call("/api/fs/copy", { src_dir: "/dav", dst_dir: "/s3", names: ["outage"], overwrite: true });
+    const reply = await post("/api/fs/copy", { src_dir: "/dav", dst_dir: "/s3", names: ["outage"], overwrite: true });
     const id = reply.data.tasks[0].id;
     const failed = await settled("copy", id);
     expect(failed.state).toBe(7);
     expect(failed.error).not.toBe("");
     await point(endpoint);
-    expect(await call(`/api/task/copy/retry?tid=${id}`)).toEqual({ code: 200, message: "success", data: null });
+    expect(await post(`/api/task/copy/retry?tid=${id}`)).toEqual({ code: 200, message: "success", data: null });
     expect(await settled("copy", id)).toMatchObject({ state: 2, error: "" });
     expect(await s3Text(`${S3_ROOT}/outage/f2.txt`)).toBe("file 2 of outage");
   }, 30_000);
@@ -236,16 +236,16 @@ describe("cancel while a file's bytes flow", () => {
     expect((await create("/slow", "WebDav", { ...davAddition(DAV_ROOT), address: servers.slowWebdavUrl })).code).toBe(
       200,
     );
-    const reply = await call("/api/fs/copy", { src_dir: "/slow", dst_dir: dstDir, names: [name], overwrite: true });
+    const reply = await post("/api/fs/copy", { src_dir: "/slow", dst_dir: dstDir, names: [name], overwrite: true });
     const id = reply.data.tasks[0].id;
     let asked = false;
     await settled("copy", id, async (task) => {
       if (asked || task.state !== 1 || task.progress === 0) return;
       await whileRunning();
-      expect((await call(`/api/task/copy/cancel?tid=${id}`)).code).toBe(200);
+      expect((await post(`/api/task/copy/cancel?tid=${id}`)).code).toBe(200);
       asked = true;
     });
-    return (await call(`/api/task/copy/info?tid=${id}`)).data;
+    return (await post(`/api/task/copy/info?tid=${id}`)).data;
   }
 
   it("removes the part of a file a WebDAV target kept", async () => {
@@ -300,7 +300,7 @@ describe("the cron sweep", () => {
     });
     expect(await s3Text(`${S3_ROOT}/died/f1.txt`)).toBe("file 1 of died");
     expect(await s3Text(`${S3_ROOT}/spent/f1.txt`)).toBeNull();
-    await call("/api/task/copy/retry?tid=spent");
+    await post("/api/task/copy/retry?tid=spent");
     expect(await settled("copy", "spent")).toMatchObject({ state: 2, error: "" });
     expect(await s3Text(`${S3_ROOT}/spent/f1.txt`)).toBe("file 1 of spent");
     // A sweep with nothing expired sends nothing.
@@ -318,7 +318,7 @@ describe("the cron sweep", () => {
     // The worker of the third part gets stuck in its upload, as one that died there: no bytes of it
     // reach s3rver, its row stays running and no heartbeat renews its lease.
     await s3Stall.arm(3);
-    const reply = await call("/api/fs/copy", { src_dir: "/dav/resume", dst_dir: "/s3", names: ["big.bin"] });
+    const reply = await post("/api/fs/copy", { src_dir: "/dav/resume", dst_dir: "/s3", names: ["big.bin"] });
     const id = reply.data.tasks[0].id;
     await until("stuck in part 3", async () => (await s3Stall.held()) === 1);
     const stuckAt = Date.now();
@@ -374,7 +374,7 @@ describe("the cron sweep", () => {
     await davPut("/last/last.bin", big);
     const s3Seen = (await upstreamRequests("s3")).length;
     await s3Stall.arm(3);
-    const reply = await call("/api/fs/copy", { src_dir: "/dav/last", dst_dir: "/s3", names: ["last.bin"] });
+    const reply = await post("/api/fs/copy", { src_dir: "/dav/last", dst_dir: "/s3", names: ["last.bin"] });
     const id = reply.data.tasks[0].id;
     await until("the worker stuck in part 3", async () => (await s3Stall.held()) === 1);
     // Its lease runs out and the cron restarts the unit (its message waits behind the stuck one).
@@ -474,7 +474,7 @@ describe("a task runs for its creator as it stands now", () => {
 describe("offline download", () => {
   it("streams a URL into S3 in parts, byte-exact, named by the URL; another by Content-Disposition into WebDAV", async () => {
     const size = 11 * 1024 * 1024 + 17;
-    const reply = await call("/api/fs/add_offline_download", {
+    const reply = await post("/api/fs/add_offline_download", {
       path: "/s3/downloads",
       urls: [`${servers.downloadsUrl}/bytes/${size}/big%20file.bin`, "  ", `${servers.downloadsUrl}/disposition/1000`],
       tool: "SimpleHttp",
@@ -505,7 +505,7 @@ describe("offline download", () => {
     ] as const) {
       const token = await member(admin, `dl-${name}`, { "/": bits });
       expect(
-        await call(
+        await post(
           "/api/fs/add_offline_download",
           { path: "/s3", urls: [`${servers.downloadsUrl}/bytes/10/refused.bin`], tool: "SimpleHttp" },
           token,
@@ -514,7 +514,7 @@ describe("offline download", () => {
       ).toEqual({ code: 403, message: "permission denied", data: null });
     }
     const allowed = await member(admin, "dl-allowed", { "/": READ_WRITE | OFFLINE });
-    const reply = await call(
+    const reply = await post(
       "/api/fs/add_offline_download",
       { path: "/s3", urls: [`${servers.downloadsUrl}/bytes/10/allowed.bin`], tool: "SimpleHttp" },
       allowed,
@@ -523,13 +523,13 @@ describe("offline download", () => {
     expect(await settled("offline_download", reply.data.tasks[0].id)).toMatchObject({ state: 2 });
     expect((await hits())["/bytes/10/refused.bin"] ?? 0).toBe(before["/bytes/10/refused.bin"] ?? 0);
     // Its task is its own: the admin sees it, another user does not.
-    const other = await call(`/api/task/offline_download/info?tid=${reply.data.tasks[0].id}`, undefined, allowed);
+    const other = await post(`/api/task/offline_download/info?tid=${reply.data.tasks[0].id}`, undefined, allowed);
     expect(other.data.creator).toBe("dl-allowed");
   }, 30_000);
 
   it("refuses other schemes and tools; a URL without a size or with an error status fails its task", async () => {
     const add = (urls: string[], tool = "SimpleHttp") =>
-      call("/api/fs/add_offline_download", { path: "/dav/dl", urls, tool });
+      post("/api/fs/add_offline_download", { path: "/dav/dl", urls, tool });
     expect(await add(["ftp://example.com/x"])).toEqual({
       code: 400,
       message: "only http and https URLs can be downloaded",
@@ -556,7 +556,7 @@ describe("offline download", () => {
   // listens: `localhost` reaches the same server but stays refused, as every private host does
   // without the opt-in (download-targets.test.ts: the opt-in off, every spelling).
   it("refuses a private host the opt-in does not name: in the request, and on every redirect hop before fetching it", async () => {
-    const add = (urls: string[]) => call("/api/fs/add_offline_download", { path: "/dav/dl", urls, tool: "SimpleHttp" });
+    const add = (urls: string[]) => post("/api/fs/add_offline_download", { path: "/dav/dl", urls, tool: "SimpleHttp" });
     const local = servers.downloadsUrl.replace("127.0.0.1", "localhost");
     const refusal = (host: string) =>
       `refused to download from ${host}: loopback, private and link-local addresses are off limits unless OFFLINE_DOWNLOAD_PRIVATE_HOSTS names them`;
@@ -601,7 +601,7 @@ describe("offline download", () => {
     const size = 6 * 1024 * 1024; // two parts of the workerd project's 5 MiB
     const path = `/noranges/${size}`;
     const before = (await hits())[path] ?? 0;
-    const reply = await call("/api/fs/add_offline_download", {
+    const reply = await post("/api/fs/add_offline_download", {
       path: "/s3/ranges",
       urls: [`${servers.downloadsUrl}${path}`],
       tool: "SimpleHttp",
