@@ -7,16 +7,16 @@ import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { metas, settings, storages, users } from "../../db/schema.ts";
 import { send, signInAdmin, signInMember } from "../../../test/support/auth.ts";
-import { createUnitFixture, type UnitFixture } from "../../../test/support/unit.ts";
-
-type Envelope = { code: number; message: string; data: any };
+import { api, createUnitFixture, type Envelope, type UnitFixture } from "../../../test/support/unit.ts";
 
 let fixture: UnitFixture;
 let admin: string;
 let token: string;
 
-const post = async (path: string, body: unknown, auth = admin): Promise<Envelope> =>
-  (await send(fixture, "POST", path, body, auth ? { Authorization: auth } : {})).json() as Promise<Envelope>;
+const { post } = api(
+  () => fixture,
+  () => admin,
+);
 const list = (path: string, extra: Record<string, unknown> = {}, auth = admin) =>
   post("/api/fs/list", { path, ...extra }, auth);
 const get = (path: string, extra: Record<string, unknown> = {}, auth = admin) =>

@@ -5,8 +5,8 @@ import { hashStaticHash, staticHash } from "../../auth/password.ts";
 import { roles, settings, users } from "../../db/schema.ts";
 import { SETTING_DEFINITIONS } from "../../db/settings.ts";
 import { REFERENCE_SETTINGS } from "../../../test/fixtures/alist-settings.ts";
-import { getAs, login, postJson, send, signInAdmin } from "../../../test/support/auth.ts";
-import { createUnitFixture, readEnvelope, type UnitFixture } from "../../../test/support/unit.ts";
+import { login, send, signInAdmin } from "../../../test/support/auth.ts";
+import { api, createUnitFixture, readEnvelope, type UnitFixture } from "../../../test/support/unit.ts";
 
 /** Defaults Gatehouse changes on purpose: the logo ships with the web UI instead of loading from a CDN (docs/web-ui.md). */
 const DELIBERATE_DEFAULTS: Record<string, string> = { logo: "/images/logo.svg", favicon: "/images/logo.svg" };
@@ -40,13 +40,10 @@ beforeAll(async () => {
 });
 afterAll(() => fixture.close());
 
-const get = (path: string, token = admin) => getAs(fixture, path, token);
-const post = async (path: string, body?: unknown, token = admin) => {
-  const response = await (body === undefined
-    ? fixture.request(path, { method: "POST", headers: { Authorization: token } })
-    : postJson(fixture, path, body, { Authorization: token }));
-  return (await response.json()) as { code: number; message: string; data: any };
-};
+const { post, get } = api(
+  () => fixture,
+  () => admin,
+);
 const save = (items: unknown) => post("/api/admin/setting/save", items);
 const storedRows = async (...keys: string[]) => fixture.db.select().from(settings).where(inArray(settings.key, keys));
 const storedValue = async (key: string) => (await storedRows(key))[0]?.value;

@@ -9,16 +9,20 @@ import {
   sshPublicKeys,
   users,
 } from "../../db/schema.ts";
-import { getAs, login, postJson, send, totpCode } from "../../../test/support/auth.ts";
-import { createUnitFixture, readEnvelope, TEST_ADMIN_PASSWORD, type UnitFixture } from "../../../test/support/unit.ts";
-
-type Envelope = { code: number; message: string; data: any };
+import { login, send, totpCode } from "../../../test/support/auth.ts";
+import {
+  api,
+  createUnitFixture,
+  readEnvelope,
+  TEST_ADMIN_PASSWORD,
+  type UnitFixture,
+} from "../../../test/support/unit.ts";
 
 let fixture: UnitFixture;
 let adminToken: string;
 beforeAll(async () => {
   fixture = await createUnitFixture();
-  adminToken = await signIn("admin", TEST_ADMIN_PASSWORD);
+  adminToken = (await signIn("admin", TEST_ADMIN_PASSWORD)).token;
 });
 afterAll(() => fixture.close());
 // Every request comes from one address; failed sign-ins on purpose must not lock later tests out.
@@ -26,18 +30,10 @@ beforeEach(async () => {
   await fixture.db.delete(loginFailures);
 });
 
-async function signIn(username: string, password: string, clientId = "unit"): Promise<string> {
-  const body = await login(fixture, { username, password }, { "Client-Id": clientId });
-  expect(body, `sign-in of ${username}`).toMatchObject({ code: 200 });
-  return body.data!.token;
-}
-
-const get = (path: string, token = adminToken): Promise<Envelope> => getAs(fixture, path, token);
-/** A JSON body, or (body undefined) an empty POST without Content-Type, as the UI sends `?id=` calls. */
-async function post(path: string, body?: unknown, token = adminToken): Promise<Envelope> {
-  if (body !== undefined) return readEnvelope(await postJson(fixture, path, body, { Authorization: token }));
-  return readEnvelope(await fixture.request(path, { method: "POST", headers: { Authorization: token } }));
-}
+const { post, get, signIn } = api(
+  () => fixture,
+  () => adminToken,
+);
 
 async function createUser(fields: Record<string, unknown>): Promise<any> {
   const body = await post("/api/admin/user/create", { password: "pw of a user", ...fields });
@@ -86,7 +82,7 @@ describe("the user life cycle", () => {
   });
 
   it("lets the new user sign in with that password", async () => {
-    token = await signIn("erin", "erin pw");
+    token = (await signIn("erin", "erin pw")).token;
     expect((await get("/api/me", token)).data).toMatchObject({
       id,
       username: "erin",
@@ -212,7 +208,7 @@ describe("the user life cycle", () => {
         (s) => s.status === 1,
       ),
     ).toBe(true);
-    token = await signIn("erin", "erin pw");
+    token = (await signIn("erin", "erin pw")).token;
   });
 
   it("leaves the tokens alone when the username sent is the current one, as the web UI sends it back", async () => {
@@ -244,7 +240,7 @@ describe("the user life cycle", () => {
   it("re-enables a user, who must sign in again", async () => {
     expect((await post("/api/admin/user/update", { id, disabled: false })).data.disabled).toBe(false);
     expect(await get("/api/me", token)).toEqual({ code: 401, message: "session inactive", data: null });
-    token = await signIn("erin", "erin pw");
+    token = (await signIn("erin", "erin pw")).token;
     expect((await get("/api/me", token)).code).toBe(200);
   });
 
@@ -287,7 +283,7 @@ describe("the user life cycle", () => {
 describe("passwords", () => {
   it("a new password kills the user's tokens at once, even within the same second", async () => {
     const { id } = await createUser({ username: "frank", password: "frank pw" });
-    const token = await signIn("frank", "frank pw");
+    const token = (await signIn("frank", "frank pw")).token;
     const before = (await userRow(id))!.passwordChangedAt;
     expect((await post("/api/admin/user/update", { id, password: "frank new pw" })).code).toBe(200);
     expect((await userRow(id))!.passwordChangedAt).toBe(Math.max(Math.floor(Date.now() / 1000), before + 1));
@@ -297,7 +293,7 @@ describe("passwords", () => {
       data: null,
     });
     expect((await login(fixture, { username: "frank", password: "frank pw" })).code).toBe(400);
-    expect((await get("/api/me", await signIn("frank", "frank new pw"))).data.username).toBe("frank");
+    expect((await get("/api/me", (await signIn("frank", "frank new pw")).token)).data.username).toBe("frank");
   });
 
   it("a create without a password is refused", async () => {
@@ -329,7 +325,7 @@ describe("permissions from two roles created through the API", () => {
       role: [viewers.data.id, uploaders.data.id],
       base_path: "/media",
     });
-    const me = await get("/api/me", await signIn("gwen", "gwen pw"));
+    const me = await get("/api/me", (await signIn("gwen", "gwen pw")).token);
     expect(me.data).toMatchObject({
       id,
       role: [viewers.data.id, uploaders.data.id],
@@ -553,7 +549,7 @@ describe("the default role", () => {
 describe("two-factor and the user cache", () => {
   it("cancel_2fa turns a user's 2FA off: /api/me shows otp false and sign-in needs no code", async () => {
     const { id } = await createUser({ username: "sam", password: "sam pw" });
-    const token = await signIn("sam", "sam pw");
+    const token = (await signIn("sam", "sam pw")).token;
     const generated = await readEnvelope(
       await fixture.request("/api/auth/2fa/generate", { method: "POST", headers: { Authorization: token } }),
     );
@@ -587,7 +583,7 @@ describe("access", () => {
   ];
   it("a signed-in user who is not an admin gets 403, and nothing changes", async () => {
     await createUser({ username: "tom", password: "tom pw" });
-    const token = await signIn("tom", "tom pw");
+    const token = (await signIn("tom", "tom pw")).token;
     const count = await userCount();
     for (const [method, path, body] of routes) {
       expect(await readEnvelope(await send(fixture, method, path, body, { Authorization: token })), path).toEqual({
@@ -621,13 +617,13 @@ describe("access", () => {
 // Last: it changes the admin's password, which ends adminToken.
 describe("resetting the admin's password", () => {
   it("works through the API and ends the admin's own tokens", async () => {
-    const other = await signIn("admin", TEST_ADMIN_PASSWORD, "other-device");
+    const other = (await signIn("admin", TEST_ADMIN_PASSWORD, { "Client-Id": "other-device" })).token;
     expect((await post("/api/admin/user/update", { id: 2, password: "new admin pw" })).code).toBe(200);
     expect(await get("/api/me", other)).toEqual({
       code: 401,
       message: "Password has been changed, login please",
       data: null,
     });
-    expect((await get("/api/me", await signIn("admin", "new admin pw"))).data.username).toBe("admin");
+    expect((await get("/api/me", (await signIn("admin", "new admin pw")).token)).data.username).toBe("admin");
   });
 });
