@@ -3,6 +3,7 @@
 // WebDAV with fetch, FTP through a second storage listing), and the refusals that change nothing.
 import { exports } from "cloudflare:workers";
 import { beforeAll, beforeEach, describe, expect, inject, it } from "vitest";
+import { poll } from "../../../test/support/poll.ts";
 import { sql } from "../../../test/support/libsql-http.ts";
 import { s3Addition, s3Object, s3Text, upstreamDav, upstreamDavText } from "../../../test/support/upstreams.ts";
 import { apiAs, cutBody, type Envelope, member, runtimeLog, signIn } from "../../../test/support/workerd-client.ts";
@@ -213,11 +214,12 @@ describe("file operations", () => {
     /** The reply's task, polled until it is done (tasks.workerd.test.ts covers the tasks themselves). */
     const finished = async (reply: Envelope, kind: string) => {
       expect(reply.code, reply.message).toBe(200);
-      for (;;) {
-        const info = await post(`/api/task/${kind}/info?tid=${reply.data.tasks[0].id}`);
-        if ([2, 4, 7].includes(info.data.state)) return info.data;
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
+      const info = await poll(
+        () => post(`/api/task/${kind}/info?tid=${reply.data.tasks[0].id}`),
+        (info) => [2, 4, 7].includes(info.data.state),
+        { timeoutMs: 40_000, what: `${kind} finished` },
+      );
+      return info.data;
     };
     await upload("/dav/across.txt", "across", { "Content-Length": "6" });
     expect(
@@ -275,9 +277,13 @@ describe("file operations", () => {
     expect(partial.message).toBe("object not found (copied before it: t2.txt; not copied: gone.txt, a..b.txt)");
     expect(partial.data).toEqual({ done: ["t2.txt"] });
     // t2.txt went as a task, which the refusal of the next name does not stop.
-    for (let i = 0; i < 100 && (await davText("/t2.txt")) === null; i++)
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    expect(await davText("/t2.txt")).toBe("2");
+    expect(
+      await poll(
+        () => davText("/t2.txt"),
+        (text) => text !== null,
+        { timeoutMs: 5_000, what: "copied" },
+      ),
+    ).toBe("2");
     expect(await davText("/a..b.txt")).toBeNull();
   });
 

@@ -3,6 +3,7 @@
 // found by search, a second start refused while one runs, and a wide tree stopped mid-way.
 import { exports } from "cloudflare:workers";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { poll } from "../../../test/support/poll.ts";
 import { sql } from "../../../test/support/libsql-http.ts";
 import { davAddition, s3Addition, s3Put, upstreamDav } from "../../../test/support/upstreams.ts";
 import { apiAs, type Envelope, signIn } from "../../../test/support/workerd-client.ts";
@@ -27,12 +28,7 @@ async function progress(): Promise<Envelope> {
 
 /** Polls the progress, as the page does (each poll moves the scan on), until the scan is done. */
 async function scanned(): Promise<{ obj_count: number; is_done: boolean }> {
-  for (let i = 0; i < 200; i++) {
-    const now = await progress();
-    if (now.data.is_done) return now.data;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error("the scan did not finish");
+  return (await poll(progress, (now) => now.data.is_done, { timeoutMs: 10_000, what: "scanned" })).data;
 }
 
 beforeAll(async () => {

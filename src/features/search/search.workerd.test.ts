@@ -4,6 +4,7 @@
 import { exports } from "cloudflare:workers";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { dav } from "../../../test/support/dav-client.ts";
+import { poll } from "../../../test/support/poll.ts";
 import { sql } from "../../../test/support/libsql-http.ts";
 import { davAddition, s3Addition, s3Put, upstreamDav } from "../../../test/support/upstreams.ts";
 import { apiAs, type Envelope, inTrips, member, signIn } from "../../../test/support/workerd-client.ts";
@@ -24,12 +25,7 @@ async function progress(): Promise<any> {
 
 /** Polls the progress (each poll also moves the build on) until the build is done. */
 async function builtIndex(): Promise<any> {
-  for (let i = 0; i < 100; i++) {
-    const now = await progress();
-    if (now.is_done) return now;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error("the build did not finish");
+  return poll(progress, (now) => now.is_done, { timeoutMs: 10_000, everyMs: 100, what: "built" });
 }
 
 const upload = async (path: string, body: string): Promise<Envelope> =>
@@ -228,12 +224,12 @@ describe("the index follows Gatehouse's own writes", () => {
     const finished = async (kind: string, reply: Envelope) => {
       expect(reply.code, reply.message).toBe(200);
       const id = reply.data.tasks[0].id;
-      for (let i = 0; i < 400; i++) {
-        const info = await post(`/api/task/${kind}/info?tid=${id}`);
-        if ([2, 4, 7].includes(info.data.state)) return expect(info.data).toMatchObject({ state: 2, error: "" });
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
-      throw new Error(`task ${id} did not finish`);
+      const info = await poll(
+        () => post(`/api/task/${kind}/info?tid=${id}`),
+        (info) => [2, 4, 7].includes(info.data.state),
+        { timeoutMs: 20_000, what: `task ${id} finished` },
+      );
+      expect(info.data).toMatchObject({ state: 2, error: "" });
     };
     await finished("copy", await post("/api/fs/copy", { src_dir: "/dav", dst_dir: "/s3", names: ["crossing"] }));
     expect(found(await search({ keywords: "ledger" })).sort()).toEqual([

@@ -5,6 +5,7 @@ import { createExecutionContext, createScheduledController, env, waitOnExecution
 import { exports } from "cloudflare:workers";
 import { beforeAll, beforeEach, describe, expect, inject, it } from "vitest";
 import worker from "../../index.ts";
+import { poll } from "../../../test/support/poll.ts";
 import { sql } from "../../../test/support/libsql-http.ts";
 import {
   davAddition,
@@ -44,24 +45,21 @@ const HEARTBEAT_MS = Number(env.TASK_HEARTBEAT_MS);
 
 /** Polls a task until it is done (state 2, 4 or 7), calling `each` with every TaskInfo seen; the last one. */
 async function settled(kind: string, id: string, each: (task: any) => Promise<void> | void = () => {}): Promise<any> {
-  const until = Date.now() + 40_000;
-  for (;;) {
-    const info = await post(`/api/task/${kind}/info?tid=${id}`);
-    expect(info.code, info.message).toBe(200);
-    await each(info.data);
-    if ([2, 4, 7].includes(info.data.state)) return info.data;
-    if (Date.now() > until) throw new Error(`task ${id} still ${info.data.status} after 40 s`);
-    await sleep(50);
-  }
+  return poll(
+    async () => {
+      const info = await post(`/api/task/${kind}/info?tid=${id}`);
+      expect(info.code, info.message).toBe(200);
+      await each(info.data);
+      return info.data;
+    },
+    (task) => [2, 4, 7].includes(task.state),
+    { timeoutMs: 40_000, what: `task ${id} done` },
+  );
 }
 
 /** Waits until `ok` holds (polled), or fails naming `what`. */
 async function until(what: string, ok: () => Promise<boolean>): Promise<void> {
-  const deadline = Date.now() + 20_000;
-  while (!(await ok())) {
-    if (Date.now() > deadline) throw new Error(`still not ${what} after 20 s`);
-    await sleep(50);
-  }
+  await poll(ok, Boolean, { timeoutMs: 20_000, what });
 }
 
 /** `n` bytes of a pattern that differs at every offset of a part. */
