@@ -1,10 +1,12 @@
 // The transfers `npm run bench` measures beside the request rates (BENCH_ONLY=multipart,
-// BENCH_ONLY=tasks): big files through the chunked upload API, and the background tasks at scale.
+// BENCH_ONLY=tasks, BENCH_ONLY=s3-transfers): big files through the chunked upload API, the
+// background tasks at scale, and the same bytes through /s3 beside /d and fs/put; copies between
+// storages beside `rclone copy` are in bench-copy-pace.ts.
 // Each run checks what a user would: the bytes landed exactly, the listing shows the size, nothing
 // is left pending or staged upstream; and prints the Worker's resident memory (the workerd
 // processes of wrangler dev, and the Worker isolate's own) before and at its peak.
-import { execFileSync, spawn } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
+import { AwsClient } from "aws4fetch";
 import { readdirSync, readFileSync } from "node:fs";
 import { type Inspector, isolateMemory } from "./inspector.ts";
 import {
@@ -73,12 +75,12 @@ function memoryWatch(inspector: Inspector) {
   };
 }
 
-const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
-const rate = (bytes: number, ms: number) => `${(bytes / MIB / (ms / 1000)).toFixed(0)} MiB/s`;
-const sha256 = (bytes: Uint8Array) => createHash("sha256").update(bytes).digest("hex");
+export const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+export const rate = (bytes: number, ms: number) => `${(bytes / MIB / (ms / 1000)).toFixed(0)} MiB/s`;
+export const sha256 = (bytes: Uint8Array) => createHash("sha256").update(bytes).digest("hex");
 
 /** The Gatehouse API as the admin: JSON in, the envelope out. */
-function apiOf(base: string, token: string) {
+export function apiOf(base: string, token: string) {
   return async (path: string, body?: unknown, init: RequestInit = {}): Promise<Envelope> => {
     const response = await fetch(`${base}${path}`, {
       method: "POST",
@@ -95,7 +97,7 @@ function apiOf(base: string, token: string) {
   };
 }
 
-async function mount(api: ReturnType<typeof apiOf>, mountPath: string, driver: string, addition: object) {
+export async function mount(api: ReturnType<typeof apiOf>, mountPath: string, driver: string, addition: object) {
   const created = await api("/api/admin/storage/create", {
     mount_path: mountPath,
     driver,
@@ -104,7 +106,7 @@ async function mount(api: ReturnType<typeof apiOf>, mountPath: string, driver: s
   if (created.code !== 200) throw new Error(`${driver} storage at ${mountPath}: ${created.message}`);
 }
 
-const s3Addition = (endpoint: string, root: string) => ({
+export const s3Addition = (endpoint: string, root: string) => ({
   endpoint,
   bucket: S3_BUCKET,
   access_key_id: S3_ACCESS_KEY_ID,
@@ -112,7 +114,7 @@ const s3Addition = (endpoint: string, root: string) => ({
   root_folder_path: root,
 });
 
-const davAddition = (url: string, root: string) => ({
+export const davAddition = (url: string, root: string) => ({
   address: url,
   username: DAV_USER.username,
   password: DAV_USER.password,
@@ -120,7 +122,7 @@ const davAddition = (url: string, root: string) => ({
 });
 
 /** A client of the bucket itself, to read what landed without the Worker. */
-function bucketOf(endpoint: string) {
+export function bucketOf(endpoint: string) {
   const client = s3TestClient();
   const url = (key: string) => `${endpoint}/${S3_BUCKET}/${key.split("/").map(encodeURIComponent).join("/")}`;
   return {
@@ -199,7 +201,7 @@ async function davNames(url: string, path: string): Promise<string[]> {
   return hrefs.slice(1).map((href) => href.slice(href.lastIndexOf("/") + 1));
 }
 
-async function davPut(url: string, path: string, body: Uint8Array | string) {
+export async function davPut(url: string, path: string, body: Uint8Array | string) {
   const response = await fetch(`${url}${DAV_ROOT}${path}`, {
     method: "PUT",
     headers: { Authorization: DAV_AUTH },
@@ -208,7 +210,7 @@ async function davPut(url: string, path: string, body: Uint8Array | string) {
   if (!response.ok) throw new Error(`WebDAV PUT ${path}: HTTP ${response.status}`);
 }
 
-async function davMkcol(url: string, path: string) {
+export async function davMkcol(url: string, path: string) {
   const response = await fetch(`${url}${DAV_ROOT}${path}`, { method: "MKCOL", headers: { Authorization: DAV_AUTH } });
   if (!response.ok) throw new Error(`WebDAV MKCOL ${path}: HTTP ${response.status}`);
 }
@@ -514,117 +516,86 @@ export async function benchTasks(base: string, token: string, inspector: Inspect
   return lines;
 }
 
-/** `rclone copy` (Debian's, its default transfers) with `args`, over the remotes of `remotes`; its milliseconds. */
-async function rcloneCopy(remotes: Record<string, string>, args: string[]): Promise<number> {
+/** Reads a reply's body whole, timed; its SHA-256. */
+async function timedDownload(reply: Response): Promise<{ ms: number; digest: string; status: number }> {
   const started = performance.now();
-  await new Promise<void>((resolve, reject) => {
-    const child = spawn("rclone", ["--config", "/dev/null", "copy", ...args], {
-      stdio: ["ignore", "ignore", "pipe"],
-      // AWS_CA_BUNDLE, where set, makes rclone's S3 backend fail on its own HTTP transport; s3rver is plain HTTP.
-      env: {
-        ...Object.fromEntries(Object.entries(process.env).filter(([name]) => name !== "AWS_CA_BUNDLE")),
-        ...remotes,
-      },
-    });
-    let stderr = "";
-    child.stderr.on("data", (chunk) => {
-      stderr += chunk;
-    });
-    child.on("error", reject);
-    child.on("exit", (code) =>
-      code === 0 ? resolve() : reject(new Error(`rclone copy: ${code}: ${stderr.slice(-500)}`)),
-    );
-  });
-  return performance.now() - started;
+  const bytes = new Uint8Array(await reply.arrayBuffer());
+  return { ms: performance.now() - started, digest: sha256(bytes), status: reply.status };
 }
 
 /**
- * Copies between storages at rclone's pace (docs/performance.md, docs/decisions.md D23): the bench's
- * tree, 1,500 small files in 15 folders and one 200 MiB file, copied from webdav-server to s3rver by
- * `rclone copy` (its default 4 transfers) and by a Gatehouse copy task, each part alone, in the same
- * run against the same two servers; the Gatehouse rate as a share of rclone's (target: 80%).
- * BENCH_COPY_ROUNDS (default 1) repeats the four copies into fresh folders.
+ * The same bytes up and down through the S3 endpoint beside the file API (docs/decisions.md D22.18):
+ * PUT by /api/fs/put and by PutObject (unsigned, and with a signed SHA-256 the Worker checks as it
+ * streams), GET by /d (the storage proxied through the Worker) and by GetObject, into s3rver.
+ * The S3 requests are signed by aws4fetch with an access key made through the API.
  */
-export async function benchCopyPace(base: string, token: string): Promise<string[]> {
-  const FOLDERS = 15;
-  const PER_FOLDER = 100;
-  const bigSize = 200 * MIB;
-  const rounds = Number(process.env.BENCH_COPY_ROUNDS || 1);
+export async function benchS3Transfers(base: string, token: string): Promise<string[]> {
+  const size = 64 * MIB;
+  const file = randomBytes(size);
+  const digest = sha256(file);
   const api = apiOf(base, token);
-  const lines: string[] = [];
   const s3 = await startS3();
-  const dav = await startWebdav();
   try {
-    const bucket = bucketOf(s3.endpoint);
-    await mount(api, "/psrc", "WebDav", davAddition(dav.url, DAV_ROOT));
-    await mount(api, "/pdst", "S3", s3Addition(s3.endpoint, "/pace"));
-    const smallText = (folder: number, file: number) => `file ${file} of folder ${folder}\n`;
-    await davMkcol(dav.url, "/pace");
-    await davMkcol(dav.url, "/pace/small");
-    for (let folder = 0; folder < FOLDERS; folder++) {
-      await davMkcol(dav.url, `/pace/small/d${folder}`);
-      const puts: Promise<void>[] = [];
-      for (let file = 0; file < PER_FOLDER; file++)
-        puts.push(davPut(dav.url, `/pace/small/d${folder}/f${file}.txt`, smallText(folder, file)));
-      await Promise.all(puts);
-    }
-    const big = randomBytes(bigSize);
-    // Once more if the server closed the kept-alive connection as the PUT began (ECONNRESET).
-    await davPut(dav.url, "/pace/big.bin", big).catch(() => davPut(dav.url, "/pace/big.bin", big));
-    const obscured = execFileSync("rclone", ["obscure", DAV_USER.password], { encoding: "utf8" }).trim();
-    const remotes = {
-      RCLONE_CONFIG_PACESRC_TYPE: "webdav",
-      RCLONE_CONFIG_PACESRC_URL: `${dav.url}${DAV_ROOT}`,
-      RCLONE_CONFIG_PACESRC_USER: DAV_USER.username,
-      RCLONE_CONFIG_PACESRC_PASS: obscured,
-      RCLONE_CONFIG_PACEDST_TYPE: "s3",
-      RCLONE_CONFIG_PACEDST_PROVIDER: "Other",
-      RCLONE_CONFIG_PACEDST_ENDPOINT: s3.endpoint,
-      RCLONE_CONFIG_PACEDST_ACCESS_KEY_ID: S3_ACCESS_KEY_ID,
-      RCLONE_CONFIG_PACEDST_SECRET_ACCESS_KEY: S3_SECRET_ACCESS_KEY,
-    };
-    /** A Gatehouse copy of `names` of /psrc/pace into /pdst/<dir>, polled every 100 ms until it ends; its milliseconds. */
-    const copyTask = async (names: string[], dir: string) => {
-      await api("/api/fs/mkdir", { path: `/pdst/${dir}` });
+    const created = await api("/api/admin/storage/create", {
+      mount_path: "/s3xfer",
+      driver: "S3",
+      web_proxy: true,
+      addition: JSON.stringify(s3Addition(s3.endpoint, "/s3xfer")),
+    });
+    if (created.code !== 200) throw new Error(`S3 storage: ${created.message}`);
+    const key = await api("/api/me/access_key/create", {
+      name: "bench s3",
+      path: "/",
+      permission: 1 | 2 | 8 | 16 | 32 | 64 | 128 | 256 | 512,
+      usage: ["s3"],
+    });
+    if (key.code !== 200) throw new Error(`access key: ${key.message}`);
+    const client = new AwsClient({
+      accessKeyId: key.data.access_key_id,
+      secretAccessKey: key.data.secret_access_key,
+      service: "s3",
+      region: "us-east-1",
+      retries: 0,
+    });
+    const timed = async (send: () => Promise<Response>) => {
       const started = performance.now();
-      const reply = await api("/api/fs/copy", { src_dir: "/psrc/pace", dst_dir: `/pdst/${dir}`, names });
-      if (reply.code !== 200) throw new Error(`copy: ${reply.message}`);
-      const id = reply.data.tasks[0].id;
-      for (;;) {
-        const info = await api(`/api/task/copy/info?tid=${encodeURIComponent(id)}`);
-        if (info.data.state === 2) break;
-        if (info.data.state === 4 || info.data.state === 7)
-          throw new Error(`copy ended ${info.data.state}: ${info.data.error}`);
-        await new Promise((resolve) => setTimeout(resolve, 100));
-      }
+      const reply = await send();
+      await reply.arrayBuffer();
+      if (!reply.ok) throw new Error(`HTTP ${reply.status}`);
       return performance.now() - started;
     };
-    for (let round = 1; round <= rounds; round++) {
-      const rcloneSmall = await rcloneCopy(remotes, [
-        "pacesrc:pace/small",
-        `pacedst:${S3_BUCKET}/pace/rclone${round}/small`,
-      ]);
-      const ourSmall = await copyTask(["small"], `gatehouse${round}`);
-      const rcloneBig = await rcloneCopy(remotes, [
-        "pacesrc:pace",
-        `pacedst:${S3_BUCKET}/pace/rclone${round}`,
-        "--include",
-        "/big.bin",
-      ]);
-      const ourBig = await copyTask(["big.bin"], `gatehouse${round}`);
-      const landed = (await bucket.files(`pace/gatehouse${round}/small/`)).length;
-      const exact = sha256(await bucket.bytes(`pace/gatehouse${round}/big.bin`)) === sha256(big);
-      const rcloneLanded = (await bucket.files(`pace/rclone${round}/small/`)).length;
-      lines.push(
-        `Copy between storages, webdav-server to s3rver (round ${round} of ${rounds}, same run): ` +
-          `${FOLDERS * PER_FOLDER} small files in ${FOLDERS} folders, one Gatehouse task ${seconds(ourSmall)} (${landed} landed) ` +
-          `vs rclone copy ${seconds(rcloneSmall)} (${rcloneLanded} landed): ${((rcloneSmall / ourSmall) * 100).toFixed(0)}% of rclone's rate; ` +
-          `one 200 MiB file ${seconds(ourBig)} (${rate(bigSize, ourBig)}, ${exact ? "byte-exact" : "NOT byte-exact"}) ` +
-          `vs rclone ${seconds(rcloneBig)} (${rate(bigSize, rcloneBig)}): ${((rcloneBig / ourBig) * 100).toFixed(0)}% (target: 80% each).`,
-      );
-    }
+    const putMs = await timed(() =>
+      fetch(`${base}/api/fs/put`, {
+        method: "PUT",
+        headers: { Authorization: token, "File-Path": "/s3xfer/put.bin", "Content-Type": "application/octet-stream" },
+        body: file,
+      }),
+    );
+    const unsignedMs = await timed(async () =>
+      fetch(
+        await client.sign(`${base}/s3/s3xfer/unsigned.bin`, {
+          method: "PUT",
+          body: file,
+          headers: { "X-Amz-Content-Sha256": "UNSIGNED-PAYLOAD" },
+        }),
+      ),
+    );
+    // aws4fetch hashes the body to sign it: that time is the client's, not the endpoint's.
+    const signedRequest = await client.sign(`${base}/s3/s3xfer/signed.bin`, { method: "PUT", body: file });
+    const signedMs = await timed(() => fetch(signedRequest));
+    const got = await api("/api/fs/get", { path: "/s3xfer/put.bin" });
+    if (got.code !== 200) throw new Error(`fs/get: ${got.message}`);
+    const viaD = await timedDownload(await fetch(got.data.raw_url as string));
+    const viaS3 = await timedDownload(await fetch(await client.sign(`${base}/s3/s3xfer/put.bin`)));
+    const stored = await timedDownload(await fetch(await client.sign(`${base}/s3/s3xfer/signed.bin`)));
+    const exact = (result: { digest: string; status: number }) =>
+      result.status === 200 && result.digest === digest ? "byte-exact" : `MISMATCH (HTTP ${result.status})`;
+    return [
+      `64 MiB into s3rver, PUT: /api/fs/put ${rate(size, putMs)}; /s3 PutObject (UNSIGNED-PAYLOAD) ${rate(size, unsignedMs)} ` +
+        `(${((putMs / unsignedMs) * 100).toFixed(0)}% of fs/put's time); /s3 PutObject with a signed SHA-256, checked as it streams, ${rate(size, signedMs)} (${exact(stored)}).`,
+      `64 MiB from s3rver, GET: /d (proxied) ${rate(size, viaD.ms)} (${exact(viaD)}); /s3 GetObject ${rate(size, viaS3.ms)} (${exact(viaS3)}).`,
+    ];
   } finally {
-    await Promise.all([s3.close(), dav.close()]);
+    await s3.close();
   }
-  return lines;
 }

@@ -23,7 +23,8 @@
 //
 //   BENCH_REQUESTS (default 200, per round), BENCH_ROUNDS (default 5) and BENCH_CONCURRENCY
 //   (default 8) change the load; each endpoint's figures are medians of its rounds; BENCH_ONLY (a
-//   regular expression) runs the endpoints whose names match it, and skips the streaming runs.
+//   regular expression) runs the endpoints whose names match it, and skips the streaming runs;
+//   BENCH_ONLY=startup measures the Worker's startup alone (scripts/bench-startup.ts).
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -41,7 +42,10 @@ import {
   s3TestClient,
   startS3,
 } from "../test/support/storage-servers.ts";
-import { benchChunkedUploads, benchCopyPace, benchTasks, workerdRss } from "./bench-transfers.ts";
+import { benchCopyPace } from "./bench-copy-pace.ts";
+import { benchRcloneListing } from "./bench-dav.ts";
+import { benchStartup } from "./bench-startup.ts";
+import { benchChunkedUploads, benchS3Transfers, benchTasks, workerdRss } from "./bench-transfers.ts";
 import { inspectWorker } from "./inspector.ts";
 import { chromiumAvailable, launchChromium, measureLoad, sameOriginContext } from "./browser.ts";
 import { migrateAndSeed, openNodeDatabase, projectRoot, type DatabaseTarget } from "./db.ts";
@@ -68,6 +72,11 @@ interface Scenario {
   /** The HTTP status every reply must have (200 unless said). */
   status?: number;
 }
+
+const ONLY = process.env.BENCH_ONLY ? new RegExp(process.env.BENCH_ONLY) : null;
+// First, before the servers below load the machine.
+if (!ONLY || ONLY.test("startup")) console.log(`${benchStartup(projectRoot)}\n`);
+if (ONLY?.source === "startup") process.exit(0);
 
 const dir = mkdtempSync(join(tmpdir(), "gatehouse-bench-"));
 const endpoint = await startLibsqlServer({ path: join(dir, "gatehouse.db"), port: 0 });
@@ -130,7 +139,6 @@ async function startBaseline(config: string): Promise<string> {
   await waitForWorker(baselinePort);
   return `http://127.0.0.1:${baselinePort}`;
 }
-const ONLY = process.env.BENCH_ONLY ? new RegExp(process.env.BENCH_ONLY) : null;
 
 try {
   await waitForWorker(port);
@@ -419,6 +427,21 @@ try {
       `${plain.name.padEnd(40)}  ${String(REQUESTS).padStart(8)}  ${median(plainRates).toFixed(0).padStart(8)}  ${`${((median(plainRates) / bareRate()) * 100).toFixed(0)}%`.padStart(8)}      100%  (median of ${plainRates.length} runs)`,
     );
   }
+  // BENCH_ONLY=PROPFIND runs it with the PROPFIND rows.
+  if (!ONLY || ONLY.test("PROPFIND /dav Depth 1 (10,000 entries) against rclone serve webdav"))
+    console.log(
+      `\n${await benchRcloneListing({
+        dir,
+        load: (count, request) =>
+          run(count, { name: "PROPFIND (rclone anchor)", request, expect: undefined, status: 207 }),
+        rounds: ROUNDS,
+        requests: Math.min(REQUESTS, 40),
+        gatehouse: () =>
+          fetch(`${base}/dav/wide/`, { method: "PROPFIND", headers: { Authorization: davAuth, Depth: "1" } }),
+        cpuMs: treeCpuMs,
+        wranglerPid: wrangler.pid!,
+      })}`,
+    );
   console.log(`\n${searchQueries}`);
   const targets = searchTargets(shares);
   if (targets) console.log(targets);
@@ -432,6 +455,9 @@ try {
       `\nGET / serves ${(ratio * 100).toFixed(0)}% of the requests per second of /ping (target: at least 80%).`,
     );
   }
+
+  // The same bytes through /s3 beside /d and fs/put (BENCH_ONLY=s3-transfers alone).
+  if (!ONLY || ONLY.test("s3-transfers")) console.log(`\n${(await benchS3Transfers(base, token)).join("\n")}`);
 
   // The transfers (BENCH_ONLY=multipart, BENCH_ONLY=tasks alone), last: they load the machine.
   if (!ONLY || ONLY.test("multipart upload") || ONLY.test("tasks") || ONLY.test("copy pace")) {

@@ -9,7 +9,7 @@ import type { AppEnv } from "./http/context.ts";
 import { registerAuthRoutes } from "./features/auth/routes.ts";
 import { registerLdapRoutes } from "./features/ldap/routes.ts";
 import { registerDavRoutes } from "./features/dav/routes.ts";
-import { registerS3Routes } from "./features/s3/routes.ts";
+import { registerS3Routes, registerS3VirtualHosts } from "./features/s3/routes.ts";
 import { registerDriverRoutes } from "./features/drivers/routes.ts";
 import { registerArchiveDownloadRoutes } from "./features/archive/download.ts";
 import { registerArchiveRoutes } from "./features/archive/routes.ts";
@@ -50,7 +50,7 @@ import { handleError } from "./http/on-error.ts";
 import { createRouter } from "./http/router.ts";
 
 /** Where the OpenAPI document is served; its header (title, version) is in scripts/openapi.ts. */
-export const OPENAPI_DOCUMENT_PATH = "/api/openapi.json";
+const OPENAPI_DOCUMENT_PATH = "/api/openapi.json";
 
 export interface AppDependencies {
   /** The database for a request's bindings: Hrana/HTTP in the Worker, a Node client in unit tests. */
@@ -70,7 +70,13 @@ const fileWrites: FileWrites = {
 export function createApp(dependencies: AppDependencies) {
   const app = createRouter();
 
-  app.use("*", accessLog, securityHeaders, corsForClients, limitBodySize);
+  const useDatabase: MiddlewareHandler<AppEnv> = async (c, next) => {
+    c.set("db", dependencies.database(c.env));
+    await next();
+  };
+  app.use("*", accessLog, securityHeaders, corsForClients);
+  registerS3VirtualHosts(app, useDatabase);
+  app.use("*", limitBodySize);
 
   // Plain text, outside the envelope and before any database work: a liveness probe. Any method
   // answers, as in AList; the document shows the GET clients use.
@@ -85,10 +91,6 @@ export function createApp(dependencies: AppDependencies) {
     },
   });
 
-  const useDatabase: MiddlewareHandler<AppEnv> = async (c, next) => {
-    c.set("db", dependencies.database(c.env));
-    await next();
-  };
   app.use("/api/*", useDatabase);
   app.use("/d/*", useDatabase);
   app.use("/p/*", useDatabase);
@@ -175,5 +177,3 @@ export function createApp(dependencies: AppDependencies) {
   );
   return app;
 }
-
-export type App = ReturnType<typeof createApp>;

@@ -37,6 +37,11 @@ export interface Env {
    * them; a comma-separated list: those). Unset or empty, the default: none (docs/configuration.md).
    */
   OFFLINE_DOWNLOAD_PRIVATE_HOSTS?: string;
+  /**
+   * Opt-in: the host name under which the S3 endpoint also answers virtual-hosted-style requests,
+   * `<bucket>.<S3_VIRTUAL_HOST>` (e.g. `s3.example.com`). Unset, the default: path-style `/s3` only.
+   */
+  S3_VIRTUAL_HOST?: string;
   TOKEN_EXPIRES_IN_HOURS?: string;
   MAX_BODY_BYTES?: string;
   /**
@@ -62,7 +67,7 @@ export class ConfigError extends Error {
   override name = "ConfigError";
 }
 
-export const LOG_LEVELS = ["debug", "info", "warn", "error", "off"] as const;
+const LOG_LEVELS = ["debug", "info", "warn", "error", "off"] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
 export interface Config {

@@ -8,7 +8,7 @@ export type SourceRow = Record<string, unknown>;
 export type SourceTable = "users" | "roles" | "storages" | "metas" | "settings" | "sshKeys";
 
 /** AList's table name (without the prefix) and the columns of v3.58 the import reads. */
-export const SOURCE_TABLES: Record<SourceTable, { name: string; columns: readonly string[]; required: boolean }> = {
+const SOURCE_TABLES: Record<SourceTable, { name: string; columns: readonly string[]; required: boolean }> = {
   users: {
     name: "users",
     columns: [

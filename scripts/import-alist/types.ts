@@ -24,7 +24,7 @@ export interface TargetRole {
   isDefault: boolean;
   permissionScopes: PermissionScope[];
 }
-export interface TargetMeta {
+interface TargetMeta {
   id: number;
   path: string;
   password: string;

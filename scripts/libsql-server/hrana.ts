@@ -49,7 +49,7 @@ export interface CursorReqBody {
   batch: Batch;
 }
 
-export interface Col {
+interface Col {
   name: string | null;
   decltype: string | null;
 }

@@ -6,7 +6,7 @@ import { sha256Hex } from "./encoding.ts";
 /** Longer than any IPv6 address in text form (45): anything longer is not an address. */
 const MAX_IP_LENGTH = 45;
 /** The one address every caller has when the client's own headers cannot be believed. */
-export const UNTRUSTED_IP = "local";
+const UNTRUSTED_IP = "local";
 
 /**
  * The caller's address. On Cloudflare, CF-Connecting-IP is set by the edge and cannot be forged;

@@ -58,7 +58,7 @@ export const requireAdmin: MiddlewareHandler<AppEnv> = async (c, next) => {
 };
 
 /** OpenAPI: a login token or the permanent token, either one (schemes registered in app.ts). */
-export const eitherToken = (): Record<string, string[]>[] => [{ token: [] }, { permanentToken: [] }];
+const eitherToken = (): Record<string, string[]>[] => [{ token: [] }, { permanentToken: [] }];
 
 /** Spread into `createRoute({...})`: the route needs a signed-in caller (the guest counts, when enabled). */
 export const signedIn = {
@@ -146,10 +146,7 @@ export const JWT_SHAPE = /^[\w-]+\.[\w-]*\.[\w-]*$/;
  * The caller, with the results of `extra` read in the same round trip (a route's own reads: one
  * batch for the guard and the route). Throws the guard's refusals like `authenticate`.
  */
-export async function authenticateWith(
-  c: Context<AppEnv>,
-  extra: CallerReads,
-): Promise<{ caller: Caller; reads: unknown[] }> {
+async function authenticateWith(c: Context<AppEnv>, extra: CallerReads): Promise<{ caller: Caller; reads: unknown[] }> {
   const { caller, reads } = await resolve(c, extra);
   c.set("caller", caller);
   return { caller, reads };

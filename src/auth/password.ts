@@ -34,7 +34,7 @@ export async function verifyStaticHash(hash: string, stored: string | null): Pro
 }
 
 /** Stored form of a password imported from AList (AList v3.58.0 internal/model/user.go:80): `alist-sha256$<salt>$<pwd_hash hex>`. */
-export const ALIST_SCHEME = "alist-sha256";
+const ALIST_SCHEME = "alist-sha256";
 
 export function alistStoredHash(salt: string, pwdHash: string): string {
   return [ALIST_SCHEME, salt, pwdHash.toLowerCase()].join("$");

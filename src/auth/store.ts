@@ -31,13 +31,13 @@ export interface KeyRow {
   usage: AccessKeyUsage[];
   passwordChangedAt: number;
 }
-export type DeviceSessionRow = typeof deviceSessions.$inferSelect;
+type DeviceSessionRow = typeof deviceSessions.$inferSelect;
 
 /**
  * Reads a route hands to the guard so they travel in the guard's own batch: one round trip for
  * the caller and the route's data. Their results come back in the same order.
  */
-export type ExtraReads = readonly BatchItem<"sqlite">[];
+type ExtraReads = readonly BatchItem<"sqlite">[];
 
 /**
  * A route's reads, or a function that builds them from the caller's user id as a scalar subquery

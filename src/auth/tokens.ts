@@ -61,23 +61,65 @@ export async function signToken(
     .sign(key);
 }
 
+/** A token whose signature and claims were checked, with the times it is good between. */
+interface Verified {
+  claims: TokenClaims;
+  nbf: number;
+  exp: number;
+}
+
+/**
+ * Tokens this isolate verified, by secret and token: a client sends the same token on every
+ * request, and the signature and claims of a token never change. Only the times are checked
+ * again, as jose checks them; whether the session still holds the token is read from the
+ * database on every request as before (docs/decisions.md D26.2). Bounded: emptied when full.
+ */
+const verifiedTokens = new WeakMap<Uint8Array, Map<string, Verified>>();
+const VERIFIED_TOKENS_KEPT = 1000;
+
 /** Verifies signature, algorithm and times; any failure is a TokenError. */
 export async function verifyToken(secret: Uint8Array, token: string): Promise<TokenClaims> {
+  let kept = verifiedTokens.get(secret);
+  const verified = kept?.get(token);
+  if (verified) {
+    // jose's checks, without clock tolerance, in its order and with its messages.
+    const now = Math.floor(Date.now() / 1000);
+    if (verified.nbf > now) throw new TokenError("token not active yet");
+    if (verified.exp <= now) {
+      kept?.delete(token);
+      throw new TokenError("token is expired");
+    }
+    return verified.claims;
+  }
+  const fresh = await verifyWithJose(secret, token);
+  if (!kept) {
+    kept = new Map();
+    verifiedTokens.set(secret, kept);
+  }
+  if (kept.size >= VERIFIED_TOKENS_KEPT) kept.clear();
+  kept.set(token, fresh);
+  return fresh.claims;
+}
+
+async function verifyWithJose(secret: Uint8Array, token: string): Promise<Verified> {
   try {
     const { payload } = await jwtVerify(token, await hmacKey(secret), {
       algorithms: ["HS256"],
       requiredClaims: ["exp", "nbf", "jti"],
     });
-    const { username, pwd_ts, sid, jti } = payload;
+    const { username, pwd_ts, sid, jti, nbf, exp } = payload;
     if (
       typeof username !== "string" ||
       typeof pwd_ts !== "number" ||
       typeof sid !== "string" ||
-      typeof jti !== "string"
+      typeof jti !== "string" ||
+      typeof nbf !== "number" ||
+      typeof exp !== "number"
     ) {
       throw new TokenError("couldn't handle this token");
     }
-    return { username, pwd_ts, sid, jti };
+    // Frozen: the same claims answer every later request with this token.
+    return { claims: Object.freeze({ username, pwd_ts, sid, jti }), nbf, exp };
   } catch (error) {
     if (error instanceof TokenError) throw error;
     throw new TokenError(tokenErrorMessage(error));

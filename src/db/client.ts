@@ -1,23 +1,23 @@
-import { createClient } from "@libsql/client/http";
-import type { LibSQLDatabase } from "drizzle-orm/libsql";
-import { drizzle } from "drizzle-orm/libsql/http";
+import { LibSQLDatabase } from "drizzle-orm/libsql/driver-core";
+import { LibSQLSession } from "drizzle-orm/libsql/session";
+import { SQLiteAsyncDialect } from "drizzle-orm/sqlite-core";
+import { HranaClient } from "./hrana.ts";
 
 // Queries use the query builder with the tables of schema.ts; no relational queries (`db.query`).
 export type Database = LibSQLDatabase;
 
 /**
- * The Worker's database: Turso, sqld or the local endpoint, over Hrana/HTTP (the HTTP-only client:
- * the WebSocket one would add its code to the bundle for URLs we never use). Node code (scripts,
- * unit tests) opens its own with @libsql/client/node instead, which also accepts `file:` URLs.
+ * The Worker's database: Turso, sqld or the local endpoint, over Hrana/HTTP with our own small
+ * client (src/db/hrana.ts), given to drizzle's libSQL session as drizzle's `drizzle()` would
+ * (without a schema, logger or cache; `drizzle()` itself imports @libsql/client's). Node code
+ * (scripts, unit tests) opens its own with @libsql/client/node, which also accepts `file:` URLs.
  */
 export function openDatabase(url: string, authToken?: string): Database {
-  return drizzle(createClient({ url, concurrency: NO_QUEUE, ...(authToken ? { authToken } : {}) }));
+  const dialect = new SQLiteAsyncDialect();
+  return new LibSQLDatabase(
+    "async",
+    dialect,
+    new LibSQLSession(new HranaClient(url, authToken), dialect, undefined, {}, undefined),
+    undefined,
+  );
 }
-
-/**
- * The client queues requests past its `concurrency` (20 by default) behind others in flight. One
- * client serves every request of an isolate, and workerd cancels a request waiting on a promise
- * another request settles ("Promise will never complete"): more than 20 concurrent requests hung.
- * So nothing queues; each request's own statements are few.
- */
-const NO_QUEUE = 1_000_000;

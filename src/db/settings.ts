@@ -1,21 +1,6 @@
 // The settings table of AList v3.58.0 (internal/bootstrap/data/setting.go:87), the single source for seeding,
 // validation and metadata repair. A row's index is its position in this list.
 
-export const SettingGroup = {
-  SINGLE: 0,
-  SITE: 1,
-  STYLE: 2,
-  PREVIEW: 3,
-  GLOBAL: 4,
-  OFFLINE_DOWNLOAD: 5,
-  INDEX: 6,
-  SSO: 7,
-  LDAP: 8,
-  S3: 9,
-  FTP: 10,
-  TRAFFIC: 11,
-} as const;
-
 export const SettingFlag = { PUBLIC: 0, PRIVATE: 1, READONLY: 2, DEPRECATED: 3 } as const;
 
 export type SettingType = "string" | "number" | "text" | "select" | "bool";
@@ -34,7 +19,7 @@ export interface SettingDefinition {
 export const ALIST_COMPATIBLE_VERSION = "v3.58.0";
 
 /** Placeholder for the permanent token's default: the seed draws a fresh one per install. */
-export const GENERATED_TOKEN = "";
+const GENERATED_TOKEN = "";
 
 const IFRAME_PREVIEWS = JSON.stringify(
   {

@@ -22,7 +22,7 @@ import {
 } from "./types.ts";
 
 /** Most entries a folder removal deletes in one request. */
-export const MAX_REMOVED_PER_REQUEST = 1000;
+const MAX_REMOVED_PER_REQUEST = 1000;
 const TIMEOUT_MS = 30_000;
 
 interface Reply {

@@ -26,7 +26,7 @@ import {
 } from "./types.ts";
 
 /** The binding `npm start` and wrangler.toml give the Worker, the item's default. */
-export const DEFAULT_R2_BINDING = "BUCKET";
+const DEFAULT_R2_BINDING = "BUCKET";
 /** Uploads up to this size are one put; larger ones go in parts of this size (more for huge files). */
 export const R2_PART_BYTES = 16 * 1024 * 1024;
 /** R2's smallest part but the last, and its most parts in one upload. */

@@ -22,14 +22,14 @@ import {
 } from "./types.ts";
 
 /** Most objects a folder copy, move or remove touches in one request: the work stays bounded. */
-export const MAX_OBJECTS_PER_REQUEST = 1000;
+const MAX_OBJECTS_PER_REQUEST = 1000;
 const DEFAULT_SIGN_HOURS = 4;
 /** The largest single PutObject S3 accepts. */
 const MAX_PUT_BYTES = 5 * 1024 ** 3;
 /** How long a presigned direct upload may start: enough to begin, not to keep a door open. */
 const DIRECT_UPLOAD_SECONDS = 15 * 60;
 /** S3's smallest part of a multipart upload, except the last. */
-export const S3_MIN_PART_BYTES = 5 * 1024 ** 2;
+const S3_MIN_PART_BYTES = 5 * 1024 ** 2;
 
 interface S3Object {
   key: string;

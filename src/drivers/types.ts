@@ -210,7 +210,7 @@ export interface FileBackend {
 }
 
 /** Where and how a client uploads one file itself (OpenList internal/model/direct_upload.go). */
-export interface DirectUpload {
+interface DirectUpload {
   url: string;
   method: "PUT";
   /** Headers the client must send as they are. */

@@ -4,7 +4,7 @@ import type { Caller } from "../auth/caller.ts";
 import type { Database } from "../db/client.ts";
 import type { Env } from "../env.ts";
 
-export interface AppVariables {
+interface AppVariables {
   db: Database;
   requestId: string;
   /** Who is calling; set by the auth guard on the routes that use it. */

@@ -1,7 +1,7 @@
 import type { Context } from "hono";
 import type { ApiCode } from "./errors.ts";
 
-export interface Envelope<T> {
+interface Envelope<T> {
   code: ApiCode;
   message: string;
   data: T;

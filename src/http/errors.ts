@@ -65,7 +65,7 @@ const KINDS: Record<FileErrorKind, { code: 403 | 500; expected: boolean }> = {
   unavailable: { code: 500, expected: false },
 };
 
-export const envelopeCodeOf = (kind: FileErrorKind): 403 | 500 => KINDS[kind].code;
+const envelopeCodeOf = (kind: FileErrorKind): 403 | 500 => KINDS[kind].code;
 export const isExpectedAnswer = (kind: FileErrorKind): boolean => KINDS[kind].expected;
 
 /**

@@ -69,7 +69,7 @@ type JsonSchemaOf<R> = R extends { request: { body: { content: { "application/js
   : never;
 
 /** What `c.req.valid(target)` hands a route's handler: each declared input, parsed. */
-export type RouteInput<R extends RouteConfig> = {
+type RouteInput<R extends RouteConfig> = {
   out: (R extends { request: { query: infer Q } } ? { query: Output<Q> } : object) &
     (R extends { request: { params: infer P } } ? { param: Output<P> } : object) &
     (R extends { request: { headers: infer H } } ? { header: Output<H> } : object) &

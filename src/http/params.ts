@@ -35,7 +35,7 @@ export const pagingParams = {
   per_page: z.optional(z.pipe(nonNegativeInteger(), z.transform(Number))).openapi({ type: "integer", example: 50 }),
 };
 
-export const MAX_PAGE_SIZE = 1000;
+const MAX_PAGE_SIZE = 1000;
 
 /** Limit and offset for a page; per_page 0 or absent = everything up to MAX_PAGE_SIZE. */
 export function pageWindow(query: { page?: number | undefined; per_page?: number | undefined }): {

@@ -21,7 +21,7 @@ import type { RouteConfig, RouteHandler, Schema } from "./openapi.ts";
 z.config(en());
 
 /** What the document is built from: a route (`registerPath`) or a component (`registerComponent`). */
-export type OpenApiDefinition =
+type OpenApiDefinition =
   | { type: "route"; route: Omit<RouteConfig, "middleware" | "hide"> }
   | { type: "component"; componentType: string; name: string; component: unknown };
 
@@ -183,7 +183,7 @@ async function hasRequestBody(c: Context<AppEnv>): Promise<boolean> {
 }
 
 /** `username: Invalid input: expected string, received number; password: …` */
-export function describeIssues(error: z.core.$ZodError, target: string): string {
+function describeIssues(error: z.core.$ZodError, target: string): string {
   return error.issues
     .map((issue) => `${issue.path.length > 0 ? issue.path.join(".") : target}: ${issue.message}`)
     .join("; ");
@@ -195,7 +195,7 @@ export function jsonBody<T extends Schema>(schema: T) {
 }
 
 /** The `{code, message, data}` envelope around a payload schema. */
-export function envelopeOf<T extends Schema>(data: T) {
+function envelopeOf<T extends Schema>(data: T) {
   return z.object({
     code: z.number().check(z.int()).openapi({ example: 200 }),
     message: z.string().openapi({ example: "success" }),

@@ -94,7 +94,7 @@ export const ALIST_SCHEMA: Record<string, string[]> = {
   task_items: ["`key` text PRIMARY KEY", "`persist_data` text"],
 };
 
-export type FixtureRow = Record<string, string | number | null>;
+type FixtureRow = Record<string, string | number | null>;
 
 export interface AListFixture {
   prefix: string;

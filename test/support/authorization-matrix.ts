@@ -3,12 +3,12 @@
 // a route's row says only what kind of route it is (public, signed-in, user-only or admin-only).
 import type { RouterRoute } from "hono/types";
 
-export interface Refusal {
+interface Refusal {
   code: 401 | 403;
   message: string;
 }
 
-export type Access =
+type Access =
   | { kind: "public" }
   | { kind: "signed-in" }
   /** Signed-in, but the guest (when enabled) gets a refusal of the route's own. */
@@ -374,7 +374,7 @@ export const ROUTES: RouteRow[] = [
  * Who a caller turns out to be once the guard has accepted it. A `key` (an access key, the admin's
  * included) reaches the file side only (docs/decisions.md D16.3).
  */
-export type Identity = "guest" | "user" | "admin" | "key";
+type Identity = "guest" | "user" | "admin" | "key";
 
 export type CallerKind =
   | "no header"
@@ -458,7 +458,7 @@ export const CALLERS: CallerRow[] = [
 ];
 
 /** The routes an access key reaches: the file side and reading its own profile (docs/decisions.md D16.3). */
-export const keyReaches = (route: RouteRow) =>
+const keyReaches = (route: RouteRow) =>
   route.path.startsWith("/api/fs/") || (route.method === "GET" && route.path === "/api/me");
 
 /** What a cell must answer: a refusal with its exact code and message, or anything that got past the guard. */

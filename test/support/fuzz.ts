@@ -1,4 +1,4 @@
-// Property-based input fuzzing (issue 8) for every route that takes input: a JSON body, a query
+// Property-based input fuzzing for every route that takes input: a JSON body, a query
 // string, or (for the few POSTs that take nothing) a body they must ignore. What a JSON body's
 // fields and a query's parameters accept is read from the route's schema (see "Fields from the
 // route schemas" and "Query parameters from the route schemas"); the route tables below say how to
@@ -261,7 +261,7 @@ const tooLong = (max: number) => fc.integer({ min: max + 1, max: max + 40 }).map
 // ---------------------------------------------------------------------------------------------
 // Fields: what a request schema field refuses, and what it may hold
 
-export interface Field {
+interface Field {
   kind: Kind | "unknown";
   required: boolean;
   /** Values the route refuses for this field alone (wrong type, out of range, not an allowed value); null when every value is accepted. */
@@ -573,9 +573,9 @@ function fromSchema(
 // say (values the route knows: a setting key, a driver name) is a hint.
 
 /** How a query parameter's values are made: an id, a page number, or text. */
-export type QueryKind = "id" | "page" | "text";
+type QueryKind = "id" | "page" | "text";
 
-export interface QueryParam {
+interface QueryParam {
   kind: QueryKind;
   /** Values the route knows, beside the random ones: the hint's words and the schema's example. */
   words?: readonly string[];
@@ -647,7 +647,7 @@ export function queryRoute(row: QueryRow): QueryRoute {
 // ---------------------------------------------------------------------------------------------
 // The fixture every group starts from
 
-export type Caller = "admin" | "user" | "anonymous";
+type Caller = "admin" | "user" | "anonymous";
 
 export const FUZZ_USER = "fuzzer";
 /** A mount path that is taken: creating a storage there is refused. */
@@ -903,7 +903,7 @@ export type Group =
   | "tasks";
 
 /** A body of the right shape the route refuses, and the fields (`anchor`) that keep it refused. */
-export interface Variant {
+interface Variant {
   body: Record<string, unknown>;
   /** Fields that only ever get this value or an invalid one; every other field may hold anything. */
   anchor: string[];

@@ -20,7 +20,7 @@ function head(major: number, value: number): Buffer {
   return out;
 }
 
-export function encodeCbor(value: Cbor): Buffer {
+function encodeCbor(value: Cbor): Buffer {
   if (typeof value === "number") return value >= 0 ? head(0, value) : head(1, -1 - value);
   if (typeof value === "string") {
     const text = Buffer.from(value, "utf8");
@@ -33,7 +33,7 @@ export function encodeCbor(value: Cbor): Buffer {
   return Buffer.concat(parts);
 }
 
-export const b64url = (bytes: Uint8Array) => Buffer.from(bytes).toString("base64url");
+const b64url = (bytes: Uint8Array) => Buffer.from(bytes).toString("base64url");
 const sha256 = (data: Uint8Array | string) => createHash("sha256").update(data).digest();
 
 export const FLAG_UP = 0x01;

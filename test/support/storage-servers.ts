@@ -497,7 +497,7 @@ export async function startSlowWebdav(
 }
 
 /** Files the FTP server holds under FTP_ROOT from the start, for the file-side tests to read. */
-export const FTP_FILES: Record<string, string | number> = {
+const FTP_FILES: Record<string, string | number> = {
   "hello.txt": "hello over ftp\n",
   "docs/a b é.txt": "0123456789abcdef",
   // A size: that many bytes of the pattern ftpPatternByte gives.

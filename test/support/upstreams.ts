@@ -75,7 +75,7 @@ export async function s3PendingUploads(prefix: string): Promise<string[]> {
     .filter((upload) => upload.startsWith(prefix));
 }
 
-export const UPSTREAM_DAV_AUTH = `Basic ${btoa("davuser:dav password")}`;
+const UPSTREAM_DAV_AUTH = `Basic ${btoa("davuser:dav password")}`;
 
 /** A request straight to the WebDAV upstream (webdav-server), path escaped segment by segment. */
 export const upstreamDav = (method: string, path: string, init: RequestInit = {}) =>

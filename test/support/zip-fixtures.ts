@@ -3,7 +3,7 @@
 import { execFileSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 
-export interface ZipOracle {
+interface ZipOracle {
   comment: string;
   entries: { name: string; size: number; dir: boolean; content?: string; error?: string }[];
 }

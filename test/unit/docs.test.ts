@@ -152,3 +152,29 @@ it("every relative link in README.md and docs/ leads to a file that exists", () 
   }
   expect(broken, "links to files that do not exist").toEqual([]);
 });
+
+describe("architecture.md", () => {
+  const FEATURES = join(ROOT, "src/features");
+  /** Every feature has these; a folder holding more has roles a reader must be told about. */
+  const COMMON = new Set(["routes.ts", "rules.ts", "store.ts", "messages.ts", "README.md"]);
+  const ownFiles = (feature: string) =>
+    readdirSync(join(FEATURES, feature)).filter((name) => !name.endsWith(".test.ts") && !COMMON.has(name));
+  const withRoles = readdirSync(FEATURES).filter((feature) => ownFiles(feature).length > 0);
+  const architecture = read("docs/architecture.md");
+
+  it("names every feature folder that holds more than the common four files", () => {
+    expect(withRoles.length).toBeGreaterThan(10);
+    expect(withRoles.filter((feature) => !architecture.includes(`${feature}/`))).toEqual([]);
+  });
+
+  it("gives every file of such a folder its role, there or in the folder's README.md", () => {
+    const unnamed = withRoles.flatMap((feature) => {
+      const readme = join(FEATURES, feature, "README.md");
+      const pages = architecture + (existsSync(readme) ? readFileSync(readme, "utf8") : "");
+      return ownFiles(feature)
+        .filter((file) => !pages.includes(file))
+        .map((file) => `src/features/${feature}/${file}`);
+    });
+    expect(unnamed).toEqual([]);
+  });
+});

@@ -56,6 +56,8 @@ const OUTSIDE: { pattern: RegExp; what: string }[] = [
     what: "the private reference notes (cite AList v3.58.0 <file>:<line>)",
   },
   { pattern: /\.\.\/shared\b|\/work\//, what: "a path outside the repository" },
+  // `AList issues #7097` (a public tracker, with its `#`) stays citable.
+  { pattern: /\bissues? \d+/i, what: "this project's tracker (say what the code does, not who asked)" },
 ];
 /** A `§` is fine only in a public standard's section number: RFC 4918 §9.1, MS-SMB2 §2.2.3. */
 const STANDARD = /(RFC \d+|MS-SMB2)\b/;
@@ -120,6 +122,8 @@ describe("the repository explains itself", () => {
       `// from the reference (${section}6.2)`,
       "// see ../shared/spec",
       "// /work/shared/reference/x.md",
+      "// the fuzzing of issue 8",
+      "| before issues 31-36 |",
     ])
       expect(probe(bad), bad).toBe(true);
     for (const good of [
@@ -128,6 +132,7 @@ describe("the repository explains itself", () => {
       `// (RFC 4918 ${section}9.1)`,
       `// RFC 4918 ${section}6-7, ${section}10.4`,
       "// see docs/api.md",
+      "// (AList issues #7097 and #8434)",
     ])
       expect(probe(good), good).toBe(false);
   });

@@ -15,7 +15,7 @@ export interface TestServer {
 }
 
 /** The bearer token of test servers unless a test picks its own; `post()` sends it by default. */
-export const TEST_AUTH_TOKEN = "libsql-test-token";
+const TEST_AUTH_TOKEN = "libsql-test-token";
 export const authorized = { authorization: `Bearer ${TEST_AUTH_TOKEN}` };
 
 export async function startTestServer(options: Omit<LibsqlServerOptions, "path"> = {}): Promise<TestServer> {

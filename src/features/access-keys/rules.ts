@@ -29,10 +29,10 @@ import { addAccessKey, deleteAccessKey } from "./store.ts";
 export const MAX_ACCESS_KEYS = 50;
 
 /** The bits a key may carry: every file-side bit of a role scope (the path limit is the user's own). */
-export const KEY_BITS = Object.values(Permission).reduce((all, bit) => all | bit, 0) & ~Permission.PATH_LIMIT;
+const KEY_BITS = Object.values(Permission).reduce((all, bit) => all | bit, 0) & ~Permission.PATH_LIMIT;
 
 /** A key made without `permission`: the reading rights its user holds in its folder. */
-export const READ_ONLY_BITS =
+const READ_ONLY_BITS =
   Permission.SEE_HIDES | Permission.ACCESS_WITHOUT_PASSWORD | Permission.WEBDAV_READ | Permission.READ_ARCHIVES;
 
 export interface NewKey {
@@ -60,7 +60,7 @@ export interface MadeKey {
  * The full path of a key's folder, and the rights its user holds there: the bits of every role scope
  * at, above or below it (a key on `/` may write where the user may, below it).
  */
-export function keyReach(caller: Caller, requested: string): { path: string; held: number } {
+function keyReach(caller: Caller, requested: string): { path: string; held: number } {
   const path = joinBasePath(caller.user.basePath, requested);
   const grants = grantsOf(caller.roles, caller.user.permission);
   if (path === null || !canReadPath(grants, path) || !withinPathLimit(grants, path))
@@ -72,7 +72,7 @@ export function keyReach(caller: Caller, requested: string): { path: string; hel
 }
 
 /** The key's rights: those asked for, all held by the user; the reading ones it holds when none were asked. */
-export function keyRights(asked: number | undefined, held: number): number {
+function keyRights(asked: number | undefined, held: number): number {
   if (asked === undefined) return held & READ_ONLY_BITS;
   if ((asked & ~held) !== 0) throw new ApiError(400, KEY_RIGHTS_BEYOND_USER);
   return asked;

@@ -12,9 +12,7 @@ import { addAppPassword, deleteAppPassword } from "./store.ts";
 
 /** App passwords are access keys for WebDAV: one table, one limit per user. */
 export const MAX_APP_PASSWORDS = MAX_ACCESS_KEYS;
-
 /** The prefix tells a leaked app password apart in logs and secret scanners; 32 characters carry 190 bits. */
-export { APP_PASSWORD_PREFIX };
 const newAppPassword = () => APP_PASSWORD_PREFIX + randomAlphanumeric(32);
 
 /** A new app password of the user's: its id, the password (shown this once) and when it was made (unix seconds). */

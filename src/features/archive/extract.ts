@@ -42,7 +42,7 @@ export interface ExtractPlan {
 }
 
 /** Reads the archive's directory and lays out every write, refusing the archive before any write when it must be. */
-export async function planExtraction(tree: MountTree, job: ExtractJob): Promise<ExtractPlan> {
+async function planExtraction(tree: MountTree, job: ExtractJob): Promise<ExtractPlan> {
   const { object, reader } = await openArchive(tree, job.archive);
   const directory = await readZipDirectory(reader);
   return { reader, ...planSteps(directory.entries, object.modified, job) };

@@ -186,7 +186,7 @@ const decompress = createRoute({
 });
 
 /** The archive sign: the download sign's format, keyed with `<token>-archive` (AList v3.58.0 internal/sign/archive.go:15-41). */
-export const archiveSign = (state: FsState, path: string) =>
+const archiveSign = (state: FsState, path: string) =>
   signPath(`${state.settings.token}-archive`, path, state.settings.linkExpirationHours);
 
 /** Read access to the archive at `raw`: the fs read rules, then the read-archives bit. Its full path and tree. */

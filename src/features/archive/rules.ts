@@ -19,9 +19,9 @@ import { MAX_ARCHIVE_ENTRIES, type ZipEntry } from "./zip.ts";
 export const ARCHIVE_EXTENSIONS = [".zip"];
 
 /** An entry expanding over this many times its compressed size, past BOMB_FLOOR_BYTES, is refused. */
-export const MAX_EXPANSION_RATIO = 100;
+const MAX_EXPANSION_RATIO = 100;
 /** Below this an entry may expand as much as it likes (a page of repeated text compresses 500 times). */
-export const BOMB_FLOOR_BYTES = 1024 * 1024;
+const BOMB_FLOOR_BYTES = 1024 * 1024;
 /** An extraction within one request writes at most this much (docs/files.md, Archives). */
 export const MAX_EXTRACT_BYTES = 512 * 1024 * 1024;
 /** ... and at most this many files and folders (each costs a few upstream calls). */

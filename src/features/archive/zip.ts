@@ -56,7 +56,7 @@ export interface ZipDirectory {
  * entries of 400-byte names, while 10,000 entries of 1,500-byte names would take 60 MB from the
  * directory to the reply (docs/decisions.md D13.7).
  */
-export const MAX_CENTRAL_DIRECTORY_BYTES = 4 * 1024 * 1024;
+const MAX_CENTRAL_DIRECTORY_BYTES = 4 * 1024 * 1024;
 /**
  * An archive with more entries than this (or whose tree has more files and folders: rules.ts
  * archiveTree) is refused whole: `archive/meta` answers the whole tree, and each entry costs about
@@ -232,7 +232,7 @@ const CP437_HIGH =
  * tools write without saying, and how AList's Go reader shows them); else CP437, the format's
  * legacy code page.
  */
-export function decodeName(bytes: Uint8Array, utf8: boolean): string {
+function decodeName(bytes: Uint8Array, utf8: boolean): string {
   if (utf8 || bytes.every((byte) => byte < 0x80)) return new TextDecoder().decode(bytes);
   try {
     return new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes);
@@ -365,7 +365,7 @@ function crcUpdate(crc: number, bytes: Uint8Array): number {
   return c >>> 0;
 }
 
-export const crc32 = (bytes: Uint8Array) => (crcUpdate(0xffffffff, bytes) ^ 0xffffffff) >>> 0;
+const crc32 = (bytes: Uint8Array) => (crcUpdate(0xffffffff, bytes) ^ 0xffffffff) >>> 0;
 
 /** ZipCrypto's key stream for `password`: `decrypt` takes the bytes in order, chunk after chunk. */
 function zipCrypto(password: string) {

@@ -2,7 +2,7 @@
 import { and, eq, inArray, or, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { FailureCounts } from "../../auth/lockout.ts";
-import { reserveAttempt, type LockoutScope } from "../../auth/store.ts";
+import { reserveAttempt } from "../../auth/store.ts";
 import type { Database } from "../../db/client.ts";
 import { keptQuery } from "../../db/kept.ts";
 import { deviceSessions, DeviceSessionStatus, loginFailures, settings, users } from "../../db/schema.ts";
@@ -18,7 +18,7 @@ const ACTIVE_SESSIONS_READ = 1000;
 export const MAX_SESSIONS_PER_USER = 100;
 
 // The lockout's counter lives with the guard's queries (auth/store.ts), which counts wrong access keys too.
-export { reserveAttempt, type LockoutScope };
+export { reserveAttempt };
 
 type Attempt = { username: string; ip: string; now: number };
 

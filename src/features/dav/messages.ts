@@ -45,7 +45,7 @@ export const IF_FAILED = "the If header's conditions do not hold";
 export const NO_READ_PERMISSION = "no WebDAV read permission here";
 export const NO_MANAGE_PERMISSION = "no WebDAV manage permission here";
 
-// ---- Methods (server.ts)
+// ---- Methods (read.ts, properties.ts, write.ts, transfer.ts, locks.ts)
 
 export const NOT_FOUND = "not found";
 export const notAFolder = (view: string) => `${view} is not a folder`;
@@ -79,7 +79,7 @@ export const LOCK_SCOPE_UNKNOWN = "DAV:lockscope is neither exclusive nor shared
 export const WRITE_LOCKS_ONLY = "only write locks exist";
 export const NO_SUCH_LOCK = "no such lock on this resource";
 
-// ---- Bodies (server.ts, xml.ts)
+// ---- Bodies (request.ts, xml.ts)
 
 export const malformedXml = (reason: string) => `malformed XML: ${reason}`;
 export const BODY_NOT_UTF8 = "the body is not UTF-8";

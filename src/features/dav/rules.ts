@@ -3,7 +3,7 @@
 // and Overwrite say, what a caller may read and change, and locks at work (RFC 4918 §6-7, §10.4):
 // the `If` header parsed and evaluated against the locks a request read, and the rule that a
 // locked resource changes only for a request that submits the lock's token, as the lock's owner.
-// Each returns data or throws the refusal (DavError); server.ts's method handlers do the I/O.
+// Each returns data or throws the refusal (DavError); the method handlers (server.ts's dispatch) do the I/O.
 import type { FileErrorKind, FileObject } from "../../drivers/types.ts";
 import { ACCESS_DENIED, hiddenInsideOf, INVALID_NAME, PERMISSION_DENIED, protectedInside } from "../fs/messages.ts";
 import { baseName, decodeDownloadPath, escapePath, isValidName, isWithin, joinBasePath, parentOf } from "../fs/path.ts";
@@ -48,7 +48,7 @@ import {
 import type { LockRow } from "./store.ts";
 import { escapeXml } from "./xml.ts";
 
-export const DAV_PREFIX = "/dav";
+const DAV_PREFIX = "/dav";
 
 /** A reply other than success: a status, a text a person can read, or an RFC 4918 precondition element. */
 export class DavError extends Error {
@@ -167,6 +167,8 @@ export function uploadSize(header: (name: string) => string | undefined): number
 
 /** AList's Etag: the greatest hash the upstream gave, else mtime and size. */
 export const etagOfObject = (object: FileObject) => {
+  // Most listings carry no hashes: no arrays made for them, one per entry of a big PROPFIND.
+  if (object.hashInfo === undefined) return etagOf(object);
   const hashes = Object.values(object.hashInfo ?? {})
     .filter(Boolean)
     .sort();
@@ -183,7 +185,7 @@ export const etagList = (header: string) => header.split(",").map((tag) => tag.t
 // operation's bit for changes.
 
 /** May the viewer open `path` without a password (meta hiding, on its whole way, and passwords)? */
-export function checkAccess(viewer: Viewer, metas: readonly MetaRow[], path: string) {
+function checkAccess(viewer: Viewer, metas: readonly MetaRow[], path: string) {
   if (!mayReach(viewer, metas, path) || !mayAccess(viewer, nearestMeta(metas, path), path, ""))
     throw new DavError(403, ACCESS_DENIED);
 }
@@ -239,7 +241,7 @@ export function checkManage(
 // ---------------------------------------------------------------------------------------------
 // Locks and the If header
 
-export interface IfCondition {
+interface IfCondition {
   not: boolean;
   token?: string;
   etag?: string;
@@ -360,8 +362,8 @@ export function blockingLock(
 }
 
 /** `Timeout: Second-600, Infinite`: the first value we accept, capped; the default without one. */
-export const DEFAULT_LOCK_SECONDS = 3600;
-export const MAX_LOCK_SECONDS = 86_400;
+const DEFAULT_LOCK_SECONDS = 3600;
+const MAX_LOCK_SECONDS = 86_400;
 
 export function lockTimeout(header: string | null): number {
   for (const part of (header ?? "").split(",").map((p) => p.trim())) {

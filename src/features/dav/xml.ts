@@ -65,13 +65,18 @@ export const childDav = (element: XmlElement, local: string) => elements(element
 /** `{namespace}local`: how a property is named in storage and compared. */
 export const clarkName = (element: { ns: string; local: string }) => `{${element.ns}}${element.local}`;
 
+/** A character escapeXml replaces: most names and values have none, and are returned as they are. */
+const RESERVED = /[&<>"\r]/;
+
 export const escapeXml = (text: string) =>
-  text
-    .replace(/&/g, "&amp;")
-    .replace(/</g, "&lt;")
-    .replace(/>/g, "&gt;")
-    .replace(/"/g, "&quot;")
-    .replace(/\r/g, "&#13;");
+  !RESERVED.test(text)
+    ? text
+    : text
+        .replace(/&/g, "&amp;")
+        .replace(/</g, "&lt;")
+        .replace(/>/g, "&gt;")
+        .replace(/"/g, "&quot;")
+        .replace(/\r/g, "&#13;");
 
 /**
  * An element as XML text that stands on its own: each element declares its default namespace
@@ -124,4 +129,4 @@ export function davResponse(
 export const MULTISTATUS_OPEN = `<?xml version="1.0" encoding="utf-8"?>\n<D:multistatus xmlns:D="DAV:">`;
 export const MULTISTATUS_CLOSE = "</D:multistatus>";
 
-const statusLine = (status: number) => `HTTP/1.1 ${status} ${REASON_PHRASES[status] ?? ""}`.trimEnd();
+export const statusLine = (status: number) => `HTTP/1.1 ${status} ${REASON_PHRASES[status] ?? ""}`.trimEnd();

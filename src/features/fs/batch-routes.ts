@@ -38,7 +38,7 @@ import type { FsState } from "./state.ts";
 import { eachName, guess, itemsGuess, PasswordField, PathField, treeFor, writeRoute } from "./writes.ts";
 
 /** Most entries a recursive walk (recursive_move, remove_empty_directory) visits in one request. */
-export const MAX_WALK_ENTRIES = 1000;
+const MAX_WALK_ENTRIES = 1000;
 
 const batchRename = writeRoute(
   "/api/fs/batch_rename",
@@ -88,7 +88,7 @@ const removeEmpty = writeRoute(
 );
 
 /** Go's replacement template in JavaScript's: `${1}` → `$1`, `${name}` → `$<name>`, `$$` stays. */
-export function goTemplate(template: string): string {
+function goTemplate(template: string): string {
   return template.replace(
     /\$\$|\$\{(\w+)\}|\$([A-Za-z_]\w*)/g,
     (all, braced: string | undefined, bare: string | undefined) => {

@@ -10,7 +10,7 @@ import type { Mounted } from "./mounts.ts";
 import type { FsState } from "./state.ts";
 
 /** One request's changes, noted once each upstream call succeeded, written together at its end. */
-export interface WriteLog {
+interface WriteLog {
   /** A file uploaded or a folder made. */
   added(path: string, isDir: boolean, size: number): void;
   removed(path: string): void;

@@ -8,7 +8,7 @@ import { emptyBody, type StepReader, stepReader } from "../../lib/streams.ts";
 import { readBrokenOff, readFailed, readUnreachable } from "./messages.ts";
 
 /** How many times a read that broke off after some bytes is taken up again from there. */
-export const READ_RESUMES = 8;
+const READ_RESUMES = 8;
 
 /**
  * The bytes `start..end` (inclusive) of the file `name`, `size` bytes long, behind `link`: exactly

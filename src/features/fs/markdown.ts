@@ -116,7 +116,7 @@ function decodeReferences(text: string): string {
 }
 
 /** javascript:, vbscript:, and data: other than raster images. */
-export function isScriptUrl(url: string): boolean {
+function isScriptUrl(url: string): boolean {
   const plain = decodeReferences(url)
     .replace(/[\u0000-\u0020\u007f]/g, "")
     .toLowerCase();

@@ -75,7 +75,7 @@ export const LINK_FAILED_PREFIX = "failed link: ";
 export const LIST_FAILED_PREFIX = "failed get objs: ";
 export const LIST_NOT_FOUND = `${LIST_FAILED_PREFIX}failed get dir: ${OBJECT_NOT_FOUND}`;
 /** Part of every refusal of a path no storage serves. */
-export const STORAGE_NOT_FOUND = "storage not found";
+const STORAGE_NOT_FOUND = "storage not found";
 export const NO_STORAGE_AT_ROOT = `failed get storage: ${STORAGE_NOT_FOUND}; please add a storage first`;
 export const noStorageAt = (path: string) => `failed get storage: ${STORAGE_NOT_FOUND}; rawPath: ${path}`;
 export const driverNotFound = (driver: string) => `failed get storage: driver [${driver}] not found`;

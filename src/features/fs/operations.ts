@@ -19,7 +19,7 @@ import { anySignal, emptyBody, exactLength } from "../../lib/streams.ts";
 import { readLink } from "./link-read.ts";
 
 /** Most files and folders a copy or move between storages handles in one request (each costs upstream calls). */
-export const MAX_ACROSS_ENTRIES = 200;
+const MAX_ACROSS_ENTRIES = 200;
 
 /** A backend operation, or AList's `not implement` when the storage's driver has none. */
 export function need<K extends keyof FileBackend>(mounted: Mounted, operation: K): NonNullable<FileBackend[K]> {

@@ -115,7 +115,7 @@ export function nearestMeta(rows: readonly MetaRow[], path: string): MetaRow | u
 const applies = (meta: MetaRow, path: string, sub: boolean) => meta.path === path || (sub && isWithin(path, meta.path));
 
 /** The meta's password guards `path` (on the meta's own folder, or below it with `p_sub`). */
-export const passwordGuards = (meta: MetaRow | undefined, path: string): meta is MetaRow =>
+const passwordGuards = (meta: MetaRow | undefined, path: string): meta is MetaRow =>
   !!meta && meta.password !== "" && applies(meta, path, meta.passwordSub);
 
 export function passwordMatches(meta: MetaRow, supplied: string): boolean {
@@ -149,14 +149,14 @@ export const isHidden = (patterns: readonly RegExp[], name: string) => patterns.
  * Direct access to `path` hidden by its nearest meta's rules for the parent folder (AList v3.58.0
  * server/common/role_perm.go:66-74).
  */
-export const hiddenFromParent = (meta: MetaRow | undefined, path: string) =>
+const hiddenFromParent = (meta: MetaRow | undefined, path: string) =>
   path !== "/" && isHidden(hidePatterns(meta, parentOf(path)), baseName(path));
 
 /**
  * Does `path` lie in a hidden subtree: is it, or a folder on its way, hidden in its own folder (by
  * that folder's nearest meta)? A hidden name hides everything below it (docs/files.md, Metas).
  */
-export function hiddenOnTheWay(metas: readonly MetaRow[], path: string): boolean {
+function hiddenOnTheWay(metas: readonly MetaRow[], path: string): boolean {
   if (!metas.some((meta) => meta.hide !== "")) return false;
   for (let at = path; at !== "/"; at = parentOf(at)) {
     const dir = parentOf(at);
@@ -165,9 +165,9 @@ export function hiddenOnTheWay(metas: readonly MetaRow[], path: string): boolean
   return false;
 }
 
-export const readmeFor = (meta: MetaRow | undefined, path: string) =>
+const readmeFor = (meta: MetaRow | undefined, path: string) =>
   meta && applies(meta, path, meta.readmeSub) ? meta.readme : "";
-export const headerFor = (meta: MetaRow | undefined, path: string) =>
+const headerFor = (meta: MetaRow | undefined, path: string) =>
   meta && applies(meta, path, meta.headerSub) ? meta.header : "";
 
 /**

@@ -17,7 +17,7 @@ export function partsOf(mounted: Mounted): PartedUploads {
 
 const randomName = () => crypto.randomUUID().replace(/-/g, "");
 
-export function stagedParts(mounted: Mounted): PartedUploads {
+function stagedParts(mounted: Mounted): PartedUploads {
   const { backend } = mounted;
   // Refuse at once (AList's `not implement`) what cannot stage.
   const makeDir = need(mounted, "makeDir");

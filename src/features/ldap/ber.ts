@@ -7,7 +7,7 @@ export class BerError extends Error {
 }
 
 /** Universal and LDAP tags, as bytes (class and constructed bit included). */
-export const Tag = {
+const Tag = {
   BOOLEAN: 0x01,
   INTEGER: 0x02,
   OCTET_STRING: 0x04,

@@ -3,6 +3,7 @@
 // libraries reach TCP through node:net, which workerd does not have (docs/decisions.md D21.1).
 // Every operation shares one deadline; a failure is an LdapError whose text says what happened
 // and never carries a password.
+import { concatBytes } from "../../lib/streams.ts";
 import {
   BerError,
   boolean,
@@ -282,10 +283,7 @@ export class LdapConnection {
       }
       const chunk = await this.reader.read().catch((error: unknown) => ({ done: true as const, error }));
       if (chunk.done) throw this.lost("error" in chunk ? chunk.error : undefined);
-      const joined = new Uint8Array(this.buffered.length + chunk.value.length);
-      joined.set(this.buffered);
-      joined.set(chunk.value, this.buffered.length);
-      this.buffered = joined;
+      this.buffered = concatBytes(this.buffered, chunk.value);
     }
   }
 

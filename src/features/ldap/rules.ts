@@ -18,7 +18,7 @@ import { LDAP_DISABLED, LDAP_NOT_ALLOWED, ldapUnavailable, spelledOtherwise } fr
 import { createDirectoryAccount, readLdapSettings, type LdapSettings } from "./store.ts";
 
 /** How long one sign-in waits for the directory, connection and every operation together. */
-export const DIRECTORY_TIMEOUT_MS = 10_000;
+const DIRECTORY_TIMEOUT_MS = 10_000;
 
 export interface LdapSignInRequest {
   username: string;
@@ -98,7 +98,7 @@ export async function ldapSignIn(
  * Throws LdapError when the directory cannot answer that question (unreachable, the manager
  * refused, the base missing), FilterError for a bad filter template.
  */
-export async function directoryAccepts(
+async function directoryAccepts(
   config: LdapSettings,
   username: string,
   password: string,

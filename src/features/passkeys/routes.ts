@@ -19,8 +19,6 @@ import {
   removeOwnPasskey,
 } from "./rules.ts";
 
-export { CHALLENGE_TTL_SECONDS, MAX_PASSKEYS_PER_USER } from "./rules.ts";
-
 const ownPasskeysOnly = accountOnly(403, GUEST_PASSKEYS);
 
 /** base64url fields of a credential; a few KiB at most (an RSA key, a long client data). */

@@ -41,9 +41,9 @@ import {
 } from "./webauthn.ts";
 
 /** How long a begun ceremony may take: long enough for a PIN, short enough to be useless when captured. */
-export const CHALLENGE_TTL_SECONDS = 300;
+const CHALLENGE_TTL_SECONDS = 300;
 /** Enough for every device a person owns; stops one account from filling the table. */
-export const MAX_PASSKEYS_PER_USER = 50;
+const MAX_PASSKEYS_PER_USER = 50;
 /** What the authenticator is asked to show for the site when `site_title` is empty. */
 const DEFAULT_RP_NAME = "Gatehouse";
 
@@ -64,7 +64,7 @@ export interface CredentialJson {
  * came to. Never X-Forwarded-Host: a phishing proxy sets it, and the origin check would then accept
  * the proxy's own site. An IP address cannot be an RP ID; browsers refuse such options themselves.
  */
-export function relyingParty(siteUrl: string, requestUrl: string): { rpId: string; origin: string } {
+function relyingParty(siteUrl: string, requestUrl: string): { rpId: string; origin: string } {
   const site = /^https?:\/\//i.test(siteUrl) ? new URL(siteUrl) : new URL(requestUrl);
   return { rpId: site.hostname, origin: site.origin };
 }

@@ -9,20 +9,27 @@ export const S3_ERRORS = {
   BadDigest: 400,
   BucketAlreadyExists: 409,
   BucketNotEmpty: 409,
+  EntityTooLarge: 400,
+  EntityTooSmall: 400,
   InvalidAccessKeyId: 403,
   InvalidArgument: 400,
   InvalidBucketName: 400,
+  InvalidPart: 400,
+  InvalidPartOrder: 400,
   InvalidRange: 416,
   InvalidRequest: 400,
   IncompleteBody: 400,
   InternalError: 500,
+  MalformedTrailerError: 400,
   MalformedXML: 400,
   MaxMessageLengthExceeded: 400,
   MissingContentLength: 411,
   NoSuchBucket: 404,
   NoSuchKey: 404,
+  NoSuchUpload: 404,
   NoSuchVersion: 404,
   NotImplemented: 501,
+  OperationAborted: 409,
   PreconditionFailed: 412,
   RequestTimeTooSkewed: 403,
   ServiceUnavailable: 503,
@@ -42,7 +49,7 @@ export const PRESIGNED_TOO_LONG = "X-Amz-Expires must be less than a week (in se
 export const PRESIGNED_EXPIRED = "Request has expired";
 export const PRESIGNED_NOT_YET_VALID = "Request is not valid yet";
 export const STREAMING_UNSUPPORTED =
-  "Of the streaming payloads only STREAMING-AWS4-HMAC-SHA256-PAYLOAD (no trailer), signed in the Authorization header, to PutObject, is supported";
+  "Of the streaming payloads only STREAMING-AWS4-HMAC-SHA256-PAYLOAD, STREAMING-AWS4-HMAC-SHA256-PAYLOAD-TRAILER and STREAMING-UNSIGNED-PAYLOAD-TRAILER, signed in the Authorization header, to PutObject, are supported";
 export const NO_SUCH_ACCESS_KEY = "The AWS Access Key Id you provided does not exist in our records.";
 export const SIGNATURE_MISMATCH =
   "The request signature we calculated does not match the signature you provided. Check your key and signing method.";
@@ -86,4 +93,39 @@ export const CHUNK_TOO_LARGE = "An aws-chunked chunk is larger than this endpoin
 export const CHUNK_SIGNATURE_MISMATCH =
   "The chunk signature we calculated does not match the signature you provided: the upload is discarded.";
 export const CHUNKED_LENGTH = "The aws-chunked body's bytes are not x-amz-decoded-content-length";
-export const DECODED_LENGTH_NEEDED = "A streaming signed upload needs x-amz-decoded-content-length";
+export const DECODED_LENGTH_NEEDED = "A streaming (aws-chunked) upload needs x-amz-decoded-content-length";
+export const TRAILER_MALFORMED =
+  "The request contained trailing data that was not well-formed or did not conform to our published schema.";
+export const TRAILER_SIGNATURE_MISMATCH =
+  "The trailer signature we calculated does not match the x-amz-trailer-signature you provided: the upload is discarded.";
+export const trailerMissing = (name: string) => `The x-amz-trailer named ${name}, which the trailer does not hold`;
+export const TRAILER_UNSUPPORTED =
+  "x-amz-trailer must name one checksum: x-amz-checksum-crc32, -crc32c, -crc64nvme, -sha1 or -sha256";
+export const checksumInvalid = (name: string) => `Value for ${name} header is invalid.`;
+export const checksumMismatch = (name: string) =>
+  `The ${name.replace("x-amz-checksum-", "").toUpperCase()} you specified did not match the calculated checksum.`;
+export const CHECKSUMS_MANY = "Expecting a single x-amz-checksum- header. Multiple checksum Types are not allowed.";
+
+// ---- Multipart uploads (multipart.ts)
+
+export const NO_SUCH_UPLOAD =
+  "The specified upload does not exist. The upload ID may be invalid, or the upload may have been aborted or completed.";
+export const PART_NUMBER_INVALID = "Part number must be an integer between 1 and 10000, inclusive";
+export const PART_LENGTH_NEEDED = "UploadPart needs a Content-Length";
+export const partEndedEarly = (bytes: number) => `The part's body ended before its ${bytes} bytes (Content-Length)`;
+export const partTooLong = (bytes: number) => `The part's body ran past its ${bytes} bytes (Content-Length)`;
+export const partTooLarge = (bytes: number) => `A part is at most ${bytes} bytes`;
+export const INVALID_PART =
+  "One or more of the specified parts could not be found. The part may not have been uploaded, or the specified entity tag may not match the part's entity tag.";
+export const partsWithGap = (expected: number) =>
+  `The parts must be numbered 1, 2, 3, ... without a gap here: part ${expected} is missing from the list`;
+export const INVALID_PART_ORDER = "The list of parts was not in ascending order. Parts must be ordered by part number.";
+export const entityTooSmall = (part: number, bytes: number) =>
+  `Your proposed upload is smaller than the minimum allowed size: part ${part} is not the last and is under ${bytes} bytes`;
+export const COMPLETE_XML_INVALID =
+  "The XML you provided was not well-formed or did not validate against our published schema: CompleteMultipartUpload lists Part elements with PartNumber and ETag";
+export const completeTooLong = (bytes: number) =>
+  `Your request was too big: a CompleteMultipartUpload body is at most ${bytes} bytes`;
+export const UPLOAD_COMPLETING = "The upload is being completed by another request";
+export const MAX_PARTS_INVALID = "max-parts and max-uploads must be whole numbers from 0";
+export const MULTIPART_OFF = "Multipart uploads are disabled on this server (the multipart_enabled setting)";

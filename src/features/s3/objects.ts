@@ -2,11 +2,9 @@
 // (streamed, its signed hash or chunks checked), delete, batch delete and copy.
 import { bucketAt, makeFolders, bucketFolder, requireBucket, type S3Request, visible, xml } from "./request.ts";
 import type { S3Code } from "./messages.ts";
-import { verifiedChunks } from "./chunked.ts";
-import { FileError } from "../../http/errors.ts";
+import { declaredSize, payloadOf } from "./payload.ts";
 import { emptyBody } from "../../lib/streams.ts";
 import { etagOfObject } from "../dav/rules.ts";
-import { uploadEndedEarly, uploadTooLong } from "../fs/messages.ts";
 import type { MountTree } from "../fs/mounts.ts";
 import { lookup, putFile, removePath, transfer } from "../fs/operations.ts";
 import { BadXml, parseXml } from "../dav/xml.ts";
@@ -14,12 +12,9 @@ import { baseName, parentOf } from "../fs/path.ts";
 import { anchoredBy, Permission, requireAccess, requireUploadable, requireWritable } from "../fs/rules.ts";
 import { contentTypeOf, notModified, preconditionFailed, rangeWithin, serveLink } from "../fs/serve.ts";
 import { IndexChanges } from "../search/changes.ts";
-import { hashed } from "../uploads/rules.ts";
 import {
   BAD_KEY,
-  CONTENT_LENGTH_NEEDED,
   CONTENT_SHA_MISMATCH,
-  DECODED_LENGTH_NEEDED,
   COPY_TO_ITSELF,
   DELETE_XML_INVALID,
   deleteTooLong,
@@ -28,7 +23,15 @@ import {
   RANGE_NOT_SATISFIABLE,
   STREAMING_UNSUPPORTED,
 } from "./messages.ts";
-import { copySourceOf, deleteRequestOf, noSuchKey, objectPath, S3Error, s3ErrorOf } from "./rules.ts";
+import {
+  copySourceConditions,
+  copySourceOf,
+  deleteRequestOf,
+  noSuchKey,
+  objectPath,
+  S3Error,
+  s3ErrorOf,
+} from "./rules.ts";
 import { UNSIGNED_PAYLOAD } from "./sigv4.ts";
 import { copyObjectDocument, deleteResultDocument } from "./xml.ts";
 
@@ -91,6 +94,9 @@ export async function getObject(request: S3Request): Promise<Response> {
   headers.set("Accept-Ranges", "bytes");
   if (!headers.has("Content-Type")) headers.set("Content-Type", contentTypeOf(baseName(path)));
   if (method === "HEAD" && reply.status === 200) headers.set("Content-Length", String(object.size));
+  // Some storages (webdav-server) leave the length out of a range's Content-Range; S3 always gives it.
+  const contentRange = headers.get("Content-Range");
+  if (contentRange?.endsWith("/*")) headers.set("Content-Range", `${contentRange.slice(0, -1)}${object.size}`);
   const query = new URL(c.req.url).searchParams;
   for (const [name, header] of Object.entries(RESPONSE_OVERRIDES)) {
     const value = query.get(name);
@@ -117,11 +123,7 @@ export async function putObject(request: S3Request): Promise<Response> {
     return new Response(null, { status: 200, headers: { ETag: '"d41d8cd98f00b204e9800998ecf8427e"' } });
   }
   if (before?.isDir) throw new S3Error("InvalidRequest", FOLDER_THERE);
-  // An aws-chunked body's own length is its framing's: the object's is x-amz-decoded-content-length.
-  const length = c.req.header(request.chunks ? "x-amz-decoded-content-length" : "Content-Length");
-  if (length === undefined || !/^\d{1,16}$/.test(length.trim()))
-    throw new S3Error("MissingContentLength", request.chunks ? DECODED_LENGTH_NEEDED : CONTENT_LENGTH_NEEDED);
-  const size = Number(length.trim());
+  const size = declaredSize(request);
   // S3 makes the folders on a key's way; so does a write here (write permission was checked at the key's folder).
   const dir = parentOf(path);
   if (!before && dir !== root) {
@@ -129,40 +131,35 @@ export async function putObject(request: S3Request): Promise<Response> {
     if (!parent) await makeFolders(tree, dir);
     else if (!parent.isDir) throw new S3Error("InvalidRequest", FOLDER_THERE);
   }
-  // Chunks are checked one by one as they stream; a bad one fails the upload and takes the file back (D22.8).
-  const chunked = request.chunks ? verifiedChunks(request.chunks, size) : null;
-  const raw = chunked ? (c.req.raw.body ?? emptyBody()).pipeThrough(chunked.stream) : c.req.raw.body;
-  // A signed payload is hashed as it streams to the storage, and a mismatch takes the file back (D22.2).
-  const check =
-    request.payloadHash === UNSIGNED_PAYLOAD || chunked
-      ? null
-      : hashed(raw ?? emptyBody(), size, {
-          short: new FileError("refused", uploadEndedEarly(0, size)),
-          long: new FileError("refused", uploadTooLong(size)),
-        });
+  // What the client vouched for is checked as the bytes stream; a fault takes the file back (D22.2, D22.8, D22.15).
+  const payload = payloadOf(request, size);
   const parent = await tree.mount(dir);
   try {
     await putFile(parent, {
       name: baseName(path),
       size,
-      body: check?.body ?? raw ?? emptyBody(),
+      body: payload.body,
       contentType: c.req.header("Content-Type") || contentTypeOf(baseName(path)),
     });
   } catch (error) {
-    const failure = chunked?.failure();
+    const failure = payload.failure();
     if (!failure) throw error;
     await removePath(tree, path).catch(() => undefined);
     throw failure;
   }
-  if (check && (await check.done()) !== request.payloadHash) {
+  const fault = await payload.verdict();
+  if (fault) {
     await removePath(tree, path).catch(() => undefined);
-    throw new S3Error("XAmzContentSHA256Mismatch", CONTENT_SHA_MISMATCH);
+    throw fault;
   }
   index.added(path, false, size);
   await index.flush();
   // The ETag a later HEAD gives; one lookup more, which S3 clients that compare it need.
   const after = await lookup(tree, path).catch(() => null);
-  return new Response(null, { status: 200, headers: after ? { ETag: etagOfObject(after) } : {} });
+  const headers = new Headers(after ? { ETag: etagOfObject(after) } : {});
+  const checksum = payload.checksum();
+  if (checksum) headers.set(checksum.name, checksum.value);
+  return new Response(null, { status: 200, headers });
 }
 
 export async function deleteObject(request: S3Request): Promise<Response> {
@@ -195,12 +192,12 @@ async function deleteKey(request: S3Request, bucket: { path: string; tree: Mount
 /** The most a DeleteObjects body may hold: 1,000 keys of S3's 1,024 bytes, with their XML. */
 const MAX_DELETE_BODY = 2 * 1024 * 1024;
 
-/** The request body as text, refused past `limit` bytes without reading further; its signed hash checked. */
-async function boundedBody(request: S3Request, limit: number): Promise<string> {
+/** The request body as text, refused past `limit` bytes (`tooLong`) without reading further; its signed hash checked. */
+export async function boundedBody(request: S3Request, limit: number, tooLong = deleteTooLong(limit)): Promise<string> {
   const { c } = request;
   if (request.chunks) throw new S3Error("NotImplemented", STREAMING_UNSUPPORTED);
   const declared = Number(c.req.header("Content-Length") ?? "0");
-  if (declared > limit) throw new S3Error("MaxMessageLengthExceeded", deleteTooLong(limit));
+  if (declared > limit) throw new S3Error("MaxMessageLengthExceeded", tooLong);
   const chunks: Uint8Array[] = [];
   let size = 0;
   const reader = (c.req.raw.body ?? emptyBody()).getReader();
@@ -210,7 +207,7 @@ async function boundedBody(request: S3Request, limit: number): Promise<string> {
     size += value.byteLength;
     if (size > limit) {
       await reader.cancel();
-      throw new S3Error("MaxMessageLengthExceeded", deleteTooLong(limit));
+      throw new S3Error("MaxMessageLengthExceeded", tooLong);
     }
     chunks.push(value);
   }
@@ -262,7 +259,8 @@ export async function deleteObjects(request: S3Request): Promise<Response> {
  * CopyObject (D22.6): the source read where the key may read it, the target written where it may
  * write; the file side's copy (the storage's own within one storage, streamed across storages). A
  * target that is there is replaced, as S3 does. Metadata is not kept, so a copy onto itself is
- * S3's refusal unless it asks to REPLACE the metadata, which then changes nothing.
+ * S3's refusal unless it asks to REPLACE the metadata, which then changes nothing. The
+ * `x-amz-copy-source-if-*` conditions are checked against the source (D22.16).
  */
 export async function copyObject(request: S3Request): Promise<Response> {
   const { c, viewer, fs } = request;
@@ -274,6 +272,12 @@ export async function copyObject(request: S3Request): Promise<Response> {
   if (!visible(request, fromPath)) throw noSuchKey();
   const object = await lookup(from.tree, fromPath);
   if (!object || object.isDir) throw noSuchKey();
+  // The source's conditions: a copy is never 304, any condition that fails is 412 (D22.16).
+  const conditions = copySourceConditions(c.req.raw.headers);
+  const sourceTag = etagOfObject(object);
+  const sourceModified = Math.floor(object.modified.getTime() / 1000);
+  if (preconditionFailed(conditions, sourceTag, sourceModified) || notModified(conditions, sourceTag, sourceModified))
+    throw new S3Error("PreconditionFailed", PRECONDITION_FAILED);
 
   const { path: root, tree } = await bucketFolder(request);
   const path = objectPath(root, request.key);

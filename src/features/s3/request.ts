@@ -4,7 +4,7 @@ import type { Context } from "hono";
 import type { Caller } from "../../auth/caller.ts";
 import type { FileObject } from "../../drivers/types.ts";
 import type { AppEnv } from "../../http/context.ts";
-import type { ChunkSigning } from "./chunked.ts";
+import type { ChunkedPayload } from "./chunked.ts";
 import { MountTree } from "../fs/mounts.ts";
 import { lookup, makeDirs } from "../fs/operations.ts";
 import { mayAccess, mayReach, nearestMeta, throughAlias, visibleEntries, type Viewer } from "../fs/rules.ts";
@@ -22,8 +22,8 @@ export interface S3Request {
   bucket: string | null;
   key: string;
   payloadHash: string;
-  /** A streaming signed payload's signing (aws-chunked, D22.8); null otherwise. */
-  chunks: ChunkSigning | null;
+  /** An aws-chunked payload's shape and signing (D22.8, D22.15); null for a plain body. */
+  chunks: ChunkedPayload | null;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -80,10 +80,22 @@ describe("operationOf", () => {
     expect(op("DELETE", "b", "")).toBe("DeleteBucket");
     // A presigned URL's parameters are its signature: the operation is the method's.
     expect(op("GET", "b", "k", "X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Signature=00")).toBe("GetObject");
+    expect(op("GET", "b", "k", "X-Amz-Signature=00&x-amz-checksum-mode=ENABLED")).toBe("GetObject");
+    expect(() => op("PUT", "b", "k", "x-amz-checksum-crc32=AAAAAA%3D%3D")).toThrow(S3Error);
+  });
+  it("names the multipart operations by method and query (D22.9)", () => {
+    expect(op("POST", "b", "k", "uploads")).toBe("CreateMultipartUpload");
+    expect(op("PUT", "b", "k", "partNumber=1&uploadId=u")).toBe("UploadPart");
+    expect(op("POST", "b", "k", "uploadId=u")).toBe("CompleteMultipartUpload");
+    expect(op("DELETE", "b", "k", "uploadId=u")).toBe("AbortMultipartUpload");
+    expect(op("GET", "b", "k", "uploadId=u&max-parts=2&part-number-marker=1")).toBe("ListParts");
+    expect(op("GET", "b", "", "uploads&prefix=a&max-uploads=3")).toBe("ListMultipartUploads");
   });
   it("refuses what is not, as NotImplemented", () => {
     for (const [method, bucket, key, query, headers] of [
-      ["POST", "b", "k", "uploads", {}],
+      ["PUT", "b", "k", "partNumber=1&uploadId=u", { "x-amz-copy-source": "/b/j" }],
+      ["GET", "b", "k", "partNumber=1", {}],
+      ["POST", "b", "", "uploads", {}],
       ["GET", "b", "k", "acl", {}],
     ] as const) {
       expect(() => op(method, bucket, key, query, headers)).toThrow(S3Error);

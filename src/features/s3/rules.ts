@@ -20,7 +20,7 @@ import {
   type S3Code,
 } from "./messages.ts";
 
-export const S3_PREFIX = "/s3";
+const S3_PREFIX = "/s3";
 
 /** A refusal in S3's words: its code (the status follows from it) and message. */
 export class S3Error extends Error {
@@ -110,8 +110,50 @@ export function copySourceOf(header: string): { bucket: string; key: string } {
   return { bucket, key };
 }
 
+/**
+ * CopyObject's conditions on its source (`x-amz-copy-source-if-*`) as the HTTP conditions they
+ * are, so the file side's checks apply S3's precedence (D22.16): a matching if-match wins over a
+ * failing if-unmodified-since, a failing if-none-match over a holding if-modified-since. An ETag
+ * sent without its quotes (S3 takes both) is quoted.
+ */
+export function copySourceConditions(headers: Headers): Headers {
+  const out = new Headers();
+  const quoted = (list: string) =>
+    list
+      .split(",")
+      .map((tag) => tag.trim())
+      .map((tag) => (tag === "*" || tag.startsWith('"') || tag.startsWith("W/") ? tag : `"${tag}"`))
+      .join(", ");
+  for (const name of ["if-match", "if-none-match", "if-modified-since", "if-unmodified-since"]) {
+    const value = headers.get(`x-amz-copy-source-${name}`);
+    if (value !== null) out.set(name, name.endsWith("match") ? quoted(value) : value);
+  }
+  return out;
+}
+
+/**
+ * The bucket a virtual-hosted-style request names (D22.17): the host's labels before the configured
+ * S3 host (`photos.s3.example.com` under `s3.example.com` is `photos`); null for any other host,
+ * and always when none is configured.
+ */
+export function virtualBucketOf(hostname: string, base: string | undefined): string | null {
+  const suffix = (base ?? "")
+    .trim()
+    .toLowerCase()
+    .replace(/^\.+|\.+$/g, "");
+  if (suffix === "") return null;
+  const host = hostname.toLowerCase();
+  if (!host.endsWith(`.${suffix}`)) return null;
+  const bucket = host.slice(0, -(suffix.length + 1));
+  return bucket === "" ? null : bucket;
+}
+
+/** A virtual-hosted-style request's bucket and key: the bucket from its host, the key its whole path. */
+export const virtualBucketAndKey = (bucket: string, pathname: string) =>
+  bucketAndKey(`${S3_PREFIX}/${encodeURIComponent(bucket)}${pathname.startsWith("/") ? pathname : `/${pathname}`}`);
+
 /** S3's limit of keys in one DeleteObjects. */
-export const MAX_DELETE_KEYS = 1000;
+const MAX_DELETE_KEYS = 1000;
 
 /** DeleteObjects' `<Delete>` body: its keys, in order, and whether the reply is Quiet (errors only). */
 export function deleteRequestOf(root: XmlElement | null): { keys: string[]; quiet: boolean } {
@@ -146,10 +188,29 @@ export type Operation =
   | "PutObject"
   | "CopyObject"
   | "DeleteObject"
-  | "DeleteObjects";
+  | "DeleteObjects"
+  | MultipartOperation;
+
+/** Multipart uploads (multipart.ts, D22.9): on the chunked upload sessions of /api/fs/multipart. */
+export type MultipartOperation =
+  | "CreateMultipartUpload"
+  | "UploadPart"
+  | "CompleteMultipartUpload"
+  | "AbortMultipartUpload"
+  | "ListParts"
+  | "ListMultipartUploads";
 
 /** Query names that only select how a reply is written, never another operation. */
 const PASSIVE = new Set(["x-id", "versionId"]);
+const UPLOADS_LIST_PARAMS = new Set([
+  "uploads",
+  "prefix",
+  "delimiter",
+  "max-uploads",
+  "key-marker",
+  "upload-id-marker",
+  "encoding-type",
+]);
 const LIST_PARAMS = new Set([
   "list-type",
   "prefix",
@@ -173,8 +234,12 @@ export function operationOf(
   query: URLSearchParams,
   headers: Headers,
 ): Operation {
-  // A presigned URL's X-Amz-* parameters are its signature, not part of the operation (D22.5).
-  const names = [...query.keys()].filter((name) => !PASSIVE.has(name) && !name.startsWith("X-Amz-"));
+  // A presigned URL's X-Amz-* parameters are its signature, not part of the operation (D22.5); nor is
+  // the `x-amz-checksum-mode` an SDK's presigner hoists from a GET's headers (it asks for checksums
+  // in the reply, which carries none).
+  const names = [...query.keys()].filter(
+    (name) => !PASSIVE.has(name) && !name.startsWith("X-Amz-") && name !== "x-amz-checksum-mode",
+  );
   const refuse = (what: string): never => {
     throw new S3Error("NotImplemented", unsupported(what));
   };
@@ -190,9 +255,12 @@ export function operationOf(
     if (method === "PUT" && names.length === 0) return "CreateBucket";
     if (method === "DELETE" && names.length === 0) return "DeleteBucket";
     if (method === "POST" && names.length === 1 && names[0] === "delete") return "DeleteObjects";
+    if (method === "GET" && query.has("uploads") && names.every((name) => UPLOADS_LIST_PARAMS.has(name)))
+      return "ListMultipartUploads";
     return refuse(`${method} ?${names.join("&")} on a bucket`);
   }
-  if (query.has("uploadId") || query.has("uploads") || query.has("partNumber")) refuse("Multipart upload");
+  const multipart = multipartOperationOf(method, names, headers);
+  if (multipart) return multipart;
   const rest = names.filter((name) => !name.startsWith("response-"));
   if (rest.length > 0) refuse(`${method} ?${rest.join("&")} on an object`);
   if (method === "GET") return "GetObject";
@@ -203,6 +271,23 @@ export function operationOf(
   }
   if (method === "DELETE") return "DeleteObject";
   return refuse(`${method} on an object`);
+}
+
+/** The multipart operation on an object a request asks for; null when it names none; NotImplemented for UploadPartCopy. */
+function multipartOperationOf(method: string, names: string[], headers: Headers): MultipartOperation | null {
+  const has = (name: string) => names.includes(name);
+  if (!has("uploads") && !has("uploadId") && !has("partNumber")) return null;
+  const only = (...allowed: string[]) => names.every((name) => allowed.includes(name));
+  if (method === "POST" && has("uploads") && only("uploads")) return "CreateMultipartUpload";
+  if (method === "PUT" && has("uploadId") && has("partNumber") && only("uploadId", "partNumber")) {
+    if (headers.has("x-amz-copy-source")) throw new S3Error("NotImplemented", unsupported("UploadPartCopy"));
+    return "UploadPart";
+  }
+  if (method === "POST" && has("uploadId") && only("uploadId")) return "CompleteMultipartUpload";
+  if (method === "DELETE" && has("uploadId") && only("uploadId")) return "AbortMultipartUpload";
+  if (method === "GET" && has("uploadId") && only("uploadId", "max-parts", "part-number-marker", "encoding-type"))
+    return "ListParts";
+  throw new S3Error("NotImplemented", unsupported(`${method} ?${names.join("&")} on an object`));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -238,7 +323,7 @@ export interface ListResult {
 }
 
 /** At most this many keys per page, as S3. */
-export const MAX_KEYS = 1000;
+const MAX_KEYS = 1000;
 
 export function listRequestOf(query: URLSearchParams, version: 1 | 2): ListRequest & { encodeUrl: boolean } {
   const rawMax = query.get("max-keys");

@@ -431,6 +431,20 @@ describe("streaming signed payloads (aws-chunked)", () => {
     expect((await s3(davKey, "/box/chunked.txt", { method: "DELETE" })).status).toBe(204);
   });
 
+  it("an UploadPart in signed chunks is stored byte for byte; a chunk changed after signing is refused (D22.11)", async () => {
+    const created = await (await s3(davKey, "/box/parted.bin?uploads", { method: "POST" })).text();
+    const id = tags(created, "UploadId")[0]!;
+    const parts = partsOf(9000, 10);
+    const part = await chunkedPut(davKey, `/box/parted.bin?partNumber=1&uploadId=${id}`, parts);
+    expect(part.status, await part.clone().text()).toBe(200);
+    const bad = await chunkedPut(davKey, `/box/parted.bin?partNumber=2&uploadId=${id}`, parts, 88 + 9000 + 2 + 88 + 3);
+    expect(await codeOf(bad)).toBe("SignatureDoesNotMatch");
+    const body = `<CompleteMultipartUpload><Part><PartNumber>1</PartNumber><ETag>${part.headers.get("ETag")}</ETag></Part></CompleteMultipartUpload>`;
+    expect((await s3(davKey, `/box/parted.bin?uploadId=${id}`, { method: "POST", body })).status).toBe(200);
+    expect(new Uint8Array(await (await s3(davKey, "/box/parted.bin")).arrayBuffer())).toEqual(joined(parts));
+    expect((await s3(davKey, "/box/parted.bin", { method: "DELETE" })).status).toBe(204);
+  });
+
   it("a chunk changed after signing fails the upload with SignatureDoesNotMatch, and no file is left", async () => {
     // A byte of the second chunk's data (headers of 88 bytes): the first chunk has reached the storage by then.
     const dav = await chunkedPut(davKey, "/box/tampered.txt", partsOf(9000, 9000), 88 + 9000 + 2 + 88 + 10);
@@ -577,10 +591,11 @@ describe("refusals", () => {
 
   it("what is not built yet answers 501 NotImplemented", async () => {
     for (const [path, init] of [
-      ["/docs/readme.txt?uploads", { method: "POST" }],
+      ["/docs/readme.txt?tagging", { method: "GET" }],
+      ["/docs/t.txt?partNumber=1&uploadId=x", { method: "PUT", headers: { "x-amz-copy-source": "docs/readme.txt" } }],
       [
         "/docs/t.txt",
-        { method: "PUT", body: "x", headers: { "X-Amz-Content-Sha256": "STREAMING-UNSIGNED-PAYLOAD-TRAILER" } },
+        { method: "PUT", body: "x", headers: { "X-Amz-Content-Sha256": "STREAMING-AWS4-ECDSA-P256-SHA256-PAYLOAD" } },
       ],
     ] as const) {
       const reply = await s3(s3Key, path, init);

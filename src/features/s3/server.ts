@@ -7,6 +7,7 @@
 // rules.ts, the texts messages.ts and the XML xml.ts.
 import { createBucket, deleteBucket, listBuckets, listObjects } from "./buckets.ts";
 import { copyObject, deleteObject, deleteObjects, getObject, putObject } from "./objects.ts";
+import { MULTIPART_HANDLERS } from "./multipart.ts";
 import { bucketFolder, type S3Request, xml } from "./request.ts";
 import type { Context } from "hono";
 import { keyCaller, keyRefusal, keyTouchDue } from "../../auth/access-keys.ts";
@@ -14,7 +15,7 @@ import { clientIp } from "../../auth/client.ts";
 import { isLockedOut } from "../../auth/lockout.ts";
 import { otpSealingKeys } from "../../env.ts";
 import type { AppEnv } from "../../http/context.ts";
-import { STREAMING_PAYLOAD } from "./chunked.ts";
+import { chunkedPayloadOf, isStreamingPayload } from "./chunked.ts";
 import { viewerOf } from "../fs/rules.ts";
 import { httpDateSeconds } from "../fs/serve.ts";
 import { open } from "../two-factor/secret-box.ts";
@@ -34,7 +35,7 @@ import {
   STREAMING_UNSUPPORTED,
   TIME_SKEWED,
 } from "./messages.ts";
-import { bucketAndKey, operationOf, S3Error, s3ErrorOf, type Operation } from "./rules.ts";
+import { bucketAndKey, operationOf, S3Error, s3ErrorOf, type Operation, virtualBucketAndKey } from "./rules.ts";
 import {
   type Authorization,
   amzDateSeconds,
@@ -51,10 +52,11 @@ import {
 import { countFailure, readS3Request } from "./store.ts";
 import { errorDocument, S3_NS } from "./xml.ts";
 
-export async function handleS3(c: Context<AppEnv>): Promise<Response> {
+/** One S3 request: path-style under /s3, or virtual-hosted-style for `virtualBucket` (D22.17). */
+export async function handleS3(c: Context<AppEnv>, virtualBucket?: string): Promise<Response> {
   const requestId = crypto.randomUUID().replace(/-/g, "").slice(0, 16).toUpperCase();
   try {
-    const reply = await dispatch(c);
+    const reply = await dispatch(c, virtualBucket);
     reply.headers.set("x-amz-request-id", requestId);
     return reply;
   } catch (error) {
@@ -96,11 +98,12 @@ const HANDLERS: Record<Operation, (request: S3Request) => Promise<Response>> = {
   CopyObject: copyObject,
   DeleteObject: deleteObject,
   DeleteObjects: deleteObjects,
+  ...MULTIPART_HANDLERS,
 };
 
-async function dispatch(c: Context<AppEnv>): Promise<Response> {
+async function dispatch(c: Context<AppEnv>, virtualBucket: string | undefined): Promise<Response> {
   const url = new URL(c.req.url);
-  const request = await signedRequest(c, url);
+  const request = await signedRequest(c, url, virtualBucket);
   const operation = operationOf(
     c.req.method.toUpperCase(),
     request.bucket,
@@ -154,14 +157,14 @@ function querySigning(c: Context<AppEnv>, url: URL, now: number): Signing {
   return { auth, amzDate: auth.amzDate, rawQuery: withoutSignature(url.search), payloadHash };
 }
 
-async function signedRequest(c: Context<AppEnv>, url: URL): Promise<S3Request> {
+async function signedRequest(c: Context<AppEnv>, url: URL, virtualBucket: string | undefined): Promise<S3Request> {
   const now = Math.floor(Date.now() / 1000);
   const header = c.req.header("Authorization");
   if (!header && !url.searchParams.has("X-Amz-Algorithm")) throw new S3Error("AccessDenied", SIGN_WITH_SIGV4);
   const { auth, amzDate, rawQuery, payloadHash } = header
     ? headerSigning(c, url, header, now)
     : querySigning(c, url, now);
-  const streaming = payloadHash === STREAMING_PAYLOAD && Boolean(header);
+  const streaming = isStreamingPayload(payloadHash) && Boolean(header);
   if (payloadHash.startsWith("STREAMING-") && !streaming) throw new S3Error("NotImplemented", STREAMING_UNSUPPORTED);
   if (!streaming && payloadHash !== UNSIGNED_PAYLOAD && !/^[0-9a-f]{64}$/.test(payloadHash))
     throw new S3Error("InvalidArgument", CONTENT_SHA_MISMATCH);
@@ -196,10 +199,17 @@ async function signedRequest(c: Context<AppEnv>, url: URL): Promise<S3Request> {
   }
   const caller = keyCaller(found.user, found.roles, found.key, "access_key");
   c.set("caller", caller);
-  const { bucket, key } = bucketAndKey(url.pathname);
-  // The chunks of a streaming payload are signed in a chain from the request's own signature (D22.8).
-  const chunks = streaming
-    ? { key: await signingKey(secret, auth), amzDate, scope: scopeOf(auth), seed: auth.signature }
+  // The signature covers the path as sent; a virtual host's bucket is in its name (D22.17).
+  const { bucket, key } =
+    virtualBucket === undefined ? bucketAndKey(url.pathname) : virtualBucketAndKey(virtualBucket, url.pathname);
+  // The chunks of a streaming payload are signed in a chain from the request's own signature (D22.8, D22.15).
+  const chunks = isStreamingPayload(payloadHash)
+    ? chunkedPayloadOf(payloadHash, c.req.header("x-amz-trailer"), {
+        key: await signingKey(secret, auth),
+        amzDate,
+        scope: scopeOf(auth),
+        seed: auth.signature,
+      })
     : null;
   return { c, caller, viewer: viewerOf(caller), scope: found.key.path, fs: found.fs, bucket, key, payloadHash, chunks };
 }

@@ -87,7 +87,7 @@ export function amzDateSeconds(value: string): number | null {
 }
 
 /** RFC 3986 encoding as SigV4 asks: everything but `A-Za-z0-9-._~` is `%XX` (and `/` with `keepSlash`). */
-export function uriEncode(value: string, keepSlash = false): string {
+function uriEncode(value: string, keepSlash = false): string {
   let out = "";
   for (const byte of new TextEncoder().encode(value)) {
     const ch = String.fromCharCode(byte);
@@ -137,7 +137,7 @@ export interface SignedRequest {
   payloadHash: string;
 }
 
-export function canonicalRequest(request: SignedRequest, signedHeaders: readonly string[]): string {
+function canonicalRequest(request: SignedRequest, signedHeaders: readonly string[]): string {
   const headers = signedHeaders
     .map((name) => `${name}:${(request.header(name) ?? "").trim().replace(/\s+/g, " ")}\n`)
     .join("");

@@ -16,11 +16,11 @@ import { ignoredPaths, isIgnored } from "./rules.ts";
 import { claimFolders, finishStep, type IndexEntry, indexStateReads } from "./store.ts";
 
 /** Folders listed per step: bounded upstream calls and one write batch of bounded size. */
-export const FOLDERS_PER_STEP = 8;
+const FOLDERS_PER_STEP = 8;
 /** How long a step holds its folders; a step that died frees them after this. */
 const LEASE_MS = 60_000;
 
-export interface StepReport {
+interface StepReport {
   /** Folders listed by this step. */
   listed: number;
   /** Entries written. */
@@ -30,7 +30,7 @@ export interface StepReport {
 }
 
 /** One step of a running build or update; `idle` when nothing was left for it. */
-export async function buildStep(db: Database, now = Date.now()): Promise<StepReport> {
+async function buildStep(db: Database, now = Date.now()): Promise<StepReport> {
   const lease = now + LEASE_MS + Math.floor(Math.random() * 1000);
   // One round trip: the claim, the settings, the storages the index skips.
   const [folders, settingRows, skippedStorages] = await db.batch([

@@ -23,11 +23,11 @@ const fts = {
 };
 
 /** The node is `q` or lies below it. */
-export const within = (q: string): SQL =>
+const within = (q: string): SQL =>
   q === "/" ? sql`1` : sql`(${path} = ${q} OR (${path} >= ${`${q}/`} AND ${path} < ${`${q}0`}))`;
 
 /** The node lies strictly below `q`. */
-export const below = (q: string): SQL => (q === "/" ? sql`1` : sql`(${path} >= ${`${q}/`} AND ${path} < ${`${q}0`})`);
+const below = (q: string): SQL => (q === "/" ? sql`1` : sql`(${path} >= ${`${q}/`} AND ${path} < ${`${q}0`})`);
 
 const anyOf = (parts: SQL[]) => (parts.length === 0 ? sql`0` : sql`(${sql.join(parts, sql` OR `)})`);
 
@@ -151,7 +151,7 @@ export interface IndexEntry {
 
 const segmentsOf = (full: string) => JSON.stringify(full.split("/").filter(Boolean));
 
-export const nodeRow = (entry: IndexEntry) => {
+const nodeRow = (entry: IndexEntry) => {
   const name = baseName(entry.path);
   return {
     path: entry.path,
@@ -267,7 +267,7 @@ const PROGRESS = "index_progress";
 /** The manual scan's progress: `{obj_count, is_done}` (docs/decisions.md D18.1). */
 const SCAN = "scan_progress";
 
-export const INDEX_SETTING_KEYS = [
+const INDEX_SETTING_KEYS = [
   "search_index",
   "index_progress",
   "max_index_depth",
@@ -285,7 +285,7 @@ export const indexStateReads = (db: Database) =>
     db.select({ path: searchQueue.path }).from(searchQueue).limit(1),
   ] as const;
 
-export const writeProgress = (db: Database, progress: object) =>
+const writeProgress = (db: Database, progress: object) =>
   db
     .update(settings)
     .set({ value: JSON.stringify(progress) })

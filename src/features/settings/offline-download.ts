@@ -24,7 +24,7 @@ import {
 import { parseJson } from "./validate.ts";
 
 /** How long one check may wait for the service; AList uses 4 s for aria2's dial and reply. */
-export const SERVICE_TIMEOUT_MS = 5_000;
+const SERVICE_TIMEOUT_MS = 5_000;
 
 /** aria2's RPC endpoint, e.g. `http://localhost:6800/jsonrpc`. Bad input is a 400, before anything is saved. */
 export function parseAria2Uri(raw: string): URL {

@@ -30,7 +30,7 @@ import { permanentTokenProblem, settingChanges, type RoleName, type SettingValue
 type KeyQuery = { key?: string | undefined; keys?: string | undefined };
 
 /** The keys a get asks for: `keys` when given (even with `key`), else `key`; `many` when by `keys`. */
-export function requestedKeys(query: KeyQuery): { keys: string[]; many: boolean } {
+function requestedKeys(query: KeyQuery): { keys: string[]; many: boolean } {
   if (query.keys?.trim()) {
     const keys = query.keys
       .split(",")

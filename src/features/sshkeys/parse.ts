@@ -43,7 +43,7 @@ const KEY_TYPES: Record<string, (blob: BlobReader) => Promise<void>> = {
   },
 };
 
-export const ACCEPTED_KEY_TYPES = Object.keys(KEY_TYPES);
+const ACCEPTED_KEY_TYPES = Object.keys(KEY_TYPES);
 
 export async function parsePublicKey(text: string): Promise<PublicKey> {
   const line = text.trim();

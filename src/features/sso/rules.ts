@@ -36,7 +36,7 @@ import {
 } from "./store.ts";
 
 /** How long the provider may keep the user before the callback (D20.2). */
-export const STATE_TTL_SECONDS = 600;
+const STATE_TTL_SECONDS = 600;
 
 /** The one redirect URI to register at the provider: the method travels in the state (D20.2). */
 export const CALLBACK_PATH = "/api/auth/sso_callback";

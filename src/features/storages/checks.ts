@@ -12,7 +12,7 @@ import { cleanPath } from "../../lib/path.ts";
 import { readMounted, saveStatus } from "./store.ts";
 import type { StorageRow } from "./wire.ts";
 
-export const CHECK_TIMEOUT_MS = 5_000;
+const CHECK_TIMEOUT_MS = 5_000;
 /** After the signal fires, how long a check gets to report in its own words before it is cut off. */
 const GRACE_MS = 500;
 
@@ -66,7 +66,7 @@ export function mountsToRead(driver: Driver, additionJson: string): string[] {
 }
 
 /** How many checks load_all runs at once. */
-export const RECHECK_CONCURRENCY = 4;
+const RECHECK_CONCURRENCY = 4;
 
 /**
  * The status `row` gets from its driver's check, against the storages it points into: `mounted`

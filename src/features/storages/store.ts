@@ -11,7 +11,7 @@ import { allDrivers } from "../../drivers/index.ts";
 import { firstSegmentSql } from "./segment.ts";
 import type { StorageValues } from "./wire.ts";
 
-export const DISABLED_STATUS = "disabled";
+const DISABLED_STATUS = "disabled";
 
 const mounted = {
   id: storages.id,

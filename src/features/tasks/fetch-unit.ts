@@ -110,7 +110,7 @@ async function fetchGuarded(
  * The file name of a download: Content-Disposition's filename, else the URL's last path segment,
  * else its host with dots as underscores (AList v3.58.0 internal/offline_download/http/client.go:68-76).
  */
-export function fileNameOf(response: Response, url: string): string {
+function fileNameOf(response: Response, url: string): string {
   const disposition = response.headers.get("Content-Disposition") ?? "";
   const star = /filename\*\s*=\s*(?:UTF-8|utf-8)''([^;]+)/.exec(disposition);
   const plain = /filename\s*=\s*"?([^";]+)"?/.exec(disposition);

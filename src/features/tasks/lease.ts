@@ -13,7 +13,7 @@ export interface Lease {
 /** A queued unit must have started by then, or the sweep sends it again (the local queue lives in memory). */
 export const QUEUED_LEASE_MS = 10 * 60_000;
 
-export const DEFAULT_LEASE: Lease = { heartbeatMs: 2_000, runningMs: 2 * 60_000 };
+const DEFAULT_LEASE: Lease = { heartbeatMs: 2_000, runningMs: 2 * 60_000 };
 
 const positive = (raw: string | undefined, fallback: number) => {
   const value = Number(raw);

@@ -16,11 +16,6 @@ export const CREATOR_DISABLED = "the user who created this task is disabled: it 
 export const creatorMayNot = (what: string) => `the user who created this task may no longer ${what}: it cannot run`;
 /** A canceled task's error, as AList shows it. */
 export const CANCELED = "context canceled";
-/** The source of a copy changed between the walk and the copy of a file. */
-export const sourceSizeChanged = (name: string, expected: number, actual: number) =>
-  `${name} changed while it was copied: ${expected} bytes expected, ${actual} read`;
-/** A source read that the upstream refused. */
-export const readFailed = (name: string, status: number) => `failed to read ${name}: upstream answered ${status}`;
 
 // ---- Offline download
 

@@ -51,7 +51,7 @@ const addOfflineDownload = createRoute({
  * link-local host unless the deploy opts in (docs/decisions.md D15.9; the task checks every
  * redirect again).
  */
-export function downloadUrls(raw: string[], optInRaw?: string): string[] {
+function downloadUrls(raw: string[], optInRaw?: string): string[] {
   const optIn = privateHostsOptIn(optInRaw);
   const urls = raw.map((url) => url.trim()).filter((url) => url !== "");
   for (const url of urls) {

@@ -99,7 +99,7 @@ const STATUS: Record<number, string> = {
 };
 
 /** 0..100 from the bytes written; a task with no bytes (empty files, folders only) jumps to 100 when it succeeds. */
-export function progressOf(row: Pick<TaskRow, "totalBytes" | "doneBytes" | "state">): number {
+function progressOf(row: Pick<TaskRow, "totalBytes" | "doneBytes" | "state">): number {
   if (row.state === TaskState.SUCCEEDED) return 100;
   if (row.totalBytes <= 0) return 0;
   return Math.min(100, Math.floor((row.doneBytes * 10_000) / row.totalBytes) / 100);

@@ -41,12 +41,7 @@ export async function consumeBatch(db: Database, env: Env, batch: MessageBatch<U
   );
 }
 
-export async function runMessage(
-  db: Database,
-  env: Env,
-  message: UnitTicket,
-  lease: Lease = leaseOf(env),
-): Promise<void> {
+async function runMessage(db: Database, env: Env, message: UnitTicket, lease: Lease = leaseOf(env)): Promise<void> {
   const claimed = await claimUnit(db, message, lease);
   if (!claimed?.task) return;
   const { unit } = claimed;

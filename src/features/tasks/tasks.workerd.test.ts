@@ -364,6 +364,54 @@ describe("the cron sweep", () => {
       expect(rangesRead.filter((range) => range === partRange(i)).length, `reads of part ${i + 1}`).toBe(times);
   }, 60_000);
 
+  /** A copy task of `name` whose one unit (`kind`, `payload`) was left running by a worker that died. */
+  async function diedWith(name: string, kind: string, payload: unknown) {
+    await sql(
+      "INSERT INTO tasks (id, kind, name, creator_id, creator, state, payload, created_at_ms, units_total, total_bytes) VALUES (?, 'copy', ?, (SELECT id FROM users WHERE username = 'admin'), 'admin', 1, ?, ?, 1, 0)",
+      [
+        name,
+        `copy [/dav](/${name}) to [/s3](/)`,
+        JSON.stringify({ unit: "copy", from: `/dav/${name}`, toDir: "/s3", name }),
+        Date.now(),
+      ],
+    );
+    await sql(
+      "INSERT INTO task_units (task_id, kind, payload, state, attempts, lease_until_ms) VALUES (?, ?, ?, 'running', 1, ?)",
+      [name, kind, JSON.stringify(payload), Date.now() - 1],
+    );
+  }
+
+  it("a group of small files restarted after its worker died writes only the files not stored yet", async () => {
+    await davTree("grouped", 6);
+    expect((await upstreamDav("MKCOL", `${DAV_ROOT}/grouped-copy`)).status).toBe(201);
+    const names = ["f1.txt", "f2.txt", "f4.txt", "f5.txt"];
+    const files = names.map((name) => ({ name, size: `file ${name.slice(1, 2)} of grouped`.length }));
+    // Its heartbeat had stored f1 and f2 as done before the worker died.
+    await diedWith("grouped", "files", {
+      fromDir: "/dav/grouped",
+      toDir: "/s3/grouped",
+      files,
+      done: ["f1.txt", "f2.txt"],
+    });
+    const s3Seen = (await upstreamRequests("s3")).length;
+    await runCron();
+    expect(await settled("copy", "grouped")).toMatchObject({ state: 2, error: "" });
+    const puts = (await upstreamRequests("s3"))
+      .slice(s3Seen)
+      .filter((line) => line.startsWith("PUT ") && line.includes("/grouped/"))
+      .map((line) => line.split(" ")[1]!.split("?")[0]!.split("/").pop());
+    expect(puts.sort()).toEqual(["f4.txt", "f5.txt"]);
+    expect(await s3Text(`${S3_ROOT}/grouped/f5.txt`)).toBe("file 5 of grouped");
+  }, 30_000);
+
+  it("a unit whose payload cannot be read fails its task, naming the unit and the field", async () => {
+    await diedWith("corrupt", "copy", { from: 7, toDir: "/s3", name: "corrupt" });
+    await runCron();
+    const ended = await settled("copy", "corrupt");
+    expect(ended.state).toBe(7);
+    expect(ended.error).toMatch(/^task unit \d+ \(copy\) holds a payload that cannot be read: from: /);
+  }, 30_000);
+
   it("a worker stuck in the last part that comes back before any heartbeat does not complete the restarted run's upload", async () => {
     const PART = 5 * 1024 * 1024;
     const big = patterned(2 * PART + 999); // three parts; the last one is read whole before it is sent

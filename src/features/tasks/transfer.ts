@@ -17,8 +17,12 @@ import { type Ending, type NewUnit, partSize, type UnitWork } from "./work.ts";
  * part) joins its folder's group rather than being a unit of its own.
  */
 const SMALL_FILE_BYTES = 8 * 1024 * 1024;
-/** A group holds at most this many files and bytes: one claim, one settle, heartbeats in between. */
-const FILES_PER_UNIT = 100;
+/**
+ * A group holds at most this many files and bytes: one claim, one settle, heartbeats in between.
+ * Each file costs two subrequests (a read, a write): four groups in an invocation (wrangler.toml's
+ * batch) stay well under the Paid plan's 1,000 (docs/decisions.md D23.1).
+ */
+const FILES_PER_UNIT = 50;
 const BYTES_PER_UNIT = 64 * 1024 * 1024;
 /** Files of a group copied at a time (rclone's default `--transfers`). */
 const TRANSFERS = 4;

@@ -21,7 +21,7 @@ const DEFAULT_PART_BYTES = 64 * 1024 * 1024;
 export const partSize = (env: Env) => Number(env.TASK_PART_BYTES) || DEFAULT_PART_BYTES;
 
 /** The unit's task was canceled or deleted, or the unit was taken from this worker. */
-export class Stopped extends Error {
+class Stopped extends Error {
   override name = "Stopped";
 }
 /** A failure no retry can mend (a URL without a size): the unit fails at once. */

@@ -11,9 +11,9 @@ const MAX_DEPTH = 32;
 /** Longer than any key a metainfo uses. */
 const MAX_KEY = 256;
 
-export type Bencoded = number | Uint8Array | Bencoded[] | BDict;
+type Bencoded = number | Uint8Array | Bencoded[] | BDict;
 /** A dictionary, keys as byte strings read as Latin-1 (one char per byte), with each value's span in the input. */
-export interface BDict {
+interface BDict {
   entries: Map<string, Bencoded>;
   spans: Map<string, [number, number]>;
 }
@@ -27,7 +27,7 @@ const fail = (reason: string): never => {
 };
 
 /** Decodes one bencoded value that must fill `bytes` exactly. */
-export function decodeBencode(bytes: Uint8Array): Bencoded {
+function decodeBencode(bytes: Uint8Array): Bencoded {
   let at = 0;
   const digitsUntil = (end: number, what: string): number => {
     const stop = bytes.indexOf(end, at);

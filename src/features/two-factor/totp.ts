@@ -5,7 +5,7 @@
 import { hmac } from "@noble/hashes/hmac.js";
 import { sha1 } from "@noble/hashes/legacy.js";
 import { Secret, TOTP } from "otpauth/bare";
-import QRCode from "qrcode-svg";
+import { correction, generate } from "lean-qr";
 
 const ISSUER = "Gatehouse";
 const PERIOD = 30;
@@ -54,9 +54,21 @@ export function matchTotpStep(secret: string, code: string, nowMs = Date.now()):
  * once percent-encoded); M holds 2,331, which 255 CJK characters exceed.
  */
 export function enrolmentQr(secret: string, username: string): string {
-  const uri = totp(secret, username).toString();
-  const svg = new QRCode({ content: uri, ecl: "L", width: 256, height: 256, padding: 2, join: true }).svg({
-    container: "svg-viewbox",
-  });
+  const code = generate(totp(secret, username).toString(), { minCorrectionLevel: correction.L });
+  // lean-qr's full build, not its nano one: for ASCII (the URI is percent-encoded) it writes no
+  // ECI header, which some scanners do not read. Each row's dark runs are rectangles of one path,
+  // two modules of quiet zone around.
+  let path = "";
+  for (let y = 0; y < code.size; y++) {
+    for (let x = 0; x < code.size; x++) {
+      if (!code.get(x, y)) continue;
+      let run = 1;
+      while (code.get(x + run, y)) run++;
+      path += `M${x + 2} ${y + 2}h${run}v1h-${run}z`;
+      x += run;
+    }
+  }
+  const side = code.size + 4;
+  const svg = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${side} ${side}" width="256" height="256" shape-rendering="crispEdges"><rect width="${side}" height="${side}" fill="#fff"/><path d="${path}"/></svg>`;
   return `data:image/svg+xml;base64,${btoa(svg)}`;
 }

@@ -61,6 +61,7 @@ import {
   fileHashesOf,
   hashed,
   initPlan,
+  isS3Upload,
   liveSessionAt,
   MAX_CHUNK_MIB,
   MAX_CHUNKS,
@@ -267,7 +268,8 @@ const directUploadInfo = createRoute({
 /** The caller's session the request names: 404 when none (or someone else's), 410 when it expired. */
 function sessionOf({ session }: UploadReads): UploadSession {
   const lapse = session && sessionLapse(session, nowSeconds());
-  if (!session || lapse === "gone") throw new ApiError(404, SESSION_NOT_FOUND);
+  // An S3 multipart upload is the S3 endpoint's alone (D22.9).
+  if (!session || lapse === "gone" || isS3Upload(session)) throw new ApiError(404, SESSION_NOT_FOUND);
   if (lapse === "expired") throw new ApiError(410, SESSION_EXPIRED);
   return session;
 }

@@ -45,6 +45,13 @@ export const settingMib = (raw: string | undefined) => {
   return Number.isInteger(mib) && mib >= 1 ? mib : 16;
 };
 
+/**
+ * An S3 multipart upload's session (docs/decisions.md D22.9) has no chunk size: its parts are of
+ * any size, numbered by the client, and its size is known only at completion. The chunk API here
+ * never takes one (its own sessions always have a chunk size of at least 1 MiB).
+ */
+export const isS3Upload = (session: Pick<UploadSession, "chunkSize">) => session.chunkSize === 0;
+
 export const totalChunks = (session: Pick<UploadSession, "size" | "chunkSize">) =>
   Math.ceil(session.size / session.chunkSize);
 
@@ -98,7 +105,7 @@ const hashesOf = (session: UploadSession): FileHashes => ({
  * share at least one kind and agree on every kind both have. No hashes on either side: unknown,
  * so not the same (resuming another file's chunks would join two files into one).
  */
-export function sameFile(a: FileHashes, b: FileHashes): boolean {
+function sameFile(a: FileHashes, b: FileHashes): boolean {
   let shared = 0;
   for (const [key] of HASH_HEADERS) {
     const [x, y] = [a[key], b[key]];
@@ -121,7 +128,9 @@ export function initPlan(
   wanted: { path: string; size: number; hashes: FileHashes; storageId: number; actualDir: string },
   now: number,
 ): { resume: UploadSession | null; stale: UploadSession[] } {
-  const mine = sessions.filter((session) => session.path === wanted.path && session.state === "receiving");
+  const mine = sessions.filter(
+    (session) => session.path === wanted.path && session.state === "receiving" && !isS3Upload(session),
+  );
   const resume =
     mine
       .filter(
@@ -144,6 +153,7 @@ export function liveSessionAt(sessions: UploadSession[], path: string, size: num
         (session) =>
           session.path === path &&
           session.size === size &&
+          !isS3Upload(session) &&
           session.state !== "completed" &&
           sessionLapse(session, now) === null,
       )
@@ -152,7 +162,7 @@ export function liveSessionAt(sessions: UploadSession[], path: string, size: num
 }
 
 /** Sorted indexes as OpenList's inclusive ranges: [0,1,2,5] → [[0,2],[5,5]]. */
-export function ranges(indexes: number[]): [number, number][] {
+function ranges(indexes: number[]): [number, number][] {
   const out: [number, number][] = [];
   for (const index of [...indexes].sort((a, b) => a - b)) {
     const last = out.at(-1);

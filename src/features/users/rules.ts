@@ -22,16 +22,16 @@ import {
 import { type AccountKind, deleteUser, insertUser, updateUser, type UserChange, type UserRow } from "./store.ts";
 
 /** Which fixed point an account is; store.ts's `rowKind` decides it, in SQL, for the row being written. */
-export const ACCOUNT_KINDS: readonly AccountKind[] = ["admin", "guest", "user"];
+const ACCOUNT_KINDS: readonly AccountKind[] = ["admin", "guest", "user"];
 
-export interface AccountChange {
+interface AccountChange {
   /** Absent: unchanged. */
   roleIds?: readonly number[] | undefined;
   disabled?: boolean | undefined;
 }
 
 /** Why `change` may not be made to an account of `kind` (a new account is a "user"), or null. */
-export function accountChangeProblem(kind: AccountKind, change: AccountChange): string | null {
+function accountChangeProblem(kind: AccountKind, change: AccountChange): string | null {
   const roleIds = change.roleIds;
   switch (kind) {
     case "admin":
@@ -50,7 +50,7 @@ function sameIds(a: readonly number[], b: readonly number[]): boolean {
 }
 
 /** Role ids without repeats, first occurrence first. */
-export function distinctIds(ids: readonly number[]): number[] {
+function distinctIds(ids: readonly number[]): number[] {
   return [...new Set(ids)];
 }
 

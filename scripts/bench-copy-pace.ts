@@ -1,0 +1,142 @@
+// Copies between storages at rclone's pace (BENCH_ONLY='copy pace'; docs/performance.md,
+// docs/decisions.md D23): the same tree copied by `rclone copy` and by a Gatehouse copy task.
+import { execFileSync, spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import {
+  DAV_ROOT,
+  DAV_USER,
+  S3_ACCESS_KEY_ID,
+  S3_BUCKET,
+  S3_SECRET_ACCESS_KEY,
+  startS3,
+  startWebdav,
+} from "../test/support/storage-servers.ts";
+import {
+  apiOf,
+  bucketOf,
+  davAddition,
+  davMkcol,
+  davPut,
+  mount,
+  rate,
+  s3Addition,
+  seconds,
+  sha256,
+} from "./bench-transfers.ts";
+
+const MIB = 1024 ** 2;
+
+/** `rclone copy` (Debian's, its default transfers) with `args`, over the remotes of `remotes`; its milliseconds. */
+async function rcloneCopy(remotes: Record<string, string>, args: string[]): Promise<number> {
+  const started = performance.now();
+  await new Promise<void>((resolve, reject) => {
+    const child = spawn("rclone", ["--config", "/dev/null", "copy", ...args], {
+      stdio: ["ignore", "ignore", "pipe"],
+      // AWS_CA_BUNDLE, where set, makes rclone's S3 backend fail on its own HTTP transport; s3rver is plain HTTP.
+      env: {
+        ...Object.fromEntries(Object.entries(process.env).filter(([name]) => name !== "AWS_CA_BUNDLE")),
+        ...remotes,
+      },
+    });
+    let stderr = "";
+    child.stderr.on("data", (chunk) => {
+      stderr += chunk;
+    });
+    child.on("error", reject);
+    child.on("exit", (code) =>
+      code === 0 ? resolve() : reject(new Error(`rclone copy: ${code}: ${stderr.slice(-500)}`)),
+    );
+  });
+  return performance.now() - started;
+}
+
+/**
+ * Copies between storages at rclone's pace (docs/performance.md, docs/decisions.md D23): the bench's
+ * tree, 1,500 small files in 15 folders and one 200 MiB file, copied from webdav-server to s3rver by
+ * `rclone copy` (its default 4 transfers) and by a Gatehouse copy task, each part alone, in the same
+ * run against the same two servers; the Gatehouse rate as a share of rclone's (target: 80%).
+ * BENCH_COPY_ROUNDS (default 1) repeats the four copies into fresh folders.
+ */
+export async function benchCopyPace(base: string, token: string): Promise<string[]> {
+  const FOLDERS = 15;
+  const PER_FOLDER = 100;
+  const bigSize = 200 * MIB;
+  const rounds = Number(process.env.BENCH_COPY_ROUNDS || 1);
+  const api = apiOf(base, token);
+  const lines: string[] = [];
+  const s3 = await startS3();
+  const dav = await startWebdav();
+  try {
+    const bucket = bucketOf(s3.endpoint);
+    await mount(api, "/psrc", "WebDav", davAddition(dav.url, DAV_ROOT));
+    await mount(api, "/pdst", "S3", s3Addition(s3.endpoint, "/pace"));
+    const smallText = (folder: number, file: number) => `file ${file} of folder ${folder}\n`;
+    await davMkcol(dav.url, "/pace");
+    await davMkcol(dav.url, "/pace/small");
+    for (let folder = 0; folder < FOLDERS; folder++) {
+      await davMkcol(dav.url, `/pace/small/d${folder}`);
+      const puts: Promise<void>[] = [];
+      for (let file = 0; file < PER_FOLDER; file++)
+        puts.push(davPut(dav.url, `/pace/small/d${folder}/f${file}.txt`, smallText(folder, file)));
+      await Promise.all(puts);
+    }
+    const big = randomBytes(bigSize);
+    // Once more if the server closed the kept-alive connection as the PUT began (ECONNRESET).
+    await davPut(dav.url, "/pace/big.bin", big).catch(() => davPut(dav.url, "/pace/big.bin", big));
+    const obscured = execFileSync("rclone", ["obscure", DAV_USER.password], { encoding: "utf8" }).trim();
+    const remotes = {
+      RCLONE_CONFIG_PACESRC_TYPE: "webdav",
+      RCLONE_CONFIG_PACESRC_URL: `${dav.url}${DAV_ROOT}`,
+      RCLONE_CONFIG_PACESRC_USER: DAV_USER.username,
+      RCLONE_CONFIG_PACESRC_PASS: obscured,
+      RCLONE_CONFIG_PACEDST_TYPE: "s3",
+      RCLONE_CONFIG_PACEDST_PROVIDER: "Other",
+      RCLONE_CONFIG_PACEDST_ENDPOINT: s3.endpoint,
+      RCLONE_CONFIG_PACEDST_ACCESS_KEY_ID: S3_ACCESS_KEY_ID,
+      RCLONE_CONFIG_PACEDST_SECRET_ACCESS_KEY: S3_SECRET_ACCESS_KEY,
+    };
+    /** A Gatehouse copy of `names` of /psrc/pace into /pdst/<dir>, polled every 100 ms until it ends; its milliseconds. */
+    const copyTask = async (names: string[], dir: string) => {
+      await api("/api/fs/mkdir", { path: `/pdst/${dir}` });
+      const started = performance.now();
+      const reply = await api("/api/fs/copy", { src_dir: "/psrc/pace", dst_dir: `/pdst/${dir}`, names });
+      if (reply.code !== 200) throw new Error(`copy: ${reply.message}`);
+      const id = reply.data.tasks[0].id;
+      for (;;) {
+        const info = await api(`/api/task/copy/info?tid=${encodeURIComponent(id)}`);
+        if (info.data.state === 2) break;
+        if (info.data.state === 4 || info.data.state === 7)
+          throw new Error(`copy ended ${info.data.state}: ${info.data.error}`);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      return performance.now() - started;
+    };
+    for (let round = 1; round <= rounds; round++) {
+      const rcloneSmall = await rcloneCopy(remotes, [
+        "pacesrc:pace/small",
+        `pacedst:${S3_BUCKET}/pace/rclone${round}/small`,
+      ]);
+      const ourSmall = await copyTask(["small"], `gatehouse${round}`);
+      const rcloneBig = await rcloneCopy(remotes, [
+        "pacesrc:pace",
+        `pacedst:${S3_BUCKET}/pace/rclone${round}`,
+        "--include",
+        "/big.bin",
+      ]);
+      const ourBig = await copyTask(["big.bin"], `gatehouse${round}`);
+      const landed = (await bucket.files(`pace/gatehouse${round}/small/`)).length;
+      const exact = sha256(await bucket.bytes(`pace/gatehouse${round}/big.bin`)) === sha256(big);
+      const rcloneLanded = (await bucket.files(`pace/rclone${round}/small/`)).length;
+      lines.push(
+        `Copy between storages, webdav-server to s3rver (round ${round} of ${rounds}, same run): ` +
+          `${FOLDERS * PER_FOLDER} small files in ${FOLDERS} folders, one Gatehouse task ${seconds(ourSmall)} (${landed} landed) ` +
+          `vs rclone copy ${seconds(rcloneSmall)} (${rcloneLanded} landed): ${((rcloneSmall / ourSmall) * 100).toFixed(0)}% of rclone's rate; ` +
+          `one 200 MiB file ${seconds(ourBig)} (${rate(bigSize, ourBig)}, ${exact ? "byte-exact" : "NOT byte-exact"}) ` +
+          `vs rclone ${seconds(rcloneBig)} (${rate(bigSize, rcloneBig)}): ${((rcloneBig / ourBig) * 100).toFixed(0)}% (target: 80% each).`,
+      );
+    }
+  } finally {
+    await Promise.all([s3.close(), dav.close()]);
+  }
+  return lines;
+}

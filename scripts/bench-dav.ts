@@ -1,0 +1,115 @@
+// The bench's anchor for WebDAV listings: Debian's `rclone serve webdav` on 127.0.0.1 over a local
+// folder of 10,000 files of 1 KiB (the shape of the bench's generated /wide folder on Gatehouse),
+// both sent PROPFIND Depth 1 of the whole folder in interleaved rounds. The ratio of the two rates,
+// each round's taken within the round, is what the machine's load moves least.
+import { spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { freePort } from "./wrangler-dev.ts";
+
+/** Sends `count` requests at the bench's concurrency; how long they took and each one's latency. */
+export type Load = (
+  count: number,
+  request: (i: number) => Promise<Response>,
+) => Promise<{ seconds: number; latencies: number[] }>;
+
+const USER = "bench";
+const PASSWORD = "bench rclone password";
+const LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+
+/** `rclone serve webdav` over `count` files of 1 KiB in `dir`; its folder URL, credentials and a stop. */
+async function startRclone(dir: string, count: number) {
+  const folder = join(dir, "rclone-wide");
+  mkdirSync(folder, { recursive: true });
+  const bytes = randomBytes(1024);
+  const taken = new Set<string>();
+  while (taken.size < count) {
+    const name = Array.from(randomBytes(10), (byte) => LETTERS[byte % LETTERS.length]).join("");
+    if (taken.has(name)) continue;
+    taken.add(name);
+    writeFileSync(join(folder, name), bytes);
+  }
+  const config = join(dir, "rclone.conf");
+  writeFileSync(config, "");
+  const port = await freePort();
+  const child = spawn(
+    "rclone",
+    ["serve", "webdav", folder, "--addr", `127.0.0.1:${port}`, "--user", USER, "--pass", PASSWORD],
+    { stdio: "ignore", env: { ...process.env, RCLONE_CONFIG: config } },
+  );
+  const url = `http://127.0.0.1:${port}/`;
+  for (let attempt = 0; ; attempt++) {
+    try {
+      if ((await fetch(url, { method: "OPTIONS" })).status < 500) break;
+    } catch {
+      if (attempt > 100 || child.exitCode !== null) throw new Error("rclone serve webdav did not start");
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+  const stop = () =>
+    new Promise((resolve) => {
+      if (child.exitCode !== null) return resolve(null);
+      child.once("exit", resolve);
+      child.kill("SIGINT");
+    });
+  return { url, auth: `Basic ${Buffer.from(`${USER}:${PASSWORD}`).toString("base64")}`, pid: child.pid!, stop };
+}
+
+/**
+ * PROPFIND Depth 1 of 10,000 entries on Gatehouse (`gatehouse`, the bench's /wide request) against
+ * rclone serve webdav, `rounds` interleaved rounds of `requests` each; the lines to print.
+ */
+export async function benchRcloneListing(options: {
+  dir: string;
+  load: Load;
+  rounds: number;
+  requests: number;
+  gatehouse: () => Promise<Response>;
+  /** CPU milliseconds used so far by a process and its children (the bench's /proc reader). */
+  cpuMs: (pid: number) => number;
+  wranglerPid: number;
+}): Promise<string> {
+  const { load, rounds, requests } = options;
+  const rclone = await startRclone(options.dir, 10_000);
+  try {
+    const propfind = () =>
+      fetch(rclone.url, { method: "PROPFIND", headers: { Authorization: rclone.auth, Depth: "1" } });
+    const checked = async (reply: Response) => {
+      if (reply.status !== 207)
+        throw new Error(`PROPFIND of ${reply.url} answered ${reply.status}: ${(await reply.text()).slice(0, 300)}`);
+      return reply;
+    };
+    // Warm-up: rclone's first listing reads the folder from disk, later ones its directory cache.
+    await (await checked(await propfind())).text();
+    await (await checked(await options.gatehouse())).text();
+    const ratios: number[] = [];
+    const rates = { gatehouse: [] as number[], rclone: [] as number[] };
+    const latencies = { gatehouse: [] as number[], rclone: [] as number[] };
+    const cpu = { gatehouse: 0, rclone: 0 };
+    for (let round = 0; round < rounds; round++) {
+      let before = options.cpuMs(rclone.pid);
+      const theirs = await load(requests, async () => checked(await propfind()));
+      cpu.rclone += options.cpuMs(rclone.pid) - before;
+      before = options.cpuMs(options.wranglerPid);
+      const ours = await load(requests, async () => checked(await options.gatehouse()));
+      cpu.gatehouse += options.cpuMs(options.wranglerPid) - before;
+      rates.rclone.push(requests / theirs.seconds);
+      rates.gatehouse.push(requests / ours.seconds);
+      ratios.push(theirs.seconds / ours.seconds);
+      latencies.rclone.push(...theirs.latencies);
+      latencies.gatehouse.push(...ours.latencies);
+    }
+    const median = (values: number[]) => [...values].sort((a, b) => a - b)[values.length >> 1]!;
+    const line = (name: string, key: "gatehouse" | "rclone") =>
+      `  ${name.padEnd(36)} ${median(rates[key]).toFixed(1).padStart(6)} req/s  p50 ${median(latencies[key]).toFixed(0).padStart(5)} ms  CPU ${(cpu[key] / (requests * rounds)).toFixed(0).padStart(4)} ms/req`;
+    return [
+      `PROPFIND Depth 1 of 10,000 entries against rclone serve webdav over a local folder (${rounds} interleaved rounds of ${requests}):`,
+      line("Gatehouse (wrangler dev, /wide)", "gatehouse"),
+      line("rclone serve webdav", "rclone"),
+      `  Gatehouse serves ${median(ratios).toFixed(2)}× rclone's rate (median of the rounds' ratios; target: 3×)`,
+    ].join("\n");
+  } finally {
+    await rclone.stop();
+  }
+}
