@@ -8,9 +8,14 @@ import { roundTrips, sql } from "./libsql-http.ts";
 
 export type Envelope = { code: number; message: string; data: any };
 
+/** The Worker's response to `path`, whatever it is (a page, bytes, a redirect). */
+export function fetchPath(path: string, init?: RequestInit): Promise<Response> {
+  return exports.default.fetch(new Request(`http://gatehouse.test${path}`, init));
+}
+
 /** The envelope the Worker answers `path` with. */
 export async function call(path: string, init: RequestInit = {}): Promise<Envelope> {
-  return (await exports.default.fetch(new Request(`http://gatehouse.test${path}`, init))).json();
+  return (await fetchPath(path, init)).json();
 }
 
 /** A sign-in attempt's envelope, whatever it answers (signInAs insists on success); the admin's password unless told. */

@@ -15,9 +15,7 @@ const MAX_LINES = 600;
  * Files past the limit today, each held to its size now (it may shrink, not grow). Owned by work
  * under way elsewhere; an entry goes once its file is split.
  */
-const OVER_LIMIT_NOW = new Map<string, number>([
-  ["src/features/dav/server.ts", 835],
-]);
+const OVER_LIMIT_NOW = new Map<string, number>([["src/features/dav/server.ts", 835]]);
 
 function walk(dir: string): string[] {
   return readdirSync(join(ROOT, dir)).flatMap((name) => {
