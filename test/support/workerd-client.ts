@@ -18,16 +18,20 @@ export async function call(path: string, init: RequestInit = {}): Promise<Envelo
   return (await fetchPath(path, init)).json();
 }
 
-/** A sign-in attempt's envelope, whatever it answers (signInAs insists on success); the admin's password unless told. */
+/**
+ * A sign-in attempt's envelope, whatever it answers (signInAs insists on success); the admin's
+ * password unless told, and a TOTP code when one is given.
+ */
 export function tryLogin(
   headers: Record<string, string> = {},
   password = INTEGRATION_ADMIN_PASSWORD,
   username = "admin",
+  otpCode?: string,
 ): Promise<Envelope> {
   return call("/api/auth/login", {
     method: "POST",
     headers: { "Content-Type": "application/json;charset=UTF-8", ...headers },
-    body: JSON.stringify({ username, password }),
+    body: JSON.stringify({ username, password, ...(otpCode ? { otp_code: otpCode } : {}) }),
   });
 }
 
