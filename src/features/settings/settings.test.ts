@@ -5,8 +5,8 @@ import { hashStaticHash, staticHash } from "../../auth/password.ts";
 import { roles, settings, users } from "../../db/schema.ts";
 import { SETTING_DEFINITIONS } from "../../db/settings.ts";
 import { REFERENCE_SETTINGS } from "../../../test/fixtures/alist-settings.ts";
-import { login, send, signInAdmin } from "../../../test/support/auth.ts";
-import { api, createUnitFixture, readEnvelope, type UnitFixture } from "../../../test/support/unit.ts";
+import { login, signInAdmin } from "../../../test/support/auth.ts";
+import { api, createUnitFixture, type UnitFixture } from "../../../test/support/unit.ts";
 
 /** Defaults Gatehouse changes on purpose: the logo ships with the web UI instead of loading from a CDN (docs/web-ui.md). */
 const DELIBERATE_DEFAULTS: Record<string, string> = { logo: "/images/logo.svg", favicon: "/images/logo.svg" };
@@ -40,7 +40,11 @@ beforeAll(async () => {
 });
 afterAll(() => fixture.close());
 
-const { post, get } = api(
+const {
+  post,
+  get,
+  send: request,
+} = api(
   () => fixture,
   () => admin,
 );
@@ -61,17 +65,18 @@ const ROUTES: [method: "GET" | "POST", path: string, body?: unknown][] = [
 ];
 
 describe("every setting route is for admins only", () => {
-  const call = async (method: string, path: string, body: unknown, authorization?: string) =>
-    readEnvelope(await send(fixture, method, path, body, authorization ? { Authorization: authorization } : {}));
-
   it.each(ROUTES)("%s %s: no token 401, a non-admin 403, and nothing changes", async (method, path, body) => {
     const before = await fixture.db.select().from(settings);
-    expect(await call(method, path, body)).toEqual({
+    expect(await request(method, path, body, "")).toEqual({
       code: 401,
       message: "Guest user is disabled, login please",
       data: null,
     });
-    expect(await call(method, path, body, member)).toEqual({ code: 403, message: "You are not an admin", data: null });
+    expect(await request(method, path, body, member)).toEqual({
+      code: 403,
+      message: "You are not an admin",
+      data: null,
+    });
     expect(await fixture.db.select().from(settings)).toEqual(before);
   });
 
