@@ -5,8 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { storages } from "../db/schema.ts";
 import { CheckFailed } from "./types.ts";
 import { parseUrlTree } from "./url-tree.ts";
-import { send, signInAdmin } from "../../test/support/auth.ts";
-import { createUnitFixture, type UnitFixture } from "../../test/support/unit.ts";
+import { signInAdmin } from "../../test/support/auth.ts";
+import { api, createUnitFixture, type UnitFixture } from "../../test/support/unit.ts";
 
 describe("the url_structure text", () => {
   it("reads bare URLs, name:URL, name:size:URL, name:size:modified:URL and nested folders", () => {
@@ -69,12 +69,10 @@ describe("a UrlTree storage", () => {
     });
   });
   afterAll(() => fixture.close());
-  const post = async (path: string, body: unknown) =>
-    (await send(fixture, "POST", path, body, { Authorization: admin })).json() as Promise<{
-      code: number;
-      message: string;
-      data: any;
-    }>;
+  const { post } = api(
+    () => fixture,
+    () => admin,
+  );
 
   it("lists its folders and files, and /d sends the client to the node's URL", async () => {
     const docs = await post("/api/fs/list", { path: "/links/docs" });

@@ -1,23 +1,17 @@
 // Many requests at once against one database, in workerd over Hrana/HTTP: nothing is lost, nothing
 // is half-written, and the unique and conditional writes hold when requests race.
-import { exports } from "cloudflare:workers";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { INTEGRATION_ADMIN_PASSWORD } from "../support/integration-constants.ts";
 import { sql } from "../support/libsql-http.ts";
+import { call, type Envelope, tryLogin } from "../support/workerd-client.ts";
 
-type Envelope = { code: number; message: string; data: any };
 const PARALLEL = 12;
 
-const call = async (path: string, init: RequestInit = {}): Promise<Envelope> =>
-  (await exports.default.fetch(new Request(`http://gatehouse.test${path}`, init))).json();
 const postJson = (path: string, body: unknown, headers: Record<string, string> = {}) =>
   call(path, {
     method: "POST",
     headers: { "Content-Type": "application/json;charset=UTF-8", ...headers },
     body: JSON.stringify(body),
   });
-const signIn = (headers: Record<string, string> = {}, password = INTEGRATION_ADMIN_PASSWORD) =>
-  postJson("/api/auth/login", { username: "admin", password }, headers);
 
 let admin: string;
 let savedSettings: unknown[][];
@@ -26,7 +20,7 @@ beforeAll(async () => {
   savedSettings = await sql(
     "SELECT key, value FROM settings WHERE key IN ('site_title', 'announcement', 'default_page_size')",
   );
-  admin = (await signIn({ "Client-Id": "concurrency-admin" })).data.token;
+  admin = (await tryLogin({ "Client-Id": "concurrency-admin" })).data.token;
 });
 // The other workerd files share this database: leave it as it was found.
 afterAll(async () => {
@@ -64,7 +58,7 @@ describe("racing requests", () => {
     // Each from an address of its own: more than 5 at once from one address are refused (lockout).
     const replies = await Promise.all(
       Array.from({ length: PARALLEL }, (_, i) =>
-        signIn({ "Client-Id": "one-device", "CF-Connecting-IP": `192.0.2.${i}` }),
+        tryLogin({ "Client-Id": "one-device", "CF-Connecting-IP": `192.0.2.${i}` }),
       ),
     );
     expect(replies.map((reply) => reply.code)).toEqual(Array(PARALLEL).fill(200));
@@ -108,7 +102,7 @@ describe("racing requests", () => {
   it("ends every session when many are evicted at once, and the same one twice does no harm", async () => {
     const devices = await Promise.all(
       Array.from({ length: PARALLEL }, (_, i) =>
-        signIn({ "Client-Id": `evict-${i}`, "CF-Connecting-IP": `192.0.2.${i}` }),
+        tryLogin({ "Client-Id": `evict-${i}`, "CF-Connecting-IP": `192.0.2.${i}` }),
       ),
     );
     const targets = [...devices, devices[0]!].map((device) => device.data.device_key as string);
@@ -133,7 +127,7 @@ describe("brute force", () => {
 
   it("locks a flood from one address out, not the same user elsewhere, and the lockout ends", async () => {
     const flood = await Promise.all(
-      Array.from({ length: 20 }, () => signIn({ "CF-Connecting-IP": "203.0.113.66" }, "guess")),
+      Array.from({ length: 20 }, () => tryLogin({ "CF-Connecting-IP": "203.0.113.66" }, "guess")),
     );
     // Each attempt is counted before its password is checked: exactly five are checked, however they race.
     expect(flood.filter((reply) => reply.code === 400)).toHaveLength(5);
@@ -141,12 +135,12 @@ describe("brute force", () => {
     expect(await sql("SELECT count FROM login_failures WHERE scope = 'ip' AND subject = '203.0.113.66'")).toEqual([
       [6],
     ]);
-    expect(await signIn({ "CF-Connecting-IP": "203.0.113.66" })).toEqual({ code: 429, message: LOCKED, data: null });
+    expect(await tryLogin({ "CF-Connecting-IP": "203.0.113.66" })).toEqual({ code: 429, message: LOCKED, data: null });
 
-    expect((await signIn({ "CF-Connecting-IP": "198.51.100.77" })).code).toBe(200);
+    expect((await tryLogin({ "CF-Connecting-IP": "198.51.100.77" })).code).toBe(200);
 
     await sql("UPDATE login_failures SET expires_at = 0");
-    expect((await signIn({ "CF-Connecting-IP": "203.0.113.66" })).code).toBe(200);
+    expect((await tryLogin({ "CF-Connecting-IP": "203.0.113.66" })).code).toBe(200);
   });
 });
 

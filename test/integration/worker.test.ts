@@ -1,25 +1,25 @@
 // The bundled Worker inside workerd, against the local libSQL endpoint over Hrana/HTTP: the same
 // path a request takes under wrangler dev and, with Turso instead of the endpoint, in production.
 import { createExecutionContext, createScheduledController, env, waitOnExecutionContext } from "cloudflare:test";
-import { exports } from "cloudflare:workers";
 import { beforeEach, describe, expect, it } from "vitest";
 import worker from "../../src/index.ts";
 import { roundTrips, sql } from "../support/libsql-http.ts";
-
-const base = "http://gatehouse.test";
-const call = (path: string, init?: RequestInit) => exports.default.fetch(new Request(base + path, init));
+import { fetchPath } from "../support/workerd-client.ts";
 
 describe("the Worker in workerd", () => {
   it("answers /ping without touching the database", async () => {
     const counter = await roundTrips();
-    const response = await call("/ping");
+    const response = await fetchPath("/ping");
     expect(await response.text()).toBe("pong");
     expect(await counter.count()).toBe(0);
   });
 
   it("serves the public settings from the database in one round trip", async () => {
     const counter = await roundTrips();
-    const body = (await (await call("/api/public/settings")).json()) as { code: number; data: Record<string, string> };
+    const body = (await (await fetchPath("/api/public/settings")).json()) as {
+      code: number;
+      data: Record<string, string>;
+    };
     expect(body.code).toBe(200);
     expect(body.data.version).toBe("v3.58.0");
     expect(body.data.default_page_size).toBe("50");
@@ -28,14 +28,14 @@ describe("the Worker in workerd", () => {
   });
 
   it("answers unknown routes and wrong methods with envelopes", async () => {
-    expect(await (await call("/api/nowhere")).json()).toEqual({
+    expect(await (await fetchPath("/api/nowhere")).json()).toEqual({
       code: 404,
       message: "no route for GET /api/nowhere",
       data: null,
     });
-    expect(((await (await call("/api/public/settings", { method: "DELETE" })).json()) as { code: number }).code).toBe(
-      405,
-    );
+    expect(
+      ((await (await fetchPath("/api/public/settings", { method: "DELETE" })).json()) as { code: number }).code,
+    ).toBe(405);
   });
 });
 

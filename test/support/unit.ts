@@ -3,6 +3,7 @@
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { expect } from "vitest";
 import { createApp } from "../../src/app.ts";
 import type { Database } from "../../src/db/client.ts";
 import { hashStaticHash, staticHash } from "../../src/auth/password.ts";
@@ -97,6 +98,58 @@ export async function insertUser(
   return user!.id;
 }
 
-export async function readEnvelope(response: Response): Promise<{ code: number; message: string; data: unknown }> {
-  return (await response.json()) as { code: number; message: string; data: unknown };
+/** What every JSON route answers; `data` is each route's own. */
+export type Envelope = { code: number; message: string; data: any };
+
+export async function readEnvelope(response: Response): Promise<Envelope> {
+  return (await response.json()) as Envelope;
+}
+
+/** The JSON API as a suite calls it (see api). */
+export interface Api {
+  /** A request as a client makes it: a JSON body when one is given (none, and no Content-Type, when undefined). */
+  send(method: string, path: string, body?: unknown, token?: string): Promise<Envelope>;
+  post(path: string, body?: unknown, token?: string): Promise<Envelope>;
+  get(path: string, token?: string): Promise<Envelope>;
+  /** Signs in and insists it worked: the token and device key. */
+  signIn(
+    username: string,
+    password: string,
+    headers?: Record<string, string>,
+  ): Promise<{ token: string; device_key: string }>;
+}
+
+/**
+ * The JSON API on the fixture `fixture()` answers (suites open theirs in beforeAll), as `token()`
+ * unless a call names another token; "" sends no Authorization:
+ * `const { post, get } = api(() => fixture, () => admin);`. `env` overrides the test bindings.
+ */
+export function api(fixture: () => UnitFixture, token: () => string = () => "", env: Partial<Env> = {}): Api {
+  const request = async (method: string, path: string, body: unknown, as: string, headers = {}) =>
+    readEnvelope(
+      await fixture().request(
+        path,
+        {
+          method,
+          headers: {
+            ...headers,
+            ...(as ? { Authorization: as } : {}),
+            ...(body === undefined ? {} : { "Content-Type": "application/json;charset=UTF-8" }),
+          },
+          ...(body === undefined ? {} : { body: typeof body === "string" ? body : JSON.stringify(body) }),
+        },
+        env,
+      ),
+    );
+  const send: Api["send"] = (method, path, body, as = token()) => request(method, path, body, as);
+  return {
+    send,
+    post: (path, body, as) => send("POST", path, body, as),
+    get: (path, as) => send("GET", path, undefined, as),
+    signIn: async (username, password, headers = {}) => {
+      const reply = await request("POST", "/api/auth/login", { username, password }, "", headers);
+      expect(reply.code, `sign-in of ${username}: ${reply.message}`).toBe(200);
+      return reply.data;
+    },
+  };
 }

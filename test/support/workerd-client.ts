@@ -8,9 +8,31 @@ import { roundTrips, sql } from "./libsql-http.ts";
 
 export type Envelope = { code: number; message: string; data: any };
 
+/** The Worker's response to `path`, whatever it is (a page, bytes, a redirect). */
+export function fetchPath(path: string, init?: RequestInit): Promise<Response> {
+  return exports.default.fetch(new Request(`http://gatehouse.test${path}`, init));
+}
+
 /** The envelope the Worker answers `path` with. */
 export async function call(path: string, init: RequestInit = {}): Promise<Envelope> {
-  return (await exports.default.fetch(new Request(`http://gatehouse.test${path}`, init))).json();
+  return (await fetchPath(path, init)).json();
+}
+
+/**
+ * A sign-in attempt's envelope, whatever it answers (signInAs insists on success); the admin's
+ * password unless told, and a TOTP code when one is given.
+ */
+export function tryLogin(
+  headers: Record<string, string> = {},
+  password = INTEGRATION_ADMIN_PASSWORD,
+  username = "admin",
+  otpCode?: string,
+): Promise<Envelope> {
+  return call("/api/auth/login", {
+    method: "POST",
+    headers: { "Content-Type": "application/json;charset=UTF-8", ...headers },
+    body: JSON.stringify({ username, password, ...(otpCode ? { otp_code: otpCode } : {}) }),
+  });
 }
 
 /** A sign-in's data (token, device key); the same password as the admin's unless told (a second account reuses its hash). */
@@ -19,11 +41,7 @@ export async function signInAs(
   username = "admin",
   password = INTEGRATION_ADMIN_PASSWORD,
 ): Promise<{ token: string; device_key: string }> {
-  const reply = await call("/api/auth/login", {
-    method: "POST",
-    headers: { "Content-Type": "application/json", "Client-Id": clientId },
-    body: JSON.stringify({ username, password }),
-  });
+  const reply = await tryLogin({ "Client-Id": clientId }, password, username);
   expect(reply.code, `sign-in of ${username}: ${reply.message}`).toBe(200);
   return reply.data;
 }
@@ -60,6 +78,19 @@ export async function callApi(token: string, path: string, body?: unknown): Prom
       }),
     )
   ).json();
+}
+
+/** POST `body` (none when undefined) as JSON with `token` as Authorization; the envelope (callApi, path first). */
+export function post(path: string, body: unknown, token: string): Promise<Envelope> {
+  return callApi(token, path, body);
+}
+
+/**
+ * `post(path, body?, token?)` as `token()` (the suite's admin, signed in in beforeAll) unless a call
+ * names another token: `const { post } = apiAs(() => admin);`.
+ */
+export function apiAs(token: () => string): { post: (path: string, body?: unknown, as?: string) => Promise<Envelope> } {
+  return { post: (path, body, as = token()) => callApi(as, path, body) };
 }
 
 /** Mounts a storage through the admin API (its check runs, as for a person). */

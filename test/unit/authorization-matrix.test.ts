@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { hashStaticHash, staticHash } from "../../src/auth/password.ts";
 import { sha256Hex } from "../../src/auth/encoding.ts";
 import { appPasswords, settings, users, type AccessKeyUsage } from "../../src/db/schema.ts";
-import { getAs, login, postJson } from "../support/auth.ts";
+import { getAs, postJson } from "../support/auth.ts";
 import {
   CALLERS,
   type CallerKind,
@@ -17,6 +17,7 @@ import {
   servedRoutes,
 } from "../support/authorization-matrix.ts";
 import {
+  api,
   backgroundContext,
   createUnitFixture,
   TEST_ADMIN_PASSWORD,
@@ -62,12 +63,14 @@ async function addKey(
   return secret;
 }
 
-async function signIn(username: string, clientId?: string): Promise<{ token: string; device_key: string }> {
-  const password = username === "admin" ? TEST_ADMIN_PASSWORD : `${username} pw`;
-  const reply = await login(fixture, { username, password }, clientId ? { "Client-Id": clientId } : {});
-  expect(reply.code, `${username} signs in`).toBe(200);
-  return reply.data!;
-}
+const { signIn } = api(() => fixture);
+/** `username` signed in (every account's password is `<name> pw` but the admin's), on the device `clientId` if given. */
+const signInUser = (username: string, clientId?: string) =>
+  signIn(
+    username,
+    username === "admin" ? TEST_ADMIN_PASSWORD : `${username} pw`,
+    clientId ? { "Client-Id": clientId } : {},
+  );
 
 /** Runs one setup step through the API and insists it worked, so a dead token is dead for the stated reason. */
 async function succeeds(reply: Promise<Response> | Promise<{ code: number; message: string }>) {
@@ -92,8 +95,8 @@ beforeAll(async () => {
   const now = Math.floor(Date.now() / 1000);
 
   const ursulaId = await addUser("ursula");
-  const userToken = (await signIn("ursula")).token;
-  const adminToken = (await signIn("admin")).token;
+  const userToken = (await signInUser("ursula")).token;
+  const adminToken = (await signInUser("admin")).token;
   const admin = { Authorization: adminToken };
 
   // The admin's key is made through the API: read and write on its whole reach, for the API.
@@ -103,15 +106,15 @@ beforeAll(async () => {
   expect(madeKey.code, "the admin makes a key").toBe(200);
   const adminKey = madeKey.data.secret;
 
-  const loggedOut = (await signIn("admin")).token;
+  const loggedOut = (await signInUser("admin")).token;
   await succeeds(getAs(fixture, "/api/auth/logout", loggedOut));
 
-  const evicted = await signIn("ursula", "evicted-device");
+  const evicted = await signInUser("ursula", "evicted-device");
   await succeeds(postJson(fixture, "/api/admin/session/evict", { session_id: evicted.device_key }, admin));
 
   await addUser("pat");
-  const beforePasswordChange = (await signIn("pat")).token;
-  const afterPasswordChange = (await signIn("pat", "changes-password")).token;
+  const beforePasswordChange = (await signInUser("pat")).token;
+  const afterPasswordChange = (await signInUser("pat", "changes-password")).token;
   await succeeds(
     postJson(fixture, "/api/me/update", { password: "pat's new pw" }, { Authorization: afterPasswordChange }),
   );
@@ -122,11 +125,11 @@ beforeAll(async () => {
 
   const dinaId = await addUser("dina");
   const dinaKey = await addKey(dinaId);
-  const disabledUser = (await signIn("dina")).token;
+  const disabledUser = (await signInUser("dina")).token;
   await succeeds(postJson(fixture, "/api/admin/user/update", { id: dinaId, disabled: true }, admin));
 
   const delId = await addUser("del");
-  const deletedUser = (await signIn("del")).token;
+  const deletedUser = (await signInUser("del")).token;
   await succeeds(fixture.request(`/api/admin/user/delete?id=${delId}`, { method: "POST", headers: admin }));
 
   // Forgeries of a live admin token: only the expiry, the key or the algorithm differs.
@@ -151,8 +154,8 @@ beforeAll(async () => {
     ["empty header", fixed("")],
     ["guest, no header", fixed(undefined)],
     ["guest, empty header", fixed("")],
-    ["ordinary user", async (fresh) => (fresh ? (await signIn("ursula")).token : userToken)],
-    ["admin by login token", async (fresh) => (fresh ? (await signIn("admin")).token : adminToken)],
+    ["ordinary user", async (fresh) => (fresh ? (await signInUser("ursula")).token : userToken)],
+    ["admin by login token", async (fresh) => (fresh ? (await signInUser("admin")).token : adminToken)],
     ["admin by permanent token", permanentToken],
     ["expired token", fixed(expired)],
     ["token after logout", fixed(loggedOut)],

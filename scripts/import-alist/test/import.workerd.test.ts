@@ -20,18 +20,11 @@ import {
   type AListFixture,
 } from "../../../test/support/alist-fixtures.ts";
 import { roundTrips, sql } from "../../../test/support/libsql-http.ts";
+import { type Envelope, tryLogin } from "../../../test/support/workerd-client.ts";
 
-type Envelope = { code: number; message: string; data: any };
-const signIn = async (username: string, password: string, otp_code?: string): Promise<Envelope> =>
-  (
-    await exports.default.fetch(
-      new Request("http://gatehouse.test/api/auth/login", {
-        method: "POST",
-        headers: { "Content-Type": "application/json;charset=UTF-8", "CF-Connecting-IP": "203.0.113.77" },
-        body: JSON.stringify({ username, password, ...(otp_code ? { otp_code } : {}) }),
-      }),
-    )
-  ).json();
+/** Every sign-in of this suite comes from one address of its own. */
+const attemptSignIn = (username: string, password: string, otpCode?: string) =>
+  tryLogin({ "CF-Connecting-IP": "203.0.113.77" }, password, username, otpCode);
 const hashOf = async (username: string) =>
   (await sql("SELECT password_hash FROM users WHERE username = ?", [username]))[0]![0] as string;
 
@@ -154,7 +147,7 @@ describe("AList users imported, signing in through the Worker", () => {
     const before = await hashOf("imported-ann");
     expect(before).toMatch(/^alist-sha256\$AnnSalt012345678\$[0-9a-f]{64}$/);
 
-    expect(await signIn("imported-ann", "not it")).toEqual({
+    expect(await attemptSignIn("imported-ann", "not it")).toEqual({
       code: 400,
       message: "username or password is incorrect",
       data: null,
@@ -162,14 +155,14 @@ describe("AList users imported, signing in through the Worker", () => {
     expect(await hashOf("imported-ann")).toBe(before);
 
     const trips = await roundTrips();
-    const login = await signIn("imported-ann", "ann's alist password");
+    const login = await attemptSignIn("imported-ann", "ann's alist password");
     expect(login.code).toBe(200);
     expect(await trips.count()).toBe(2);
     const after = await hashOf("imported-ann");
     expect(after).toMatch(/^pbkdf2-sha256\$100000\$/);
 
     // The upgraded hash takes the same password, and the token works.
-    expect((await signIn("imported-ann", "ann's alist password")).code).toBe(200);
+    expect((await attemptSignIn("imported-ann", "ann's alist password")).code).toBe(200);
     expect(await hashOf("imported-ann")).toBe(after);
     const me: Envelope = await (
       await exports.default.fetch(
@@ -184,14 +177,14 @@ describe("AList users imported, signing in through the Worker", () => {
   });
 
   it("demands the imported second factor", async () => {
-    expect(await signIn("imported-otto", "otto's alist password")).toEqual({
+    expect(await attemptSignIn("imported-otto", "otto's alist password")).toEqual({
       code: 402,
       message: "Invalid 2FA code",
       data: null,
     });
     expect(await hashOf("imported-otto")).toMatch(/^alist-sha256\$/); // no upgrade before the sign-in succeeds
     const code = new TOTP({ secret: ALICE_OTP_SECRET, algorithm: "SHA1", digits: 6, period: 30 }).generate();
-    expect((await signIn("imported-otto", "otto's alist password", code)).code).toBe(200);
+    expect((await attemptSignIn("imported-otto", "otto's alist password", code)).code).toBe(200);
     expect(await hashOf("imported-otto")).toMatch(/^pbkdf2-sha256\$/);
   });
 
@@ -212,7 +205,7 @@ describe("AList users imported, signing in through the Worker", () => {
   });
 
   it("behave as in AList on the file side: the base path, the role scope and the meta password", async () => {
-    const token = (await signIn("imported-ann", "ann's alist password")).data.token;
+    const token = (await attemptSignIn("imported-ann", "ann's alist password")).data.token;
     const list = async (path: string, password = "") =>
       (
         await exports.default.fetch(

@@ -20,13 +20,8 @@ import {
   minimalFixture,
   type AListFixture,
 } from "../../../test/support/alist-fixtures.ts";
-import {
-  createUnitFixture,
-  readEnvelope,
-  TEST_ADMIN_PASSWORD,
-  testEnv,
-  type UnitFixture,
-} from "../../../test/support/unit.ts";
+import { login } from "../../../test/support/auth.ts";
+import { createUnitFixture, TEST_ADMIN_PASSWORD, testEnv, type UnitFixture } from "../../../test/support/unit.ts";
 
 const otpKeys = [new TextEncoder().encode(testEnv.JWT_SECRET!)];
 let fx: UnitFixture;
@@ -54,14 +49,6 @@ const importFixture = async (
   await applyPlan(fx.db, p);
   return p;
 };
-const signIn = async (username: string, password: string, otp_code?: string) =>
-  readEnvelope(
-    await fx.request("/api/auth/login", {
-      method: "POST",
-      headers: { "Content-Type": "application/json" },
-      body: JSON.stringify({ username, password, ...(otp_code ? { otp_code } : {}) }),
-    }),
-  );
 /** The libSQL client under the Drizzle database, for raw rows (drizzle keeps it as an untyped `$client`). */
 const client = () => (fx.db as unknown as { $client: Client }).$client;
 /** Raw rows of `sql`, typed as the caller names their columns. */
@@ -106,8 +93,8 @@ describe("planning an import into a fresh Gatehouse", () => {
       '#1 "guest" (Gatehouse\'s guest role)',
       '#2 "admin" is Gatehouse\'s admin role (all permissions, as AList forces)',
     ]);
-    expect((await signIn("admin", TEST_ADMIN_PASSWORD)).code).toBe(400);
-    expect((await signIn("admin", ALIST_ADMIN_PASSWORD)).code).toBe(200);
+    expect((await login(fx, { username: "admin", password: TEST_ADMIN_PASSWORD })).code).toBe(400);
+    expect((await login(fx, { username: "admin", password: ALIST_ADMIN_PASSWORD })).code).toBe(200);
     // Two accounts as before: no third admin.
     expect(await rows("SELECT username, role FROM users ORDER BY id")).toEqual([
       { username: "guest", role: "[1]" },
@@ -205,15 +192,17 @@ describe("planning an import into a fresh Gatehouse", () => {
       "SELECT password_hash FROM users WHERE username = 'bob'",
     )) as [{ password_hash: string }];
     expect(before).toMatch(/^alist-sha256\$BobSalt012345678\$[0-9a-f]{64}$/);
-    expect((await signIn("bob", "wrong")).code).toBe(400);
+    expect((await login(fx, { username: "bob", password: "wrong" })).code).toBe(400);
     expect(await rows("SELECT password_hash FROM users WHERE username = 'bob'")).toEqual([{ password_hash: before }]);
-    expect((await signIn("bob", BOB_PASSWORD)).code).toBe(200);
+    expect((await login(fx, { username: "bob", password: BOB_PASSWORD })).code).toBe(200);
     const [{ password_hash: after }] = (await rows<{ password_hash: string }>(
       "SELECT password_hash FROM users WHERE username = 'bob'",
     )) as [{ password_hash: string }];
     expect(after).toMatch(/^pbkdf2-sha256\$100000\$/);
-    expect((await signIn("bob", BOB_PASSWORD)).code).toBe(200);
-    expect((await signIn("carol", "carol pw")).message).toBe("Current user is disabled, replace please");
+    expect((await login(fx, { username: "bob", password: BOB_PASSWORD })).code).toBe(200);
+    expect((await login(fx, { username: "carol", password: "carol pw" })).message).toBe(
+      "Current user is disabled, replace please",
+    );
 
     // Alice's second factor came along, sealed.
     const [{ otp_secret }] = (await rows("SELECT otp_secret FROM users WHERE username = 'alice'")) as unknown as [
@@ -221,14 +210,17 @@ describe("planning an import into a fresh Gatehouse", () => {
     ];
     expect(otp_secret).toMatch(/^v1\./);
     expect(await open(otpKeys, otp_secret)).toBe(ALICE_OTP_SECRET);
-    expect(await signIn("alice", ALICE_PASSWORD)).toMatchObject({ code: 402, message: "Invalid 2FA code" });
+    expect(await login(fx, { username: "alice", password: ALICE_PASSWORD })).toMatchObject({
+      code: 402,
+      message: "Invalid 2FA code",
+    });
     const code = new TOTP({ secret: ALICE_OTP_SECRET, algorithm: "SHA1", digits: 6, period: 30 }).generate();
-    expect((await signIn("alice", ALICE_PASSWORD, code)).code).toBe(200);
+    expect((await login(fx, { username: "alice", password: ALICE_PASSWORD, otp_code: code })).code).toBe(200);
   });
 
   it("imports nothing new the second time", async () => {
     await importFixture(await fullFixture());
-    expect((await signIn("bob", BOB_PASSWORD)).code).toBe(200); // upgrades bob's hash meanwhile
+    expect((await login(fx, { username: "bob", password: BOB_PASSWORD })).code).toBe(200); // upgrades bob's hash meanwhile
     const before = await rows("SELECT * FROM users ORDER BY id");
     const second = await plan(await fullFixture());
     expect(Object.values(second.writes).flat()).toEqual([]);
@@ -312,9 +304,9 @@ describe("conflicts", () => {
     expect(p.report.users.skipped).toEqual([
       { row: '#2 "admin"', reason: "Gatehouse's admin \"admin\" was changed already; --replace takes AList's" },
     ]);
-    expect((await signIn("admin", TEST_ADMIN_PASSWORD)).code).toBe(200);
+    expect((await login(fx, { username: "admin", password: TEST_ADMIN_PASSWORD })).code).toBe(200);
     await importFixture(await minimalFixture(), { replace: true });
-    expect((await signIn("admin", ALIST_ADMIN_PASSWORD)).code).toBe(200);
+    expect((await login(fx, { username: "admin", password: ALIST_ADMIN_PASSWORD })).code).toBe(200);
     expect(await rows(`SELECT pwd_ts FROM users WHERE role = '[${ADMIN_ROLE_ID}]'`)).toEqual([{ pwd_ts: 124 }]);
   });
 });
@@ -380,13 +372,13 @@ describe("bad input", () => {
 describe("importing again", () => {
   it("turns off a 2FA that was turned off in AList since, with --replace: the password alone signs in", async () => {
     await importFixture(await fullFixture());
-    expect((await signIn("alice", ALICE_PASSWORD)).message).toBe("Invalid 2FA code");
+    expect((await login(fx, { username: "alice", password: ALICE_PASSWORD })).message).toBe("Invalid 2FA code");
     const later = await fullFixture();
     later.rows.users!.find((row) => row.username === "alice")!.otp_secret = "";
     const p = await importFixture(later, { replace: true });
     expect(p.report.users.replaced).toContain('#7 "alice"');
     expect(await rows("SELECT otp_secret FROM users WHERE username = 'alice'")).toEqual([{ otp_secret: null }]);
-    expect((await signIn("alice", ALICE_PASSWORD)).code).toBe(200);
+    expect((await login(fx, { username: "alice", password: ALICE_PASSWORD })).code).toBe(200);
   });
 
   it("reports an identical meta unchanged and writes nothing for it, with or without --replace", async () => {

@@ -5,8 +5,8 @@ import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { hashStaticHash, staticHash } from "../../auth/password.ts";
 import { appPasswords, users } from "../../db/schema.ts";
-import { getAs, login, postJson, signInAdmin } from "../../../test/support/auth.ts";
-import { createUnitFixture, readEnvelope, type UnitFixture } from "../../../test/support/unit.ts";
+import { getAs, login, signInAdmin } from "../../../test/support/auth.ts";
+import { api, createUnitFixture, type UnitFixture } from "../../../test/support/unit.ts";
 
 let fixture: UnitFixture;
 let alice: string;
@@ -28,12 +28,11 @@ beforeAll(async () => {
 });
 afterAll(() => fixture.close());
 
-const post = async (token: string, path: string, body: unknown) =>
-  readEnvelope(await postJson(fixture, path, body, { Authorization: token }));
+const { post } = api(() => fixture);
 
 describe("access keys and app passwords", () => {
   it("lists an app password as a key of the whole reach, all rights and WebDAV use", async () => {
-    const reply = await post(alice, "/api/me/app_password/create", { name: "laptop" });
+    const reply = await post("/api/me/app_password/create", { name: "laptop" }, alice);
     expect(reply.code).toBe(200);
     const made = reply as { data: { id: number; created: string; password: string } };
     const listed = await getAs(fixture, "/api/me/access_key/list", alice);
@@ -64,17 +63,17 @@ describe("access keys and app passwords", () => {
       .from(appPasswords)
       .innerJoin(users, eq(users.id, appPasswords.userId))
       .where(eq(users.username, "alice"));
-    expect(await post(bob, "/api/me/access_key/delete", { id: mine!.app_passwords.id })).toEqual({
+    expect(await post("/api/me/access_key/delete", { id: mine!.app_passwords.id }, bob)).toEqual({
       code: 404,
       message: "access key not found",
       data: null,
     });
     for (const body of [{}, { id: 0 }, { id: "1" }])
-      expect((await post(alice, "/api/me/access_key/delete", body)).code).toBe(400);
+      expect((await post("/api/me/access_key/delete", body, alice)).code).toBe(400);
     const page = await getAs(fixture, "/api/admin/access_key/list", admin);
     expect(page.data).toMatchObject({ total: 1, content: [{ username: "alice", name: "laptop", path: "/" }] });
     expect(await getAs(fixture, "/api/admin/access_key/list", alice)).toMatchObject({ code: 403 });
-    expect(await post(admin, "/api/admin/access_key/delete", { id: mine!.app_passwords.id })).toMatchObject({
+    expect(await post("/api/admin/access_key/delete", { id: mine!.app_passwords.id }, admin)).toMatchObject({
       code: 200,
     });
     expect((await getAs(fixture, "/api/me/access_key/list", alice)).data).toEqual([]);
@@ -88,7 +87,7 @@ describe("access keys and app passwords", () => {
       { name: "x", permission: -1 },
       { name: "x", expires_at: -5 },
     ])
-      expect((await post(alice, "/api/me/access_key/create", body)).code, JSON.stringify(body)).toBe(400);
+      expect((await post("/api/me/access_key/create", body, alice)).code, JSON.stringify(body)).toBe(400);
     expect(await fixture.db.select().from(appPasswords)).toEqual([]);
   });
 });

@@ -6,8 +6,9 @@ import { exports } from "cloudflare:workers";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { basic, Bits, dav, hrefs } from "../../../test/support/dav-client.ts";
 import { sql } from "../../../test/support/libsql-http.ts";
+import { poll } from "../../../test/support/poll.ts";
 import { s3Addition, s3Keys, s3Put, s3Text } from "../../../test/support/upstreams.ts";
-import { callApi, type Envelope, inTrips, makeUser, signIn } from "../../../test/support/workerd-client.ts";
+import { call, callApi, type Envelope, inTrips, makeUser, signIn } from "../../../test/support/workerd-client.ts";
 
 const ROOT = "akeys";
 const FILES_ONLY = { code: 403, message: "an access key reaches the file side only", data: null };
@@ -266,15 +267,11 @@ describe("search with a key", () => {
   beforeAll(async () => {
     await sql("UPDATE settings SET value = 'database' WHERE key = 'search_index'");
     expect((await callApi(admin, "/api/admin/index/build", { paths: ["/"], max_depth: -1 })).code).toBe(200);
-    for (let i = 0; i < 100; i++) {
-      const reply = (await (
-        await exports.default.fetch(
-          new Request("http://gatehouse.test/api/admin/index/progress", { headers: { Authorization: admin } }),
-        )
-      ).json()) as Envelope;
-      if (reply.data.is_done) break;
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
+    await poll(
+      () => call("/api/admin/index/progress", { headers: { Authorization: admin } }),
+      (reply) => reply.data.is_done,
+      { timeoutMs: 5_000, what: "built" },
+    );
   });
 
   // The other suites share this database: they find search as a fresh install has it.

@@ -7,7 +7,7 @@ import { exports } from "cloudflare:workers";
 import { beforeAll, describe, expect, inject, it } from "vitest";
 import { sql } from "../../../test/support/libsql-http.ts";
 import { s3Addition, s3Keys, s3Put, s3Text, upstreamRequests } from "../../../test/support/upstreams.ts";
-import { callApi, type Envelope, member, mountStorage, signIn } from "../../../test/support/workerd-client.ts";
+import { apiAs, type Envelope, member, mountStorage, signIn } from "../../../test/support/workerd-client.ts";
 
 const fixtures = inject("zipFixtures");
 const zip = (name: string) => Uint8Array.from(atob(fixtures[name]!.base64), (char) => char.charCodeAt(0));
@@ -22,9 +22,9 @@ let writer: string;
 /** May decompress under /g, and write nowhere but where a meta's write grant says. */
 let granted: string;
 
-const call = (path: string, body?: unknown, token = admin) => callApi(token, path, body);
+const { post } = apiAs(() => admin);
 const decompress = (token: string, body: Record<string, unknown>) =>
-  call("/api/fs/archive/decompress", { src_dir: "/g/arch", ...body }, token);
+  post("/api/fs/archive/decompress", { src_dir: "/g/arch", ...body }, token);
 /** fs/put of `text` at `path` by `token`, as the web UI sends it. */
 const put = async (token: string, path: string, text: string, password = ""): Promise<Envelope> =>
   (
@@ -42,7 +42,7 @@ const put = async (token: string, path: string, text: string, password = ""): Pr
     )
   ).json();
 const meta = async (path: string, fields: Record<string, unknown>) =>
-  expect((await call("/api/admin/meta/create", { path, ...fields })).code).toBe(200);
+  expect((await post("/api/admin/meta/create", { path, ...fields })).code).toBe(200);
 
 /** A destination `guard/<dir>` holding one file, `locked/x.txt`, before anything is extracted there. */
 async function destination(dir: string) {
@@ -138,7 +138,7 @@ describe("archive refusals that leave nothing behind", () => {
     "an archive with an absolute entry name (%s) is refused whole, for browsing as for extracting",
     async (name, entry) => {
       const message = `the archive holds an entry whose name leaves its folder (${JSON.stringify(entry)}): the archive is refused`;
-      expect(await call("/api/fs/archive/meta", { path: `/g/arch/${name}` })).toMatchObject({ code: 500, message });
+      expect(await post("/api/fs/archive/meta", { path: `/g/arch/${name}` })).toMatchObject({ code: 500, message });
       const dir = `absolute-${name}`;
       expect(await decompress(admin, { dst_dir: `/g/${dir}`, name })).toMatchObject({ code: 500, message });
       // Not even the harmless entry before it.
@@ -165,7 +165,7 @@ describe("archive refusals that leave nothing behind", () => {
     // The entry is small, so it is checked whole before its write: s3rver never saw one begin.
     expect((await upstreamRequests("s3")).filter((line) => line.includes("/guard/crc/"))).toEqual([]);
     // A range of it is not read whole, so no CRC is known: it is served (docs/files.md, Archives).
-    const { sign } = (await call("/api/fs/archive/meta", { path: "/g/arch/badcrc.zip" })).data;
+    const { sign } = (await post("/api/fs/archive/meta", { path: "/g/arch/badcrc.zip" })).data;
     const query = new URLSearchParams({ inner: "/crc.txt", sign });
     const ranged = await exports.default.fetch(`http://gatehouse.test/ae/g/arch/badcrc.zip?${query}`, {
       headers: { Range: "bytes=0-6" },

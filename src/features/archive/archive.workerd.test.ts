@@ -15,7 +15,7 @@ import {
   upstreamDav,
   upstreamRequests,
 } from "../../../test/support/upstreams.ts";
-import { call as get, callApi, inTrips, member, mountStorage, signIn } from "../../../test/support/workerd-client.ts";
+import { apiAs, call as get, inTrips, member, mountStorage, signIn } from "../../../test/support/workerd-client.ts";
 
 const fixtures = inject("zipFixtures");
 const bytesOf = (base64: string) => Uint8Array.from(atob(base64), (char) => char.charCodeAt(0));
@@ -29,7 +29,7 @@ const DECOMPRESS = 1 << 13;
 const WRITE = 1 << 3;
 
 let admin: string;
-const call = (path: string, body?: unknown, token = admin) => callApi(token, path, body);
+const { post } = apiAs(() => admin);
 const ae = (path: string, query: Record<string, string>, headers: Record<string, string> = {}) =>
   exports.default.fetch(
     `http://gatehouse.test/ae${path.split("/").map(encodeURIComponent).join("/")}?${new URLSearchParams(query)}`,
@@ -91,7 +91,7 @@ beforeAll(async () => {
 describe("browsing a zip", () => {
   it.each(["/s3", "/dav"])("%s: archive/meta gives the whole tree as Python's zipfile lists it", async (root) => {
     for (const name of ["tree.zip", "zip64.zip", "cp437.zip"]) {
-      const meta = await call("/api/fs/archive/meta", { path: `${root}/${name}` });
+      const meta = await post("/api/fs/archive/meta", { path: `${root}/${name}` });
       expect(meta.code, meta.message).toBe(200);
       expect(flattenTree(meta.data.content).sort()).toEqual(expectedTree(name));
       expect(meta.data).toMatchObject({
@@ -102,7 +102,7 @@ describe("browsing a zip", () => {
         sort: { order_by: "", order_direction: "", extract_folder: "" },
       });
     }
-    const readme = (await call("/api/fs/archive/meta", { path: `${root}/tree.zip` })).data.content[0];
+    const readme = (await post("/api/fs/archive/meta", { path: `${root}/tree.zip` })).data.content[0];
     expect(readme).toEqual({
       id: "",
       path: "",
@@ -121,37 +121,37 @@ describe("browsing a zip", () => {
   });
 
   it("costs one database round trip for meta, list, /ae and decompress alike", async () => {
-    expect((await inTrips(1, () => call("/api/fs/archive/meta", { path: "/s3/tree.zip" }))).code).toBe(200);
-    expect((await inTrips(1, () => call("/api/fs/archive/list", { path: "/dav/tree.zip" }))).code).toBe(200);
+    expect((await inTrips(1, () => post("/api/fs/archive/meta", { path: "/s3/tree.zip" }))).code).toBe(200);
+    expect((await inTrips(1, () => post("/api/fs/archive/list", { path: "/dav/tree.zip" }))).code).toBe(200);
     const entry = await inTrips(1, async () => (await ae("/s3/tree.zip", { inner: "/readme.txt" })).text());
     expect(entry).toBe("hello from inside the zip\n");
     const body = { src_dir: "/s3", dst_dir: "/s3/out/trips", name: "cp437.zip" };
-    expect((await inTrips(1, () => call("/api/fs/archive/decompress", body))).code).toBe(200);
+    expect((await inTrips(1, () => post("/api/fs/archive/decompress", body))).code).toBe(200);
   });
 
   it("archive/list shows one folder, implicit folders included, paged; a missing folder is object not found", async () => {
-    const root = await call("/api/fs/archive/list", { path: "/s3/tree.zip", inner_path: "/" });
+    const root = await post("/api/fs/archive/list", { path: "/s3/tree.zip", inner_path: "/" });
     expect(root.data.content.map((e: any) => e.name)).toEqual(["readme.txt", "docs", "deep", "données", "data"]);
     expect(root.data.total).toBe(5);
-    const deep = await call("/api/fs/archive/list", { path: "/s3/tree.zip", inner_path: "/deep/er" });
+    const deep = await post("/api/fs/archive/list", { path: "/s3/tree.zip", inner_path: "/deep/er" });
     expect(deep.data.content).toMatchObject([{ name: "still", is_dir: true, type: 1 }]);
-    const paged = await call("/api/fs/archive/list", { path: "/dav/tree.zip", inner_path: "/", page: 2, per_page: 2 });
+    const paged = await post("/api/fs/archive/list", { path: "/dav/tree.zip", inner_path: "/", page: 2, per_page: 2 });
     expect(paged.data).toMatchObject({ total: 5, content: [{ name: "deep" }, { name: "données" }] });
-    const missing = await call("/api/fs/archive/list", { path: "/s3/tree.zip", inner_path: "/nope" });
+    const missing = await post("/api/fs/archive/list", { path: "/s3/tree.zip", inner_path: "/nope" });
     expect([missing.code, missing.message]).toEqual([500, "object not found"]);
   });
 
   it("says which archives it cannot open, and what is no zip, without server paths", async () => {
     expect(await get("/api/public/archive_extensions")).toMatchObject({ code: 200, data: [".zip"] });
-    const rar = await call("/api/fs/archive/meta", { path: "/s3/other.rar" });
+    const rar = await post("/api/fs/archive/meta", { path: "/s3/other.rar" });
     expect([rar.code, rar.message]).toEqual([
       500,
       "other.rar: only .zip archives can be opened (rar, 7z, tar and compressed files are not supported)",
     ]);
     await s3Put("arch/fake.zip", "this is no zip");
-    const fake = await call("/api/fs/archive/meta", { path: "/s3/fake.zip" });
+    const fake = await post("/api/fs/archive/meta", { path: "/s3/fake.zip" });
     expect([fake.code, fake.message]).toEqual([500, "zip: not a valid zip file"]);
-    const secret = await call("/api/fs/archive/meta", { path: "/dav/secret.zip" });
+    const secret = await post("/api/fs/archive/meta", { path: "/dav/secret.zip" });
     expect(secret.data.encrypted).toBe(true);
   });
 });
@@ -198,13 +198,13 @@ describe("/ae", () => {
   it("needs the archive sign when /d would need one; a /d sign does not open /ae", async () => {
     await sql("UPDATE settings SET value = 'true' WHERE key = 'sign_all'");
     try {
-      const meta = await call("/api/fs/archive/meta", { path: "/s3/tree.zip" });
+      const meta = await post("/api/fs/archive/meta", { path: "/s3/tree.zip" });
       expect(meta.data.sign).toMatch(/^[\w-]+=*:0$/);
       const unsigned = await (await ae("/s3/tree.zip", { inner: "/readme.txt" })).json();
       expect(unsigned).toMatchObject({ code: 401, message: "expire missing" });
       const signed = await ae("/s3/tree.zip", { inner: "/readme.txt", sign: meta.data.sign });
       expect(await signed.text()).toBe("hello from inside the zip\n");
-      const fileSign = (await call("/api/fs/get", { path: "/s3/tree.zip" })).data.sign;
+      const fileSign = (await post("/api/fs/get", { path: "/s3/tree.zip" })).data.sign;
       const wrongKey = await (await ae("/s3/tree.zip", { inner: "/readme.txt", sign: fileSign })).json();
       expect(wrongKey).toMatchObject({ code: 401, message: "sign invalid" });
     } finally {
@@ -217,7 +217,7 @@ describe("/ae", () => {
     expect(evil.message).toBe(
       'the archive holds an entry whose name leaves its folder ("../escape.txt"): the archive is refused',
     );
-    expect((await call("/api/fs/archive/meta", { path: "/dav/backslash.zip" })).message).toMatch(/leaves its folder/);
+    expect((await post("/api/fs/archive/meta", { path: "/dav/backslash.zip" })).message).toMatch(/leaves its folder/);
     const bomb: any = await (await ae("/s3/bomb.zip", { inner: "/zeros.bin" })).json();
     expect(bomb.message).toMatch(/^the entry "zeros.bin" expands to 20971520 bytes, over 100 times/);
     const liar = await ae("/s3/liar.zip", { inner: "/liar.txt" });
@@ -232,7 +232,7 @@ describe("/ae", () => {
 
 describe("archive/decompress", () => {
   it("extracts S3 into WebDAV byte-exact, into a new folder; the task says what it wrote, not the password", async () => {
-    const reply = await call("/api/fs/archive/decompress", {
+    const reply = await post("/api/fs/archive/decompress", {
       src_dir: "/s3",
       dst_dir: "/dav/out",
       name: ["tree.zip"],
@@ -254,7 +254,7 @@ describe("archive/decompress", () => {
   });
 
   it("extracts one folder of a WebDAV zip into S3, and ZipCrypto with its password", async () => {
-    const folder = await call("/api/fs/archive/decompress", {
+    const folder = await post("/api/fs/archive/decompress", {
       src_dir: "/dav",
       dst_dir: "/s3/out",
       name: "tree.zip",
@@ -269,7 +269,7 @@ describe("archive/decompress", () => {
     ]);
     const guide = await s3Object("arch/out/docs/guide.txt");
     expect(same(await bytes(guide), content("tree.zip", "docs/guide.txt"))).toBe(true);
-    const secret = await call("/api/fs/archive/decompress", {
+    const secret = await post("/api/fs/archive/decompress", {
       src_dir: "/dav",
       dst_dir: "/s3/out",
       name: "secret.zip",
@@ -285,7 +285,7 @@ describe("archive/decompress", () => {
       ["bomb.zip", /zip bomb/],
       ["liar.zip", /more than the 10 bytes/],
     ] as const) {
-      const reply = await call("/api/fs/archive/decompress", { src_dir: "/s3", dst_dir: "/s3/out/refused", name });
+      const reply = await post("/api/fs/archive/decompress", { src_dir: "/s3", dst_dir: "/s3/out/refused", name });
       expect(reply.code, name).toBe(500);
       expect(reply.message).toMatch(message);
     }
@@ -299,24 +299,24 @@ describe("archive/decompress", () => {
 describe("who may", () => {
   it("a user without access to the archive's folder, or without its meta password, is refused", async () => {
     const token = await member(admin, "arch-outsider", { "/s3/pub": READ_ARCHIVES | DECOMPRESS | WRITE });
-    expect(await call("/api/fs/archive/meta", { path: "/s3/pub/tree.zip" }, token)).toMatchObject({ code: 200 });
+    expect(await post("/api/fs/archive/meta", { path: "/s3/pub/tree.zip" }, token)).toMatchObject({ code: 200 });
     for (const [route, body] of [
       ["/api/fs/archive/meta", { path: "/s3/tree.zip" }],
       ["/api/fs/archive/list", { path: "/dav/tree.zip" }],
       ["/api/fs/archive/decompress", { src_dir: "/s3", dst_dir: "/s3/pub", name: "tree.zip" }],
     ] as const) {
-      expect(await call(route, body, token), route).toMatchObject({ code: 403, message: "permission denied" });
+      expect(await post(route, body, token), route).toMatchObject({ code: 403, message: "permission denied" });
     }
     // Every archive bit, but a meta password on the folder and no skip-password bit.
-    expect((await call("/api/admin/meta/create", { path: "/s3/pub", password: "pw", p_sub: true })).code).toBe(200);
+    expect((await post("/api/admin/meta/create", { path: "/s3/pub", password: "pw", p_sub: true })).code).toBe(200);
     const guarded = await member(admin, "arch-guarded", { "/": READ_ARCHIVES | DECOMPRESS | WRITE });
     const denied = { code: 403, message: "password is incorrect or you have no permission" };
-    expect(await call("/api/fs/archive/meta", { path: "/s3/pub/tree.zip" }, guarded)).toMatchObject(denied);
-    expect(await call("/api/fs/archive/list", { path: "/s3/pub/tree.zip" }, guarded)).toMatchObject(denied);
+    expect(await post("/api/fs/archive/meta", { path: "/s3/pub/tree.zip" }, guarded)).toMatchObject(denied);
+    expect(await post("/api/fs/archive/list", { path: "/s3/pub/tree.zip" }, guarded)).toMatchObject(denied);
     expect(
-      await call("/api/fs/archive/decompress", { src_dir: "/s3/pub", dst_dir: "/s3/out", name: "tree.zip" }, guarded),
+      await post("/api/fs/archive/decompress", { src_dir: "/s3/pub", dst_dir: "/s3/out", name: "tree.zip" }, guarded),
     ).toMatchObject(denied);
-    const opened = await call("/api/fs/archive/meta", { path: "/s3/pub/tree.zip", password: "pw" }, guarded);
+    const opened = await post("/api/fs/archive/meta", { path: "/s3/pub/tree.zip", password: "pw" }, guarded);
     expect(opened.code).toBe(200);
     // Its entries need the archive sign, as /d needs one there.
     expect(opened.data.sign).not.toBe("");
@@ -328,15 +328,15 @@ describe("who may", () => {
 
   it("reading a zip needs the read-archives bit; decompress needs its bit and write at the destination", async () => {
     const noBit = await member(admin, "arch-nobit", { "/s3": WRITE });
-    expect(await call("/api/fs/archive/meta", { path: "/s3/tree.zip" }, noBit)).toMatchObject({
+    expect(await post("/api/fs/archive/meta", { path: "/s3/tree.zip" }, noBit)).toMatchObject({
       code: 403,
       message: "permission denied",
     });
     expect(
-      await call("/api/fs/archive/decompress", { src_dir: "/s3", dst_dir: "/s3/out", name: "tree.zip" }, noBit),
+      await post("/api/fs/archive/decompress", { src_dir: "/s3", dst_dir: "/s3/out", name: "tree.zip" }, noBit),
     ).toMatchObject({ code: 403, message: "permission denied" });
     const noWrite = await member(admin, "arch-nowrite", { "/": READ_ARCHIVES | DECOMPRESS });
-    const refused = await call(
+    const refused = await post(
       "/api/fs/archive/decompress",
       { src_dir: "/s3", dst_dir: "/dav/out", name: "tree.zip" },
       noWrite,
@@ -348,14 +348,14 @@ describe("who may", () => {
 describe("limits", () => {
   const refusedEverywhere = async (root: string, name: string, message: string) => {
     const path = `${root}/${name}`;
-    const meta = await call("/api/fs/archive/meta", { path });
+    const meta = await post("/api/fs/archive/meta", { path });
     expect([meta.code, meta.message], `meta ${path}`).toEqual([500, message]);
-    const list = await call("/api/fs/archive/list", { path, inner_path: "/" });
+    const list = await post("/api/fs/archive/list", { path, inner_path: "/" });
     expect([list.code, list.message], `list ${path}`).toEqual([500, message]);
     const entry: any = await (await ae(path, { inner: "/000.bin" })).json();
     expect([entry.code, entry.message], `/ae ${path}`).toEqual([500, message]);
     const out = `/s3/out/refused-${name}`;
-    const decompress = await call("/api/fs/archive/decompress", { src_dir: root, dst_dir: out, name });
+    const decompress = await post("/api/fs/archive/decompress", { src_dir: root, dst_dir: out, name });
     expect([decompress.code, decompress.message], `decompress ${path}`).toEqual([500, message]);
   };
 
@@ -383,11 +383,11 @@ describe("limits", () => {
     await refusedEverywhere("/s3", "many.zip", tooMany);
     // One entry whose name implies 10,001 folders.
     await refusedEverywhere("/dav", "deep.zip", tooMany);
-    const meta = await call("/api/fs/archive/meta", { path: "/s3/tenthousand.zip" });
+    const meta = await post("/api/fs/archive/meta", { path: "/s3/tenthousand.zip" });
     expect(meta.code, meta.message).toBe(200);
     expect(meta.data.content).toHaveLength(10_000);
     expect(meta.data.content[9_999]).toMatchObject({ name: "f09999.txt", size: 0, is_dir: false, children: null });
-    const page = await call("/api/fs/archive/list", {
+    const page = await post("/api/fs/archive/list", {
       path: "/dav/tenthousand.zip",
       inner_path: "/",
       page: 100,
@@ -416,7 +416,7 @@ describe("limits", () => {
       const seen = (await upstreamRequests("dav")).length;
       // The next three reads of the archive each stop after 1,000 bytes, the connection dropped.
       await davReadFaults.arm(upstreamPath, { after: 1000, count: 3 });
-      const meta = await call("/api/fs/archive/meta", { path: "/dav/broken/tree.zip" });
+      const meta = await post("/api/fs/archive/meta", { path: "/dav/broken/tree.zip" });
       expect(meta.code, meta.message).toBe(200);
       expect(flattenTree(meta.data.content).sort()).toEqual(expectedTree("tree.zip"));
       // The tail's read, taken up again three times where it stopped.
@@ -430,7 +430,7 @@ describe("limits", () => {
       const entry = await ae("/dav/broken/tree.zip", { inner: "/data/random.bin" });
       expect(same(await bytes(entry), content("tree.zip", "data/random.bin"))).toBe(true);
       await davReadFaults.arm(upstreamPath, { after: 1000, count: 5 });
-      const reply = await call("/api/fs/archive/decompress", {
+      const reply = await post("/api/fs/archive/decompress", {
         src_dir: "/dav/broken",
         dst_dir: "/s3/out/broken",
         name: "tree.zip",
@@ -451,13 +451,13 @@ describe("limits", () => {
       try {
         const brokenOff = `the storage broke off a read of tree.zip at byte ${tail} of ${size}`;
         const path = "/dav/broken/tree.zip";
-        expect(await call("/api/fs/archive/meta", { path })).toMatchObject({ code: 500, message: brokenOff });
-        expect(await call("/api/fs/archive/list", { path })).toMatchObject({ code: 500, message: brokenOff });
+        expect(await post("/api/fs/archive/meta", { path })).toMatchObject({ code: 500, message: brokenOff });
+        expect(await post("/api/fs/archive/list", { path })).toMatchObject({ code: 500, message: brokenOff });
         expect(await (await ae(path, { inner: "/readme.txt" })).json()).toMatchObject({
           code: 500,
           message: brokenOff,
         });
-        const decompress = await call("/api/fs/archive/decompress", {
+        const decompress = await post("/api/fs/archive/decompress", {
           src_dir: "/dav/broken",
           dst_dir: "/s3/out/failed",
           name: "tree.zip",
@@ -465,13 +465,13 @@ describe("limits", () => {
         expect(decompress).toMatchObject({ code: 500, message: brokenOff });
         // One that keeps breaking off after 1,000 bytes is taken up again 8 times, then given up.
         await davReadFaults.arm(upstreamPath, { after: 1000, count: -1 });
-        expect(await call("/api/fs/archive/meta", { path })).toMatchObject({
+        expect(await post("/api/fs/archive/meta", { path })).toMatchObject({
           code: 500,
           message: `the storage broke off a read of tree.zip at byte ${tail + 9000} of ${size}`,
         });
         // A storage that answers an error status is named by it.
         await davReadFaults.arm(upstreamPath, { status: 503, count: -1 });
-        expect(await call("/api/fs/archive/meta", { path })).toMatchObject({
+        expect(await post("/api/fs/archive/meta", { path })).toMatchObject({
           code: 500,
           message: "the storage answered HTTP 503 to a read of tree.zip",
         });

@@ -8,12 +8,10 @@ import type { AddressInfo } from "node:net";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { settings, storages } from "../../db/schema.ts";
-import { send, signInAdmin } from "../../../test/support/auth.ts";
-import { createUnitFixture, type UnitFixture } from "../../../test/support/unit.ts";
+import { signInAdmin } from "../../../test/support/auth.ts";
+import { api, createUnitFixture, type UnitFixture } from "../../../test/support/unit.ts";
 import { contentDisposition } from "./serve.ts";
 import { sanitizeMarkdown } from "./markdown.ts";
-
-type Envelope = { code: number; message: string; data: any };
 
 const README =
   "# Notes\n<script>alert('from the readme')</script>\nSafe text that follows the script, long enough to be cut by a range.\n";
@@ -68,8 +66,10 @@ function startUpstream(): Promise<Server> {
   return new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve(server)));
 }
 
-const post = async (path: string, body: unknown, auth = admin): Promise<Envelope> =>
-  (await send(fixture, "POST", path, body, auth ? { Authorization: auth } : {})).json() as Promise<Envelope>;
+const { post } = api(
+  () => fixture,
+  () => admin,
+);
 const fetchPath = (path: string, headers: Record<string, string> = {}) => fixture.request(path, { headers });
 const setSetting = (key: string, value: string) =>
   fixture.db.update(settings).set({ value }).where(eq(settings.key, key));

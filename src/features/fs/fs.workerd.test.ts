@@ -4,11 +4,11 @@
 import { exports } from "cloudflare:workers";
 import { beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { roundTrips, sql } from "../../../test/support/libsql-http.ts";
-import { callApi, signIn, type Envelope } from "../../../test/support/workerd-client.ts";
+import { apiAs, type Envelope, signIn } from "../../../test/support/workerd-client.ts";
 
 let admin: string;
 
-const call = (path: string, body?: unknown, token = admin) => callApi(token, path, body);
+const { post } = apiAs(() => admin);
 
 /** The admin's stored password hash, reused for a second account with the same password. */
 const adminPasswordHash = async () =>
@@ -44,20 +44,20 @@ beforeEach(async () => {
 describe("one database round trip per file request", () => {
   it("list, get, dirs (of a storage, of virtual folders); an alias reads its target's part of the tree once more", async () => {
     for (const path of ["/", "/v", "/deep", "/deep/a", "/al"]) {
-      const { result, trips } = await counted(() => call("/api/fs/list", { path }));
+      const { result, trips } = await counted(() => post("/api/fs/list", { path }));
       expect(result.code, path).toBe(200);
       expect(trips, path).toBe(path === "/al" ? 2 : 1);
     }
-    const file = (await call("/api/fs/list", { path: "/v" })).data.content.find((e: any) => !e.is_dir);
-    expect((await counted(() => call("/api/fs/get", { path: `/v/${file.name}` }))).trips).toBe(1);
-    const got = await counted(() => call("/api/fs/get", { path: `/al/${file.name}` }));
+    const file = (await post("/api/fs/list", { path: "/v" })).data.content.find((e: any) => !e.is_dir);
+    expect((await counted(() => post("/api/fs/get", { path: `/v/${file.name}` }))).trips).toBe(1);
+    const got = await counted(() => post("/api/fs/get", { path: `/al/${file.name}` }));
     expect(got.result.data).toMatchObject({ name: file.name, size: file.size, provider: "Alias" });
     expect(got.trips).toBe(2);
-    expect((await counted(() => call("/api/fs/get", { path: "/deep/a" }))).result.data).toMatchObject({
+    expect((await counted(() => post("/api/fs/get", { path: "/deep/a" }))).result.data).toMatchObject({
       name: "a",
       is_dir: true,
     });
-    expect((await counted(() => call("/api/fs/dirs", { path: "/v" }))).trips).toBe(1);
+    expect((await counted(() => post("/api/fs/dirs", { path: "/v" }))).trips).toBe(1);
   });
 
   it("a user with a base path other than / costs one more round trip (the guess assumed /)", async () => {
@@ -87,7 +87,7 @@ describe("one database round trip per file request", () => {
   });
 
   it("/d and /p with a sign, whole and ranged", async () => {
-    const file = (await call("/api/fs/list", { path: "/v" })).data.content.find((e: any) => !e.is_dir);
+    const file = (await post("/api/fs/list", { path: "/v" })).data.content.find((e: any) => !e.is_dir);
     for (const prefix of ["/d", "/p"]) {
       const { result, trips } = await counted(() =>
         exports.default.fetch(`http://gatehouse.test${prefix}/v/${file.name}?sign=${file.sign}`, {
@@ -109,7 +109,7 @@ describe("one database round trip per file request", () => {
     await sql("UPDATE storages SET addition = ? WHERE mount_path = '/v'", [
       JSON.stringify({ num_file: 1, num_folder: 0, min_file_size: 64 * 1024 * 1024, max_file_size: 64 * 1024 * 1024 }),
     ]);
-    const file = (await call("/api/fs/list", { path: "/v" })).data.content[0];
+    const file = (await post("/api/fs/list", { path: "/v" })).data.content[0];
     const response = await exports.default.fetch(`http://gatehouse.test/p/v/${file.name}?sign=${file.sign}`);
     expect(response.headers.get("content-length")).toBe(String(64 * 1024 * 1024));
     let total = 0;

@@ -4,14 +4,14 @@
 import { exports } from "cloudflare:workers";
 import { beforeAll, beforeEach, describe, expect, inject, it } from "vitest";
 import { sql } from "../../../test/support/libsql-http.ts";
-import { callApi, signIn } from "../../../test/support/workerd-client.ts";
+import { apiAs, signIn } from "../../../test/support/workerd-client.ts";
 import { ftpPatternByte } from "../../../test/support/storage-servers.ts";
 
 const servers = inject("storageServers");
 let admin: string;
-const call = (path: string, body?: unknown, token = admin) => callApi(token, path, body);
+const { post } = apiAs(() => admin);
 const mount = (mountPath: string, extra: Record<string, unknown> = {}) =>
-  call("/api/admin/storage/create", {
+  post("/api/admin/storage/create", {
     mount_path: mountPath,
     driver: "FTP",
     addition: JSON.stringify({
@@ -33,7 +33,7 @@ beforeEach(async () => {
 describe("FTP reads", () => {
   it("lists the root and a subfolder with sizes and names as they are", async () => {
     expect((await mount("/ftp")).code).toBe(200);
-    const root = await call("/api/fs/list", { path: "/ftp" });
+    const root = await post("/api/fs/list", { path: "/ftp" });
     expect(root.data.provider).toBe("FTP");
     const byName = Object.fromEntries(root.data.content.map((e: any) => [e.name, e]));
     // write.workerd.test.ts works in a folder of its own, "written".
@@ -44,28 +44,28 @@ describe("FTP reads", () => {
     ).toEqual(["big.bin", "docs", "hello.txt"]);
     expect(byName["hello.txt"]).toMatchObject({ size: 15, is_dir: false, path: "/exports/hello.txt" });
     expect(byName.docs).toMatchObject({ is_dir: true, size: 0 });
-    expect((await call("/api/fs/list", { path: "/ftp/docs" })).data.content.map((e: any) => [e.name, e.size])).toEqual([
+    expect((await post("/api/fs/list", { path: "/ftp/docs" })).data.content.map((e: any) => [e.name, e.size])).toEqual([
       ["a b é.txt", 16],
     ]);
   });
 
   it("says what is missing, what is not a folder, and when the password is wrong", async () => {
     await mount("/ftp");
-    expect((await call("/api/fs/list", { path: "/ftp/nope" })).message).toBe(
+    expect((await post("/api/fs/list", { path: "/ftp/nope" })).message).toBe(
       "failed get objs: failed get dir: object not found",
     );
-    expect((await call("/api/fs/list", { path: "/ftp/hello.txt" })).message).toBe("failed get objs: not a folder");
-    expect((await call("/api/fs/get", { path: "/ftp/docs/nope.txt" })).message).toBe("object not found");
+    expect((await post("/api/fs/list", { path: "/ftp/hello.txt" })).message).toBe("failed get objs: not a folder");
+    expect((await post("/api/fs/get", { path: "/ftp/docs/nope.txt" })).message).toBe("object not found");
     await mount("/wrong", { password: "not-it" });
     await sql("UPDATE storages SET status = 'work' WHERE mount_path = '/wrong'");
-    const wrong = await call("/api/fs/list", { path: "/wrong" });
+    const wrong = await post("/api/fs/list", { path: "/wrong" });
     expect(wrong.message).toBe("failed get objs: wrong username or password");
     expect(wrong.message).not.toContain("not-it");
   });
 
   it("serves a file through /d (FTP is always proxied) with ranges read by REST and RETR", async () => {
     await mount("/ftp");
-    const file = (await call("/api/fs/get", { path: "/ftp/big.bin" })).data;
+    const file = (await post("/api/fs/get", { path: "/ftp/big.bin" })).data;
     const size = 5 * 1024 * 1024 + 7;
     expect(file.size).toBe(size);
     const url = `http://gatehouse.test/d/ftp/big.bin?sign=${file.sign}`;
@@ -86,7 +86,7 @@ describe("FTP reads", () => {
     expect((await exports.default.fetch(url, { headers: { "If-None-Match": head.headers.get("etag")! } })).status).toBe(
       304,
     );
-    const text = (await call("/api/fs/get", { path: "/ftp/docs/a b é.txt" })).data;
+    const text = (await post("/api/fs/get", { path: "/ftp/docs/a b é.txt" })).data;
     expect(
       await (
         await exports.default.fetch(

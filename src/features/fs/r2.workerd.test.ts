@@ -13,8 +13,8 @@ import type { StorageFs } from "../../drivers/types.ts";
 import { sql } from "../../../test/support/libsql-http.ts";
 import { DEFAULT_STORAGE } from "../../db/seed.ts";
 import {
+  apiAs,
   call as callPath,
-  callApi,
   type Envelope,
   inTrips,
   member,
@@ -23,9 +23,9 @@ import {
 
 const bucket = env.BUCKET!;
 let admin: string;
-const call = (path: string, body?: unknown, token = admin) => callApi(token, path, body);
+const { post } = apiAs(() => admin);
 const mount = (mountPath: string, addition: Record<string, unknown> = {}) =>
-  call("/api/admin/storage/create", {
+  post("/api/admin/storage/create", {
     mount_path: mountPath,
     driver: "R2 Binding",
     addition: JSON.stringify({ root_folder_path: "/fs", ...addition }),
@@ -80,30 +80,30 @@ beforeEach(async () => {
 describe("R2 reads", () => {
   it("lists a folder: prefixes as folders, objects as files, the placeholder hidden", async () => {
     expect((await mount("/r2")).code).toBe(200);
-    const root = await call("/api/fs/list", { path: "/r2" });
+    const root = await post("/api/fs/list", { path: "/r2" });
     expect(root.code, root.message).toBe(200);
     expect(root.data.provider).toBe("R2 Binding");
     const byName = Object.fromEntries(root.data.content.map((e: any) => [e.name, e]));
     expect(Object.keys(byName).sort()).toEqual(["docs", "empty", "movie.mkv", "movie.srt", "readme.txt"]);
     expect(byName.docs).toMatchObject({ is_dir: true, size: 0, path: "/fs/docs", type: 1 });
     expect(byName["readme.txt"]).toMatchObject({ is_dir: false, size: 14, path: "/fs/readme.txt", type: 4 });
-    expect((await call("/api/fs/list", { path: "/r2/docs" })).data.content.map((e: any) => e.name)).toEqual([
+    expect((await post("/api/fs/list", { path: "/r2/docs" })).data.content.map((e: any) => e.name)).toEqual([
       "a b+é.txt",
     ]);
-    expect((await call("/api/fs/list", { path: "/r2/empty" })).data).toMatchObject({ content: null, total: 0 });
+    expect((await post("/api/fs/list", { path: "/r2/empty" })).data).toMatchObject({ content: null, total: 0 });
   });
 
   it("answers a missing folder, a file listed as a folder and a missing file with AList's texts", async () => {
     await mount("/r2");
-    expect((await call("/api/fs/list", { path: "/r2/nope" })).message).toBe(
+    expect((await post("/api/fs/list", { path: "/r2/nope" })).message).toBe(
       "failed get objs: failed get dir: object not found",
     );
-    expect((await call("/api/fs/list", { path: "/r2/readme.txt" })).message).toBe("failed get objs: not a folder");
-    expect((await call("/api/fs/get", { path: "/r2/nope.txt" })).message).toBe("object not found");
-    expect((await call("/api/fs/get", { path: "/r2/docs" })).data).toMatchObject({ name: "docs", is_dir: true });
+    expect((await post("/api/fs/list", { path: "/r2/readme.txt" })).message).toBe("failed get objs: not a folder");
+    expect((await post("/api/fs/get", { path: "/r2/nope.txt" })).message).toBe("object not found");
+    expect((await post("/api/fs/get", { path: "/r2/docs" })).data).toMatchObject({ name: "docs", is_dir: true });
     // A root folder with nothing under it yet is an empty folder, not a missing one.
     await mount("/fresh", { root_folder_path: "/not-yet-written" });
-    expect((await call("/api/fs/list", { path: "/fresh" })).data).toMatchObject({ content: null, total: 0 });
+    expect((await post("/api/fs/list", { path: "/fresh" })).data).toMatchObject({ content: null, total: 0 });
   });
 
   // About 8 s are the 1,001 puts into miniflare's R2, not Gatehouse.
@@ -114,16 +114,16 @@ describe("R2 reads", () => {
     for (let i = 0; i < names.length; i += 100)
       await Promise.all(names.slice(i, i + 100).map((name) => bucket.put(`many/big/${name}`, "x")));
     await mount("/many", { root_folder_path: "/many" });
-    const listed = await call("/api/fs/list", { path: "/many/big", per_page: 500, page: 3 });
+    const listed = await post("/api/fs/list", { path: "/many/big", per_page: 500, page: 3 });
     expect(listed.data.total).toBe(1001);
     expect(listed.data.content.map((e: any) => e.name)).toEqual(["f1000"]);
-    expect((await call("/api/fs/remove", { dir: "/many", names: ["big"] })).code).toBe(200);
+    expect((await post("/api/fs/remove", { dir: "/many", names: ["big"] })).code).toBe(200);
     expect(await keysUnder("many/")).toEqual([]);
   });
 
   it("serves /d and /p from the binding with Range, ETag, Last-Modified, If-None-Match → 304 and If-Range", async () => {
     await mount("/r2");
-    const file = (await call("/api/fs/get", { path: "/r2/docs/a b+é.txt" })).data;
+    const file = (await post("/api/fs/get", { path: "/r2/docs/a b+é.txt" })).data;
     expect(file).toMatchObject({ size: 16, provider: "R2 Binding" });
     const path = `/r2/docs/${encodeURIComponent("a b+é.txt")}`;
     for (const kind of ["d", "p"]) {
@@ -161,15 +161,15 @@ describe("R2 writes, each seen in the bucket", () => {
     expect(await stored("w/up/deep/a.txt")).toBe("first");
     expect((await upload("/r2/up/deep/a.txt", "second", 6)).code).toBe(200);
     expect(await stored("w/up/deep/a.txt")).toBe("second");
-    expect((await call("/api/fs/mkdir", { path: "/r2/made/inner" })).code).toBe(200);
+    expect((await post("/api/fs/mkdir", { path: "/r2/made/inner" })).code).toBe(200);
     expect(await keysUnder("w/made/")).toEqual(["w/made/.alist", "w/made/inner/.alist"]);
-    expect((await call("/api/fs/list", { path: "/r2/made/inner" })).data.content).toBeNull();
+    expect((await post("/api/fs/list", { path: "/r2/made/inner" })).data.content).toBeNull();
 
-    expect((await call("/api/fs/rename", { path: "/r2/up/deep/a.txt", name: "b é.txt" })).code).toBe(200);
+    expect((await post("/api/fs/rename", { path: "/r2/up/deep/a.txt", name: "b é.txt" })).code).toBe(200);
     expect([await stored("w/up/deep/a.txt"), await stored("w/up/deep/b é.txt")]).toEqual([null, "second"]);
-    expect((await call("/api/fs/copy", { src_dir: "/r2/up", dst_dir: "/r2/made", names: ["deep"] })).code).toBe(200);
+    expect((await post("/api/fs/copy", { src_dir: "/r2/up", dst_dir: "/r2/made", names: ["deep"] })).code).toBe(200);
     expect(await stored("w/made/deep/b é.txt")).toBe("second");
-    expect((await call("/api/fs/move", { src_dir: "/r2/made", dst_dir: "/r2/up", names: ["inner"] })).code).toBe(200);
+    expect((await post("/api/fs/move", { src_dir: "/r2/made", dst_dir: "/r2/up", names: ["inner"] })).code).toBe(200);
     // The upload made the folders on its way (fs layer), each with its placeholder.
     const moved = [
       "w/made/.alist",
@@ -181,9 +181,9 @@ describe("R2 writes, each seen in the bucket", () => {
       "w/up/inner/.alist",
     ];
     expect(await keysUnder("w/")).toEqual(moved);
-    expect((await call("/api/fs/rename", { path: "/r2/up", name: "renamed" })).code).toBe(200);
+    expect((await post("/api/fs/rename", { path: "/r2/up", name: "renamed" })).code).toBe(200);
     expect(await keysUnder("w/")).toEqual(moved.map((key) => key.replace("w/up/", "w/renamed/")));
-    expect((await call("/api/fs/remove", { dir: "/r2", names: ["renamed", "made", "never there"] })).code).toBe(200);
+    expect((await post("/api/fs/remove", { dir: "/r2", names: ["renamed", "made", "never there"] })).code).toBe(200);
     expect(await keysUnder("w/")).toEqual([]);
   });
 
@@ -191,12 +191,12 @@ describe("R2 writes, each seen in the bucket", () => {
     await mount("/r2", { root_folder_path: "/perm" });
     await bucket.put("perm/kept.txt", "kept");
     const reader = await member(admin, "r2-reader", { "/r2": 1 });
-    expect((await call("/api/fs/list", { path: "/r2" }, reader)).data.content.map((e: any) => e.name)).toEqual([
+    expect((await post("/api/fs/list", { path: "/r2" }, reader)).data.content.map((e: any) => e.name)).toEqual([
       "kept.txt",
     ]);
     expect((await upload("/r2/theirs.txt", "x", 1, reader)).message).toBe("permission denied");
-    expect((await call("/api/fs/mkdir", { path: "/r2/made" }, reader)).message).toBe("permission denied");
-    expect((await call("/api/fs/remove", { dir: "/r2", names: ["kept.txt"] }, reader)).message).toBe(
+    expect((await post("/api/fs/mkdir", { path: "/r2/made" }, reader)).message).toBe("permission denied");
+    expect((await post("/api/fs/remove", { dir: "/r2", names: ["kept.txt"] }, reader)).message).toBe(
       "permission denied",
     );
     expect(await keysUnder("perm/")).toEqual(["perm/kept.txt"]);
@@ -209,16 +209,16 @@ describe("R2 writes, each seen in the bucket", () => {
     await bucket.put("meta/locked/inside.txt", "inside");
     await sql("DELETE FROM metas");
     try {
-      expect((await call("/api/admin/meta/create", { path: "/r2", hide: "secret" })).code).toBe(200);
-      expect((await call("/api/admin/meta/create", { path: "/r2/locked", password: "pw" })).code).toBe(200);
+      expect((await post("/api/admin/meta/create", { path: "/r2", hide: "secret" })).code).toBe(200);
+      expect((await post("/api/admin/meta/create", { path: "/r2/locked", password: "pw" })).code).toBe(200);
       const user = await member(admin, "r2-meta", { "/": 0 });
-      expect((await call("/api/fs/list", { path: "/r2" }, user)).data.content.map((e: any) => e.name)).toEqual([
+      expect((await post("/api/fs/list", { path: "/r2" }, user)).data.content.map((e: any) => e.name)).toEqual([
         "locked",
         "open.txt",
       ]);
-      expect((await call("/api/fs/list", { path: "/r2/locked" }, user)).code).toBe(403);
+      expect((await post("/api/fs/list", { path: "/r2/locked" }, user)).code).toBe(403);
       expect(
-        (await call("/api/fs/list", { path: "/r2/locked", password: "pw" }, user)).data.content.map((e: any) => e.name),
+        (await post("/api/fs/list", { path: "/r2/locked", password: "pw" }, user)).data.content.map((e: any) => e.name),
       ).toEqual(["inside.txt"]);
     } finally {
       await sql("DELETE FROM metas");
@@ -243,7 +243,7 @@ describe("big files in R2's multipart upload", () => {
     // A multipart object's ETag ends with its part count.
     expect(object?.etag).toMatch(/-5$/);
 
-    const file = (await call("/api/fs/get", { path: "/r2/big.bin" })).data;
+    const file = (await post("/api/fs/get", { path: "/r2/big.bin" })).data;
     const whole = await download("/r2/big.bin", file.sign);
     expect(whole.headers.get("content-length")).toBe(String(size));
     expect(await sha256(whole.body!)).toBe(await sha256(generated(size)));
@@ -254,7 +254,7 @@ describe("big files in R2's multipart upload", () => {
     const tail = await download("/r2/big.bin", file.sign, { Range: "bytes=-2" });
     expect([...new Uint8Array(await tail.arrayBuffer())]).toEqual([(size - 2) % 251, (size - 1) % 251]);
 
-    expect((await call("/api/fs/remove", { dir: "/r2", names: ["big.bin"] })).code).toBe(200);
+    expect((await post("/api/fs/remove", { dir: "/r2", names: ["big.bin"] })).code).toBe(200);
     expect(await keysUnder("big/")).toEqual([]);
   });
 
@@ -267,12 +267,12 @@ describe("big files in R2's multipart upload", () => {
       new Uint8Array(size).map((_, i) => i % 251),
     );
     await mount("/r2", { root_folder_path: "/copy" });
-    expect((await call("/api/fs/copy", { src_dir: "/r2", dst_dir: "/r2/to", names: ["one.bin"] })).code).toBe(200);
+    expect((await post("/api/fs/copy", { src_dir: "/r2", dst_dir: "/r2/to", names: ["one.bin"] })).code).toBe(200);
     const copied = await bucket.get("copy/to/one.bin");
     expect([copied?.size, copied?.etag.endsWith("-2")]).toEqual([size, true]);
     const bytes = new Uint8Array(await copied!.arrayBuffer());
     expect([bytes[0], bytes[size - 2], bytes[size - 1]]).toEqual([0, (size - 2) % 251, (size - 1) % 251]);
-    expect((await call("/api/fs/remove", { dir: "/r2", names: ["one.bin", "to"] })).code).toBe(200);
+    expect((await post("/api/fs/remove", { dir: "/r2", names: ["one.bin", "to"] })).code).toBe(200);
     expect(await keysUnder("copy/")).toEqual([]);
   });
 
@@ -361,7 +361,7 @@ describe("the storage a fresh npm start mounts", () => {
     expect((await sql("SELECT status FROM storages WHERE mount_path = '/'"))[0]).toEqual(["work"]);
     // Checked once: the next list reads what is stored, in one round trip.
     expect((await inTrips(1, list)).data.content[0].status).toBe("work");
-    const file = await call("/api/fs/get", { path: "/fs/readme.txt" });
+    const file = await post("/api/fs/get", { path: "/fs/readme.txt" });
     expect(file.code, file.message).toBe(200);
   });
 });
@@ -376,10 +376,10 @@ describe("a binding the Worker does not have", () => {
       message: `failed init storage but storage is already created: ${status}`,
     });
     expect((await sql("SELECT status FROM storages WHERE mount_path = '/nope'"))[0]![0]).toBe(status);
-    expect((await call("/api/fs/list", { path: "/nope" })).message).toBe(`storage not init: ${status}`);
+    expect((await post("/api/fs/list", { path: "/nope" })).message).toBe(`storage not init: ${status}`);
     // A row that was never checked (status "") is tried, and answers the same words.
     await sql("UPDATE storages SET status = '' WHERE mount_path = '/nope'");
-    expect((await call("/api/fs/list", { path: "/nope" })).message).toBe(`failed get objs: ${status}`);
+    expect((await post("/api/fs/list", { path: "/nope" })).message).toBe(`failed get objs: ${status}`);
     // A binding that is not a bucket is not taken for one.
     await mount("/vars", { binding: "LOG_LEVEL" });
     expect((await sql("SELECT status FROM storages WHERE mount_path = '/vars'"))[0]![0]).toMatch(/^not bound: /);

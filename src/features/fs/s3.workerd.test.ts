@@ -6,14 +6,14 @@ import { exports } from "cloudflare:workers";
 import { beforeAll, beforeEach, describe, expect, inject, it } from "vitest";
 import { sql } from "../../../test/support/libsql-http.ts";
 import { BUCKET, s3Addition, s3Put, s3Text } from "../../../test/support/upstreams.ts";
-import { callApi, signIn } from "../../../test/support/workerd-client.ts";
+import { apiAs, signIn } from "../../../test/support/workerd-client.ts";
 
 const servers = inject("storageServers");
 
 let admin: string;
-const call = (path: string, body?: unknown, token = admin) => callApi(token, path, body);
+const { post } = apiAs(() => admin);
 const mount = (mountPath: string, extra: Record<string, unknown> = {}) =>
-  call("/api/admin/storage/create", {
+  post("/api/admin/storage/create", {
     mount_path: mountPath,
     driver: "S3",
     addition: JSON.stringify({ ...s3Addition(), root_folder_path: "/fs", ...extra }),
@@ -34,7 +34,7 @@ beforeEach(async () => {
 describe("S3 reads", () => {
   it("lists a folder: prefixes as folders, objects as files with size and storage class, the placeholder hidden", async () => {
     expect((await mount("/s3")).code).toBe(200);
-    const root = await call("/api/fs/list", { path: "/s3" });
+    const root = await post("/api/fs/list", { path: "/s3" });
     expect(root.code).toBe(200);
     expect(root.data.provider).toBe("S3");
     const byName = Object.fromEntries(root.data.content.map((e: any) => [e.name, e]));
@@ -47,20 +47,20 @@ describe("S3 reads", () => {
       type: 4,
       storage_class: "STANDARD",
     });
-    const docs = await call("/api/fs/list", { path: "/s3/docs" });
+    const docs = await post("/api/fs/list", { path: "/s3/docs" });
     expect(docs.data.content.map((e: any) => e.name)).toEqual(["a b+é.txt"]);
   });
 
   it("answers a missing folder, a file listed as a folder, and a wrong secret clearly", async () => {
     await mount("/s3");
-    expect((await call("/api/fs/list", { path: "/s3/nope" })).message).toBe(
+    expect((await post("/api/fs/list", { path: "/s3/nope" })).message).toBe(
       "failed get objs: failed get dir: object not found",
     );
-    expect((await call("/api/fs/list", { path: "/s3/readme.txt" })).message).toBe("failed get objs: not a folder");
-    expect((await call("/api/fs/get", { path: "/s3/nope.txt" })).message).toBe("object not found");
+    expect((await post("/api/fs/list", { path: "/s3/readme.txt" })).message).toBe("failed get objs: not a folder");
+    expect((await post("/api/fs/get", { path: "/s3/nope.txt" })).message).toBe("object not found");
     await mount("/wrong", { secret_access_key: "wrong-secret" });
     await sql("UPDATE storages SET status = 'work' WHERE mount_path = '/wrong'");
-    const wrong = await call("/api/fs/list", { path: "/wrong" });
+    const wrong = await post("/api/fs/list", { path: "/wrong" });
     expect(wrong.code).toBe(500);
     expect(wrong.message).toMatch(/^failed get objs: list objects: SignatureDoesNotMatch: /);
     expect(wrong.message).not.toContain("wrong-secret");
@@ -72,7 +72,7 @@ describe("S3 reads", () => {
     const names = Array.from({ length: 2500 }, (_, i) => `f${String(i).padStart(4, "0")}`);
     for (let i = 0; i < names.length; i += 100)
       await Promise.all(names.slice(i, i + 100).map((name) => s3Put(`many/${name}`, "x")));
-    await call("/api/admin/storage/create", {
+    await post("/api/admin/storage/create", {
       mount_path: "/many",
       driver: "S3",
       addition: JSON.stringify({
@@ -83,20 +83,20 @@ describe("S3 reads", () => {
         root_folder_path: "/many",
       }),
     });
-    const listed = await call("/api/fs/list", { path: "/many", per_page: 500, page: 5 });
+    const listed = await post("/api/fs/list", { path: "/many", per_page: 500, page: 5 });
     expect(listed.data.total).toBe(2500);
     expect(listed.data.content.at(-1).name).toBe("f2499");
   });
 
   it("gets a file with a presigned raw_url and its related files; /d answers 302 to a URL s3rver serves", async () => {
     await mount("/s3");
-    const got = await call("/api/fs/get", { path: "/s3/movie.mkv" });
+    const got = await post("/api/fs/get", { path: "/s3/movie.mkv" });
     expect(got.data).toMatchObject({ name: "movie.mkv", size: 3, provider: "S3", type: 2 });
     expect(got.data.related.map((e: any) => e.name)).toEqual(["movie.srt"]);
     expect(got.data.raw_url).toMatch(/X-Amz-Signature=/);
     expect(await (await fetch(got.data.raw_url)).text()).toBe("mkv");
 
-    const file = (await call("/api/fs/list", { path: "/s3/docs" })).data.content[0];
+    const file = (await post("/api/fs/list", { path: "/s3/docs" })).data.content[0];
     const redirect = await exports.default.fetch(
       `http://gatehouse.test/d/s3/docs/${encodeURIComponent(file.name)}?sign=${file.sign}`,
       { redirect: "manual" },
@@ -125,14 +125,14 @@ describe("S3 reads", () => {
 
   it("/p streams text files with Range passed to s3rver, and refuses to proxy what S3 redirects", async () => {
     await mount("/s3");
-    const file = (await call("/api/fs/list", { path: "/s3/docs" })).data.content[0];
+    const file = (await post("/api/fs/list", { path: "/s3/docs" })).data.content[0];
     const ranged = await exports.default.fetch(
       `http://gatehouse.test/p/s3/docs/${encodeURIComponent(file.name)}?sign=${file.sign}`,
       { headers: { Range: "bytes=4-7" } },
     );
     expect(ranged.status).toBe(206);
     expect(await ranged.text()).toBe("4567");
-    const movie = (await call("/api/fs/get", { path: "/s3/movie.mkv" })).data;
+    const movie = (await post("/api/fs/get", { path: "/s3/movie.mkv" })).data;
     expect(
       await (await exports.default.fetch(`http://gatehouse.test/p/s3/movie.mkv?sign=${movie.sign}`)).json(),
     ).toEqual({ code: 403, message: "proxy not allowed", data: null });
@@ -148,10 +148,10 @@ describe("S3 copies (CopyObject)", () => {
     await s3Put("fs/escaped/to/keep", "");
     await mount("/s3");
     expect(
-      (await call("/api/fs/copy", { src_dir: "/s3/escaped", dst_dir: "/s3/escaped/to", names: [name] })).code,
+      (await post("/api/fs/copy", { src_dir: "/s3/escaped", dst_dir: "/s3/escaped/to", names: [name] })).code,
     ).toBe(200);
     expect(await s3Text(`fs/escaped/to/${name}`)).toBe("escaped body");
-    expect(await call("/api/fs/rename", { path: `/s3/escaped/to/${name}`, name: "ü + 100%.txt" })).toEqual({
+    expect(await post("/api/fs/rename", { path: `/s3/escaped/to/${name}`, name: "ü + 100%.txt" })).toEqual({
       code: 200,
       message: "success",
       data: null,
@@ -162,7 +162,7 @@ describe("S3 copies (CopyObject)", () => {
     ]);
     expect(
       (
-        await call("/api/fs/move", {
+        await post("/api/fs/move", {
           src_dir: "/s3/escaped",
           dst_dir: "/s3/escaped/to",
           names: [name],

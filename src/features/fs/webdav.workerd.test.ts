@@ -4,16 +4,16 @@
 import { exports } from "cloudflare:workers";
 import { beforeAll, beforeEach, describe, expect, inject, it } from "vitest";
 import { sql } from "../../../test/support/libsql-http.ts";
-import { callApi, signIn } from "../../../test/support/workerd-client.ts";
+import { apiAs, signIn } from "../../../test/support/workerd-client.ts";
 
 const servers = inject("storageServers");
 const BASIC = `Basic ${btoa("davuser:dav password")}`;
 const davUrl = (path: string) => `${servers.webdavUrl}/library${path.split("/").map(encodeURIComponent).join("/")}`;
 
 let admin: string;
-const call = (path: string, body?: unknown, token = admin) => callApi(token, path, body);
+const { post } = apiAs(() => admin);
 const mount = (mountPath: string, extra: Record<string, unknown> = {}) =>
-  call("/api/admin/storage/create", {
+  post("/api/admin/storage/create", {
     mount_path: mountPath,
     driver: "WebDav",
     addition: JSON.stringify({
@@ -42,13 +42,13 @@ beforeEach(async () => {
 describe("WebDAV reads", () => {
   it("through an Alias, serves a WebDAV file through this server: its credentials never let /d redirect", async () => {
     expect((await mount("/dav")).code).toBe(200);
-    const alias = await call("/api/admin/storage/create", {
+    const alias = await post("/api/admin/storage/create", {
       mount_path: "/alw",
       driver: "Alias",
       addition: JSON.stringify({ paths: "/dav/sub" }),
     });
     expect(alias.code, alias.message).toBe(200);
-    const got = await call("/api/fs/get", { path: "/alw/a b+é.txt" });
+    const got = await post("/api/fs/get", { path: "/alw/a b+é.txt" });
     expect(got.data.raw_url).toBe(`http://gatehouse.test/p/alw/a%20b+%C3%A9.txt?sign=${got.data.sign}`);
     const url = `http://gatehouse.test/d/alw/${encodeURIComponent("a b+é.txt")}?sign=${got.data.sign}`;
     const served = await exports.default.fetch(url, { redirect: "manual" });
@@ -59,7 +59,7 @@ describe("WebDAV reads", () => {
 
   it("lists the root and a subfolder, with names decoded and sizes", async () => {
     expect((await mount("/dav")).code).toBe(200);
-    const root = await call("/api/fs/list", { path: "/dav" });
+    const root = await post("/api/fs/list", { path: "/dav" });
     expect(root.data.provider).toBe("WebDav");
     const byName = Object.fromEntries(root.data.content.map((e: any) => [e.name, e]));
     // Other test files share this WebDAV root and work in folders of their own ("written",
@@ -70,7 +70,7 @@ describe("WebDAV reads", () => {
         .sort(),
     ).toEqual(["notes.md", "readme.txt", "sub"]);
     expect(byName.sub).toMatchObject({ is_dir: true, size: 0, type: 1 });
-    const sub = await call("/api/fs/list", { path: "/dav/sub" });
+    const sub = await post("/api/fs/list", { path: "/dav/sub" });
     expect(sub.data.content).toEqual([
       expect.objectContaining({ name: "a b+é.txt", size: 16, is_dir: false, path: "/library/sub/a b+é.txt" }),
     ]);
@@ -78,21 +78,21 @@ describe("WebDAV reads", () => {
 
   it("gets one object with one PROPFIND, and says what is missing or not a folder", async () => {
     await mount("/dav");
-    expect((await call("/api/fs/get", { path: "/dav/sub/a b+é.txt" })).data).toMatchObject({
+    expect((await post("/api/fs/get", { path: "/dav/sub/a b+é.txt" })).data).toMatchObject({
       name: "a b+é.txt",
       size: 16,
       is_dir: false,
       provider: "WebDav",
     });
-    expect((await call("/api/fs/list", { path: "/dav/nope" })).message).toBe(
+    expect((await post("/api/fs/list", { path: "/dav/nope" })).message).toBe(
       "failed get objs: failed get dir: object not found",
     );
-    expect((await call("/api/fs/list", { path: "/dav/readme.txt" })).message).toBe("failed get objs: not a folder");
+    expect((await post("/api/fs/list", { path: "/dav/readme.txt" })).message).toBe("failed get objs: not a folder");
   });
 
   it("proxies /d with Range, keeping the upstream's credentials on the server", async () => {
     await mount("/dav");
-    const file = (await call("/api/fs/list", { path: "/dav/sub" })).data.content[0];
+    const file = (await post("/api/fs/list", { path: "/dav/sub" })).data.content[0];
     const url = `http://gatehouse.test/d/dav/sub/${encodeURIComponent(file.name)}?sign=${file.sign}`;
     const whole = await exports.default.fetch(url);
     expect(whole.status).toBe(200);
@@ -101,13 +101,13 @@ describe("WebDAV reads", () => {
     expect(ranged.status).toBe(206);
     expect(await ranged.text()).toBe("abcdef");
     expect(JSON.stringify([...ranged.headers])).not.toContain("Basic");
-    const got = await call("/api/fs/get", { path: "/dav/sub/a b+é.txt" });
+    const got = await post("/api/fs/get", { path: "/dav/sub/a b+é.txt" });
     expect(got.data.raw_url).toBe(`http://gatehouse.test/p/dav/sub/a%20b+%C3%A9.txt?sign=${got.data.sign}`);
   });
 
   it("serves Markdown through /p without script", async () => {
     await mount("/dav");
-    const file = (await call("/api/fs/get", { path: "/dav/notes.md" })).data;
+    const file = (await post("/api/fs/get", { path: "/dav/notes.md" })).data;
     const text = await (await exports.default.fetch(`http://gatehouse.test/p/dav/notes.md?sign=${file.sign}`)).text();
     expect(text).toContain("# Notes");
     expect(text).not.toContain("<script");
@@ -117,13 +117,13 @@ describe("WebDAV reads", () => {
   it("reports wrong credentials without the password, and a server that is down", async () => {
     await mount("/wrong", { password: "not-the-password" });
     await sql("UPDATE storages SET status = 'work' WHERE mount_path = '/wrong'");
-    const wrong = await call("/api/fs/list", { path: "/wrong" });
+    const wrong = await post("/api/fs/list", { path: "/wrong" });
     expect(wrong.message).toBe(
       `failed get objs: 127.0.0.1:${new URL(servers.webdavUrl).port} refused the credentials of davuser (HTTP 401)`,
     );
     await mount("/down", { address: `http://127.0.0.1:${servers.deadPort}` });
     await sql("UPDATE storages SET status = 'work' WHERE mount_path = '/down'");
-    expect((await call("/api/fs/list", { path: "/down" })).message).toMatch(
+    expect((await post("/api/fs/list", { path: "/down" })).message).toMatch(
       new RegExp(`^failed get objs: cannot reach 127\\.0\\.0\\.1:${servers.deadPort}: `),
     );
   });
@@ -132,7 +132,7 @@ describe("WebDAV reads", () => {
 describe("Range checked before the upstream is asked", () => {
   it("serves the whole file through /d for an inverted range (bytes=5-2), as for the other invalid spellings", async () => {
     await mount("/dav");
-    const file = (await call("/api/fs/get", { path: "/dav/sub/a b+é.txt" })).data;
+    const file = (await post("/api/fs/get", { path: "/dav/sub/a b+é.txt" })).data;
     const url = `http://gatehouse.test/d/dav/sub/${encodeURIComponent(file.name)}?sign=${file.sign}`;
     for (const range of ["bytes=5-2", "bytes=-", "items=0-1"]) {
       const reply = await exports.default.fetch(url, { headers: { Range: range } });

@@ -5,12 +5,10 @@
 // whoever asks. Every refusal is checked upstream too: nothing changed there.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { metas, storages } from "../../db/schema.ts";
-import { send, signInAdmin, signInMember } from "../../../test/support/auth.ts";
+import { signInAdmin, signInMember } from "../../../test/support/auth.ts";
 import { DAV_ROOT, DAV_USER, startWebdav } from "../../../test/support/storage-servers.ts";
-import { createUnitFixture, type UnitFixture } from "../../../test/support/unit.ts";
+import { api, createUnitFixture, type UnitFixture } from "../../../test/support/unit.ts";
 import { Permission } from "./rules.ts";
-
-type Envelope = { code: number; message: string; data: any };
 
 /** Everything this file writes upstream stays below this folder. */
 const ROOT = `${DAV_ROOT}/write-rules`;
@@ -36,8 +34,10 @@ async function tree(folders: string[], files: string[]) {
   for (const file of files) expect((await davSend("PUT", file, file)).status, file).toBe(201);
 }
 
-const post = async (path: string, body: unknown, auth = admin): Promise<Envelope> =>
-  (await send(fixture, "POST", path, body, { Authorization: auth })).json() as Promise<Envelope>;
+const { post } = api(
+  () => fixture,
+  () => admin,
+);
 /** A user of one role with these bits at `/`, signed in. */
 const member = (permission: number) => signInMember(fixture, `user${++users}`, [{ path: "/", permission }]);
 const meta = (values: Partial<typeof metas.$inferInsert> & { path: string }) => fixture.db.insert(metas).values(values);

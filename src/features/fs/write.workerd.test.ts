@@ -1,11 +1,13 @@
 // The write side inside workerd against the real servers (s3rver, webdav-server, ftp-srv): each
 // operation through Gatehouse, each result read back from the upstream itself (S3 with aws4fetch,
-// WebDAV with fetch, FTP through a second storage listing), and the refusals that change nothing.
+// WebDAV with fetch, FTP through a second storage listing), and the refusals that change nothing;
+// write-guards.workerd.test.ts holds the guards on subtrees, hidden names and anchored folders.
 import { exports } from "cloudflare:workers";
 import { beforeAll, beforeEach, describe, expect, inject, it } from "vitest";
+import { poll } from "../../../test/support/poll.ts";
 import { sql } from "../../../test/support/libsql-http.ts";
 import { s3Addition, s3Object, s3Text, upstreamDav, upstreamDavText } from "../../../test/support/upstreams.ts";
-import { callApi, cutBody, type Envelope, member, runtimeLog, signIn } from "../../../test/support/workerd-client.ts";
+import { apiAs, cutBody, type Envelope, runtimeLog, signIn } from "../../../test/support/workerd-client.ts";
 
 const servers = inject("storageServers");
 /** Everything this file writes stays below these folders, away from what the read tests list. */
@@ -14,7 +16,7 @@ const FTP_ROOT = "/exports/written";
 const davText = (path: string) => upstreamDavText(`${DAV_ROOT}${path}`);
 
 let admin: string;
-const call = (path: string, body?: unknown, token = admin) => callApi(token, path, body);
+const { post } = apiAs(() => admin);
 const upload = async (
   path: string,
   body: BodyInit,
@@ -31,7 +33,7 @@ const upload = async (
     )
   ).json();
 const create = (mountPath: string, driver: string, addition: Record<string, unknown>) =>
-  call("/api/admin/storage/create", { mount_path: mountPath, driver, addition: JSON.stringify(addition) });
+  post("/api/admin/storage/create", { mount_path: mountPath, driver, addition: JSON.stringify(addition) });
 
 beforeAll(async () => {
   admin = await signIn("fs-write");
@@ -43,7 +45,7 @@ beforeAll(async () => {
     password: "ftp password",
     root_folder_path: "/exports",
   });
-  expect((await call("/api/fs/mkdir", { path: "/ftp-top/written" })).code).toBe(200);
+  expect((await post("/api/fs/mkdir", { path: "/ftp-top/written" })).code).toBe(200);
 });
 beforeEach(async () => {
   await sql("DELETE FROM storages");
@@ -106,7 +108,7 @@ describe("uploads", () => {
       total_bytes: 7,
       name: "upload up.txt to [/ftp](/)",
     });
-    const file = (await call("/api/fs/get", { path: "/ftp/up.txt" })).data;
+    const file = (await post("/api/fs/get", { path: "/ftp/up.txt" })).data;
     expect(await (await exports.default.fetch(`http://gatehouse.test/d/ftp/up.txt?sign=${file.sign}`)).text()).toBe(
       "to ftp!",
     );
@@ -167,26 +169,26 @@ describe("uploads", () => {
 
 describe("file operations", () => {
   it("mkdir, rename, move, copy and remove on S3, seen in the bucket", async () => {
-    expect(await call("/api/fs/mkdir", { path: "/s3/ops/a" })).toEqual({ code: 200, message: "success", data: null });
+    expect(await post("/api/fs/mkdir", { path: "/s3/ops/a" })).toEqual({ code: 200, message: "success", data: null });
     expect(await s3Text("w/ops/a/keep")).toBe("");
     await upload("/s3/ops/one.txt", "one", { "Content-Length": "3" });
-    expect(await call("/api/fs/rename", { path: "/s3/ops/one.txt", name: "uno.txt" })).toEqual({
+    expect(await post("/api/fs/rename", { path: "/s3/ops/one.txt", name: "uno.txt" })).toEqual({
       code: 200,
       message: "success",
       data: null,
     });
     expect([await s3Text("w/ops/one.txt"), await s3Text("w/ops/uno.txt")]).toEqual([null, "one"]);
-    expect(await call("/api/fs/move", { src_dir: "/s3/ops", dst_dir: "/s3/ops/a", names: ["uno.txt"] })).toEqual({
+    expect(await post("/api/fs/move", { src_dir: "/s3/ops", dst_dir: "/s3/ops/a", names: ["uno.txt"] })).toEqual({
       code: 200,
       message: "success",
       data: null,
     });
     expect(await s3Text("w/ops/a/uno.txt")).toBe("one");
-    expect((await call("/api/fs/copy", { src_dir: "/s3/ops", dst_dir: "/s3", names: ["a"] })).data).toEqual({
+    expect((await post("/api/fs/copy", { src_dir: "/s3/ops", dst_dir: "/s3", names: ["a"] })).data).toEqual({
       tasks: [],
     });
     expect(await s3Text("w/a/uno.txt")).toBe("one");
-    expect(await call("/api/fs/remove", { dir: "/s3", names: ["a", "ops", "never-was"] })).toEqual({
+    expect(await post("/api/fs/remove", { dir: "/s3", names: ["a", "ops", "never-was"] })).toEqual({
       code: 200,
       message: "success",
       data: null,
@@ -196,13 +198,13 @@ describe("file operations", () => {
 
   it("mkdir, rename and remove on WebDAV and FTP", async () => {
     for (const mount of ["/dav", "/ftp"]) {
-      expect((await call("/api/fs/mkdir", { path: `${mount}/made/inner` })).code, mount).toBe(200);
+      expect((await post("/api/fs/mkdir", { path: `${mount}/made/inner` })).code, mount).toBe(200);
       await upload(`${mount}/made/f.txt`, "ff", { "Content-Length": "2" });
-      expect((await call("/api/fs/rename", { path: `${mount}/made/f.txt`, name: "g.txt" })).code, mount).toBe(200);
-      const names = (await call("/api/fs/list", { path: `${mount}/made` })).data.content.map((e: any) => e.name).sort();
+      expect((await post("/api/fs/rename", { path: `${mount}/made/f.txt`, name: "g.txt" })).code, mount).toBe(200);
+      const names = (await post("/api/fs/list", { path: `${mount}/made` })).data.content.map((e: any) => e.name).sort();
       expect(names, mount).toEqual(["g.txt", "inner"]);
-      expect((await call("/api/fs/remove", { dir: mount, names: ["made"] })).code, mount).toBe(200);
-      expect((await call("/api/fs/list", { path: `${mount}/made` })).message, mount).toBe(
+      expect((await post("/api/fs/remove", { dir: mount, names: ["made"] })).code, mount).toBe(200);
+      expect((await post("/api/fs/list", { path: `${mount}/made` })).message, mount).toBe(
         "failed get objs: failed get dir: object not found",
       );
     }
@@ -213,26 +215,27 @@ describe("file operations", () => {
     /** The reply's task, polled until it is done (tasks.workerd.test.ts covers the tasks themselves). */
     const finished = async (reply: Envelope, kind: string) => {
       expect(reply.code, reply.message).toBe(200);
-      for (;;) {
-        const info = await call(`/api/task/${kind}/info?tid=${reply.data.tasks[0].id}`);
-        if ([2, 4, 7].includes(info.data.state)) return info.data;
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
+      const info = await poll(
+        () => post(`/api/task/${kind}/info?tid=${reply.data.tasks[0].id}`),
+        (info) => [2, 4, 7].includes(info.data.state),
+        { timeoutMs: 40_000, what: `${kind} finished` },
+      );
+      return info.data;
     };
     await upload("/dav/across.txt", "across", { "Content-Length": "6" });
     expect(
-      await finished(await call("/api/fs/copy", { src_dir: "/dav", dst_dir: "/s3", names: ["across.txt"] }), "copy"),
+      await finished(await post("/api/fs/copy", { src_dir: "/dav", dst_dir: "/s3", names: ["across.txt"] }), "copy"),
     ).toMatchObject({ state: 2, name: "copy [/dav](/across.txt) to [/s3](/)" });
     expect(await s3Text("w/across.txt")).toBe("across");
     await upload("/ftp/crossing/a.txt", "aaa", { "Content-Length": "3" });
     await upload("/ftp/crossing/sub/b.txt", "bb", { "Content-Length": "2" });
     expect(
-      (await finished(await call("/api/fs/copy", { src_dir: "/ftp", dst_dir: "/dav", names: ["crossing"] }), "copy"))
+      (await finished(await post("/api/fs/copy", { src_dir: "/ftp", dst_dir: "/dav", names: ["crossing"] }), "copy"))
         .state,
     ).toBe(2);
     expect([await davText("/crossing/a.txt"), await davText("/crossing/sub/b.txt")]).toEqual(["aaa", "bb"]);
     expect(
-      (await finished(await call("/api/fs/move", { src_dir: "/dav", dst_dir: "/s3", names: ["crossing"] }), "move"))
+      (await finished(await post("/api/fs/move", { src_dir: "/dav", dst_dir: "/s3", names: ["crossing"] }), "move"))
         .state,
     ).toBe(2);
     expect([
@@ -244,29 +247,29 @@ describe("file operations", () => {
 
   it("refuses bad names, existing targets, a folder into itself, a storage root, and says which names a batch did", async () => {
     for (const name of ["", ".", "..", "a/b", "a\\b", "x\u0000y"]) {
-      expect((await call("/api/fs/rename", { path: "/s3/anything", name })).message, JSON.stringify(name)).toBe(
+      expect((await post("/api/fs/rename", { path: "/s3/anything", name })).message, JSON.stringify(name)).toBe(
         "invalid file name",
       );
     }
     await upload("/s3/t1.txt", "1", { "Content-Length": "1" });
     await upload("/s3/t2.txt", "2", { "Content-Length": "1" });
-    expect(await call("/api/fs/rename", { path: "/s3/t1.txt", name: "t2.txt" })).toEqual({
+    expect(await post("/api/fs/rename", { path: "/s3/t1.txt", name: "t2.txt" })).toEqual({
       code: 403,
       message: "file [t2.txt] exists",
       data: null,
     });
-    expect((await call("/api/fs/rename", { path: "/s3/t1.txt", name: "a..b.txt" })).code).toBe(200);
-    await call("/api/fs/mkdir", { path: "/s3/self" });
-    expect((await call("/api/fs/move", { src_dir: "/s3", dst_dir: "/s3/self", names: ["self"] })).message).toBe(
+    expect((await post("/api/fs/rename", { path: "/s3/t1.txt", name: "a..b.txt" })).code).toBe(200);
+    await post("/api/fs/mkdir", { path: "/s3/self" });
+    expect((await post("/api/fs/move", { src_dir: "/s3", dst_dir: "/s3/self", names: ["self"] })).message).toBe(
       "cannot move self into itself",
     );
-    expect((await call("/api/fs/remove", { dir: "/", names: ["s3"] })).message).toBe(
+    expect((await post("/api/fs/remove", { dir: "/", names: ["s3"] })).message).toBe(
       "delete root folder is not allowed, please goto the manage page to delete the storage instead",
     );
-    expect((await call("/api/fs/move", { src_dir: "/s3", dst_dir: "/s3", names: [] })).message).toBe(
+    expect((await post("/api/fs/move", { src_dir: "/s3", dst_dir: "/s3", names: [] })).message).toBe(
       "Empty file names",
     );
-    const partial = await call("/api/fs/copy", {
+    const partial = await post("/api/fs/copy", {
       src_dir: "/s3",
       dst_dir: "/dav",
       names: ["t2.txt", "gone.txt", "a..b.txt"],
@@ -275,19 +278,23 @@ describe("file operations", () => {
     expect(partial.message).toBe("object not found (copied before it: t2.txt; not copied: gone.txt, a..b.txt)");
     expect(partial.data).toEqual({ done: ["t2.txt"] });
     // t2.txt went as a task, which the refusal of the next name does not stop.
-    for (let i = 0; i < 100 && (await davText("/t2.txt")) === null; i++)
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    expect(await davText("/t2.txt")).toBe("2");
+    expect(
+      await poll(
+        () => davText("/t2.txt"),
+        (text) => text !== null,
+        { timeoutMs: 5_000, what: "copied" },
+      ),
+    ).toBe("2");
     expect(await davText("/a..b.txt")).toBeNull();
   });
 
   it("batch_rename and regex_rename on WebDAV; recursive_move and remove_empty_directory on S3", async () => {
-    await call("/api/fs/mkdir", { path: "/dav/batch" });
+    await post("/api/fs/mkdir", { path: "/dav/batch" });
     for (const name of ["ep1.mkv", "ep2.mkv", "notes.txt"])
       await upload(`/dav/batch/${name}`, name, { "Content-Length": String(name.length) });
     expect(
       (
-        await call("/api/fs/batch_rename", {
+        await post("/api/fs/batch_rename", {
           src_dir: "/dav/batch",
           rename_objects: [{ src_name: "notes.txt", new_name: "readme.txt" }],
         })
@@ -295,7 +302,7 @@ describe("file operations", () => {
     ).toBe(200);
     expect(
       (
-        await call("/api/fs/regex_rename", {
+        await post("/api/fs/regex_rename", {
           src_dir: "/dav/batch",
           src_name_regex: "^ep(\\d+)\\.mkv$",
           // biome-ignore lint/suspicious/noTemplateCurlyInString: a replacement pattern, not a template
@@ -303,18 +310,18 @@ describe("file operations", () => {
         })
       ).code,
     ).toBe(200);
-    const names = (await call("/api/fs/list", { path: "/dav/batch" })).data.content.map((e: any) => e.name).sort();
+    const names = (await post("/api/fs/list", { path: "/dav/batch" })).data.content.map((e: any) => e.name).sort();
     expect(names).toEqual(["Episode 1.mkv", "Episode 2.mkv", "readme.txt"]);
     expect(await davText("/batch/Episode 2.mkv")).toBe("ep2.mkv");
     expect(
-      (await call("/api/fs/regex_rename", { src_dir: "/dav/batch", src_name_regex: "(", new_name_regex: "x" })).message,
+      (await post("/api/fs/regex_rename", { src_dir: "/dav/batch", src_name_regex: "(", new_name_regex: "x" })).message,
     ).toMatch(/^error parsing regexp: /);
 
     for (const path of ["/s3/tree/a/one.txt", "/s3/tree/a/b/two.txt", "/s3/tree/three.txt"])
       await upload(path, "x", { "Content-Length": "1" });
-    await call("/api/fs/mkdir", { path: "/s3/flat" });
-    await call("/api/fs/mkdir", { path: "/s3/tree/empty/deeper" });
-    const moved = await call("/api/fs/recursive_move", {
+    await post("/api/fs/mkdir", { path: "/s3/flat" });
+    await post("/api/fs/mkdir", { path: "/s3/tree/empty/deeper" });
+    const moved = await post("/api/fs/recursive_move", {
       src_dir: "/s3/tree",
       dst_dir: "/s3/flat",
       conflict_policy: "cancel",
@@ -326,8 +333,8 @@ describe("file operations", () => {
       await s3Text("w/flat/three.txt"),
       await s3Text("w/tree/a/one.txt"),
     ]).toEqual(["x", "x", "x", null]);
-    expect((await call("/api/fs/remove_empty_directory", { src_dir: "/s3/tree" })).code).toBe(200);
-    expect((await call("/api/fs/list", { path: "/s3/tree" })).data.content).toBeNull();
+    expect((await post("/api/fs/remove_empty_directory", { src_dir: "/s3/tree" })).code).toBe(200);
+    expect((await post("/api/fs/list", { path: "/s3/tree" })).data.content).toBeNull();
   });
 
   it("needs the bit at the source and write at the destination; a reader changes nothing", async () => {
@@ -340,250 +347,18 @@ describe("file operations", () => {
     await sql("INSERT INTO users (username, password_hash, role) VALUES ('reader', ?, ?)", [hash, `[${roleId}]`]);
     const token = await signIn("fs-write-reader", "reader");
     await upload("/s3/mine.txt", "mine", { "Content-Length": "4" });
-    expect(await call("/api/fs/copy", { src_dir: "/s3", dst_dir: "/dav", names: ["mine.txt"] }, token)).toEqual({
+    expect(await post("/api/fs/copy", { src_dir: "/s3", dst_dir: "/dav", names: ["mine.txt"] }, token)).toEqual({
       code: 403,
       message: "permission denied",
       data: null,
     });
     expect(await davText("/mine.txt")).toBeNull();
-    expect((await call("/api/fs/remove", { dir: "/s3", names: ["mine.txt"] }, token)).message).toBe(
+    expect((await post("/api/fs/remove", { dir: "/s3", names: ["mine.txt"] }, token)).message).toBe(
       "permission denied",
     );
     expect((await upload("/s3/theirs.txt", "x", { "Content-Length": "1" }, token)).message).toBe("permission denied");
     expect(await s3Text("w/mine.txt")).toBe("mine");
     expect(await s3Text("w/theirs.txt")).toBeNull();
-  });
-});
-
-describe("writes that take a subtree, hidden paths, anchored folders and write metas", () => {
-  const EVERY_CHANGE = 8 | 16 | 32 | 64 | 128;
-  beforeEach(() => sql("DELETE FROM metas"));
-
-  it("a copy or move out of an Alias holds its target to the target's meta password", async () => {
-    await upload("/s3/vault/secret.txt", "secret", { "Content-Length": "6" });
-    await call("/api/fs/mkdir", { path: "/s3/out" });
-    expect((await create("/al", "Alias", { paths: "/s3/vault" })).code).toBe(200);
-    expect((await call("/api/admin/meta/create", { path: "/s3/vault", password: "pw", p_sub: true })).code).toBe(200);
-    // Every change bit at / (so the alias itself is no obstacle), but not the skip-password bit.
-    const token = await member(admin, "alias-copier", { "/": EVERY_CHANGE });
-    const refused = { code: 403, message: "password is incorrect or you have no permission", data: null };
-    for (const route of ["/api/fs/copy", "/api/fs/move"]) {
-      expect(await call(route, { src_dir: "/al", dst_dir: "/s3/out", names: ["secret.txt"] }, token), route).toEqual(
-        refused,
-      );
-    }
-    expect([await s3Text("w/vault/secret.txt"), await s3Text("w/out/secret.txt")]).toEqual(["secret", null]);
-    // With the target's password the copy goes through.
-    expect(
-      (await call("/api/fs/copy", { src_dir: "/al", dst_dir: "/s3/out", names: ["secret.txt"], password: "pw" }, token))
-        .code,
-    ).toBe(200);
-    expect(await s3Text("w/out/secret.txt")).toBe("secret");
-  });
-
-  it("a copy, move, remove or rename that takes a folder needs every meta password inside it, also when named from its parent", async () => {
-    await upload("/s3/g/locked/in.txt", "in", { "Content-Length": "2" });
-    await call("/api/fs/mkdir", { path: "/s3/g2" });
-    expect((await call("/api/admin/meta/create", { path: "/s3/g/locked", password: "pw", p_sub: false })).code).toBe(
-      200,
-    );
-    const token = await member(admin, "subtree", { "/": EVERY_CHANGE });
-    const refused = {
-      code: 403,
-      message: "locked is or holds a password-protected folder: give its password",
-      data: null,
-    };
-    for (const route of ["/api/fs/copy", "/api/fs/move"]) {
-      expect(await call(route, { src_dir: "/s3/g", dst_dir: "/s3/g2", names: ["locked"] }, token), route).toEqual(
-        refused,
-      );
-      expect(
-        await call(route, { src_dir: "/s3/g", dst_dir: "/s3/g2", names: ["locked"], password: "wrong" }, token),
-        route,
-      ).toEqual(refused);
-    }
-    expect(await call("/api/fs/remove", { dir: "/s3/g", names: ["locked"] }, token)).toEqual(refused);
-    const renameRefused = { code: 403, message: "Path is password-protected and cannot be renamed.", data: null };
-    expect(await call("/api/fs/rename", { path: "/s3/g", name: "g3" }, token)).toEqual(renameRefused);
-    expect(
-      await call(
-        "/api/fs/batch_rename",
-        { src_dir: "/s3", rename_objects: [{ src_name: "g", new_name: "g3" }] },
-        token,
-      ),
-    ).toEqual(renameRefused);
-    expect((await call("/api/fs/remove_empty_directory", { src_dir: "/s3/g" }, token)).message).toBe(
-      "g is or holds a password-protected folder: give its password",
-    );
-    expect([
-      await s3Text("w/g/locked/in.txt"),
-      await s3Text("w/g2/locked/in.txt"),
-      await s3Text("w/g3/locked/in.txt"),
-    ]).toEqual(["in", null, null]);
-    // With the password, or as the admin (who may skip passwords), the same requests go through.
-    expect(
-      (await call("/api/fs/copy", { src_dir: "/s3/g", dst_dir: "/s3/g2", names: ["locked"], password: "pw" }, token))
-        .code,
-    ).toBe(200);
-    expect(await s3Text("w/g2/locked/in.txt")).toBe("in");
-    expect((await call("/api/fs/remove", { dir: "/s3", names: ["g", "g2"] })).code).toBe(200);
-    expect(await s3Text("w/g/locked/in.txt")).toBeNull();
-  });
-
-  it("a user without the see-hides bit reaches nothing below a hidden name, to read or to write", async () => {
-    await upload("/s3/h/secret/in.txt", "in", { "Content-Length": "2" });
-    await upload("/s3/h/shown.txt", "shown", { "Content-Length": "5" });
-    expect((await call("/api/admin/meta/create", { path: "/s3/h", hide: "^secret$", h_sub: false })).code).toBe(200);
-    const token = await member(admin, "unseeing", { "/": EVERY_CHANGE });
-    const denied = { code: 403, message: "password is incorrect or you have no permission", data: null };
-    expect(await call("/api/fs/get", { path: "/s3/h/secret/in.txt" }, token)).toEqual(denied);
-    expect(await upload("/s3/h/secret/new.txt", "new", { "Content-Length": "3" }, token)).toEqual(denied);
-    expect(await upload("/s3/h/secret", "x", { "Content-Length": "1" }, token)).toEqual(denied);
-    expect(await call("/api/fs/remove", { dir: "/s3/h", names: ["secret"] }, token)).toEqual(denied);
-    expect(await call("/api/fs/copy", { src_dir: "/s3/h", dst_dir: "/s3", names: ["secret"] }, token)).toEqual(denied);
-    expect(await call("/api/fs/move", { src_dir: "/s3/h/secret", dst_dir: "/s3", names: ["in.txt"] }, token)).toEqual(
-      denied,
-    );
-    expect(await call("/api/fs/rename", { path: "/s3/h/secret/in.txt", name: "out.txt" }, token)).toEqual(denied);
-    // Nor may a name be renamed onto a hidden one.
-    expect(await call("/api/fs/rename", { path: "/s3/h/shown.txt", name: "secret", overwrite: true }, token)).toEqual(
-      denied,
-    );
-    expect([
-      await s3Text("w/h/secret/in.txt"),
-      await s3Text("w/h/secret/new.txt"),
-      await s3Text("w/secret/in.txt"),
-      await s3Text("w/h/shown.txt"),
-    ]).toEqual(["in", null, null, "shown"]);
-    // The admin sees hidden names.
-    expect((await call("/api/fs/get", { path: "/s3/h/secret/in.txt" })).code).toBe(200);
-    expect((await call("/api/fs/remove", { dir: "/s3", names: ["h"] })).code).toBe(200);
-  });
-
-  it("a copy, move or rename of a folder never carries hidden names out from under the rule that hides them", async () => {
-    await upload("/s3/hs/hh/x.txt", "x", { "Content-Length": "1" });
-    await upload("/s3/hs/shown.txt", "shown", { "Content-Length": "5" });
-    await call("/api/fs/mkdir", { path: "/s3/out" });
-    // The rule sits on the folder itself: a copy or the moved folder would be under it no more.
-    expect((await call("/api/admin/meta/create", { path: "/s3/hs", hide: "^hh$", h_sub: false })).code).toBe(200);
-    const token = await member(admin, "hide-carrier", { "/": EVERY_CHANGE });
-    const refused = {
-      code: 403,
-      message: "hs holds hidden items: only a user who may see hidden items can copy, move or rename it",
-      data: null,
-    };
-    for (const route of ["/api/fs/copy", "/api/fs/move"])
-      expect(await call(route, { src_dir: "/s3", dst_dir: "/s3/out", names: ["hs"] }, token), route).toEqual(refused);
-    expect(await call("/api/fs/rename", { path: "/s3/hs", name: "hs2" }, token)).toEqual(refused);
-    expect(
-      await call(
-        "/api/fs/batch_rename",
-        { src_dir: "/s3", rename_objects: [{ src_name: "hs", new_name: "hs2" }] },
-        token,
-      ),
-    ).toEqual(refused);
-    expect(await call("/api/fs/recursive_move", { src_dir: "/s3/hs", dst_dir: "/s3/out" }, token)).toEqual(refused);
-    expect([await s3Text("w/hs/hh/x.txt"), await s3Text("w/out/hs/hh/x.txt"), await s3Text("w/hs2/hh/x.txt")]).toEqual([
-      "x",
-      null,
-      null,
-    ]);
-    // A file beside the rule takes nothing hidden with it; a see-hides holder may take the folder.
-    expect(
-      (await call("/api/fs/copy", { src_dir: "/s3/hs", dst_dir: "/s3/out", names: ["shown.txt"] }, token)).code,
-    ).toBe(200);
-    const seer = await member(admin, "hide-seer", { "/": EVERY_CHANGE | 1 });
-    expect((await call("/api/fs/copy", { src_dir: "/s3", dst_dir: "/s3/out", names: ["hs"] }, seer)).code).toBe(200);
-    expect(await s3Text("w/out/hs/hh/x.txt")).toBe("x");
-    // A rule inherited from above (h_sub) that also covers the destination hides the copy there too.
-    await sql("DELETE FROM metas");
-    expect((await call("/api/admin/meta/create", { path: "/s3", hide: "^hh$", h_sub: true })).code).toBe(200);
-    expect(
-      (await call("/api/fs/copy", { src_dir: "/s3", dst_dir: "/s3/out", names: ["hs"], overwrite: true }, token)).code,
-    ).toBe(200);
-    expect((await call("/api/fs/remove", { dir: "/s3", names: ["hs", "out"] })).code).toBe(200);
-  });
-
-  it("refuses renaming, moving or removing the caller's base path, its scope roots, a mount point and a folder holding one", async () => {
-    await upload("/s3/home/team/f.txt", "f", { "Content-Length": "1" });
-    await call("/api/fs/mkdir", { path: "/s3/home/sub" });
-    const token = await member(
-      admin,
-      "anchored",
-      { "/": EVERY_CHANGE, "/s3/home/team": EVERY_CHANGE },
-      { base_path: "/s3/home" },
-    );
-    const base = "your base path and the folders above it cannot be renamed, moved or removed";
-    const scope = "a folder your permissions start at (and the folders above it) cannot be renamed, moved or removed";
-    expect(await call("/api/fs/rename", { path: "/", name: "elsewhere" }, token)).toEqual({
-      code: 403,
-      message: base,
-      data: null,
-    });
-    expect((await call("/api/fs/rename", { path: "/team", name: "crew" }, token)).message).toBe(scope);
-    expect((await call("/api/fs/move", { src_dir: "/", dst_dir: "/sub", names: ["team"] }, token)).message).toBe(scope);
-    expect((await call("/api/fs/remove", { dir: "/", names: ["team"] }, token)).message).toBe(scope);
-    expect(await s3Text("w/home/team/f.txt")).toBe("f");
-
-    expect((await create("/s3/mnt/inner", "S3", { ...s3Addition(), root_folder_path: "/inner-w" })).code).toBe(200);
-    await upload("/s3/mnt/keep.txt", "keep", { "Content-Length": "4" });
-    const holds =
-      "a folder holding a storage's mount point cannot be renamed, moved or removed: change the storage's mount path on the storage page";
-    expect(await call("/api/fs/remove", { dir: "/s3", names: ["mnt"] })).toEqual({
-      code: 403,
-      message: holds,
-      data: null,
-    });
-    expect((await call("/api/fs/rename", { path: "/s3/mnt", name: "mount" })).message).toBe(holds);
-    expect((await call("/api/fs/move", { src_dir: "/s3", dst_dir: "/s3/home", names: ["mnt"] })).message).toBe(holds);
-    expect(
-      (await call("/api/fs/batch_rename", { src_dir: "/s3", rename_objects: [{ src_name: "mnt", new_name: "mount" }] }))
-        .message,
-    ).toBe(holds);
-    expect((await call("/api/fs/remove", { dir: "/s3/mnt", names: ["inner"] })).message).toBe(
-      "delete root folder is not allowed, please goto the manage page to delete the storage instead",
-    );
-    expect((await call("/api/fs/rename", { path: "/s3/mnt/inner", name: "x" })).message).toBe(
-      "a storage's root is renamed by changing its mount path",
-    );
-    expect(await s3Text("w/mnt/keep.txt")).toBe("keep");
-    // A copy changes nothing at its source: it goes through.
-    expect((await call("/api/fs/copy", { src_dir: "/s3", dst_dir: "/s3/home", names: ["mnt"] })).code).toBe(200);
-    expect(await s3Text("w/home/mnt/keep.txt")).toBe("keep");
-    await sql("DELETE FROM storages WHERE mount_path = '/s3/mnt/inner'");
-    expect((await call("/api/fs/remove", { dir: "/s3", names: ["home", "mnt"] })).code).toBe(200);
-  });
-
-  it("a write meta without w_sub opens its own folder to uploads and new folders, not the folders below: as fs/list's write flag says", async () => {
-    await call("/api/fs/mkdir", { path: "/s3/open" });
-    expect((await call("/api/admin/meta/create", { path: "/s3/open", write: true, w_sub: false })).code).toBe(200);
-    const token = await member(admin, "meta-writer", { "/": 0 });
-    expect((await call("/api/fs/list", { path: "/s3/open" }, token)).data.write).toBe(true);
-    expect(await upload("/s3/open/a.txt", "a", { "Content-Length": "1" }, token)).toEqual({
-      code: 200,
-      message: "success",
-      data: null,
-    });
-    expect(await s3Text("w/open/a.txt")).toBe("a");
-    expect((await call("/api/fs/mkdir", { path: "/s3/open/d" }, token)).code).toBe(200);
-    expect((await call("/api/fs/list", { path: "/s3/open/d" }, token)).data.write).toBe(false);
-    expect((await upload("/s3/open/d/b.txt", "b", { "Content-Length": "1" }, token)).message).toBe("permission denied");
-    expect((await call("/api/fs/mkdir", { path: "/s3/open/d/e" }, token)).message).toBe("permission denied");
-    expect((await call("/api/fs/list", { path: "/s3" }, token)).data.write).toBe(false);
-    expect((await upload("/s3/beside.txt", "x", { "Content-Length": "1" }, token)).message).toBe("permission denied");
-    // The grant writes; it neither removes nor renames.
-    expect((await call("/api/fs/remove", { dir: "/s3/open", names: ["a.txt"] }, token)).message).toBe(
-      "permission denied",
-    );
-    expect((await call("/api/fs/rename", { path: "/s3/open/a.txt", name: "b.txt" }, token)).message).toBe(
-      "permission denied",
-    );
-    expect([await s3Text("w/open/a.txt"), await s3Text("w/open/d/b.txt"), await s3Text("w/beside.txt")]).toEqual([
-      "a",
-      null,
-      null,
-    ]);
-    expect((await call("/api/fs/remove", { dir: "/s3", names: ["open"] })).code).toBe(200);
   });
 });
 
@@ -601,7 +376,7 @@ describe("uploads whose body ends before its Content-Length", () => {
               : expect.stringMatching(/^the upload ended early: \d+ of its 200000 bytes arrived$/),
           data: null,
         });
-        expect((await call("/api/fs/get", { path: `${mount}/cut/${how}.txt` })).message, `${mount} ${how}`).toBe(
+        expect((await post("/api/fs/get", { path: `${mount}/cut/${how}.txt` })).message, `${mount} ${how}`).toBe(
           "object not found",
         );
       }
@@ -622,7 +397,7 @@ describe("uploads whose body ends before its Content-Length", () => {
               : expect.stringMatching(/^the upload ended early: \d+ of its 200000 bytes arrived$/),
           data: null,
         });
-        expect((await call("/api/fs/get", { path: `${mount}/quiet/${how}.txt` })).message, `${mount} ${how}`).toBe(
+        expect((await post("/api/fs/get", { path: `${mount}/quiet/${how}.txt` })).message, `${mount} ${how}`).toBe(
           "object not found",
         );
       }
@@ -661,7 +436,7 @@ describe("uploads whose body ends before its Content-Length", () => {
         message: "the form ended before its Content-Length",
         data: null,
       });
-      expect((await call("/api/fs/get", { path: `${mount}/form-cut.txt` })).message, mount).toBe("object not found");
+      expect((await post("/api/fs/get", { path: `${mount}/form-cut.txt` })).message, mount).toBe("object not found");
     }
   });
 });

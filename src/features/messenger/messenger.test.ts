@@ -1,8 +1,8 @@
 // The web UI's messenger page: it polls message/get every second and shows what it gets; its Send
 // button posts message/send and shows the reply's message.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { postJson, signInAdmin, signInMember } from "../../../test/support/auth.ts";
-import { createUnitFixture, type UnitFixture } from "../../../test/support/unit.ts";
+import { signInAdmin, signInMember } from "../../../test/support/auth.ts";
+import { api, createUnitFixture, type UnitFixture } from "../../../test/support/unit.ts";
 
 let fixture: UnitFixture;
 let admin: string;
@@ -13,12 +13,10 @@ beforeAll(async () => {
 });
 afterAll(() => fixture?.close());
 
-const post = async (path: string, body: unknown, token = admin) =>
-  (await (await postJson(fixture, path, body, { Authorization: token })).json()) as {
-    code: number;
-    message: string;
-    data: unknown;
-  };
+const { post } = api(
+  () => fixture,
+  () => admin,
+);
 
 describe("the messenger", () => {
   it("answers an empty inbox as OpenList does (the page polls past it without a toast or an entry)", async () => {

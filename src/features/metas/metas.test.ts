@@ -3,15 +3,15 @@
 // src/features/fs/read.test.ts.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { send, signInAdmin, signInMember } from "../../../test/support/auth.ts";
-import { createUnitFixture, type UnitFixture } from "../../../test/support/unit.ts";
-
-type Envelope = { code: number; message: string; data: any };
+import { api, createUnitFixture, type Envelope, type UnitFixture } from "../../../test/support/unit.ts";
 
 let fixture: UnitFixture;
 let admin: string;
 
-const post = async (path: string, body: unknown, auth = admin): Promise<Envelope> =>
-  (await send(fixture, "POST", path, body, auth ? { Authorization: auth } : {})).json() as Promise<Envelope>;
+const { post } = api(
+  () => fixture,
+  () => admin,
+);
 
 /** A user with one role of the given scopes, signed in. */
 const member = (

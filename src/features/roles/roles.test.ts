@@ -3,10 +3,15 @@ import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { hashStaticHash, staticHash } from "../../auth/password.ts";
 import { roles, settings, users } from "../../db/schema.ts";
-import { getAs, login, postJson, send } from "../../../test/support/auth.ts";
-import { createUnitFixture, readEnvelope, TEST_ADMIN_PASSWORD, type UnitFixture } from "../../../test/support/unit.ts";
-
-type Envelope = { code: number; message: string; data: any };
+import { getAs, login, send } from "../../../test/support/auth.ts";
+import {
+  api,
+  createUnitFixture,
+  type Envelope,
+  readEnvelope,
+  TEST_ADMIN_PASSWORD,
+  type UnitFixture,
+} from "../../../test/support/unit.ts";
 
 let fixture: UnitFixture;
 let adminToken: string;
@@ -17,10 +22,10 @@ beforeAll(async () => {
 afterAll(() => fixture.close());
 
 const get = (path: string, token = adminToken): Promise<Envelope> => getAs(fixture, path, token);
-async function post(path: string, body?: unknown, token = adminToken): Promise<Envelope> {
-  if (body !== undefined) return readEnvelope(await postJson(fixture, path, body, { Authorization: token }));
-  return readEnvelope(await fixture.request(path, { method: "POST", headers: { Authorization: token } }));
-}
+const { post } = api(
+  () => fixture,
+  () => adminToken,
+);
 
 async function createRole(fields: Record<string, unknown>): Promise<any> {
   const body = await post("/api/admin/role/create", fields);

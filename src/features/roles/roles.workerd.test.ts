@@ -2,10 +2,10 @@
 // the guard is one, each endpoint's own work one more.
 import { beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { sql } from "../../../test/support/libsql-http.ts";
-import { call, callApi, inTrips, signIn } from "../../../test/support/workerd-client.ts";
+import { apiAs, call, inTrips, signIn } from "../../../test/support/workerd-client.ts";
 
 const get = (path: string, token = admin) => call(path, { headers: { Authorization: token } });
-const post = (path: string, body?: unknown, token = admin) => callApi(token, path, body);
+const { post } = apiAs(() => admin);
 
 let admin: string;
 beforeAll(async () => {

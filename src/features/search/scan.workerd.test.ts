@@ -3,18 +3,19 @@
 // found by search, a second start refused while one runs, and a wide tree stopped mid-way.
 import { exports } from "cloudflare:workers";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { poll } from "../../../test/support/poll.ts";
 import { sql } from "../../../test/support/libsql-http.ts";
 import { davAddition, s3Addition, s3Put, upstreamDav } from "../../../test/support/upstreams.ts";
-import { callApi, type Envelope, signIn } from "../../../test/support/workerd-client.ts";
+import { apiAs, type Envelope, signIn } from "../../../test/support/workerd-client.ts";
 
 /** Folders of the WebDAV tree, each with one inside: far more steps than a stop right after the start lets run. */
 const WIDE = 80;
 const DAV_ROOT = "/library/scan-wide";
 
 let admin: string;
-const call = (path: string, body?: unknown) => callApi(admin, path, body);
+const { post } = apiAs(() => admin);
 const found = async (keywords: string) =>
-  ((await call("/api/fs/search", { parent: "/", keywords })).data.content as { parent: string; name: string }[]).map(
+  ((await post("/api/fs/search", { parent: "/", keywords })).data.content as { parent: string; name: string }[]).map(
     (item) => `${item.parent}/${item.name}`,
   );
 
@@ -27,12 +28,7 @@ async function progress(): Promise<Envelope> {
 
 /** Polls the progress, as the page does (each poll moves the scan on), until the scan is done. */
 async function scanned(): Promise<{ obj_count: number; is_done: boolean }> {
-  for (let i = 0; i < 200; i++) {
-    const now = await progress();
-    if (now.data.is_done) return now.data;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error("the scan did not finish");
+  return (await poll(progress, (now) => now.data.is_done, { timeoutMs: 10_000, what: "scanned" })).data;
 }
 
 beforeAll(async () => {
@@ -51,13 +47,13 @@ beforeAll(async () => {
   );
   await sql("DELETE FROM search_nodes");
   await sql("DELETE FROM search_queue");
-  const made = await call("/api/admin/storage/create", {
+  const made = await post("/api/admin/storage/create", {
     mount_path: "/scanned",
     driver: "S3",
     addition: JSON.stringify({ ...s3Addition(), root_folder_path: "/scan" }),
   });
   expect(made.code, made.message).toBe(200);
-  const wide = await call("/api/admin/storage/create", {
+  const wide = await post("/api/admin/storage/create", {
     mount_path: "/scanned-wide",
     driver: "WebDav",
     addition: JSON.stringify(davAddition(DAV_ROOT)),
@@ -78,7 +74,7 @@ describe("the manual scan", () => {
   it("answers its progress before any scan ran, even without a search engine (the page polls it on load)", async () => {
     expect(await progress()).toEqual({ code: 200, message: "success", data: { obj_count: 0, is_done: true } });
     // Starting one needs the index it writes into.
-    expect(await call("/api/admin/scan/start", { path: "/scanned/docs", limit: 0 })).toEqual({
+    expect(await post("/api/admin/scan/start", { path: "/scanned/docs", limit: 0 })).toEqual({
       code: 500,
       message: "search not available",
       data: null,
@@ -88,7 +84,7 @@ describe("the manual scan", () => {
   it("re-lists a folder's whole tree into the index: its progress counts the entries, search finds them", async () => {
     await sql("UPDATE settings SET value = 'database' WHERE key = 'search_index'");
     expect(await found("scanned")).toEqual([]);
-    expect(await call("/api/admin/scan/start", { path: "/scanned/docs", limit: 0 })).toEqual({
+    expect(await post("/api/admin/scan/start", { path: "/scanned/docs", limit: 0 })).toEqual({
       code: 200,
       message: "success",
       data: null,
@@ -96,7 +92,7 @@ describe("the manual scan", () => {
     // docs holds alpha and sub; sub holds beta.
     expect(await scanned()).toEqual({ obj_count: 3, is_done: true });
     expect(await found("scanned")).toEqual(["/scanned/docs/alpha-scanned.txt", "/scanned/docs/sub/beta-scanned.txt"]);
-    expect(await call("/api/admin/scan/stop")).toEqual({
+    expect(await post("/api/admin/scan/stop")).toEqual({
       code: 400,
       message: "manual scan is not running",
       data: null,
@@ -104,13 +100,13 @@ describe("the manual scan", () => {
   });
 
   it("refuses a second start while one runs, and stops mid-way: what was listed stays, nothing more is written", async () => {
-    expect((await call("/api/admin/scan/start", { path: "/scanned-wide" })).code).toBe(200);
-    expect(await call("/api/admin/scan/start", { path: "/scanned/docs" })).toEqual({
+    expect((await post("/api/admin/scan/start", { path: "/scanned-wide" })).code).toBe(200);
+    expect(await post("/api/admin/scan/start", { path: "/scanned/docs" })).toEqual({
       code: 400,
       message: "manual scan is running, please try later",
       data: null,
     });
-    expect(await call("/api/admin/scan/stop")).toEqual({ code: 200, message: "success", data: null });
+    expect(await post("/api/admin/scan/stop")).toEqual({ code: 200, message: "success", data: null });
     const stopped = (await progress()).data;
     expect(stopped.is_done).toBe(true);
     expect(stopped.obj_count).toBeLessThan(WIDE * 3);
@@ -118,7 +114,7 @@ describe("the manual scan", () => {
     // A step still running when the stop came writes nothing: its claim is gone.
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect((await progress()).data).toEqual(stopped);
-    const listed = (await call("/api/fs/search", { parent: "/scanned-wide", keywords: "wide", per_page: 1 })).data
+    const listed = (await post("/api/fs/search", { parent: "/scanned-wide", keywords: "wide", per_page: 1 })).data
       .total;
     expect(listed).toBeLessThan(WIDE);
     // The earlier scan's entries are still there.

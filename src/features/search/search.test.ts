@@ -6,20 +6,27 @@ import fc from "fast-check";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { runBatch } from "../../db/plan.ts";
 import { metas, searchGrams, searchNodes, searchQueue, settings, storages } from "../../db/schema.ts";
-import { send, signInAdmin, signInMember } from "../../../test/support/auth.ts";
-import { backgroundContext, createUnitFixture, testEnv, type UnitFixture } from "../../../test/support/unit.ts";
+import { signInAdmin, signInMember } from "../../../test/support/auth.ts";
+import {
+  api,
+  backgroundContext,
+  createUnitFixture,
+  type Envelope,
+  testEnv,
+  type UnitFixture,
+} from "../../../test/support/unit.ts";
 import { Permission } from "../fs/rules.ts";
 import { keywordsOf, searchPatterns } from "./rules.ts";
 import { runBuild } from "./build.ts";
 import { clearIndex, copySubtree, deleteSubtree, finishStep, moveSubtree, startBuild, upsertEntries } from "./store.ts";
 
-type Envelope = { code: number; message: string; data: any };
-
 let fixture: UnitFixture;
 let admin: string;
 
-const post = async (path: string, body: unknown, auth = admin): Promise<Envelope> =>
-  (await send(fixture, "POST", path, body, { Authorization: auth })).json() as Promise<Envelope>;
+const { post } = api(
+  () => fixture,
+  () => admin,
+);
 const search = (body: Record<string, unknown>, auth = admin) => post("/api/fs/search", body, auth);
 const names = (envelope: Envelope) => envelope.data.content.map((item: any) => `${item.parent}|${item.name}`);
 

@@ -4,15 +4,16 @@
 import { exports } from "cloudflare:workers";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { dav } from "../../../test/support/dav-client.ts";
+import { poll } from "../../../test/support/poll.ts";
 import { sql } from "../../../test/support/libsql-http.ts";
 import { davAddition, s3Addition, s3Put, upstreamDav } from "../../../test/support/upstreams.ts";
-import { callApi, type Envelope, inTrips, member, signIn } from "../../../test/support/workerd-client.ts";
+import { apiAs, type Envelope, inTrips, member, signIn } from "../../../test/support/workerd-client.ts";
 
 const DAV_ROOT = "/library/searched";
 
 let admin: string;
-const call = (path: string, body?: unknown, token = admin) => callApi(token, path, body);
-const search = (body: Record<string, unknown>, token = admin) => call("/api/fs/search", body, token);
+const { post } = apiAs(() => admin);
+const search = (body: Record<string, unknown>, token = admin) => post("/api/fs/search", body, token);
 const found = (reply: Envelope) => reply.data.content.map((item: any) => `${item.parent}/${item.name}`);
 
 async function progress(): Promise<any> {
@@ -24,12 +25,7 @@ async function progress(): Promise<any> {
 
 /** Polls the progress (each poll also moves the build on) until the build is done. */
 async function builtIndex(): Promise<any> {
-  for (let i = 0; i < 100; i++) {
-    const now = await progress();
-    if (now.is_done) return now;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error("the build did not finish");
+  return poll(progress, (now) => now.is_done, { timeoutMs: 10_000, everyMs: 100, what: "built" });
 }
 
 const upload = async (path: string, body: string): Promise<Envelope> =>
@@ -60,19 +56,19 @@ beforeAll(async () => {
   await sql("DELETE FROM metas");
   await sql("UPDATE settings SET value = 'database' WHERE key = 'search_index'");
   await sql("UPDATE settings SET value = 'true' WHERE key = 'auto_update_index'");
-  const s3 = await call("/api/admin/storage/create", {
+  const s3 = await post("/api/admin/storage/create", {
     mount_path: "/s3",
     driver: "S3",
     addition: JSON.stringify({ ...s3Addition(), root_folder_path: "/search" }),
   });
   expect(s3.code, s3.message).toBe(200);
-  const dav = await call("/api/admin/storage/create", {
+  const dav = await post("/api/admin/storage/create", {
     mount_path: "/dav",
     driver: "WebDav",
     addition: JSON.stringify(davAddition(DAV_ROOT)),
   });
   expect(dav.code, dav.message).toBe(200);
-  expect(await call("/api/admin/index/build", { paths: ["/"], max_depth: -1 })).toEqual({
+  expect(await post("/api/admin/index/build", { paths: ["/"], max_depth: -1 })).toEqual({
     code: 200,
     message: "success",
     data: null,
@@ -180,15 +176,15 @@ describe("the index follows Gatehouse's own writes", () => {
     ]);
     // The index's changes are the one write after the request's read.
     await inTrips(2, async () =>
-      expect((await call("/api/fs/mkdir", { path: "/dav/docs/archive-2026" })).code).toBe(200),
+      expect((await post("/api/fs/mkdir", { path: "/dav/docs/archive-2026" })).code).toBe(200),
     );
     expect(found(await search({ keywords: "archive", scope: 1 }))).toEqual(["/dav/docs/archive-2026"]);
 
-    expect((await call("/api/fs/rename", { path: "/dav/docs/notes.md", name: "minutes.md" })).code).toBe(200);
+    expect((await post("/api/fs/rename", { path: "/dav/docs/notes.md", name: "minutes.md" })).code).toBe(200);
     expect(found(await search({ keywords: "notes" }))).toEqual([]);
     expect(found(await search({ keywords: "minutes" }))).toEqual(["/dav/docs/minutes.md"]);
 
-    const moved = await call("/api/fs/move", {
+    const moved = await post("/api/fs/move", {
       src_dir: "/dav/docs",
       dst_dir: "/dav/docs/archive-2026",
       names: ["minutes.md"],
@@ -196,14 +192,14 @@ describe("the index follows Gatehouse's own writes", () => {
     expect(moved.code, moved.message).toBe(200);
     expect(found(await search({ keywords: "minutes" }))).toEqual(["/dav/docs/archive-2026/minutes.md"]);
 
-    const copied = await call("/api/fs/copy", { src_dir: "/s3", dst_dir: "/s3/team", names: ["reports"] });
+    const copied = await post("/api/fs/copy", { src_dir: "/s3", dst_dir: "/s3/team", names: ["reports"] });
     expect(copied.code, copied.message).toBe(200);
     expect(found(await search({ keywords: "fresh" }))).toEqual([
       "/s3/reports/fresh-upload.txt",
       "/s3/team/reports/fresh-upload.txt",
     ]);
 
-    expect((await call("/api/fs/remove", { dir: "/s3/team", names: ["reports"] })).code).toBe(200);
+    expect((await post("/api/fs/remove", { dir: "/s3/team", names: ["reports"] })).code).toBe(200);
     expect(found(await search({ keywords: "fresh" }))).toEqual(["/s3/reports/fresh-upload.txt"]);
   });
 
@@ -228,33 +224,33 @@ describe("the index follows Gatehouse's own writes", () => {
     const finished = async (kind: string, reply: Envelope) => {
       expect(reply.code, reply.message).toBe(200);
       const id = reply.data.tasks[0].id;
-      for (let i = 0; i < 400; i++) {
-        const info = await call(`/api/task/${kind}/info?tid=${id}`);
-        if ([2, 4, 7].includes(info.data.state)) return expect(info.data).toMatchObject({ state: 2, error: "" });
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
-      throw new Error(`task ${id} did not finish`);
+      const info = await poll(
+        () => post(`/api/task/${kind}/info?tid=${id}`),
+        (info) => [2, 4, 7].includes(info.data.state),
+        { timeoutMs: 20_000, what: `task ${id} finished` },
+      );
+      expect(info.data).toMatchObject({ state: 2, error: "" });
     };
-    await finished("copy", await call("/api/fs/copy", { src_dir: "/dav", dst_dir: "/s3", names: ["crossing"] }));
+    await finished("copy", await post("/api/fs/copy", { src_dir: "/dav", dst_dir: "/s3", names: ["crossing"] }));
     expect(found(await search({ keywords: "ledger" })).sort()).toEqual([
       "/s3/crossing/deep/ledger-beta.txt",
       "/s3/crossing/ledger-alpha.txt",
     ]);
     expect(found(await search({ keywords: "deep", scope: 1 }))).toEqual(["/s3/crossing/deep"]);
     // A move: the files at their new place only, once the source is removed.
-    await finished("move", await call("/api/fs/move", { src_dir: "/s3", dst_dir: "/dav/docs", names: ["crossing"] }));
+    await finished("move", await post("/api/fs/move", { src_dir: "/s3", dst_dir: "/dav/docs", names: ["crossing"] }));
     expect(found(await search({ keywords: "ledger" })).sort()).toEqual([
       "/dav/docs/crossing/deep/ledger-beta.txt",
       "/dav/docs/crossing/ledger-alpha.txt",
     ]);
     expect(found(await search({ keywords: "crossing", scope: 1 }))).toEqual(["/dav/docs/crossing"]);
-    expect((await call("/api/fs/remove", { dir: "/dav/docs", names: ["crossing"] })).code).toBe(200);
+    expect((await post("/api/fs/remove", { dir: "/dav/docs", names: ["crossing"] })).code).toBe(200);
     expect([200, 204]).toContain((await upstreamDav("DELETE", `${DAV_ROOT}/crossing`)).status);
     // An offline download too, named by its URL.
     const downloads = inject("storageServers").downloadsUrl;
     await finished(
       "offline_download",
-      await call("/api/fs/add_offline_download", {
+      await post("/api/fs/add_offline_download", {
         path: "/s3/fetched",
         urls: [`${downloads}/bytes/1000/ledger-gamma.bin`],
         tool: "SimpleHttp",
@@ -264,13 +260,13 @@ describe("the index follows Gatehouse's own writes", () => {
     expect((await search({ keywords: "ledger" })).data.content).toEqual([
       { parent: "/s3/fetched", name: "ledger-gamma.bin", is_dir: false, size: 1000, type: 0 },
     ]);
-    expect((await call("/api/fs/remove", { dir: "/s3", names: ["fetched"] })).code).toBe(200);
+    expect((await post("/api/fs/remove", { dir: "/s3", names: ["fetched"] })).code).toBe(200);
   }, 45_000);
 
   it("update re-reads a folder changed behind Gatehouse's back", async () => {
     await s3Put("search/reports/behind-the-back.txt", "x");
     expect((await search({ keywords: "behind" })).data.total).toBe(0);
-    expect((await call("/api/admin/index/update", { paths: ["/s3/reports"], max_depth: -1 })).code).toBe(200);
+    expect((await post("/api/admin/index/update", { paths: ["/s3/reports"], max_depth: -1 })).code).toBe(200);
     // Each progress poll moves the update on, as the web UI's polls do.
     for (let i = 0; i < 50 && (await search({ keywords: "behind" })).data.total === 0; i++) {
       await progress();
@@ -283,14 +279,14 @@ describe("the index follows Gatehouse's own writes", () => {
 describe("the index admin routes", () => {
   it("are refused to a non-admin; clear empties the index", async () => {
     const user = await member(admin, "search-nonadmin", { "/": 0xffff });
-    expect(await call("/api/admin/index/build", {}, user)).toEqual({
+    expect(await post("/api/admin/index/build", {}, user)).toEqual({
       code: 403,
       message: "You are not an admin",
       data: null,
     });
-    expect(await call("/api/admin/index/clear", {}, user)).toMatchObject({ code: 403 });
+    expect(await post("/api/admin/index/clear", {}, user)).toMatchObject({ code: 403 });
     expect((await search({ keywords: "report" })).data.total).toBeGreaterThan(0);
-    expect(await call("/api/admin/index/clear")).toEqual({ code: 200, message: "success", data: null });
+    expect(await post("/api/admin/index/clear")).toEqual({ code: 200, message: "success", data: null });
     expect(await search({ keywords: "report" })).toEqual({
       code: 200,
       message: "success",

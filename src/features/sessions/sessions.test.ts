@@ -3,7 +3,13 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { hashStaticHash, staticHash } from "../../auth/password.ts";
 import { deviceSessions, settings, users } from "../../db/schema.ts";
 import { getAs, login, postJson } from "../../../test/support/auth.ts";
-import { createUnitFixture, readEnvelope, TEST_ADMIN_PASSWORD, type UnitFixture } from "../../../test/support/unit.ts";
+import {
+  api,
+  createUnitFixture,
+  readEnvelope,
+  TEST_ADMIN_PASSWORD,
+  type UnitFixture,
+} from "../../../test/support/unit.ts";
 
 let fixture: UnitFixture;
 let heidiId: number;
@@ -23,31 +29,26 @@ beforeEach(async () => {
   await fixture.db.update(settings).set({ value: "deny" }).where(eq(settings.key, "device_evict_policy"));
 });
 
-const signIn = async (username: string, device: string, extra: Record<string, string> = {}) => {
-  const body = await login(
-    fixture,
-    { username, password: username === "admin" ? TEST_ADMIN_PASSWORD : `${username} pw` },
-    { "Client-Id": device, ...extra },
-  );
-  expect(body.code, body.message).toBe(200);
-  return body.data!;
-};
+const { signIn } = api(() => fixture);
+/** `username` signed in on the device `device`; every account's password is `<name> pw` but the admin's. */
+const signInOn = (username: string, device: string, extra: Record<string, string> = {}) =>
+  signIn(username, username === "admin" ? TEST_ADMIN_PASSWORD : `${username} pw`, { "Client-Id": device, ...extra });
 const evict = async (path: string, token: string, body: unknown) =>
   readEnvelope(await postJson(fixture, path, body, { Authorization: token }));
 const setting = (key: string, value: string) => fixture.db.update(settings).set({ value }).where(eq(settings.key, key));
 
 describe("GET /api/me/sessions", () => {
   it("lists the caller's active devices with masked addresses, most recent first, and no one else's", async () => {
-    const laptop = await signIn("heidi", "laptop", { "User-Agent": "Firefox", "CF-Connecting-IP": "192.168.1.23" });
+    const laptop = await signInOn("heidi", "laptop", { "User-Agent": "Firefox", "CF-Connecting-IP": "192.168.1.23" });
     await fixture.db
       .update(deviceSessions)
       .set({ lastActive: 1000 })
       .where(eq(deviceSessions.deviceKey, laptop.device_key));
-    const phone = await signIn("heidi", "phone", {
+    const phone = await signInOn("heidi", "phone", {
       "User-Agent": "AListApp",
       "CF-Connecting-IP": "2001:db8:85a3::8a2e:370:7334",
     });
-    await signIn("ivan", "laptop");
+    await signInOn("ivan", "laptop");
 
     const body = await getAs(fixture, "/api/me/sessions", phone.token, {
       "User-Agent": "AListApp",
@@ -72,8 +73,8 @@ describe("GET /api/me/sessions", () => {
   });
 
   it("stops listing a device after it logs out", async () => {
-    const laptop = await signIn("heidi", "laptop");
-    const phone = await signIn("heidi", "phone");
+    const laptop = await signInOn("heidi", "laptop");
+    const phone = await signInOn("heidi", "phone");
     await getAs(fixture, "/api/auth/logout", laptop.token);
     const listed = await getAs(fixture, "/api/me/sessions", phone.token);
     expect(listed.data.map((s: { session_id: string }) => s.session_id)).toEqual([phone.device_key]);
@@ -90,8 +91,8 @@ describe("GET /api/me/sessions", () => {
 
 describe("POST /api/me/sessions/evict", () => {
   it("ends another device of the caller: its token is refused, the caller's own goes on", async () => {
-    const laptop = await signIn("heidi", "laptop");
-    const phone = await signIn("heidi", "phone");
+    const laptop = await signInOn("heidi", "laptop");
+    const phone = await signInOn("heidi", "phone");
     expect(await evict("/api/me/sessions/evict", phone.token, { session_id: laptop.device_key })).toEqual({
       code: 200,
       message: "success",
@@ -107,14 +108,14 @@ describe("POST /api/me/sessions/evict", () => {
   });
 
   it("can end the caller's own current session", async () => {
-    const laptop = await signIn("heidi", "laptop");
+    const laptop = await signInOn("heidi", "laptop");
     expect((await evict("/api/me/sessions/evict", laptop.token, { session_id: laptop.device_key })).code).toBe(200);
     expect((await getAs(fixture, "/api/me", laptop.token)).message).toBe("session inactive");
   });
 
   it("answers someone else's session like a missing one and leaves it alone", async () => {
-    const ivan = await signIn("ivan", "laptop");
-    const heidi = await signIn("heidi", "laptop");
+    const ivan = await signInOn("ivan", "laptop");
+    const heidi = await signInOn("heidi", "laptop");
     const notFound = { code: 404, message: "failed find session: record not found", data: null };
     expect(await evict("/api/me/sessions/evict", heidi.token, { session_id: ivan.device_key })).toEqual(notFound);
     expect(await evict("/api/me/sessions/evict", heidi.token, { session_id: "0".repeat(32) })).toEqual(notFound);
@@ -127,7 +128,7 @@ describe("POST /api/me/sessions/evict", () => {
     ["a numeric session_id", { session_id: 42 }],
     ["a JSON array", []],
   ])("answers %s with 400", async (_, body) => {
-    const heidi = await signIn("heidi", "laptop");
+    const heidi = await signInOn("heidi", "laptop");
     const envelope = await evict("/api/me/sessions/evict", heidi.token, body);
     expect(envelope.code).toBe(400);
     expect(envelope.message).toMatch(/session_id|body|json/);
@@ -136,8 +137,8 @@ describe("POST /api/me/sessions/evict", () => {
 
 describe("administrative sessions", () => {
   it("lists every user's active sessions with user_id, and evicts any of them", async () => {
-    const admin = await signIn("admin", "console");
-    const heidi = await signIn("heidi", "laptop");
+    const admin = await signInOn("admin", "console");
+    const heidi = await signInOn("heidi", "laptop");
     const listed = await getAs(fixture, "/api/admin/session/list", admin.token);
     expect(listed.data).toHaveLength(2);
     expect(listed.data.find((s: { session_id: string }) => s.session_id === heidi.device_key)).toMatchObject({
@@ -156,7 +157,7 @@ describe("administrative sessions", () => {
   });
 
   it("refuses ordinary users with 403", async () => {
-    const heidi = await signIn("heidi", "laptop");
+    const heidi = await signInOn("heidi", "laptop");
     expect(await getAs(fixture, "/api/admin/session/list", heidi.token)).toEqual({
       code: 403,
       message: "You are not an admin",
@@ -182,7 +183,7 @@ describe("paging the session lists", () => {
   const keys = (body: { data: { session_id: string }[] }) => body.data.map((s) => s.session_id);
 
   it("pages /api/me/sessions with page and per_page, most recent first, and stays a bare array", async () => {
-    const heidi = await signIn("heidi", "pager");
+    const heidi = await signInOn("heidi", "pager");
     await seed(heidiId, 30);
     const first = await getAs(fixture, "/api/me/sessions?page=1&per_page=10", heidi.token);
     expect(first.code).toBe(200);
@@ -202,7 +203,7 @@ describe("paging the session lists", () => {
   });
 
   it("pages /api/admin/session/list, and never answers more than 1000 rows at once", async () => {
-    const admin = await signIn("admin", "pager");
+    const admin = await signInOn("admin", "pager");
     const [ivan] = await fixture.db.select().from(users).where(eq(users.username, "ivan"));
     await seed(heidiId, 700);
     await seed(ivan!.id, 700);
@@ -219,8 +220,8 @@ describe("paging the session lists", () => {
 describe("max_devices", () => {
   it("with the deny policy refuses a new device over the limit, but lets a known device sign in again", async () => {
     await setting("max_devices", "2");
-    await signIn("heidi", "one");
-    await signIn("heidi", "two");
+    await signInOn("heidi", "one");
+    await signInOn("heidi", "two");
     expect(await login(fixture, { username: "heidi", password: "heidi pw" }, { "Client-Id": "three" })).toEqual({
       code: 403,
       message: "too many active devices",
@@ -233,13 +234,13 @@ describe("max_devices", () => {
   it("with evict_oldest ends the least recently used device to make room", async () => {
     await setting("max_devices", "2");
     await setting("device_evict_policy", "evict_oldest");
-    const one = await signIn("heidi", "one");
+    const one = await signInOn("heidi", "one");
     await fixture.db
       .update(deviceSessions)
       .set({ lastActive: 100 })
       .where(eq(deviceSessions.deviceKey, one.device_key));
-    const two = await signIn("heidi", "two");
-    const three = await signIn("heidi", "three");
+    const two = await signInOn("heidi", "two");
+    const three = await signInOn("heidi", "three");
     expect(await getAs(fixture, "/api/me", one.token)).toEqual({ code: 401, message: "session inactive", data: null });
     const listed = await getAs(fixture, "/api/me/sessions", three.token);
     expect(listed.data.map((s: { session_id: string }) => s.session_id).sort()).toEqual(
@@ -271,8 +272,8 @@ describe("max_devices", () => {
 
   it("counts only the user's own active sessions", async () => {
     await setting("max_devices", "1");
-    await signIn("ivan", "one");
-    const first = await signIn("heidi", "one");
+    await signInOn("ivan", "one");
+    const first = await signInOn("heidi", "one");
     await getAs(fixture, "/api/auth/logout", first.token);
     expect((await login(fixture, { username: "heidi", password: "heidi pw" }, { "Client-Id": "two" })).code).toBe(200);
   });

@@ -2,9 +2,7 @@
 // each endpoint's own work one more. (SSH keys: src/features/sshkeys/sshkeys.workerd.test.ts.)
 import { beforeAll, describe, expect, it } from "vitest";
 import { roundTrips, sql } from "../../../test/support/libsql-http.ts";
-import { call, callApi, signInAs } from "../../../test/support/workerd-client.ts";
-
-const post = (path: string, token: string, body?: unknown) => callApi(token, path, body);
+import { call, post, signInAs } from "../../../test/support/workerd-client.ts";
 
 let laptop: { token: string; device_key: string };
 let phone: { token: string; device_key: string };
@@ -26,7 +24,7 @@ describe("device sessions in workerd", () => {
 
   it("evicts in two round trips, and the evicted token is refused at once", async () => {
     const trips = await roundTrips();
-    expect(await post("/api/me/sessions/evict", phone.token, { session_id: laptop.device_key })).toEqual({
+    expect(await post("/api/me/sessions/evict", { session_id: laptop.device_key }, phone.token)).toEqual({
       code: 200,
       message: "success",
       data: null,

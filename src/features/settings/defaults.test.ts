@@ -4,8 +4,8 @@ import { eq, inArray } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { settings } from "../../db/schema.ts";
 import { settingDefinitionByKey } from "../../db/settings.ts";
-import { postJson, signInAdmin, signInMember } from "../../../test/support/auth.ts";
-import { createUnitFixture, type UnitFixture } from "../../../test/support/unit.ts";
+import { signInAdmin, signInMember } from "../../../test/support/auth.ts";
+import { api, createUnitFixture, type Envelope, type UnitFixture } from "../../../test/support/unit.ts";
 import { CLOUD_DRIVE_TOOLS } from "./rules.ts";
 
 let fixture: UnitFixture;
@@ -17,9 +17,10 @@ beforeAll(async () => {
 });
 afterAll(() => fixture?.close());
 
-type Envelope = { code: number; message: string; data: any };
-const post = async (path: string, body?: unknown, token = admin) =>
-  (await (await postJson(fixture, path, body, { Authorization: token })).json()) as Envelope;
+const { post } = api(
+  () => fixture,
+  () => admin,
+);
 const stored = async (keys: string[]) =>
   Object.fromEntries(
     (await fixture.db.select().from(settings).where(inArray(settings.key, keys))).map((row) => [row.key, row.value]),

@@ -6,7 +6,7 @@ import { inArray } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { settings } from "../../db/schema.ts";
 import { aria2Version, checkQbittorrent, parseQbittorrentUrl } from "./offline-download.ts";
-import { getAs, login, postJson } from "../../../test/support/auth.ts";
+import { getAs, login } from "../../../test/support/auth.ts";
 import {
   freePort,
   startAria2,
@@ -14,7 +14,7 @@ import {
   startSilentServer,
   type RunningService,
 } from "../../../test/support/offline-download-servers.ts";
-import { createUnitFixture, TEST_ADMIN_PASSWORD, type UnitFixture } from "../../../test/support/unit.ts";
+import { api, createUnitFixture, TEST_ADMIN_PASSWORD, type UnitFixture } from "../../../test/support/unit.ts";
 
 const ARIA2_SECRET = "aria2-test-secret-7d1f";
 const QBIT = { username: "gate keeper", password: "qb p@ss:word/1" };
@@ -41,9 +41,10 @@ afterAll(async () => {
   fixture?.close();
 });
 
-type Envelope = { code: number; message: string; data: any };
-const post = async (path: string, body: unknown) =>
-  (await (await postJson(fixture, path, body, { Authorization: token })).json()) as Envelope;
+const { post } = api(
+  () => fixture,
+  () => token,
+);
 const stored = async (...keys: string[]) =>
   Object.fromEntries(
     (await fixture.db.select().from(settings).where(inArray(settings.key, keys))).map((row) => [row.key, row.value]),

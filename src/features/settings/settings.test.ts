@@ -5,8 +5,8 @@ import { hashStaticHash, staticHash } from "../../auth/password.ts";
 import { roles, settings, users } from "../../db/schema.ts";
 import { SETTING_DEFINITIONS } from "../../db/settings.ts";
 import { REFERENCE_SETTINGS } from "../../../test/fixtures/alist-settings.ts";
-import { getAs, login, postJson, send, signInAdmin } from "../../../test/support/auth.ts";
-import { createUnitFixture, readEnvelope, type UnitFixture } from "../../../test/support/unit.ts";
+import { login, signInAdmin } from "../../../test/support/auth.ts";
+import { api, createUnitFixture, type UnitFixture } from "../../../test/support/unit.ts";
 
 /** Defaults Gatehouse changes on purpose: the logo ships with the web UI instead of loading from a CDN (docs/web-ui.md). */
 const DELIBERATE_DEFAULTS: Record<string, string> = { logo: "/images/logo.svg", favicon: "/images/logo.svg" };
@@ -40,13 +40,14 @@ beforeAll(async () => {
 });
 afterAll(() => fixture.close());
 
-const get = (path: string, token = admin) => getAs(fixture, path, token);
-const post = async (path: string, body?: unknown, token = admin) => {
-  const response = await (body === undefined
-    ? fixture.request(path, { method: "POST", headers: { Authorization: token } })
-    : postJson(fixture, path, body, { Authorization: token }));
-  return (await response.json()) as { code: number; message: string; data: any };
-};
+const {
+  post,
+  get,
+  send: request,
+} = api(
+  () => fixture,
+  () => admin,
+);
 const save = (items: unknown) => post("/api/admin/setting/save", items);
 const storedRows = async (...keys: string[]) => fixture.db.select().from(settings).where(inArray(settings.key, keys));
 const storedValue = async (key: string) => (await storedRows(key))[0]?.value;
@@ -64,17 +65,18 @@ const ROUTES: [method: "GET" | "POST", path: string, body?: unknown][] = [
 ];
 
 describe("every setting route is for admins only", () => {
-  const call = async (method: string, path: string, body: unknown, authorization?: string) =>
-    readEnvelope(await send(fixture, method, path, body, authorization ? { Authorization: authorization } : {}));
-
   it.each(ROUTES)("%s %s: no token 401, a non-admin 403, and nothing changes", async (method, path, body) => {
     const before = await fixture.db.select().from(settings);
-    expect(await call(method, path, body)).toEqual({
+    expect(await request(method, path, body, "")).toEqual({
       code: 401,
       message: "Guest user is disabled, login please",
       data: null,
     });
-    expect(await call(method, path, body, member)).toEqual({ code: 403, message: "You are not an admin", data: null });
+    expect(await request(method, path, body, member)).toEqual({
+      code: 403,
+      message: "You are not an admin",
+      data: null,
+    });
     expect(await fixture.db.select().from(settings)).toEqual(before);
   });
 

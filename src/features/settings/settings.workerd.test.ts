@@ -1,15 +1,10 @@
 // The setting group in workerd over Hrana/HTTP, with the round trips each endpoint costs counted
 // at the database endpoint. Every count includes the guard's one round trip (the permanent token,
 // like a login token, costs one). With a login token a save writes in the guard's batch: see the last group.
-import { exports } from "cloudflare:workers";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { roundTrips, sql } from "../../../test/support/libsql-http.ts";
-import { signIn } from "../../../test/support/workerd-client.ts";
+import { call, type Envelope, signIn } from "../../../test/support/workerd-client.ts";
 import { ADMIN_ROLE_ID } from "../../auth/roles.ts";
-
-type Envelope = { code: number; message: string; data: any };
-const call = async (path: string, init: RequestInit = {}): Promise<Envelope> =>
-  (await exports.default.fetch(new Request(`http://gatehouse.test${path}`, init))).json();
 
 let token: string;
 const as = (authorization: string, init: RequestInit = {}): RequestInit => ({

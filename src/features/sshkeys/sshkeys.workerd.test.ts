@@ -2,13 +2,11 @@
 // endpoint's own work one more.
 import { beforeAll, describe, expect, it } from "vitest";
 import { roundTrips, sql } from "../../../test/support/libsql-http.ts";
-import { call, callApi, signInAs } from "../../../test/support/workerd-client.ts";
+import { call, post, signInAs } from "../../../test/support/workerd-client.ts";
 
 // Made once with `ssh-keygen -t ed25519`; the fingerprint is what `ssh-keygen -lf` printed for it.
 const KEY = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIF830has9voa3nSKF+gYRCV98EULchtH7fXUcW3jplIh test@gatehouse";
 const FINGERPRINT = "SHA256:NmLCfiO0z3fX+xm9bHY/mv7o11XWrlXV0Ov/s9NqO9k";
-
-const post = (path: string, token: string, body?: unknown) => callApi(token, path, body);
 
 let phone: { token: string; device_key: string };
 beforeAll(async () => {
@@ -19,7 +17,7 @@ beforeAll(async () => {
 describe("SSH keys in workerd", () => {
   it("adds and deletes a key in two round trips each, lists in one", async () => {
     const addTrips = await roundTrips();
-    expect(await post("/api/me/sshkey/add", phone.token, { title: "workerd", key: KEY })).toEqual({
+    expect(await post("/api/me/sshkey/add", { title: "workerd", key: KEY }, phone.token)).toEqual({
       code: 200,
       message: "success",
       data: null,
@@ -32,7 +30,9 @@ describe("SSH keys in workerd", () => {
     expect(listed.data.content).toEqual([expect.objectContaining({ title: "workerd", fingerprint: FINGERPRINT })]);
 
     const deleteTrips = await roundTrips();
-    expect((await post(`/api/me/sshkey/delete?id=${listed.data.content[0].id}`, phone.token)).code).toBe(200);
+    expect((await post(`/api/me/sshkey/delete?id=${listed.data.content[0].id}`, undefined, phone.token)).code).toBe(
+      200,
+    );
     expect(await deleteTrips.count()).toBe(2);
     expect(await sql("SELECT count(*) FROM ssh_public_keys")).toEqual([[0]]);
   });

@@ -4,7 +4,7 @@
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { storages } from "../../db/schema.ts";
-import { postJson, signInAdmin } from "../../../test/support/auth.ts";
+import { signInAdmin } from "../../../test/support/auth.ts";
 import {
   DAV_ROOT,
   DAV_USER,
@@ -18,11 +18,9 @@ import {
   startWebdav,
   type RunningServer,
 } from "../../../test/support/storage-servers.ts";
-import { createUnitFixture, type UnitFixture } from "../../../test/support/unit.ts";
+import { api, createUnitFixture, type UnitFixture } from "../../../test/support/unit.ts";
 
 vi.mock("cloudflare:sockets", () => import("../../../test/support/storage-servers-node-sockets.ts"));
-
-type Envelope = { code: number; message: string; data: any };
 
 let fixture: UnitFixture;
 let admin: string;
@@ -39,11 +37,10 @@ afterAll(async () => {
   fixture.close();
 });
 
-const call = async (action: string, body?: unknown): Promise<Envelope> =>
-  (body === undefined
-    ? await fixture.request(`/api/admin/storage/${action}`, { method: "POST", headers: { Authorization: admin } })
-    : await postJson(fixture, `/api/admin/storage/${action}`, body, { Authorization: admin })
-  ).json();
+const { post } = api(
+  () => fixture,
+  () => admin,
+);
 const statusOf = async (id: number) =>
   (await fixture.db.select({ status: storages.status }).from(storages).where(eq(storages.id, id)))[0]?.status;
 
@@ -58,7 +55,11 @@ describe("S3 storages", () => {
     });
 
   it("a wrong secret: created with the S3 error as status (code 500); fixed by update", async () => {
-    const created = await call("create", { mount_path: "/s3", driver: "S3", addition: addition("wrong secret") });
+    const created = await post("/api/admin/storage/create", {
+      mount_path: "/s3",
+      driver: "S3",
+      addition: addition("wrong secret"),
+    });
     expect(created).toEqual({
       code: 500,
       message: expect.stringMatching(/^failed init storage but storage is already created: SignatureDoesNotMatch: /),
@@ -66,7 +67,7 @@ describe("S3 storages", () => {
     });
     expect(await statusOf(created.data.id)).toMatch(/^SignatureDoesNotMatch: /);
 
-    const fixed = await call("update", {
+    const fixed = await post("/api/admin/storage/update", {
       id: created.data.id,
       mount_path: "/s3",
       driver: "S3",
@@ -81,19 +82,30 @@ describe("WebDav storages", () => {
   it("wrong credentials fail the check; enabling after a fix checks again", async () => {
     const addition = (password: string) =>
       JSON.stringify({ address: dav.url, username: DAV_USER.username, password, root_folder_path: DAV_ROOT });
-    const created = await call("create", { mount_path: "/dav", driver: "WebDav", addition: addition("nope") });
+    const created = await post("/api/admin/storage/create", {
+      mount_path: "/dav",
+      driver: "WebDav",
+      addition: addition("nope"),
+    });
     expect(created).toEqual({
       code: 500,
       message: "failed init storage but storage is already created: wrong username or password",
       data: { id: created.data.id },
     });
     const { id } = created.data;
-    expect((await call(`disable?id=${id}`)).code).toBe(200);
+    expect((await post(`/api/admin/storage/disable?id=${id}`)).code).toBe(200);
     expect(
-      (await call("update", { id, mount_path: "/dav", driver: "WebDav", addition: addition(DAV_USER.password) })).code,
+      (
+        await post("/api/admin/storage/update", {
+          id,
+          mount_path: "/dav",
+          driver: "WebDav",
+          addition: addition(DAV_USER.password),
+        })
+      ).code,
     ).toBe(200);
     expect(await statusOf(id)).toBe("disabled");
-    expect(await call(`enable?id=${id}`)).toEqual({ code: 200, message: "success", data: null });
+    expect(await post(`/api/admin/storage/enable?id=${id}`)).toEqual({ code: 200, message: "success", data: null });
     expect(await statusOf(id)).toBe("work");
   });
 });
@@ -108,8 +120,10 @@ describe("FTP storages", () => {
         root_folder_path: FTP_ROOT,
         ...extra,
       });
-    expect((await call("create", { mount_path: "/ftp", driver: "FTP", addition: addition({}) })).code).toBe(200);
-    const missing = await call("create", {
+    expect(
+      (await post("/api/admin/storage/create", { mount_path: "/ftp", driver: "FTP", addition: addition({}) })).code,
+    ).toBe(200);
+    const missing = await post("/api/admin/storage/create", {
       mount_path: "/ftp2",
       driver: "FTP",
       addition: addition({ root_folder_path: "/gone" }),

@@ -2,13 +2,10 @@
 // S3 and WebDAV over the Workers fetch, each against the servers the global setup started on
 // 127.0.0.1; and the database round trips of every storage endpoint, counted at the libSQL endpoint.
 import { createExecutionContext, env, waitOnExecutionContext } from "cloudflare:test";
-import { exports } from "cloudflare:workers";
 import { beforeAll, beforeEach, describe, expect, inject, it } from "vitest";
 import worker from "../../index.ts";
-import { INTEGRATION_ADMIN_PASSWORD } from "../../../test/support/integration-constants.ts";
 import { roundTrips, sql } from "../../../test/support/libsql-http.ts";
-
-type Envelope = { code: number; message: string; data: any };
+import { apiAs, call, type Envelope, signIn } from "../../../test/support/workerd-client.ts";
 
 const servers = inject("storageServers");
 let admin: string;
@@ -22,23 +19,13 @@ const request = (path: string, body?: unknown) =>
     },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
-const call = async (path: string, body?: unknown): Promise<Envelope> =>
-  (await exports.default.fetch(request(path, body))).json();
+const { post } = apiAs(() => admin);
 const create = (mountPath: string, driver: string, addition: Record<string, unknown>) =>
-  call("/api/admin/storage/create", { mount_path: mountPath, driver, addition: JSON.stringify(addition) });
+  post("/api/admin/storage/create", { mount_path: mountPath, driver, addition: JSON.stringify(addition) });
 const statusOf = async (id: number) => (await sql("SELECT status FROM storages WHERE id = ?", [id]))[0]?.[0];
 
 beforeAll(async () => {
-  const login = await (
-    await exports.default.fetch(
-      new Request("http://gatehouse.test/api/auth/login", {
-        method: "POST",
-        headers: { "Content-Type": "application/json;charset=UTF-8", "Client-Id": "storages-test" },
-        body: JSON.stringify({ username: "admin", password: INTEGRATION_ADMIN_PASSWORD }),
-      }),
-    )
-  ).json<Envelope>();
-  admin = login.data.token;
+  admin = await signIn("storages-test");
 });
 beforeEach(async () => {
   await sql("DELETE FROM storages");
@@ -136,17 +123,19 @@ describe("round trips per storage endpoint (the guard's one included)", () => {
         `/bulk${i}`,
       ]);
 
-    const listed = await counted(() => call("/api/admin/storage/list?page=1&per_page=10"));
+    const listed = await counted(() =>
+      call("/api/admin/storage/list?page=1&per_page=10", { headers: { Authorization: admin } }),
+    );
     expect(listed.result.data.total).toBe(31);
     expect(listed.result.data.content).toHaveLength(10);
     expect(listed.trips).toBe(1);
 
-    const got = await counted(() => call(`/api/admin/storage/get?id=${id}`));
+    const got = await counted(() => call(`/api/admin/storage/get?id=${id}`, { headers: { Authorization: admin } }));
     expect(got.result.data.mount_path).toBe("/v");
     expect(got.trips).toBe(1);
 
     const updated = await counted(() =>
-      call("/api/admin/storage/update", { id, mount_path: "/v2", driver: "Virtual", addition: "{}" }),
+      post("/api/admin/storage/update", { id, mount_path: "/v2", driver: "Virtual", addition: "{}" }),
     );
     expect(updated.result.code).toBe(200);
     expect(updated.trips).toBe(2);
@@ -154,19 +143,19 @@ describe("round trips per storage endpoint (the guard's one included)", () => {
 
   it("disable, enable and delete 2 (the reads with the guard, one write); a refused create 1, before any check", async () => {
     const { id } = (await create("/v", "Virtual", {})).data;
-    expect((await counted(() => call(`/api/admin/storage/disable?id=${id}`))).trips).toBe(2);
-    expect((await counted(() => call(`/api/admin/storage/enable?id=${id}`))).trips).toBe(2);
-    expect((await counted(() => call(`/api/admin/storage/delete?id=${id}`))).trips).toBe(2);
+    expect((await counted(() => post(`/api/admin/storage/disable?id=${id}`))).trips).toBe(2);
+    expect((await counted(() => post(`/api/admin/storage/enable?id=${id}`))).trips).toBe(2);
+    expect((await counted(() => post(`/api/admin/storage/delete?id=${id}`))).trips).toBe(2);
     await create("/v", "Virtual", {});
     // An Alias reads the storages it points into with the guard too.
     const alias = (await create("/alias", "Alias", { paths: "/v\nnamed:/v/inner" })).data.id;
     const broken = (await create("/broken", "Alias", { paths: "/nowhere" })).data.id;
-    for (const aliasId of [alias, broken]) await call(`/api/admin/storage/disable?id=${aliasId}`);
-    const enabled = await counted(() => call(`/api/admin/storage/enable?id=${alias}`));
+    for (const aliasId of [alias, broken]) await post(`/api/admin/storage/disable?id=${aliasId}`);
+    const enabled = await counted(() => post(`/api/admin/storage/enable?id=${alias}`));
     expect(enabled.result).toEqual({ code: 200, message: "success", data: null });
     expect(enabled.trips).toBe(2);
     expect(await statusOf(alias)).toBe("work");
-    const failed = await counted(() => call(`/api/admin/storage/enable?id=${broken}`));
+    const failed = await counted(() => post(`/api/admin/storage/enable?id=${broken}`));
     expect(failed.result.code).toBe(500);
     expect(failed.result.message).toContain("/nowhere");
     expect(failed.trips).toBe(2);

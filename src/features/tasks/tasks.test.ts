@@ -4,13 +4,11 @@
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { send, signInAdmin, signInMember } from "../../../test/support/auth.ts";
-import { createUnitFixture, type UnitFixture } from "../../../test/support/unit.ts";
+import { api, createUnitFixture, type Envelope, type UnitFixture } from "../../../test/support/unit.ts";
 import type { RoleRow, UserRow } from "../../auth/store.ts";
 import { roles, storages, taskUnits, tasks, users } from "../../db/schema.ts";
 import type { MetaRow } from "../fs/rules.ts";
 import { creatorRefusal } from "./rules.ts";
-
-type Envelope = { code: number; message: string; data: any };
 
 let fixture: UnitFixture;
 let admin: string;
@@ -24,18 +22,11 @@ const recordingQueue = {
     void sent.push(...messages.map((message) => message.body)),
 } as unknown as Queue<{ id: number; ticket: number }>;
 
-const call = async (method: string, path: string, token: string, body?: unknown): Promise<Envelope> =>
-  (
-    await fixture.request(
-      path,
-      {
-        method,
-        headers: { Authorization: token, ...(body === undefined ? {} : { "Content-Type": "application/json" }) },
-        ...(body === undefined ? {} : { body: typeof body === "string" ? body : JSON.stringify(body) }),
-      },
-      { TASK_QUEUE: recordingQueue },
-    )
-  ).json() as Promise<Envelope>;
+const { send: request } = api(
+  () => fixture,
+  () => admin,
+  { TASK_QUEUE: recordingQueue },
+);
 
 async function insertTask(
   id: string,
@@ -79,7 +70,7 @@ describe("task lists", () => {
     });
     await insertTask("mine-failed", memberId, 7, { error: "upstream down" });
     await insertTask("admins", 1, 0);
-    const undone = await call("GET", "/api/task/copy/undone", member);
+    const undone = await request("GET", "/api/task/copy/undone", undefined, member);
     expect(undone).toEqual({
       code: 200,
       message: "success",
@@ -99,22 +90,22 @@ describe("task lists", () => {
         },
       ],
     });
-    expect((await call("GET", "/api/task/copy/done", member)).data.map((t: any) => [t.id, t.error])).toEqual([
-      ["mine-failed", "upstream down"],
-    ]);
-    expect((await call("GET", "/api/task/copy/undone", admin)).data.map((t: any) => t.id)).toEqual([
+    expect(
+      (await request("GET", "/api/task/copy/done", undefined, member)).data.map((t: any) => [t.id, t.error]),
+    ).toEqual([["mine-failed", "upstream down"]]);
+    expect((await request("GET", "/api/task/copy/undone", undefined, admin)).data.map((t: any) => t.id)).toEqual([
       "mine-running",
       "admins",
     ]);
-    expect((await call("GET", "/api/admin/task/copy/undone", admin)).data).toHaveLength(2);
-    expect((await call("GET", "/api/task/move/undone", admin)).data).toEqual([]);
-    expect((await call("GET", "/api/task/nope/undone", admin)).code).toBe(400);
+    expect((await request("GET", "/api/admin/task/copy/undone", undefined, admin)).data).toHaveLength(2);
+    expect((await request("GET", "/api/task/move/undone", undefined, admin)).data).toEqual([]);
+    expect((await request("GET", "/api/task/nope/undone", undefined, admin)).code).toBe(400);
   });
 
   it("refuses the guest with AList's words", async () => {
     await fixture.db.update(users).set({ disabled: false }).where(eq(users.username, "guest"));
     try {
-      expect(await call("GET", "/api/task/copy/undone", "")).toEqual({
+      expect(await request("GET", "/api/task/copy/undone", undefined, "")).toEqual({
         code: 403,
         message: "You are a guest",
         data: null,
@@ -129,16 +120,16 @@ describe("operations on one task", () => {
   it("info answers the caller's own task; someone else's, an unknown or a missing id are `task not found`", async () => {
     await insertTask("t1", memberId, 0);
     await insertTask("t2", 1, 0);
-    expect((await call("POST", "/api/task/copy/info?tid=t1", member)).data.id).toBe("t1");
+    expect((await request("POST", "/api/task/copy/info?tid=t1", undefined, member)).data.id).toBe("t1");
     const notFound = { code: 404, message: "task not found", data: null };
-    expect(await call("POST", "/api/task/copy/info?tid=t2", member)).toEqual(notFound);
-    expect(await call("POST", "/api/task/copy/info?tid=nope", member)).toEqual(notFound);
-    expect(await call("POST", "/api/task/copy/info", member)).toEqual(notFound);
+    expect(await request("POST", "/api/task/copy/info?tid=t2", undefined, member)).toEqual(notFound);
+    expect(await request("POST", "/api/task/copy/info?tid=nope", undefined, member)).toEqual(notFound);
+    expect(await request("POST", "/api/task/copy/info", undefined, member)).toEqual(notFound);
     // The id of another kind is not found under this one.
-    expect(await call("POST", "/api/task/move/info?tid=t1", member)).toEqual(notFound);
-    expect((await call("POST", "/api/task/copy/info?tid=t1", admin)).data.id).toBe("t1");
+    expect(await request("POST", "/api/task/move/info?tid=t1", undefined, member)).toEqual(notFound);
+    expect((await request("POST", "/api/task/copy/info?tid=t1", undefined, admin)).data.id).toBe("t1");
     for (const op of ["cancel", "delete", "retry"])
-      expect(await call("POST", `/api/task/copy/${op}?tid=t2`, member), op).toEqual(notFound);
+      expect(await request("POST", `/api/task/copy/${op}?tid=t2`, undefined, member), op).toEqual(notFound);
     expect((await fixture.db.select().from(tasks).where(eq(tasks.id, "t2")))[0]!.state).toBe(0);
   });
 
@@ -148,7 +139,7 @@ describe("operations on one task", () => {
       .insert(taskUnits)
       .values({ taskId: "queued", kind: "copy", payload: {}, leaseUntilMs: Date.now() + 60_000 });
     await insertTask("done", memberId, 2);
-    expect(await call("POST", "/api/task/copy/cancel?tid=queued", member)).toEqual({
+    expect(await request("POST", "/api/task/copy/cancel?tid=queued", undefined, member)).toEqual({
       code: 200,
       message: "success",
       data: null,
@@ -161,7 +152,7 @@ describe("operations on one task", () => {
       true,
     ]);
     expect((await fixture.db.select().from(taskUnits))[0]!.state).toBe("canceled");
-    expect((await call("POST", "/api/task/copy/cancel?tid=done", member)).code).toBe(200);
+    expect((await request("POST", "/api/task/copy/cancel?tid=done", undefined, member)).code).toBe(200);
     expect((await fixture.db.select().from(tasks).where(eq(tasks.id, "done")))[0]!.state).toBe(2);
   });
 
@@ -170,7 +161,7 @@ describe("operations on one task", () => {
     await fixture.db
       .insert(taskUnits)
       .values({ taskId: "busy", kind: "copy", payload: {}, state: "running", leaseUntilMs: Date.now() + 60_000 });
-    await call("POST", "/api/task/copy/cancel?tid=busy", member);
+    await request("POST", "/api/task/copy/cancel?tid=busy", undefined, member);
     expect((await fixture.db.select().from(tasks))[0]!.state).toBe(3);
   });
 
@@ -188,7 +179,7 @@ describe("operations on one task", () => {
         leaseUntilMs: 0,
       },
     ]);
-    expect((await call("POST", "/api/task/copy/retry?tid=failed", member)).code).toBe(200);
+    expect((await request("POST", "/api/task/copy/retry?tid=failed", undefined, member)).code).toBe(200);
     const [row] = await fixture.db.select().from(tasks);
     expect([row!.state, row!.error, row!.endedAtMs]).toEqual([8, "", null]);
     const units = await fixture.db.select().from(taskUnits).orderBy(taskUnits.id);
@@ -200,7 +191,7 @@ describe("operations on one task", () => {
 
     await insertTask("succeeded", memberId, 2);
     sent = [];
-    expect((await call("POST", "/api/task/copy/retry?tid=succeeded", member)).code).toBe(200);
+    expect((await request("POST", "/api/task/copy/retry?tid=succeeded", undefined, member)).code).toBe(200);
     const fresh = await fixture.db.select().from(taskUnits).where(eq(taskUnits.taskId, "succeeded"));
     expect(fresh.map((u) => [u.kind, u.payload, u.state])).toEqual([
       ["copy", { from: "/a/succeeded", toDir: "/b", name: "succeeded" }, "queued"],
@@ -213,7 +204,7 @@ describe("operations on one task", () => {
     await fixture.db
       .insert(taskUnits)
       .values({ taskId: "gone", kind: "copy", payload: {}, state: "running", leaseUntilMs: 0 });
-    expect((await call("POST", "/api/task/copy/delete?tid=gone", member)).code).toBe(200);
+    expect((await request("POST", "/api/task/copy/delete?tid=gone", undefined, member)).code).toBe(200);
     expect(await fixture.db.select().from(tasks)).toEqual([]);
     expect(await fixture.db.select().from(taskUnits)).toEqual([]);
   });
@@ -223,15 +214,15 @@ describe("batch operations and clears", () => {
   it("*_some answer {id: task not found} for the ids not the caller's; a body that is not an id array is refused", async () => {
     await insertTask("a", memberId, 0);
     await insertTask("b", 1, 0);
-    expect(await call("POST", "/api/task/copy/cancel_some", member, ["a", "b", "c"])).toEqual({
+    expect(await request("POST", "/api/task/copy/cancel_some", ["a", "b", "c"], member)).toEqual({
       code: 200,
       message: "success",
       data: { b: "task not found", c: "task not found" },
     });
-    expect((await call("POST", "/api/task/copy/delete_some", admin, ["a", "b"])).data).toEqual({});
+    expect((await request("POST", "/api/task/copy/delete_some", ["a", "b"], admin)).data).toEqual({});
     expect(await fixture.db.select().from(tasks)).toEqual([]);
     for (const body of ['{"ids":["a"]}', "[1,2]", "not json"])
-      expect(await call("POST", "/api/task/copy/retry_some", member, body), body).toEqual({
+      expect(await request("POST", "/api/task/copy/retry_some", body, member), body).toEqual({
         code: 400,
         message: "invalid request format",
         data: null,
@@ -244,13 +235,13 @@ describe("batch operations and clears", () => {
     await insertTask("failed", memberId, 7, { error: "x" });
     await insertTask("running", memberId, 1);
     await insertTask("admin-ok", 1, 2);
-    await call("POST", "/api/task/copy/clear_succeeded", member);
+    await request("POST", "/api/task/copy/clear_succeeded", undefined, member);
     const ids = async () => (await fixture.db.select({ id: tasks.id }).from(tasks)).map((r) => r.id).sort();
     expect(await ids()).toEqual(["admin-ok", "canceled", "failed", "running"]);
-    await call("POST", "/api/task/copy/retry_failed", member);
+    await request("POST", "/api/task/copy/retry_failed", undefined, member);
     expect((await fixture.db.select().from(tasks).where(eq(tasks.id, "failed")))[0]!.state).toBe(8);
     expect(sent).toHaveLength(1);
-    await call("POST", "/api/task/copy/clear_done", member);
+    await request("POST", "/api/task/copy/clear_done", undefined, member);
     expect(await ids()).toEqual(["admin-ok", "failed", "running"]);
   });
 });
@@ -285,19 +276,21 @@ describe("a retry holds a task to what its creator may do now", () => {
     const [adminRow] = await fixture.db.select({ id: users.id }).from(users).where(eq(users.username, "admin"));
     await insertTask("admins", adminRow!.id, 7, { error: "upstream down" });
     await narrowed(ALL & ~COPY, async () => {
-      expect(await call("POST", "/api/task/copy/retry?tid=copied", member)).toEqual({
+      expect(await request("POST", "/api/task/copy/retry?tid=copied", undefined, member)).toEqual({
         code: 403,
         message: cannot("copy from /a"),
         data: null,
       });
       // An admin's retry of it runs it for its creator too.
-      expect((await call("POST", "/api/task/copy/retry?tid=copied", admin)).message).toBe(cannot("copy from /a"));
-      expect((await call("POST", "/api/task/copy/retry_some", member, ["copied", "nope"])).data).toEqual({
+      expect((await request("POST", "/api/task/copy/retry?tid=copied", undefined, admin)).message).toBe(
+        cannot("copy from /a"),
+      );
+      expect((await request("POST", "/api/task/copy/retry_some", ["copied", "nope"], member)).data).toEqual({
         copied: cannot("copy from /a"),
         nope: "task not found",
       });
       // retry_failed runs the others again and says why one stays failed.
-      expect(await call("POST", "/api/task/copy/retry_failed", admin)).toEqual({
+      expect(await request("POST", "/api/task/copy/retry_failed", undefined, admin)).toEqual({
         code: 403,
         message: cannot("copy from /a"),
         data: null,
@@ -306,12 +299,14 @@ describe("a retry holds a task to what its creator may do now", () => {
       expect(sent).toHaveLength(1);
     });
     await narrowed(ALL & ~WRITE, async () => {
-      expect((await call("POST", "/api/task/copy/retry?tid=copied", member)).message).toBe(cannot("write to /b"));
+      expect((await request("POST", "/api/task/copy/retry?tid=copied", undefined, member)).message).toBe(
+        cannot("write to /b"),
+      );
     });
     expect(await stateOf("copied")).toEqual([7, "upstream down"]);
     expect(await fixture.db.select().from(taskUnits).where(eq(taskUnits.taskId, "copied"))).toEqual([]);
     // With its bits back, the same retry runs.
-    expect((await call("POST", "/api/task/copy/retry?tid=copied", member)).code).toBe(200);
+    expect((await request("POST", "/api/task/copy/retry?tid=copied", undefined, member)).code).toBe(200);
     expect(await stateOf("copied")).toEqual([8, ""]);
   });
 
@@ -322,19 +317,19 @@ describe("a retry holds a task to what its creator may do now", () => {
       payload: { unit: "fetch", url: "https://example.com/x.bin", toDir: "/b" },
     });
     await narrowed(ALL & ~OFFLINE, async () => {
-      expect(await call("POST", "/api/task/offline_download/retry?tid=download", member)).toEqual({
+      expect(await request("POST", "/api/task/offline_download/retry?tid=download", undefined, member)).toEqual({
         code: 403,
         message: cannot("download offline to /b"),
         data: null,
       });
     });
     await insertTask("orphan", 999_999, 7, { error: "x" });
-    expect((await call("POST", "/api/task/copy/retry?tid=orphan", admin)).message).toBe(
+    expect((await request("POST", "/api/task/copy/retry?tid=orphan", undefined, admin)).message).toBe(
       "the user who created this task no longer exists: it cannot run",
     );
     await fixture.db.update(users).set({ disabled: true }).where(eq(users.id, memberId));
     try {
-      expect((await call("POST", "/api/task/offline_download/retry?tid=download", admin)).message).toBe(
+      expect((await request("POST", "/api/task/offline_download/retry?tid=download", undefined, admin)).message).toBe(
         "the user who created this task is disabled: it cannot run",
       );
     } finally {
@@ -433,9 +428,9 @@ describe("copy between storages", () => {
         addition: JSON.stringify({ num_file: 2, num_folder: 1, min_file_size: 10, max_file_size: 20 }),
         modifiedAtMs: Date.UTC(2026, 2, 1),
       });
-    const listing = await call("POST", "/api/fs/list", admin, { path: "/src" });
+    const listing = await request("POST", "/api/fs/list", { path: "/src" }, admin);
     const folder = listing.data.content.find((e: any) => e.is_dir).name as string;
-    const reply = await call("POST", "/api/fs/copy", admin, { src_dir: "/src", dst_dir: "/dst", names: [folder] });
+    const reply = await request("POST", "/api/fs/copy", { src_dir: "/src", dst_dir: "/dst", names: [folder] }, admin);
     expect(reply.code, reply.message).toBe(200);
     expect(reply.data.tasks).toEqual([
       expect.objectContaining({

@@ -5,8 +5,8 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "nod
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { postJson, signInAdmin, signInMember } from "../../../test/support/auth.ts";
-import { createUnitFixture, type UnitFixture } from "../../../test/support/unit.ts";
+import { signInAdmin, signInMember } from "../../../test/support/auth.ts";
+import { api, createUnitFixture, type UnitFixture } from "../../../test/support/unit.ts";
 
 let fixture: UnitFixture;
 let admin: string;
@@ -22,9 +22,10 @@ afterAll(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-type Envelope = { code: number; message: string; data: any };
-const post = async (path: string, body: unknown, token = admin) =>
-  (await (await postJson(fixture, path, body, { Authorization: token })).json()) as Envelope;
+const { post } = api(
+  () => fixture,
+  () => admin,
+);
 const parse = (bytes: Uint8Array | string, token = admin) =>
   post("/api/fs/torrent/parse", { torrent_data: Buffer.from(bytes).toString("base64") }, token);
 

@@ -1,4 +1,5 @@
-// /api/admin/user/*: what an admin sees through the API and what it leaves in the database.
+// /api/admin/user/*: what an admin sees through the API and what it leaves in the database;
+// rules.test.ts holds what the API may do to the admin and guest accounts, and the default role.
 import { eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import {
@@ -9,16 +10,20 @@ import {
   sshPublicKeys,
   users,
 } from "../../db/schema.ts";
-import { getAs, login, postJson, send, totpCode } from "../../../test/support/auth.ts";
-import { createUnitFixture, readEnvelope, TEST_ADMIN_PASSWORD, type UnitFixture } from "../../../test/support/unit.ts";
-
-type Envelope = { code: number; message: string; data: any };
+import { login, send, totpCode } from "../../../test/support/auth.ts";
+import {
+  api,
+  createUnitFixture,
+  readEnvelope,
+  TEST_ADMIN_PASSWORD,
+  type UnitFixture,
+} from "../../../test/support/unit.ts";
 
 let fixture: UnitFixture;
 let adminToken: string;
 beforeAll(async () => {
   fixture = await createUnitFixture();
-  adminToken = await signIn("admin", TEST_ADMIN_PASSWORD);
+  adminToken = (await signIn("admin", TEST_ADMIN_PASSWORD)).token;
 });
 afterAll(() => fixture.close());
 // Every request comes from one address; failed sign-ins on purpose must not lock later tests out.
@@ -26,18 +31,10 @@ beforeEach(async () => {
   await fixture.db.delete(loginFailures);
 });
 
-async function signIn(username: string, password: string, clientId = "unit"): Promise<string> {
-  const body = await login(fixture, { username, password }, { "Client-Id": clientId });
-  expect(body, `sign-in of ${username}`).toMatchObject({ code: 200 });
-  return body.data!.token;
-}
-
-const get = (path: string, token = adminToken): Promise<Envelope> => getAs(fixture, path, token);
-/** A JSON body, or (body undefined) an empty POST without Content-Type, as the UI sends `?id=` calls. */
-async function post(path: string, body?: unknown, token = adminToken): Promise<Envelope> {
-  if (body !== undefined) return readEnvelope(await postJson(fixture, path, body, { Authorization: token }));
-  return readEnvelope(await fixture.request(path, { method: "POST", headers: { Authorization: token } }));
-}
+const { post, get, signIn } = api(
+  () => fixture,
+  () => adminToken,
+);
 
 async function createUser(fields: Record<string, unknown>): Promise<any> {
   const body = await post("/api/admin/user/create", { password: "pw of a user", ...fields });
@@ -86,7 +83,7 @@ describe("the user life cycle", () => {
   });
 
   it("lets the new user sign in with that password", async () => {
-    token = await signIn("erin", "erin pw");
+    token = (await signIn("erin", "erin pw")).token;
     expect((await get("/api/me", token)).data).toMatchObject({
       id,
       username: "erin",
@@ -212,7 +209,7 @@ describe("the user life cycle", () => {
         (s) => s.status === 1,
       ),
     ).toBe(true);
-    token = await signIn("erin", "erin pw");
+    token = (await signIn("erin", "erin pw")).token;
   });
 
   it("leaves the tokens alone when the username sent is the current one, as the web UI sends it back", async () => {
@@ -244,7 +241,7 @@ describe("the user life cycle", () => {
   it("re-enables a user, who must sign in again", async () => {
     expect((await post("/api/admin/user/update", { id, disabled: false })).data.disabled).toBe(false);
     expect(await get("/api/me", token)).toEqual({ code: 401, message: "session inactive", data: null });
-    token = await signIn("erin", "erin pw");
+    token = (await signIn("erin", "erin pw")).token;
     expect((await get("/api/me", token)).code).toBe(200);
   });
 
@@ -287,7 +284,7 @@ describe("the user life cycle", () => {
 describe("passwords", () => {
   it("a new password kills the user's tokens at once, even within the same second", async () => {
     const { id } = await createUser({ username: "frank", password: "frank pw" });
-    const token = await signIn("frank", "frank pw");
+    const token = (await signIn("frank", "frank pw")).token;
     const before = (await userRow(id))!.passwordChangedAt;
     expect((await post("/api/admin/user/update", { id, password: "frank new pw" })).code).toBe(200);
     expect((await userRow(id))!.passwordChangedAt).toBe(Math.max(Math.floor(Date.now() / 1000), before + 1));
@@ -297,7 +294,7 @@ describe("passwords", () => {
       data: null,
     });
     expect((await login(fixture, { username: "frank", password: "frank pw" })).code).toBe(400);
-    expect((await get("/api/me", await signIn("frank", "frank new pw"))).data.username).toBe("frank");
+    expect((await get("/api/me", (await signIn("frank", "frank new pw")).token)).data.username).toBe("frank");
   });
 
   it("a create without a password is refused", async () => {
@@ -329,7 +326,7 @@ describe("permissions from two roles created through the API", () => {
       role: [viewers.data.id, uploaders.data.id],
       base_path: "/media",
     });
-    const me = await get("/api/me", await signIn("gwen", "gwen pw"));
+    const me = await get("/api/me", (await signIn("gwen", "gwen pw")).token);
     expect(me.data).toMatchObject({
       id,
       role: [viewers.data.id, uploaders.data.id],
@@ -340,124 +337,6 @@ describe("permissions from two roles created through the API", () => {
         { path: "/inbox", permission: 24 },
       ],
     });
-  });
-});
-
-describe("the admin and guest accounts", () => {
-  it("cannot be deleted", async () => {
-    for (const id of [1, 2]) {
-      expect(await post(`/api/admin/user/delete?id=${id}`)).toEqual({
-        code: 400,
-        message: "admin or guest user can not be deleted",
-        data: null,
-      });
-    }
-    expect(
-      (await fixture.db.select().from(users).where(eq(users.id, 1))).length +
-        (await fixture.db.select().from(users).where(eq(users.id, 2))).length,
-    ).toBe(2);
-  });
-
-  it("the admin cannot be disabled or lose the admin role, and nothing else of that update is saved", async () => {
-    const before = await userRow(2);
-    expect(await post("/api/admin/user/update", { id: 2, disabled: true, sso_id: "changed" })).toEqual({
-      code: 400,
-      message: "admin user can not be disabled",
-      data: null,
-    });
-    for (const role of [[], [3], [2, 3], [1]]) {
-      expect(await post("/api/admin/user/update", { id: 2, role, sso_id: "changed" })).toEqual({
-        code: 400,
-        message: "cannot change role of admin user",
-        data: null,
-      });
-    }
-    expect(await userRow(2)).toEqual(before);
-    expect((await get("/api/me")).code).toBe(200);
-  });
-
-  it("the admin keeps base path / and every permission whatever is sent", async () => {
-    const body = await post("/api/admin/user/update", {
-      id: 2,
-      username: "admin",
-      role: [2],
-      disabled: false,
-      base_path: "/media",
-      permission: 3,
-      sso_id: "admin-sso",
-    });
-    expect(body.data).toEqual({
-      id: 2,
-      username: "admin",
-      password: "",
-      base_path: "/",
-      role: [2],
-      disabled: false,
-      permission: 65535,
-      otp: false,
-      sso_id: "admin-sso",
-      allow_ldap: false,
-    });
-    expect(await userRow(2)).toMatchObject({ basePath: "/", permission: 65535, ssoId: "admin-sso" });
-  });
-
-  it("the guest can be enabled, given a base path and permissions, and disabled again; its role stays", async () => {
-    const body = await post("/api/admin/user/update", {
-      id: 1,
-      disabled: false,
-      base_path: "/public",
-      permission: 1 | 256,
-    });
-    expect(body.data).toEqual({
-      id: 1,
-      username: "guest",
-      password: "",
-      base_path: "/public",
-      role: [1],
-      disabled: false,
-      permission: 257,
-      otp: false,
-      sso_id: "",
-      allow_ldap: false,
-    });
-    const anonymous = await readEnvelope(await fixture.request("/api/me"));
-    expect(anonymous.data).toMatchObject({ username: "guest", base_path: "/public", permission: 257 });
-    // An enabled guest is signed in, but not an admin.
-    expect(await readEnvelope(await fixture.request("/api/admin/user/list"))).toEqual({
-      code: 403,
-      message: "You are not an admin",
-      data: null,
-    });
-    expect(await post("/api/admin/user/update", { id: 1, role: [3] })).toEqual({
-      code: 400,
-      message: "cannot change role of guest user",
-      data: null,
-    });
-    expect((await post("/api/admin/user/update", { id: 1, disabled: true })).data.disabled).toBe(true);
-    expect(await readEnvelope(await fixture.request("/api/me"))).toEqual({
-      code: 401,
-      message: "Guest user is disabled, login please",
-      data: null,
-    });
-  });
-
-  it("nobody else can be given the admin or guest role", async () => {
-    const count = await userCount();
-    for (const role of [[2], [1], [3, 2]]) {
-      expect(await post("/api/admin/user/create", { username: "mallory", password: "pw", role })).toEqual({
-        code: 400,
-        message: "admin or guest role can not be assigned",
-        data: null,
-      });
-    }
-    expect(await userCount()).toBe(count);
-    const { id } = await createUser({ username: "henry" });
-    expect(await post("/api/admin/user/update", { id, role: [2] })).toEqual({
-      code: 400,
-      message: "admin or guest role can not be assigned",
-      data: null,
-    });
-    expect((await userRow(id))!.roleIds).toEqual([]);
   });
 });
 
@@ -539,21 +418,10 @@ describe("bad input", () => {
   });
 });
 
-describe("the default role", () => {
-  it("a user created without roles gets the role flagged default, never guest or admin", async () => {
-    expect((await createUser({ username: "olga" })).role).toEqual([]); // default_role is guest on a fresh install
-    const staff = await post("/api/admin/role/create", { name: "staff", default: true });
-    expect((await createUser({ username: "paul" })).role).toEqual([staff.data.id]);
-    expect((await createUser({ username: "quinn", role: [] })).role).toEqual([staff.data.id]);
-    await fixture.db.update(settings).set({ value: "2" }).where(eq(settings.key, "default_role"));
-    expect((await createUser({ username: "rita" })).role).toEqual([]);
-  });
-});
-
 describe("two-factor and the user cache", () => {
   it("cancel_2fa turns a user's 2FA off: /api/me shows otp false and sign-in needs no code", async () => {
     const { id } = await createUser({ username: "sam", password: "sam pw" });
-    const token = await signIn("sam", "sam pw");
+    const token = (await signIn("sam", "sam pw")).token;
     const generated = await readEnvelope(
       await fixture.request("/api/auth/2fa/generate", { method: "POST", headers: { Authorization: token } }),
     );
@@ -587,7 +455,7 @@ describe("access", () => {
   ];
   it("a signed-in user who is not an admin gets 403, and nothing changes", async () => {
     await createUser({ username: "tom", password: "tom pw" });
-    const token = await signIn("tom", "tom pw");
+    const token = (await signIn("tom", "tom pw")).token;
     const count = await userCount();
     for (const [method, path, body] of routes) {
       expect(await readEnvelope(await send(fixture, method, path, body, { Authorization: token })), path).toEqual({
@@ -621,13 +489,13 @@ describe("access", () => {
 // Last: it changes the admin's password, which ends adminToken.
 describe("resetting the admin's password", () => {
   it("works through the API and ends the admin's own tokens", async () => {
-    const other = await signIn("admin", TEST_ADMIN_PASSWORD, "other-device");
+    const other = (await signIn("admin", TEST_ADMIN_PASSWORD, { "Client-Id": "other-device" })).token;
     expect((await post("/api/admin/user/update", { id: 2, password: "new admin pw" })).code).toBe(200);
     expect(await get("/api/me", other)).toEqual({
       code: 401,
       message: "Password has been changed, login please",
       data: null,
     });
-    expect((await get("/api/me", await signIn("admin", "new admin pw"))).data.username).toBe("admin");
+    expect((await get("/api/me", (await signIn("admin", "new admin pw")).token)).data.username).toBe("admin");
   });
 });

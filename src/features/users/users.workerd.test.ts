@@ -3,10 +3,10 @@
 // src/features/roles/roles.workerd.test.ts.)
 import { beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { sql } from "../../../test/support/libsql-http.ts";
-import { call, callApi, inTrips, signIn } from "../../../test/support/workerd-client.ts";
+import { apiAs, call, inTrips, signIn } from "../../../test/support/workerd-client.ts";
 
 const get = (path: string, token = admin) => call(path, { headers: { Authorization: token } });
-const post = (path: string, body?: unknown, token = admin) => callApi(token, path, body);
+const { post } = apiAs(() => admin);
 
 let admin: string;
 beforeAll(async () => {

@@ -3,13 +3,11 @@
 // outside the front end's build folders; those folders are the assets layer's own (the browser test
 // checks them through wrangler dev).
 import { env } from "cloudflare:test";
-import { exports } from "cloudflare:workers";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { roundTrips, sql } from "../../../test/support/libsql-http.ts";
-import { callApi, signIn } from "../../../test/support/workerd-client.ts";
+import { callApi, fetchPath, signIn } from "../../../test/support/workerd-client.ts";
 
 const base = "http://gatehouse.test";
-const call = (path: string, init?: RequestInit) => exports.default.fetch(new Request(base + path, init));
 
 const PAGE_KEYS = ["site_title", "favicon", "logo", "main_color", "customize_head", "customize_body"];
 let original: unknown[][];
@@ -53,7 +51,7 @@ describe("the index page", () => {
     await setting("logo", "/images/light.svg\n/images/dark.svg");
     await setting("main_color", "#ff5500");
     const counter = await roundTrips();
-    const response = await call("/");
+    const response = await fetchPath("/");
     const html = await response.text();
     expect(await counter.count()).toBe(1);
     expect(response.status).toBe(200);
@@ -70,11 +68,11 @@ describe("the index page", () => {
   it("puts customize_head and customize_body at their markers, except on the management pages", async () => {
     await setting("customize_head", '<meta name="from-head" content="1">');
     await setting("customize_body", "<div id=from-body></div>");
-    const html = await (await call("/")).text();
+    const html = await (await fetchPath("/")).text();
     expect(html).toMatch(/<head>\s*<meta name="from-head" content="1">\s*<meta charset="utf-8" >/);
     expect(html).toMatch(/<div id="root"><\/div>\s*<div id=from-body><\/div>/);
     for (const path of ["/@manage", "/@manage/settings/site"]) {
-      const manage = await (await call(path)).text();
+      const manage = await (await fetchPath(path)).text();
       expect(manage).not.toContain("from-head");
       expect(manage).not.toContain("from-body");
     }
@@ -90,7 +88,7 @@ describe("the index page", () => {
   ])("leaves out a customize_head with %s, and the page still starts", async (_, snippet) => {
     await setting("customize_head", snippet);
     await setting("customize_body", snippet);
-    const response = await call("/movies/");
+    const response = await fetchPath("/movies/");
     const html = await response.text();
     expect(response.status).toBe(200);
     expect(html).toContain("<!-- customize_head left out: it does not end where it starts");
@@ -103,23 +101,23 @@ describe("the index page", () => {
     const snippet =
       '<!-- analytics --><script>window.x = "</div>"</script><style>a{}</style><noscript>no js</noscript>';
     await setting("customize_head", snippet);
-    expect(await (await call("/")).text()).toContain(snippet);
+    expect(await (await fetchPath("/")).text()).toContain(snippet);
   });
 
   it("answers a conditional request with 304, until a setting changes", async () => {
-    const first = await call("/");
+    const first = await fetchPath("/");
     await first.arrayBuffer();
     const etag = first.headers.get("ETag")!;
     expect(etag).toMatch(/^"[\w-]+"$/);
     expect(first.headers.get("Cache-Control")).toBe("no-cache");
 
-    const again = await call("/", { headers: { "If-None-Match": etag } });
+    const again = await fetchPath("/", { headers: { "If-None-Match": etag } });
     expect(again.status).toBe(304);
     expect(await again.text()).toBe("");
     expect(again.headers.get("ETag")).toBe(etag);
 
     await setting("site_title", "Renamed");
-    const changed = await call("/", { headers: { "If-None-Match": etag } });
+    const changed = await fetchPath("/", { headers: { "If-None-Match": etag } });
     expect(changed.status).toBe(200);
     expect(changed.headers.get("ETag")).not.toBe(etag);
     expect(await changed.text()).toContain("<title>Renamed</title>");
@@ -127,7 +125,7 @@ describe("the index page", () => {
 
   it("is the page of every deep link, whatever the client says it accepts", async () => {
     for (const path of ["/@manage/storages", "/movies/a.mkv", "/@login", "/%E4%B8%AD%E6%96%87/x.txt"]) {
-      const response = await call(path, { headers: { Accept: "application/json" } });
+      const response = await fetchPath(path, { headers: { Accept: "application/json" } });
       expect(response.status, path).toBe(200);
       expect(response.headers.get("Content-Type"), path).toBe("text/html; charset=utf-8");
       expect(await response.text(), path).toContain('<div id="root"></div>');
@@ -139,7 +137,7 @@ describe("the index page", () => {
     await setting("logo", "/images/light.svg\n/images/dark.svg");
     await setting("main_color", "#ff5500");
     const counter = await roundTrips();
-    const response = await call("/manifest.json");
+    const response = await fetchPath("/manifest.json");
     expect(response.status).toBe(200);
     expect(response.headers.get("Content-Type")).toBe("application/manifest+json");
     expect(await response.json()).toEqual({
@@ -156,7 +154,7 @@ describe("the index page", () => {
     await setting("logo", "");
     await setting("site_title", "");
     await setting("main_color", "");
-    expect(await (await call("/manifest.json")).json()).toEqual({
+    expect(await (await fetchPath("/manifest.json")).json()).toEqual({
       name: "Gatehouse",
       short_name: "Gatehouse",
       start_url: "/",
@@ -165,24 +163,24 @@ describe("the index page", () => {
       icons: [],
     });
     // Only GET and HEAD read it; a POST there is the page, as for any path outside the API.
-    const posted = await call("/manifest.json", { method: "POST" });
+    const posted = await fetchPath("/manifest.json", { method: "POST" });
     expect(posted.headers.get("Content-Type")).toBe("text/html; charset=utf-8");
     await posted.arrayBuffer();
   });
 
   it("allows the page's scripts: no default-src 'none' policy, but no framing", async () => {
-    const response = await call("/");
+    const response = await fetchPath("/");
     await response.arrayBuffer();
     expect(response.headers.get("Content-Security-Policy")).toBe("frame-ancestors 'none'");
     expect(response.headers.get("X-Frame-Options")).toBe("DENY");
-    const api = await call("/api/public/settings");
+    const api = await fetchPath("/api/public/settings");
     await api.arrayBuffer();
     expect(api.headers.get("Content-Security-Policy")).toBe("default-src 'none'; frame-ancestors 'none'");
   });
 
   it("marks its own API requests before the app's scripts run, on every page, management pages too", async () => {
     for (const path of ["/", "/@manage/users"]) {
-      const html = await (await call(path)).text();
+      const html = await (await fetchPath(path)).text();
       const config = html.indexOf("window.OPENLIST_CONFIG");
       const mark = html.indexOf('"X-Gatehouse-UI"');
       const app = html.search(/\/assets\/index-[\w-]+\.js/);
@@ -193,15 +191,18 @@ describe("the index page", () => {
     }
     // The marked /api/me answers the admin's role as the UI reads it; unmarked, as AList's clients do.
     const me = async (headers: Record<string, string>) =>
-      ((await (await call("/api/me", { headers: { Authorization: admin, ...headers } })).json()) as { data: unknown })
-        .data;
+      (
+        (await (await fetchPath("/api/me", { headers: { Authorization: admin, ...headers } })).json()) as {
+          data: unknown;
+        }
+      ).data;
     expect(await me({ "X-Gatehouse-UI": "openlist" })).toMatchObject({ role: 2 });
     expect(await me({})).toMatchObject({ role: [2] });
     // The user form's number, taken out of the body inside workerd too: an edit saves.
     const created = await callApi(admin, "/api/admin/user/create", { username: "webui-form", password: "pw" });
     expect(created.code).toBe(200);
     const { id } = created.data as { id: number };
-    const edit = await call("/api/admin/user/update", {
+    const edit = await fetchPath("/api/admin/user/update", {
       method: "POST",
       headers: { Authorization: admin, "Content-Type": "application/json;charset=utf-8", "X-Gatehouse-UI": "openlist" },
       body: JSON.stringify({ ...(created.data as object), base_path: "/webui-form", role: 0 }),
@@ -213,18 +214,18 @@ describe("the index page", () => {
 
 describe("methods outside the API (AList's NoRoute)", () => {
   it("POST gets the page, other methods 405 with an empty body", async () => {
-    const post = await call("/@manage/storages", { method: "POST", body: "x" });
+    const post = await fetchPath("/@manage/storages", { method: "POST", body: "x" });
     expect(post.status).toBe(200);
     expect(await post.text()).toContain('<div id="root"></div>');
     for (const method of ["PUT", "DELETE", "PATCH"]) {
-      const response = await call("/movies/a.mkv", { method, body: method === "DELETE" ? null : "x" });
+      const response = await fetchPath("/movies/a.mkv", { method, body: method === "DELETE" ? null : "x" });
       expect(response.status, method).toBe(405);
       expect(await response.text(), method).toBe("");
     }
   });
 
   it("HEAD is GET without the body", async () => {
-    const response = await call("/", { method: "HEAD" });
+    const response = await fetchPath("/", { method: "HEAD" });
     expect(response.status).toBe(200);
     expect(response.headers.get("ETag")).toMatch(/^"/);
     expect(await response.text()).toBe("");
@@ -236,7 +237,7 @@ describe("the API and file paths", () => {
     "%s never gets HTML",
     async (path) => {
       for (const method of ["GET", "POST", "PUT", "PROPFIND"]) {
-        const response = await call(path, { method, headers: { Accept: "text/html" } });
+        const response = await fetchPath(path, { method, headers: { Accept: "text/html" } });
         const text = await response.text();
         expect(response.headers.get("Content-Type") ?? "", `${method} ${path}`).not.toContain("text/html");
         expect(text, `${method} ${path}`).not.toContain("<html");
@@ -246,23 +247,23 @@ describe("the API and file paths", () => {
 
   it("/ping stays plain pong, with no database work", async () => {
     const counter = await roundTrips();
-    expect(await (await call("/ping", { headers: { Accept: "text/html" } })).text()).toBe("pong");
+    expect(await (await fetchPath("/ping", { headers: { Accept: "text/html" } })).text()).toBe("pong");
     expect(await counter.count()).toBe(0);
   });
 });
 
 describe("the front end's files", () => {
   it("come from the assets binding when the Worker is asked, a miss is a plain 404", async () => {
-    const script = /\/assets\/index-[\w-]+\.js/.exec(await (await call("/")).text())![0];
-    const asset = await call(script);
+    const script = /\/assets\/index-[\w-]+\.js/.exec(await (await fetchPath("/")).text())![0];
+    const asset = await fetchPath(script);
     expect(asset.status).toBe(200);
     expect(asset.headers.get("Content-Type")).toMatch(/javascript/);
     await asset.arrayBuffer();
 
-    const missing = await call("/assets/not-there-123.js");
+    const missing = await fetchPath("/assets/not-there-123.js");
     expect(missing.status).toBe(404);
     expect(await missing.text()).toBe("404 page not found");
-    expect((await call("/assets/x.js", { method: "POST" })).status).toBe(405);
+    expect((await fetchPath("/assets/x.js", { method: "POST" })).status).toBe(405);
   });
 
   it("the unpacked folder holds the pinned front end and its license", async () => {
@@ -286,7 +287,7 @@ describe("bad paths", () => {
     "/_headers",
     `/${"x/".repeat(4000)}`,
   ])("%.60s: never a file outside the front end, never a 500", async (path) => {
-    const response = await call(path);
+    const response = await fetchPath(path);
     const text = await response.text();
     expect([200, 404]).toContain(response.status);
     expect(text).not.toContain('"name": "gatehouse"');
