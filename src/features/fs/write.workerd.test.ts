@@ -98,6 +98,16 @@ describe("uploads", () => {
     expect([stored[0], stored[1000], stored[size - 1]]).toEqual([0, 1000 % 251, (size - 1) % 251]);
   });
 
+  it("stores a JSON file's bytes as they are: the body of an upload is never read as a request's JSON", async () => {
+    const json = '{"name":"not a request","size":1}';
+    const reply = await upload("/dav/data.json", json, {
+      "Content-Length": String(json.length),
+      "Content-Type": "application/json",
+    });
+    expect(reply).toEqual({ code: 200, message: "success", data: null });
+    expect(await davText("/data.json")).toBe(json);
+  });
+
   it("uploads to WebDAV and FTP, and answers As-Task with a finished task", async () => {
     expect((await upload("/dav/up.txt", "to dav", { "Content-Length": "6" })).code).toBe(200);
     expect(await davText("/up.txt")).toBe("to dav");
