@@ -95,8 +95,12 @@ afterAll(async () => {
 const READ_WRITE = 1 | 2 | 8 | 16 | 32 | 64 | 128 | 256 | 512;
 
 /** rclone's S3 backend with a new key on `path` (with `permission`, else the reading bits). */
+let rcloneKeys = 0;
+
 async function rcloneFor(path: string, permission?: number) {
-  const key = await api("/api/me/access_key/create", { name: `rclone ${path}`, path, permission, usage: ["s3"] });
+  // Names are unique per user: each test's key gets its own.
+  const name = `rclone ${path} ${++rcloneKeys}`;
+  const key = await api("/api/me/access_key/create", { name, path, permission, usage: ["s3"] });
   expect(key.code, key.message).toBe(200);
   // The machine's own AWS settings (a CA bundle, a profile) are not this client's.
   const own = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith("AWS_")));
