@@ -32,6 +32,8 @@ export interface Env {
   TASK_HEARTBEAT_MS?: string;
   /** A running task unit's lease, in ms (default 120000): past it without a heartbeat, the sweep restarts it. */
   TASK_LEASE_MS?: string;
+  /** Most small files a copy puts in one unit (default 50; a Free-plan deploy needs fewer, D23.1). */
+  TASK_GROUP_FILES?: string;
   /**
    * Opt-in: the loopback, private and link-local hosts an offline download may reach (`*`: all of
    * them; a comma-separated list: those). Unset or empty, the default: none (docs/configuration.md).
@@ -75,6 +77,8 @@ export interface Config {
   maxBodyBytes: number;
   /** The least severe log line written: an index into LOG_LEVELS. */
   logLevel: number;
+  /** Background tasks' sizes and clocks, from the `TASK_*` vars (docs/configuration.md). */
+  tasks: { partBytes: number; groupFiles: number; heartbeatMs: number; leaseMs: number };
 }
 
 /** Parsed once per set of bindings (an isolate keeps its env), not on every request. */
@@ -91,6 +95,12 @@ export function readConfig(env: Env): Config {
       tokenTtlSeconds: positiveNumber(env.TOKEN_EXPIRES_IN_HOURS, 48, "TOKEN_EXPIRES_IN_HOURS") * 3600,
       maxBodyBytes: positiveNumber(env.MAX_BODY_BYTES, 1024 * 1024, "MAX_BODY_BYTES"),
       logLevel: LOG_LEVELS.indexOf(level as LogLevel),
+      tasks: {
+        partBytes: positiveInteger(env.TASK_PART_BYTES, 64 * 1024 * 1024, "TASK_PART_BYTES"),
+        groupFiles: positiveInteger(env.TASK_GROUP_FILES, 50, "TASK_GROUP_FILES"),
+        heartbeatMs: positiveInteger(env.TASK_HEARTBEAT_MS, 2_000, "TASK_HEARTBEAT_MS"),
+        leaseMs: positiveInteger(env.TASK_LEASE_MS, 2 * 60_000, "TASK_LEASE_MS"),
+      },
     };
     if (typeof env === "object" && env !== null) configs.set(env, config);
   }
@@ -138,5 +148,11 @@ function positiveNumber(raw: string | undefined, fallback: number, name: string)
   if (raw === undefined || raw === "") return fallback;
   const value = Number(raw);
   if (!Number.isFinite(value) || value <= 0) throw new ConfigError(`${name} must be a positive number, got "${raw}"`);
+  return value;
+}
+
+function positiveInteger(raw: string | undefined, fallback: number, name: string): number {
+  const value = positiveNumber(raw, fallback, name);
+  if (!Number.isSafeInteger(value)) throw new ConfigError(`${name} must be a whole number, got "${raw}"`);
   return value;
 }

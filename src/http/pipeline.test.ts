@@ -186,6 +186,20 @@ describe("misconfigured Worker", () => {
     });
     expect(await (await worker.fetch(new Request("http://gatehouse.test/ping"), {}, ctx)).text()).toBe("pong");
   });
+
+  it.each([
+    ["TASK_PART_BYTES", "64MiB", 'TASK_PART_BYTES must be a positive number, got "64MiB"'],
+    ["TASK_GROUP_FILES", "0", 'TASK_GROUP_FILES must be a positive number, got "0"'],
+    ["TASK_HEARTBEAT_MS", "1.5", 'TASK_HEARTBEAT_MS must be a whole number, got "1.5"'],
+    ["TASK_LEASE_MS", "-1", 'TASK_LEASE_MS must be a positive number, got "-1"'],
+  ])("refuses %s=%s rather than falling back to its default", async (name, value, problem) => {
+    const response = await fixture.request("/api/public/settings", {}, { [name]: value });
+    expect(await readEnvelope(response)).toEqual({
+      code: 500,
+      message: `server misconfigured: ${problem}`,
+      data: null,
+    });
+  });
 });
 
 describe("OpenAPI document", () => {

@@ -1,7 +1,7 @@
 // A unit's lease (docs/decisions.md D15.4, D23.3): how long its row stays its worker's without a
 // heartbeat, and how often a running unit beats. Both come from the environment, so the tests can
 // beat every few hundred milliseconds instead of sleeping out two seconds; unset, the defaults.
-import type { Env } from "../../env.ts";
+import { type Env, readConfig } from "../../env.ts";
 
 export interface Lease {
   /** How often a running unit writes its progress and renews its lease (and learns of a cancel). */
@@ -13,19 +13,8 @@ export interface Lease {
 /** A queued unit must have started by then, or the sweep sends it again (the local queue lives in memory). */
 export const QUEUED_LEASE_MS = 10 * 60_000;
 
-const DEFAULT_LEASE: Lease = { heartbeatMs: 2_000, runningMs: 2 * 60_000 };
-
-const positive = (raw: string | undefined, fallback: number) => {
-  const value = Number(raw);
-  return Number.isSafeInteger(value) && value > 0 ? value : fallback;
-};
-
 /** The lease of `TASK_HEARTBEAT_MS` and `TASK_LEASE_MS`; a heartbeat beats at least four times a lease. */
-export function leaseOf(env: Pick<Env, "TASK_HEARTBEAT_MS" | "TASK_LEASE_MS">): Lease {
-  const runningMs = positive(env.TASK_LEASE_MS, DEFAULT_LEASE.runningMs);
-  const heartbeatMs = Math.max(
-    1,
-    Math.min(positive(env.TASK_HEARTBEAT_MS, DEFAULT_LEASE.heartbeatMs), Math.floor(runningMs / 4)),
-  );
-  return { heartbeatMs, runningMs };
+export function leaseOf(env: Env): Lease {
+  const { heartbeatMs, leaseMs } = readConfig(env).tasks;
+  return { heartbeatMs: Math.max(1, Math.min(heartbeatMs, Math.floor(leaseMs / 4))), runningMs: leaseMs };
 }

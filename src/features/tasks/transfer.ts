@@ -2,7 +2,7 @@
 // big files one unit each, and its small files in groups), a group of small files copied side by
 // side, a file streamed whole or in parts, and a move's final removal of its source.
 import { FileError } from "../../drivers/types.ts";
-import type { Env } from "../../env.ts";
+import { type Env, readConfig } from "../../env.ts";
 import { getObject, type Mounted } from "../fs/mounts.ts";
 import { emptyBody } from "../../lib/streams.ts";
 import { ensureFolder, need, putFile, readSource } from "../fs/operations.ts";
@@ -18,11 +18,10 @@ import { type Ending, type NewUnit, partSize, type UnitWork } from "./work.ts";
  */
 const SMALL_FILE_BYTES = 8 * 1024 * 1024;
 /**
- * A group holds at most this many files and bytes: one claim, one settle, heartbeats in between.
- * Each file costs two subrequests (a read, a write): four groups in an invocation (wrangler.toml's
- * batch) stay well under the Paid plan's 1,000 (docs/decisions.md D23.1).
+ * A group holds at most `TASK_GROUP_FILES` files (50 by default) and this many bytes: one claim, one
+ * settle, heartbeats in between. Each file costs two subrequests (a read, a write): four groups of 50
+ * in an invocation (wrangler.toml's batch) stay well under the Paid plan's 1,000 (D23.1).
  */
-const FILES_PER_UNIT = 50;
 const BYTES_PER_UNIT = 64 * 1024 * 1024;
 /** Files of a group copied at a time (rclone's default `--transfers`). */
 const TRANSFERS = 4;
@@ -59,7 +58,7 @@ export async function copyUnit(work: UnitWork, env: Env, copy: CopyPayload): Pro
 }
 
 /** A folder's entries as units: a unit per subfolder and per big file, the small files in groups. */
-function childrenOf(
+export function childrenOf(
   env: Env,
   copy: CopyPayload,
   written: string,
@@ -67,6 +66,7 @@ function childrenOf(
 ): NewUnit[] {
   const index = copy.index ? { index: copy.index } : {};
   const small = Math.min(SMALL_FILE_BYTES, partSize(env));
+  const filesPerUnit = readConfig(env).tasks.groupFiles;
   const units: NewUnit[] = [];
   let group: { name: string; size: number }[] = [];
   let groupBytes = 0;
@@ -91,7 +91,7 @@ function childrenOf(
       });
       continue;
     }
-    if (group.length >= FILES_PER_UNIT || groupBytes + entry.size > BYTES_PER_UNIT) close();
+    if (group.length >= filesPerUnit || groupBytes + entry.size > BYTES_PER_UNIT) close();
     group.push({ name: entry.name, size: entry.size });
     groupBytes += entry.size;
   }

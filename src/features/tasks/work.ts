@@ -2,7 +2,7 @@
 // and typed payload, its abort signal, its heartbeats, and what it asks of its row when it ends.
 import type { BatchItem } from "drizzle-orm/batch";
 import type { Database } from "../../db/client.ts";
-import type { Env } from "../../env.ts";
+import { type Env, readConfig } from "../../env.ts";
 import { FileError } from "../../drivers/types.ts";
 import { exactLength } from "../../lib/streams.ts";
 import { uploadEndedEarly, uploadTooLong } from "../fs/messages.ts";
@@ -15,10 +15,8 @@ import { type Beat, heartbeat, type Outcome, type UnitRow } from "./store.ts";
 
 /** How long a cancel's clean-up upstream may take (its requests cannot ride the unit's aborted signal). */
 const CLEAN_UP_MS = 30_000;
-/** Default part size of a big file: a part is one Range read and one upload call. */
-const DEFAULT_PART_BYTES = 64 * 1024 * 1024;
-
-export const partSize = (env: Env) => Number(env.TASK_PART_BYTES) || DEFAULT_PART_BYTES;
+/** The part size of a big file (`TASK_PART_BYTES`): a part is one Range read and one upload call. */
+export const partSize = (env: Env) => readConfig(env).tasks.partBytes;
 
 /** The unit's task was canceled or deleted, or the unit was taken from this worker. */
 class Stopped extends Error {
