@@ -48,6 +48,7 @@ import { benchStartup } from "./bench-startup.ts";
 import { benchChunkedUploads, benchS3Transfers, benchTasks, workerdRss } from "./bench-transfers.ts";
 import { inspectWorker } from "./inspector.ts";
 import { chromiumAvailable, launchChromium, measureLoad, sameOriginContext } from "./browser.ts";
+import { printTargets, targetsOf } from "./bench-targets.ts";
 import { migrateAndSeed, openNodeDatabase, projectRoot, type DatabaseTarget } from "./db.ts";
 import { startLibsqlServer } from "./libsql-server/server.ts";
 import { freePort, startWranglerDev, waitForWorker } from "./wrangler-dev.ts";
@@ -443,8 +444,8 @@ try {
       })}`,
     );
   console.log(`\n${searchQueries}`);
-  const targets = searchTargets(shares);
-  if (targets) console.log(targets);
+  const targets = printTargets(shares, targetsOf(SEARCH_NAMES, STORAGES));
+  if (targets) console.log(`\n${targets}`);
   // Last, as it empties the index the search rows read.
   if (!ONLY || ONLY.test("search")) console.log(`\n${await benchBuild(base, token, database)}`);
   if (!ONLY) {
@@ -700,25 +701,6 @@ async function timeSearchQueries(target: DatabaseTarget, words: string[]): Promi
     close();
   }
   return `Search query alone (page of 100 and count, ${SEARCH_NAMES / 1000}k names, local endpoint): ${lines.join("; ")}.`;
-}
-
-/**
- * The search rows against their anchors, each a ratio of shares of the bare worker measured in the
- * same run: a word against `GET /api/me` (target: at least half), two characters against the bare
- * worker itself (target: at least a quarter). Null when the run left out a row it needs.
- */
-function searchTargets(shares: Map<string, number>): string | null {
-  const me = shares.get("GET /api/me (JWT)");
-  const word = shares.get(`POST /api/fs/search (${SEARCH_NAMES / 1000}k names, a word)`);
-  const short = shares.get(`POST /api/fs/search (${SEARCH_NAMES / 1000}k, 2 characters)`);
-  const lines: string[] = [];
-  if (me !== undefined && word !== undefined)
-    lines.push(`a word searched at ${((word / me) * 100).toFixed(0)}% of GET /api/me's rate (target: at least 50%)`);
-  if (short !== undefined)
-    lines.push(
-      `2 characters searched at ${(short * 100).toFixed(0)}% of the bare worker's rate (target: at least 25%)`,
-    );
-  return lines.length === 0 ? null : `Search, in this run: ${lines.join("; ")}.`;
 }
 
 /**

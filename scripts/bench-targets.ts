@@ -1,0 +1,41 @@
+// The request path's and search's targets, each as a ratio measured in the run that prints it
+// (docs/performance.md): an endpoint's share of the bare worker, or a search row's share of another
+// row. The copies and the big listing print theirs beside their own anchors (bench-copy-pace.ts,
+// bench-dav.ts).
+
+/** A row and the least share it should reach; `of` names the row it is measured against (the bare worker when absent). */
+interface Target {
+  row: string;
+  least: number;
+  of?: string;
+}
+
+export function targetsOf(searchNames: number, storages: number): Target[] {
+  const k = `${searchNames / 1000}k`;
+  return [
+    { row: "GET /api/me (JWT)", least: 0.75 },
+    { row: "POST /api/fs/list (Virtual, 60 entries)", least: 0.65 },
+    { row: "POST /api/fs/get (a file)", least: 0.65 },
+    { row: "GET /api/admin/user/list", least: 0.7 },
+    { row: `GET /api/admin/storage/list (${storages / 1000}k, 50/page)`, least: 0.7 },
+    { row: "PROPFIND /dav Depth 1 (60 entries)", least: 0.6 },
+    { row: `POST /api/fs/search (${k} names, a word)`, least: 0.5, of: "GET /api/me (JWT)" },
+    { row: `POST /api/fs/search (${k}, 2 characters)`, least: 0.25 },
+  ];
+}
+
+/** One line per target whose rows this run measured: the ratio, the target, and whether it is met. */
+export function printTargets(shares: Map<string, number>, targets: Target[]): string | null {
+  const lines: string[] = [];
+  for (const { row, least, of } of targets) {
+    const share = shares.get(row);
+    const anchor = of === undefined ? 1 : shares.get(of);
+    if (share === undefined || anchor === undefined) continue;
+    const ratio = share / anchor;
+    const percent = (value: number) => `${(value * 100).toFixed(0)}%`;
+    lines.push(
+      `  ${row.padEnd(48)} ${percent(ratio).padStart(5)} of ${of ?? "the bare worker"} (target: at least ${percent(least)}) ${ratio >= least ? "met" : "NOT MET"}`,
+    );
+  }
+  return lines.length === 0 ? null : `Targets, in this run:\n${lines.join("\n")}`;
+}
