@@ -15,6 +15,7 @@ import {
   apiOf,
   bucketOf,
   davAddition,
+  davGet,
   davMkcol,
   davPut,
   mount,
@@ -26,11 +27,11 @@ import {
 
 const MIB = 1024 ** 2;
 
-/** `rclone copy` (Debian's, its default transfers) with `args`, over the remotes of `remotes`; its milliseconds. */
-async function rcloneCopy(remotes: Record<string, string>, args: string[]): Promise<number> {
+/** `rclone copy` or `rclone move` (Debian's, its default transfers) with `args`, over `remotes`; its milliseconds. */
+async function rclone(verb: "copy" | "move", remotes: Record<string, string>, args: string[]): Promise<number> {
   const started = performance.now();
   await new Promise<void>((resolve, reject) => {
-    const child = spawn("rclone", ["--config", "/dev/null", "copy", ...args], {
+    const child = spawn("rclone", ["--config", "/dev/null", verb, ...args], {
       stdio: ["ignore", "ignore", "pipe"],
       // AWS_CA_BUNDLE, where set, makes rclone's S3 backend fail on its own HTTP transport; s3rver is plain HTTP.
       env: {
@@ -44,7 +45,7 @@ async function rcloneCopy(remotes: Record<string, string>, args: string[]): Prom
     });
     child.on("error", reject);
     child.on("exit", (code) =>
-      code === 0 ? resolve() : reject(new Error(`rclone copy: ${code}: ${stderr.slice(-500)}`)),
+      code === 0 ? resolve() : reject(new Error(`rclone ${verb}: ${code}: ${stderr.slice(-500)}`)),
     );
   });
   return performance.now() - started;
@@ -54,8 +55,9 @@ async function rcloneCopy(remotes: Record<string, string>, args: string[]): Prom
  * Copies between storages at rclone's pace (docs/performance.md, docs/decisions.md D23): the bench's
  * tree, 1,500 small files in 15 folders and one 200 MiB file, copied from webdav-server to s3rver by
  * `rclone copy` (its default 4 transfers) and by a Gatehouse copy task, each part alone, in the same
- * run against the same two servers; the Gatehouse rate as a share of rclone's (target: 80%).
- * BENCH_COPY_ROUNDS (default 1) repeats the four copies into fresh folders.
+ * run against the same two servers; the Gatehouse rate as a share of rclone's (target: 80%). Then
+ * each moves its own copy back, s3rver to webdav-server (`rclone move` against a move task), with
+ * the same target. BENCH_COPY_ROUNDS (default 1) repeats them into fresh folders.
  */
 export async function benchCopyPace(base: string, token: string): Promise<string[]> {
   const FOLDERS = 15;
@@ -95,29 +97,31 @@ export async function benchCopyPace(base: string, token: string): Promise<string
       RCLONE_CONFIG_PACEDST_ACCESS_KEY_ID: S3_ACCESS_KEY_ID,
       RCLONE_CONFIG_PACEDST_SECRET_ACCESS_KEY: S3_SECRET_ACCESS_KEY,
     };
-    /** A Gatehouse copy of `names` of /psrc/pace into /pdst/<dir>, polled every 100 ms until it ends; its milliseconds. */
-    const copyTask = async (names: string[], dir: string) => {
-      await api("/api/fs/mkdir", { path: `/pdst/${dir}` });
+    /** A Gatehouse task moving or copying `names` of `from` into `to` (made first), polled every 100 ms until it ends; its milliseconds. */
+    const transferTask = async (verb: "copy" | "move", from: string, names: string[], to: string) => {
+      await api("/api/fs/mkdir", { path: to });
       const started = performance.now();
-      const reply = await api("/api/fs/copy", { src_dir: "/psrc/pace", dst_dir: `/pdst/${dir}`, names });
-      if (reply.code !== 200) throw new Error(`copy: ${reply.message}`);
+      const reply = await api(`/api/fs/${verb}`, { src_dir: from, dst_dir: to, names });
+      if (reply.code !== 200) throw new Error(`${verb}: ${reply.message}`);
       const id = reply.data.tasks[0].id;
       for (;;) {
-        const info = await api(`/api/task/copy/info?tid=${encodeURIComponent(id)}`);
+        const info = await api(`/api/task/${verb}/info?tid=${encodeURIComponent(id)}`);
         if (info.data.state === 2) break;
         if (info.data.state === 4 || info.data.state === 7)
-          throw new Error(`copy ended ${info.data.state}: ${info.data.error}`);
+          throw new Error(`${verb} ended ${info.data.state}: ${info.data.error}`);
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
       return performance.now() - started;
     };
+    const copyTask = (names: string[], dir: string) => transferTask("copy", "/psrc/pace", names, `/pdst/${dir}`);
+    const share = (theirs: number, ours: number) => `${((theirs / ours) * 100).toFixed(0)}%`;
     for (let round = 1; round <= rounds; round++) {
-      const rcloneSmall = await rcloneCopy(remotes, [
+      const rcloneSmall = await rclone("copy", remotes, [
         "pacesrc:pace/small",
         `pacedst:${S3_BUCKET}/pace/rclone${round}/small`,
       ]);
       const ourSmall = await copyTask(["small"], `gatehouse${round}`);
-      const rcloneBig = await rcloneCopy(remotes, [
+      const rcloneBig = await rclone("copy", remotes, [
         "pacesrc:pace",
         `pacedst:${S3_BUCKET}/pace/rclone${round}`,
         "--include",
@@ -133,6 +137,18 @@ export async function benchCopyPace(base: string, token: string): Promise<string
           `vs rclone copy ${seconds(rcloneSmall)} (${rcloneLanded} landed): ${((rcloneSmall / ourSmall) * 100).toFixed(0)}% of rclone's rate; ` +
           `one 200 MiB file ${seconds(ourBig)} (${rate(bigSize, ourBig)}, ${exact ? "byte-exact" : "NOT byte-exact"}) ` +
           `vs rclone ${seconds(rcloneBig)} (${rate(bigSize, rcloneBig)}): ${((rcloneBig / ourBig) * 100).toFixed(0)}% (target: 80% each).`,
+      );
+      // Each moves its own copy back to webdav-server: the same files, the same two servers.
+      await davMkcol(dav.url, `/pace/moved${round}`);
+      const back = (who: string) => `pacesrc:pace/moved${round}/${who}`;
+      const rcloneMove = await rclone("move", remotes, [`pacedst:${S3_BUCKET}/pace/rclone${round}`, back("rclone")]);
+      const ourMove = await transferTask("move", "/pdst", [`gatehouse${round}`], `/psrc/pace/moved${round}`);
+      const left = (await bucket.files(`pace/gatehouse${round}/`)).length;
+      const movedExact = sha256(await davGet(dav.url, `/pace/moved${round}/gatehouse${round}/big.bin`)) === sha256(big);
+      lines.push(
+        `Move between storages, s3rver to webdav-server (round ${round}, same run): the copied tree (${FOLDERS * PER_FOLDER} small files and the 200 MiB file), ` +
+          `one Gatehouse task ${seconds(ourMove)} (${left} left at the source, big file ${movedExact ? "byte-exact" : "NOT byte-exact"}) ` +
+          `vs rclone move ${seconds(rcloneMove)}: ${share(rcloneMove, ourMove)} of rclone's rate (target: 80%).`,
       );
     }
   } finally {

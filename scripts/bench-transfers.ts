@@ -210,6 +210,12 @@ export async function davPut(url: string, path: string, body: Uint8Array | strin
   if (!response.ok) throw new Error(`WebDAV PUT ${path}: HTTP ${response.status}`);
 }
 
+export async function davGet(url: string, path: string): Promise<Uint8Array> {
+  const response = await fetch(`${url}${DAV_ROOT}${path}`, { headers: { Authorization: DAV_AUTH } });
+  if (!response.ok) throw new Error(`WebDAV GET ${path}: HTTP ${response.status}`);
+  return new Uint8Array(await response.arrayBuffer());
+}
+
 export async function davMkcol(url: string, path: string) {
   const response = await fetch(`${url}${DAV_ROOT}${path}`, { method: "MKCOL", headers: { Authorization: DAV_AUTH } });
   if (!response.ok) throw new Error(`WebDAV MKCOL ${path}: HTTP ${response.status}`);

@@ -1,7 +1,15 @@
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { cleanUp, sessionTtlSeconds } from "./cleanup.ts";
-import { davLocks, deviceSessions, loginFailures, pendingOtpEnrolments, settings } from "../db/schema.ts";
+import {
+  davLocks,
+  deviceSessions,
+  loginFailures,
+  pendingOtpEnrolments,
+  settings,
+  ssoStates,
+  webauthnChallenges,
+} from "../db/schema.ts";
 import { createUnitFixture, type UnitFixture } from "../../test/support/unit.ts";
 
 const NOW = 1_800_000_000;
@@ -14,6 +22,8 @@ beforeEach(async () => {
   await fixture.db.delete(loginFailures);
   await fixture.db.delete(pendingOtpEnrolments);
   await fixture.db.delete(davLocks);
+  await fixture.db.delete(ssoStates);
+  await fixture.db.delete(webauthnChallenges);
   await fixture.db.update(settings).set({ value: "86400" }).where(eq(settings.key, "device_session_ttl"));
 });
 
@@ -22,7 +32,7 @@ function session(deviceKey: string, lastActive: number) {
 }
 
 describe("scheduled cleanup", () => {
-  it("removes sessions idle past device_session_ttl, expired lockouts, stale 2FA enrolments and expired WebDAV locks, and nothing else", async () => {
+  it("removes sessions idle past device_session_ttl, expired lockouts, stale 2FA enrolments, expired WebDAV locks, SSO states and passkey challenges, and nothing else", async () => {
     await fixture.db.insert(deviceSessions).values([session("old", NOW - 86_401), session("fresh", NOW - 86_399)]);
     await fixture.db.insert(loginFailures).values([
       { scope: "ip", subject: "192.0.2.1", count: 5, expiresAt: NOW - 1 },
@@ -40,8 +50,34 @@ describe("scheduled cleanup", () => {
     });
     await fixture.db.insert(davLocks).values([lock("urn:uuid:gone", NOW), lock("urn:uuid:live", NOW + 1)]);
 
+    const state = (name: string, expiresAt: number) => ({
+      state: name,
+      method: "sso_get_token" as const,
+      nonce: "n",
+      codeVerifier: "v",
+      expiresAt,
+    });
+    await fixture.db.insert(ssoStates).values([state("gone", NOW), state("live", NOW + 1)]);
+    const challenge = (handle: string, expiresAt: number) => ({
+      handle,
+      challenge: "c",
+      ceremony: "login" as const,
+      expiresAt,
+    });
+    await fixture.db.insert(webauthnChallenges).values([challenge("gone", NOW - 5), challenge("live", NOW + 300)]);
+
     const report = await cleanUp(fixture.db, NOW);
-    expect(report).toEqual({ deviceSessions: 1, loginFailures: 1, otpEnrolments: 1, davLocks: 1, incomplete: false });
+    expect(report).toEqual({
+      deviceSessions: 1,
+      loginFailures: 1,
+      otpEnrolments: 1,
+      davLocks: 1,
+      ssoStates: 1,
+      passkeyChallenges: 1,
+      incomplete: false,
+    });
+    expect((await fixture.db.select().from(ssoStates)).map((row) => row.state)).toEqual(["live"]);
+    expect((await fixture.db.select().from(webauthnChallenges)).map((row) => row.handle)).toEqual(["live"]);
     expect((await fixture.db.select().from(davLocks)).map((row) => row.token)).toEqual(["urn:uuid:live"]);
     expect((await fixture.db.select().from(deviceSessions)).map((s) => s.deviceKey)).toEqual(["fresh"]);
     expect(await fixture.db.select().from(loginFailures)).toEqual([
@@ -54,6 +90,8 @@ describe("scheduled cleanup", () => {
       loginFailures: 0,
       otpEnrolments: 0,
       davLocks: 0,
+      ssoStates: 0,
+      passkeyChallenges: 0,
       incomplete: false,
     });
   });

@@ -1,6 +1,7 @@
 // The scheduled sweep (docs/decisions.md D4.6): device sessions idle longer than `device_session_ttl`,
-// expired login-failure windows, 2FA enrolments nobody verified, and expired WebDAV locks (already
-// ignored by every request; this only keeps the table small). Deletes run in bounded
+// expired login-failure windows, 2FA enrolments nobody verified, and expired WebDAV locks, single
+// sign-on states and passkey challenges (each already refused once expired; this only keeps the
+// tables small when nobody signs in again). Deletes run in bounded
 // chunks so a large backlog never holds the write lock long or outruns the Worker's limits;
 // whatever is left over goes on the next run. Running it twice in a row removes nothing more.
 import { eq, sql, type SQL } from "drizzle-orm";
@@ -13,6 +14,8 @@ import {
   OTP_ENROLMENT_TTL_SECONDS,
   pendingOtpEnrolments,
   settings,
+  ssoStates,
+  webauthnChallenges,
 } from "../db/schema.ts";
 
 const CHUNK = 500;
@@ -24,6 +27,8 @@ export interface CleanupReport {
   loginFailures: number;
   otpEnrolments: number;
   davLocks: number;
+  ssoStates: number;
+  passkeyChallenges: number;
   /** True when a table still had rows to delete after the last round. */
   incomplete: boolean;
 }
@@ -42,7 +47,7 @@ export async function cleanUp(db: Database, now = Math.floor(Date.now() / 1000))
   const ttl = sessionTtlSeconds(ttlRow?.value);
 
   const sweeps: {
-    name: "deviceSessions" | "loginFailures" | "otpEnrolments" | "davLocks";
+    name: Exclude<keyof CleanupReport, "incomplete">;
     table: SQLiteTable;
     expired: SQL;
   }[] = [
@@ -53,6 +58,8 @@ export async function cleanUp(db: Database, now = Math.floor(Date.now() / 1000))
       expired: sql`${pendingOtpEnrolments.createdAt} < ${now - OTP_ENROLMENT_TTL_SECONDS}`,
     },
     { name: "davLocks", table: davLocks, expired: sql`${davLocks.expiresAt} <= ${now}` },
+    { name: "ssoStates", table: ssoStates, expired: sql`${ssoStates.expiresAt} <= ${now}` },
+    { name: "passkeyChallenges", table: webauthnChallenges, expired: sql`${webauthnChallenges.expiresAt} <= ${now}` },
   ];
   if (ttl > 0)
     sweeps.push({
@@ -66,6 +73,8 @@ export async function cleanUp(db: Database, now = Math.floor(Date.now() / 1000))
     loginFailures: 0,
     otpEnrolments: 0,
     davLocks: 0,
+    ssoStates: 0,
+    passkeyChallenges: 0,
     incomplete: false,
   };
   let pending = sweeps;

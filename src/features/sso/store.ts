@@ -49,7 +49,7 @@ export interface PendingSignIn {
   expiresAt: number;
 }
 
-/** Stores a begun sign-in, and drops the ones that expired (nothing else cleans them). */
+/** Stores a begun sign-in, and drops the ones that expired (the cron sweeps them too, when nobody signs in). */
 export async function saveState(db: Database, pending: PendingSignIn, now: number) {
   await db.batch([db.delete(ssoStates).where(lte(ssoStates.expiresAt, now)), db.insert(ssoStates).values(pending)]);
 }
