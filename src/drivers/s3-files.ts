@@ -21,8 +21,13 @@ import {
   type Upload,
 } from "./types.ts";
 
-/** Most objects a folder copy, move or remove touches in one request: the work stays bounded. */
+/** Most objects a folder copy or move touches in one request (a subrequest each): the work stays bounded. */
 const MAX_OBJECTS_PER_REQUEST = 1000;
+/**
+ * A folder's removal goes a listing page at a time (two subrequests per 1,000 objects), up to this
+ * many pages, so a move between storages can remove a big source folder at its end.
+ */
+const MAX_REMOVE_PAGES = 100;
 const DEFAULT_SIGN_HOURS = 4;
 /** The largest single PutObject S3 accepts. */
 const MAX_PUT_BYTES = 5 * 1024 ** 3;
@@ -402,9 +407,19 @@ async function copyTree(s3: S3, path: string, toPath: string): Promise<string[]>
 
 async function removeTree(s3: S3, path: string): Promise<void> {
   if (await head(s3, path)) return deleteKeys(s3, [keyOf(s3, path)]);
-  const keys = (await allKeys(s3, path, MAX_OBJECTS_PER_REQUEST)).map((object) => object.key);
-  if (keys.length === 0) return; // nothing under it: already gone
-  await deleteKeys(s3, keys);
+  // Each page deleted, the listing starts over: what is left is the next page. Nothing under it: already gone.
+  for (let page = 0; page < MAX_REMOVE_PAGES; page++) {
+    const { objects, next } = await listPage(s3, folderPrefix(s3, path), false, undefined);
+    if (objects.length > 0)
+      await deleteKeys(
+        s3,
+        objects.map((object) => object.key),
+      );
+    if (!next) return;
+  }
+  throw new Error(
+    `more than ${MAX_REMOVE_PAGES * 1000} objects under ${path}: Gatehouse removes at most ${MAX_REMOVE_PAGES * 1000} objects per request`,
+  );
 }
 
 async function putObject(s3: S3, key: string, upload: Upload) {

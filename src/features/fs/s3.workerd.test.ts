@@ -5,7 +5,7 @@
 import { exports } from "cloudflare:workers";
 import { beforeAll, beforeEach, describe, expect, inject, it } from "vitest";
 import { sql } from "../../../test/support/libsql-http.ts";
-import { BUCKET, s3Addition, s3Put, s3Text } from "../../../test/support/upstreams.ts";
+import { BUCKET, s3Addition, s3Keys, s3Put, s3Text } from "../../../test/support/upstreams.ts";
 import { apiAs, signIn } from "../../../test/support/workerd-client.ts";
 
 const servers = inject("storageServers");
@@ -136,6 +136,24 @@ describe("S3 reads", () => {
     expect(
       await (await exports.default.fetch(`http://gatehouse.test/p/s3/movie.mkv?sign=${movie.sign}`)).json(),
     ).toEqual({ code: 403, message: "proxy not allowed", data: null });
+  });
+});
+
+describe("S3 removals", () => {
+  // A move between storages ends by removing its source folder, however many objects it holds.
+  it("removes a folder of 1,500 objects a listing page at a time", { timeout: 30_000 }, async () => {
+    const names = Array.from({ length: 1500 }, (_, i) => `w${String(i).padStart(4, "0")}`);
+    for (let i = 0; i < names.length; i += 100)
+      await Promise.all(names.slice(i, i + 100).map((name) => s3Put(`fs/wide/${name}`, "x")));
+    await s3Put("fs/wide-kept.txt", "kept");
+    await mount("/s3");
+    expect(await post("/api/fs/remove", { dir: "/s3", names: ["wide"] })).toEqual({
+      code: 200,
+      message: "success",
+      data: null,
+    });
+    expect(await s3Keys("fs/wide/")).toEqual([]);
+    expect(await s3Text("fs/wide-kept.txt")).toBe("kept");
   });
 });
 
