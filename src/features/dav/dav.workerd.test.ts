@@ -9,13 +9,7 @@ import { TOTP } from "otpauth";
 import { beforeAll, describe, expect, inject, it } from "vitest";
 import { basic, type DavInit, dav, hrefs } from "../../../test/support/dav-client.ts";
 import { roundTrips, sql } from "../../../test/support/libsql-http.ts";
-import {
-  BUCKET,
-  s3Addition,
-  s3Text,
-  upstreamDav,
-  upstreamDavText as upstreamText,
-} from "../../../test/support/upstreams.ts";
+import { BUCKET, s3Text, upstreamDavText as upstreamText } from "../../../test/support/upstreams.ts";
 import {
   apiAs,
   cutBody,
@@ -25,11 +19,9 @@ import {
   runtimeLog,
   signIn,
 } from "../../../test/support/workerd-client.ts";
+import { MANAGE, READ, setUpDav, UPSTREAM_DAV_ROOT } from "./workerd-fixture.ts";
 
 const servers = inject("storageServers");
-/** Below the write tests' folders ("written"), which the read tests leave out of their listings. */
-const UPSTREAM_DAV_ROOT = "/library/written/dav-server";
-const UPSTREAM_FTP_ROOT = "/exports/written/dav-server";
 const upstreamDavText = (path: string) => upstreamText(`${UPSTREAM_DAV_ROOT}${path}`);
 
 /** Each test speaks from an address of its own, so the lockout of one never reaches another. */
@@ -43,71 +35,8 @@ const { post } = apiAs(() => admin);
 const makeUser = (username: string, permission: number, extra: Record<string, unknown> = {}) =>
   makeUserWith(admin, username, { "/": permission }, extra);
 
-const READ = 256;
-const MANAGE = 256 | 512 | 8 | 16 | 32 | 64 | 128;
-
 beforeAll(async () => {
-  admin = await signIn("dav-server");
-  await sql("DELETE FROM storages");
-  await sql("DELETE FROM metas");
-  for (const folder of ["/library/written", UPSTREAM_DAV_ROOT]) {
-    expect([201, 405]).toContain((await upstreamDav("MKCOL", folder)).status);
-  }
-  const create = (
-    mount_path: string,
-    driver: string,
-    addition: Record<string, unknown>,
-    extra: Record<string, unknown> = {},
-  ) => post("/api/admin/storage/create", { mount_path, driver, addition: JSON.stringify(addition), ...extra });
-  expect(
-    (await create("/s3", "S3", { ...s3Addition(), root_folder_path: "/davs" }, { webdav_policy: "native_proxy" })).code,
-  ).toBe(200);
-  expect(
-    (
-      await create(
-        "/s3-redirect",
-        "S3",
-        { ...s3Addition(), root_folder_path: "/davs" },
-        { webdav_policy: "302_redirect" },
-      )
-    ).code,
-  ).toBe(200);
-  expect(
-    (
-      await create("/up", "WebDav", {
-        address: servers.webdavUrl,
-        username: "davuser",
-        password: "dav password",
-        root_folder_path: UPSTREAM_DAV_ROOT,
-      })
-    ).code,
-  ).toBe(200);
-  expect(
-    (
-      await create("/ftp-root", "FTP", {
-        address: servers.ftpAddress,
-        username: "ftpuser",
-        password: "ftp password",
-        root_folder_path: "/exports",
-      })
-    ).code,
-  ).toBe(200);
-  expect((await post("/api/fs/mkdir", { path: `/ftp-root${UPSTREAM_FTP_ROOT.slice("/exports".length)}` })).code).toBe(
-    200,
-  );
-  expect(
-    (
-      await create("/ftp", "FTP", {
-        address: servers.ftpAddress,
-        username: "ftpuser",
-        password: "ftp password",
-        root_folder_path: UPSTREAM_FTP_ROOT,
-      })
-    ).code,
-  ).toBe(200);
-  expect((await create("/r2", "R2 Binding", { root_folder_path: "/davs" })).code).toBe(200);
-  // The first Basic request of the admin in this isolate runs PBKDF2; later ones do not.
-  expect((await dav("PROPFIND", "/", { headers: { Depth: "0" } })).status).toBe(207);
+  admin = await setUpDav("dav-server");
 });
 
 describe("OPTIONS and sign-in", () => {

@@ -2,16 +2,12 @@
 // COPY, MOVE or DELETE of a folder needs every meta password inside it, hidden names stay
 // unreachable and are never carried out, anchored folders (base path, scope roots, mount points)
 // stay put, a write meta opens only its own folder, and an Alias holds its targets' metas.
-import { beforeAll, describe, expect, inject, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { basic, type DavInit, dav, hrefs } from "../../../test/support/dav-client.ts";
 import { sql } from "../../../test/support/libsql-http.ts";
-import { s3Addition, s3Text, upstreamDav } from "../../../test/support/upstreams.ts";
-import { apiAs, makeUser as makeUserWith, signIn } from "../../../test/support/workerd-client.ts";
-
-const servers = inject("storageServers");
-/** Below the write tests' folders ("written"), which the read tests leave out of their listings. */
-const UPSTREAM_DAV_ROOT = "/library/written/dav-server";
-const UPSTREAM_FTP_ROOT = "/exports/written/dav-server";
+import { s3Addition, s3Text } from "../../../test/support/upstreams.ts";
+import { apiAs, makeUser as makeUserWith } from "../../../test/support/workerd-client.ts";
+import { MANAGE, READ, setUpDav } from "./workerd-fixture.ts";
 
 let admin: string;
 const { post } = apiAs(() => admin);
@@ -20,71 +16,8 @@ const { post } = apiAs(() => admin);
 const makeUser = (username: string, permission: number, extra: Record<string, unknown> = {}) =>
   makeUserWith(admin, username, { "/": permission }, extra);
 
-const READ = 256;
-const MANAGE = 256 | 512 | 8 | 16 | 32 | 64 | 128;
-
 beforeAll(async () => {
-  admin = await signIn("dav-guards");
-  await sql("DELETE FROM storages");
-  await sql("DELETE FROM metas");
-  for (const folder of ["/library/written", UPSTREAM_DAV_ROOT]) {
-    expect([201, 405]).toContain((await upstreamDav("MKCOL", folder)).status);
-  }
-  const create = (
-    mount_path: string,
-    driver: string,
-    addition: Record<string, unknown>,
-    extra: Record<string, unknown> = {},
-  ) => post("/api/admin/storage/create", { mount_path, driver, addition: JSON.stringify(addition), ...extra });
-  expect(
-    (await create("/s3", "S3", { ...s3Addition(), root_folder_path: "/davs" }, { webdav_policy: "native_proxy" })).code,
-  ).toBe(200);
-  expect(
-    (
-      await create(
-        "/s3-redirect",
-        "S3",
-        { ...s3Addition(), root_folder_path: "/davs" },
-        { webdav_policy: "302_redirect" },
-      )
-    ).code,
-  ).toBe(200);
-  expect(
-    (
-      await create("/up", "WebDav", {
-        address: servers.webdavUrl,
-        username: "davuser",
-        password: "dav password",
-        root_folder_path: UPSTREAM_DAV_ROOT,
-      })
-    ).code,
-  ).toBe(200);
-  expect(
-    (
-      await create("/ftp-root", "FTP", {
-        address: servers.ftpAddress,
-        username: "ftpuser",
-        password: "ftp password",
-        root_folder_path: "/exports",
-      })
-    ).code,
-  ).toBe(200);
-  expect((await post("/api/fs/mkdir", { path: `/ftp-root${UPSTREAM_FTP_ROOT.slice("/exports".length)}` })).code).toBe(
-    200,
-  );
-  expect(
-    (
-      await create("/ftp", "FTP", {
-        address: servers.ftpAddress,
-        username: "ftpuser",
-        password: "ftp password",
-        root_folder_path: UPSTREAM_FTP_ROOT,
-      })
-    ).code,
-  ).toBe(200);
-  expect((await create("/r2", "R2 Binding", { root_folder_path: "/davs" })).code).toBe(200);
-  // The first Basic request of the admin in this isolate runs PBKDF2; later ones do not.
-  expect((await dav("PROPFIND", "/", { headers: { Depth: "0" } })).status).toBe(207);
+  admin = await setUpDav("dav-guards");
 });
 
 describe("subtrees, hidden paths, anchored folders and write metas", () => {

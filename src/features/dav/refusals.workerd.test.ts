@@ -1,82 +1,13 @@
 // The refusals RFC 4918 names, at /dav inside workerd against the real upstreams: bad Depth,
 // malformed XML and DOCTYPEs, unknown and live properties, a Destination elsewhere, onto or into
 // itself, a bad Overwrite, MKCOL with a body, PUT without a length; never a 500.
-import { beforeAll, describe, expect, inject, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { dav } from "../../../test/support/dav-client.ts";
 import { sql } from "../../../test/support/libsql-http.ts";
-import { s3Addition, upstreamDav } from "../../../test/support/upstreams.ts";
-import { apiAs, signIn } from "../../../test/support/workerd-client.ts";
-
-const servers = inject("storageServers");
-/** Below the write tests' folders ("written"), which the read tests leave out of their listings. */
-const UPSTREAM_DAV_ROOT = "/library/written/dav-server";
-const UPSTREAM_FTP_ROOT = "/exports/written/dav-server";
-
-let admin: string;
-const { post } = apiAs(() => admin);
+import { setUpDav } from "./workerd-fixture.ts";
 
 beforeAll(async () => {
-  admin = await signIn("dav-refusals");
-  await sql("DELETE FROM storages");
-  await sql("DELETE FROM metas");
-  for (const folder of ["/library/written", UPSTREAM_DAV_ROOT]) {
-    expect([201, 405]).toContain((await upstreamDav("MKCOL", folder)).status);
-  }
-  const create = (
-    mount_path: string,
-    driver: string,
-    addition: Record<string, unknown>,
-    extra: Record<string, unknown> = {},
-  ) => post("/api/admin/storage/create", { mount_path, driver, addition: JSON.stringify(addition), ...extra });
-  expect(
-    (await create("/s3", "S3", { ...s3Addition(), root_folder_path: "/davs" }, { webdav_policy: "native_proxy" })).code,
-  ).toBe(200);
-  expect(
-    (
-      await create(
-        "/s3-redirect",
-        "S3",
-        { ...s3Addition(), root_folder_path: "/davs" },
-        { webdav_policy: "302_redirect" },
-      )
-    ).code,
-  ).toBe(200);
-  expect(
-    (
-      await create("/up", "WebDav", {
-        address: servers.webdavUrl,
-        username: "davuser",
-        password: "dav password",
-        root_folder_path: UPSTREAM_DAV_ROOT,
-      })
-    ).code,
-  ).toBe(200);
-  expect(
-    (
-      await create("/ftp-root", "FTP", {
-        address: servers.ftpAddress,
-        username: "ftpuser",
-        password: "ftp password",
-        root_folder_path: "/exports",
-      })
-    ).code,
-  ).toBe(200);
-  expect((await post("/api/fs/mkdir", { path: `/ftp-root${UPSTREAM_FTP_ROOT.slice("/exports".length)}` })).code).toBe(
-    200,
-  );
-  expect(
-    (
-      await create("/ftp", "FTP", {
-        address: servers.ftpAddress,
-        username: "ftpuser",
-        password: "ftp password",
-        root_folder_path: UPSTREAM_FTP_ROOT,
-      })
-    ).code,
-  ).toBe(200);
-  expect((await create("/r2", "R2 Binding", { root_folder_path: "/davs" })).code).toBe(200);
-  // The first Basic request of the admin in this isolate runs PBKDF2; later ones do not.
-  expect((await dav("PROPFIND", "/", { headers: { Depth: "0" } })).status).toBe(207);
+  await setUpDav("dav-refusals");
 });
 
 describe("bad input gets the status RFC 4918 names, never 500", () => {

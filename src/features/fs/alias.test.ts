@@ -3,70 +3,25 @@
 // its targets (passwords, hide patterns, a hidden parent) holding through it.
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { metas, settings, storages } from "../../db/schema.ts";
-import { signInAdmin, signInMember } from "../../../test/support/auth.ts";
-import { api, createUnitFixture, type UnitFixture } from "../../../test/support/unit.ts";
+import { settings, storages } from "../../db/schema.ts";
+import type { UnitFixture } from "../../../test/support/unit.ts";
+import { clearReads, readsAs, setUpReads } from "./unit-fixture.ts";
 
 let fixture: UnitFixture;
 let admin: string;
 let token: string;
 
-const { post } = api(
+const { post, list, get, mount, member, signOf } = readsAs(
   () => fixture,
   () => admin,
+  () => token,
 );
-const list = (path: string, extra: Record<string, unknown> = {}, auth = admin) =>
-  post("/api/fs/list", { path, ...extra }, auth);
-const get = (path: string, extra: Record<string, unknown> = {}, auth = admin) =>
-  post("/api/fs/get", { path, ...extra }, auth);
-
-async function mount(
-  mountPath: string,
-  addition: Record<string, unknown> = {},
-  extra: Partial<typeof storages.$inferInsert> = {},
-) {
-  await fixture.db.insert(storages).values({
-    mountPath,
-    driver: "Virtual",
-    status: "work",
-    addition: JSON.stringify({ num_file: 3, num_folder: 2, min_file_size: 100, max_file_size: 5000, ...addition }),
-    modifiedAtMs: Date.UTC(2026, 2, 1, 8),
-    ...extra,
-  });
-}
-
-/** A user with one role of the given scopes, signed in. */
-const member = (
-  name: string,
-  scopes: { path: string; permission: number }[],
-  fields: Parameters<typeof signInMember>[3] = {},
-) => signInMember(fixture, name, scopes, fields);
 
 beforeAll(async () => {
-  fixture = await createUnitFixture();
-  admin = await signInAdmin(fixture);
-  const [row] = await fixture.db.select().from(settings).where(eq(settings.key, "token"));
-  token = row!.value;
+  ({ fixture, admin, token } = await setUpReads());
 });
 afterAll(() => fixture.close());
-beforeEach(async () => {
-  await fixture.db.delete(storages);
-  await fixture.db.delete(metas);
-});
-
-/**
- * The sign of AList's format (AList v3.58.0 pkg/sign/hmac.go:17-26), computed here with Node's
- * HMAC.
- */
-function signOf(path: string, expiry = 0, key = token) {
-  const { createHmac } = require("node:crypto") as typeof import("node:crypto");
-  const mac = createHmac("sha256", key)
-    .update(`${path}:${expiry}`)
-    .digest("base64")
-    .replace(/\+/g, "-")
-    .replace(/\//g, "_");
-  return `${mac}:${expiry}`;
-}
+beforeEach(() => clearReads(fixture));
 
 describe("Alias", () => {
   async function alias(mountPath: string, paths: string) {

@@ -1,73 +1,16 @@
-// The guards on the write side inside workerd against the real servers (s3rver, webdav-server,
-// ftp-srv): writes that take a subtree need every meta password inside it, hidden names stay
-// unreachable and are never carried out, anchored folders (base path, scope roots, mount points)
-// stay put, and a write meta opens only its own folder. write.workerd.test.ts has the writes.
-import { exports } from "cloudflare:workers";
-import { beforeAll, beforeEach, describe, expect, inject, it } from "vitest";
+import { beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { sql } from "../../../test/support/libsql-http.ts";
-import { s3Addition, s3Text, upstreamDav } from "../../../test/support/upstreams.ts";
-import { apiAs, type Envelope, member, signIn } from "../../../test/support/workerd-client.ts";
+import { s3Addition, s3Text } from "../../../test/support/upstreams.ts";
+import { member } from "../../../test/support/workerd-client.ts";
+import { mountWrites, setUpWrites, writesAs } from "./workerd-fixture.ts";
 
-const servers = inject("storageServers");
-/** Everything this file writes stays below these folders, away from what the read tests list. */
-const DAV_ROOT = "/library/written";
-const FTP_ROOT = "/exports/written";
 let admin: string;
-const { post } = apiAs(() => admin);
-const upload = async (
-  path: string,
-  body: BodyInit,
-  headers: Record<string, string> = {},
-  token = admin,
-): Promise<Envelope> =>
-  (
-    await exports.default.fetch(
-      new Request("http://gatehouse.test/api/fs/put", {
-        method: "PUT",
-        headers: { Authorization: token, "File-Path": encodeURIComponent(path), ...headers },
-        body,
-      }),
-    )
-  ).json();
-const create = (mountPath: string, driver: string, addition: Record<string, unknown>) =>
-  post("/api/admin/storage/create", { mount_path: mountPath, driver, addition: JSON.stringify(addition) });
+const { post, upload, create } = writesAs(() => admin);
 
 beforeAll(async () => {
-  admin = await signIn("fs-write");
-  expect([201, 405]).toContain((await upstreamDav("MKCOL", DAV_ROOT)).status);
-  await sql("DELETE FROM storages");
-  await create("/ftp-top", "FTP", {
-    address: servers.ftpAddress,
-    username: "ftpuser",
-    password: "ftp password",
-    root_folder_path: "/exports",
-  });
-  expect((await post("/api/fs/mkdir", { path: "/ftp-top/written" })).code).toBe(200);
+  admin = await setUpWrites("fs-write-guards");
 });
-beforeEach(async () => {
-  await sql("DELETE FROM storages");
-  expect((await create("/s3", "S3", { ...s3Addition(), root_folder_path: "/w" })).code).toBe(200);
-  expect(
-    (
-      await create("/dav", "WebDav", {
-        address: servers.webdavUrl,
-        username: "davuser",
-        password: "dav password",
-        root_folder_path: DAV_ROOT,
-      })
-    ).code,
-  ).toBe(200);
-  expect(
-    (
-      await create("/ftp", "FTP", {
-        address: servers.ftpAddress,
-        username: "ftpuser",
-        password: "ftp password",
-        root_folder_path: FTP_ROOT,
-      })
-    ).code,
-  ).toBe(200);
-});
+beforeEach(() => mountWrites(admin));
 
 describe("writes that take a subtree, hidden paths, anchored folders and write metas", () => {
   const EVERY_CHANGE = 8 | 16 | 32 | 64 | 128;

@@ -3,74 +3,22 @@
 // WebDAV with fetch, FTP through a second storage listing), and the refusals that change nothing;
 // write-guards.workerd.test.ts holds the guards on subtrees, hidden names and anchored folders.
 import { exports } from "cloudflare:workers";
-import { beforeAll, beforeEach, describe, expect, inject, it } from "vitest";
+import { beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { poll } from "../../../test/support/poll.ts";
 import { sql } from "../../../test/support/libsql-http.ts";
-import { s3Addition, s3Object, s3Text, upstreamDav, upstreamDavText } from "../../../test/support/upstreams.ts";
-import { apiAs, cutBody, type Envelope, runtimeLog, signIn } from "../../../test/support/workerd-client.ts";
+import { s3Object, s3Text, upstreamDavText } from "../../../test/support/upstreams.ts";
+import { cutBody, type Envelope, runtimeLog, signIn } from "../../../test/support/workerd-client.ts";
+import { DAV_ROOT, mountWrites, setUpWrites, writesAs } from "./workerd-fixture.ts";
 
-const servers = inject("storageServers");
-/** Everything this file writes stays below these folders, away from what the read tests list. */
-const DAV_ROOT = "/library/written";
-const FTP_ROOT = "/exports/written";
 const davText = (path: string) => upstreamDavText(`${DAV_ROOT}${path}`);
 
 let admin: string;
-const { post } = apiAs(() => admin);
-const upload = async (
-  path: string,
-  body: BodyInit,
-  headers: Record<string, string> = {},
-  token = admin,
-): Promise<Envelope> =>
-  (
-    await exports.default.fetch(
-      new Request("http://gatehouse.test/api/fs/put", {
-        method: "PUT",
-        headers: { Authorization: token, "File-Path": encodeURIComponent(path), ...headers },
-        body,
-      }),
-    )
-  ).json();
-const create = (mountPath: string, driver: string, addition: Record<string, unknown>) =>
-  post("/api/admin/storage/create", { mount_path: mountPath, driver, addition: JSON.stringify(addition) });
+const { post, upload } = writesAs(() => admin);
 
 beforeAll(async () => {
-  admin = await signIn("fs-write");
-  expect([201, 405]).toContain((await upstreamDav("MKCOL", DAV_ROOT)).status);
-  await sql("DELETE FROM storages");
-  await create("/ftp-top", "FTP", {
-    address: servers.ftpAddress,
-    username: "ftpuser",
-    password: "ftp password",
-    root_folder_path: "/exports",
-  });
-  expect((await post("/api/fs/mkdir", { path: "/ftp-top/written" })).code).toBe(200);
+  admin = await setUpWrites("fs-write");
 });
-beforeEach(async () => {
-  await sql("DELETE FROM storages");
-  expect((await create("/s3", "S3", { ...s3Addition(), root_folder_path: "/w" })).code).toBe(200);
-  expect(
-    (
-      await create("/dav", "WebDav", {
-        address: servers.webdavUrl,
-        username: "davuser",
-        password: "dav password",
-        root_folder_path: DAV_ROOT,
-      })
-    ).code,
-  ).toBe(200);
-  expect(
-    (
-      await create("/ftp", "FTP", {
-        address: servers.ftpAddress,
-        username: "ftpuser",
-        password: "ftp password",
-        root_folder_path: FTP_ROOT,
-      })
-    ).code,
-  ).toBe(200);
-});
+beforeEach(() => mountWrites(admin));
 
 /** A body of `size` bytes made as it is read: nothing holds it whole. */
 function generated(size: number): ReadableStream<Uint8Array> {

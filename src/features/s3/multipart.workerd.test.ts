@@ -6,63 +6,25 @@
 // read-only key, abort then complete) with S3's codes, nothing left upstream after an abort, and the
 // cron job's sweep dropping an upload left idle.
 import { env } from "cloudflare:test";
-import { exports } from "cloudflare:workers";
 import { openDatabase } from "../../db/client.ts";
 import { databaseUrl } from "../../env.ts";
 import { sweepUploads } from "../uploads/sweep.ts";
-import { AwsClient } from "aws4fetch";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Bits } from "../../../test/support/dav-client.ts";
 import { sql } from "../../../test/support/libsql-http.ts";
 import { davAddition, s3Addition, s3PendingUploads, upstreamDav } from "../../../test/support/upstreams.ts";
-import { call, callApi, makeUser, mountStorage, signIn } from "../../../test/support/workerd-client.ts";
+import { call, makeUser, mountStorage, signIn } from "../../../test/support/workerd-client.ts";
+import { ALL, codeOf, type Key, makeKey, s3, tags } from "./workerd-fixture.ts";
 
 const ROOT = "s3-multipart";
-const BASE = "http://gatehouse.test/s3";
 const MIB = 1024 * 1024;
 
-type Key = { access_key_id: string; secret_access_key: string };
 let owner: string;
 /** The owner's key on /mp (buckets `s3` and `dav`), one on /mp/s3 only, a read-only one; another user's key. */
 let key: Key;
 let scoped: Key;
 let readOnly: Key;
 let stranger: Key;
-
-const ALL =
-  Bits.SEE_HIDES |
-  Bits.ACCESS_WITHOUT_PASSWORD |
-  Bits.WRITE |
-  Bits.RENAME |
-  Bits.MOVE |
-  Bits.COPY |
-  Bits.REMOVE |
-  Bits.WEBDAV_READ |
-  Bits.WEBDAV_MANAGE;
-
-async function makeKey(token: string, body: Record<string, unknown>): Promise<Key> {
-  const made = await callApi(token, "/api/me/access_key/create", { usage: ["s3"], ...body });
-  expect(made.code, made.message).toBe(200);
-  return made.data as Key;
-}
-
-/** A request signed by aws4fetch (the payload's SHA-256 signed), sent to the Worker. */
-async function s3(signer: Key, path: string, init: RequestInit = {}): Promise<Response> {
-  const client = new AwsClient({
-    accessKeyId: signer.access_key_id,
-    secretAccessKey: signer.secret_access_key,
-    service: "s3",
-    region: "us-east-1",
-    retries: 0,
-  });
-  return exports.default.fetch(await client.sign(`${BASE}${path}`, init));
-}
-
-const tags = (xml: string, name: string) =>
-  [...xml.matchAll(new RegExp(`<${name}>([^<]*)</${name}>`, "g"))].map((m) =>
-    m[1]!.replace(/&quot;/g, '"').replace(/&amp;/g, "&"),
-  );
-const codeOf = async (reply: Response) => tags(await reply.text(), "Code")[0];
 
 /** `size` bytes that differ from one position to the next and from one `seed` to another. */
 function bytes(size: number, seed: number): Uint8Array {

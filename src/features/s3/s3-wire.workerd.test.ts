@@ -6,35 +6,20 @@
 // chunked.ts's own functions, which chunked.test.ts checks against AWS's worked examples.
 import { createExecutionContext, env, waitOnExecutionContext } from "cloudflare:test";
 import { exports } from "cloudflare:workers";
-import { AwsClient } from "aws4fetch";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Bits } from "../../../test/support/dav-client.ts";
 import { sql } from "../../../test/support/libsql-http.ts";
 import { davAddition, s3Addition, s3Text, upstreamDav, upstreamDavText } from "../../../test/support/upstreams.ts";
-import { callApi, makeUser, mountStorage, signIn } from "../../../test/support/workerd-client.ts";
+import { makeUser, mountStorage, signIn } from "../../../test/support/workerd-client.ts";
 import { type ChecksumAlgorithm, checksumOf } from "./checksums.ts";
 import { chunkSignature, STREAMING_PAYLOAD_TRAILER, STREAMING_UNSIGNED_TRAILER, trailerSignature } from "./chunked.ts";
 import { parseAuthorization, scopeOf, signingKey } from "./sigv4.ts";
 import worker from "../../index.ts";
+import { BASE, clientOf, codeOf, type Key, makeKey, s3 } from "./workerd-fixture.ts";
 
 const ROOT = "s3-payloads";
-const BASE = "http://gatehouse.test/s3";
-type Key = { access_key_id: string; secret_access_key: string };
 let s3Key: Key;
 let davKey: Key;
-
-const clientOf = (key: Key) =>
-  new AwsClient({
-    accessKeyId: key.access_key_id,
-    secretAccessKey: key.secret_access_key,
-    service: "s3",
-    region: "us-east-1",
-    retries: 0,
-  });
-
-const s3 = async (key: Key, path: string, init: RequestInit = {}) =>
-  exports.default.fetch(await clientOf(key).sign(`${BASE}${path}`, init));
-const codeOf = async (reply: Response) => /<Code>([^<]*)<\/Code>/.exec(await reply.text())?.[1];
 
 beforeAll(async () => {
   const admin = await signIn("s3-payloads");
@@ -48,11 +33,7 @@ beforeAll(async () => {
   await makeUser(admin, "s3payloads", { "/": Bits.ALL & ~Bits.PATH_LIMIT });
   const owner = await signIn("s3payloads", "s3payloads", "s3payloads password");
   const permission = Bits.SEE_HIDES | Bits.ACCESS_WITHOUT_PASSWORD | Bits.WRITE | Bits.REMOVE;
-  const make = async (path: string) => {
-    const made = await callApi(owner, "/api/me/access_key/create", { name: path, path, permission, usage: ["s3"] });
-    expect(made.code, made.message).toBe(200);
-    return made.data as Key;
-  };
+  const make = (path: string) => makeKey(owner, { name: path, path, permission });
   s3Key = await make("/team");
   davKey = await make("/shared");
   expect((await s3(s3Key, "/docs", { method: "PUT" })).status).toBe(200);

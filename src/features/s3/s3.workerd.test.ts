@@ -6,95 +6,25 @@
 // without S3 use and read-only keys are refused with S3's codes; nothing outside a key's folder is
 // seen. sigv4.workerd.test.ts has the signed chunks (aws-chunked) and presigned URLs.
 import { exports } from "cloudflare:workers";
-import { AwsClient } from "aws4fetch";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Bits } from "../../../test/support/dav-client.ts";
 import { sql } from "../../../test/support/libsql-http.ts";
-import {
-  davAddition,
-  s3Addition,
-  s3Put,
-  s3Text,
-  upstreamDav,
-  upstreamDavText,
-} from "../../../test/support/upstreams.ts";
-import { callApi, inTrips, makeUser, mountStorage, signIn } from "../../../test/support/workerd-client.ts";
-
-const ROOT = "s3-endpoint";
-const BASE = "http://gatehouse.test/s3";
+import { s3Text, upstreamDavText } from "../../../test/support/upstreams.ts";
+import { callApi, inTrips, signIn } from "../../../test/support/workerd-client.ts";
+import { ALL, BASE, clientOf, codeOf, type Key, makeKey, ROOT, s3, setUpEndpoint, tags } from "./workerd-fixture.ts";
 
 let owner: string;
-type Key = { id: number; access_key_id: string; secret_access_key: string };
 let s3Key: Key;
 let davKey: Key;
 let readOnly: Key;
 let rootKey: Key;
 
-async function makeKey(body: Record<string, unknown>): Promise<Key> {
-  const made = await callApi(owner, "/api/me/access_key/create", body);
-  expect(made.code, made.message).toBe(200);
-  return made.data as Key;
-}
-
-const clientOf = (key: Pick<Key, "access_key_id" | "secret_access_key">) =>
-  new AwsClient({
-    accessKeyId: key.access_key_id,
-    secretAccessKey: key.secret_access_key,
-    service: "s3",
-    region: "us-east-1",
-    retries: 0,
-  });
-
-/** A request signed by aws4fetch, sent to the Worker. */
-async function s3(
-  key: Pick<Key, "access_key_id" | "secret_access_key">,
-  path: string,
-  init: RequestInit & { aws?: { datetime?: string; allHeaders?: boolean } } = {},
-): Promise<Response> {
-  const signed = await clientOf(key).sign(`${BASE}${path}`, init);
-  return exports.default.fetch(signed);
-}
-
-const tags = (xml: string, name: string) =>
-  [...xml.matchAll(new RegExp(`<${name}>([^<]*)</${name}>`, "g"))].map((m) => m[1]!.replace(/&amp;/g, "&"));
-const codeOf = async (reply: Response) => tags(await reply.text(), "Code")[0];
-
 beforeAll(async () => {
-  const admin = await signIn("s3-endpoint");
-  await sql("DELETE FROM storages");
-  await sql("DELETE FROM metas");
-  await s3Put(`${ROOT}/team/photos/a.jpg`, "photo a");
-  await s3Put(`${ROOT}/team/photos/2024/b.jpg`, "photo b");
-  await s3Put(`${ROOT}/team/photos/2024/c.jpg`, "photo c");
-  await s3Put(`${ROOT}/team/docs/readme.txt`, "0123456789");
-  await s3Put(`${ROOT}/team/secret.txt`, "not for keys");
-  await s3Put(`${ROOT}/other/x.txt`, "other");
-  for (const folder of ["/s3-endpoint", "/s3-endpoint/shared", "/s3-endpoint/shared/box"])
-    await upstreamDav("MKCOL", folder);
-  expect((await upstreamDav("PUT", "/s3-endpoint/shared/box/note.txt", { body: "dav note" })).status).toBeLessThan(300);
-  expect((await mountStorage(admin, "/team", "S3", { ...s3Addition(), root_folder_path: `/${ROOT}/team` })).code).toBe(
-    200,
-  );
-  expect(
-    (await mountStorage(admin, "/other", "S3", { ...s3Addition(), root_folder_path: `/${ROOT}/other` })).code,
-  ).toBe(200);
-  expect((await mountStorage(admin, "/shared", "WebDav", davAddition(`/${ROOT}/shared`))).code).toBe(200);
-  await makeUser(admin, "s3user", { "/": Bits.ALL & ~Bits.PATH_LIMIT });
-  owner = await signIn("s3user", "s3user", "s3user password");
-  const all =
-    Bits.SEE_HIDES |
-    Bits.ACCESS_WITHOUT_PASSWORD |
-    Bits.WRITE |
-    Bits.RENAME |
-    Bits.MOVE |
-    Bits.COPY |
-    Bits.REMOVE |
-    Bits.WEBDAV_READ |
-    Bits.WEBDAV_MANAGE;
-  s3Key = await makeKey({ name: "team", path: "/team", permission: all, usage: ["s3"] });
-  davKey = await makeKey({ name: "shared", path: "/shared", permission: all, usage: ["s3"] });
-  readOnly = await makeKey({ name: "read only", path: "/team", permission: Bits.SEE_HIDES, usage: ["s3"] });
-  rootKey = await makeKey({ name: "everything", path: "/", permission: all, usage: ["s3"] });
+  owner = await setUpEndpoint("s3-endpoint", "s3user");
+  s3Key = await makeKey(owner, { name: "team", path: "/team", permission: ALL });
+  davKey = await makeKey(owner, { name: "shared", path: "/shared", permission: ALL });
+  readOnly = await makeKey(owner, { name: "read only", path: "/team", permission: Bits.SEE_HIDES });
+  rootKey = await makeKey(owner, { name: "everything", path: "/", permission: ALL });
 });
 
 afterAll(async () => {
@@ -400,7 +330,7 @@ describe("refusals", () => {
   });
 
   it("an expired key, a key without S3 use and a read-only key's PutObject are AccessDenied", async () => {
-    const expiring = await makeKey({
+    const expiring = await makeKey(owner, {
       name: "expiring",
       path: "/team",
       usage: ["s3"],
@@ -412,7 +342,7 @@ describe("refusals", () => {
     expect(expired.status).toBe(403);
     expect(await codeOf(expired)).toBe("AccessDenied");
 
-    const apiOnly = await makeKey({ name: "api and s3", path: "/team", usage: ["s3"] });
+    const apiOnly = await makeKey(owner, { name: "api and s3", path: "/team", usage: ["s3"] });
     await sql(`UPDATE app_passwords SET usage = '["api"]' WHERE id = ?`, [apiOnly.id]);
     const notS3 = await s3(apiOnly, "/");
     expect(notS3.status).toBe(403);
@@ -454,7 +384,7 @@ describe("refusals", () => {
       hide: "",
     });
     expect(meta.code, meta.message).toBe(200);
-    const limited = await makeKey({ name: "no skip", path: "/team", permission: Bits.WRITE, usage: ["s3"] });
+    const limited = await makeKey(owner, { name: "no skip", path: "/team", permission: Bits.WRITE, usage: ["s3"] });
     expect(tags(await (await s3(limited, "/")).text(), "Name")).toEqual(["docs"]);
     expect((await s3(limited, "/photos/a.jpg")).status).toBe(404);
     // The key with the skip-password and see-hidden bits still sees it.

@@ -3,93 +3,20 @@
 // byte on S3 (s3rver) and WebDAV (webdav-server), a chunk changed after signing refused with nothing
 // left; presigned URLs read and write with no header, and expired or tampered ones are refused.
 import { exports } from "cloudflare:workers";
-import { AwsClient } from "aws4fetch";
 import { chunkSignature, STREAMING_PAYLOAD } from "./chunked.ts";
 import { parseAuthorization, scopeOf, signingKey } from "./sigv4.ts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Bits } from "../../../test/support/dav-client.ts";
 import { sql } from "../../../test/support/libsql-http.ts";
-import {
-  davAddition,
-  s3Addition,
-  s3Put,
-  s3Text,
-  upstreamDav,
-  upstreamDavText,
-} from "../../../test/support/upstreams.ts";
-import { callApi, makeUser, mountStorage, signIn } from "../../../test/support/workerd-client.ts";
+import { s3Text, upstreamDavText } from "../../../test/support/upstreams.ts";
+import { ALL, BASE, clientOf, codeOf, type Key, makeKey, ROOT, s3, setUpEndpoint, tags } from "./workerd-fixture.ts";
 
-const ROOT = "s3-endpoint";
-const BASE = "http://gatehouse.test/s3";
-
-let owner: string;
-type Key = { id: number; access_key_id: string; secret_access_key: string };
 let s3Key: Key;
 let davKey: Key;
 
-async function makeKey(body: Record<string, unknown>): Promise<Key> {
-  const made = await callApi(owner, "/api/me/access_key/create", body);
-  expect(made.code, made.message).toBe(200);
-  return made.data as Key;
-}
-
-const clientOf = (key: Pick<Key, "access_key_id" | "secret_access_key">) =>
-  new AwsClient({
-    accessKeyId: key.access_key_id,
-    secretAccessKey: key.secret_access_key,
-    service: "s3",
-    region: "us-east-1",
-    retries: 0,
-  });
-
-/** A request signed by aws4fetch, sent to the Worker. */
-async function s3(
-  key: Pick<Key, "access_key_id" | "secret_access_key">,
-  path: string,
-  init: RequestInit & { aws?: { datetime?: string; allHeaders?: boolean } } = {},
-): Promise<Response> {
-  const signed = await clientOf(key).sign(`${BASE}${path}`, init);
-  return exports.default.fetch(signed);
-}
-
-const tags = (xml: string, name: string) =>
-  [...xml.matchAll(new RegExp(`<${name}>([^<]*)</${name}>`, "g"))].map((m) => m[1]!.replace(/&amp;/g, "&"));
-const codeOf = async (reply: Response) => tags(await reply.text(), "Code")[0];
-
 beforeAll(async () => {
-  const admin = await signIn("s3-signing");
-  await sql("DELETE FROM storages");
-  await sql("DELETE FROM metas");
-  await s3Put(`${ROOT}/team/photos/a.jpg`, "photo a");
-  await s3Put(`${ROOT}/team/photos/2024/b.jpg`, "photo b");
-  await s3Put(`${ROOT}/team/photos/2024/c.jpg`, "photo c");
-  await s3Put(`${ROOT}/team/docs/readme.txt`, "0123456789");
-  await s3Put(`${ROOT}/team/secret.txt`, "not for keys");
-  await s3Put(`${ROOT}/other/x.txt`, "other");
-  for (const folder of ["/s3-endpoint", "/s3-endpoint/shared", "/s3-endpoint/shared/box"])
-    await upstreamDav("MKCOL", folder);
-  expect((await upstreamDav("PUT", "/s3-endpoint/shared/box/note.txt", { body: "dav note" })).status).toBeLessThan(300);
-  expect((await mountStorage(admin, "/team", "S3", { ...s3Addition(), root_folder_path: `/${ROOT}/team` })).code).toBe(
-    200,
-  );
-  expect(
-    (await mountStorage(admin, "/other", "S3", { ...s3Addition(), root_folder_path: `/${ROOT}/other` })).code,
-  ).toBe(200);
-  expect((await mountStorage(admin, "/shared", "WebDav", davAddition(`/${ROOT}/shared`))).code).toBe(200);
-  await makeUser(admin, "s3signer", { "/": Bits.ALL & ~Bits.PATH_LIMIT });
-  owner = await signIn("s3signer", "s3signer", "s3signer password");
-  const all =
-    Bits.SEE_HIDES |
-    Bits.ACCESS_WITHOUT_PASSWORD |
-    Bits.WRITE |
-    Bits.RENAME |
-    Bits.MOVE |
-    Bits.COPY |
-    Bits.REMOVE |
-    Bits.WEBDAV_READ |
-    Bits.WEBDAV_MANAGE;
-  s3Key = await makeKey({ name: "team", path: "/team", permission: all, usage: ["s3"] });
-  davKey = await makeKey({ name: "shared", path: "/shared", permission: all, usage: ["s3"] });
+  const owner = await setUpEndpoint("s3-signing", "s3signer");
+  s3Key = await makeKey(owner, { name: "team", path: "/team", permission: ALL });
+  davKey = await makeKey(owner, { name: "shared", path: "/shared", permission: ALL });
 });
 
 afterAll(async () => {

@@ -2,60 +2,19 @@
 // local HTTP server (storage-servers.ts startDownloads) streamed into S3 and WebDAV, and the
 // refusals (bits, schemes, private hosts on every redirect hop, a server that ignores ranges).
 import { beforeAll, beforeEach, describe, expect, inject, it } from "vitest";
-import { poll } from "../../../test/support/poll.ts";
-import { sql } from "../../../test/support/libsql-http.ts";
-import {
-  davAddition,
-  s3Addition,
-  s3Keys,
-  s3Object,
-  s3PendingUploads,
-  upstreamDav,
-  upstreamDavText,
-} from "../../../test/support/upstreams.ts";
-import { apiAs, member, signIn } from "../../../test/support/workerd-client.ts";
+import { s3PendingUploads, upstreamDavText } from "../../../test/support/upstreams.ts";
+import { member } from "../../../test/support/workerd-client.ts";
+import { DAV_ROOT, hits, mountTasks, S3_ROOT, s3Bytes, s3Files, setUpTasks, tasksAs } from "./workerd-fixture.ts";
 
 const servers = inject("storageServers");
-const DAV_ROOT = "/library/tasks";
-/** s3rver keys of the /s3 storage start here. */
-const S3_ROOT = "tasks";
 
 let admin: string;
-const { post } = apiAs(() => admin);
-const create = (mountPath: string, driver: string, addition: Record<string, unknown>) =>
-  post("/api/admin/storage/create", { mount_path: mountPath, driver, addition: JSON.stringify(addition) });
-/** Polls a task until it is done (state 2, 4 or 7), calling `each` with every TaskInfo seen; the last one. */
-async function settled(kind: string, id: string, each: (task: any) => Promise<void> | void = () => {}): Promise<any> {
-  return poll(
-    async () => {
-      const info = await post(`/api/task/${kind}/info?tid=${id}`);
-      expect(info.code, info.message).toBe(200);
-      await each(info.data);
-      return info.data;
-    },
-    (task) => [2, 4, 7].includes(task.state),
-    { timeoutMs: 40_000, what: `task ${id} done` },
-  );
-}
-
-/** The files a copy put under `prefix` (folders leave their placeholder object, `keep`). */
-const s3Files = async (prefix: string) => (await s3Keys(prefix)).filter((key) => !key.endsWith("/keep"));
-const s3Bytes = async (key: string) => new Uint8Array(await (await s3Object(key)).arrayBuffer());
-
-/** How many requests each path of the download server got. */
-const hits = async () => (await (await fetch(`${servers.downloadsUrl}/hits`)).json()) as Record<string, number>;
+const { post, settled } = tasksAs(() => admin);
 
 beforeAll(async () => {
-  admin = await signIn("offline-download");
-  expect([201, 405]).toContain((await upstreamDav("MKCOL", DAV_ROOT)).status);
+  admin = await setUpTasks("offline-download");
 });
-beforeEach(async () => {
-  await sql("DELETE FROM storages");
-  await sql("DELETE FROM task_units");
-  await sql("DELETE FROM tasks");
-  expect((await create("/s3", "S3", { ...s3Addition(), root_folder_path: `/${S3_ROOT}` })).code).toBe(200);
-  expect((await create("/dav", "WebDav", davAddition(DAV_ROOT))).code).toBe(200);
-});
+beforeEach(() => mountTasks(admin));
 
 describe("offline download", () => {
   it("streams a URL into S3 in parts, byte-exact, named by the URL; another by Content-Disposition into WebDAV", async () => {

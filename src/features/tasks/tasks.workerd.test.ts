@@ -10,8 +10,6 @@ import { sql } from "../../../test/support/libsql-http.ts";
 import {
   davAddition,
   s3Addition,
-  s3Keys,
-  s3Object,
   s3PendingUploads,
   s3Stall,
   s3Text,
@@ -19,43 +17,25 @@ import {
   upstreamDavText,
   upstreamRequests,
 } from "../../../test/support/upstreams.ts";
-import { apiAs, type Envelope, makeUser, signIn } from "../../../test/support/workerd-client.ts";
+import { type Envelope, makeUser } from "../../../test/support/workerd-client.ts";
+import { DAV_ROOT, hits, mountTasks, S3_ROOT, s3Bytes, s3Files, setUpTasks, tasksAs } from "./workerd-fixture.ts";
 
 const servers = inject("storageServers");
 /** What workerd printed from line `from` on (test/support/runtime-log.ts). */
 const runtimeLog = async (from = 0): Promise<{ next: number; lines: string[] }> =>
   (await fetch(`${servers.runtimeLogUrl}/?from=${from}`)).json();
-const DAV_ROOT = "/library/tasks";
-/** s3rver keys of the /s3 storage start here. */
-const S3_ROOT = "tasks";
 
 let admin: string;
-const { post } = apiAs(() => admin);
+const { post, create, settled } = tasksAs(() => admin);
 const list = async (kind: string, state: "undone" | "done", token = admin): Promise<Envelope> =>
   (
     await exports.default.fetch(
       new Request(`http://gatehouse.test/api/task/${kind}/${state}`, { headers: { Authorization: token } }),
     )
   ).json();
-const create = (mountPath: string, driver: string, addition: Record<string, unknown>) =>
-  post("/api/admin/storage/create", { mount_path: mountPath, driver, addition: JSON.stringify(addition) });
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /** A running unit's heartbeat interval here (TASK_HEARTBEAT_MS of the workerd project, vitest.config.ts). */
 const HEARTBEAT_MS = Number(env.TASK_HEARTBEAT_MS);
-
-/** Polls a task until it is done (state 2, 4 or 7), calling `each` with every TaskInfo seen; the last one. */
-async function settled(kind: string, id: string, each: (task: any) => Promise<void> | void = () => {}): Promise<any> {
-  return poll(
-    async () => {
-      const info = await post(`/api/task/${kind}/info?tid=${id}`);
-      expect(info.code, info.message).toBe(200);
-      await each(info.data);
-      return info.data;
-    },
-    (task) => [2, 4, 7].includes(task.state),
-    { timeoutMs: 40_000, what: `task ${id} done` },
-  );
-}
 
 /** Waits until `ok` holds (polled), or fails naming `what`. */
 async function until(what: string, ok: () => Promise<boolean>): Promise<void> {
@@ -91,13 +71,6 @@ async function davTree(folder: string, files: number, text = (i: number) => `fil
     );
 }
 const treePath = (folder: string, i: number) => `${folder}/${i % 3 === 0 ? "sub/" : ""}f${i}.txt`;
-/** The files a copy put under `prefix` (folders leave their placeholder object, `keep`). */
-const s3Files = async (prefix: string) => (await s3Keys(prefix)).filter((key) => !key.endsWith("/keep"));
-const s3Bytes = async (key: string) => new Uint8Array(await (await s3Object(key)).arrayBuffer());
-
-/** How many requests each path of the download server got. */
-const hits = async () => (await (await fetch(`${servers.downloadsUrl}/hits`)).json()) as Record<string, number>;
-
 async function runCron() {
   const ctx = createExecutionContext();
   await worker.scheduled(createScheduledController({ scheduledTime: Date.now(), cron: "*/10 * * * *" }), env, ctx);
@@ -105,16 +78,9 @@ async function runCron() {
 }
 
 beforeAll(async () => {
-  admin = await signIn("tasks");
-  expect([201, 405]).toContain((await upstreamDav("MKCOL", DAV_ROOT)).status);
+  admin = await setUpTasks("tasks");
 });
-beforeEach(async () => {
-  await sql("DELETE FROM storages");
-  await sql("DELETE FROM task_units");
-  await sql("DELETE FROM tasks");
-  expect((await create("/s3", "S3", { ...s3Addition(), root_folder_path: `/${S3_ROOT}` })).code).toBe(200);
-  expect((await create("/dav", "WebDav", davAddition(DAV_ROOT))).code).toBe(200);
-});
+beforeEach(() => mountTasks(admin));
 
 describe("copy and move between storages", () => {
   it("copy of 150 small files and a 12 MiB file answers at once; progress rises; every byte arrives", async () => {

@@ -1,81 +1,28 @@
-// What decides a chunked upload (rules.ts), inside workerd against s3rver: a lost page resumes its
-// session from a new init with the same file's hashes or from status?path=&size=, other hashes or
-// sizes start anew and abort the old session upstream, and each rule (chunk index, missing chunks,
-// the base path re-checked, the chunk plan's limits) is held by its own test.
-import { exports } from "cloudflare:workers";
 import { beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { sql } from "../../../test/support/libsql-http.ts";
-import { mountS3Root, s3Object, s3PendingUploads } from "../../../test/support/upstreams.ts";
-import { member, signIn, type Envelope } from "../../../test/support/workerd-client.ts";
-
-const MIB = 1024 * 1024;
+import { mountS3Root, s3PendingUploads } from "../../../test/support/upstreams.ts";
+import { member, signIn } from "../../../test/support/workerd-client.ts";
+import {
+  abort,
+  clearUploads,
+  complete,
+  FILE,
+  init,
+  MIB,
+  request,
+  s3Bytes,
+  sendChunk,
+  sha,
+  slice,
+  status,
+} from "./workerd-fixture.ts";
 
 let admin: string;
-
-/** A file of `size` bytes whose every 4 bytes differ from their neighbours'. */
-function fileOf(size: number, seed = 1): Uint8Array {
-  const bytes = new Uint8Array(size);
-  const view = new DataView(bytes.buffer);
-  let x = seed;
-  for (let i = 0; i + 4 <= size; i += 4) {
-    x = (x * 1103515245 + 12345) >>> 0;
-    view.setUint32(i, x);
-  }
-  return bytes;
-}
-
-const sha = async (bytes: ArrayBuffer | Uint8Array) =>
-  [...new Uint8Array(await crypto.subtle.digest("SHA-256", bytes))]
-    .map((b) => b.toString(16).padStart(2, "0"))
-    .join("");
-
-async function request(token: string, method: string, path: string, headers: Record<string, string>, body?: BodyInit) {
-  const response = await exports.default.fetch(
-    new Request(`http://gatehouse.test${path}`, { method, headers: { Authorization: token, ...headers }, body }),
-  );
-  return (await response.json()) as Envelope;
-}
-
-const init = (token: string, path: string, size: number, headers: Record<string, string> = {}) =>
-  request(token, "POST", "/api/fs/multipart/init", {
-    "File-Path": encodeURIComponent(path),
-    "X-File-Size": String(size),
-    "X-Chunk-Size": String(5 * MIB),
-    ...headers,
-  });
-
-function sendChunk(token: string, id: string, index: number, bytes: Uint8Array) {
-  return request(
-    token,
-    "PUT",
-    "/api/fs/multipart/chunk",
-    { "X-Upload-Id": id, "X-Chunk-Index": String(index), "Content-Type": "application/octet-stream" },
-    bytes,
-  );
-}
-
-const slice = (file: Uint8Array, chunkSize: number, index: number) =>
-  file.subarray(index * chunkSize, Math.min(file.length, (index + 1) * chunkSize));
-
-const status = (token: string, id: string) => request(token, "GET", `/api/fs/multipart/status?upload_id=${id}`, {});
-const complete = (token: string, id: string) =>
-  request(token, "POST", "/api/fs/multipart/complete", { "X-Upload-Id": id });
-const abort = (token: string, id: string) => request(token, "POST", "/api/fs/multipart/abort", { "X-Upload-Id": id });
-
-async function s3Bytes(key: string): Promise<ArrayBuffer | null> {
-  const response = await s3Object(key);
-  return response.status === 404 ? null : response.arrayBuffer();
-}
-
-const FILE = fileOf(15 * MIB + 123_457);
 
 beforeAll(async () => {
   admin = await signIn("upload-rules");
 });
-beforeEach(async () => {
-  await sql("DELETE FROM storages");
-  await sql("DELETE FROM upload_sessions");
-});
+beforeEach(clearUploads);
 
 describe("resuming a chunked upload after the page is lost", () => {
   const hashesOf = async (bytes: Uint8Array, upper = false) => {

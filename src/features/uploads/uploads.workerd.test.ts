@@ -4,7 +4,6 @@
 // refusal is a clear envelope that leaves no file behind. rules.workerd.test.ts has resuming from a
 // new init with the same file's hashes and each rule of a chunked upload.
 import { env } from "cloudflare:test";
-import { exports } from "cloudflare:workers";
 import { openDatabase } from "../../db/client.ts";
 import { databaseUrl } from "../../env.ts";
 import { sweepUploads } from "./sweep.ts";
@@ -27,77 +26,29 @@ import {
   R2_SIMULATOR_CUT_READ,
   runtimeLog,
   signIn,
-  type Envelope,
 } from "../../../test/support/workerd-client.ts";
-
-const MIB = 1024 * 1024;
+import {
+  abort,
+  clearUploads,
+  complete,
+  FILE,
+  fileOf,
+  init,
+  MIB,
+  request,
+  s3Bytes,
+  sendChunk,
+  sha,
+  slice,
+  status,
+} from "./workerd-fixture.ts";
 
 let admin: string;
-
-/** A file of `size` bytes whose every 4 bytes differ from their neighbours'. */
-function fileOf(size: number, seed = 1): Uint8Array {
-  const bytes = new Uint8Array(size);
-  const view = new DataView(bytes.buffer);
-  let x = seed;
-  for (let i = 0; i + 4 <= size; i += 4) {
-    x = (x * 1103515245 + 12345) >>> 0;
-    view.setUint32(i, x);
-  }
-  return bytes;
-}
-
-const sha = async (bytes: ArrayBuffer | Uint8Array) =>
-  [...new Uint8Array(await crypto.subtle.digest("SHA-256", bytes))]
-    .map((b) => b.toString(16).padStart(2, "0"))
-    .join("");
-
-async function request(token: string, method: string, path: string, headers: Record<string, string>, body?: BodyInit) {
-  const response = await exports.default.fetch(
-    new Request(`http://gatehouse.test${path}`, { method, headers: { Authorization: token, ...headers }, body }),
-  );
-  return (await response.json()) as Envelope;
-}
-
-const init = (token: string, path: string, size: number, headers: Record<string, string> = {}) =>
-  request(token, "POST", "/api/fs/multipart/init", {
-    "File-Path": encodeURIComponent(path),
-    "X-File-Size": String(size),
-    "X-Chunk-Size": String(5 * MIB),
-    ...headers,
-  });
-
-function sendChunk(token: string, id: string, index: number, bytes: Uint8Array) {
-  return request(
-    token,
-    "PUT",
-    "/api/fs/multipart/chunk",
-    { "X-Upload-Id": id, "X-Chunk-Index": String(index), "Content-Type": "application/octet-stream" },
-    bytes,
-  );
-}
-
-const slice = (file: Uint8Array, chunkSize: number, index: number) =>
-  file.subarray(index * chunkSize, Math.min(file.length, (index + 1) * chunkSize));
-
-const status = (token: string, id: string) => request(token, "GET", `/api/fs/multipart/status?upload_id=${id}`, {});
-const complete = (token: string, id: string) =>
-  request(token, "POST", "/api/fs/multipart/complete", { "X-Upload-Id": id });
-const abort = (token: string, id: string) => request(token, "POST", "/api/fs/multipart/abort", { "X-Upload-Id": id });
-
-async function s3Bytes(key: string): Promise<ArrayBuffer | null> {
-  const response = await s3Object(key);
-  return response.status === 404 ? null : response.arrayBuffer();
-}
-
-const FILE = fileOf(15 * MIB + 123_457);
 
 beforeAll(async () => {
   admin = await signIn("uploads");
 });
-beforeEach(async () => {
-  await sql("DELETE FROM storages");
-  await sql("DELETE FROM upload_sessions");
-});
+beforeEach(clearUploads);
 
 describe("chunked uploads to S3", () => {
   it("sends 3 chunks of 5 MiB and a tail as UploadParts, out of order, and completes byte-exact with nothing pending", {

@@ -3,40 +3,22 @@
 // roles), and a user created without roles gets the role flagged default.
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { loginFailures, settings, users } from "../../db/schema.ts";
-import {
-  api,
-  createUnitFixture,
-  readEnvelope,
-  TEST_ADMIN_PASSWORD,
-  type UnitFixture,
-} from "../../../test/support/unit.ts";
+import { settings, users } from "../../db/schema.ts";
+import { readEnvelope, type UnitFixture } from "../../../test/support/unit.ts";
+import { forgetFailedSignIns, setUpUsers, usersAs } from "./unit-fixture.ts";
 
 let fixture: UnitFixture;
 let adminToken: string;
 beforeAll(async () => {
-  fixture = await createUnitFixture();
-  adminToken = (await signIn("admin", TEST_ADMIN_PASSWORD)).token;
+  ({ fixture, adminToken } = await setUpUsers());
 });
 afterAll(() => fixture.close());
-// Every request comes from one address; failed sign-ins on purpose must not lock later tests out.
-beforeEach(async () => {
-  await fixture.db.delete(loginFailures);
-});
+beforeEach(() => forgetFailedSignIns(fixture));
 
-const { post, get, signIn } = api(
+const { post, get, createUser, userRow, userCount } = usersAs(
   () => fixture,
   () => adminToken,
 );
-
-async function createUser(fields: Record<string, unknown>): Promise<any> {
-  const body = await post("/api/admin/user/create", { password: "pw of a user", ...fields });
-  expect(body, `create ${String(fields.username)}`).toMatchObject({ code: 200, message: "success" });
-  return body.data;
-}
-
-const userRow = async (id: number) => (await fixture.db.select().from(users).where(eq(users.id, id)))[0];
-const userCount = async () => (await fixture.db.select().from(users)).length;
 
 describe("the admin and guest accounts", () => {
   it("cannot be deleted", async () => {
