@@ -25,24 +25,28 @@ import { covers, DavError, hrefOf, lockTimeout, requireName, viewOf } from "./ru
 import { deleteLock, insertLock, refreshLock, type LockRow } from "./store.ts";
 import { childDav, escapeXml, isDav, serialize } from "./xml.ts";
 
-/** A lock as lockdiscovery shows it (LOCK's reply, PROPFIND's property). */
-export function activeLock(viewer: Viewer, lock: LockRow): string {
+/**
+ * A lock as lockdiscovery shows it (LOCK's reply, PROPFIND's property), its time left as at `now`:
+ * LOCK's reply passes the second it granted the lock in, so it shows the timeout granted however
+ * long the empty file's write took.
+ */
+export function activeLock(viewer: Viewer, lock: LockRow, now = Math.floor(Date.now() / 1000)): string {
   return [
     "<D:activelock>",
     "<D:locktype><D:write/></D:locktype>",
     `<D:lockscope>${lock.exclusive ? "<D:exclusive/>" : "<D:shared/>"}</D:lockscope>`,
     `<D:depth>${lock.depth === -1 ? "infinity" : "0"}</D:depth>`,
     lock.owner === "" ? "" : lock.owner,
-    `<D:timeout>Second-${Math.max(0, lock.expiresAt - Math.floor(Date.now() / 1000))}</D:timeout>`,
+    `<D:timeout>Second-${Math.max(0, lock.expiresAt - now)}</D:timeout>`,
     `<D:locktoken><D:href>${escapeXml(lock.token)}</D:href></D:locktoken>`,
     `<D:lockroot><D:href>${escapeXml(hrefOf(viewer, lock.path, false))}</D:href></D:lockroot>`,
     "</D:activelock>",
   ].join("");
 }
 
-const lockReply = (request: DavRequest, lock: LockRow, status: number) =>
+const lockReply = (request: DavRequest, lock: LockRow, status: number, now: number) =>
   new Response(
-    `<?xml version="1.0" encoding="utf-8"?>\n<D:prop xmlns:D="DAV:"><D:lockdiscovery>${activeLock(request.viewer, lock)}</D:lockdiscovery></D:prop>\n`,
+    `<?xml version="1.0" encoding="utf-8"?>\n<D:prop xmlns:D="DAV:"><D:lockdiscovery>${activeLock(request.viewer, lock, now)}</D:lockdiscovery></D:prop>\n`,
     {
       status,
       headers: { "Content-Type": "application/xml; charset=utf-8", "Lock-Token": `<${lock.token}>` },
@@ -64,7 +68,7 @@ export async function lock(request: DavRequest, depth: 0 | 1 | -1): Promise<Resp
     if (held.userId !== request.userId) throw new DavError(403, LOCK_OF_ANOTHER);
     const refreshed = await refreshLock(db, held.token, request.userId, timeout, now);
     if (!refreshed) throw new DavError(412, LOCK_EXPIRED);
-    return lockReply(request, refreshed, 200);
+    return lockReply(request, refreshed, 200, now);
   }
 
   if (!isDav(body, "lockinfo")) throw new DavError(400, LOCK_NOT_LOCKINFO);
@@ -93,7 +97,7 @@ export async function lock(request: DavRequest, depth: 0 | 1 | -1): Promise<Resp
   };
   if (!(await insertLock(db, row, now)))
     throw new DavError(423, isLocked(viewOf(request.viewer, path)), NO_CONFLICTING_LOCK);
-  if (object) return lockReply(request, row, 200);
+  if (object) return lockReply(request, row, 200, now);
   // A lock on a name that does not exist makes an empty file (RFC 4918 §7.3), as Windows and macOS expect.
   try {
     const parent = await tree.mount(parentOf(path));
@@ -107,7 +111,7 @@ export async function lock(request: DavRequest, depth: 0 | 1 | -1): Promise<Resp
     await deleteLock(db, row.token);
     throw error;
   }
-  return lockReply(request, row, 201);
+  return lockReply(request, row, 201, now);
 }
 
 export async function unlock(request: DavRequest): Promise<Response> {
