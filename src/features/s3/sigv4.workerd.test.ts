@@ -5,7 +5,8 @@
 import { exports } from "cloudflare:workers";
 import { AwsClient } from "aws4fetch";
 import { chunkSignature, STREAMING_PAYLOAD } from "./chunked.ts";
-import { parseAuthorization, scopeOf, signingKey } from "./sigv4.ts";
+import { scopeOf, signingKey } from "../../lib/sigv4.ts";
+import { parseAuthorization } from "./sigv4.ts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Bits } from "../../../test/support/dav-client.ts";
 import { sql } from "../../../test/support/libsql-http.ts";
