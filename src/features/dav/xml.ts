@@ -23,7 +23,7 @@ const XML_NS = "http://www.w3.org/XML/1998/namespace";
 const XMLNS_NS = "http://www.w3.org/2000/xmlns/";
 /** Deeper than any WebDAV body nests; writing a dead property back recurses once per level. */
 const MAX_DEPTH = 100;
-// XML 1.0 (fifth edition) §2.3 Name, colons included (namespaces split them after), and §2.2 Char.
+// XML 1.0 (fifth edition), section 2.3 Name, colons included (namespaces split them after), and 2.2 Char.
 const NAME_START =
   ":A-Z_a-z\\u00C0-\\u00D6\\u00D8-\\u00F6\\u00F8-\\u02FF\\u0370-\\u037D\\u037F-\\u1FFF\\u200C\\u200D\\u2070-\\u218F\\u2C00-\\u2FEF\\u3001-\\uD7FF\\uF900-\\uFDCF\\uFDF0-\\uFFFD\\u{10000}-\\u{EFFFF}";
 const NAME = new RegExp(`[${NAME_START}][${NAME_START}\\-.0-9\\u00B7\\u0300-\\u036F\\u203F\\u2040]*`, "uy");
@@ -71,7 +71,7 @@ class Reader {
   at = 0;
   readonly text: string;
   constructor(text: string) {
-    // §2.11: every line break reads as one LF.
+    // XML 1.0 section 2.11: every line break reads as one LF.
     this.text = text.replace(/\r\n?/g, "\n");
   }
 
@@ -176,7 +176,7 @@ function startTag(reader: Reader, parent: Scope): Open & { empty: boolean } {
     const value = reader.until(quote, "attribute value");
     if (value.includes("<")) reader.fail("< in an attribute value", from);
     if (raw.some(([seen]) => seen === name)) reader.fail(`attribute ${name} given twice`);
-    // §3.3.3: blanks in a value read as spaces; character references keep theirs.
+    // XML 1.0 section 3.3.3: blanks in a value read as spaces; character references keep theirs.
     raw.push([name, reader.references(value.replace(/[\t\n]/g, " "), from)]);
   }
   reader.at += empty ? 2 : 1;
