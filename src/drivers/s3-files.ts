@@ -2,7 +2,7 @@
 // key prefixes, listed with ListObjects (v1 or v2, as `list_object_version` says) and a delimiter;
 // a file is one HeadObject; downloads are presigned URLs computed here (no upstream call); writes
 // are PutObject with a known length, CopyObject, and DeleteObjects in batches of 1000.
-import { AwsClient } from "aws4fetch";
+import { type SignOptions, type SigningKeys, signRequest } from "../lib/sigv4.ts";
 import { cleanPath } from "../lib/path.ts";
 import { anySignal, withLength } from "../lib/streams.ts";
 import { requireText } from "./addition.ts";
@@ -44,11 +44,10 @@ interface S3Object {
 }
 
 /**
- * The bucket's URL (path-style for IPs, localhost and when asked, else virtual-hosted) and a SigV4
- * client with the storage's keys, for the check and the file side alike. No retries: aws4fetch's
- * ten would outlast a request (or a check) many times over.
+ * The bucket's URL (path-style for IPs, localhost and when asked, else virtual-hosted) and the
+ * storage's SigV4 keys, for the check and the file side alike.
  */
-export function s3Bucket(addition: Addition): { bucket: string; host: string; bucketUrl: string; client: AwsClient } {
+export function s3Bucket(addition: Addition): { bucket: string; host: string; bucketUrl: string; keys: SigningKeys } {
   const endpoint = requireText(addition, "endpoint");
   const bucket = requireText(addition, "bucket");
   let base: URL;
@@ -63,28 +62,45 @@ export function s3Bucket(addition: Addition): { bucket: string; host: string; bu
     /^\d{1,3}(\.\d{1,3}){3}$/.test(base.hostname) ||
     base.hostname.startsWith("[");
   const basePath = base.pathname.replace(/\/+$/, "");
-  const client = new AwsClient({
+  const keys: SigningKeys = {
     accessKeyId: requireText(addition, "access_key_id"),
     secretAccessKey: requireText(addition, "secret_access_key"),
-    sessionToken: addition.text("session_token") || undefined,
     service: "s3",
     region: addition.text("region") || "us-east-1",
-    retries: 0,
-  });
+  };
+  const sessionToken = addition.text("session_token");
+  if (sessionToken) keys.sessionToken = sessionToken;
   const bucketUrl = pathStyle
     ? `${base.protocol}//${base.host}${basePath}/${encodeURIComponent(bucket)}`
     : `${base.protocol}//${bucket}.${base.host}${basePath}`;
-  return { bucket, host: base.host, bucketUrl, client };
+  return { bucket, host: base.host, bucketUrl, keys };
 }
 
-/** What every call to one storage's bucket needs: the bucket, its client, the root and the options. */
+/**
+ * `init` as a Request signed in its Authorization header, the payload unsigned (streamed bodies
+ * cannot be hashed ahead). No retries: a 5xx is the caller's to report.
+ */
+export async function signedRequest(
+  keys: SigningKeys,
+  url: string,
+  init: RequestInit & { headers?: Record<string, string> } = {},
+): Promise<Request> {
+  const options: SignOptions = { method: init.method ?? "GET", headers: init.headers ?? {} };
+  const signed = await signRequest(url, keys, options);
+  // Node's fetch wants `duplex` for a streamed body; workerd ignores it.
+  const full: RequestInit & { duplex?: "half" } = { ...init, headers: signed.headers };
+  if (init.body instanceof ReadableStream) full.duplex = "half";
+  return new Request(signed.url, full);
+}
+
+/** What every call to one storage's bucket needs: the bucket, its keys, the root and the options. */
 interface S3 {
   storage: StorageHandle;
   addition: Addition;
   bucket: string;
   endpointHost: string;
   bucketUrl: string;
-  client: AwsClient;
+  keys: SigningKeys;
   /** The root folder's key prefix, without slashes at its ends ("" for the bucket's root). */
   root: string;
   placeholder: string;
@@ -98,14 +114,14 @@ interface S3 {
  */
 export function s3Files(storage: StorageHandle): FileBackend {
   const { addition } = storage;
-  const { bucket, host: endpointHost, bucketUrl, client } = s3Bucket(addition);
+  const { bucket, host: endpointHost, bucketUrl, keys } = s3Bucket(addition);
   const s3: S3 = {
     storage,
     addition,
     bucket,
     endpointHost,
     bucketUrl,
-    client,
+    keys,
     root: cleanPath(addition.text("root_folder_path")).slice(1),
     placeholder: addition.text("placeholder") || ".alist",
     v2: addition.text("list_object_version") === "v2",
@@ -168,10 +184,7 @@ async function send(
   url: string,
   init: RequestInit & { headers?: Record<string, string> } = {},
 ): Promise<Response> {
-  const request = await s3.client.sign(url, {
-    ...init,
-    headers: { "X-Amz-Content-Sha256": "UNSIGNED-PAYLOAD", ...init.headers },
-  });
+  const request = await signedRequest(s3.keys, url, init);
   try {
     return await fetch(request, {
       signal: anySignal(s3.storage.signal, init.signal ?? undefined),
@@ -326,7 +339,7 @@ async function presign(s3: S3, key: string, name: string): Promise<string> {
       ? `attachment; filename="${name.replace(/"/g, "")}"; filename*=UTF-8''${escaped}`
       : `attachment; filename*=UTF-8''${escaped}`,
   );
-  return (await s3.client.sign(url.toString(), { method: "GET", aws: { signQuery: true } })).url;
+  return (await signRequest(url.toString(), s3.keys, { presign: true })).url;
 }
 
 /**
@@ -338,9 +351,10 @@ async function customHostLink(s3: S3, key: string): Promise<string> {
   const host = addition.text("custom_host");
   let url = addition.flag("enable_custom_host_presign")
     ? (
-        await s3.client.sign(
+        await signRequest(
           `${urlOf(s3, key)}?X-Amz-Expires=${Math.round((Number(addition.text("sign_url_expire")) || DEFAULT_SIGN_HOURS) * 3600)}`,
-          { method: "GET", aws: { signQuery: true } },
+          s3.keys,
+          { presign: true },
         )
       ).url
     : urlOf(s3, key);
@@ -456,10 +470,11 @@ async function presignPut(s3: S3, key: string, size: number): Promise<string> {
   url.searchParams.set("X-Amz-Expires", String(DIRECT_UPLOAD_SECONDS));
   const signed = new URL(
     (
-      await s3.client.sign(url.toString(), {
+      await signRequest(url.toString(), s3.keys, {
         method: "PUT",
         headers: { "Content-Length": String(size) },
-        aws: { signQuery: true, allHeaders: true },
+        presign: true,
+        allHeaders: true,
       })
     ).url,
   );

@@ -1,11 +1,11 @@
 // S3 and S3-compatible services: the check lists at most one object under the root with a
 // SigV4-signed request, which proves the endpoint, the bucket and the key pair together.
-import type { AwsClient } from "aws4fetch";
 import { cleanPath } from "../lib/path.ts";
+import type { SigningKeys } from "../lib/sigv4.ts";
 import { requireText } from "./addition.ts";
 import { unreachable } from "./failures.ts";
 import { driverConfig, items } from "./items.ts";
-import { s3Bucket, s3Files, xmlText } from "./s3-files.ts";
+import { s3Bucket, s3Files, signedRequest, xmlText } from "./s3-files.ts";
 import { CheckFailed, type Addition, type Driver } from "./types.ts";
 
 export const s3: Driver = {
@@ -47,9 +47,8 @@ export const s3: Driver = {
   files: (storage) => s3Files(storage),
   async check(addition, context) {
     const endpoint = requireText(addition, "endpoint");
-    const { url, client } = listUrl(addition);
-    // sign() then fetch(): AwsClient.fetch retries 5xx answers ten times, longer than a check may take.
-    const request = await client.sign(url.toString(), { method: "GET" });
+    const { url, keys } = listUrl(addition);
+    const request = await signedRequest(keys, url.toString());
     let response: Response;
     try {
       response = await fetch(request, { signal: context.signal });
@@ -70,12 +69,12 @@ export const s3: Driver = {
 };
 
 /** ListObjects of at most one key under the root, as the storage lists (AList's default is v1, which every S3 service answers). */
-function listUrl(addition: Addition): { url: URL; client: AwsClient } {
-  const { bucketUrl, client } = s3Bucket(addition);
+function listUrl(addition: Addition): { url: URL; keys: SigningKeys } {
+  const { bucketUrl, keys } = s3Bucket(addition);
   const url = new URL(`${bucketUrl}/`);
   const root = cleanPath(addition.text("root_folder_path")).slice(1);
   if (addition.text("list_object_version") === "v2") url.searchParams.set("list-type", "2");
   url.searchParams.set("max-keys", "1");
   url.searchParams.set("prefix", root === "" ? "" : `${root}/`);
-  return { url, client };
+  return { url, keys };
 }

@@ -11,7 +11,8 @@ import {
   verifiedChunks,
 } from "./chunked.ts";
 import { S3Error } from "./rules.ts";
-import { parseAuthorization, scopeOf, signatureOf, signingKey } from "./sigv4.ts";
+import { scopeOf, signatureOf, signingKey } from "../../lib/sigv4.ts";
+import { parseAuthorization } from "./sigv4.ts";
 
 const SECRET = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY";
 const AMZ_DATE = "20130524T000000Z";

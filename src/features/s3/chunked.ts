@@ -20,7 +20,7 @@ import {
   trailerMissing,
   TRAILER_UNSUPPORTED,
 } from "./messages.ts";
-import { ALGORITHM, hmacHex, sha256Hex, sha256Of } from "./sigv4.ts";
+import { ALGORITHM, hmacHex, sha256Hex, sha256Of } from "../../lib/sigv4.ts";
 import {
   type ChecksumAlgorithm,
   checksumAlgorithmOf,

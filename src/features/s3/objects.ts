@@ -32,7 +32,7 @@ import {
   S3Error,
   s3ErrorOf,
 } from "./rules.ts";
-import { UNSIGNED_PAYLOAD } from "./sigv4.ts";
+import { UNSIGNED_PAYLOAD } from "../../lib/sigv4.ts";
 import { copyObjectDocument, deleteResultDocument } from "./xml.ts";
 
 /** The query's `response-*` overrides of a GetObject's reply headers. */

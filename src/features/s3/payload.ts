@@ -20,7 +20,7 @@ import {
 } from "./messages.ts";
 import type { S3Request } from "./request.ts";
 import { S3Error } from "./rules.ts";
-import { UNSIGNED_PAYLOAD } from "./sigv4.ts";
+import { UNSIGNED_PAYLOAD } from "../../lib/sigv4.ts";
 
 /** How long a stored body's end may lag the storage's answer before the body counts as cut short. */
 const SETTLE_MS = 10_000;

@@ -13,7 +13,8 @@ import { davAddition, s3Addition, s3Text, upstreamDav, upstreamDavText } from ".
 import { makeUser, mountStorage, signIn } from "../../../test/support/workerd-client.ts";
 import { type ChecksumAlgorithm, checksumOf } from "./checksums.ts";
 import { chunkSignature, STREAMING_PAYLOAD_TRAILER, STREAMING_UNSIGNED_TRAILER, trailerSignature } from "./chunked.ts";
-import { parseAuthorization, scopeOf, signingKey } from "./sigv4.ts";
+import { scopeOf, signingKey } from "../../lib/sigv4.ts";
+import { parseAuthorization } from "./sigv4.ts";
 import worker from "../../index.ts";
 import { BASE, clientOf, codeOf, type Key, makeKey, s3 } from "./workerd-fixture.ts";
 

@@ -36,6 +36,7 @@ import {
   TIME_SKEWED,
 } from "./messages.ts";
 import { bucketAndKey, operationOf, S3Error, s3ErrorOf, type Operation, virtualBucketAndKey } from "./rules.ts";
+import { scopeOf, signingKey, UNSIGNED_PAYLOAD } from "../../lib/sigv4.ts";
 import {
   type Authorization,
   amzDateSeconds,
@@ -43,10 +44,7 @@ import {
   MAX_SKEW_SECONDS,
   parseAuthorization,
   parseQueryAuthorization,
-  scopeOf,
   signatureMatches,
-  signingKey,
-  UNSIGNED_PAYLOAD,
   withoutSignature,
 } from "./sigv4.ts";
 import { countFailure, readS3Request } from "./store.ts";

@@ -1,23 +1,17 @@
 // AWS Signature Version 4 as S3 checks it in the Authorization header (docs/decisions.md D22.2) or a
 // presigned URL's query (D22.5):
-// the canonical request (method, URI, sorted query, signed headers, payload hash), the string to
-// sign, the signing key derived from the secret, the date and the scope, and an HMAC-SHA256 over it
-// with WebCrypto. Only the parsing and the arithmetic live here; which key, and whether the request
-// may go on, are the server's (server.ts) and the rules' (rules.ts).
+// the headers and the query parsed, the signature computed with the arithmetic both sides share
+// (src/lib/sigv4.ts) and compared. Which key, and whether the request may go on, are the server's
+// (server.ts) and the rules' (rules.ts).
 import { constantTimeEqual } from "../../auth/password.ts";
+import { ALGORITHM, type SignedRequest, type SigningScope, signatureOf } from "../../lib/sigv4.ts";
 
-export const ALGORITHM = "AWS4-HMAC-SHA256";
-export const UNSIGNED_PAYLOAD = "UNSIGNED-PAYLOAD";
 /** How far a request's `x-amz-date` may be from the server's clock, as S3 allows: 15 minutes. */
 export const MAX_SKEW_SECONDS = 15 * 60;
 
 /** What the Authorization header says. */
-export interface Authorization {
+export interface Authorization extends SigningScope {
   accessKeyId: string;
-  /** `YYYYMMDD` */
-  date: string;
-  region: string;
-  service: string;
   signedHeaders: string[];
   signature: string;
 }
@@ -86,113 +80,7 @@ export function amzDateSeconds(value: string): number | null {
   return Number.isNaN(ms) ? null : Math.floor(ms / 1000);
 }
 
-/** RFC 3986 encoding as SigV4 asks: everything but `A-Za-z0-9-._~` is `%XX` (and `/` with `keepSlash`). */
-function uriEncode(value: string, keepSlash = false): string {
-  let out = "";
-  for (const byte of new TextEncoder().encode(value)) {
-    const ch = String.fromCharCode(byte);
-    if (/[A-Za-z0-9\-._~]/.test(ch) || (keepSlash && ch === "/")) out += ch;
-    else out += `%${byte.toString(16).toUpperCase().padStart(2, "0")}`;
-  }
-  return out;
-}
-
-/** A raw path segment decoded, or the raw text when it is not valid percent-encoding. */
-const decodeSegment = (segment: string) => {
-  try {
-    return decodeURIComponent(segment);
-  } catch {
-    return segment;
-  }
-};
-
-/** S3's canonical URI: the path as sent, each segment decoded and encoded once (S3 never double-encodes). */
-export const canonicalUri = (rawPath: string) =>
-  rawPath
-    .split("/")
-    .map((segment) => uriEncode(decodeSegment(segment)))
-    .join("/");
-
-/** The canonical query string: each name and value encoded, sorted by name then value. */
-export function canonicalQuery(rawQuery: string): string {
-  const pairs: [string, string][] = [];
-  for (const part of rawQuery.replace(/^\?/, "").split("&")) {
-    if (part === "") continue;
-    const eq = part.indexOf("=");
-    const name = decodeSegment((eq < 0 ? part : part.slice(0, eq)).replace(/\+/g, " "));
-    const value = eq < 0 ? "" : decodeSegment(part.slice(eq + 1).replace(/\+/g, " "));
-    pairs.push([uriEncode(name), uriEncode(value)]);
-  }
-  pairs.sort(([k1, v1], [k2, v2]) => (k1 < k2 ? -1 : k1 > k2 ? 1 : v1 < v2 ? -1 : v1 > v2 ? 1 : 0));
-  return pairs.map(([name, value]) => `${name}=${value}`).join("&");
-}
-
-/** The request's parts the signature covers. */
-export interface SignedRequest {
-  method: string;
-  rawPath: string;
-  rawQuery: string;
-  /** A header's value by lowercase name; `host` falls back to the URL's. */
-  header: (name: string) => string | undefined;
-  payloadHash: string;
-}
-
-function canonicalRequest(request: SignedRequest, signedHeaders: readonly string[]): string {
-  const headers = signedHeaders
-    .map((name) => `${name}:${(request.header(name) ?? "").trim().replace(/\s+/g, " ")}\n`)
-    .join("");
-  return [
-    request.method,
-    canonicalUri(request.rawPath),
-    canonicalQuery(request.rawQuery),
-    headers,
-    signedHeaders.join(";"),
-    request.payloadHash,
-  ].join("\n");
-}
-
 const encoder = new TextEncoder();
-
-const hex = (bytes: ArrayBuffer) => [...new Uint8Array(bytes)].map((b) => b.toString(16).padStart(2, "0")).join("");
-
-async function hmac(key: ArrayBuffer | Uint8Array, data: string): Promise<ArrayBuffer> {
-  const imported = await crypto.subtle.importKey("raw", key as BufferSource, { name: "HMAC", hash: "SHA-256" }, false, [
-    "sign",
-  ]);
-  return crypto.subtle.sign("HMAC", imported, encoder.encode(data));
-}
-
-export const sha256Of = async (text: string) => hex(await crypto.subtle.digest("SHA-256", encoder.encode(text)));
-
-/** The signature of `request` under `secret` with the header's date, region and service. */
-export async function signatureOf(
-  request: SignedRequest,
-  auth: Authorization,
-  amzDate: string,
-  secret: string,
-): Promise<string> {
-  const scope = scopeOf(auth);
-  const stringToSign = [ALGORITHM, amzDate, scope, await sha256Of(canonicalRequest(request, auth.signedHeaders))].join(
-    "\n",
-  );
-  return hex(await hmac(await signingKey(secret, auth), stringToSign));
-}
-
-/** The credential's scope, `date/region/service/aws4_request`. */
-export const scopeOf = (auth: Authorization) => `${auth.date}/${auth.region}/${auth.service}/aws4_request`;
-
-/** The key derived from the secret for the header's date, region and service. */
-export async function signingKey(secret: string, auth: Authorization): Promise<ArrayBuffer> {
-  let key = await hmac(encoder.encode(`AWS4${secret}`), auth.date);
-  for (const part of [auth.region, auth.service, "aws4_request"]) key = await hmac(key, part);
-  return key;
-}
-
-/** The hex SHA-256 of bytes. */
-export const sha256Hex = async (bytes: Uint8Array) => hex(await crypto.subtle.digest("SHA-256", bytes as BufferSource));
-
-/** HMAC-SHA256 of `data` under a derived key, hex. */
-export const hmacHex = async (key: ArrayBuffer, data: string) => hex(await hmac(key, data));
 
 /** Whether the header's signature is the one `secret` gives, compared in constant time. */
 export async function signatureMatches(

@@ -4,7 +4,8 @@
 // left; presigned URLs read and write with no header, and expired or tampered ones are refused.
 import { exports } from "cloudflare:workers";
 import { chunkSignature, STREAMING_PAYLOAD } from "./chunked.ts";
-import { parseAuthorization, scopeOf, signingKey } from "./sigv4.ts";
+import { scopeOf, signingKey } from "../../lib/sigv4.ts";
+import { parseAuthorization } from "./sigv4.ts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sql } from "../../../test/support/libsql-http.ts";
 import { s3Text, upstreamDavText } from "../../../test/support/upstreams.ts";

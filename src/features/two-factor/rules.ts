@@ -38,7 +38,7 @@ export async function verifiedEnrolment(
       : null;
   if (issued === null || normaliseSecret(issued) !== normaliseSecret(submitted.secret))
     throw new ApiError(400, SECRET_NOT_ISSUED);
-  const step = matchTotpStep(issued, submitted.code, nowMs);
+  const step = await matchTotpStep(issued, submitted.code, nowMs);
   if (step === null) throw new ApiError(400, INVALID_OTP);
   return { sealedSecret: await seal(keys, issued), step };
 }

@@ -19,7 +19,7 @@ export async function secondFactorStep(
   if (sealedSecret === null) return null;
   const secret = await open(otpSealingKeys(env), sealedSecret);
   if (secret === null) throw new ApiError(500, SECRET_UNREADABLE);
-  const step = matchTotpStep(secret, code ?? "");
+  const step = await matchTotpStep(secret, code ?? "");
   if (step === null) throw new ApiError(402, INVALID_OTP);
   return step;
 }

@@ -1,21 +1,53 @@
 // TOTP as AList uses it (AList v3.58.0 server/handles/auth.go:222, the pquerna/otp defaults): SHA1,
 // 6 digits, 30 s, one step of skew either way, a 20-byte secret in unpadded base32. Unlike AList a
 // code is accepted once: the caller stores the time step it was valid for and refuses that step or
-// any earlier one afterwards.
-import { hmac } from "@noble/hashes/hmac.js";
-import { sha1 } from "@noble/hashes/legacy.js";
-import { Secret, TOTP } from "otpauth/bare";
+// any earlier one afterwards. RFC 6238 on the runtime's HMAC-SHA1 rather than a library: the budget
+// (docs/decisions.md D27.1).
 import { correction, generate } from "lean-qr";
 
 const ISSUER = "Gatehouse";
 const PERIOD = 30;
+const DIGITS = 6;
+const BASE32 = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
 
-// otpauth's default build bundles every hash it supports (SHA-2, SHA-3: about 8 KiB gzip); its bare
-// build takes the one HMAC TOTP needs from the same library it would have bundled.
-const hmacSha1 = (_algorithm: string, key: Uint8Array, message: Uint8Array) => hmac(sha1, key, message);
+/** RFC 4648 base32 without padding; trailing bits of the last character are zeros. */
+export function base32Encode(bytes: Uint8Array): string {
+  let out = "";
+  let value = 0;
+  let bits = 0;
+  for (const byte of bytes) {
+    value = ((value << 8) | byte) & 0xfff;
+    bits += 8;
+    while (bits >= 5) {
+      bits -= 5;
+      out += BASE32[(value >>> bits) & 31];
+    }
+  }
+  if (bits > 0) out += BASE32[(value << (5 - bits)) & 31];
+  return out;
+}
+
+/** Uppercase base32 without padding to bytes (bits past the last whole byte dropped), or null. */
+export function base32Decode(text: string): Uint8Array | null {
+  const out = new Uint8Array(Math.floor((text.length * 5) / 8));
+  let value = 0;
+  let bits = 0;
+  let at = 0;
+  for (const char of text) {
+    const digit = BASE32.indexOf(char);
+    if (digit < 0) return null;
+    value = ((value << 5) | digit) & 0xfff;
+    bits += 5;
+    if (bits >= 8) {
+      bits -= 8;
+      out[at++] = (value >>> bits) & 0xff;
+    }
+  }
+  return out;
+}
 
 export function newTotpSecret(): string {
-  return new Secret({ size: 20 }).base32.replace(/=+$/, "");
+  return base32Encode(crypto.getRandomValues(new Uint8Array(20)));
 }
 
 /** Uppercase, no spaces or padding: how two spellings of one secret compare equal. */
@@ -23,29 +55,53 @@ export function normaliseSecret(secret: string): string {
   return secret.replace(/[\s=]/g, "").toUpperCase();
 }
 
-function totp(secret: string, username: string): TOTP {
-  return new TOTP({
-    issuer: ISSUER,
-    label: username,
-    algorithm: "SHA1",
-    digits: 6,
-    period: PERIOD,
-    secret: Secret.fromBase32(normaliseSecret(secret)),
-    hmac: hmacSha1,
-  });
+/** RFC 4226's code for `counter` under `key` (HMAC-SHA1, dynamic truncation, `digits` decimal digits). */
+export async function hotp(key: CryptoKey, counter: number, digits = DIGITS): Promise<string> {
+  const message = new Uint8Array(8);
+  const view = new DataView(message.buffer);
+  view.setUint32(0, Math.floor(counter / 2 ** 32));
+  view.setUint32(4, counter >>> 0);
+  const mac = new Uint8Array(await crypto.subtle.sign("HMAC", key, message));
+  const offset = (mac[19] ?? 0) & 0xf;
+  const binary = new DataView(mac.buffer).getUint32(offset) & 0x7fffffff;
+  return String(binary % 10 ** digits).padStart(digits, "0");
 }
 
-/** The time step a code is valid for, or null. `nowMs` is injectable for tests. */
-export function matchTotpStep(secret: string, code: string, nowMs = Date.now()): number | null {
+/** An HMAC-SHA1 key for a base32 secret, or null when it is not base32 or empty. */
+export async function totpKey(secret: string): Promise<CryptoKey | null> {
+  const bytes = base32Decode(normaliseSecret(secret));
+  if (bytes === null || bytes.length === 0) return null;
+  return crypto.subtle.importKey("raw", bytes, { name: "HMAC", hash: "SHA-1" }, false, ["sign"]);
+}
+
+/** Compares two equal-length codes without stopping at the first difference. */
+function sameCode(a: string, b: string): boolean {
+  let diff = a.length ^ b.length;
+  for (let i = 0; i < a.length; i++) diff |= a.charCodeAt(i) ^ b.charCodeAt(i);
+  return diff === 0;
+}
+
+/**
+ * The time step a code is valid for, or null: the current step first, then one before and one
+ * after. `nowMs` is injectable for tests.
+ */
+export async function matchTotpStep(secret: string, code: string, nowMs = Date.now()): Promise<number | null> {
   const token = code.trim();
   if (!/^\d{6}$/.test(token)) return null;
-  let delta: number | null;
-  try {
-    delta = totp(secret, "").validate({ token, timestamp: nowMs, window: 1 });
-  } catch {
-    return null; // not base32
+  const key = await totpKey(secret);
+  if (key === null) return null;
+  const step = Math.floor(nowMs / 1000 / PERIOD);
+  for (const candidate of [step, step - 1, step + 1]) {
+    if (sameCode(token, await hotp(key, candidate))) return candidate;
   }
-  return delta === null ? null : Math.floor(nowMs / 1000 / PERIOD) + delta;
+  return null;
+}
+
+/** The `otpauth://` key URI authenticator apps read, with the issuer in the label and as a parameter. */
+export function keyUri(secret: string, username: string): string {
+  const e = encodeURIComponent;
+  const bytes = base32Decode(normaliseSecret(secret)) ?? new Uint8Array();
+  return `otpauth://totp/${e(ISSUER)}:${e(username)}?issuer=${e(ISSUER)}&secret=${base32Encode(bytes)}&algorithm=SHA1&digits=${DIGITS}&period=${PERIOD}`;
 }
 
 /**
@@ -54,7 +110,7 @@ export function matchTotpStep(secret: string, code: string, nowMs = Date.now()):
  * once percent-encoded); M holds 2,331, which 255 CJK characters exceed.
  */
 export function enrolmentQr(secret: string, username: string): string {
-  const code = generate(totp(secret, username).toString(), { minCorrectionLevel: correction.L });
+  const code = generate(keyUri(secret, username), { minCorrectionLevel: correction.L });
   // lean-qr's full build, not its nano one: for ASCII (the URI is percent-encoded) it writes no
   // ECI header, which some scanners do not read. Each row's dark runs are rectangles of one path,
   // two modules of quiet zone around.
