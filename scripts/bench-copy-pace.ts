@@ -140,15 +140,19 @@ export async function benchCopyPace(base: string, token: string): Promise<string
       );
       // Each moves its own copy back to webdav-server: the same files, the same two servers.
       await davMkcol(dav.url, `/pace/moved${round}`);
-      const back = (who: string) => `pacesrc:pace/moved${round}/${who}`;
-      const rcloneMove = await rclone("move", remotes, [`pacedst:${S3_BUCKET}/pace/rclone${round}`, back("rclone")]);
-      const ourMove = await transferTask("move", "/pdst", [`gatehouse${round}`], `/psrc/pace/moved${round}`);
+      const back = `pacesrc:pace/moved${round}`;
+      const from = (who: string) => `pacedst:${S3_BUCKET}/pace/${who}${round}`;
+      const rcloneMoveSmall = await rclone("move", remotes, [`${from("rclone")}/small`, `${back}/rclone/small`]);
+      const ourMoveSmall = await transferTask("move", `/pdst/gatehouse${round}`, ["small"], `/psrc/pace/moved${round}`);
+      const rcloneMoveBig = await rclone("move", remotes, [from("rclone"), `${back}/rclone`, "--include", "/big.bin"]);
+      const ourMoveBig = await transferTask("move", `/pdst/gatehouse${round}`, ["big.bin"], `/psrc/pace/moved${round}`);
       const left = (await bucket.files(`pace/gatehouse${round}/`)).length;
-      const movedExact = sha256(await davGet(dav.url, `/pace/moved${round}/gatehouse${round}/big.bin`)) === sha256(big);
+      const movedExact = sha256(await davGet(dav.url, `/pace/moved${round}/big.bin`)) === sha256(big);
       lines.push(
-        `Move between storages, s3rver to webdav-server (round ${round}, same run): the copied tree (${FOLDERS * PER_FOLDER} small files and the 200 MiB file), ` +
-          `one Gatehouse task ${seconds(ourMove)} (${left} left at the source, big file ${movedExact ? "byte-exact" : "NOT byte-exact"}) ` +
-          `vs rclone move ${seconds(rcloneMove)}: ${share(rcloneMove, ourMove)} of rclone's rate (target: 80%).`,
+        `Move between storages, s3rver to webdav-server (round ${round}, same run), each its own copy: ` +
+          `the ${FOLDERS * PER_FOLDER} small files, one Gatehouse task ${seconds(ourMoveSmall)} vs rclone move ${seconds(rcloneMoveSmall)}: ${share(rcloneMoveSmall, ourMoveSmall)} of rclone's rate; ` +
+          `the 200 MiB file ${seconds(ourMoveBig)} (${movedExact ? "byte-exact" : "NOT byte-exact"}; ${left} objects left at the source) ` +
+          `vs rclone move ${seconds(rcloneMoveBig)}: ${share(rcloneMoveBig, ourMoveBig)} (target: 80% each).`,
       );
     }
   } finally {
