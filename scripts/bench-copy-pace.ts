@@ -147,12 +147,13 @@ export async function benchCopyPace(base: string, token: string): Promise<string
       const rcloneMoveBig = await rclone("move", remotes, [from("rclone"), `${back}/rclone`, "--include", "/big.bin"]);
       const ourMoveBig = await transferTask("move", `/pdst/gatehouse${round}`, ["big.bin"], `/psrc/pace/moved${round}`);
       const left = (await bucket.files(`pace/gatehouse${round}/`)).length;
+      const rcloneLeft = (await bucket.files(`pace/rclone${round}/`)).length;
       const movedExact = sha256(await davGet(dav.url, `/pace/moved${round}/big.bin`)) === sha256(big);
       lines.push(
         `Move between storages, s3rver to webdav-server (round ${round}, same run), each its own copy: ` +
           `the ${FOLDERS * PER_FOLDER} small files, one Gatehouse task ${seconds(ourMoveSmall)} vs rclone move ${seconds(rcloneMoveSmall)}: ${share(rcloneMoveSmall, ourMoveSmall)} of rclone's rate; ` +
           `the 200 MiB file ${seconds(ourMoveBig)} (${movedExact ? "byte-exact" : "NOT byte-exact"}; ${left} objects left at the source) ` +
-          `vs rclone move ${seconds(rcloneMoveBig)}: ${share(rcloneMoveBig, ourMoveBig)} (target: 80% each).`,
+          `vs rclone move ${seconds(rcloneMoveBig)} (${rcloneLeft} left): ${share(rcloneMoveBig, ourMoveBig)} (target: 80% each).`,
       );
     }
   } finally {
