@@ -230,12 +230,16 @@ export class EntryWriter {
   }
 }
 
-/** About this many characters of XML go to the client at a time. */
+/** About this many characters of XML are written and encoded at a time (D25.3). */
 const CHUNK_CHARS = 16 * 1024;
+/** The bytes handed to the runtime at a time: the encoded pieces of several pieces of text. */
+const BUFFER_BYTES = 256 * 1024;
 
 /**
  * The multistatus body: `first`, then `count` entries written by `entry` as the client reads. A
  * reply that fits in one chunk is one string, which the runtime sends without a stream's turns.
+ * A longer one is written and encoded 16 KiB of text at a time, into buffers of 256 KiB: each
+ * turn of the stream carries a dozen pieces (docs/decisions.md D25.7).
  */
 export function multistatusBody(
   first: string,
@@ -252,11 +256,25 @@ export function multistatusBody(
   const encoder = new TextEncoder();
   return new ReadableStream<Uint8Array>({
     pull(controller) {
-      // The first chunk was written to learn whether the reply is one; the rest as they are read.
-      const text = pending ?? next("");
-      pending = null;
-      controller.enqueue(encoder.encode(text));
-      if (index >= count) controller.close();
+      const buffer = new Uint8Array(BUFFER_BYTES);
+      let used = 0;
+      while (pending !== null || index < count) {
+        const text = pending ?? next("");
+        pending = null;
+        // At most three bytes a UTF-16 unit: a piece that may not fit waits for the next buffer,
+        // and one larger than a buffer (an entry with big dead properties) goes on its own.
+        if (text.length * 3 > BUFFER_BYTES - used) {
+          if (used > 0) {
+            pending = text;
+            break;
+          }
+          controller.enqueue(encoder.encode(text));
+          break;
+        }
+        used += encoder.encodeInto(text, buffer.subarray(used)).written;
+      }
+      if (used > 0) controller.enqueue(buffer.subarray(0, used));
+      if (pending === null && index >= count) controller.close();
     },
   });
 }
