@@ -234,12 +234,14 @@ export class EntryWriter {
 const CHUNK_CHARS = 16 * 1024;
 /** The bytes handed to the runtime at a time: the encoded pieces of several pieces of text. */
 const BUFFER_BYTES = 256 * 1024;
+/** A reply up to about this many characters (a folder of some hundred entries) goes as one string. */
+const STRING_CHARS = 128 * 1024;
 
 /**
  * The multistatus body: `first`, then `count` entries written by `entry` as the client reads. A
- * reply that fits in one chunk is one string, which the runtime sends without a stream's turns.
- * A longer one is written and encoded 16 KiB of text at a time, into buffers of 256 KiB: each
- * turn of the stream carries a dozen pieces (docs/decisions.md D25.7).
+ * reply of up to about 128 Ki characters is one string, which the runtime encodes and sends
+ * without a stream's turns. A longer one is written and encoded 16 KiB of text at a time, into
+ * buffers of 256 KiB: each turn of the stream carries a dozen pieces (docs/decisions.md D25.7).
  */
 export function multistatusBody(
   first: string,
@@ -251,21 +253,26 @@ export function multistatusBody(
     while (index < count && text.length < CHUNK_CHARS) text += entry(index++);
     return index < count ? text : `${text}${MULTISTATUS_CLOSE}\n`;
   };
-  let pending: string | null = next(`${MULTISTATUS_OPEN}${first}`);
-  if (index >= count) return pending;
+  // The first pieces are written to learn whether the reply is short; a long one sends them first.
+  const pending: string[] = [next(`${MULTISTATUS_OPEN}${first}`)];
+  for (let written = pending[0]!.length; index < count && written < STRING_CHARS; ) {
+    const piece = next("");
+    pending.push(piece);
+    written += piece.length;
+  }
+  if (index >= count) return pending.length === 1 ? pending[0]! : pending.join("");
   const encoder = new TextEncoder();
   return new ReadableStream<Uint8Array>({
     pull(controller) {
       const buffer = new Uint8Array(BUFFER_BYTES);
       let used = 0;
-      while (pending !== null || index < count) {
-        const text = pending ?? next("");
-        pending = null;
+      while (pending.length > 0 || index < count) {
+        const text = pending.shift() ?? next("");
         // At most three bytes a UTF-16 unit: a piece that may not fit waits for the next buffer,
         // and one larger than a buffer (an entry with big dead properties) goes on its own.
         if (text.length * 3 > BUFFER_BYTES - used) {
           if (used > 0) {
-            pending = text;
+            pending.unshift(text);
             break;
           }
           controller.enqueue(encoder.encode(text));
@@ -274,7 +281,7 @@ export function multistatusBody(
         used += encoder.encodeInto(text, buffer.subarray(used)).written;
       }
       if (used > 0) controller.enqueue(buffer.subarray(0, used));
-      if (pending === null && index >= count) controller.close();
+      if (pending.length === 0 && index >= count) controller.close();
     },
   });
 }
