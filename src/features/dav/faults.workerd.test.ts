@@ -7,7 +7,7 @@ import { ADMIN_BASIC } from "../../../test/support/dav-client.ts";
 import worker from "../../index.ts";
 
 /** PROPFIND Depth 1 of /dav/ by the Worker with its database at `databaseUrl`; the reply and what it logged. */
-async function propfindWith(databaseUrl: string) {
+async function propfindWith(databaseUrl: string | undefined) {
   const logged = vi.spyOn(console, "error").mockImplementation(() => {});
   const ctx = createExecutionContext();
   const reply = await worker.fetch(
@@ -47,5 +47,13 @@ describe("a fault of the server at /dav", () => {
     expect(body).toMatch(/^internal error \(request id [\w-]+\)\n$/);
     expect(body).not.toContain('"code"');
     expect(logged.some((line) => line.includes("The database answered HTTP 4"))).toBe(true);
+  });
+
+  it("answers 500 as text when a middleware before the WebDAV server fails (no database configured)", async () => {
+    const { reply, body, logged } = await propfindWith(undefined);
+    expect(reply.status).toBe(500);
+    expect(reply.headers.get("Content-Type")).toBe("text/plain; charset=utf-8");
+    expect(body).toMatch(/^internal error \(request id [\w-]+\)\n$/);
+    expect(logged.some((line) => line.includes("TURSO_DATABASE_URL is not set"))).toBe(true);
   });
 });
