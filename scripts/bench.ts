@@ -25,9 +25,10 @@
 //   (default 8) change the load; each endpoint's figures are medians of its rounds; BENCH_ONLY (a
 //   regular expression) runs the endpoints whose names match it, and skips the streaming runs;
 //   BENCH_ONLY=startup measures the Worker's startup alone (scripts/bench-startup.ts).
+//   BENCH_WRANGLER_LOG=<file> keeps wrangler dev's output (the Worker's own log among it) there.
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createWriteStream, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { eq } from "drizzle-orm";
@@ -102,7 +103,7 @@ const wrangler = startWranglerDev({
   dataDir: dir,
   database,
   envFiles: [secrets],
-  stdio: "ignore",
+  stdio: process.env.BENCH_WRANGLER_LOG ? "pipe" : "ignore",
   trustClientAddress: true,
   logLevel: null,
   testScheduled: false,
@@ -110,6 +111,11 @@ const wrangler = startWranglerDev({
   // The transfers download from test/support's server on 127.0.0.1 (docs/configuration.md).
   vars: { OFFLINE_DOWNLOAD_PRIVATE_HOSTS: "127.0.0.1" },
 });
+if (process.env.BENCH_WRANGLER_LOG) {
+  const log = createWriteStream(process.env.BENCH_WRANGLER_LOG);
+  wrangler.stdout?.pipe(log);
+  wrangler.stderr?.pipe(log);
+}
 const baselines: ChildProcess[] = [];
 
 /** A bare Hono worker under wrangler dev (scripts/bench-baseline/<config>); its URL once it answers. */

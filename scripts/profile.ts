@@ -3,7 +3,10 @@
 //
 //   npm run profile -- /api/me            GET with the admin's token
 //   npm run profile -- /api/auth/login    a sign-in (POST)
-//   PROFILE_REQUESTS (default 2000; 200 for sign-ins), PROFILE_STORAGES (default 50) mounted first.
+//   npm run profile -- /dav/wide/         PROPFIND Depth 1 as the admin (Basic) of a Virtual folder
+//                                         of PROFILE_WIDE (default 10,000) files mounted at /wide
+//   PROFILE_REQUESTS (default 2000; 200 for sign-ins and listings), PROFILE_STORAGES (default 50)
+//   mounted first; PROFILE_BODY a PROPFIND body to send.
 import { execSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -17,7 +20,9 @@ import { freePort, startWranglerDev, waitForWorker } from "./wrangler-dev.ts";
 
 const path = process.argv[2] ?? "/api/me";
 const signIn = path === "/api/auth/login";
-const REQUESTS = Number(process.env.PROFILE_REQUESTS || (signIn ? 200 : 2000));
+const listing = path.startsWith("/dav/");
+const REQUESTS = Number(process.env.PROFILE_REQUESTS || (signIn || listing ? 200 : 2000));
+const WIDE = Number(process.env.PROFILE_WIDE || 10_000);
 const STORAGES = Number(process.env.PROFILE_STORAGES || 50);
 const CONCURRENCY = 8;
 const PASSWORD = "profile admin password";
@@ -50,6 +55,13 @@ for (let i = 0; i < STORAGES; i += 500) {
     })),
   );
 }
+await db.insert(storages).values({
+  mountPath: "/wide",
+  driver: "Virtual",
+  status: "work",
+  addition: JSON.stringify({ num_file: WIDE, num_folder: 0, min_file_size: 1024, max_file_size: 1024 }),
+  modifiedAtMs: now,
+});
 close();
 const secrets = join(dir, "secrets.vars");
 writeFileSync(
@@ -79,7 +91,17 @@ try {
       body: JSON.stringify({ username: "admin", password: PASSWORD }),
     });
   const token = ((await (await login(0)).json()) as { data: { token: string } }).data.token;
-  const request = signIn ? login : () => fetch(base + path, { headers: { Authorization: token } });
+  const basic = `Basic ${Buffer.from(`admin:${PASSWORD}`).toString("base64")}`;
+  const request = signIn
+    ? login
+    : listing
+      ? () =>
+          fetch(base + path, {
+            method: "PROPFIND",
+            headers: { Authorization: basic, Depth: "1" },
+            body: process.env.PROFILE_BODY,
+          })
+      : () => fetch(base + path, { headers: { Authorization: token } });
   await load(200, request); // warm: compiled code, kept keys
   const inspector = await inspectWorker(inspectorPort);
   await inspector("Profiler.enable");
@@ -147,7 +169,7 @@ async function load(count: number, request: (i: number) => Promise<Response>) {
       while (next < count) {
         const i = next++;
         const response = await request(i + 1);
-        if (response.status !== 200) throw new Error(`${path}: ${response.status}`);
+        if (response.status !== (listing ? 207 : 200)) throw new Error(`${path}: ${response.status}`);
         await response.arrayBuffer();
       }
     }),

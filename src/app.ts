@@ -9,6 +9,7 @@ import type { AppEnv } from "./http/context.ts";
 import { registerAuthRoutes } from "./features/auth/routes.ts";
 import { registerLdapRoutes } from "./features/ldap/routes.ts";
 import { registerDavRoutes } from "./features/dav/routes.ts";
+import { errorReply } from "./features/dav/server.ts";
 import { registerS3Routes, registerS3VirtualHosts } from "./features/s3/routes.ts";
 import { registerDriverRoutes } from "./features/drivers/routes.ts";
 import { registerArchiveDownloadRoutes } from "./features/archive/download.ts";
@@ -45,7 +46,7 @@ import { serveWebUi } from "./features/webui/page.ts";
 import { webUiRoles } from "./features/webui/roles.ts";
 import { accessLog, corsForClients, limitBodySize, securityHeaders } from "./http/middleware.ts";
 import { createNotFoundHandler } from "./http/not-found.ts";
-import { isApiPath } from "./http/paths.ts";
+import { isApiPath, isDavPath } from "./http/paths.ts";
 import { handleError } from "./http/on-error.ts";
 import { createRouter } from "./http/router.ts";
 
@@ -164,7 +165,9 @@ export function createApp(dependencies: AppDependencies) {
     return new Response(file.body, { headers: { "Content-Type": "application/json" } });
   });
 
-  app.onError(handleError);
+  // A WebDAV client reads the HTTP status: a failure at /dav, in a middleware before the server
+  // too, is WebDAV's reply, never the envelope with HTTP 200 (docs/decisions.md D25.5).
+  app.onError((error, c) => (isDavPath(c.req.path) ? errorReply(error, c.get("requestId")) : handleError(error, c)));
   // Outside the API, what no route answers is the web UI's page (AList's NoRoute); in the API, or
   // on a deploy without the UI, an envelope.
   const apiNotFound = createNotFoundHandler(() => app.routes);

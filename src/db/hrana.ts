@@ -47,6 +47,14 @@ class DatabaseError extends Error {
   }
 }
 
+/** The database did not answer (no connection, or an HTTP 5xx or 429): a try later may work. */
+export class DatabaseUnavailable extends Error {
+  override name = "DatabaseUnavailable";
+  constructor(message: string, cause: unknown) {
+    super(message, cause === null ? undefined : { cause });
+  }
+}
+
 /** `libsql://` means HTTPS (or HTTP with `?tls=0`, as @libsql/client reads it); http(s) stays. */
 export function pipelineUrl(url: string): string {
   const parsed = new URL(url);
@@ -138,14 +146,23 @@ export class HranaClient implements Client {
 
   /** One HTTP request: the given requests on a fresh stream, then closing it. */
   async #pipeline(requests: unknown[]): Promise<WireResult[]> {
-    const response = await fetch(this.#url, {
-      method: "POST",
-      headers: this.#headers,
-      body: JSON.stringify({ baton: null, requests: [...requests, { type: "close" }] }),
-    });
+    let response: Response;
+    try {
+      response = await fetch(this.#url, {
+        method: "POST",
+        headers: this.#headers,
+        body: JSON.stringify({ baton: null, requests: [...requests, { type: "close" }] }),
+      });
+    } catch (error) {
+      if (error instanceof Error && error.name === "AbortError") throw error;
+      throw new DatabaseUnavailable(`The database could not be reached: ${String(error)}`, error);
+    }
     if (!response.ok) {
       const text = await response.text();
-      throw new Error(`The database answered HTTP ${response.status}: ${text.slice(0, 200)}`);
+      const message = `The database answered HTTP ${response.status}: ${text.slice(0, 200)}`;
+      throw response.status >= 500 || response.status === 429
+        ? new DatabaseUnavailable(message, null)
+        : new Error(message);
     }
     const body: { results: WireResult[] } = await response.json();
     return body.results;

@@ -62,7 +62,12 @@ function virtualFiles(storage: StorageHandle): FileBackend {
   /** AList's shape: `num_file` files of 10-character names, then `num_folder` folders. */
   function children(dir: string): FileObject[] {
     const next = generator(seedOf(`${storage.id}:${dir}`));
-    const name = () => Array.from({ length: 10 }, () => LETTERS[Math.floor(next() * LETTERS.length)]).join("");
+    // Ten letters added one by one: no array per name, for folders of 10,000 entries.
+    const name = () => {
+      let text = "";
+      for (let i = 0; i < 10; i++) text += LETTERS[Math.floor(next() * LETTERS.length)];
+      return text;
+    };
     const entries: FileObject[] = [];
     const taken = new Set<string>();
     const unique = (n: string) => {

@@ -14,6 +14,10 @@ export const TWO_FACTOR_NEEDS_APP_PASSWORD =
 /** The challenge of a 401, so clients ask for a username and password. */
 export const BASIC_CHALLENGE = 'Basic realm="Gatehouse WebDAV", charset="UTF-8"';
 
+/** A fault of the server (500), and the database unable to serve for now (503). */
+export const SERVER_FAILED = "internal error";
+export const SERVER_BUSY = "the database is not answering now, try again later";
+
 // ---- The request (rules.ts)
 
 export const methodNotAnswered = (method: string) => `${method} is not a WebDAV method this server answers`;

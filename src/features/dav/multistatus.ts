@@ -73,6 +73,8 @@ export class EntryWriter {
   private modifiedXml = "";
   private createdAt = Number.NaN;
   private createdXml = "";
+  private etagAt = Number.NaN;
+  private etagTime = "";
 
   constructor(
     private readonly viewer: Viewer,
@@ -104,16 +106,18 @@ export class EntryWriter {
   members(folder: string): (object: FileObject) => string {
     const view = viewOf(this.viewer, folder);
     const prefix = escapeXml(view === "/" ? "/dav/" : `/dav${escapePath(view)}/`);
+    // A member's full path is wanted only for its locks and dead properties: most replies have none.
+    const pathOf = this.dead.size === 0 && this.locks.length === 0 ? null : (name: string) => joinName(folder, name);
     return (object) =>
       this.write(
-        joinName(folder, object.name),
+        pathOf === null ? "" : pathOf(object.name),
         `${prefix}${escapeXml(escapeSegment(object.name))}${object.isDir ? "/" : ""}`,
         escapeXml(object.name),
         object,
       );
   }
 
-  /** One response: `href` and `name` come escaped. */
+  /** One response: `href` and `name` come escaped; `path` is "" when no lock or dead property can be on it. */
   private write(path: string, href: string, name: string, object: FileObject): string {
     const own = this.dead.size === 0 ? undefined : this.dead.get(path);
     const open = `<D:response><D:href>${href}</D:href><D:propstat><D:prop>`;
@@ -200,8 +204,17 @@ export class EntryWriter {
     return xml;
   }
 
+  // The usual tag, mtime and size in hex (etagOf), is written here without escapeXml (its quotes
+  // would cost five replaces per entry) and with the time's hex kept for the run of entries that
+  // share it (a time past 2^30 seconds is no small integer: its toString(16) is V8's slow path).
   private etag(object: FileObject): string {
-    return element("getetag", escapeXml(etagOfObject(object)));
+    if (object.hashInfo !== undefined) return element("getetag", escapeXml(etagOfObject(object)));
+    const at = object.modified.getTime();
+    if (at !== this.etagAt) {
+      this.etagAt = at;
+      this.etagTime = Math.floor(at / 1000).toString(16);
+    }
+    return `<D:getetag>&quot;${this.etagTime}-${object.size.toString(16)}&quot;</D:getetag>`;
   }
 
   private lockDiscovery(path: string): string {
@@ -217,12 +230,18 @@ export class EntryWriter {
   }
 }
 
-/** About this many characters of XML go to the client at a time. */
+/** About this many characters of XML are written and encoded at a time (D25.3). */
 const CHUNK_CHARS = 16 * 1024;
+/** The bytes handed to the runtime at a time: the encoded pieces of several pieces of text. */
+const BUFFER_BYTES = 256 * 1024;
+/** A reply up to about this many characters (a folder of some hundred entries) goes as one string. */
+const STRING_CHARS = 128 * 1024;
 
 /**
  * The multistatus body: `first`, then `count` entries written by `entry` as the client reads. A
- * reply that fits in one chunk is one string, which the runtime sends without a stream's turns.
+ * reply of up to about 128 Ki characters is one string, which the runtime encodes and sends
+ * without a stream's turns. A longer one is written and encoded 16 KiB of text at a time, into
+ * buffers of 256 KiB: each turn of the stream carries a dozen pieces (docs/decisions.md D25.7).
  */
 export function multistatusBody(
   first: string,
@@ -234,16 +253,35 @@ export function multistatusBody(
     while (index < count && text.length < CHUNK_CHARS) text += entry(index++);
     return index < count ? text : `${text}${MULTISTATUS_CLOSE}\n`;
   };
-  let pending: string | null = next(`${MULTISTATUS_OPEN}${first}`);
-  if (index >= count) return pending;
+  // The first pieces are written to learn whether the reply is short; a long one sends them first.
+  const pending: string[] = [next(`${MULTISTATUS_OPEN}${first}`)];
+  for (let written = pending[0]!.length; index < count && written < STRING_CHARS; ) {
+    const piece = next("");
+    pending.push(piece);
+    written += piece.length;
+  }
+  if (index >= count) return pending.length === 1 ? pending[0]! : pending.join("");
   const encoder = new TextEncoder();
   return new ReadableStream<Uint8Array>({
     pull(controller) {
-      // The first chunk was written to learn whether the reply is one; the rest as they are read.
-      const text = pending ?? next("");
-      pending = null;
-      controller.enqueue(encoder.encode(text));
-      if (index >= count) controller.close();
+      const buffer = new Uint8Array(BUFFER_BYTES);
+      let used = 0;
+      while (pending.length > 0 || index < count) {
+        const text = pending.shift() ?? next("");
+        // At most three bytes a UTF-16 unit: a piece that may not fit waits for the next buffer,
+        // and one larger than a buffer (an entry with big dead properties) goes on its own.
+        if (text.length * 3 > BUFFER_BYTES - used) {
+          if (used > 0) {
+            pending.unshift(text);
+            break;
+          }
+          controller.enqueue(encoder.encode(text));
+          break;
+        }
+        used += encoder.encodeInto(text, buffer.subarray(used)).written;
+      }
+      if (used > 0) controller.enqueue(buffer.subarray(0, used));
+      if (pending.length === 0 && index >= count) controller.close();
     },
   });
 }

@@ -7,9 +7,10 @@
 // permissions, locks) are rules.ts and the texts they answer messages.ts.
 import type { Context } from "hono";
 import type { AppEnv } from "../../http/context.ts";
+import { isTransientDatabaseFailure } from "../../db/errors.ts";
 import { ApiError, FileError } from "../../http/errors.ts";
 import { lock, unlock } from "./locks.ts";
-import { BASIC_CHALLENGE, methodNotAnswered } from "./messages.ts";
+import { BASIC_CHALLENGE, methodNotAnswered, SERVER_BUSY, SERVER_FAILED } from "./messages.ts";
 import { propfind, proppatch } from "./properties.ts";
 import { get } from "./read.ts";
 import { readRequest, requireRead, type DavRequest } from "./request.ts";
@@ -41,7 +42,7 @@ export async function handleDav(c: Context<AppEnv>): Promise<Response> {
   try {
     return await dispatch(c);
   } catch (error) {
-    return errorReply(error);
+    return errorReply(error, c.get("requestId"));
   }
 }
 
@@ -59,8 +60,11 @@ async function dispatch(c: Context<AppEnv>): Promise<Response> {
   return HANDLERS[method](request);
 }
 
-/** Every refusal as a WebDAV reply: its own (the sign-in's among them), and the file side's by kind (davStatusOf). */
-export function errorReply(error: unknown): Response {
+/**
+ * Every refusal as a WebDAV reply: its own (the sign-in's among them), the file side's by kind
+ * (davStatusOf), and any other failure as the server's (logged with `requestId`).
+ */
+export function errorReply(error: unknown, requestId = ""): Response {
   if (error instanceof DavError) {
     if (error.condition) {
       return new Response(
@@ -83,5 +87,18 @@ export function errorReply(error: unknown): Response {
   // envelope code is an HTTP status already.
   if (error instanceof ApiError) return errorReply(new DavError(error.code, error.message));
   if (error instanceof Error && error.name === "AbortError") return new Response(null, { status: 499 });
-  throw error;
+  // A fault of the server: never the API's envelope (HTTP 200, which a WebDAV client takes for an
+  // answer), but a 5xx; 503 when the database could not serve now and a try later may pass.
+  console.error(
+    JSON.stringify({
+      requestId,
+      error: error instanceof Error ? error.message : String(error),
+      stack: error instanceof Error ? error.stack : undefined,
+    }),
+  );
+  const transient = isTransientDatabaseFailure(error);
+  return new Response(`${transient ? SERVER_BUSY : SERVER_FAILED} (request id ${requestId})\n`, {
+    status: transient ? 503 : 500,
+    headers: { "Content-Type": "text/plain; charset=utf-8", ...(transient ? { "Retry-After": "5" } : {}) },
+  });
 }
