@@ -3,6 +3,9 @@
 //
 //   npm run profile -- /api/me            GET with the admin's token
 //   npm run profile -- /api/auth/login    a sign-in (POST)
+//   PROFILE_BODY='{"path":"/profile/0"}' npm run profile -- /api/fs/list
+//                                         a POST of that JSON with the admin's token
+//                                         (storages are mounted at /profile/<n>, Virtual)
 //   PROFILE_REQUESTS (default 2000; 200 for sign-ins), PROFILE_STORAGES (default 50) mounted first.
 import { execSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
@@ -79,7 +82,17 @@ try {
       body: JSON.stringify({ username: "admin", password: PASSWORD }),
     });
   const token = ((await (await login(0)).json()) as { data: { token: string } }).data.token;
-  const request = signIn ? login : () => fetch(base + path, { headers: { Authorization: token } });
+  const body = process.env.PROFILE_BODY;
+  const request = signIn
+    ? login
+    : body
+      ? () =>
+          fetch(base + path, {
+            method: "POST",
+            headers: { Authorization: token, "Content-Type": "application/json;charset=UTF-8" },
+            body,
+          })
+      : () => fetch(base + path, { headers: { Authorization: token } });
   await load(200, request); // warm: compiled code, kept keys
   const inspector = await inspectWorker(inspectorPort);
   await inspector("Profiler.enable");
