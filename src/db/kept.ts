@@ -21,7 +21,6 @@ interface PreparedSelect extends BuiltQuery {
   executeMethod?: unknown;
   fields?: { path: string[]; field: unknown }[];
   customResultMapper?: unknown;
-  joinsNotNullableMap?: unknown;
 }
 
 interface Decoder {
@@ -38,8 +37,10 @@ type BatchResult = { rows: ArrayLike<unknown>[] };
  * turns it into a Buffer first): both keep drizzle's.
  */
 function rowMapper(prepared: PreparedSelect): ((result: BatchResult) => unknown[] | null) | null {
-  const { executeMethod, fields, customResultMapper, joinsNotNullableMap } = prepared;
-  if (executeMethod !== "all" || !fields || customResultMapper || joinsNotNullableMap) return null;
+  const { executeMethod, fields, customResultMapper } = prepared;
+  if (executeMethod !== "all" || !fields || customResultMapper) return null;
+  // A join's tables come as nested objects (paths of two), which drizzle may null as a whole:
+  // its own mapping does that. Flat fields are all the rest of what it does.
   if (fields.some(({ path }) => path.length !== 1)) return null;
   const keys = fields.map(({ path }) => path[0]!);
   const decoders = fields.map(({ field }) => decoderOf(field));
