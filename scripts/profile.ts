@@ -5,8 +5,11 @@
 //   npm run profile -- /api/auth/login    a sign-in (POST)
 //   npm run profile -- /dav/wide/         PROPFIND Depth 1 as the admin (Basic) of a Virtual folder
 //                                         of PROFILE_WIDE (default 10,000) files mounted at /wide
+//   PROFILE_BODY='{"path":"/profile/0"}' npm run profile -- /api/fs/list
+//                                         a POST of that JSON with the admin's token
+//                                         (storages are mounted at /profile/<n>, Virtual)
 //   PROFILE_REQUESTS (default 2000; 200 for sign-ins and listings), PROFILE_STORAGES (default 50)
-//   mounted first; PROFILE_BODY a PROPFIND body to send.
+//   mounted first; PROFILE_BODY is the PROPFIND's body for a /dav path.
 import { execSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -92,6 +95,7 @@ try {
     });
   const token = ((await (await login(0)).json()) as { data: { token: string } }).data.token;
   const basic = `Basic ${Buffer.from(`admin:${PASSWORD}`).toString("base64")}`;
+  const body = process.env.PROFILE_BODY;
   const request = signIn
     ? login
     : listing
@@ -99,9 +103,16 @@ try {
           fetch(base + path, {
             method: "PROPFIND",
             headers: { Authorization: basic, Depth: "1" },
-            body: process.env.PROFILE_BODY,
+            body,
           })
-      : () => fetch(base + path, { headers: { Authorization: token } });
+      : body
+        ? () =>
+            fetch(base + path, {
+              method: "POST",
+              headers: { Authorization: token, "Content-Type": "application/json;charset=UTF-8" },
+              body,
+            })
+        : () => fetch(base + path, { headers: { Authorization: token } });
   await load(200, request); // warm: compiled code, kept keys
   const inspector = await inspectWorker(inspectorPort);
   await inspector("Profiler.enable");

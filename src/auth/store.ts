@@ -128,7 +128,8 @@ export async function readTokenSession(
     sessionByKey(db, { sid }),
     sessionUser(db, { sid }),
     sessionUserRoles(db, { sid }),
-    ...readsFor(extra, sessionUserOf(sid), sessionIsAdmin(claims)),
+    // The caller's subqueries are built only for a route that reads with them.
+    ...(typeof extra === "function" ? extra(sessionUserOf(sid), sessionIsAdmin(claims)) : extra),
   ])) as [unknown, DeviceSessionRow[], UserRow[], RoleRow[], ...unknown[]];
   return { session, user, roles: userRoles, extra: extraResults };
 }

@@ -43,6 +43,17 @@ describe("HranaClient", () => {
     expect(mine.rows.map((row) => ({ ...row }))).toEqual(library.rows.map((row) => ({ ...row })));
     expect(mine.rows[0]!.length).toBe(5);
     expect(new Uint8Array(mine.rows[0]![3] as ArrayBuffer)).toEqual(new Uint8Array([0, 1, 254, 255]));
+    // The same columns again share the rows' prototype (kept per isolate), never their values.
+    const again = await ours.execute({ sql: `${query} DESC`, args: [] });
+    expect(Object.getPrototypeOf(again.rows[0])).toBe(Object.getPrototypeOf(mine.rows[0]));
+    expect(again.rows.map((row) => [row[0], row.name])).toEqual([
+      [2, null],
+      [1, "one"],
+    ]);
+    expect(mine.rows.map((row) => [row[0], row.name])).toEqual([
+      [1, "one"],
+      [2, null],
+    ]);
   });
 
   it("binds named and positional values, and reports what a write changed", async () => {

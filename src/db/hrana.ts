@@ -228,15 +228,26 @@ function valueFromWire(value: WireValue): Value {
 
 const VALUES = Symbol("values");
 
+/** What the rows of one list of columns share: their prototype, and each name with its first index. */
+interface RowShape {
+  proto: object;
+  named: [string, number][];
+}
+
 /**
- * Rows as @libsql/client shapes them (indexes and `length` not enumerable, column names
- * enumerable, the first of a repeated name wins), built cheaply: the indexes and `length` are
- * getters on one prototype per result, and each row gets its names as plain properties and its
- * values, hidden, as one more.
+ * Row shapes by their columns, kept per isolate: a query returns the same columns every time, so
+ * its rows share one prototype across requests and V8 keeps their hidden classes and the code
+ * that reads them. Building a prototype (a getter defined per column) for every result cost more
+ * than everything else the client does for a request's batch. Bounded: a burst of ad-hoc column
+ * lists starts the cache over.
  */
-function resultSet(result: unknown): ResultSet {
-  const { cols, rows, affected_row_count, last_insert_rowid } = result as WireStmtResult;
-  const columns = cols.map((col) => col.name ?? "");
+const shapes = new Map<string, RowShape>();
+const MAX_SHAPES = 512;
+
+function shapeOf(columns: string[]): RowShape {
+  const key = JSON.stringify(columns);
+  let shape = shapes.get(key);
+  if (shape) return shape;
   const proto: object = Object.create(null);
   Object.defineProperty(proto, "length", { value: columns.length });
   const named: [string, number][] = [];
@@ -248,6 +259,22 @@ function resultSet(result: unknown): ResultSet {
     });
     if (!named.some(([seen]) => seen === name)) named.push([name, i]);
   });
+  shape = { proto, named };
+  if (shapes.size >= MAX_SHAPES) shapes.clear();
+  shapes.set(key, shape);
+  return shape;
+}
+
+/**
+ * Rows as @libsql/client shapes them (indexes and `length` not enumerable, column names
+ * enumerable, the first of a repeated name wins), built cheaply: the indexes and `length` are
+ * getters on one prototype per list of columns (shapeOf), and each row gets its names as plain
+ * properties and its values, hidden, as one more.
+ */
+function resultSet(result: unknown): ResultSet {
+  const { cols, rows, affected_row_count, last_insert_rowid } = result as WireStmtResult;
+  const columns = cols.map((col) => col.name ?? "");
+  const { proto, named } = shapeOf(columns);
   const built = rows.map((wire): Row => {
     const values = wire.map(valueFromWire);
     const row: Row & { [VALUES]: Value[] } = Object.create(proto);

@@ -1,6 +1,6 @@
 // keptQuery stands in for drizzle's own query objects inside db.batch (it relies on the batch's
 // `_prepare().getQuery()` and `mapResult`): these tests fail if a drizzle upgrade changes that.
-import { and, eq, inArray, sql } from "drizzle-orm";
+import { and, eq, inArray, type Placeholder, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { storages, users } from "./schema.ts";
 import { keptQuery } from "./kept.ts";
@@ -45,6 +45,38 @@ describe("keptQuery", () => {
     expect(kept).toEqual(expected);
     expect(kept[0]).toMatchObject({ mountPath: "/kept/a", disabled: true, modifiedAtMs: 1 });
     expect(other[0]).toMatchObject({ mountPath: "/kept/b", disabled: false });
+  });
+
+  it("maps SQL fields, their decoders and joins as drizzle does", async () => {
+    const shaped = (db: typeof fixture.db, path: string | Placeholder) =>
+      db
+        .select({
+          path: storages.mountPath,
+          off: storages.disabled,
+          depth: sql<number>`length(${storages.mountPath})`.mapWith(Number),
+          flag: sql`${storages.disabled} = 1`.mapWith(storages.disabled).as("flag"),
+          nothing: sql<null>`NULL`,
+        })
+        .from(storages)
+        .where(eq(storages.mountPath, path));
+    const joined = (db: typeof fixture.db, path: string | Placeholder) =>
+      db
+        .select()
+        .from(storages)
+        .leftJoin(users, eq(users.username, storages.remark))
+        .where(eq(storages.mountPath, path));
+    const keptShaped = keptQuery(["path"], (db, v) => shaped(db, v.path));
+    const keptJoined = keptQuery(["path"], (db, v) => joined(db, v.path));
+    const [mine, theirs, mineJoined, theirsJoined] = await fixture.db.batch([
+      keptShaped(fixture.db, { path: "/kept/a" }),
+      shaped(fixture.db, "/kept/a"),
+      keptJoined(fixture.db, { path: "/kept/a" }),
+      joined(fixture.db, "/kept/a"),
+    ]);
+    expect(mine).toEqual(theirs);
+    expect(mine).toEqual([{ path: "/kept/a", off: true, depth: 7, flag: true, nothing: null }]);
+    expect(mineJoined).toEqual(theirsJoined);
+    expect(mineJoined[0]!.users).toBeNull();
   });
 
   it("runs on its own when awaited", async () => {

@@ -5,6 +5,7 @@ import { asc, count } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { SQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
 import type { Database } from "./client.ts";
+import { keptQuery } from "./kept.ts";
 
 export interface Plan<T> {
   reads: readonly BatchItem<"sqlite">[];
@@ -46,22 +47,36 @@ export async function runBatch(db: Database, statements: readonly BatchItem<"sql
   return db.batch(statements as unknown as Batch);
 }
 
+/** The two queries of each table's page (tablePage), built once per isolate. */
+const pageQueries = new WeakMap<SQLiteTable, ReturnType<typeof pageQueriesOf>>();
+
+function pageQueriesOf(table: SQLiteTable & { id: SQLiteColumn }) {
+  return {
+    rows: keptQuery(["limit", "offset"], (db, v) =>
+      db
+        .select()
+        .from(table as SQLiteTable)
+        .orderBy(asc(table.id))
+        .limit(v.limit)
+        .offset(v.offset),
+    ),
+    total: keptQuery([], (db) => db.select({ total: count() }).from(table as SQLiteTable)),
+  };
+}
+
 /** One page of a table in id order, and the count of all its rows (the admin lists). */
 export function tablePage<T extends SQLiteTable & { id: SQLiteColumn }>(
   db: Database,
   table: T,
   window: { limit: number; offset: number },
 ) {
+  let queries = pageQueries.get(table);
+  if (!queries) {
+    queries = pageQueriesOf(table);
+    pageQueries.set(table, queries);
+  }
   return plan(
-    [
-      db
-        .select()
-        .from(table as SQLiteTable)
-        .orderBy(asc(table.id))
-        .limit(window.limit)
-        .offset(window.offset),
-      db.select({ total: count() }).from(table as SQLiteTable),
-    ],
+    [queries.rows(db, { limit: window.limit, offset: window.offset }), queries.total(db, {})],
     ([rows, [total]]) => ({ rows: rows as T["$inferSelect"][], total: total?.total ?? 0 }),
   );
 }

@@ -4,6 +4,7 @@
 import { and, eq, gte, inArray, lt, ne, or, sql } from "drizzle-orm";
 import type { RoutePlan } from "../../auth/guard.ts";
 import type { Database } from "../../db/client.ts";
+import { keptQuery } from "../../db/kept.ts";
 import { type Plan, run, runBatch } from "../../db/plan.ts";
 import { metas, settings, storages } from "../../db/schema.ts";
 import { SETTING_DEFINITIONS } from "../../db/settings.ts";
@@ -46,43 +47,69 @@ const chainOf = (path: string) => {
 
 /**
  * Mount paths starting with `prefix` (which ends in "/") as a range of the mount-path index:
- * [prefix, the same with its "/" raised to "0"), since "/" and "0" are neighbours in byte order.
- * A listing then reads the storages below its folder, not all of them.
+ * [prefix, `upper`: the same with its "/" raised to "0"), since "/" and "0" are neighbours in
+ * byte order. A listing then reads the storages below its folder, not all of them.
  */
-const below = (prefix: string) =>
-  and(gte(storages.mountPath, prefix), lt(storages.mountPath, `${prefix.slice(0, -1)}0`));
+const below = (prefix: unknown, upper: unknown) =>
+  and(gte(storages.mountPath, sql`${prefix}`), lt(storages.mountPath, sql`${upper}`));
+const upperOf = (prefix: string) => `${prefix.slice(0, -1)}0`;
+
+// The reads of every file request, built once per isolate (src/db/kept.ts): drizzle building their
+// text anew was the largest share of a listing's own CPU after the rows.
+/** The enabled storages mounted on any of the paths of a JSON array (the chains). */
+const storagesOn = keptQuery(["chains"], (db, v) =>
+  db
+    .select()
+    .from(storages)
+    .where(and(eq(storages.disabled, false), sql`${storages.mountPath} IN (SELECT value FROM json_each(${v.chains}))`)),
+);
+
+/**
+ * A folder's virtual folders: the first segments of the mount paths below it, one row a name, in
+ * AList's order (storage order, then mount path; the name's first storage gives its time).
+ * Computed in SQL, so a listing of `/` over 10,000 storages reads one row a virtual folder, not
+ * 10,000 storages.
+ */
+const virtualFoldersOf = keptQuery(["folder", "prefix", "upper"], (db, v) => {
+  const rest = sql`substr(${storages.mountPath}, length(${v.prefix}) + 1)`;
+  const name = sql<string>`CASE WHEN instr(${rest}, '/') > 0 THEN substr(${rest}, 1, instr(${rest}, '/') - 1) ELSE ${rest} END`;
+  // With one min() aggregate, SQLite takes the other columns from the row holding the minimum.
+  const first = sql<string>`min(printf('%020d', ${storages.order} + 2147483648) || ${storages.mountPath})`;
+  return db
+    .select({ name, modified: storages.modifiedAtMs, first })
+    .from(storages)
+    .where(and(eq(storages.disabled, false), ne(storages.mountPath, sql`${v.folder}`), below(v.prefix, v.upper)))
+    .groupBy(name)
+    .orderBy(first);
+});
+
+const allMetas = keptQuery([], (db) => db.select().from(metas));
+const fsSettings = keptQuery([], (db) =>
+  db
+    .select({ key: settings.key, value: settings.value })
+    .from(settings)
+    .where(inArray(settings.key, [...FS_SETTING_KEYS])),
+);
 
 /**
  * The tree reads for `needs`: the storages on the paths' chains (longest-match candidates), and
- * per folder the first segments of the mount paths below it, one row a name, in AList's order
- * (storage order, then mount path; the name's first storage gives its time). Computed in SQL, so
- * a listing of `/` over 10,000 storages reads one row a virtual folder, not 10,000 storages.
+ * per folder its virtual folders (virtualFoldersOf).
  */
 function treeReads(db: Database, needs: TreeNeeds) {
   const chains = [...new Set(needs.paths.flatMap(chainOf))];
-  const storageRead = db
-    .select()
-    .from(storages)
-    .where(and(eq(storages.disabled, false), inArray(storages.mountPath, chains.length > 0 ? chains : ["/"])));
+  const storageRead = storagesOn(db, { chains: JSON.stringify(chains.length > 0 ? chains : ["/"]) });
   const folderReads = needs.folders.map((folder) => {
     const prefix = folder === "/" ? "/" : `${folder}/`;
-    const rest = sql`substr(${storages.mountPath}, length(${prefix}) + 1)`;
-    const name = sql<string>`CASE WHEN instr(${rest}, '/') > 0 THEN substr(${rest}, 1, instr(${rest}, '/') - 1) ELSE ${rest} END`;
-    // With one min() aggregate, SQLite takes the other columns from the row holding the minimum.
-    const first = sql<string>`min(printf('%020d', ${storages.order} + 2147483648) || ${storages.mountPath})`;
-    return db
-      .select({ name, modified: storages.modifiedAtMs, first })
-      .from(storages)
-      .where(and(eq(storages.disabled, false), ne(storages.mountPath, folder), below(prefix)))
-      .groupBy(name)
-      .orderBy(first);
+    return virtualFoldersOf(db, { folder, prefix, upper: upperOf(prefix) });
   });
   // A path is a virtual folder when a mount path is on it or below it; its time is its first storage's.
   const pointReads = (needs.points ?? []).map((path) =>
     db
       .select({ name: sql<string>`${path}`, modified: storages.modifiedAtMs })
       .from(storages)
-      .where(and(eq(storages.disabled, false), or(eq(storages.mountPath, path), below(`${path}/`))))
+      .where(
+        and(eq(storages.disabled, false), or(eq(storages.mountPath, path), below(`${path}/`, upperOf(`${path}/`)))),
+      )
       .orderBy(storages.order, storages.mountPath)
       .limit(1),
   );
@@ -124,14 +151,7 @@ function stateReads(db: Database, needs: TreeNeeds) {
   const { chains, reads } = treeReads(db, needs);
   return {
     chains,
-    reads: [
-      db.select().from(metas),
-      db
-        .select({ key: settings.key, value: settings.value })
-        .from(settings)
-        .where(inArray(settings.key, [...FS_SETTING_KEYS])),
-      ...reads,
-    ] as const,
+    reads: [allMetas(db, {}), fsSettings(db, {}), ...reads] as const,
   };
 }
 

@@ -10,7 +10,9 @@ export const FileType = { UNKNOWN: 0, FOLDER: 1, VIDEO: 2, AUDIO: 3, TEXT: 4, IM
 export function rfc3339(date: Date): string {
   if (Number.isNaN(date.getTime())) return "0001-01-01T00:00:00Z";
   const iso = date.toISOString(); // 2026-03-01T08:00:00.120Z (or ±YYYYYY for far years)
-  return iso.replace(/\.(\d{3})Z$/, (_, ms: string) => (ms === "000" ? "Z" : `.${ms.replace(/0+$/, "")}Z`));
+  // Whole seconds, most times: no expression to run (a listing writes two per entry).
+  if (iso.endsWith(".000Z")) return `${iso.slice(0, -5)}Z`;
+  return iso.replace(/\.(\d{3})Z$/, (_, ms: string) => `.${ms.replace(/0+$/, "")}Z`);
 }
 
 export const extensionOf = (name: string) => {

@@ -19,7 +19,9 @@ export function registerS3Routes(app: Router) {
  */
 export function registerS3VirtualHosts(app: Router, useDatabase: MiddlewareHandler<AppEnv>) {
   app.use("*", async (c, next) => {
-    const bucket = virtualBucketOf(new URL(c.req.url).hostname, c.env.S3_VIRTUAL_HOST);
+    // Unset (the default), no host is a bucket's: the URL is not parsed on every request.
+    const base = c.env?.S3_VIRTUAL_HOST;
+    const bucket = base ? virtualBucketOf(new URL(c.req.url).hostname, base) : null;
     if (bucket === null) return next();
     await useDatabase(c, async () => {
       c.res = await handleS3(c, bucket);

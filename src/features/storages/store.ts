@@ -72,11 +72,12 @@ const storagePageJson = keptQuery(["limit", "offset"], (db, v) => {
 });
 
 /** Enabled storages no check has seen (status ""): the one a fresh `npm start` mounts, an import's. */
-const uncheckedStorages = (db: Database) =>
+const uncheckedStorages = keptQuery([], (db) =>
   db
     .select()
     .from(storages)
-    .where(and(eq(storages.disabled, false), eq(storages.status, "")));
+    .where(and(eq(storages.disabled, false), eq(storages.status, ""))),
+);
 
 /**
  * One page as the list's `data` JSON (`limit` null means every row: AList's per_page < 1), and the
@@ -84,7 +85,7 @@ const uncheckedStorages = (db: Database) =>
  */
 export function storagePage(db: Database, window: { limit: number | null; offset: number }) {
   return plan(
-    [storagePageJson(db, { limit: window.limit ?? -1, offset: window.offset }), uncheckedStorages(db)],
+    [storagePageJson(db, { limit: window.limit ?? -1, offset: window.offset }), uncheckedStorages(db, {})],
     ([[page], unchecked]) => ({ json: page!.json, unchecked }),
   );
 }
