@@ -205,9 +205,10 @@ export async function writeFile(
   const parts = partBytes === null ? undefined : target.backend.parts;
   if (!parts || partBytes === null || size <= Math.max(parts.minPartBytes, partBytes)) {
     need(target, "put");
-    const body = size === 0 ? emptyBody() : work.counted(await read(), size);
+    // Counted in putFile's own pass over the body, which holds it to its size (D23.7).
+    const body = size === 0 ? emptyBody() : await read();
     work.writing.add(name);
-    await putFile(target, { name, size, body, contentType: "application/octet-stream" });
+    await putFile(target, { name, size, body, contentType: "application/octet-stream" }, work.count);
     await work.beaten();
     work.writing.delete(name);
     return { settle: { state: "done", bytes: size } };

@@ -110,21 +110,24 @@ export class UnitWork {
     return exactLength(stream, size, {
       short: (sent) => new FileError("refused", uploadEndedEarly(sent, size)),
       long: () => new FileError("refused", uploadTooLong(size)),
-      onBytes: (chunk) => {
-        if (this.beatFault) throw this.beatFault.error;
-        this.flowed += chunk.byteLength;
-        if (this.beating || Date.now() - this.lastBeat < this.lease.heartbeatMs) return;
-        const beating = this.beat(this.flowed)
-          .catch((error: unknown) => {
-            this.beatFault ??= { error };
-          })
-          .finally(() => {
-            if (this.beating === beating) this.beating = undefined;
-          });
-        this.beating = beating;
-      },
+      onBytes: this.count,
     }).body;
   }
+
+  /** Counts a step's bytes into `flowed`, starting a heartbeat when one is due (see `counted`). */
+  readonly count = (chunk: Uint8Array): void => {
+    if (this.beatFault) throw this.beatFault.error;
+    this.flowed += chunk.byteLength;
+    if (this.beating || Date.now() - this.lastBeat < this.lease.heartbeatMs) return;
+    const beating = this.beat(this.flowed)
+      .catch((error: unknown) => {
+        this.beatFault ??= { error };
+      })
+      .finally(() => {
+        if (this.beating === beating) this.beating = undefined;
+      });
+    this.beating = beating;
+  };
 
   /** Waits for the heartbeat `counted` started, if one runs; throws what it met (a stop, a failure). */
   async beaten(): Promise<void> {
