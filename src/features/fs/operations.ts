@@ -222,9 +222,14 @@ export async function readWhole(
  * the partial file removed, best effort, and the reply says why the upload failed, never what the
  * removal met.
  */
-export async function putFile(dir: Mounted, upload: Upload): Promise<void> {
+export async function putFile(
+  dir: Mounted,
+  upload: Upload,
+  /** Each step's bytes as they pass, in the one pass that holds the body to its size; a throw fails it. */
+  onBytes?: (chunk: Uint8Array) => void,
+): Promise<void> {
   const put = need(dir, "put");
-  const watched = watchBody(upload.body, upload.size);
+  const watched = watchBody(upload.body, upload.size, onBytes);
   try {
     const signal = anySignal(upload.signal, watched.signal);
     await put(dir.actualPath, { ...upload, body: watched.body, ...(signal ? { signal } : {}) });
@@ -254,9 +259,10 @@ export async function removePartial(dir: Mounted, name: string): Promise<void> {
  * The body as it is read, held to its size: `fault` is why it did not arrive whole (its own refusal,
  * such as a form's wrong ending, or that it failed, ended early or ran long), null while it did not.
  */
-function watchBody(source: ReadableStream<Uint8Array>, size: number) {
+function watchBody(source: ReadableStream<Uint8Array>, size: number, onBytes?: (chunk: Uint8Array) => void) {
   return exactLength(source, size, {
     readAhead: true,
+    ...(onBytes ? { onBytes } : {}),
     short: (sent) => new FileError("refused", uploadEndedEarly(sent, size)),
     long: () => new FileError("refused", uploadTooLong(size)),
     // A failed upload answers 500, with the body's own words when it has them (a form's wrong

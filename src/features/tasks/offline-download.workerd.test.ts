@@ -157,8 +157,9 @@ describe("offline download", () => {
       error:
         "the server advertised ranges (Accept-Ranges: bytes) but answered a ranged read with the whole file: it cannot be downloaded in parts",
     });
-    // One attempt: its first read (the size and the name), then the first part's ranged read; no retry reads it again.
-    expect(((await hits())[path] ?? 0) - before).toBe(2);
+    // One attempt: its first read (the size and the name), then the two parts' ranged reads, side by
+    // side (docs/decisions.md D23.6); no retry reads it again.
+    expect(((await hits())[path] ?? 0) - before).toBe(3);
     expect(await s3Files(`${S3_ROOT}/ranges/`)).toEqual([]);
     expect(await s3PendingUploads(`${S3_ROOT}/ranges/`)).toEqual([]);
   }, 30_000);

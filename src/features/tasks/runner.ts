@@ -64,6 +64,8 @@ async function runMessage(db: Database, env: Env, message: UnitTicket, lease: Le
   try {
     ending = await runUnit(work, env);
   } catch (error) {
+    // A heartbeat still in flight may say the run was stopped or taken: its answer first (D23.5).
+    await work.beaten().catch(() => undefined);
     // Taken from this worker (its lease ran out): its row and upload are the restarted run's now.
     if (work.stopped === "lost") return;
     if (work.stopped === "stop") return finish(db, env, work, { settle: cancelOutcome() });

@@ -50,7 +50,13 @@ export class UnitWork {
   stopped?: Exclude<Beat, "go">;
   /** The files being streamed whole into the payload's `toDir`, for their removal on cancel. */
   readonly writing = new Set<string>();
+  /** Bytes sent upstream so far in this run, from what was committed before it: what heartbeats count. */
+  flowed: number;
   private lastBeat = Date.now();
+  /** The heartbeat `counted` started and that has not ended yet. */
+  private beating: Promise<void> | undefined;
+  /** What such a heartbeat met, thrown at the next step. */
+  private beatFault: { error: unknown } | undefined;
 
   constructor(
     readonly db: Database,
@@ -60,6 +66,7 @@ export class UnitWork {
   ) {
     this.current = work;
     this.committed = committedBytes(work);
+    this.flowed = this.committed;
   }
 
   get signal() {
@@ -94,18 +101,38 @@ export class UnitWork {
   }
 
   /**
-   * The `size` bytes of `stream` counted as they flow, from `base` bytes on: a heartbeat every
+   * The `size` bytes of `stream` counted into `flowed` as they flow: a heartbeat every
    * `lease.heartbeatMs`, a stop when told (exactLength, read in large steps; what a short or long
-   * read says is what putFile would say of it).
+   * read says is what putFile would say of it). The heartbeat does not hold the bytes up while it
+   * runs (docs/decisions.md D23.5): its failure or its stop fails the next step, or `beaten()`.
    */
-  counted(stream: ReadableStream<Uint8Array>, base: number, size: number): ReadableStream<Uint8Array> {
+  counted(stream: ReadableStream<Uint8Array>, size: number): ReadableStream<Uint8Array> {
     return exactLength(stream, size, {
       short: (sent) => new FileError("refused", uploadEndedEarly(sent, size)),
       long: () => new FileError("refused", uploadTooLong(size)),
-      onBytes: async (_chunk, sent) => {
-        if (Date.now() - this.lastBeat >= this.lease.heartbeatMs) await this.beat(base + sent);
-      },
+      onBytes: this.count,
     }).body;
+  }
+
+  /** Counts a step's bytes into `flowed`, starting a heartbeat when one is due (see `counted`). */
+  readonly count = (chunk: Uint8Array): void => {
+    if (this.beatFault) throw this.beatFault.error;
+    this.flowed += chunk.byteLength;
+    if (this.beating || Date.now() - this.lastBeat < this.lease.heartbeatMs) return;
+    const beating = this.beat(this.flowed)
+      .catch((error: unknown) => {
+        this.beatFault ??= { error };
+      })
+      .finally(() => {
+        if (this.beating === beating) this.beating = undefined;
+      });
+    this.beating = beating;
+  };
+
+  /** Waits for the heartbeat `counted` started, if one runs; throws what it met (a stop, a failure). */
+  async beaten(): Promise<void> {
+    await this.beating;
+    if (this.beatFault) throw this.beatFault.error;
   }
 
   /**
