@@ -48,7 +48,7 @@ class DatabaseError extends Error {
 }
 
 /** The database did not answer (no connection, or an HTTP 5xx or 429): a try later may work. */
-export class DatabaseUnavailable extends Error {
+class DatabaseUnavailable extends Error {
   override name = "DatabaseUnavailable";
   constructor(message: string, cause: unknown) {
     super(message, cause === null ? undefined : { cause });
