@@ -2,7 +2,15 @@
 // scripts/openapi.ts to build the OpenAPI document, never imported by the Worker.
 import { envelopeResponse, type RouteDocs } from "../../http/docs.ts";
 import * as z from "zod/mini";
-import { RoleView } from "./routes.ts";
+import { type RoleReply, Scope } from "./routes.ts";
+
+const RoleView: z.ZodMiniType<RoleReply> = z.object({
+  id: z.number().check(z.int()),
+  name: z.string(),
+  description: z.string(),
+  default: z.boolean().openapi({ description: "new users without roles get this one (setting default_role)" }),
+  permission_scopes: z.array(Scope),
+});
 
 export const routeDocs: RouteDocs = {
   "get /api/admin/role/list": {

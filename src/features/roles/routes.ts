@@ -10,20 +10,12 @@ import { Permission } from "../users/routes.ts";
 import { changeRole, createRole, foundRole, removeRole } from "./rules.ts";
 import { roleById, rolePage, type RoleRow } from "./store.ts";
 
-const Scope = z.object({
+export const Scope = z.object({
   path: wellFormed(z.string().check(z.maxLength(1024))).openapi({
     description: "cleaned like a mount path",
     example: "/media",
   }),
   permission: Permission,
-});
-
-export const RoleView = z.object({
-  id: z.number().check(z.int()),
-  name: z.string(),
-  description: z.string(),
-  default: z.boolean().openapi({ description: "new users without roles get this one (setting default_role)" }),
-  permission_scopes: z.array(Scope),
 });
 
 const RoleFields = {
@@ -88,7 +80,16 @@ const deleteRoleRoute = createRoute({
   request: { query: z.object({ id: idParam }) },
 });
 
-function roleView(role: RoleRow): z.infer<typeof RoleView> {
+/** A role as replies show it (docs.ts `RoleView`). */
+export interface RoleReply {
+  id: number;
+  name: string;
+  description: string;
+  default: boolean;
+  permission_scopes: z.output<typeof Scope>[];
+}
+
+function roleView(role: RoleRow): RoleReply {
   return {
     id: role.id,
     name: role.name,

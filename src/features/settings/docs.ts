@@ -2,8 +2,20 @@
 // scripts/openapi.ts to build the OpenAPI document, never imported by the Worker.
 import { envelopeResponse, type RouteDocs } from "../../http/docs.ts";
 import * as z from "zod/mini";
-import { SettingItem } from "./routes.ts";
 import { CLOUD_DRIVE_TOOLS } from "./rules.ts";
+
+const SettingItem = z
+  .object({
+    key: z.string(),
+    value: z.string().openapi({ description: "always a string; `default_role` shows the role's name" }),
+    help: z.string(),
+    type: z.enum(["string", "number", "text", "select", "bool"]),
+    options: z.string().openapi({ description: "comma-separated choices of a `select`" }),
+    group: z.number().check(z.int()),
+    flag: z.number().check(z.int()).openapi({ description: "0 public, 1 private, 2 read-only, 3 deprecated" }),
+    index: z.number().check(z.int()),
+  })
+  .openapi("SettingItem");
 
 const tags = ["settings"];
 

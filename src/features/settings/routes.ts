@@ -6,7 +6,7 @@ import { createRoute } from "../../http/openapi.ts";
 import { adminOnly, planned, reading } from "../../auth/guard.ts";
 import { NOT_ADMIN } from "../../auth/store.ts";
 import { fromJson, fromQuery } from "../../http/params.ts";
-import { settingDefinitionByKey } from "../../db/settings.ts";
+import { settingDefinitionByKey, type SettingType } from "../../db/settings.ts";
 import { ok } from "../../http/envelope.ts";
 import { jsonBody, type Router } from "../../http/router.ts";
 import {
@@ -25,19 +25,6 @@ import {
 } from "./rules.ts";
 import { settingsByKey, settingsInGroups, settingsSave, type SettingRow } from "./store.ts";
 import { defaultRoleOptions, defaultRoleShown, presaveSplit, type RoleName } from "./validate.ts";
-
-export const SettingItem = z
-  .object({
-    key: z.string(),
-    value: z.string().openapi({ description: "always a string; `default_role` shows the role's name" }),
-    help: z.string(),
-    type: z.enum(["string", "number", "text", "select", "bool"]),
-    options: z.string().openapi({ description: "comma-separated choices of a `select`" }),
-    group: z.number().check(z.int()),
-    flag: z.number().check(z.int()).openapi({ description: "0 public, 1 private, 2 read-only, 3 deprecated" }),
-    index: z.number().check(z.int()),
-  })
-  .openapi("SettingItem");
 
 const groupList = z.optional(
   z
@@ -229,7 +216,7 @@ const cloudToolRoutes = Object.entries(CLOUD_DRIVE_TOOLS).map(([name, tool]) => 
  * server/handles/setting.go:164-170).
  */
 function settingItem(row: SettingRow, roles: readonly RoleName[]) {
-  const item = { ...row, type: row.type as z.infer<typeof SettingItem>["type"] };
+  const item = { ...row, type: row.type as SettingType };
   return row.key === "default_role"
     ? { ...item, value: defaultRoleShown(row.value, roles), options: defaultRoleOptions(roles) }
     : item;

@@ -2,7 +2,24 @@
 // scripts/openapi.ts to build the OpenAPI document, never imported by the Worker.
 import { envelopeResponse, type RouteDocs } from "../../http/docs.ts";
 import * as z from "zod/mini";
-import { TaskInfoSchema } from "./rules.ts";
+
+/** AList's TaskInfo (rules.ts `taskInfo`), as the task routes and offline downloads answer it. */
+const TaskInfoSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  creator: z.string(),
+  creator_role: z.array(z.number()),
+  state: z.number().check(z.int()).openapi({
+    description:
+      "0 pending, 1 running, 2 succeeded, 3 canceling, 4 canceled, 7 failed, 8 waiting retry (tache's numbers)",
+  }),
+  status: z.string(),
+  progress: z.number().openapi({ description: "0 to 100" }),
+  start_time: z.nullable(z.string()),
+  end_time: z.nullable(z.string()),
+  total_bytes: z.number(),
+  error: z.string(),
+});
 
 type Prefix = "/api/task" | "/api/admin/task";
 

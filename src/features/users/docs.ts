@@ -2,7 +2,20 @@
 // scripts/openapi.ts to build the OpenAPI document, never imported by the Worker.
 import { envelopeResponse, type RouteDocs } from "../../http/docs.ts";
 import * as z from "zod/mini";
-import { UserView } from "./routes.ts";
+import type { UserReply } from "./routes.ts";
+
+const UserView: z.ZodMiniType<UserReply> = z.object({
+  id: z.number().check(z.int()),
+  username: z.string(),
+  password: z.literal("").openapi({ description: "always empty" }),
+  base_path: z.string(),
+  role: z.array(z.number().check(z.int())),
+  disabled: z.boolean(),
+  permission: z.number().check(z.int()),
+  otp: z.boolean().openapi({ description: "two-factor authentication is on" }),
+  sso_id: z.string(),
+  allow_ldap: z.boolean().openapi({ description: "a directory entry of the same name may sign in as this user" }),
+});
 
 export const routeDocs: RouteDocs = {
   "get /api/admin/user/list": {

@@ -25,19 +25,6 @@ const RoleIds = z
   .check(z.maxLength(64))
   .openapi({ description: "role ids, in order", example: [3] });
 
-export const UserView = z.object({
-  id: z.number().check(z.int()),
-  username: z.string(),
-  password: z.literal("").openapi({ description: "always empty" }),
-  base_path: z.string(),
-  role: z.array(z.number().check(z.int())),
-  disabled: z.boolean(),
-  permission: z.number().check(z.int()),
-  otp: z.boolean().openapi({ description: "two-factor authentication is on" }),
-  sso_id: z.string(),
-  allow_ldap: z.boolean().openapi({ description: "a directory entry of the same name may sign in as this user" }),
-});
-
 const UserFields = {
   username: wellFormed(z.string().check(z.trim(), z.minLength(1), z.maxLength(255))),
   base_path: wellFormed(z.string().check(z.maxLength(1024))).openapi({
@@ -129,8 +116,22 @@ const deleteUserCache = createRoute({
   request: { query: z.object({ username: z.optional(z.string()) }) },
 });
 
+/** A user as replies show it (docs.ts `UserView`): never the password hash, pwd_ts or the TOTP secret. */
+export interface UserReply {
+  id: number;
+  username: string;
+  password: "";
+  base_path: string;
+  role: number[];
+  disabled: boolean;
+  permission: number;
+  otp: boolean;
+  sso_id: string;
+  allow_ldap: boolean;
+}
+
 /** A user as replies show it: never the password hash, pwd_ts or the TOTP secret. */
-function userView(user: UserRow): z.infer<typeof UserView> {
+function userView(user: UserRow): UserReply {
   return {
     id: user.id,
     username: user.username,
