@@ -11,7 +11,7 @@ import { dirname, join, relative, resolve } from "node:path";
 import { register } from "node:module";
 import { fileURLToPath } from "node:url";
 import type { RouteConfig } from "@hono/zod-openapi";
-import { publishOpenApiDocument } from "./webui.ts";
+import { publishOwnAssets } from "./webui.ts";
 
 // Nothing from src/ or scripts/db.ts is imported statically: see the next comment.
 const projectRoot = resolve(dirname(fileURLToPath(import.meta.url)), "..");
@@ -64,6 +64,6 @@ if (process.argv.includes("--check")) {
     writeFileSync(DOCUMENT_FILE, text);
     console.log(`Wrote ${name} (${Object.keys(document.paths ?? {}).length} paths)`);
   }
-  // The copy the Worker serves, in the assets folder (scripts/webui.ts).
-  publishOpenApiDocument();
+  // The copy the Worker serves, in the assets folder, with the access keys page (scripts/webui.ts).
+  publishOwnAssets();
 }

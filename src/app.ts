@@ -166,7 +166,7 @@ export function createApp(dependencies: AppDependencies) {
   // The access keys page (docs/decisions.md D16.7) is no route: it needs no database and no guard.
   app.notFound(
     async (c) =>
-      (c.req.path === KEYS_PAGE_PATH ? keysPage(c.req.method) : undefined) ??
+      (c.req.path === KEYS_PAGE_PATH ? await keysPage(c) : undefined) ??
       (isApiPath(c.req.path) ? undefined : await serveWebUi(c, () => dependencies.database(c.env))) ??
       apiNotFound(c),
   );
