@@ -1,15 +1,17 @@
 // npm run openapi: writes src/generated/openapi.json, the document GET /api/openapi.json serves
 // (copied into the assets folder, webui/api/openapi.json, where the Worker reads it),
 // from the route definitions the app registers (createRoute in src/features/*/routes.ts, and the
-// few registered by hand). Built here, in Node, so the Worker ships neither the generator
-// (@asteasolutions/zod-to-openapi, through @hono/zod-openapi) nor the schemas' metadata.
+// few registered by hand) joined to their documentation (src/features/*/docs.ts, by method and
+// path: src/http/docs.ts). Built here, in Node, so the Worker ships neither the generator
+// (@asteasolutions/zod-to-openapi, through @hono/zod-openapi), the schemas' metadata nor the
+// routes' summaries and responses.
 //   --check   write nothing; exit 1 when the committed file differs (test/unit/openapi.test.ts)
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import { register } from "node:module";
 import { fileURLToPath } from "node:url";
 import type { RouteConfig } from "@hono/zod-openapi";
-import { publishOpenApiDocument } from "./webui.ts";
+import { publishOwnAssets } from "./webui.ts";
 
 // Nothing from src/ or scripts/db.ts is imported statically: see the next comment.
 const projectRoot = resolve(dirname(fileURLToPath(import.meta.url)), "..");
@@ -24,6 +26,8 @@ register(
   `data:text/javascript,${encodeURIComponent('export const resolve = (specifier, context, next) => next(specifier === "zod/mini" ? "zod" : specifier, context);')}`,
 );
 const { createApp } = await import("../src/app.ts");
+const { routeDocs } = await import("../src/docs.ts");
+const { documentedDefinitions } = await import("../src/http/docs.ts");
 const { GATEHOUSE_VERSION } = await import("../src/version.ts");
 
 const app = createApp({
@@ -32,7 +36,7 @@ const app = createApp({
   },
 });
 const generator = new OpenAPIHono();
-for (const definition of app.openAPIRegistry.definitions) {
+for (const definition of documentedDefinitions(app.openAPIRegistry.definitions, routeDocs)) {
   // The definitions hold classic zod schemas here (see the resolve hook above): what the generator reads.
   if (definition.type === "route") generator.openAPIRegistry.registerPath(definition.route as RouteConfig);
   else
@@ -60,6 +64,6 @@ if (process.argv.includes("--check")) {
     writeFileSync(DOCUMENT_FILE, text);
     console.log(`Wrote ${name} (${Object.keys(document.paths ?? {}).length} paths)`);
   }
-  // The copy the Worker serves, in the assets folder (scripts/webui.ts).
-  publishOpenApiDocument();
+  // The copy the Worker serves, in the assets folder, with the access keys page (scripts/webui.ts).
+  publishOwnAssets();
 }

@@ -5,8 +5,9 @@
 // its build needs), so the tarball is fetched with `npm pack` (npm's registry, proxy and cache
 // settings apply) and checked against the integrity pinned here before anything is unpacked.
 //
-//   GATEHOUSE_WEB_UI=off  installs no UI: webui/ holds only the OpenAPI document, and the Worker answers every path
-//                         outside the API with the JSON 404 envelope, as an API-only deploy should.
+//   GATEHOUSE_WEB_UI=off  installs no UI: webui/ holds only the OpenAPI document and the access keys page, and the
+//                         Worker answers every other path outside the API with the JSON 404 envelope, as an
+//                         API-only deploy should.
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import {
@@ -42,13 +43,27 @@ const STAMP = ".gatehouse-webui.json";
 export const OPENAPI_ASSET = "api/openapi.json";
 const OPENAPI_SOURCE = join(root, "src/generated/openapi.json");
 
-/** Copies the generated document (src/generated/openapi.json) into the assets folder. */
-export function publishOpenApiDocument(dir: string = webUiDir, source: string = OPENAPI_SOURCE): void {
-  const compact = JSON.stringify(JSON.parse(readFileSync(source, "utf8")));
-  const target = join(dir, OPENAPI_ASSET);
-  if (existsSync(target) && readFileSync(target, "utf8") === compact) return;
+/**
+ * The access keys page GET /@keys serves (src/features/access-keys/page.ts), read by the Worker
+ * through its assets binding too, so its 6 KB are not in the bundle. Only the Worker reaches it:
+ * wrangler.toml runs the Worker first for every path outside the UI's build folders.
+ */
+export const KEYS_PAGE_ASSET = "@keys.html";
+const KEYS_PAGE_SOURCE = join(root, "src/features/access-keys/page.html");
+
+/**
+ * Copies the files the Worker serves from the assets folder, web UI or not: the generated
+ * document (src/generated/openapi.json, compact) and the access keys page.
+ */
+export function publishOwnAssets(dir: string = webUiDir, source: string = OPENAPI_SOURCE): void {
+  publish(join(dir, OPENAPI_ASSET), JSON.stringify(JSON.parse(readFileSync(source, "utf8"))));
+  publish(join(dir, KEYS_PAGE_ASSET), readFileSync(KEYS_PAGE_SOURCE, "utf8"));
+}
+
+function publish(target: string, text: string): void {
+  if (existsSync(target) && readFileSync(target, "utf8") === text) return;
   mkdirSync(dirname(target), { recursive: true });
-  writeFileSync(target, compact);
+  writeFileSync(target, text);
 }
 
 // Only the content-hashed build output may be cached for good. The other folders keep their names
@@ -92,7 +107,7 @@ export function ensureWebUi(options: WebUiOptions = {}): "present" | "installed"
     ? { package: "none", version: "off", integrity: "", logo: "" }
     : { package: WEB_UI_PACKAGE, version, integrity, logo };
   if (sameStamp(readStamp(dir), wanted)) {
-    publishOpenApiDocument(dir);
+    publishOwnAssets(dir);
     return off ? "off" : "present";
   }
 
@@ -109,7 +124,7 @@ export function ensureWebUi(options: WebUiOptions = {}): "present" | "installed"
     const previous = join(staging, "previous");
     if (existsSync(dir)) renameSync(dir, previous);
     renameSync(assets, dir);
-    publishOpenApiDocument(dir);
+    publishOwnAssets(dir);
     return off ? "off" : "installed";
   } finally {
     rmSync(staging, { recursive: true, force: true });

@@ -82,15 +82,7 @@ export function createApp(dependencies: AppDependencies) {
   // Plain text, outside the envelope and before any database work: a liveness probe. Any method
   // answers, as in AList; the document shows the GET clients use.
   app.all("/ping", (c) => c.text("pong"));
-  app.openAPIRegistry.registerPath({
-    method: "get",
-    path: "/ping",
-    tags: ["public"],
-    summary: "Liveness probe (any method): plain text `pong`, no database work",
-    responses: {
-      200: { description: "pong", content: { "text/plain": { schema: { type: "string", example: "pong" } } } },
-    },
-  });
+  app.openAPIRegistry.registerPath({ method: "get", path: "/ping" });
 
   app.use("/api/*", useDatabase);
   app.use("/d/*", useDatabase);
@@ -174,7 +166,7 @@ export function createApp(dependencies: AppDependencies) {
   // The access keys page (docs/decisions.md D16.7) is no route: it needs no database and no guard.
   app.notFound(
     async (c) =>
-      (c.req.path === KEYS_PAGE_PATH ? keysPage(c.req.method) : undefined) ??
+      (c.req.path === KEYS_PAGE_PATH ? await keysPage(c) : undefined) ??
       (isApiPath(c.req.path) ? undefined : await serveWebUi(c, () => dependencies.database(c.env))) ??
       apiNotFound(c),
   );

@@ -40,13 +40,14 @@ export type Schema = core.$ZodType;
 /** A request body's media types and their schemas (`jsonBody` builds the usual one). */
 type BodyContent = Record<string, { schema: Schema | object }>;
 
-/** A route as `app.openapi()` takes it: the fields of an OpenAPI operation, plus its guard. */
+/**
+ * A route as `app.openapi()` takes it: what the Worker runs (method, path, guard, the validated
+ * input) and the security its guard spreads. Its tags, summary, description and responses are
+ * documentation only, kept in the feature's `docs.ts` (src/http/docs.ts), out of the bundle.
+ */
 export interface RouteConfig {
   method: "get" | "post" | "put" | "delete" | "patch" | "head" | "options";
   path: string;
-  tags?: string[];
-  summary?: string;
-  description?: string;
   security?: Record<string, string[]>[];
   /** Run before the validators: the guard, and a route's planned reads. */
   middleware?: MiddlewareHandler<AppEnv> | readonly MiddlewareHandler<AppEnv>[];
@@ -59,9 +60,10 @@ export interface RouteConfig {
     cookies?: Schema;
     body?: { content: BodyContent; required?: boolean; description?: string };
   };
-  /** Documented only: handlers answer with the envelope helpers. */
-  responses: Record<string | number, unknown>;
 }
+
+/** What a route's definition may not hold: its documentation, which lives in the feature's docs.ts. */
+type Undocumented = { tags?: never; summary?: never; description?: never; responses?: never };
 
 type Output<S> = S extends Schema ? core.output<S> : never;
 type JsonSchemaOf<R> = R extends { request: { body: { content: { "application/json": { schema: infer S } } } } }
@@ -79,6 +81,6 @@ type RouteInput<R extends RouteConfig> = {
 export type RouteHandler<R extends RouteConfig> = Handler<AppEnv, string, RouteInput<R>>;
 
 /** A route's definition: its path in OpenAPI form (`/api/x/{id}`); the router registers it as Hono's (`/api/x/:id`). */
-export function createRoute<const R extends RouteConfig>(config: R): R {
+export function createRoute<const R extends RouteConfig & Undocumented>(config: R): R {
   return config;
 }

@@ -7,7 +7,7 @@ import worker from "../index.ts";
 import { ok } from "./envelope.ts";
 import { FileError, type FileErrorKind } from "./errors.ts";
 import { handleError } from "./on-error.ts";
-import { createRouter, envelopeResponse } from "./router.ts";
+import { createRouter } from "./router.ts";
 import { GATEHOUSE_VERSION } from "../version.ts";
 import packageJson from "../../package.json" with { type: "json" };
 import { backgroundContext, createUnitFixture, readEnvelope, type UnitFixture } from "../../test/support/unit.ts";
@@ -125,7 +125,6 @@ describe("input validation", () => {
         },
       },
     },
-    responses: envelopeResponse(z.string(), "The username"),
   });
   const app = createRouter();
   app.openapi(login, (c) => ok(c, c.req.valid("json").username));

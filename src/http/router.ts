@@ -1,11 +1,11 @@
-// The typed router every feature builds on, and the schema helpers that keep its OpenAPI
-// document in step with what the handlers validate and return.
+// The typed router every feature builds on, and the request-body helper its routes validate with.
 //
 // `app.openapi(route, handler)` validates a route's input with zod as @hono/zod-openapi's
 // OpenAPIHono does (same targets, same media-type gate, same order), on plain Hono: the document
 // generator (@asteasolutions/zod-to-openapi) is not in the Worker. The route definitions are
-// recorded instead, and scripts/openapi.ts turns them into the document GET /api/openapi.json
-// serves from the assets folder (src/app.ts).
+// recorded instead (method, path, security, request schemas), and scripts/openapi.ts joins them to
+// the features' docs.ts (summaries, responses) into the document GET /api/openapi.json serves from
+// the assets folder (src/app.ts).
 import type { Context, MiddlewareHandler } from "hono";
 import { HonoBase } from "hono/hono-base";
 import { RegExpRouter } from "hono/router/reg-exp-router";
@@ -21,7 +21,7 @@ import type { RouteConfig, RouteHandler, Schema } from "./openapi.ts";
 z.config(en());
 
 /** What the document is built from: a route (`registerPath`) or a component (`registerComponent`). */
-type OpenApiDefinition =
+export type OpenApiDefinition =
   | { type: "route"; route: Omit<RouteConfig, "middleware" | "hide"> }
   | { type: "component"; componentType: string; name: string; component: unknown };
 
@@ -192,23 +192,4 @@ function describeIssues(error: z.core.$ZodError, target: string): string {
 /** A route's required JSON body: `request: { body: jsonBody(schema) }`. */
 export function jsonBody<T extends Schema>(schema: T) {
   return { content: { "application/json": { schema } }, required: true } as const;
-}
-
-/** The `{code, message, data}` envelope around a payload schema. */
-function envelopeOf<T extends Schema>(data: T) {
-  return z.object({
-    code: z.number().check(z.int()).openapi({ example: 200 }),
-    message: z.string().openapi({ example: "success" }),
-    data,
-  });
-}
-
-/** A route's one documented response: always HTTP 200 with the envelope (failures included). */
-export function envelopeResponse<T extends Schema>(data: T, description: string) {
-  return {
-    200: {
-      description: `${description}. Failures use the same envelope with another code and data null.`,
-      content: { "application/json": { schema: envelopeOf(data) } },
-    },
-  } as const;
 }

@@ -10,7 +10,7 @@ import { hashStaticHash, staticHash } from "../../src/auth/password.ts";
 import { roles, users } from "../../src/db/schema.ts";
 import type { Env } from "../../src/env.ts";
 import { migrateAndSeed, openNodeDatabase } from "../../scripts/db.ts";
-import { OPENAPI_ASSET, webUiDir } from "../../scripts/webui.ts";
+import { KEYS_PAGE_ASSET, OPENAPI_ASSET, webUiDir } from "../../scripts/webui.ts";
 
 export const TEST_ADMIN_PASSWORD = "correct horse battery staple";
 
@@ -29,15 +29,18 @@ export function backgroundContext(): { ctx: ExecutionContext; pending: Promise<u
 }
 
 /**
- * The assets binding of an API-only deploy (GATEHOUSE_WEB_UI=off): the OpenAPI document `npm ci`
- * published into webui/, and a 404 for everything else, so the web UI's page stays out of these tests.
+ * The assets binding of an API-only deploy (GATEHOUSE_WEB_UI=off): the OpenAPI document and the
+ * access keys page `npm ci` published into webui/, and a 404 for everything else, so the web UI's
+ * page stays out of these tests.
  */
 // A Fetcher with only `fetch`, the one member the app calls.
 const apiOnlyAssets = {
-  fetch: async (request: Request) =>
-    new URL(request.url).pathname === `/${OPENAPI_ASSET}`
-      ? new Response(readFileSync(join(webUiDir, OPENAPI_ASSET)))
-      : new Response(null, { status: 404 }),
+  fetch: async (request: Request) => {
+    const asset = new URL(request.url).pathname.slice(1);
+    return asset === OPENAPI_ASSET || asset === KEYS_PAGE_ASSET
+      ? new Response(readFileSync(join(webUiDir, asset)))
+      : new Response(null, { status: 404 });
+  },
 } as unknown as Fetcher;
 
 export const testEnv: Env = {

@@ -8,6 +8,8 @@ import { promisify } from "node:util";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { settings } from "../../src/db/schema.ts";
+import { routeDocs } from "../../src/docs.ts";
+import { documentedDefinitions, type RouteDocs } from "../../src/http/docs.ts";
 import { servedRoutes } from "../support/authorization-matrix.ts";
 import { backgroundContext, createUnitFixture, readEnvelope, testEnv, type UnitFixture } from "../support/unit.ts";
 
@@ -292,6 +294,17 @@ describe("the served document is built from the route definitions", () => {
     }
   });
 
+  it("leaves the routes' documentation out of the Worker: only docs modules import a docs module", () => {
+    const files = (readdirSync(join(root, "src"), { recursive: true }) as string[]).filter(
+      (file) => /\.tsx?$/.test(file) && !/(^|\/)docs\.ts$/.test(file),
+    );
+    const offenders = files.filter((file) =>
+      /^import (?!type )[^;]*from "[^"]*\/docs\.ts"/m.test(readFileSync(join(root, "src", file), "utf8")),
+    );
+    expect(offenders).toEqual([]);
+    expect(files.length).toBeGreaterThan(50);
+  });
+
   it("leaves the generator and classic zod out of the Worker", () => {
     // Classic zod's methods keep all of it in the bundle; zod/mini keeps what the routes use. The
     // generator (@hono/zod-openapi) runs in scripts/openapi.ts only.
@@ -306,5 +319,30 @@ describe("the served document is built from the route definitions", () => {
     });
     expect(offenders).toEqual([]);
     expect(files.length).toBeGreaterThan(50);
+  });
+});
+
+// Each route's summary, description and responses live in its feature's docs.ts, keyed by method and
+// path (src/http/docs.ts); scripts/openapi.ts joins them to the routes the router records.
+describe("the routes' documentation", () => {
+  const definitions = () => fixture.app.openAPIRegistry.definitions;
+
+  it("documents every route the router records, and nothing else", () => {
+    const joined = documentedDefinitions(definitions(), routeDocs);
+    expect(joined.filter((definition) => definition.type === "route")).toHaveLength(Object.keys(routeDocs).length);
+  });
+
+  it("refuses a route without documentation, naming it", () => {
+    const { "post /api/admin/user/create": _dropped, ...rest } = routeDocs;
+    expect(() => documentedDefinitions(definitions(), rest)).toThrow(
+      "post /api/admin/user/create has no documentation (add it to its feature's docs.ts)",
+    );
+  });
+
+  it("refuses documentation that names no route (a typo in its method or path)", () => {
+    const docs: RouteDocs = { ...routeDocs, "get /api/admin/user/create": { responses: {} } };
+    expect(() => documentedDefinitions(definitions(), docs)).toThrow(
+      "get /api/admin/user/create is documented but no route is (a typo in its method or path?)",
+    );
   });
 });

@@ -1,12 +1,14 @@
 // Access key routes on their own (docs/decisions.md D16): app passwords read as keys of the user's
 // whole reach and WebDAV use, someone else's key never touched, the admin's list and revocation,
 // bad bodies refused; and the page of our own, served without the database.
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { hashStaticHash, staticHash } from "../../auth/password.ts";
 import { appPasswords, users } from "../../db/schema.ts";
 import { getAs, login, signInAdmin } from "../../../test/support/auth.ts";
-import { api, createUnitFixture, type UnitFixture } from "../../../test/support/unit.ts";
+import { api, createUnitFixture, readEnvelope, type UnitFixture } from "../../../test/support/unit.ts";
 
 let fixture: UnitFixture;
 let alice: string;
@@ -103,5 +105,22 @@ describe("the page of our own", () => {
     expect(html).not.toMatch(/(?:src|href)="(?:https?:)?\/\//);
     expect(html).not.toContain("innerHTML");
     expect((await fixture.request("/@keys", { method: "HEAD" })).status).toBe(200);
+  });
+
+  it("is page.html as written, from the assets folder (not the bundle)", async () => {
+    const written = readFileSync(join(import.meta.dirname, "page.html"), "utf8");
+    expect(await (await fixture.request("/@keys")).text()).toBe(written);
+  });
+
+  it("is a misconfiguration, not a crash, when the assets folder lacks it", async () => {
+    // A Fetcher with only `fetch`, the one member the app calls.
+    const emptyAssets = { fetch: async () => new Response("not found", { status: 404 }) } as unknown as Fetcher;
+    for (const env of [{ ASSETS: emptyAssets }, { ASSETS: undefined }]) {
+      expect(await readEnvelope(await fixture.request("/@keys", {}, env))).toEqual({
+        code: 500,
+        message: "server misconfigured: the access keys page is not in the assets folder (npm run webui puts it there)",
+        data: null,
+      });
+    }
   });
 });

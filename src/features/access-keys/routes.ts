@@ -11,7 +11,7 @@ import { otpSealingKeys } from "../../env.ts";
 import { ok } from "../../http/envelope.ts";
 import { createRoute } from "../../http/openapi.ts";
 import { fromQuery, pageWindow, pagingParams } from "../../http/params.ts";
-import { envelopeResponse, jsonBody, type Router } from "../../http/router.ts";
+import { jsonBody, type Router } from "../../http/router.ts";
 import { wellFormed } from "../../http/text.ts";
 import type { AppEnv } from "../../http/context.ts";
 import { USER_INVALID } from "../sshkeys/messages.ts";
@@ -23,23 +23,7 @@ const ownKeys = accountOnly(401, USER_INVALID);
 
 const rfc3339 = (seconds: number) => new Date(seconds * 1000).toISOString();
 
-const Usage = z.enum(["api", "webdav", "s3"]);
-
-const AccessKey = z.object({
-  id: z.number().check(z.int()),
-  name: z.string(),
-  path: z.string().openapi({ description: "The key's folder as its user sees it" }),
-  permission: z.number().check(z.int()).openapi({
-    description: "AList permission bits the key keeps of its user's (-1: all of them, an app password)",
-  }),
-  expires_at: z.number().check(z.int()).openapi({ description: "Unix seconds; 0 never" }),
-  usage: z.array(Usage),
-  access_key_id: z.nullable(z.string()).openapi({ description: "The S3 access key id; null without S3 use" }),
-  created: z.string().openapi({ description: "RFC 3339" }),
-  last_used: z.nullable(z.string()).openapi({
-    description: "RFC 3339; null until first used. Updated at most once every 5 minutes.",
-  }),
-});
+export const Usage = z.enum(["api", "webdav", "s3"]);
 
 type ListedRow = {
   id: number;
@@ -72,17 +56,12 @@ const adminPlan = fromQuery(z.object(pagingParams), (db, query) => accessKeyPage
 const list = createRoute({
   method: "get",
   path: "/api/me/access_key/list",
-  tags: ["access keys"],
-  summary: "The caller's access keys and app passwords (never their secrets)",
   ...reading(ownKeys, listPlan),
-  responses: envelopeResponse(z.array(AccessKey), "The keys, oldest first"),
 });
 
 const create = createRoute({
   method: "post",
   path: "/api/me/access_key/create",
-  tags: ["access keys"],
-  summary: "Make an access key: a folder, rights, an expiry and its uses; the secret is in this reply and never again",
   ...ownKeys,
   request: {
     body: jsonBody(
@@ -106,14 +85,6 @@ const create = createRoute({
       }),
     ),
   },
-  responses: envelopeResponse(
-    z.object({
-      ...AccessKey.shape,
-      secret: z.string().openapi({ example: "gh-key-3fQ9…" }),
-      secret_access_key: z.nullable(z.string()).openapi({ description: "The S3 secret; null without S3 use" }),
-    }),
-    "Made",
-  ),
 });
 
 const IdBody = jsonBody(z.object({ id: z.number().check(z.int(), z.positive()) }));
@@ -121,37 +92,22 @@ const IdBody = jsonBody(z.object({ id: z.number().check(z.int(), z.positive()) }
 const remove = createRoute({
   method: "post",
   path: "/api/me/access_key/delete",
-  tags: ["access keys"],
-  summary: "Revoke one of the caller's access keys: it is refused from the next request",
   ...ownKeys,
   request: { body: IdBody },
-  responses: envelopeResponse(z.null(), "Revoked"),
 });
 
 const adminList = createRoute({
   method: "get",
   path: "/api/admin/access_key/list",
-  tags: ["access keys", "admin"],
-  summary: "Everyone's access keys and app passwords, with their users",
   ...reading(adminOnly, adminPlan),
   request: { query: z.object(pagingParams) },
-  responses: envelopeResponse(
-    z.object({
-      content: z.array(z.object({ ...AccessKey.shape, user_id: z.number().check(z.int()), username: z.string() })),
-      total: z.number().check(z.int()),
-    }),
-    "A page of keys; `path` is the full path",
-  ),
 });
 
 const adminRemove = createRoute({
   method: "post",
   path: "/api/admin/access_key/delete",
-  tags: ["access keys", "admin"],
-  summary: "Revoke anyone's access key",
   ...adminOnly,
   request: { body: IdBody },
-  responses: envelopeResponse(z.null(), "Revoked"),
 });
 
 export function registerAccessKeyRoutes(app: Router) {

@@ -9,7 +9,7 @@ import { createRoute } from "../../http/openapi.ts";
 import { accountOnly, planned, reading } from "../../auth/guard.ts";
 import { ok } from "../../http/envelope.ts";
 import { idParam } from "../../http/params.ts";
-import { envelopeResponse, jsonBody, type Router } from "../../http/router.ts";
+import { jsonBody, type Router } from "../../http/router.ts";
 import { wellFormed } from "../../http/text.ts";
 import type { AppEnv } from "../../http/context.ts";
 import { USER_INVALID } from "../sshkeys/messages.ts";
@@ -23,32 +23,18 @@ const ownPasswords = accountOnly(401, USER_INVALID);
 
 const rfc3339 = (seconds: number) => new Date(seconds * 1000).toISOString();
 
-const AppPassword = z.object({
-  id: z.number().check(z.int()),
-  name: z.string(),
-  created: z.string().openapi({ description: "RFC 3339" }),
-  last_used: z
-    .nullable(z.string())
-    .openapi({ description: "RFC 3339; null until first used. Updated at most once every 5 minutes." }),
-});
-
 /** The caller's app passwords, read in the guard's batch. */
 const listPlan = (c: Context<AppEnv>, callerId: SQL) => appPasswordList(c.var.db, callerId);
 
 const list = createRoute({
   method: "get",
   path: "/api/me/app_password/list",
-  tags: ["app passwords"],
-  summary: "The caller's app passwords (names and use, never the passwords)",
   ...reading(ownPasswords, listPlan),
-  responses: envelopeResponse(z.array(AppPassword), "The app passwords, oldest first"),
 });
 
 const create = createRoute({
   method: "post",
   path: "/api/me/app_password/create",
-  tags: ["app passwords"],
-  summary: "Make an app password for a WebDAV client; the password is in this reply and never again",
   ...ownPasswords,
   request: {
     body: jsonBody(
@@ -59,20 +45,13 @@ const create = createRoute({
       }),
     ),
   },
-  responses: envelopeResponse(
-    z.object({ ...AppPassword.shape, password: z.string().openapi({ example: "gh-app-3fQ9…" }) }),
-    "Made",
-  ),
 });
 
 const remove = createRoute({
   method: "post",
   path: "/api/me/app_password/delete",
-  tags: ["app passwords"],
-  summary: "Revoke one of the caller's app passwords: WebDAV refuses it from the next request",
   ...ownPasswords,
   request: { query: z.object({ id: idParam }) },
-  responses: envelopeResponse(z.null(), "Revoked"),
 });
 
 export function registerAppPasswordRoutes(app: Router) {

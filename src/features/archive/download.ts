@@ -4,8 +4,6 @@
 // archive sign. No storage here extracts by itself, so `/ad` and `/ap` extract as `/ae` does
 // (docs/decisions.md D13.3). Range is served by inflating from the entry's start and dropping the
 // bytes before the range (a stored entry is read at the range itself).
-import * as z from "zod/mini";
-import "../../http/openapi.ts";
 import type { Context } from "hono";
 import type { AppEnv } from "../../http/context.ts";
 import { ApiError } from "../../http/errors.ts";
@@ -31,32 +29,7 @@ export function registerArchiveDownloadRoutes(app: Router, sharedEntry: SharedEn
   for (const kind of KINDS) {
     // HEAD is answered by the GET route (Hono), without a body.
     app.get(`/${kind}/:path{.+}`, (c) => extractEntry(c, kind.length + 1, sharedEntry));
-    app.openAPIRegistry.registerPath({
-      method: "get",
-      path: `/${kind}/{path}`,
-      tags: ["fs"],
-      summary:
-        kind === "ae"
-          ? "One entry of a ZIP, extracted here and streamed, with Range. HEAD too."
-          : `As /ae (no storage extracts archives itself). HEAD too.`,
-      request: {
-        params: z.object({
-          path: z.string().openapi({ description: "The archive's full path, percent-encoded per segment" }),
-        }),
-        query: z.object({
-          inner: z.string().openapi({ description: "The entry's path inside the archive" }),
-          pass: z.optional(z.string()).openapi({ description: "The archive's password (ZipCrypto)" }),
-          sign: z.optional(z.string()).openapi({ description: "The sign from archive/meta, when one is needed" }),
-        }),
-      },
-      responses: {
-        200: {
-          description: "The entry; or, with HTTP 200 too, an envelope with code 401 (sign) or 500",
-          content: { "application/octet-stream": { schema: z.string().openapi({ format: "binary" }) } },
-        },
-        206: { description: "The requested range" },
-      },
-    });
+    app.openAPIRegistry.registerPath({ method: "get", path: `/${kind}/{path}` });
   }
 }
 

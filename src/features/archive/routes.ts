@@ -11,7 +11,7 @@ import { fromJson } from "../../http/params.ts";
 import { ok } from "../../http/envelope.ts";
 import { ApiError } from "../../http/errors.ts";
 import { createRoute } from "../../http/openapi.ts";
-import { envelopeResponse, jsonBody, type Router } from "../../http/router.ts";
+import { jsonBody, type Router } from "../../http/router.ts";
 import { PERMISSION_DENIED } from "../fs/messages.ts";
 import { MountTree } from "../fs/mounts.ts";
 import { baseName, escapePath, joinBasePath, joinName, parentOf } from "../fs/path.ts";
@@ -85,50 +85,6 @@ const DecompressBody = z.object({
   overwrite: z._default(z.boolean(), true).openapi({ description: "Accepted; files are replaced, as in AList v3.58" }),
 });
 
-const ObjectShape = {
-  id: z.string(),
-  path: z.string(),
-  name: z.string(),
-  size: z.number().check(z.int()),
-  is_dir: z.boolean(),
-  modified: z.string(),
-  created: z.string(),
-  sign: z.string(),
-  thumb: z.string(),
-  type: z.number().check(z.int()),
-  hashinfo: z.string(),
-  hash_info: z.null(),
-};
-const TreeItemSchema = z.object({
-  ...ObjectShape,
-  children: z
-    .nullable(z.array(z.unknown()))
-    .openapi({ description: "A folder's items, each of this same shape; null for a file" }),
-});
-
-const MetaData = z.object({
-  comment: z.string(),
-  encrypted: z.boolean(),
-  content: z.nullable(z.array(TreeItemSchema)),
-  sort: z.optional(z.object({ order_by: z.string(), order_direction: z.string(), extract_folder: z.string() })),
-  raw_url: z.string().openapi({ description: "This server's /ae link of the archive; add ?inner=<entry>&sign=" }),
-  sign: z.string().openapi({ description: "The archive sign, for every entry's /ae link; empty when none is needed" }),
-});
-
-const TaskInfo = z.object({
-  id: z.string(),
-  name: z.string(),
-  creator: z.string(),
-  creator_role: z.array(z.number()),
-  state: z.number().check(z.int()),
-  status: z.string(),
-  progress: z.number(),
-  start_time: z.string(),
-  end_time: z.string(),
-  total_bytes: z.number(),
-  error: z.string(),
-});
-
 /** The full path a raw request path names for a caller whose base path is `/`, and its parent's virtual folders. */
 function archiveNeeds(raw: unknown, names: unknown = undefined): TreeNeeds {
   if (typeof raw !== "string") return { paths: [], folders: [] };
@@ -155,34 +111,22 @@ const decompressState = fromJson(DecompressBody, (db, body) => {
 const meta = createRoute({
   method: "post",
   path: "/api/fs/archive/meta",
-  tags: ["fs"],
-  summary: "A ZIP's comment and whole tree, read from its central directory with range reads",
   ...reading(signedIn, metaState),
   request: { body: jsonBody(MetaBody) },
-  responses: envelopeResponse(MetaData, "The archive's tree"),
 });
 
 const list = createRoute({
   method: "post",
   path: "/api/fs/archive/list",
-  tags: ["fs"],
-  summary: "One folder inside a ZIP (implicit folders included), paged",
   ...reading(signedIn, listState),
   request: { body: jsonBody(ListBody) },
-  responses: envelopeResponse(
-    z.object({ content: z.array(z.object(ObjectShape)), total: z.number().check(z.int()) }),
-    "The folder's entries",
-  ),
 });
 
 const decompress = createRoute({
   method: "post",
   path: "/api/fs/archive/decompress",
-  tags: ["fs"],
-  summary: "Extract ZIPs into a folder, within the request (capped: docs/files.md, Archives); one finished task each",
   ...reading(signedIn, decompressState),
   request: { body: jsonBody(DecompressBody) },
-  responses: envelopeResponse(z.object({ task: z.array(TaskInfo) }), "The finished extractions"),
 });
 
 /** The archive sign: the download sign's format, keyed with `<token>-archive` (AList v3.58.0 internal/sign/archive.go:15-41). */

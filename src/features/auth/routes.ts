@@ -9,7 +9,7 @@ import { staticHash } from "../../auth/password.ts";
 import type { AppEnv } from "../../http/context.ts";
 import { wellFormed } from "../../http/text.ts";
 import { ok } from "../../http/envelope.ts";
-import { envelopeResponse, jsonBody, type Router } from "../../http/router.ts";
+import { jsonBody, type Router } from "../../http/router.ts";
 import { signIn, signOut } from "./rules.ts";
 
 const SignInBody = z.object({
@@ -18,32 +18,21 @@ const SignInBody = z.object({
   otp_code: z.optional(z.string().check(z.maxLength(32))),
 });
 const SignInQuery = z.object({ client_id: z.optional(z.string().check(z.maxLength(255))) });
-const SignInResult = z.object({ token: z.string(), device_key: z.string() });
 
-const signInRoute = (path: string, summary: string) =>
+const signInRoute = (path: string) =>
   createRoute({
     method: "post",
     path,
-    tags: ["auth"],
-    summary,
-    description: "A `Client-Id` header (or `client_id` query) keeps one device session across sign-ins.",
     request: { query: SignInQuery, body: jsonBody(SignInBody) },
-    responses: envelopeResponse(SignInResult, "A token valid for TOKEN_EXPIRES_IN_HOURS, and the device session key"),
   });
 
-const login = signInRoute("/api/auth/login", "Sign in with a password");
-const loginHash = signInRoute(
-  "/api/auth/login/hash",
-  "Sign in with sha256(password + '-https://github.com/alist-org/alist')",
-);
+const login = signInRoute("/api/auth/login");
+const loginHash = signInRoute("/api/auth/login/hash");
 
 const logout = createRoute({
   method: "get",
   path: "/api/auth/logout",
-  tags: ["auth"],
-  summary: "Sign out: the device session becomes inactive and its token stops working",
   ...signedIn,
-  responses: envelopeResponse(z.null(), "Signed out"),
 });
 
 /** What the request tells of the client, for the device session a sign-in opens. */

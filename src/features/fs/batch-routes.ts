@@ -42,7 +42,6 @@ const MAX_WALK_ENTRIES = 1000;
 
 const batchRename = writeRoute(
   "/api/fs/batch_rename",
-  "Rename several names of one folder; stops at the first failure and says which were renamed",
   z.object({
     src_dir: PathField,
     rename_objects: z
@@ -59,8 +58,6 @@ const batchRename = writeRoute(
 );
 const regexRename = writeRoute(
   "/api/fs/regex_rename",
-  // biome-ignore lint/suspicious/noTemplateCurlyInString: the summary names the replacement syntax
-  "Rename the names of a folder matching a regular expression (JavaScript syntax; $1 and ${name} expand groups)",
   z.object({
     src_dir: PathField,
     src_name_regex: z.string().check(z.maxLength(1024)),
@@ -71,7 +68,6 @@ const regexRename = writeRoute(
 );
 const recursiveMove = writeRoute(
   "/api/fs/recursive_move",
-  "Move every file below a folder into another folder of the same storage (flattened)",
   z.object({
     src_dir: PathField,
     dst_dir: PathField,
@@ -82,7 +78,6 @@ const recursiveMove = writeRoute(
 );
 const removeEmpty = writeRoute(
   "/api/fs/remove_empty_directory",
-  "Delete the empty folders below a folder (not the folder itself)",
   z.object({ src_dir: PathField, password: PasswordField }),
   (b) => guess(b.src_dir),
 );

@@ -2,9 +2,7 @@
 // server/handles/down.go:23, :50): no login, the sign is the only gate. `/d` sends the client to
 // the upstream (302) when the storage allows it, else serves like `/p`; `/p` streams the bytes
 // through this server. One database round trip: the tree, the metas and the settings.
-import * as z from "zod/mini";
 import { redirectable } from "../../drivers/types.ts";
-import "../../http/openapi.ts";
 import type { Context } from "hono";
 import type { AppEnv } from "../../http/context.ts";
 import { readAtMost } from "../../http/body.ts";
@@ -29,32 +27,7 @@ export function registerDownloadRoutes(app: Router) {
   app.get("/d/:path{.+}", (c) => download(c, "d"));
   app.get("/p/:path{.+}", (c) => download(c, "p"));
   for (const kind of ["d", "p"] as const) {
-    app.openAPIRegistry.registerPath({
-      method: "get",
-      path: `/${kind}/{path}`,
-      tags: ["fs"],
-      summary:
-        kind === "d"
-          ? "Download: 302 to the upstream where the storage allows it, else the bytes (as /p). HEAD too."
-          : "Proxy: the bytes through this server, with Range and conditional requests. HEAD too.",
-      request: {
-        params: z.object({
-          path: z.string().openapi({ description: "The file's full path, percent-encoded per segment" }),
-        }),
-        query: z.object({
-          sign: z.optional(z.string()).openapi({ description: "The sign from fs/list or fs/get, when one is needed" }),
-        }),
-      },
-      responses: {
-        200: {
-          description:
-            "The file; or, with HTTP 200 too, an envelope with code 401 (sign), 403 (proxy not allowed) or 500",
-          content: { "application/octet-stream": { schema: z.string().openapi({ format: "binary" }) } },
-        },
-        ...(kind === "d" ? { 302: { description: "To the upstream's URL" } } : {}),
-        206: { description: "The requested range" },
-      },
-    });
+    app.openAPIRegistry.registerPath({ method: "get", path: `/${kind}/{path}` });
   }
 }
 

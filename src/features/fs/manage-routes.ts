@@ -39,15 +39,9 @@ import {
 import type { FsState } from "./state.ts";
 import { eachName, guess, itemsGuess, NameList, PasswordField, PathField, treeFor, writeRoute } from "./writes.ts";
 
-const mkdir = writeRoute(
-  "/api/fs/mkdir",
-  "Create a folder and the missing folders above it",
-  z.object({ path: PathField, password: PasswordField }),
-  (b) => guess(b.path),
-);
+const mkdir = writeRoute("/api/fs/mkdir", z.object({ path: PathField, password: PasswordField }), (b) => guess(b.path));
 const rename = writeRoute(
   "/api/fs/rename",
-  "Rename a file or folder in place",
   z.object({
     path: PathField,
     name: z.string().check(z.maxLength(1024)),
@@ -63,39 +57,14 @@ const ItemsBody = z.object({
   overwrite: z._default(z.boolean(), false),
   password: PasswordField,
 });
-/** The tasks a transfer between storages started, one per name (as /api/task/{copy,move}/info answers each). */
-const Tasks = z.object({
-  tasks: z.array(z.record(z.string(), z.unknown()).openapi({ description: "A background task, AList's task object" })),
-});
-const move = writeRoute(
-  "/api/fs/move",
-  "Move names into another folder: inside a storage at once; to another storage, one background task per name",
-  ItemsBody,
-  (b) => itemsGuess(b.src_dir, b.names, true, b.dst_dir),
-  z.nullable(Tasks),
-  "Moved (null), or the tasks moving names to another storage",
-);
-const copy = writeRoute(
-  "/api/fs/copy",
-  "Copy names into another folder: inside a storage at once; to another storage, one background task per name",
-  ItemsBody,
-  (b) => itemsGuess(b.src_dir, b.names, false, b.dst_dir),
-  Tasks,
-  "Copied; `tasks` lists the tasks copying names to another storage",
-);
+const move = writeRoute("/api/fs/move", ItemsBody, (b) => itemsGuess(b.src_dir, b.names, true, b.dst_dir));
+const copy = writeRoute("/api/fs/copy", ItemsBody, (b) => itemsGuess(b.src_dir, b.names, false, b.dst_dir));
 const remove = writeRoute(
   "/api/fs/remove",
-  "Delete names from a folder; a name that does not exist counts as deleted",
   z.object({ dir: PathField, names: NameList, password: PasswordField }),
   (b) => itemsGuess(b.dir, b.names, true),
 );
-const link = writeRoute(
-  "/api/fs/link",
-  "Admins: the upstream link of a file, credentials included (full path, not joined)",
-  z.object({ path: PathField }),
-  (b) => guess(b.path),
-  z.record(z.string(), z.unknown()),
-);
+const link = writeRoute("/api/fs/link", z.object({ path: PathField }), (b) => guess(b.path));
 
 /**
  * Move or copy (AList v3.58.0 server/handles/fsmanage.go:84, :139): every check first, then name by

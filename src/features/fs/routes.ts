@@ -13,7 +13,7 @@ import { ok } from "../../http/envelope.ts";
 import { apiUrl } from "../../http/origin.ts";
 import { ApiError, FileError } from "../../http/errors.ts";
 import { fromJson } from "../../http/params.ts";
-import { envelopeResponse, jsonBody, type Router } from "../../http/router.ts";
+import { jsonBody, type Router } from "../../http/router.ts";
 import { FORCE_ROOT_REFUSED, NOT_IMPLEMENTED } from "./messages.ts";
 import { fileFailure, MountTree } from "./mounts.ts";
 import { baseName, escapePath, joinBasePath, joinName, parentOf } from "./path.ts";
@@ -58,41 +58,6 @@ const ListBody = z.object({
     .openapi({ description: "Gatehouse keeps no listing cache; needs write permission as in AList" }),
 });
 
-const ObjectShape = {
-  id: z.string(),
-  path: z.string().openapi({ description: "The driver's internal path; do not build URLs from it" }),
-  name: z.string(),
-  size: z.number().check(z.int()),
-  is_dir: z.boolean(),
-  modified: z.string().openapi({ example: "2026-03-01T08:00:00Z" }),
-  created: z.string(),
-  sign: z.string().openapi({ description: "Append as ?sign= to /d and /p links; empty when none is needed" }),
-  thumb: z.string(),
-  type: z.number().check(z.int()).openapi({ description: "0 unknown, 1 folder, 2 video, 3 audio, 4 text, 5 image" }),
-  hashinfo: z.string().openapi({ description: 'JSON text of hash_info; "null" when unknown' }),
-  hash_info: z.nullable(z.record(z.string(), z.string())),
-  storage_class: z.optional(z.string()),
-};
-
-const ListItem = z.object({ ...ObjectShape, label_list: z.null() });
-
-const ListData = z.object({
-  content: z.nullable(z.array(ListItem)).openapi({ description: "null when the page is empty" }),
-  total: z.number().check(z.int()),
-  filtered_total: z.number().check(z.int()),
-  page: z.number().check(z.int()),
-  per_page: z.number().check(z.int()),
-  has_more: z.boolean(),
-  pages_total: z.number().check(z.int()),
-  readme: z.string(),
-  header: z.string(),
-  write: z.boolean(),
-  provider: z.string(),
-  direct_upload_tools: z.optional(z.array(z.string())).openapi({
-    description: 'OpenList\'s: `["HttpDirect"]` where the caller may write and the storage offers direct uploads',
-  }),
-});
-
 /** Whether the storage under `path` offers HTTP Direct (its option on); false where nothing is mounted. */
 async function directUploadAt(tree: MountTree, path: string): Promise<boolean> {
   try {
@@ -101,17 +66,6 @@ async function directUploadAt(tree: MountTree, path: string): Promise<boolean> {
     return false;
   }
 }
-
-const GetData = z.object({
-  ...ObjectShape,
-  raw_url: z
-    .string()
-    .openapi({ description: "Where the file's bytes are: the upstream's URL, or this server's /p link" }),
-  readme: z.string(),
-  header: z.string(),
-  provider: z.string(),
-  related: z.nullable(z.array(z.object(ObjectShape))),
-});
 
 const GetBody = z.object({ path: PathField, password: PasswordField });
 const DirsBody = z.object({
@@ -137,44 +91,29 @@ const otherState = fromJson(OtherBody, (db, body) => statePlan(db, { paths: gues
 const list = createRoute({
   method: "post",
   path: "/api/fs/list",
-  tags: ["fs"],
-  summary: "A folder's entries, filtered to what the caller may see, one page",
   ...reading(signedIn, listState),
   request: { body: jsonBody(ListBody) },
-  responses: envelopeResponse(ListData, "One page of the folder"),
 });
 
 const get = createRoute({
   method: "post",
   path: "/api/fs/get",
-  tags: ["fs"],
-  summary: "One file or folder, with its raw_url and the related files beside it",
   ...reading(signedIn, getState),
   request: { body: jsonBody(GetBody) },
-  responses: envelopeResponse(GetData, "The object"),
 });
 
 const dirs = createRoute({
   method: "post",
   path: "/api/fs/dirs",
-  tags: ["fs"],
-  summary: "The folders of a folder (the web UI's folder chooser)",
   ...reading(signedIn, dirsState),
   request: { body: jsonBody(DirsBody) },
-  responses: envelopeResponse(
-    z.nullable(z.array(z.object({ name: z.string(), modified: z.string() }))),
-    "The folders; null when there are none",
-  ),
 });
 
 const other = createRoute({
   method: "post",
   path: "/api/fs/other",
-  tags: ["fs"],
-  summary: "A driver's extra operation; code 500 `not implement` for drivers without one",
   ...reading(signedIn, otherState),
   request: { body: jsonBody(OtherBody) },
-  responses: envelopeResponse(z.nullable(z.record(z.string(), z.unknown())), "What the driver answers"),
 });
 
 /** The full path a raw request path names for a caller whose base path is `/`; none when it climbs. */

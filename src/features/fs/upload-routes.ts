@@ -8,7 +8,7 @@ import type { AppEnv } from "../../http/context.ts";
 import { ok } from "../../http/envelope.ts";
 import { ApiError } from "../../http/errors.ts";
 import { createRoute } from "../../http/openapi.ts";
-import { envelopeResponse, type Router } from "../../http/router.ts";
+import type { Router } from "../../http/router.ts";
 import type { FileWrites } from "./hooks.ts";
 import { contentLengthInvalid, FILE_EXISTS, uploadTaskName } from "./messages.ts";
 import { fileFromMultipart } from "./multipart.ts";
@@ -44,26 +44,19 @@ const UploadHeaders = z.object({
 const put = createRoute({
   method: "put",
   path: "/api/fs/put",
-  tags: ["fs"],
-  summary: "Upload the request body as a file (File-Path header, percent-encoded); streamed to the storage",
   ...reading(signedIn, stateWithoutGuess),
   request: {
     headers: UploadHeaders,
     body: { content: { "application/octet-stream": { schema: z.string().openapi({ format: "binary" }) } } },
   },
-  responses: envelopeResponse(z.nullable(z.object({ task: z.record(z.string(), z.unknown()) })), "Uploaded"),
 });
 
 const form = createRoute({
   method: "put",
   path: "/api/fs/form",
-  tags: ["fs"],
-  summary:
-    "Upload the `file` part of a multipart/form-data body (headers as /api/fs/put); streamed, so the file must be the form's last part",
   ...reading(signedIn, stateWithoutGuess),
   // The multipart body is not declared: a declared form is parsed (held whole) before the handler.
   request: { headers: UploadHeaders },
-  responses: put.responses,
 });
 
 type Bytes = { size: number; body: ReadableStream<Uint8Array>; contentType: string };

@@ -8,7 +8,7 @@ import type { AppEnv } from "../../http/context.ts";
 import { ApiError } from "../../http/errors.ts";
 import { createRoute } from "../../http/openapi.ts";
 import { fromJson } from "../../http/params.ts";
-import { envelopeResponse, jsonBody } from "../../http/router.ts";
+import { jsonBody } from "../../http/router.ts";
 import { FILE_PATH_NOT_ENCODED, partlyDone } from "./messages.ts";
 import { fileFailure, MountTree } from "./mounts.ts";
 import { hasRelativeSegment, isValidName, joinBasePath, joinName } from "./path.ts";
@@ -46,26 +46,16 @@ export const itemsGuess = (dir: unknown, names: unknown, folder: boolean, ...oth
 };
 
 /**
- * A JSON write route: its body, and the file-side state for the paths `needs` guesses from it,
+ * A JSON write route (its documentation: `fileWrite` in docs.ts): its body, and the file-side state for the paths `needs` guesses from it,
  * read in the guard's batch (`state`, taken by the handler with `planned(c, state)`).
  */
-export function writeRoute<T extends z.ZodMiniObject>(
-  path: string,
-  summary: string,
-  body: T,
-  needs: (body: z.output<T>) => TreeNeeds,
-  data: z.ZodMiniType = z.null(),
-  answer = "Done",
-) {
+export function writeRoute<T extends z.ZodMiniObject>(path: string, body: T, needs: (body: z.output<T>) => TreeNeeds) {
   const state = fromJson(body, (db, parsed) => statePlan(db, needs(parsed)));
   const route = createRoute({
     method: "post",
     path,
-    tags: ["fs"],
-    summary,
     ...reading(signedIn, state),
     request: { body: jsonBody(body) },
-    responses: envelopeResponse(data, answer),
   });
   return { route, state };
 }

@@ -4,7 +4,7 @@ import * as z from "zod/mini";
 import { clientId, clientIp, userAgent } from "../../auth/client.ts";
 import { ok } from "../../http/envelope.ts";
 import { createRoute } from "../../http/openapi.ts";
-import { envelopeResponse, jsonBody, type Router } from "../../http/router.ts";
+import { jsonBody, type Router } from "../../http/router.ts";
 import { wellFormed } from "../../http/text.ts";
 import { ldapSignIn } from "./rules.ts";
 
@@ -17,19 +17,10 @@ const LdapSignInBody = z.object({
 const loginLdap = createRoute({
   method: "post",
   path: "/api/auth/login/ldap",
-  tags: ["auth"],
-  summary: "Sign in with a directory account (LDAP); the first sign-in creates the local account",
-  description:
-    "403 while ldap_login_enabled is off, or when a local account of the same name has allow_ldap off. " +
-    "Counted by the same lockout as password sign-in; a user with two-factor on sends otp_code.",
   request: {
     query: z.object({ client_id: z.optional(z.string().check(z.maxLength(255))) }),
     body: jsonBody(LdapSignInBody),
   },
-  responses: envelopeResponse(
-    z.object({ token: z.string(), device_key: z.string() }),
-    "A token valid for TOKEN_EXPIRES_IN_HOURS, and the device session key",
-  ),
 });
 
 export function registerLdapRoutes(app: Router) {

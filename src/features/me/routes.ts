@@ -4,44 +4,21 @@ import { createRoute } from "../../http/openapi.ts";
 import { accountOnly, signedIn } from "../../auth/guard.ts";
 import { wellFormed } from "../../http/text.ts";
 import { ok } from "../../http/envelope.ts";
-import { envelopeResponse, jsonBody, type Router } from "../../http/router.ts";
+import { jsonBody, type Router } from "../../http/router.ts";
 import { GUEST_PROFILE } from "./messages.ts";
 import { ownSsoId } from "../sso/link.ts";
 import { changeOwnProfile, mergedPermissions, roleNames } from "./rules.ts";
 import { SHARE, SHARE_CUSTOM_ID, sharingBits } from "../shares/rules.ts";
 
-const PermissionEntry = z.object({ path: z.string(), permission: z.number().check(z.int()) });
-const CurrentUser = z.object({
-  id: z.number().check(z.int()),
-  username: z.string(),
-  password: z.literal("").openapi({ description: "always empty" }),
-  base_path: z.string(),
-  role: z.array(z.number().check(z.int())),
-  role_names: z.array(z.string()),
-  disabled: z.boolean(),
-  permission: z.number().check(z.int()).openapi({
-    description:
-      "The user's own bits, except 14 and 15: what the web UI reads as may share and may choose share ids, from the scopes of the user's roles",
-  }),
-  permissions: z.array(PermissionEntry),
-  sso_id: z.string(),
-  otp: z.boolean(),
-});
-
 const me = createRoute({
   method: "get",
   path: "/api/me",
-  tags: ["me"],
-  summary: "The current user, with role names and permissions merged by path",
   ...signedIn,
-  responses: envelopeResponse(CurrentUser, "The current user"),
 });
 
 const updateMe = createRoute({
   method: "post",
   path: "/api/me/update",
-  tags: ["me"],
-  summary: "Change one's own username, password or SSO id; a new password ends every other sign-in",
   ...accountOnly(403, GUEST_PROFILE),
   request: {
     body: jsonBody(
@@ -56,7 +33,6 @@ const updateMe = createRoute({
       }),
     ),
   },
-  responses: envelopeResponse(z.null(), "Saved"),
 });
 
 export function registerMeRoutes(app: Router) {

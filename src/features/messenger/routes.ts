@@ -7,32 +7,20 @@ import * as z from "zod/mini";
 import { adminOnly } from "../../auth/guard.ts";
 import { ApiError } from "../../http/errors.ts";
 import { createRoute } from "../../http/openapi.ts";
-import { envelopeResponse, jsonBody, type Router } from "../../http/router.ts";
+import { jsonBody, type Router } from "../../http/router.ts";
 import { NO_MESSAGE, SEND_REFUSED } from "./messages.ts";
-
-const tags = ["messenger"];
 
 const get = createRoute({
   method: "post",
   path: "/api/admin/message/get",
-  summary:
-    "The next message for the web UI: there never is one (code 404 `no message`, as OpenList answers an empty inbox)",
-  tags,
   ...adminOnly,
-  responses: envelopeResponse(
-    z.object({ type: z.string(), content: z.string() }),
-    "Never: nothing in Gatehouse sends messages",
-  ),
 });
 
 const send = createRoute({
   method: "post",
   path: "/api/admin/message/send",
-  summary: "Refused (code 400): nothing in Gatehouse reads messages from the web UI",
-  tags,
   ...adminOnly,
   request: { body: jsonBody(z.object({ message: z._default(z.string().check(z.maxLength(65_536)), "") })) },
-  responses: envelopeResponse(z.null(), "Never"),
 });
 
 export function registerMessengerRoutes(app: Router) {

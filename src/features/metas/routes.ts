@@ -6,7 +6,7 @@ import { createRoute } from "../../http/openapi.ts";
 import { adminOnly, planned, reading } from "../../auth/guard.ts";
 import { ok } from "../../http/envelope.ts";
 import { fromQuery, idParam, pageWindow, pagingParams } from "../../http/params.ts";
-import { envelopeResponse, jsonBody, type Router } from "../../http/router.ts";
+import { jsonBody, type Router } from "../../http/router.ts";
 import { wellFormed } from "../../http/text.ts";
 import { changeMeta, createMeta, foundMeta, removeMeta } from "./rules.ts";
 import { metaById, metaPage, type MetaRow } from "./store.ts";
@@ -32,21 +32,6 @@ const MetaFieldsShape = {
   header_sub: z._default(z.boolean(), false),
 };
 
-const Meta = z.object({
-  id: z.number().check(z.int()),
-  path: z.string(),
-  password: z.string(),
-  p_sub: z.boolean(),
-  write: z.boolean(),
-  w_sub: z.boolean(),
-  hide: z.string(),
-  h_sub: z.boolean(),
-  readme: z.string(),
-  r_sub: z.boolean(),
-  header: z.string(),
-  header_sub: z.boolean(),
-});
-
 const CreateBody = z.object(MetaFieldsShape);
 const UpdateBody = z.object({ id: z.number().check(z.int(), z.positive()), ...MetaFieldsShape });
 
@@ -56,54 +41,36 @@ const getPlan = fromQuery(z.object({ id: idParam }), (db, { id }) => metaById(db
 const list = createRoute({
   method: "get",
   path: "/api/admin/meta/list",
-  tags: ["metas"],
-  summary: "Metas by id; per_page absent or 0 lists them all",
   ...reading(adminOnly, listPlan),
   request: { query: z.object(pagingParams) },
-  responses: envelopeResponse(
-    z.object({ content: z.array(Meta), total: z.number().check(z.int()) }),
-    "One page and the total",
-  ),
 });
 
 const get = createRoute({
   method: "get",
   path: "/api/admin/meta/get",
-  tags: ["metas"],
-  summary: "One meta",
   ...reading(adminOnly, getPlan),
   request: { query: z.object({ id: idParam }) },
-  responses: envelopeResponse(Meta, "The meta"),
 });
 
 const create = createRoute({
   method: "post",
   path: "/api/admin/meta/create",
-  tags: ["metas"],
-  summary: "Attach a meta to a path (one meta a path)",
   ...adminOnly,
   request: { body: jsonBody(CreateBody) },
-  responses: envelopeResponse(z.null(), "Created"),
 });
 
 const update = createRoute({
   method: "post",
   path: "/api/admin/meta/update",
-  tags: ["metas"],
-  summary: "Save a meta whole (every field; absent ones take their defaults, as AList saves the row)",
   ...adminOnly,
   request: { body: jsonBody(UpdateBody) },
-  responses: envelopeResponse(z.null(), "Saved"),
 });
 
 const remove = createRoute({
   method: "post",
   path: "/api/admin/meta/delete",
-  tags: ["metas"],
-  summary: "Delete a meta",
   ...adminOnly,
   request: { query: z.object({ id: idParam }) },
-  responses: envelopeResponse(z.null(), "Deleted"),
 });
 
 function toWire(row: MetaRow) {

@@ -7,7 +7,7 @@ import { accountOnly } from "../../auth/guard.ts";
 import { ok } from "../../http/envelope.ts";
 import type { AppEnv } from "../../http/context.ts";
 import { createRoute } from "../../http/openapi.ts";
-import { envelopeResponse, jsonBody, type Router } from "../../http/router.ts";
+import { jsonBody, type Router } from "../../http/router.ts";
 import { wellFormed } from "../../http/text.ts";
 import { GUEST_PASSKEYS, REGISTERED } from "./messages.ts";
 import {
@@ -36,18 +36,6 @@ const Credential = z.object({
   }),
 });
 
-/** The `session` header: what the begin route answered, verbatim. Anything else names no challenge. */
-const SESSION_HEADER_NOTE = "Send the begin route's `session` back verbatim in a `session` header.";
-
-const Begun = z.object({
-  options: z.object({
-    publicKey: z.record(z.string(), z.unknown()).openapi({ description: "The standard JSON of the WebAuthn options" }),
-  }),
-  session: z.string().openapi({
-    description: "An opaque handle of the challenge kept on the server; send it back in the `session` header",
-  }),
-});
-
 const UsernameQuery = z.object({
   username: z._default(wellFormed(z.string().check(z.maxLength(255))), ""),
 });
@@ -55,70 +43,42 @@ const UsernameQuery = z.object({
 const beginRegistrationRoute = createRoute({
   method: "get",
   path: "/api/authn/webauthn_begin_registration",
-  tags: ["passkeys"],
-  summary: "Begin adding a passkey: creation options and the handle of a challenge valid for 5 minutes",
   ...ownPasskeysOnly,
-  responses: envelopeResponse(Begun, "Options for navigator.credentials.create"),
 });
 
 const finishRegistrationRoute = createRoute({
   method: "post",
   path: "/api/authn/webauthn_finish_registration",
-  tags: ["passkeys"],
-  summary: "Finish adding a passkey with the new credential; its challenge is used up",
-  description: SESSION_HEADER_NOTE,
   ...ownPasskeysOnly,
   request: {
     query: z.object({ name: z.optional(wellFormed(z.string().check(z.trim(), z.minLength(1), z.maxLength(255)))) }),
     body: jsonBody(Credential),
   },
-  responses: envelopeResponse(z.string().openapi({ example: REGISTERED }), "Registered"),
 });
 
 const beginLoginRoute = createRoute({
   method: "get",
   path: "/api/authn/webauthn_begin_login",
-  tags: ["passkeys"],
-  summary: "Begin a passkey sign-in, for a user name or (empty) any discoverable passkey",
   request: { query: UsernameQuery },
-  responses: envelopeResponse(Begun, "Options for navigator.credentials.get"),
 });
 
 const finishLoginRoute = createRoute({
   method: "post",
   path: "/api/authn/webauthn_finish_login",
-  tags: ["passkeys"],
-  summary: "Sign in with a passkey's assertion: a token and device session as a password sign-in gives",
-  description: `${SESSION_HEADER_NOTE} \`username\` must be the one the sign-in was begun with. A \`Client-Id\` header keeps one device session across sign-ins.`,
   request: { query: UsernameQuery, body: jsonBody(Credential) },
-  responses: envelopeResponse(z.object({ token: z.string(), device_key: z.string() }), "Signed in"),
-});
-
-const Passkey = z.object({
-  id: z.string().openapi({ description: "The credential id, base64url" }),
-  fingerprint: z.string().openapi({ description: "The authenticator model's AAGUID in hex (zeros when private)" }),
-  name: z.string(),
-  created_at: z.string().openapi({ description: "RFC 3339" }),
-  last_used_at: z.nullable(z.string()).openapi({ description: "RFC 3339; null until the first sign-in with it" }),
 });
 
 const listRoute = createRoute({
   method: "get",
   path: "/api/authn/getcredentials",
-  tags: ["passkeys"],
-  summary: "The caller's passkeys",
   ...ownPasskeysOnly,
-  responses: envelopeResponse(z.array(Passkey), "The caller's passkeys, oldest first"),
 });
 
 const deleteRoute = createRoute({
   method: "post",
   path: "/api/authn/delete_authn",
-  tags: ["passkeys"],
-  summary: "Delete one of the caller's passkeys",
   ...ownPasskeysOnly,
   request: { body: jsonBody(z.object({ id: z.string().check(z.minLength(1), z.maxLength(1400)) })) },
-  responses: envelopeResponse(z.null(), "Deleted"),
 });
 
 function client(c: Context<AppEnv>) {

@@ -1,10 +1,9 @@
 // Routes anyone may call: what the AList web UI loads before anyone signs in. No decisions, queries
 // or refusals of its own (the settings' read is settings/store.ts's), so routes.ts is the whole
 // feature.
-import * as z from "zod/mini";
 import { createRoute } from "../../http/openapi.ts";
 import { ok } from "../../http/envelope.ts";
-import { envelopeResponse, type Router } from "../../http/router.ts";
+import type { Router } from "../../http/router.ts";
 import { ARCHIVE_EXTENSIONS } from "../archive/rules.ts";
 import { readPublicSettings } from "../settings/store.ts";
 import { HTTP_TOOL } from "../tasks/offline-download.ts";
@@ -12,9 +11,6 @@ import { HTTP_TOOL } from "../tasks/offline-download.ts";
 const publicSettings = createRoute({
   method: "get",
   path: "/api/public/settings",
-  tags: ["public"],
-  summary: "Public site settings (flag public or read-only), values as strings",
-  responses: envelopeResponse(z.record(z.string(), z.string()), "Settings by key"),
 });
 
 // The AList web UI calls these two on every page load and renders nothing if they fail.
@@ -22,17 +18,11 @@ const publicSettings = createRoute({
 const archiveExtensions = createRoute({
   method: "get",
   path: "/api/public/archive_extensions",
-  tags: ["public"],
-  summary: "Archive extensions the gateway can open (.zip)",
-  responses: envelopeResponse(z.array(z.string()), "Extensions"),
 });
 
 const offlineDownloadTools = createRoute({
   method: "get",
   path: "/api/public/offline_download_tools",
-  tags: ["public"],
-  summary: "Offline download tools available: SimpleHttp (the web UI may add `?path=`; ignored)",
-  responses: envelopeResponse(z.array(z.string()), "Tool names"),
 });
 
 export function registerPublicRoutes(app: Router) {

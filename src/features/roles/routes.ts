@@ -5,25 +5,17 @@ import { adminOnly, planned, reading } from "../../auth/guard.ts";
 import { wellFormed } from "../../http/text.ts";
 import { ok } from "../../http/envelope.ts";
 import { fromQuery, idParam, pageWindow, pagingParams } from "../../http/params.ts";
-import { envelopeResponse, jsonBody, type Router } from "../../http/router.ts";
+import { jsonBody, type Router } from "../../http/router.ts";
 import { Permission } from "../users/routes.ts";
 import { changeRole, createRole, foundRole, removeRole } from "./rules.ts";
 import { roleById, rolePage, type RoleRow } from "./store.ts";
 
-const Scope = z.object({
+export const Scope = z.object({
   path: wellFormed(z.string().check(z.maxLength(1024))).openapi({
     description: "cleaned like a mount path",
     example: "/media",
   }),
   permission: Permission,
-});
-
-const RoleView = z.object({
-  id: z.number().check(z.int()),
-  name: z.string(),
-  description: z.string(),
-  default: z.boolean().openapi({ description: "new users without roles get this one (setting default_role)" }),
-  permission_scopes: z.array(Scope),
 });
 
 const RoleFields = {
@@ -56,57 +48,48 @@ const roleGetPlan = fromQuery(z.object({ id: idParam }), (db, { id }) => roleByI
 const listRoles = createRoute({
   method: "get",
   path: "/api/admin/role/list",
-  tags: ["roles"],
-  summary: "Roles, by id",
   ...reading(adminOnly, roleListPlan),
   request: { query: z.object(pagingParams) },
-  responses: envelopeResponse(
-    z.object({ content: z.array(RoleView), total: z.number().check(z.int()) }),
-    "One page of roles and the count of all",
-  ),
 });
 
 const getRole = createRoute({
   method: "get",
   path: "/api/admin/role/get",
-  tags: ["roles"],
-  summary: "One role",
   ...reading(adminOnly, roleGetPlan),
   request: { query: z.object({ id: idParam }) },
-  responses: envelopeResponse(RoleView, "The role"),
 });
 
 const createRoleRoute = createRoute({
   method: "post",
   path: "/api/admin/role/create",
-  tags: ["roles"],
-  summary: "Create a role; `default: true` makes it the role of new users",
   ...adminOnly,
   request: { body: jsonBody(CreateRoleBody) },
-  responses: envelopeResponse(RoleView, "The new role"),
 });
 
 const updateRoleRoute = createRoute({
   method: "post",
   path: "/api/admin/role/update",
-  tags: ["roles"],
-  summary: "Change a role; absent fields stay as they are. Not the admin role; the guest role keeps its name",
   ...adminOnly,
   request: { body: jsonBody(UpdateRoleBody) },
-  responses: envelopeResponse(RoleView, "The role as saved"),
 });
 
 const deleteRoleRoute = createRoute({
   method: "post",
   path: "/api/admin/role/delete",
-  tags: ["roles"],
-  summary: "Delete a role no user holds; not the admin or guest role",
   ...adminOnly,
   request: { query: z.object({ id: idParam }) },
-  responses: envelopeResponse(z.null(), "Deleted"),
 });
 
-function roleView(role: RoleRow): z.infer<typeof RoleView> {
+/** A role as replies show it (docs.ts `RoleView`). */
+export interface RoleReply {
+  id: number;
+  name: string;
+  description: string;
+  default: boolean;
+  permission_scopes: z.output<typeof Scope>[];
+}
+
+function roleView(role: RoleRow): RoleReply {
   return {
     id: role.id,
     name: role.name,

@@ -10,7 +10,7 @@ import type { AppEnv } from "../../http/context.ts";
 import { ok } from "../../http/envelope.ts";
 import { ApiError } from "../../http/errors.ts";
 import { createRoute } from "../../http/openapi.ts";
-import { envelopeResponse, jsonBody, type Router } from "../../http/router.ts";
+import { jsonBody, type Router } from "../../http/router.ts";
 import { plan } from "../../db/plan.ts";
 import { baseName, parentOf } from "../fs/path.ts";
 import { fullPathOf, requireAccess, viewerOf } from "../fs/rules.ts";
@@ -50,28 +50,11 @@ const SearchBody = z.object({
     .openapi({ description: "The meta password of protected folders below `parent`" }),
 });
 
-const SearchItem = z.object({
-  parent: z
-    .string()
-    .openapi({ description: "The folder holding it, in the caller's view (relative to its base path)" }),
-  name: z.string(),
-  is_dir: z.boolean(),
-  size: z.number().check(z.int()),
-  type: z.number().check(z.int()).openapi({ description: "0 unknown, 1 folder, 2 video, 3 audio, 4 text, 5 image" }),
-});
-
 const search = createRoute({
   method: "post",
   path: "/api/fs/search",
-  tags: ["fs"],
-  summary:
-    "Names containing every keyword below a folder, from the index; only what the caller may see, counted exactly",
   ...reading(signedIn, stateWithoutGuess),
   request: { body: jsonBody(SearchBody) },
-  responses: envelopeResponse(
-    z.object({ content: z.array(SearchItem), total: z.number().check(z.int()) }),
-    "One page of the matches and how many there are",
-  ),
 });
 
 /** The index settings and whether a build runs, read in the guard's batch. */
@@ -96,57 +79,24 @@ const UpdateBody = z.object({
     .openapi({ description: "Levels to list below each path; -1 without limit" }),
 });
 
-function indexRoute(method: "get" | "post", name: string, summary: string) {
-  return createRoute({
-    method,
-    path: `/api/admin/index/${name}`,
-    tags: ["index"],
-    summary,
-    ...reading(adminOnly, indexPlan),
-    responses: envelopeResponse(
-      name === "progress"
-        ? z.object({
-            obj_count: z.number().check(z.int()),
-            is_done: z.boolean(),
-            last_done_time: z.nullable(z.string()),
-            error: z.string(),
-          })
-        : z.null(),
-      "Done",
-    ),
-  });
+function indexRoute(method: "get" | "post", name: string) {
+  return createRoute({ method, path: `/api/admin/index/${name}`, ...reading(adminOnly, indexPlan) });
 }
 
-const build = indexRoute(
-  "post",
-  "build",
-  "Empty the index and walk every storage to max_index_depth in the background (resumable steps); the body is ignored",
-);
+const build = indexRoute("post", "build");
 const update = createRoute({
   method: "post",
   path: "/api/admin/index/update",
-  tags: ["index"],
-  summary: "Re-read these paths from their storages into the index, in the background",
   ...reading(adminOnly, indexPlan),
   request: { body: jsonBody(UpdateBody) },
-  responses: envelopeResponse(z.null(), "Started"),
 });
-const stop = indexRoute("post", "stop", "Stop the running build or update");
-const clear = indexRoute("post", "clear", "Empty the index");
-const progress = indexRoute("get", "progress", "The build's progress (AList's object)");
-
-const ScanProgress = z.object({
-  obj_count: z.number().check(z.int()).openapi({ description: "Entries listed by the last or running scan" }),
-  is_done: z.boolean().openapi({ description: "No scan runs (also when none ever ran)" }),
-});
+const stop = indexRoute("post", "stop");
+const clear = indexRoute("post", "clear");
+const progress = indexRoute("get", "progress");
 
 const scanStart = createRoute({
   method: "post",
   path: "/api/admin/scan/start",
-  tags: ["index"],
-  summary: "Re-list a folder's whole tree from its storages into the index now, in the background",
-  description:
-    "OpenList's manual scan, on the index build's steps: the index below `path` is emptied and listed again without a depth limit. `limit` (OpenList's lists per second) is accepted and not applied: steps are already bounded.",
   ...reading(adminOnly, indexPlan),
   request: {
     body: jsonBody(
@@ -156,23 +106,16 @@ const scanStart = createRoute({
       }),
     ),
   },
-  responses: envelopeResponse(z.null(), "Started"),
 });
 const scanStop = createRoute({
   method: "post",
   path: "/api/admin/scan/stop",
-  tags: ["index"],
-  summary: "Stop the running manual scan (what it listed stays in the index)",
   ...reading(adminOnly, indexPlan),
-  responses: envelopeResponse(z.null(), "Stopped"),
 });
 const scanProgress = createRoute({
   method: "get",
   path: "/api/admin/scan/progress",
-  tags: ["index"],
-  summary: "The manual scan's progress; answered whether or not a scan ever ran, with or without a search engine",
   ...reading(adminOnly, indexPlan),
-  responses: envelopeResponse(ScanProgress, "Progress"),
 });
 
 /** Is a manual scan running: started, and its folders still queued. */

@@ -5,18 +5,10 @@ import { createRoute } from "../../http/openapi.ts";
 import { adminOnly, planned, reading, signedIn } from "../../auth/guard.ts";
 import { ok } from "../../http/envelope.ts";
 import { fromQuery, pageWindow, pagingParams } from "../../http/params.ts";
-import { envelopeResponse, jsonBody, type Router } from "../../http/router.ts";
+import { jsonBody, type Router } from "../../http/router.ts";
 import { evictAnySession, evictOwnSession, ownSessions } from "./rules.ts";
 import { activeSessions } from "./store.ts";
 
-const OwnSession = z.object({
-  session_id: z.string().openapi({ description: "equals the device_key returned at sign-in" }),
-  last_active: z.number().check(z.int()).openapi({ description: "unix seconds" }),
-  status: z.number().check(z.int()).openapi({ description: "0 active (only active sessions are listed)" }),
-  ua: z.string(),
-  ip: z.string().openapi({ description: "masked, e.g. 192.*.*.23" }),
-});
-const AnySession = z.object({ ...OwnSession.shape, user_id: z.number().check(z.int()) });
 // The reply stays a bare array, as AList's and as its web UI reads it; `page`/`per_page` only
 // bound it (per_page 0 or absent: the first MAX_PAGE_SIZE rows).
 const SessionPage = { query: z.object(pagingParams) };
@@ -29,41 +21,29 @@ const EvictBody = {
 const listOwn = createRoute({
   method: "get",
   path: "/api/me/sessions",
-  tags: ["sessions"],
-  summary: "The caller's active device sessions, most recently used first; `page`/`per_page` (at most 1000) as AList's",
   ...reading(signedIn, ownPlan),
   request: SessionPage,
-  responses: envelopeResponse(z.array(OwnSession), "Sessions"),
 });
 
 const evictOwn = createRoute({
   method: "post",
   path: "/api/me/sessions/evict",
-  tags: ["sessions"],
-  summary: "End one of the caller's device sessions; its token is refused from the next request on",
   ...signedIn,
   request: EvictBody,
-  responses: envelopeResponse(z.null(), "Evicted"),
 });
 
 const listAll = createRoute({
   method: "get",
   path: "/api/admin/session/list",
-  tags: ["sessions", "admin"],
-  summary: "Every user's active device sessions, most recently used first; `page`/`per_page` (at most 1000) as AList's",
   ...reading(adminOnly, allPlan),
   request: SessionPage,
-  responses: envelopeResponse(z.array(AnySession), "Sessions"),
 });
 
 const evictAny = createRoute({
   method: "post",
   path: "/api/admin/session/evict",
-  tags: ["sessions", "admin"],
-  summary: "End anyone's device session",
   ...adminOnly,
   request: EvictBody,
-  responses: envelopeResponse(z.null(), "Evicted"),
 });
 
 type Row = ReturnType<ReturnType<typeof activeSessions>["read"]>[number];

@@ -6,9 +6,9 @@ import { createRoute } from "../../http/openapi.ts";
 import { adminOnly, planned, reading } from "../../auth/guard.ts";
 import { NOT_ADMIN } from "../../auth/store.ts";
 import { fromJson, fromQuery } from "../../http/params.ts";
-import { settingDefinitionByKey } from "../../db/settings.ts";
+import { settingDefinitionByKey, type SettingType } from "../../db/settings.ts";
 import { ok } from "../../http/envelope.ts";
-import { envelopeResponse, jsonBody, type Router } from "../../http/router.ts";
+import { jsonBody, type Router } from "../../http/router.ts";
 import {
   askedSettings,
   CLOUD_DRIVE_TOOLS,
@@ -25,20 +25,6 @@ import {
 } from "./rules.ts";
 import { settingsByKey, settingsInGroups, settingsSave, type SettingRow } from "./store.ts";
 import { defaultRoleOptions, defaultRoleShown, presaveSplit, type RoleName } from "./validate.ts";
-const tags = ["settings"];
-
-const SettingItem = z
-  .object({
-    key: z.string(),
-    value: z.string().openapi({ description: "always a string; `default_role` shows the role's name" }),
-    help: z.string(),
-    type: z.enum(["string", "number", "text", "select", "bool"]),
-    options: z.string().openapi({ description: "comma-separated choices of a `select`" }),
-    group: z.number().check(z.int()),
-    flag: z.number().check(z.int()).openapi({ description: "0 public, 1 private, 2 read-only, 3 deprecated" }),
-    index: z.number().check(z.int()),
-  })
-  .openapi("SettingItem");
 
 const groupList = z.optional(
   z
@@ -65,21 +51,15 @@ const getPlan = fromQuery(GetQuery, (db, query) => settingsByKey(db, keysOrNone(
 const list = createRoute({
   method: "get",
   path: "/api/admin/setting/list",
-  summary: "Settings, all or of some groups (by index); the permanent token included",
-  tags,
   ...reading(adminOnly, listPlan),
   request: { query: ListQuery },
-  responses: envelopeResponse(z.array(SettingItem), "Setting items"),
 });
 
 const get = createRoute({
   method: "get",
   path: "/api/admin/setting/get",
-  summary: "One setting by `key`, or several by `keys` (an array in request order; `keys` wins when both are given)",
-  tags,
   ...reading(adminOnly, getPlan),
   request: { query: GetQuery },
-  responses: envelopeResponse(z.union([SettingItem, z.array(SettingItem)]), "The item, or the items in request order"),
 });
 
 /** Far more than there are settings (the web UI saves one group), far fewer than SQLite's 32,766 variables. */
@@ -115,44 +95,30 @@ const savePlan = fromJson(SaveBody, (db, items, _callerId, callerIsAdmin) => {
 const save = createRoute({
   method: "post",
   path: "/api/admin/setting/save",
-  summary: "Change setting values: known keys only, each checked against its type; all or nothing",
-  description:
-    "Only `key` and `value` are read; the other columns the web UI sends back are ignored, so a key's type, group, flag, options and help never change. " +
-    "An item whose value is unchanged (read-only `version` included) is accepted and left alone. `default_role` takes a role name.",
-  tags,
   ...reading(adminOnly, savePlan),
   request: {
     body: jsonBody(SaveBody),
   },
-  responses: envelopeResponse(z.null(), "Saved"),
 });
 
 const remove = createRoute({
   method: "post",
   path: "/api/admin/setting/delete",
-  summary: "Delete a deprecated setting (flag 3)",
-  tags,
   ...adminOnly,
   request: {
     query: z.object({ key: z.string({ error: "is required" }).check(z.minLength(1, { error: "is required" })) }),
   },
-  responses: envelopeResponse(z.object({}), "Deleted"),
 });
 
 const resetToken = createRoute({
   method: "post",
   path: "/api/admin/setting/reset_token",
-  summary: "Replace the permanent token with a new random one; the old one stops working at once",
-  tags,
   ...adminOnly,
-  responses: envelopeResponse(z.string(), "The new token"),
 });
 
 const setToken = createRoute({
   method: "post",
   path: "/api/admin/setting/set_token",
-  summary: "Replace the permanent token with a chosen one; the old one stops working at once",
-  tags,
   ...adminOnly,
   request: {
     body: jsonBody(
@@ -164,15 +130,11 @@ const setToken = createRoute({
       }),
     ),
   },
-  responses: envelopeResponse(z.string(), "The saved token"),
 });
 
 const setAria2 = createRoute({
   method: "post",
   path: "/api/admin/setting/set_aria2",
-  summary: "Save aria2's JSON-RPC URI and secret, then ask it for its version",
-  description: "The settings stay saved when aria2 cannot be reached; the reply is then code 500 naming the cause.",
-  tags,
   ...adminOnly,
   request: {
     body: jsonBody(
@@ -182,16 +144,11 @@ const setAria2 = createRoute({
       }),
     ),
   },
-  responses: envelopeResponse(z.string().openapi({ example: "aria2 version: 1.36.0" }), "aria2's version"),
 });
 
 const setQbit = createRoute({
   method: "post",
   path: "/api/admin/setting/set_qbit",
-  summary: "Save qBittorrent's Web UI URL (credentials in the URL) and seed time, then sign in to check them",
-  description:
-    "The settings stay saved when qBittorrent cannot be reached or refuses the credentials; the reply is then code 500 naming the cause.",
-  tags,
   ...adminOnly,
   request: {
     body: jsonBody(
@@ -207,28 +164,18 @@ const setQbit = createRoute({
       }),
     ),
   },
-  responses: envelopeResponse(z.literal("ok"), "qBittorrent answered"),
 });
 
 const defaults = createRoute({
   method: "post",
   path: "/api/admin/setting/default",
-  summary: "The settings of some groups (or all) with their default values, as `list` answers them; nothing is written",
-  description:
-    "The web UI's reset button shows these and its Save writes them. Read-only settings, the permanent token and keys without a default keep their stored value.",
-  tags,
   ...reading(adminOnly, listPlan),
   request: { query: ListQuery },
-  responses: envelopeResponse(z.array(SettingItem), "Setting items with default values"),
 });
 
 const setTransmissionRoute = createRoute({
   method: "post",
   path: "/api/admin/setting/set_transmission",
-  summary: "Save Transmission's RPC URI (credentials in the URI) and seed time, then ask it for its version",
-  description:
-    "The settings stay saved when Transmission cannot be reached or refuses the credentials; the reply is then code 500 naming the cause.",
-  tags,
   ...adminOnly,
   request: {
     body: jsonBody(
@@ -244,7 +191,6 @@ const setTransmissionRoute = createRoute({
       }),
     ),
   },
-  responses: envelopeResponse(z.literal("ok"), "Transmission answered"),
 });
 
 /** One route per cloud-drive tool, all refused the same way (rules.ts CLOUD_DRIVE_TOOLS). */
@@ -253,8 +199,6 @@ const cloudToolRoutes = Object.entries(CLOUD_DRIVE_TOOLS).map(([name, tool]) => 
   route: createRoute({
     method: "post",
     path: `/api/admin/setting/${name}`,
-    summary: `Refused: ${tool} offline download needs the ${tool} storage driver, which Gatehouse does not have`,
-    tags,
     ...adminOnly,
     request: {
       body: jsonBody(
@@ -264,7 +208,6 @@ const cloudToolRoutes = Object.entries(CLOUD_DRIVE_TOOLS).map(([name, tool]) => 
         }),
       ),
     },
-    responses: envelopeResponse(z.null(), "Never: code 400 names the reason"),
   }),
 }));
 
@@ -273,7 +216,7 @@ const cloudToolRoutes = Object.entries(CLOUD_DRIVE_TOOLS).map(([name, tool]) => 
  * server/handles/setting.go:164-170).
  */
 function settingItem(row: SettingRow, roles: readonly RoleName[]) {
-  const item = { ...row, type: row.type as z.infer<typeof SettingItem>["type"] };
+  const item = { ...row, type: row.type as SettingType };
   return row.key === "default_role"
     ? { ...item, value: defaultRoleShown(row.value, roles), options: defaultRoleOptions(roles) }
     : item;

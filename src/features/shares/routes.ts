@@ -11,7 +11,7 @@ import { ok } from "../../http/envelope.ts";
 import { ApiError } from "../../http/errors.ts";
 import { createRoute } from "../../http/openapi.ts";
 import { fromQuery, pageWindow, pagingParams } from "../../http/params.ts";
-import { envelopeResponse, jsonBody, type Router } from "../../http/router.ts";
+import { jsonBody, type Router } from "../../http/router.ts";
 import { viewerOf } from "../fs/rules.ts";
 import { GUEST_REFUSED, ID_TAKEN, SHARE_NOT_FOUND } from "./messages.ts";
 import { expiresAt, randomId, requireMayShare, requireValidId, sharedPaths, shareReply, storedCode } from "./rules.ts";
@@ -29,27 +29,6 @@ import { shareArchiveDownload, sharedArchives } from "./archive.ts";
 import { shareBrowsing, shareDownload } from "./use.ts";
 
 const owners = accountOnly(403, GUEST_REFUSED);
-
-const Share = z.object({
-  id: z.string(),
-  expires: z.nullable(z.string()).openapi({ description: "RFC 3339; null never expires" }),
-  pwd: z.string().openapi({ description: "Always empty, except in the reply that set the code" }),
-  pwd_hash: z
-    .string()
-    .openapi({ description: 'The stored form of the code ("" when none): posted back, it keeps the code' }),
-  accessed: z.number().check(z.int()).openapi({ description: "Downloads delivered" }),
-  max_accessed: z.number().check(z.int()).openapi({ description: "0: no limit" }),
-  disabled: z.boolean(),
-  remark: z.string(),
-  readme: z.string(),
-  header: z.string(),
-  order_by: z.string(),
-  order_direction: z.string(),
-  extract_folder: z.string(),
-  files: z.array(z.string()),
-  creator: z.string(),
-  creator_role: z.number().check(z.int()).openapi({ description: "0 user, 1 guest, 2 admin" }),
-});
 
 const text = (max: number) => z._default(z.string().check(z.maxLength(max)), "");
 
@@ -78,28 +57,20 @@ const getPlan = fromQuery(idQuery, (db, query, callerId) => managedShare(db, cal
 const list = createRoute({
   method: "get",
   path: "/api/share/list",
-  tags: ["shares"],
-  summary: "The caller's share links (the admin: everyone's), by id",
   ...reading(owners, listPlan),
   request: { query: z.object(pagingParams) },
-  responses: envelopeResponse(z.object({ content: z.array(Share), total: z.number().check(z.int()) }), "One page"),
 });
 
 const get = createRoute({
   method: "get",
   path: "/api/share/get",
-  tags: ["shares"],
-  summary: "One of the caller's share links (the admin: anyone's)",
   ...reading(owners, getPlan),
   request: { query: idQuery },
-  responses: envelopeResponse(Share, "The share"),
 });
 
 const create = createRoute({
   method: "post",
   path: "/api/share/create",
-  tags: ["shares"],
-  summary: "Share files or folders (full paths) by a link; needs the share bit at each path",
   ...owners,
   request: {
     body: jsonBody(
@@ -109,14 +80,11 @@ const create = createRoute({
       }),
     ),
   },
-  responses: envelopeResponse(Share, "The new share"),
 });
 
 const update = createRoute({
   method: "post",
   path: "/api/share/update",
-  tags: ["shares"],
-  summary: "Change a share link whole; the access counter stays, the code stays unless a new one is given",
   ...owners,
   request: {
     body: jsonBody(
@@ -127,19 +95,10 @@ const update = createRoute({
       }),
     ),
   },
-  responses: envelopeResponse(Share, "The share as saved"),
 });
 
-const change = (action: "delete" | "enable" | "disable", summary: string) =>
-  createRoute({
-    method: "post",
-    path: `/api/share/${action}`,
-    tags: ["shares"],
-    summary,
-    ...owners,
-    request: { query: idQuery },
-    responses: envelopeResponse(z.null(), "Done"),
-  });
+const change = (action: "delete" | "enable" | "disable") =>
+  createRoute({ method: "post", path: `/api/share/${action}`, ...owners, request: { query: idQuery } });
 
 /** The caller's own shares, or (null) every share for the admin. */
 const scopeOf = (caller: Caller) => (isAdmin(caller) ? null : caller.user.id);
@@ -218,7 +177,7 @@ export function registerShareRoutes(app: Router) {
     return ok(c, shareReply(saved!, body.pwd));
   });
 
-  app.openapi(change("delete", "Delete a share link: its links stop working on the next request"), async (c) => {
+  app.openapi(change("delete"), async (c) => {
     if (!(await deleteShare(c.var.db, c.req.valid("query").id, scopeOf(c.var.caller))))
       throw new ApiError(404, SHARE_NOT_FOUND);
     return ok(c, null);
@@ -228,8 +187,7 @@ export function registerShareRoutes(app: Router) {
     ["enable", false],
     ["disable", true],
   ] as const) {
-    const summary = disabled ? "Disable a share link until it is enabled again" : "Enable a disabled share link";
-    app.openapi(change(action, summary), async (c) => {
+    app.openapi(change(action), async (c) => {
       if (!(await setShareDisabled(c.var.db, c.req.valid("query").id, scopeOf(c.var.caller), disabled)))
         throw new ApiError(404, SHARE_NOT_FOUND);
       return ok(c, null);
@@ -238,63 +196,8 @@ export function registerShareRoutes(app: Router) {
 
   // HEAD is answered by the GET route (Hono), without a body.
   app.get("/sd/:path{.+}", shareDownload);
-  app.openAPIRegistry.registerPath({
-    method: "get",
-    path: "/sd/{path}",
-    tags: ["shares"],
-    summary: "A shared file's bytes (Range and HEAD too), through this server; refusals carry a real HTTP status",
-    request: {
-      // The code comes as `?pwd=` (the web UI's links) or a `?sign=` (fs/get's raw_url in a share);
-      // they are not listed as parameters: /sd answers files and plain-text refusals, no envelope.
-      params: z.object({
-        path: z.string().openapi({
-          description:
-            "`<share id>/<path inside the share>`, percent-encoded per segment; add `?pwd=<code>` or raw_url's `?sign=`",
-        }),
-      }),
-    },
-    responses: {
-      200: {
-        description: "The file; each delivered GET counts one access",
-        content: { "application/octet-stream": { schema: z.string().openapi({ format: "binary" }) } },
-      },
-      206: { description: "The requested range (counts one access too)" },
-      403: { description: "Wrong code, share disabled, or its creator may no longer share it" },
-      404: { description: "No such share, or nothing of that name in it" },
-      410: { description: "The share expired or has no downloads left" },
-      429: { description: "Too many wrong codes" },
-    },
-  });
+  app.openAPIRegistry.registerPath({ method: "get", path: "/sd/{path}" });
 
   app.get("/sad/:path{.+}", shareArchiveDownload);
-  app.openAPIRegistry.registerPath({
-    method: "get",
-    path: "/sad/{path}",
-    tags: ["shares"],
-    summary:
-      "One entry of a shared ZIP (Range and HEAD too), while share_archive_preview is on; the web UI's /ae/<share id>/… links too",
-    request: {
-      params: z.object({
-        path: z.string().openapi({
-          description:
-            "`<share id>/<the ZIP's path inside the share>`, percent-encoded per segment; add `?inner=<entry>`, `&pass=` (the ZIP's password), and `?pwd=<code>` or archive/meta raw_url's `?sign=`",
-        }),
-      }),
-    },
-    responses: {
-      200: {
-        description: "The entry; each delivered GET counts one access of the share",
-        content: { "application/octet-stream": { schema: z.string().openapi({ format: "binary" }) } },
-      },
-      206: { description: "The requested range (counts one access too)" },
-      400: { description: "Not a ZIP, a folder, a wrong archive password, or the archive refused" },
-      403: {
-        description:
-          "Wrong code, archives not allowed in shares (the setting), or the creator may not read archives there",
-      },
-      404: { description: "No such share, or nothing of that name in it or in the ZIP" },
-      410: { description: "The share expired or has no downloads left" },
-      429: { description: "Too many wrong codes" },
-    },
-  });
+  app.openAPIRegistry.registerPath({ method: "get", path: "/sad/{path}" });
 }

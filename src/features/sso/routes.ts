@@ -1,15 +1,14 @@
 // Single sign-on with OpenID Connect (docs/decisions.md D20): OpenList's routes, answered with
 // redirects and a page for the browser's popup rather than the envelope (a refusal is still one).
 import type { Context } from "hono";
-import * as z from "zod/mini";
 import { clientId, clientIp, userAgent } from "../../auth/client.ts";
 import type { AppEnv } from "../../http/context.ts";
-import { envelopeResponse, type Router } from "../../http/router.ts";
+import type { Router } from "../../http/router.ts";
 import { callbackPage, fallbackUrl } from "./page.ts";
 import { beginSignIn, CALLBACK_PATH, finishSignIn } from "./rules.ts";
 
 /** OpenList's other names of the callback (its compatibility mode's redirect URIs); the same handler here. */
-const CALLBACK_ALIASES = ["/api/auth/sso_get_token", "/api/auth/get_sso_id"] as const;
+export const CALLBACK_ALIASES = ["/api/auth/sso_get_token", "/api/auth/get_sso_id"] as const;
 
 async function callback(c: Context<AppEnv>): Promise<Response> {
   const result = await finishSignIn(
@@ -38,50 +37,6 @@ export function registerSsoRoutes(app: Router) {
   app.get(CALLBACK_PATH, callback);
   for (const path of CALLBACK_ALIASES) app.get(path, callback);
 
-  app.openAPIRegistry.registerPath({
-    method: "get",
-    path: "/api/auth/sso",
-    tags: ["auth"],
-    summary: "Begin single sign-on (OpenID Connect): 302 to the provider",
-    request: {
-      query: z.object({
-        method: z.enum(["sso_get_token", "get_sso_id"]).openapi({
-          description: "`sso_get_token` signs in; `get_sso_id` reads the identity for the profile page to link",
-        }),
-      }),
-    },
-    responses: {
-      ...envelopeResponse(z.null(), "Only refusals: SSO off, not configured, the provider unreachable"),
-      302: { description: "To the provider's authorization endpoint, with state, nonce and a PKCE challenge" },
-    },
-  });
-  for (const path of [CALLBACK_PATH, ...CALLBACK_ALIASES]) {
-    app.openAPIRegistry.registerPath({
-      method: "get",
-      path,
-      tags: ["auth"],
-      summary:
-        path === CALLBACK_PATH
-          ? "Single sign-on's redirect URI: a page handing the token (or identity) to the opener, on this origin only"
-          : "The same as /api/auth/sso_callback (OpenList's other name for it)",
-      request: {
-        query: z.object({
-          state: z.string(),
-          code: z.optional(z.string()),
-          error: z.optional(z.string()),
-        }),
-      },
-      responses: {
-        200: {
-          description:
-            "The page (text/html) handing the result to the opener; refusals (a bad state, nonce or ID token, a disabled account) are the envelope",
-          content: {
-            ...envelopeResponse(z.null(), "A refusal")[200].content,
-            "text/html": { schema: z.string() },
-          },
-        },
-        302: { description: "sso_compatibility_mode: to /@login?token= or /@manage?sso_id=" },
-      },
-    });
-  }
+  app.openAPIRegistry.registerPath({ method: "get", path: "/api/auth/sso" });
+  for (const path of [CALLBACK_PATH, ...CALLBACK_ALIASES]) app.openAPIRegistry.registerPath({ method: "get", path });
 }

@@ -8,7 +8,7 @@ import { findDriver } from "../../drivers/index.ts";
 import { ok, okJson } from "../../http/envelope.ts";
 import { fromJson, fromQuery, idParam } from "../../http/params.ts";
 import { cleanPath } from "../../lib/path.ts";
-import { envelopeResponse, jsonBody, type Router } from "../../http/router.ts";
+import { jsonBody, type Router } from "../../http/router.ts";
 import { checkUnchecked, mountsToRead, recheckAll } from "./checks.ts";
 import {
   changeStorage,
@@ -20,7 +20,7 @@ import {
   storageDraft,
 } from "./rules.ts";
 import { changeReads, readAllStorages, storageJsonOf, storagePage, storageUsage, storageWithMounts } from "./store.ts";
-import { Storage, StorageBody, storageId } from "./wire.ts";
+import { StorageBody, storageId } from "./wire.ts";
 
 /** `?id=` as POSTs carry it: a positive integer; never "the first row" (docs/decisions.md D4.7). */
 const IdQuery = z.object({ id: idParam });
@@ -28,8 +28,6 @@ const IdQuery = z.object({ id: idParam });
 const pageNumber = z
   .optional(z.pipe(z.string().check(z.regex(/^-?[0-9]{1,9}$/, { error: "must be an integer" })), z.transform(Number)))
   .openapi({ type: "integer" });
-
-const IdData = z.object({ id: z.number().check(z.int()) });
 
 const storageBody = { body: jsonBody(StorageBody) };
 
@@ -70,84 +68,56 @@ const updatePlan = changePlan((body) => {
 const list = createRoute({
   method: "get",
   path: "/api/admin/storage/list",
-  tags: ["storages"],
-  summary:
-    "Storages in `order`, then `id` order; `per_page` absent or below 1 lists them all (as AList); a storage never checked is checked first",
   ...reading(adminOnly, listPlan),
   request: { query: ListQuery },
-  responses: envelopeResponse(
-    z.object({ content: z.array(Storage), total: z.number().check(z.int()) }),
-    "One page and the total",
-  ),
 });
 
 const get = createRoute({
   method: "get",
   path: "/api/admin/storage/get",
-  tags: ["storages"],
-  summary: "One storage",
   ...reading(adminOnly, showPlan),
   request: { query: IdQuery },
-  responses: envelopeResponse(Storage, "The storage"),
 });
 
 const create = createRoute({
   method: "post",
   path: "/api/admin/storage/create",
-  tags: ["storages"],
-  summary: "Mount a storage and check it; a failed check keeps the row and answers code 500 with its id",
   ...reading(adminOnly, createPlan),
   request: storageBody,
-  responses: envelopeResponse(IdData, "The new storage's id"),
 });
 
 const update = createRoute({
   method: "post",
   path: "/api/admin/storage/update",
-  tags: ["storages"],
-  summary: "Save a storage (same driver) and check it again unless it is disabled",
   ...reading(adminOnly, updatePlan),
   request: storageBody,
-  responses: envelopeResponse(IdData, "The storage's id"),
 });
 
 const remove = createRoute({
   method: "post",
   path: "/api/admin/storage/delete",
-  tags: ["storages"],
-  summary: "Delete a storage, unless a role's scope or a user's base path still uses its first mount segment",
   ...reading(adminOnly, usagePlan),
   request: { query: IdQuery },
-  responses: envelopeResponse(z.null(), "Deleted"),
 });
 
 const enable = createRoute({
   method: "post",
   path: "/api/admin/storage/enable",
-  tags: ["storages"],
-  summary: "Enable a disabled storage and check it",
   ...reading(adminOnly, enablePlan),
   request: { query: IdQuery },
-  responses: envelopeResponse(z.null(), "Enabled and working"),
 });
 
 const disable = createRoute({
   method: "post",
   path: "/api/admin/storage/disable",
-  tags: ["storages"],
-  summary: "Disable a storage: status `disabled`",
   ...adminOnly,
   request: { query: IdQuery },
-  responses: envelopeResponse(z.null(), "Disabled"),
 });
 
 const loadAll = createRoute({
   method: "post",
   path: "/api/admin/storage/load_all",
-  tags: ["storages"],
-  summary: "Check every enabled storage again, in the background; answers at once",
   ...adminOnly,
-  responses: envelopeResponse(z.null(), "Checks started"),
 });
 
 export function registerStorageRoutes(app: Router) {

@@ -8,7 +8,7 @@ import { ok } from "../../http/envelope.ts";
 import { ApiError, FileError } from "../../http/errors.ts";
 import { createRoute } from "../../http/openapi.ts";
 import { fromJson } from "../../http/params.ts";
-import { envelopeResponse, jsonBody, type Router } from "../../http/router.ts";
+import { jsonBody, type Router } from "../../http/router.ts";
 import { MountTree } from "../fs/mounts.ts";
 import { lookup, need } from "../fs/operations.ts";
 import { hasRelativeSegment, joinBasePath } from "../fs/path.ts";
@@ -16,7 +16,7 @@ import { fullPathOf, Permission, requireWritable, viewerOf } from "../fs/rules.t
 import { statePlan } from "../fs/store.ts";
 import { IndexChanges } from "../search/changes.ts";
 import { NOT_INTO_ALIAS, privateAddress, toolNotFound, URL_NOT_HTTP } from "./messages.ts";
-import { downloadTargetAllowed, downloadTaskName, privateHostsOptIn, type TaskInfo, TaskInfoSchema } from "./rules.ts";
+import { downloadTargetAllowed, downloadTaskName, privateHostsOptIn, type TaskInfo } from "./rules.ts";
 import { startTask } from "./start.ts";
 
 /** The one tool a Worker can run: a fetch streamed into the storage. */
@@ -39,11 +39,8 @@ const addState = fromJson(AddBody, (db, b) =>
 const addOfflineDownload = createRoute({
   method: "post",
   path: "/api/fs/add_offline_download",
-  tags: ["fs"],
-  summary: "Download URLs into a folder in the background, one task each (tool SimpleHttp)",
   ...reading(signedIn, addState),
   request: { body: jsonBody(AddBody) },
-  responses: envelopeResponse(z.object({ tasks: z.array(TaskInfoSchema) }), "The tasks started"),
 });
 
 /**

@@ -10,19 +10,11 @@ import type { AppEnv } from "../../http/context.ts";
 import { ok } from "../../http/envelope.ts";
 import { ApiError } from "../../http/errors.ts";
 import { createRoute } from "../../http/openapi.ts";
-import { envelopeResponse, type Router } from "../../http/router.ts";
+import type { Router } from "../../http/router.ts";
 import { GUEST_NO_TASKS, INVALID_REQUEST_FORMAT, TASK_NOT_FOUND } from "./messages.ts";
 import { firstUnitOf } from "./payload.ts";
 import { sendUnits } from "./queue.ts";
-import {
-  creatorRefusal,
-  DONE_STATES,
-  TASK_KINDS,
-  TaskInfoSchema,
-  TaskState,
-  taskInfo,
-  type TaskKind,
-} from "./rules.ts";
+import { creatorRefusal, DONE_STATES, TASK_KINDS, TaskState, taskInfo, type TaskKind } from "./rules.ts";
 import {
   cancelTasks,
   clearTasks,
@@ -104,70 +96,45 @@ async function retry(c: Context<AppEnv>, ids: string[] | null) {
 
 function routes(prefix: Prefix) {
   const access = accessOf(prefix);
-  const tags = prefix === "/api/task" ? ["tasks"] : ["tasks", "admin"];
   const list = (state: "undone" | "done") =>
     createRoute({
       method: "get",
       path: `${prefix}/{kind}/${state}`,
-      tags,
-      summary: `The ${state} tasks of a kind${prefix === "/api/task" ? " (the caller's own; an admin's: everyone's)" : ""}`,
       ...reading(access, listPlans[state]),
       request: { params: Kind },
-      responses: envelopeResponse(z.array(TaskInfoSchema), "The tasks, oldest first"),
     });
-  const byId = (op: "info" | "cancel" | "delete" | "retry", summary: string, data: z.ZodMiniType) =>
+  const byId = (op: "info" | "cancel" | "delete" | "retry") =>
     createRoute({
       method: "post",
       path: `${prefix}/{kind}/${op}`,
-      tags,
-      summary,
       ...access,
       request: { params: Kind, query: Tid },
-      responses: envelopeResponse(data, "Done; 404 `task not found` for an unknown id or someone else's"),
     });
   const some = (op: "cancel" | "delete" | "retry") =>
     createRoute({
       method: "post",
       path: `${prefix}/{kind}/${op}_some`,
-      tags,
-      summary: `${op} several tasks: the body is a JSON array of task ids (else 400 \`invalid request format\`)`,
       ...access,
       request: { params: Kind },
-      responses: envelopeResponse(
-        z.record(z.string(), z.string()),
-        op === "retry"
-          ? '`{}`, or `{<id>: "task not found"}` for each id not found and `{<id>: "<why>"}` for each task its creator may no longer run'
-          : '`{}`, or `{<id>: "task not found"}` for each id not found',
-      ),
     });
-  const all = (op: "clear_done" | "clear_succeeded" | "retry_failed", summary: string) =>
+  const all = (op: "clear_done" | "clear_succeeded" | "retry_failed") =>
     createRoute({
       method: "post",
       path: `${prefix}/{kind}/${op}`,
-      tags,
-      summary,
       ...access,
       request: { params: Kind },
-      responses: envelopeResponse(z.null(), "Done"),
     });
   return {
     undone: list("undone"),
     done: list("done"),
-    info: byId("info", "One task", TaskInfoSchema),
-    cancel: byId("cancel", "Cancel a task: it stops between parts and ends canceled", z.null()),
-    delete: byId("delete", "Delete a task whatever its state", z.null()),
-    retry: byId(
-      "retry",
-      "Run a task again: what failed or was canceled runs anew; 403 when its creator may no longer do what it does",
-      z.null(),
-    ),
+    info: byId("info"),
+    cancel: byId("cancel"),
+    delete: byId("delete"),
+    retry: byId("retry"),
     some: (["cancel", "delete", "retry"] as const).map((op) => [op, some(op)] as const),
-    clearDone: all("clear_done", "Delete the succeeded, canceled and failed tasks"),
-    clearSucceeded: all("clear_succeeded", "Delete the succeeded tasks"),
-    retryFailed: all(
-      "retry_failed",
-      "Retry the failed tasks; those whose creator may no longer run them stay failed, and the reply is a 403 naming why",
-    ),
+    clearDone: all("clear_done"),
+    clearSucceeded: all("clear_succeeded"),
+    retryFailed: all("retry_failed"),
   };
 }
 

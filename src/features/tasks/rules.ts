@@ -3,9 +3,7 @@
 // parse (AList v3.58.0 internal/fs/copy.go:33-35, OpenList internal/fs/copy_move.go:49-51,
 // internal/offline_download/tool/download.go:172-174), who sees which task, and what its creator may
 // still have it do.
-import * as z from "zod/mini";
 import type { RoleRow, UserRow } from "../../auth/store.ts";
-import "../../http/openapi.ts";
 import type { tasks } from "../../db/schema.ts";
 import { cleanPath, isWithin, parentOf } from "../fs/path.ts";
 import {
@@ -69,24 +67,6 @@ export interface TaskInfo {
   total_bytes: number;
   error: string;
 }
-
-/** TaskInfo as the routes' replies document it (routes.ts, offline-download.ts). */
-export const TaskInfoSchema = z.object({
-  id: z.string(),
-  name: z.string(),
-  creator: z.string(),
-  creator_role: z.array(z.number()),
-  state: z.number().check(z.int()).openapi({
-    description:
-      "0 pending, 1 running, 2 succeeded, 3 canceling, 4 canceled, 7 failed, 8 waiting retry (tache's numbers)",
-  }),
-  status: z.string(),
-  progress: z.number().openapi({ description: "0 to 100" }),
-  start_time: z.nullable(z.string()),
-  end_time: z.nullable(z.string()),
-  total_bytes: z.number(),
-  error: z.string(),
-});
 
 const STATUS: Record<number, string> = {
   0: "pending",

@@ -7,7 +7,7 @@ import { createRoute } from "../../http/openapi.ts";
 import { accountOnly } from "../../auth/guard.ts";
 import { otpSealingKeys } from "../../env.ts";
 import { ok } from "../../http/envelope.ts";
-import { envelopeResponse, jsonBody, type Router } from "../../http/router.ts";
+import { jsonBody, type Router } from "../../http/router.ts";
 import { GUEST_2FA } from "./messages.ts";
 import { verifiedEnrolment } from "./rules.ts";
 import { seal } from "./secret-box.ts";
@@ -17,20 +17,12 @@ import { enrolmentQr, newTotpSecret } from "./totp.ts";
 const generate2fa = createRoute({
   method: "post",
   path: "/api/auth/2fa/generate",
-  tags: ["auth"],
-  summary: "Start two-factor enrolment: a new TOTP secret and its QR code, valid for 10 minutes",
   ...accountOnly(403, GUEST_2FA),
-  responses: envelopeResponse(
-    z.object({ qr: z.string(), secret: z.string() }),
-    "The secret and an SVG QR code as a data URL",
-  ),
 });
 
 const verify2fa = createRoute({
   method: "post",
   path: "/api/auth/2fa/verify",
-  tags: ["auth"],
-  summary: "Finish two-factor enrolment with a code from the authenticator",
   ...accountOnly(403, GUEST_2FA),
   request: {
     body: jsonBody(
@@ -40,7 +32,6 @@ const verify2fa = createRoute({
       }),
     ),
   },
-  responses: envelopeResponse(z.null(), "Two-factor authentication is on"),
 });
 
 export function registerTwoFactorRoutes(app: Router) {

@@ -13,7 +13,7 @@ import type { AppEnv } from "../../http/context.ts";
 import { ok } from "../../http/envelope.ts";
 import { createRoute } from "../../http/openapi.ts";
 import { fromJson } from "../../http/params.ts";
-import { envelopeResponse, jsonBody, type Router } from "../../http/router.ts";
+import { jsonBody, type Router } from "../../http/router.ts";
 import { cleanPath } from "../../lib/path.ts";
 import { emptyBody } from "../../lib/streams.ts";
 import { FILE_EXISTS, PERMISSION_DENIED } from "../fs/messages.ts";
@@ -127,20 +127,6 @@ function lookupOf(c: Context<AppEnv>, names: Names, initPath: string | null): Up
   const path = c.req.query("path");
   return atPath(path === undefined ? null : joinBasePath("/", path), c.req.query("size"));
 }
-
-const SessionData = z.object({
-  upload_id: z.string(),
-  state: z.enum(["receiving", "completed"]),
-  attempt: z.number(),
-  path: z.string(),
-  size: z.number(),
-  chunk_size: z.number(),
-  total_chunks: z.number(),
-  received: z.array(z.array(z.number())).openapi({ description: "Inclusive [from, to] ranges of the chunks stored" }),
-  received_bytes: z.number(),
-  frontier: z.number(),
-  storage_progress: z.number(),
-});
 const UploadIdHeader = z.object({ "x-upload-id": z.optional(z.string()) });
 
 /** A whole number of at most `digits` digits (a sign allowed): undefined when absent, null when malformed. */
@@ -172,35 +158,23 @@ const InitHeaders = z.object({
 const init = createRoute({
   method: "post",
   path: "/api/fs/multipart/init",
-  tags: ["fs"],
-  summary: "Open a chunked upload of File-Path (X-File-Size bytes); the checks of /api/fs/put",
   ...reading(signedIn, initReads),
   request: { headers: InitHeaders },
-  responses: envelopeResponse(
-    z.object({ ...SessionData.shape, resumed: z.boolean() }),
-    "The new session, or the caller's live one for the same path, size and hashes (`resumed`)",
-  ),
 });
 
 const chunk = createRoute({
   method: "put",
   path: "/api/fs/multipart/chunk",
-  tags: ["fs"],
-  summary: "Store chunk X-Chunk-Index of a chunked upload; the same bytes again are accepted, other bytes refused",
   ...reading(signedIn, sessionReads),
   request: {
     headers: z.object({ ...UploadIdHeader.shape, "x-chunk-index": integerHeader(9) }),
     body: { content: { "application/octet-stream": { schema: z.string().openapi({ format: "binary" }) } } },
   },
-  responses: envelopeResponse(SessionData, "Stored (or stored already with the same bytes)"),
 });
 
 const status = createRoute({
   method: "get",
   path: "/api/fs/multipart/status",
-  tags: ["fs"],
-  summary:
-    "The state of a chunked upload (by id, or the caller's live one at path and size): exactly the chunks stored whole",
   ...reading(signedIn, statusReads),
   request: {
     query: z.object({
@@ -209,27 +183,20 @@ const status = createRoute({
       size: z.optional(z.string()).openapi({ description: "Without upload_id: the file's size in bytes" }),
     }),
   },
-  responses: envelopeResponse(SessionData, "The session"),
 });
 
 const complete = createRoute({
   method: "post",
   path: "/api/fs/multipart/complete",
-  tags: ["fs"],
-  summary: "Join the chunks into the file, once every chunk is stored",
   ...reading(signedIn, sessionReads),
   request: { headers: UploadIdHeader },
-  responses: envelopeResponse(SessionData, "The file is written"),
 });
 
 const abort = createRoute({
   method: "post",
   path: "/api/fs/multipart/abort",
-  tags: ["fs"],
-  summary: "Drop a chunked upload and what it stored upstream",
   ...reading(signedIn, sessionReads),
   request: { headers: UploadIdHeader },
-  responses: envelopeResponse(z.null(), "Dropped"),
 });
 
 const DirectBody = z.object({
@@ -247,22 +214,11 @@ const directState = fromJson(DirectBody, (db, body) =>
 const directUploadInfo = createRoute({
   method: "post",
   path: "/api/fs/get_direct_upload_info",
-  tags: ["fs"],
-  summary: "HTTP Direct: a short-lived URL to PUT one file straight into an S3 storage that opted in",
   ...reading(signedIn, directState),
   request: {
     headers: z.object({ overwrite: OverwriteHeader, password: PasswordHeader }),
     body: jsonBody(DirectBody),
   },
-  responses: envelopeResponse(
-    z.object({
-      upload_url: z.string(),
-      method: z.string(),
-      chunk_size: z.number().openapi({ description: "0: the whole file in one request" }),
-      headers: z.record(z.string(), z.string()),
-    }),
-    "Upload there",
-  ),
 });
 
 /** The caller's session the request names: 404 when none (or someone else's), 410 when it expired. */

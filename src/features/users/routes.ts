@@ -6,7 +6,7 @@ import { ALL_PERMISSIONS } from "../../auth/roles.ts";
 import { wellFormed } from "../../http/text.ts";
 import { ok } from "../../http/envelope.ts";
 import { fromQuery, idParam, pageWindow, pagingParams } from "../../http/params.ts";
-import { envelopeResponse, jsonBody, type Router } from "../../http/router.ts";
+import { jsonBody, type Router } from "../../http/router.ts";
 import { changeUser, createUser, foundUser, removeUser, turnOffTwoFactor } from "./rules.ts";
 import { userById, userPage, type UserRow } from "./store.ts";
 
@@ -24,19 +24,6 @@ const RoleIds = z
   .array(z.number().check(z.int(), z.positive()))
   .check(z.maxLength(64))
   .openapi({ description: "role ids, in order", example: [3] });
-
-const UserView = z.object({
-  id: z.number().check(z.int()),
-  username: z.string(),
-  password: z.literal("").openapi({ description: "always empty" }),
-  base_path: z.string(),
-  role: z.array(z.number().check(z.int())),
-  disabled: z.boolean(),
-  permission: z.number().check(z.int()),
-  otp: z.boolean().openapi({ description: "two-factor authentication is on" }),
-  sso_id: z.string(),
-  allow_ldap: z.boolean().openapi({ description: "a directory entry of the same name may sign in as this user" }),
-});
 
 const UserFields = {
   username: wellFormed(z.string().check(z.trim(), z.minLength(1), z.maxLength(255))),
@@ -83,81 +70,68 @@ const userGetPlan = fromQuery(z.object({ id: idParam }), (db, { id }) => userByI
 const listUsers = createRoute({
   method: "get",
   path: "/api/admin/user/list",
-  tags: ["users"],
-  summary: "Users, by id",
   ...reading(adminOnly, userListPlan),
   request: { query: z.object(pagingParams) },
-  responses: envelopeResponse(
-    z.object({ content: z.array(UserView), total: z.number().check(z.int()) }),
-    "One page of users and the count of all",
-  ),
 });
 
 const getUser = createRoute({
   method: "get",
   path: "/api/admin/user/get",
-  tags: ["users"],
-  summary: "One user",
   ...reading(adminOnly, userGetPlan),
   request: { query: z.object({ id: idParam }) },
-  responses: envelopeResponse(UserView, "The user"),
 });
 
 const createUserRoute = createRoute({
   method: "post",
   path: "/api/admin/user/create",
-  tags: ["users"],
-  summary: "Create a user; the admin and guest roles cannot be given",
   ...adminOnly,
   request: { body: jsonBody(CreateUserBody) },
-  responses: envelopeResponse(UserView, "The new user"),
 });
 
 const updateUserRoute = createRoute({
   method: "post",
   path: "/api/admin/user/update",
-  tags: ["users"],
-  summary: "Change a user; absent fields stay as they are",
-  description:
-    "The admin keeps its role, stays enabled and is forced to base path / and permission 65535. The guest keeps its role. " +
-    "A new password or disabling ends the user's tokens at once.",
   ...adminOnly,
   request: { body: jsonBody(UpdateUserBody) },
-  responses: envelopeResponse(UserView, "The user as saved"),
 });
 
 const deleteUserRoute = createRoute({
   method: "post",
   path: "/api/admin/user/delete",
-  tags: ["users"],
-  summary: "Delete a user with their device sessions, SSH keys and 2FA enrolment; not the admin or the guest",
   ...adminOnly,
   request: { query: z.object({ id: idParam }) },
-  responses: envelopeResponse(z.null(), "Deleted"),
 });
 
 const cancelTwoFactorRoute = createRoute({
   method: "post",
   path: "/api/admin/user/cancel_2fa",
-  tags: ["users"],
-  summary: "Turn a user's two-factor authentication off",
   ...adminOnly,
   request: { query: z.object({ id: idParam }) },
-  responses: envelopeResponse(z.null(), "Two-factor authentication is off"),
 });
 
 const deleteUserCache = createRoute({
   method: "post",
   path: "/api/admin/user/del_cache",
-  tags: ["users"],
-  summary: "Accepted for AList clients; Gatehouse keeps no user cache, so there is nothing to drop",
   ...adminOnly,
   request: { query: z.object({ username: z.optional(z.string()) }) },
-  responses: envelopeResponse(z.null(), "Nothing to do"),
 });
 
+/** A user as replies show it (docs.ts `UserView`): never the password hash, pwd_ts or the TOTP secret. */
+export interface UserReply {
+  id: number;
+  username: string;
+  password: "";
+  base_path: string;
+  role: number[];
+  disabled: boolean;
+  permission: number;
+  otp: boolean;
+  sso_id: string;
+  allow_ldap: boolean;
+}
+
 /** A user as replies show it: never the password hash, pwd_ts or the TOTP secret. */
-function userView(user: UserRow): z.infer<typeof UserView> {
+function userView(user: UserRow): UserReply {
   return {
     id: user.id,
     username: user.username,
