@@ -195,7 +195,7 @@ describe("files on each upstream", () => {
       expect((await dav("GET", `${base}/a.txt`, { headers: { "If-None-Match": etag } })).status).toBe(304);
       const listing = await (await dav("PROPFIND", `${base}/`, { headers: { Depth: "1" } })).text();
       expect(hrefs(listing)).toEqual([`/dav${base}/`, `/dav${base}/a.txt`]);
-      expect(listing).toContain(`<D:getetag>${etag.replace(/"/g, "&quot;")}</D:getetag>`);
+      expect(listing).toContain(`<D:getetag>${etag}</D:getetag>`);
       expect(listing).toContain("<D:getcontentlength>10</D:getcontentlength>");
 
       expect(

@@ -46,6 +46,37 @@ describe("DELETE of a folder", () => {
   });
 });
 
+describe("a folder whose name has a character past U+FFFF", () => {
+  // One character to SQLite, two UTF-16 units to JavaScript: the paths below it are found by
+  // SQLite's own lengths (docs/decisions.md D25.9).
+  const folder = "/s3/tree \u{1F332}";
+  const at = (path: string) => encodeURI(path);
+
+  it("is not deleted while a member is locked, and its dead properties move with it", async () => {
+    expect((await dav("MKCOL", at(folder))).status).toBe(201);
+    expect((await dav("PUT", at(`${folder}/f.txt`), { body: "f" })).status).toBe(201);
+    const patched = await dav("PROPPATCH", at(`${folder}/f.txt`), {
+      body: '<D:propertyupdate xmlns:D="DAV:" xmlns:z="urn:z"><D:set><D:prop><z:tag>t</z:tag></D:prop></D:set></D:propertyupdate>',
+    });
+    expect(patched.status).toBe(207);
+    const listing = await (await dav("PROPFIND", `${at(folder)}/`, { headers: { Depth: "1" } })).text();
+    expect(listing).toContain('<tag xmlns="urn:z">t</tag>');
+
+    const token = await lock(at(`${folder}/f.txt`), { Depth: "0" });
+    expect((await dav("DELETE", at(folder))).status).toBe(423);
+    expect(await s3Text(`${ROOT}/tree \u{1F332}/f.txt`)).toBe("f");
+    expect((await dav("UNLOCK", at(`${folder}/f.txt`), { headers: { "Lock-Token": `<${token}>` } })).status).toBe(204);
+
+    const moved = "/s3/moved \u{1F333}";
+    expect((await dav("MOVE", at(folder), { headers: { Destination: `/dav${at(moved)}` } })).status).toBe(201);
+    expect(
+      await sql("SELECT path FROM dav_properties WHERE path LIKE '/s3/tree %' OR path LIKE '/s3/moved %'"),
+    ).toEqual([[`${moved}/f.txt`]]);
+    expect((await dav("DELETE", at(moved))).status).toBe(204);
+    expect(await sql("SELECT count(*) FROM dav_properties WHERE path LIKE '/s3/moved %'")).toEqual([[0]]);
+  });
+});
+
 describe("a depth-0 lock on a folder", () => {
   beforeAll(async () => {
     expect((await dav("MKCOL", "/s3/flat")).status).toBe(201);

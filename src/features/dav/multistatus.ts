@@ -11,7 +11,16 @@ import { contentTypeOf } from "../fs/serve.ts";
 import { activeLock } from "./locks.ts";
 import { covers, etagOfObject, hrefOf, viewOf } from "./rules.ts";
 import type { LockRow, PropertyRow } from "./store.ts";
-import { clarkName, DAV_NS, emptyElement, escapeXml, MULTISTATUS_CLOSE, MULTISTATUS_OPEN, statusLine } from "./xml.ts";
+import {
+  clarkName,
+  DAV_NS,
+  emptyElement,
+  escapeText,
+  escapeXml,
+  MULTISTATUS_CLOSE,
+  MULTISTATUS_OPEN,
+  statusLine,
+} from "./xml.ts";
 
 export type PropfindKind =
   | { kind: "allprop"; include: string[] }
@@ -204,17 +213,18 @@ export class EntryWriter {
     return xml;
   }
 
-  // The usual tag, mtime and size in hex (etagOf), is written here without escapeXml (its quotes
-  // would cost five replaces per entry) and with the time's hex kept for the run of entries that
-  // share it (a time past 2^30 seconds is no small integer: its toString(16) is V8's slow path).
+  // The usual tag, mtime and size in hex (etagOf), is written here as it is: its quotes need no
+  // escaping in text (AList's server sends them bare too; docs/decisions.md D25.10), and its time's
+  // hex is kept for the run of entries that share it (a time past 2^30 seconds is no small
+  // integer: its toString(16) is V8's slow path).
   private etag(object: FileObject): string {
-    if (object.hashInfo !== undefined) return element("getetag", escapeXml(etagOfObject(object)));
+    if (object.hashInfo !== undefined) return element("getetag", escapeText(etagOfObject(object)));
     const at = object.modified.getTime();
     if (at !== this.etagAt) {
       this.etagAt = at;
       this.etagTime = Math.floor(at / 1000).toString(16);
     }
-    return `<D:getetag>&quot;${this.etagTime}-${object.size.toString(16)}&quot;</D:getetag>`;
+    return `<D:getetag>"${this.etagTime}-${object.size.toString(16)}"</D:getetag>`;
   }
 
   private lockDiscovery(path: string): string {

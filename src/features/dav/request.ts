@@ -90,7 +90,7 @@ export async function readRequest(c: Context<AppEnv>, method: string): Promise<D
   const now = Math.floor(Date.now() / 1000);
   const davNeeds = (at: string[]) => ({
     locked: at,
-    properties: method === "PROPFIND" ? [at[0]!] : [],
+    properties: method === "PROPFIND" ? at[0]! : null,
     members: method === "PROPFIND" && depth === 1,
     propertyTrees: method === "MOVE" || method === "COPY" || method === "DELETE" ? at : [],
   });

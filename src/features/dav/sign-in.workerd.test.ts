@@ -54,6 +54,32 @@ describe("app passwords and the sign-in lockout", () => {
   });
 });
 
+describe("an app password", () => {
+  it("signs in, records its first use, and stops signing in with a new account password", async () => {
+    await makeUser(admin, "davsign-key", { "/": Bits.WEBDAV_READ });
+    const token = await signIn("davsign-key", "davsign-key", "davsign-key password");
+    const made = await callApi(token, "/api/me/access_key/create", {
+      name: "dav",
+      path: "/",
+      permission: Bits.WEBDAV_READ,
+      expires_at: 0,
+      usage: ["webdav"],
+    });
+    expect(made.code, made.message).toBe(200);
+    const key = made.data as { id: number; secret: string };
+    const before = Math.floor(Date.now() / 1000);
+    const ip = freshAddress();
+    expect((await propfind(basic("davsign-key", key.secret), ip)).status).toBe(207);
+    const [[used]] = (await sql("SELECT last_used_at FROM app_passwords WHERE id = ?", [key.id])) as [[number]];
+    expect(used).toBeGreaterThanOrEqual(before);
+    // Another user's name with the key finds nothing.
+    expect((await propfind(basic("davsign-apps", key.secret), ip)).status).toBe(401);
+
+    expect((await callApi(token, "/api/me/update", { password: "davsign-key new password" })).code).toBe(200);
+    expect((await propfind(basic("davsign-key", key.secret), ip)).status).toBe(401);
+  });
+});
+
 describe("the guest account", () => {
   it("never signs in over Basic, disabled or enabled, whatever its password", async () => {
     const guestId = Number((await sql("SELECT id FROM users WHERE username = 'guest'"))[0]![0]);

@@ -2,12 +2,13 @@
 // or the permanent token), the file side's tree, metas and settings, and the locks and dead
 // properties of the paths it touches (docs/decisions.md D9.1). Writes to locks and properties are a
 // second round trip, made only when there is something to write.
-import { and, eq, gt, inArray, or, sql, type SQL } from "drizzle-orm";
+import { and, eq, gt, lt, or, type Placeholder, sql, type SQL } from "drizzle-orm";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import type { BatchItem } from "drizzle-orm/batch";
 import { KEY_TOUCH_SECONDS, type KeyRow } from "../../auth/access-keys.ts";
 import { keyColumns, rolesOf, type RoleRow, type UserRow } from "../../auth/store.ts";
 import type { Database } from "../../db/client.ts";
+import { keptQuery } from "../../db/kept.ts";
 import { runBatch } from "../../db/plan.ts";
 import { appPasswords, davLocks, davProperties, loginFailures, users } from "../../db/schema.ts";
 import { reserveAttempt } from "../auth/store.ts";
@@ -21,8 +22,8 @@ export type PropertyRow = typeof davProperties.$inferSelect;
 export interface DavNeeds {
   /** Paths whose locks matter: the locks on each path's chain and below it. */
   locked: string[];
-  /** Paths whose dead properties are read; `members` adds those of their children (PROPFIND depth 1). */
-  properties: string[];
+  /** The path whose dead properties are read (null for none); `members` adds its children's (PROPFIND depth 1). */
+  properties: string | null;
   members: boolean;
   /** Paths whose subtree may carry properties to move, copy or delete: a count tells whether to. */
   propertyTrees: string[];
@@ -35,36 +36,63 @@ export interface DavRows {
   propertyCounts: number[];
 }
 
+// Lengths are SQLite's (characters), never JavaScript's (UTF-16 units): a name with a character
+// past U+FFFF is one character to substr() but two units to String.length.
 const below = (column: SQL | SQLiteColumn, path: string) =>
-  path === "/" ? sql`1` : sql`(${column} = ${path} OR substr(${column}, 1, ${path.length + 1}) = ${`${path}/`})`;
+  path === "/" ? sql`1` : sql`(${column} = ${path} OR substr(${column}, 1, length(${`${path}/`})) = ${`${path}/`})`;
 
-/** The reads of `needs`, to travel in the caller's batch. */
-export function davReads(db: Database, needs: DavNeeds, now: number) {
-  const chains = [...new Set(needs.locked.flatMap(pathChain))];
-  const locks = db
+// The reads of every request, built once per isolate (src/db/kept.ts, docs/decisions.md D25.9):
+// paths travel as values, the variable lists as JSON arrays.
+/** Live locks on any path of the JSON array `chains`, or at or below any of the array `trees`. */
+const liveLocks = keptQuery(["now", "chains", "trees"], (db, v) =>
+  db
     .select()
     .from(davLocks)
     .where(
       and(
-        gt(davLocks.expiresAt, now),
-        or(
-          inArray(davLocks.path, chains.length > 0 ? chains : ["/"]),
-          ...needs.locked.map((path) => below(davLocks.path, path)),
-        ),
+        gt(davLocks.expiresAt, v.now),
+        sql`(${davLocks.path} IN (SELECT value FROM json_each(${v.chains})) OR EXISTS (SELECT 1 FROM json_each(${v.trees}) WHERE value = '/' OR ${davLocks.path} = value OR substr(${davLocks.path}, 1, length(value) + 1) = value || '/'))`,
       ),
-    );
-  const propertyPaths = needs.properties.length > 0 ? needs.properties : [""];
-  const childOf = (path: string) => {
-    const prefix = path === "/" ? "/" : `${path}/`;
-    return sql`(substr(${davProperties.path}, 1, ${prefix.length}) = ${prefix} AND ${davProperties.path} <> '/' AND instr(substr(${davProperties.path}, ${prefix.length + 1}), '/') = 0)`;
-  };
-  const properties = db
+    ),
+);
+const propertiesAt = keptQuery(["path"], (db, v) =>
+  db.select().from(davProperties).where(eq(davProperties.path, v.path)),
+);
+/** The properties of a folder and of its children (`prefix` is the folder's path ending in "/"). */
+const propertiesWithMembers = keptQuery(["path", "prefix"], (db, v) =>
+  db
     .select()
     .from(davProperties)
-    .where(or(inArray(davProperties.path, propertyPaths), ...(needs.members ? needs.properties.map(childOf) : [])));
-  const counts = needs.propertyTrees.map((path) =>
-    db.select({ count: sql<number>`count(*)` }).from(davProperties).where(below(davProperties.path, path)),
-  );
+    .where(
+      or(
+        eq(davProperties.path, v.path),
+        sql`(substr(${davProperties.path}, 1, length(${v.prefix})) = ${v.prefix} AND ${davProperties.path} <> '/' AND instr(substr(${davProperties.path}, length(${v.prefix}) + 1), '/') = 0)`,
+      ),
+    ),
+);
+const propertiesBelow = keptQuery(["path", "prefix"], (db, v) =>
+  db
+    .select({ count: sql<number>`count(*)` })
+    .from(davProperties)
+    .where(
+      sql`(${v.path} = '/' OR ${davProperties.path} = ${v.path} OR substr(${davProperties.path}, 1, length(${v.prefix})) = ${v.prefix})`,
+    ),
+);
+
+/** The reads of `needs`, to travel in the caller's batch. */
+export function davReads(db: Database, needs: DavNeeds, now: number) {
+  const chains = [...new Set(needs.locked.flatMap(pathChain))];
+  const locks = liveLocks(db, {
+    now,
+    chains: JSON.stringify(chains.length > 0 ? chains : ["/"]),
+    trees: JSON.stringify(needs.locked),
+  });
+  const at = needs.properties ?? "";
+  const properties =
+    needs.members && needs.properties !== null
+      ? propertiesWithMembers(db, { path: at, prefix: at === "/" ? "/" : `${at}/` })
+      : propertiesAt(db, { path: at });
+  const counts = needs.propertyTrees.map((path) => propertiesBelow(db, { path, prefix: `${path}/` }));
   return [locks, properties, ...counts] as const;
 }
 
@@ -75,6 +103,41 @@ export function toDavRows([locks, properties, ...counts]: unknown[]): DavRows {
     propertyCounts: (counts as { count: number }[][]).map((rows) => rows[0]?.count ?? 0),
   };
 }
+
+// The sign-in's reads, built once per isolate too (docs/decisions.md D25.9).
+const userIdOf = (username: Placeholder) =>
+  sql`(SELECT ${users.id} FROM ${users} WHERE ${users.username} = ${username})`;
+/** A key of the user with this hash, made since the user's last password change. */
+const keyMatching = (username: Placeholder, hash: Placeholder) =>
+  and(
+    eq(appPasswords.userId, userIdOf(username)),
+    eq(appPasswords.hash, hash),
+    eq(
+      appPasswords.passwordChangedAt,
+      sql`(SELECT ${users.passwordChangedAt} FROM ${users} WHERE ${users.username} = ${username})`,
+    ),
+  );
+/** The failures of a scope's subject in their window, plus this attempt (as reserveAttempt counts it). */
+const failureCount = keptQuery(["scope", "subject", "now"], (db, v) =>
+  db
+    .select({ count: sql<number>`${loginFailures.count} + 1` })
+    .from(loginFailures)
+    .where(
+      and(eq(loginFailures.scope, v.scope), eq(loginFailures.subject, v.subject), gt(loginFailures.expiresAt, v.now)),
+    ),
+);
+const userNamed = keptQuery(["username"], (db, v) => db.select().from(users).where(eq(users.username, v.username)));
+const rolesOfNamed = keptQuery(["username"], (db, v) => rolesOf(db, userIdOf(v.username)));
+const keyOfNamed = keptQuery(["username", "hash"], (db, v) =>
+  db.select(keyColumns).from(appPasswords).where(keyMatching(v.username, v.hash)),
+);
+/** The key's last use, moved when older than `before`. */
+const touchKey = keptQuery(["username", "hash", "now", "before"], (db, v) =>
+  db
+    .update(appPasswords)
+    .set({ lastUsedAt: sql`${v.now}` })
+    .where(and(keyMatching(v.username, v.hash), lt(appPasswords.lastUsedAt, v.before))),
+);
 
 /** What Basic credentials need, read with the request's other reads. */
 export interface BasicRead {
@@ -112,44 +175,20 @@ export async function readBasicCaller(
   read: BasicRead,
   extra: readonly BatchItem<"sqlite">[],
 ): Promise<BasicState> {
-  const userId = sql`(SELECT ${users.id} FROM ${users} WHERE ${users.username} = ${read.username})`;
-  const matching = and(
-    eq(appPasswords.userId, userId),
-    eq(appPasswords.hash, read.appPasswordHash ?? ""),
-    eq(
-      appPasswords.passwordChangedAt,
-      sql`(SELECT ${users.passwordChangedAt} FROM ${users} WHERE ${users.username} = ${read.username})`,
-    ),
-  );
   const counted = (scope: "ip" | "user", subject: string) =>
-    read.reserve
-      ? reserveAttempt(db, scope, subject, read.now)
-      : db
-          .select({ count: sql<number>`${loginFailures.count} + 1` })
-          .from(loginFailures)
-          .where(
-            and(
-              eq(loginFailures.scope, scope),
-              eq(loginFailures.subject, subject),
-              gt(loginFailures.expiresAt, read.now),
-            ),
-          );
+    read.reserve ? reserveAttempt(db, scope, subject, read.now) : failureCount(db, { scope, subject, now: read.now });
+  const key = { username: read.username, hash: read.appPasswordHash ?? "" };
   // An account password finds no app password (no hash is ""), and writes nothing.
   const touch =
     read.appPasswordHash === null || !read.touch
       ? []
-      : [
-          db
-            .update(appPasswords)
-            .set({ lastUsedAt: read.now })
-            .where(and(matching, sql`${appPasswords.lastUsedAt} < ${read.now - KEY_TOUCH_SECONDS}`)),
-        ];
+      : [touchKey(db, { ...key, now: read.now, before: read.now - KEY_TOUCH_SECONDS })];
   const results = await runBatch(db, [
     counted("ip", read.ip),
     counted("user", read.username),
-    db.select().from(users).where(eq(users.username, read.username)),
-    rolesOf(db, userId),
-    db.select(keyColumns).from(appPasswords).where(matching),
+    userNamed(db, { username: read.username }),
+    rolesOfNamed(db, { username: read.username }),
+    keyOfNamed(db, key),
     ...touch,
     ...extra,
   ]);
@@ -247,7 +286,7 @@ export function forgetTree(db: Database, path: string, locks: boolean, propertie
 
 /** The properties of a tree, copied (COPY) to another path; with `forgetTree` of the source, moved. */
 export function copyTreeProperties(db: Database, from: string, to: string) {
-  const rest = sql`substr(${davProperties.path}, ${from.length + 1})`;
+  const rest = sql`substr(${davProperties.path}, length(${from}) + 1)`;
   const target = from === "/" ? sql`${to} || ${davProperties.path}` : sql`${to} || ${rest}`;
   return [
     db.delete(davProperties).where(below(davProperties.path, to)),

@@ -4,7 +4,7 @@
 // verdict on thousands of bodies made by cutting and splicing the corpus.
 import { SaxesParser } from "saxes";
 import { describe, expect, it } from "vitest";
-import { BadXml, parseXml, type XmlElement } from "./xml.ts";
+import { BadXml, escapeText, escapeXml, parseXml, type XmlElement } from "./xml.ts";
 
 /** The tree saxes reads, built as the server built it before. */
 function saxesTree(text: string): XmlElement | null {
@@ -179,5 +179,16 @@ describe("parseXml against saxes", () => {
       compared++;
     }
     expect(compared).toBeGreaterThan(3500);
+  });
+});
+
+describe("escapeText", () => {
+  it("leaves quotes as they are in text, escapes what text cannot hold, and reads back the same", () => {
+    expect(escapeText('"5f1e-400"')).toBe('"5f1e-400"');
+    expect(escapeText('a & b <c> "d"\r')).toBe('a &amp; b &lt;c&gt; "d"&#13;');
+    expect(escapeXml('"d"')).toBe("&quot;d&quot;");
+    const value = 'W/"x&y<z>"\r';
+    const root = parseXml(`<D:getetag xmlns:D="DAV:">${escapeText(value)}</D:getetag>`)!;
+    expect(root.children.join("")).toBe(value);
   });
 });

@@ -293,6 +293,15 @@ export const childDav = (element: XmlElement, local: string) => elements(element
 /** `{namespace}local`: how a property is named in storage and compared. */
 export const clarkName = (element: { ns: string; local: string }) => `{${element.ns}}${element.local}`;
 
+/** A character escapeText replaces: a quote needs no escaping outside an attribute. */
+const RESERVED_IN_TEXT = /[&<>\r]/;
+
+/** Text content (an element's, never an attribute's): as escapeXml, with quotes left as they are. */
+export const escapeText = (text: string) =>
+  !RESERVED_IN_TEXT.test(text)
+    ? text
+    : text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/\r/g, "&#13;");
+
 /** A character escapeXml replaces: most names and values have none, and are returned as they are. */
 const RESERVED = /[&<>"\r]/;
 
