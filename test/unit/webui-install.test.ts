@@ -55,9 +55,12 @@ describe("the web UI install step", { timeout: 30_000 }, () => {
     expect(readdirSync(parent)).toEqual([]);
   });
 
-  it("GATEHOUSE_WEB_UI=off leaves an assets folder with only the OpenAPI document to upload", () => {
+  it("GATEHOUSE_WEB_UI=off leaves an assets folder with only the OpenAPI document and the keys page", () => {
     expect(ensureWebUi({ dir, env: { GATEHOUSE_WEB_UI: "off" } })).toBe("off");
-    expect(readdirSync(dir).sort()).toEqual([".assetsignore", ".gatehouse-webui.json", "api"]);
+    expect(readdirSync(dir).sort()).toEqual([".assetsignore", ".gatehouse-webui.json", "@keys.html", "api"]);
+    expect(readFileSync(join(dir, "@keys.html"), "utf8")).toBe(
+      readFileSync("src/features/access-keys/page.html", "utf8"),
+    );
     expect(readdirSync(join(dir, "api"))).toEqual(["openapi.json"]);
     expect(JSON.parse(readFileSync(join(dir, "api/openapi.json"), "utf8"))).toEqual(
       JSON.parse(readFileSync("src/generated/openapi.json", "utf8")),
