@@ -440,12 +440,10 @@ try {
     console.log(
       `\n${await benchRcloneListing({
         dir,
-        load: (count, request) =>
-          run(count, { name: "PROPFIND (rclone anchor)", request, expect: undefined, status: 207 }),
+        load: timed,
         rounds: ROUNDS,
         requests: Math.min(REQUESTS, 40),
-        gatehouse: () =>
-          fetch(`${base}/dav/wide/`, { method: "PROPFIND", headers: { Authorization: davAuth, Depth: "1" } }),
+        gatehouse: { url: `${base}/dav/wide/`, authorization: davAuth },
         cpuMs: treeCpuMs,
         wranglerPid: wrangler.pid!,
       })}`,
@@ -783,8 +781,22 @@ async function run(
   count: number,
   scenario: Scenario,
 ): Promise<{ latencies: number[]; seconds: number; workerRuns: number }> {
-  const latencies: number[] = [];
   let workerRuns = 0;
+  const { latencies, seconds } = await timed(count, async (i) => {
+    const response = await scenario.request(i);
+    const text = await response.text();
+    if (response.headers.has("x-request-id")) workerRuns++;
+    const code = text.startsWith("{") ? (JSON.parse(text) as { code: number }).code : undefined;
+    if (response.status !== (scenario.status ?? 200) || code !== ("expect" in scenario ? scenario.expect : 200)) {
+      throw new Error(`${scenario.name}: unexpected reply ${response.status} ${text.slice(0, 200)}`);
+    }
+  });
+  return { latencies, seconds, workerRuns };
+}
+
+/** Sends `count` requests, `CONCURRENCY` at a time; how long they took and each one's latency. */
+async function timed(count: number, request: (i: number) => Promise<unknown>) {
+  const latencies: number[] = [];
   let next = 0;
   const started = performance.now();
   await Promise.all(
@@ -792,18 +804,12 @@ async function run(
       while (next < count) {
         const i = next++;
         const t0 = performance.now();
-        const response = await scenario.request(i);
-        const text = await response.text();
+        await request(i);
         latencies.push(performance.now() - t0);
-        if (response.headers.has("x-request-id")) workerRuns++;
-        const code = text.startsWith("{") ? (JSON.parse(text) as { code: number }).code : undefined;
-        if (response.status !== (scenario.status ?? 200) || code !== ("expect" in scenario ? scenario.expect : 200)) {
-          throw new Error(`${scenario.name}: unexpected reply ${response.status} ${text.slice(0, 200)}`);
-        }
       }
     }),
   );
-  return { latencies, seconds: (performance.now() - started) / 1000, workerRuns };
+  return { latencies, seconds: (performance.now() - started) / 1000 };
 }
 
 /**
