@@ -2,6 +2,7 @@
 // docs/decisions.md D23): the same tree copied by `rclone copy` and by a Gatehouse copy task.
 import { execFileSync, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
+import type { Readable } from "node:stream";
 import {
   DAV_ROOT,
   DAV_USER,
@@ -26,6 +27,53 @@ import {
 } from "./bench-transfers.ts";
 
 const MIB = 1024 ** 2;
+
+/** A task unit's debug line (src/features/tasks/runner.ts, LOG_LEVEL=debug): when it began, and its phases. */
+export interface UnitPhase {
+  task: string;
+  kind: string;
+  at: number;
+  queuedMs: number;
+  claimMs: number;
+  runMs: number;
+  settleMs: number;
+  inline?: boolean;
+  ended: string;
+}
+
+/** Collects the task units' debug lines the Worker writes to `output` (wrangler dev's stdout). */
+export function unitPhases(output: Readable): UnitPhase[] {
+  const found: UnitPhase[] = [];
+  let rest = "";
+  output.setEncoding("utf8");
+  output.on("data", (chunk: string) => {
+    const lines = (rest + chunk).split("\n");
+    rest = lines.pop() ?? "";
+    for (const line of lines) {
+      const start = line.indexOf('{"level":"debug","task"');
+      if (start >= 0) found.push(JSON.parse(line.slice(start)) as UnitPhase);
+    }
+  });
+  return found;
+}
+
+/**
+ * Where a task's seconds went, from its units' debug lines and `startedAt` (Date.now() as the
+ * request left): each unit's start after the request, its wait in the queue (or "inline": run by the
+ * invocation of the unit before it), its claim, run and settle; and when the bench saw it end.
+ */
+function phasesOf(lines: UnitPhase[], task: string, startedAt: number, seenAt: number): string {
+  const s = (ms: number) => (ms / 1000).toFixed(2);
+  const units = lines
+    .filter((line) => line.task === task)
+    .map(
+      (line) =>
+        `${line.kind} at +${s(line.at - startedAt)} (${line.inline ? "inline" : `queued ${s(line.queuedMs)}`}, claim ${s(line.claimMs)}, run ${s(line.runMs)}, settle ${s(line.settleMs)}, ${line.ended})`,
+    );
+  const last = lines.filter((line) => line.task === task).at(-1);
+  const ended = last ? last.at + last.claimMs + last.runMs + last.settleMs : startedAt;
+  return `${units.join("; ")}; seen done +${s(seenAt - startedAt)} (${s(seenAt - ended)} after the last settle)`;
+}
 
 /** `rclone copy` or `rclone move` (Debian's, its default transfers) with `args`, over `remotes`; its milliseconds. */
 async function rclone(verb: "copy" | "move", remotes: Record<string, string>, args: string[]): Promise<number> {
@@ -57,9 +105,10 @@ async function rclone(verb: "copy" | "move", remotes: Record<string, string>, ar
  * `rclone copy` (its default 4 transfers) and by a Gatehouse copy task, each part alone, in the same
  * run against the same two servers; the Gatehouse rate as a share of rclone's (target: 80%). Then
  * each moves its own copy back, s3rver to webdav-server (`rclone move` against a move task), with
- * the same target. BENCH_COPY_ROUNDS (default 1) repeats them into fresh folders.
+ * the same target. BENCH_COPY_ROUNDS (default 1) repeats them into fresh folders. With `phases`
+ * (the units' debug lines), a line per big-file task says where its seconds went.
  */
-export async function benchCopyPace(base: string, token: string): Promise<string[]> {
+export async function benchCopyPace(base: string, token: string, phases: UnitPhase[] | null): Promise<string[]> {
   const FOLDERS = 15;
   const PER_FOLDER = 100;
   const bigSize = 200 * MIB;
@@ -101,6 +150,7 @@ export async function benchCopyPace(base: string, token: string): Promise<string
     const transferTask = async (verb: "copy" | "move", from: string, names: string[], to: string) => {
       await api("/api/fs/mkdir", { path: to });
       const started = performance.now();
+      const startedAt = Date.now();
       const reply = await api(`/api/fs/${verb}`, { src_dir: from, dst_dir: to, names });
       if (reply.code !== 200) throw new Error(`${verb}: ${reply.message}`);
       const id = reply.data.tasks[0].id;
@@ -111,8 +161,16 @@ export async function benchCopyPace(base: string, token: string): Promise<string
           throw new Error(`${verb} ended ${info.data.state}: ${info.data.error}`);
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
-      return performance.now() - started;
+      const ms = performance.now() - started;
+      // Its units' debug lines are written as they settle: a moment for the last to arrive.
+      if (phases && names.includes("big.bin")) {
+        const seenAt = Date.now();
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        timings.push(`  ${verb} of big.bin, ${seconds(ms)}: ${phasesOf(phases, id, startedAt, seenAt)}`);
+      }
+      return ms;
     };
+    const timings: string[] = [];
     const copyTask = (names: string[], dir: string) => transferTask("copy", "/psrc/pace", names, `/pdst/${dir}`);
     const share = (theirs: number, ours: number) => `${((theirs / ours) * 100).toFixed(0)}%`;
     for (let round = 1; round <= rounds; round++) {
@@ -154,6 +212,7 @@ export async function benchCopyPace(base: string, token: string): Promise<string
           `the ${FOLDERS * PER_FOLDER} small files, one Gatehouse task ${seconds(ourMoveSmall)} vs rclone move ${seconds(rcloneMoveSmall)}: ${share(rcloneMoveSmall, ourMoveSmall)} of rclone's rate; ` +
           `the 200 MiB file ${seconds(ourMoveBig)} (${movedExact ? "byte-exact" : "NOT byte-exact"}; ${left} objects left at the source) ` +
           `vs rclone move ${seconds(rcloneMoveBig)} (${rcloneLeft} left): ${share(rcloneMoveBig, ourMoveBig)} (target: 80% each).`,
+        ...timings.splice(0),
       );
     }
   } finally {

@@ -26,6 +26,8 @@
 //   regular expression) runs the endpoints whose names match it, and skips the streaming runs;
 //   BENCH_ONLY=startup measures the Worker's startup alone (scripts/bench-startup.ts).
 //   BENCH_WRANGLER_LOG=<file> keeps wrangler dev's output (the Worker's own log among it) there.
+//   With BENCH_ONLY selecting the copy-pace rows, the Worker runs at LOG_LEVEL=debug and those rows
+//   print each task's phases from its units' debug lines (src/features/tasks/runner.ts).
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { createWriteStream, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -43,7 +45,7 @@ import {
   s3TestClient,
   startS3,
 } from "../test/support/storage-servers.ts";
-import { benchCopyPace } from "./bench-copy-pace.ts";
+import { benchCopyPace, unitPhases } from "./bench-copy-pace.ts";
 import { benchRcloneListing } from "./bench-dav.ts";
 import { benchStartup } from "./bench-startup.ts";
 import { benchChunkedUploads, benchS3Transfers, benchTasks, workerdRss } from "./bench-transfers.ts";
@@ -98,14 +100,16 @@ writeFileSync(
 const port = await freePort();
 // The inspector reads the isolate's memory during the transfers (scripts/inspector.ts).
 const inspectorPort = await freePort();
+// The copy-pace rows alone: the Worker's debug lines say where each task's seconds went.
+const taskPhases = ONLY?.test("copy pace") === true;
 const wrangler = startWranglerDev({
   port,
   dataDir: dir,
   database,
   envFiles: [secrets],
-  stdio: process.env.BENCH_WRANGLER_LOG ? "pipe" : "ignore",
+  stdio: process.env.BENCH_WRANGLER_LOG || taskPhases ? "pipe" : "ignore",
   trustClientAddress: true,
-  logLevel: null,
+  logLevel: taskPhases ? "debug" : null,
   testScheduled: false,
   inspectorPort,
   // The transfers download from test/support's server on 127.0.0.1 (docs/configuration.md).
@@ -116,6 +120,9 @@ if (process.env.BENCH_WRANGLER_LOG) {
   wrangler.stdout?.pipe(log);
   wrangler.stderr?.pipe(log);
 }
+const phases = taskPhases && wrangler.stdout ? unitPhases(wrangler.stdout) : null;
+// Read, or wrangler stalls on a full pipe.
+if (taskPhases && !process.env.BENCH_WRANGLER_LOG) wrangler.stderr?.resume();
 const baselines: ChildProcess[] = [];
 
 /** A bare Hono worker under wrangler dev (scripts/bench-baseline/<config>); its URL once it answers. */
@@ -472,7 +479,7 @@ try {
       if (!ONLY || ONLY.test("multipart upload"))
         console.log(`\n${(await benchChunkedUploads(base, token, inspector, bareUrl)).join("\n")}`);
       if (!ONLY || ONLY.test("tasks")) console.log(`\n${(await benchTasks(base, token, inspector)).join("\n")}`);
-      if (!ONLY || ONLY.test("copy pace")) console.log(`\n${(await benchCopyPace(base, token)).join("\n")}`);
+      if (!ONLY || ONLY.test("copy pace")) console.log(`\n${(await benchCopyPace(base, token, phases)).join("\n")}`);
     } finally {
       inspector.close();
     }

@@ -9,6 +9,11 @@ import { readBrokenOff, readFailed, readUnreachable } from "./messages.ts";
 
 /** How many times a read that broke off after some bytes is taken up again from there. */
 const READ_RESUMES = 8;
+/**
+ * Bytes read ahead of the consumer: the upstream's reply keeps coming while the consumer's own
+ * write is busy, instead of each step waiting for the other.
+ */
+const READ_AHEAD: QueuingStrategy<Uint8Array> = { highWaterMark: 4 * 1024 * 1024, size: (chunk) => chunk.byteLength };
 
 /**
  * The bytes `start..end` (inclusive) of the file `name`, `size` bytes long, behind `link`: exactly
@@ -65,39 +70,42 @@ export async function readLink(
     skip: first.skip,
     gave: false,
   };
-  return new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      while (next <= end) {
-        if (!reply) {
-          const opened = await open(next);
-          reply = { reader: stepReader(opened.body), skip: opened.skip, gave: false };
+  return new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        while (next <= end) {
+          if (!reply) {
+            const opened = await open(next);
+            reply = { reader: stepReader(opened.body), skip: opened.skip, gave: false };
+          }
+          const wanted = reply.skip > 0 ? reply.skip : end - next + 1;
+          const chunk = await reply.reader.read(wanted).catch((error: unknown) => {
+            if (signal?.aborted) throw error;
+            return null;
+          });
+          if (chunk === null || chunk.done) {
+            // Broke off: taken up again only when this reply gave bytes (a dead server fails at once).
+            const gave = reply.gave;
+            reply = undefined;
+            if (!gave || ++resumes > READ_RESUMES) throw new FileError("upstream", readBrokenOff(name, next, end));
+            continue;
+          }
+          let bytes = chunk.value;
+          if (bytes.byteLength > 0) reply.gave = true;
+          if (reply.skip > 0) {
+            const skipped = Math.min(reply.skip, bytes.byteLength);
+            reply.skip -= skipped;
+            bytes = bytes.subarray(skipped);
+          }
+          bytes = bytes.subarray(0, end - next + 1);
+          next += bytes.byteLength;
+          if (bytes.byteLength > 0) return controller.enqueue(bytes);
         }
-        const wanted = reply.skip > 0 ? reply.skip : end - next + 1;
-        const chunk = await reply.reader.read(wanted).catch((error: unknown) => {
-          if (signal?.aborted) throw error;
-          return null;
-        });
-        if (chunk === null || chunk.done) {
-          // Broke off: taken up again only when this reply gave bytes (a dead server fails at once).
-          const gave = reply.gave;
-          reply = undefined;
-          if (!gave || ++resumes > READ_RESUMES) throw new FileError("upstream", readBrokenOff(name, next, end));
-          continue;
-        }
-        let bytes = chunk.value;
-        if (bytes.byteLength > 0) reply.gave = true;
-        if (reply.skip > 0) {
-          const skipped = Math.min(reply.skip, bytes.byteLength);
-          reply.skip -= skipped;
-          bytes = bytes.subarray(skipped);
-        }
-        bytes = bytes.subarray(0, end - next + 1);
-        next += bytes.byteLength;
-        if (bytes.byteLength > 0) return controller.enqueue(bytes);
-      }
-      await reply?.reader.cancel().catch(() => undefined);
-      controller.close();
+        await reply?.reader.cancel().catch(() => undefined);
+        controller.close();
+      },
+      cancel: (reason) => reply?.reader.cancel(reason),
     },
-    cancel: (reason) => reply?.reader.cancel(reason),
-  });
+    READ_AHEAD,
+  );
 }

@@ -35,6 +35,11 @@ const PARTS_BUDGET_MS = 5 * 60_000;
  * one part at a time left a 200 MiB copy at two thirds of rclone's rate.
  */
 const PARTS_IN_FLIGHT = 4;
+/**
+ * How far past the first part still in flight a part may start (D23.9): a part that stalls holds
+ * the others to the 7 parts after it, which is all a restart then sends again.
+ */
+const PARTS_AHEAD = 8;
 
 export async function copyUnit(work: UnitWork, env: Env, copy: CopyPayload): Promise<Ending> {
   const tree = await work.tree([copy.from, copy.toDir]);
@@ -147,7 +152,8 @@ export async function filesUnit(work: UnitWork, files: FilesPayload): Promise<En
 
 /**
  * Runs `task` over `items`, at most `limit` at a time; the first failure stops new ones and is
- * thrown. Once `enough()` says so no new one starts, and those left are not run.
+ * thrown. Once `enough()` says so no new one starts, and those left are not run. No item starts
+ * `ahead` or more places past the first one still running: a lane waits for that one to end.
  */
 async function eachAtMost<T>(
   limit: number,
@@ -155,16 +161,36 @@ async function eachAtMost<T>(
   signal: AbortSignal,
   task: (item: T) => Promise<void>,
   enough: () => boolean = () => false,
+  ahead = Number.POSITIVE_INFINITY,
 ): Promise<void> {
   let next = 0;
   let failure: { error: unknown } | undefined;
+  const running = new Set<number>();
+  /** Wakes the lanes waiting for the first item still running to end. */
+  let wake = () => {};
   const lane = async () => {
     while (next < items.length && !failure && !signal.aborted && !enough()) {
-      const item = items[next++]!;
+      if (running.size > 0 && next - Math.min(...running) >= ahead) {
+        await new Promise<void>((resolve) => {
+          const before = wake;
+          wake = () => {
+            before();
+            resolve();
+          };
+        });
+        continue;
+      }
+      const index = next++;
+      running.add(index);
       try {
-        await task(item);
+        await task(items[index]!);
       } catch (error) {
         failure ??= { error };
+      } finally {
+        running.delete(index);
+        const waiting = wake;
+        wake = () => {};
+        waiting();
       }
     }
   };
@@ -189,9 +215,9 @@ export function indexed(
 /**
  * A file of `size` bytes into `target` as `name`, read by `read`: in parts when the storage takes
  * parts and the file is bigger than a part, else streamed whole. Up to `PARTS_IN_FLIGHT` parts go
- * at a time; the tags stored with the heartbeats are those of the parts done from the first on,
- * with no gap, so a rerun goes on from the part after them (D23.2, D23.6); past its budget the
- * run hands the rest to a new message.
+ * at a time, none `PARTS_AHEAD` or more past the first still in flight; the tags stored with the
+ * heartbeats are those of the parts done from the first on, with no gap, so a rerun goes on from
+ * the part after them (D23.2, D23.6, D23.9); past its budget the run hands the rest to a new message.
  */
 export async function writeFile(
   work: UnitWork,
@@ -259,6 +285,7 @@ export async function writeFile(
       await store();
     },
     () => Date.now() - started >= PARTS_BUDGET_MS,
+    PARTS_AHEAD,
   );
   await storing;
   if (tags.size < count - stored.length) {
