@@ -2,7 +2,6 @@
 // padding) of HMAC-SHA256(token, "<path>:<expiry>"), then ":<expiry>". The key is the permanent
 // token, read with the request, so reset_token and set_token re-key from the next request on
 // (docs/decisions.md D8.4).
-import { toBase64Url } from "../../auth/encoding.ts";
 import { constantTimeEqual } from "../../auth/password.ts";
 import { SIGN_EXPIRE_INVALID, SIGN_EXPIRE_MISSING, SIGN_EXPIRED, SIGN_INVALID } from "./messages.ts";
 
@@ -26,8 +25,10 @@ function keyOf(token: string): Promise<CryptoKey> {
 async function mac(token: string, path: string, expiry: number): Promise<string> {
   const key = await keyOf(token);
   const digest = new Uint8Array(await crypto.subtle.sign("HMAC", key, encoder.encode(`${path}:${expiry}`)));
-  const unpadded = toBase64Url(digest);
-  return unpadded + "=".repeat((4 - (unpadded.length % 4)) % 4);
+  // Base64url with its padding (Go's base64.URLEncoding), as btoa pads it.
+  return btoa(String.fromCharCode(...digest))
+    .replace(/\+/g, "-")
+    .replace(/\//g, "_");
 }
 
 /** The sign of a full path; `expirationHours` 0 makes one that never expires. */
