@@ -156,6 +156,11 @@ export class Connection {
   }
 
   #prepare(sql: string): PreparedStatement {
+    // A kept statement without result columns (BEGIN, COMMIT, a write without RETURNING) has
+    // nothing a schema change could make stale: its text fixes that it returns no columns, and
+    // SQLite prepares it again by itself when the schema has changed. No probe for it.
+    const keptWithoutColumns = this.#prepared.get(sql);
+    if (keptWithoutColumns && keptWithoutColumns.cols.length === 0) return keptWithoutColumns;
     // A schema change (on any connection) can change what a statement returns, and its columns
     // are read when it is prepared: the kept ones go.
     this.#schemaVersionProbe ??= this.#db.prepare("PRAGMA schema_version").raw(true);
