@@ -50,6 +50,8 @@ const KEPT_STATEMENTS = 256;
 interface PreparedStatement {
   info: SqlInfo;
   statement: Database.Statement;
+  /** Whether it returns rows, read once: `libsql` asks SQLite again at every read of `reader`. */
+  reader: boolean;
   cols: { name: string; decltype: string | null }[];
 }
 
@@ -118,9 +120,9 @@ export class Connection {
   }
 
   async execute(sql: string, stmt: Stmt): Promise<StmtResult> {
-    const { info, statement: prepared, cols } = this.#prepare(sql);
+    const { info, statement: prepared, reader, cols } = this.#prepare(sql);
     const args = bindArguments(info, stmt);
-    const run = prepared.reader
+    const run = reader
       ? () => prepared.all(args) as unknown[][]
       : () => {
           prepared.run(args);
@@ -173,8 +175,14 @@ export class Connection {
     if (kept) return kept;
     const info = inspectSingleStatement(sql);
     const statement = this.#db.prepare(sql);
-    if (statement.reader) statement.raw(true);
-    const prepared = { info, statement, cols: statement.columns().map((c) => ({ name: c.name, decltype: c.type })) };
+    const reader = statement.reader;
+    if (reader) statement.raw(true);
+    const prepared = {
+      info,
+      statement,
+      reader,
+      cols: statement.columns().map((c) => ({ name: c.name, decltype: c.type })),
+    };
     if (this.#prepared.size >= KEPT_STATEMENTS) this.#prepared.clear();
     this.#prepared.set(sql, prepared);
     return prepared;
