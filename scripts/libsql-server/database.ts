@@ -50,6 +50,8 @@ const KEPT_STATEMENTS = 256;
 interface PreparedStatement {
   info: SqlInfo;
   statement: Database.Statement;
+  /** Whether it returns rows, read once: `libsql` asks SQLite again at every read of `reader`. */
+  reader: boolean;
   cols: { name: string; decltype: string | null }[];
 }
 
@@ -118,9 +120,9 @@ export class Connection {
   }
 
   async execute(sql: string, stmt: Stmt): Promise<StmtResult> {
-    const { info, statement: prepared, cols } = this.#prepare(sql);
+    const { info, statement: prepared, reader, cols } = this.#prepare(sql);
     const args = bindArguments(info, stmt);
-    const run = prepared.reader
+    const run = reader
       ? () => prepared.all(args) as unknown[][]
       : () => {
           prepared.run(args);
@@ -156,6 +158,11 @@ export class Connection {
   }
 
   #prepare(sql: string): PreparedStatement {
+    // A kept statement without result columns (BEGIN, COMMIT, a write without RETURNING) has
+    // nothing a schema change could make stale: its text fixes that it returns no columns, and
+    // SQLite prepares it again by itself when the schema has changed. No probe for it.
+    const keptWithoutColumns = this.#prepared.get(sql);
+    if (keptWithoutColumns && keptWithoutColumns.cols.length === 0) return keptWithoutColumns;
     // A schema change (on any connection) can change what a statement returns, and its columns
     // are read when it is prepared: the kept ones go.
     this.#schemaVersionProbe ??= this.#db.prepare("PRAGMA schema_version").raw(true);
@@ -168,8 +175,14 @@ export class Connection {
     if (kept) return kept;
     const info = inspectSingleStatement(sql);
     const statement = this.#db.prepare(sql);
-    if (statement.reader) statement.raw(true);
-    const prepared = { info, statement, cols: statement.columns().map((c) => ({ name: c.name, decltype: c.type })) };
+    const reader = statement.reader;
+    if (reader) statement.raw(true);
+    const prepared = {
+      info,
+      statement,
+      reader,
+      cols: statement.columns().map((c) => ({ name: c.name, decltype: c.type })),
+    };
     if (this.#prepared.size >= KEPT_STATEMENTS) this.#prepared.clear();
     this.#prepared.set(sql, prepared);
     return prepared;

@@ -180,8 +180,19 @@ function digest(text: string): Buffer {
 }
 
 async function readJson(req: IncomingMessage): Promise<unknown> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of req) chunks.push(chunk as Buffer);
+  // Events rather than `for await`: the stream's async iterator is set up for every request.
+  const chunks = await new Promise<Buffer[]>((resolveBody, rejectBody) => {
+    const received: Buffer[] = [];
+    let ended = false;
+    req.on("data", (chunk: Buffer) => received.push(chunk));
+    req.once("end", () => {
+      ended = true;
+      resolveBody(received);
+    });
+    req.once("error", rejectBody);
+    // Closed before its end: the client went away mid-body (what `for await` threw for).
+    req.once("close", () => ended || rejectBody(new Error("The request body ended early")));
+  });
   try {
     return JSON.parse(Buffer.concat(chunks).toString("utf8"));
   } catch (error) {

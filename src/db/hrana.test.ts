@@ -6,8 +6,12 @@ import { join } from "node:path";
 import { createClient, type Client } from "@libsql/client/node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startLibsqlServer, type LibsqlServer } from "../../scripts/libsql-server/server.ts";
+import { eq } from "drizzle-orm";
+import { blob, integer, real, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import { openDatabase } from "./client.ts";
 import { isUniqueViolation } from "./errors.ts";
-import { HranaClient, pipelineUrl } from "./hrana.ts";
+import { HranaClient, pipelineUrl, valuesOf } from "./hrana.ts";
+import { keptQuery } from "./kept.ts";
 
 let dir: string;
 let server: LibsqlServer;
@@ -86,6 +90,32 @@ describe("HranaClient", () => {
       "SELECT name FROM t WHERE name = 'batched'",
     ]);
     expect(results.map((result) => result.rows.length)).toEqual([0, 1]);
+  });
+
+  it("hands a kept query its values, mapped as drizzle maps the rows it builds on demand", async () => {
+    const table = sqliteTable("t", {
+      id: integer("id").primaryKey(),
+      name: text("name"),
+      size: real("size"),
+      data: blob("data", { mode: "buffer" }),
+    });
+    const db = openDatabase(server.url, server.authToken);
+    const byId = keptQuery(["id"], (d, v) => d.select().from(table).where(eq(table.id, v.id)));
+    const named = keptQuery(["id"], (d, v) =>
+      d.select({ id: table.id, name: table.name, size: table.size }).from(table).where(eq(table.id, v.id)),
+    );
+    const fresh = (id: number) => db.select().from(table).where(eq(table.id, id));
+    const [withBlob, plain, expected] = await db.batch([byId(db, { id: 1 }), named(db, { id: 2 }), fresh(1)]);
+    // A blob goes through drizzle's own mapping (the rows, built when read); the rest from the values.
+    expect(withBlob).toEqual(expected);
+    expect(withBlob[0]!.data).toEqual(Buffer.from([0, 1, 254, 255]));
+    expect(plain).toEqual([{ id: 2, name: null, size: 3 }]);
+    const [result] = await ours.batch(["SELECT id, name FROM t WHERE id <= 2 ORDER BY id"]);
+    expect(valuesOf(result)).toEqual([
+      [1, "one"],
+      [2, null],
+    ]);
+    expect(valuesOf(await theirs.execute("SELECT 1"))).toBeUndefined();
   });
 
   it("refuses an integer JavaScript cannot hold, and what it does not do", async () => {

@@ -227,6 +227,7 @@ function valueFromWire(value: WireValue): Value {
 }
 
 const VALUES = Symbol("values");
+const RESULT_VALUES = Symbol("result values");
 
 /** What the rows of one list of columns share: their prototype, and each name with its first index. */
 interface RowShape {
@@ -269,27 +270,47 @@ function shapeOf(columns: string[]): RowShape {
  * Rows as @libsql/client shapes them (indexes and `length` not enumerable, column names
  * enumerable, the first of a repeated name wins), built cheaply: the indexes and `length` are
  * getters on one prototype per list of columns (shapeOf), and each row gets its names as plain
- * properties and its values, hidden, as one more.
+ * properties and its values, hidden, as one more. They are built only when `rows` is first read:
+ * a kept query (src/db/kept.ts) maps the decoded values straight (valuesOf), and never needs them.
  */
 function resultSet(result: unknown): ResultSet {
-  const { cols, rows, affected_row_count, last_insert_rowid } = result as WireStmtResult;
+  const { cols, rows: wireRows, affected_row_count, last_insert_rowid } = result as WireStmtResult;
   const columns = cols.map((col) => col.name ?? "");
-  const { proto, named } = shapeOf(columns);
-  const built = rows.map((wire): Row => {
-    const values = wire.map(valueFromWire);
-    const row: Row & { [VALUES]: Value[] } = Object.create(proto);
-    Object.defineProperty(row, VALUES, { value: values });
-    for (const [name, i] of named) row[name] = values[i] ?? null;
-    return row;
-  });
-  return {
+  // Decoded now, so a value out of range fails the batch where it always did.
+  const values = wireRows.map((wire) => wire.map(valueFromWire));
+  let built: Row[] | undefined;
+  const set: ResultSet = {
     columns,
     columnTypes: cols.map((col) => col.decltype ?? ""),
-    rows: built,
+    get rows(): Row[] {
+      built ??= buildRows(columns, values);
+      return built;
+    },
     rowsAffected: affected_row_count,
     lastInsertRowid: last_insert_rowid === null ? undefined : BigInt(last_insert_rowid),
-    toJSON: () => ({ columns, rows: built.map((row) => Array.from({ length: columns.length }, (_, i) => row[i])) }),
+    toJSON: () => ({ columns, rows: values.map((row) => Array.from({ length: columns.length }, (_, i) => row[i])) }),
   };
+  Object.defineProperty(set, RESULT_VALUES, { value: values });
+  return set;
+}
+
+function buildRows(columns: string[], values: Value[][]): Row[] {
+  const { proto, named } = shapeOf(columns);
+  return values.map((rowValues): Row => {
+    const row: Row & { [VALUES]: Value[] } = Object.create(proto);
+    Object.defineProperty(row, VALUES, { value: rowValues });
+    for (const [name, i] of named) row[name] = rowValues[i] ?? null;
+    return row;
+  });
+}
+
+/**
+ * A result's rows as arrays of values, one per column, when this client made it (undefined for
+ * any other client's): what a kept query reads instead of the rows' getters (D26.6).
+ */
+export function valuesOf(result: unknown): Value[][] | undefined {
+  if (typeof result !== "object" || result === null || !(RESULT_VALUES in result)) return undefined;
+  return (result as { [RESULT_VALUES]: Value[][] })[RESULT_VALUES];
 }
 
 function toBase64(bytes: Uint8Array): string {

@@ -9,6 +9,7 @@
 import { Column, fillPlaceholders, is, SQL, sql, type Placeholder } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { Database } from "./client.ts";
+import { valuesOf } from "./hrana.ts";
 
 /** What drizzle's batch asks of each query (libsql/session.js `batch`): its text and values, and how to map its rows. */
 interface BuiltQuery {
@@ -46,7 +47,9 @@ function rowMapper(prepared: PreparedSelect): ((result: BatchResult) => unknown[
   const decoders = fields.map(({ field }) => decoderOf(field));
   if (decoders.includes(null)) return null;
   const count = keys.length;
-  return ({ rows }) => {
+  return (result) => {
+    // The Worker's client hands the decoded values as they are (its rows are built on demand).
+    const rows = valuesOf(result) ?? result.rows;
     const mapped: unknown[] = new Array(rows.length);
     for (let r = 0; r < rows.length; r++) {
       const row = rows[r]!;

@@ -11,6 +11,8 @@ interface AppVariables {
   caller: Caller;
   /** The request's JSON body, read before the guard for a plan that needs it (http/params.ts `fromJson`). */
   json: unknown;
+  /** That body as the plan's schema parsed it, for the route's validator to take as it is (http/params.ts `fromJson`). */
+  parsedJson: { schema: unknown; data: unknown };
   /** What a route's own reads returned, read in the guard's batch (auth/guard.ts `reading`; `planned` reads it back). */
   routeData: unknown;
   /** The envelope code of the reply, for the access log. */

@@ -60,14 +60,22 @@ export function fromQuery<S extends z.ZodMiniType, T>(
   };
 }
 
-/** The same, planned from the JSON body (read once, before the guard; the validator reads it again from Hono's cache). */
+/**
+ * The same, planned from the JSON body (read once, before the guard; the validator reads it again
+ * from Hono's cache). What the schema made of it is kept on the context: the route's validator,
+ * given the same body and schema, takes it instead of parsing it again (docs/decisions.md D26.7).
+ */
 export function fromJson<S extends z.ZodMiniType, T>(
   schema: S,
   build: (db: Database, body: z.output<S>, callerId: SQL, callerIsAdmin: SQL) => Plan<T>,
 ) {
   const planFromBody = (c: Context<AppEnv>, callerId: SQL, callerIsAdmin: SQL): Plan<T> | null => {
-    const body = schema.safeParse(c.var.json);
-    return body.success ? build(c.var.db, body.data, callerId, callerIsAdmin) : null;
+    const input = c.var.json;
+    const body = schema.safeParse(input);
+    if (!body.success) return null;
+    // Undefined: no JSON content type, or a body that is not JSON, which the validator answers.
+    if (input !== undefined) c.set("parsedJson", { schema, data: body.data });
+    return build(c.var.db, body.data, callerId, callerIsAdmin);
   };
   return Object.assign(planFromBody, { readsJson: true });
 }

@@ -122,6 +122,7 @@ function zValidator(target: Target, schema: Schema): MiddlewareHandler<AppEnv> {
     target === "header"
       ? new Map(Object.keys((schema as z.ZodMiniObject).shape).map((key) => [key.toLowerCase(), key]))
       : undefined;
+  if (target === "json") return jsonValidator(schema);
   return validator(target, async (value: Record<string, unknown>) => {
     const input = headerKeys
       ? Object.fromEntries(Object.entries(value).map(([key, v]) => [headerKeys.get(key) ?? key, v]))
@@ -131,6 +132,36 @@ function zValidator(target: Target, schema: Schema): MiddlewareHandler<AppEnv> {
     return result.data;
   }) as MiddlewareHandler<AppEnv>;
 }
+
+/**
+ * Hono's `validator("json", …)` with zod, as above, except that a body a route's plan already
+ * parsed with this schema (http/params.ts `fromJson`, from the same cached text) is taken as the
+ * plan's parse left it: neither JSON.parse nor zod runs twice (docs/decisions.md D26.7).
+ */
+function jsonValidator(schema: Schema): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    let value: unknown = {};
+    const contentType = c.req.header("Content-Type");
+    // Hono's test: the media type alone, application/json or application/<suffix>+json.
+    if (contentType && honoJsonMediaType.test(contentType.split(";")[0]!.trim().toLowerCase())) {
+      const parsed = c.var.parsedJson;
+      if (parsed?.schema === schema) {
+        c.req.addValidatedData("json", parsed.data as object);
+        return next();
+      }
+      try {
+        value = await c.req.json();
+      } catch {
+        throw new HTTPException(400, { message: "Malformed JSON in request body" });
+      }
+    }
+    const result = await z.safeParseAsync(schema, value);
+    if (!result.success) throw new ApiError(400, describeIssues(result.error, "json"));
+    c.req.addValidatedData("json", result.data as object);
+    return next();
+  };
+}
+const honoJsonMediaType = /^application\/([\w.-]+\+)?json$/i;
 
 /** A media type's schema; a `$ref` object has none to validate with. */
 function schemaOf(media: object | undefined): unknown {

@@ -321,6 +321,30 @@ describe("connections", () => {
       expect(result.rows[0].slice(1)).toEqual([text("a"), int(7)]);
     }
   });
+
+  it("run a kept statement without columns across a schema change, and refuse it once it no longer fits", async () => {
+    const insert = (name: string) =>
+      pipeline(test.server, null, [
+        execute("INSERT INTO t (name) VALUES (?)", { args: [text(name)] }),
+        { type: "close" },
+      ]);
+    expect((await insert("kept 1")).results[0].type).toBe("ok");
+    await pipeline(test.server, null, [execute("ALTER TABLE t ADD COLUMN size INTEGER DEFAULT 3"), { type: "close" }]);
+    const after = await insert("kept 2");
+    expect(after.results[0].response.result.affected_row_count).toBe(1);
+    const read = await pipeline(test.server, null, [
+      execute("SELECT name, size FROM t WHERE name LIKE 'kept %' ORDER BY name"),
+      { type: "close" },
+    ]);
+    expect(read.results[0].response.result.rows).toEqual([
+      [text("kept 1"), int(3)],
+      [text("kept 2"), int(3)],
+    ]);
+    await pipeline(test.server, null, [execute("ALTER TABLE t RENAME COLUMN name TO label"), { type: "close" }]);
+    const refused = await insert("kept 3");
+    expect(refused.results[0].type).toBe("error");
+    expect(refused.results[0].error.message).toMatch(/name/);
+  });
 });
 
 describe("batons", () => {

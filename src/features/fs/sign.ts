@@ -2,32 +2,31 @@
 // padding) of HMAC-SHA256(token, "<path>:<expiry>"), then ":<expiry>". The key is the permanent
 // token, read with the request, so reset_token and set_token re-key from the next request on
 // (docs/decisions.md D8.4).
-import { toBase64Url } from "../../auth/encoding.ts";
 import { constantTimeEqual } from "../../auth/password.ts";
+import { type HmacKey, hmacKey, hmacSha256 } from "./hmac.ts";
 import { SIGN_EXPIRE_INVALID, SIGN_EXPIRE_MISSING, SIGN_EXPIRED, SIGN_INVALID } from "./messages.ts";
 
 const encoder = new TextEncoder();
 
 /**
- * The HMAC key of the current token, imported once per isolate: a listing signs every file in it.
- * A different token (after reset_token or set_token) imports its own.
+ * The HMAC key of the current token, hashed once per isolate: a listing signs every file in it.
+ * A different token (after reset_token or set_token) gets its own. The HMAC is our own (hmac.ts),
+ * synchronous: WebCrypto's was a native call and a promise per file (docs/decisions.md D26.9).
  */
-let signingKey: { token: string; key: Promise<CryptoKey> } | undefined;
-function keyOf(token: string): Promise<CryptoKey> {
-  if (signingKey?.token !== token) {
-    signingKey = {
-      token,
-      key: crypto.subtle.importKey("raw", encoder.encode(token), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]),
-    };
-  }
+let signingKey: { token: string; key: HmacKey } | undefined;
+function keyOf(token: string): HmacKey {
+  // WebCrypto refuses an empty HMAC key; so does this: no sign is ever made without a token.
+  if (token === "") throw new DOMException("A sign needs a token: the HMAC key is empty", "DataError");
+  if (signingKey?.token !== token) signingKey = { token, key: hmacKey(encoder.encode(token)) };
   return signingKey.key;
 }
 
-async function mac(token: string, path: string, expiry: number): Promise<string> {
-  const key = await keyOf(token);
-  const digest = new Uint8Array(await crypto.subtle.sign("HMAC", key, encoder.encode(`${path}:${expiry}`)));
-  const unpadded = toBase64Url(digest);
-  return unpadded + "=".repeat((4 - (unpadded.length % 4)) % 4);
+function mac(token: string, path: string, expiry: number): string {
+  const digest = hmacSha256(keyOf(token), encoder.encode(`${path}:${expiry}`));
+  // Base64url with its padding (Go's base64.URLEncoding), as btoa pads it.
+  return btoa(String.fromCharCode(...digest))
+    .replace(/\+/g, "-")
+    .replace(/\//g, "_");
 }
 
 /** The sign of a full path; `expirationHours` 0 makes one that never expires. */
@@ -38,7 +37,7 @@ export async function signPath(
   now = Date.now(),
 ): Promise<string> {
   const expiry = expirationHours > 0 ? Math.floor(now / 1000 + expirationHours * 3600) : 0;
-  return `${await mac(token, path, expiry)}:${expiry}`;
+  return `${mac(token, path, expiry)}:${expiry}`;
 }
 
 /** Null when `sign` is good for `path`; otherwise AList's message for what is wrong with it. */
@@ -49,6 +48,6 @@ export async function signProblem(token: string, path: string, sign: string, now
   if (!/^-?\d{1,19}$/.test(expiryText)) return SIGN_EXPIRE_INVALID;
   const expiry = Number(expiryText);
   if (expiry !== 0 && expiry < now / 1000) return SIGN_EXPIRED;
-  const expected = `${await mac(token, path, expiry)}:${expiry}`;
+  const expected = `${mac(token, path, expiry)}:${expiry}`;
   return constantTimeEqual(encoder.encode(presented), encoder.encode(expected)) ? null : SIGN_INVALID;
 }

@@ -12,7 +12,10 @@ export function rfc3339(date: Date): string {
   const iso = date.toISOString(); // 2026-03-01T08:00:00.120Z (or ±YYYYYY for far years)
   // Whole seconds, most times: no expression to run (a listing writes two per entry).
   if (iso.endsWith(".000Z")) return `${iso.slice(0, -5)}Z`;
-  return iso.replace(/\.(\d{3})Z$/, (_, ms: string) => `.${ms.replace(/0+$/, "")}Z`);
+  // The milliseconds (the three digits before Z, not all zero) without their trailing zeros, by
+  // slices: a listing of entries with milliseconds writes two per entry.
+  const digits = iso[iso.length - 2] !== "0" ? 3 : iso[iso.length - 3] !== "0" ? 2 : 1;
+  return `${iso.slice(0, iso.length - 4 + digits)}Z`;
 }
 
 export const extensionOf = (name: string) => {
