@@ -198,7 +198,10 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   try {
     const outcome = ensureWebUi();
     if (outcome === "installed") console.log(`Web UI: ${WEB_UI_PACKAGE}@${WEB_UI_VERSION} unpacked into webui/`);
-    if (outcome === "off") console.log("Web UI: off (GATEHOUSE_WEB_UI=off); webui/ holds only the OpenAPI document and the access keys page");
+    if (outcome === "off")
+      console.log(
+        "Web UI: off (GATEHOUSE_WEB_UI=off); webui/ holds only the OpenAPI document and the access keys page",
+      );
   } catch (error) {
     console.error(`Web UI: ${(error as Error).message}`);
     process.exit(1);

@@ -2,27 +2,34 @@
 // padding) of HMAC-SHA256(token, "<path>:<expiry>"), then ":<expiry>". The key is the permanent
 // token, read with the request, so reset_token and set_token re-key from the next request on
 // (docs/decisions.md D8.4).
+import { hmac } from "@noble/hashes/hmac.js";
+import { sha256 } from "@noble/hashes/sha2.js";
 import { constantTimeEqual } from "../../auth/password.ts";
-import { type HmacKey, hmacKey, hmacSha256 } from "./hmac.ts";
 import { SIGN_EXPIRE_INVALID, SIGN_EXPIRE_MISSING, SIGN_EXPIRED, SIGN_INVALID } from "./messages.ts";
 
 const encoder = new TextEncoder();
 
+/** A token's HMAC state with its padded key blocks hashed in; each sign continues a clone of it. */
+type HmacKey = ReturnType<typeof hmac.create>;
+
 /**
  * The HMAC key of the current token, hashed once per isolate: a listing signs every file in it.
- * A different token (after reset_token or set_token) gets its own. The HMAC is our own (hmac.ts),
+ * A different token (after reset_token or set_token) gets its own. The HMAC is @noble/hashes',
  * synchronous: WebCrypto's was a native call and a promise per file (docs/decisions.md D26.9).
  */
 let signingKey: { token: string; key: HmacKey } | undefined;
 function keyOf(token: string): HmacKey {
   // WebCrypto refuses an empty HMAC key; so does this: no sign is ever made without a token.
   if (token === "") throw new DOMException("A sign needs a token: the HMAC key is empty", "DataError");
-  if (signingKey?.token !== token) signingKey = { token, key: hmacKey(encoder.encode(token)) };
+  if (signingKey?.token !== token) signingKey = { token, key: hmac.create(sha256, encoder.encode(token)) };
   return signingKey.key;
 }
 
 function mac(token: string, path: string, expiry: number): string {
-  const digest = hmacSha256(keyOf(token), encoder.encode(`${path}:${expiry}`));
+  const digest = keyOf(token)
+    .clone()
+    .update(encoder.encode(`${path}:${expiry}`))
+    .digest();
   // Base64url with its padding (Go's base64.URLEncoding), as btoa pads it.
   return btoa(String.fromCharCode(...digest))
     .replace(/\+/g, "-")
