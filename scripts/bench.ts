@@ -26,8 +26,9 @@
 //   regular expression) runs the endpoints whose names match it, and skips the streaming runs;
 //   BENCH_ONLY=startup measures the Worker's startup alone (scripts/bench-startup.ts).
 //   BENCH_WRANGLER_LOG=<file> keeps wrangler dev's output (the Worker's own log among it) there.
-//   With BENCH_ONLY selecting the copy-pace rows, the Worker runs at LOG_LEVEL=debug and those rows
-//   print each task's phases from its units' debug lines (src/features/tasks/runner.ts).
+//   BENCH_TASK_PHASES=1 runs the Worker at LOG_LEVEL=debug, and the copy-pace rows then print each
+//   task's phases from its units' debug lines (src/features/tasks/runner.ts). Off by default: at
+//   debug every request also writes its log line, which the request rows should not pay for.
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { createWriteStream, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -96,8 +97,8 @@ writeFileSync(
 const port = await freePort();
 // The inspector reads the isolate's memory during the transfers (scripts/inspector.ts).
 const inspectorPort = await freePort();
-// The copy-pace rows alone: the Worker's debug lines say where each task's seconds went.
-const taskPhases = ONLY?.test("copy pace") === true;
+// Asked for: the Worker's debug lines say where each copy task's seconds went.
+const taskPhases = process.env.BENCH_TASK_PHASES === "1";
 const wrangler = startWranglerDev({
   port,
   dataDir: dir,
