@@ -12,6 +12,9 @@
 // (the same [assets] routing in front: wrangler dev passes every non-asset request through its
 // assets router first, which by itself costs 15-20% of a bare /ping), so it measures the Worker's
 // own code; "vs plain" is the share of a bare worker without [assets]. Both measured in the same run.
+// The floor row, "bare Hono GET /ping-db (one round trip)", is the bare worker making one database
+// round trip (SELECT 1) and nothing else, as every API request makes one: what the round trip
+// alone costs (its wrangler CPU column is the bare worker's).
 // The Worker runs at its production log level (wrangler.toml's LOG_LEVEL).
 //
 // On a machine of a few cores every process competes for them, so the rates follow the CPU each
@@ -34,6 +37,7 @@ import { randomBytes } from "node:crypto";
 import { createWriteStream, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { pipelineUrl } from "../src/db/hrana.ts";
 import { storages } from "../src/db/schema.ts";
 import {
   S3_ACCESS_KEY_ID,
@@ -49,7 +53,7 @@ import { benchStartup } from "./bench-startup.ts";
 import { benchChunkedUploads, benchS3Transfers, benchTasks, workerdRss } from "./bench-transfers.ts";
 import { inspectWorker } from "./inspector.ts";
 import { chromiumAvailable, launchChromium, measureLoad, sameOriginContext } from "./browser.ts";
-import { printTargets, targetsOf } from "./bench-targets.ts";
+import { FLOOR_ROW, printTargets, targetsOf } from "./bench-targets.ts";
 import { migrateAndSeed, openNodeDatabase, projectRoot, type DatabaseTarget } from "./db.ts";
 import { startLibsqlServer } from "./libsql-server/server.ts";
 import { freePort, startWranglerDev, waitForWorker } from "./wrangler-dev.ts";
@@ -72,6 +76,8 @@ interface Scenario {
   expect?: number;
   /** The HTTP status every reply must have (200 unless said). */
   status?: number;
+  /** The wrangler dev whose CPU the row counts: Gatehouse's unless said. */
+  server?: () => ChildProcess;
 }
 
 const ONLY = process.env.BENCH_ONLY ? new RegExp(process.env.BENCH_ONLY) : null;
@@ -210,6 +216,16 @@ try {
 
   const scenarios: Scenario[] = [
     { name: "GET /ping", request: () => fetch(`${base}/ping`), expect: undefined },
+    {
+      // The floor of every API row: the bare worker with one database round trip and nothing else.
+      name: FLOOR_ROW,
+      server: () => baselines[0]!,
+      request: () =>
+        fetch(`${bareUrl}/ping-db?to=${encodeURIComponent(pipelineUrl(endpoint.url))}`, {
+          headers: { Authorization: `Bearer ${endpoint.authToken}` },
+        }),
+      expect: undefined,
+    },
     { name: "GET / (web UI index, rendered)", request: () => fetch(`${base}/`), expect: undefined },
     { name: "GET /@manage/storages (deep link)", request: () => fetch(`${base}/@manage/storages`), expect: undefined },
     { name: "GET /assets/index-….js (asset, 440 KiB)", request: () => fetch(base + script), expect: undefined },
@@ -387,9 +403,10 @@ try {
       const plainRound = REQUESTS / (await run(REQUESTS, plain)).seconds;
       bareRates.push(bareRound);
       plainRates.push(plainRound);
-      const cpuBefore = [treeCpuMs(wrangler.pid!), process.cpuUsage()] as const;
+      const server = (scenario.server?.() ?? wrangler).pid!;
+      const cpuBefore = [treeCpuMs(server), process.cpuUsage()] as const;
       const result = await run(count, { ...scenario, request: (i) => scenario.request((round + 2) * count + i) });
-      workerCpuMs += treeCpuMs(wrangler.pid!) - cpuBefore[0];
+      workerCpuMs += treeCpuMs(server) - cpuBefore[0];
       const own = process.cpuUsage(cpuBefore[1]);
       benchCpuMs += (own.user + own.system) / 1000;
       latencies.push(...result.latencies);

@@ -2,10 +2,23 @@
 // Gatehouse does. Gatehouse's rates are reported as a share of this one, measured in the same run.
 // PUT /forward?to=<url> sends the body on untouched, with the request's headers: the chunked
 // upload bench's ceiling, a Worker that does nothing to the bytes it passes.
+// GET /ping-db?to=<pipeline URL> makes one Hrana pipeline (SELECT 1, the stream closed) to the bench's libSQL endpoint
+// with the request's Authorization, then answers "pong": the floor of a request that makes one
+// database round trip and nothing else, as every Gatehouse API request makes one.
 import { Hono } from "hono";
 
 const app = new Hono();
 app.all("/ping", (c) => c.text("pong"));
+app.get("/ping-db", async (c) => {
+  const reply = await fetch(c.req.query("to") ?? "", {
+    method: "POST",
+    headers: { Authorization: c.req.header("Authorization") ?? "", "Content-Type": "application/json" },
+    // As Gatehouse's client sends it (src/db/hrana.ts): a fresh stream, closed in the same pipeline.
+    body: '{"baton":null,"requests":[{"type":"execute","stmt":{"sql":"SELECT 1","want_rows":true}},{"type":"close"}]}',
+  });
+  const { results } = await reply.json<{ results: { type: string }[] }>();
+  return results[0]?.type === "ok" ? c.text("pong") : c.text("the pipeline failed", 502);
+});
 app.put("/forward", async (c) => {
   const headers = new Headers(c.req.raw.headers);
   headers.delete("host");
