@@ -83,6 +83,19 @@ const virtualFoldersOf = keptQuery(["folder", "prefix", "upper"], (db, v) => {
     .orderBy(first);
 });
 
+/**
+ * A path that is a virtual folder when a mount path is on it or below it (`prefix` is the path with
+ * its "/"): its time is its first storage's. No row: nothing is mounted there.
+ */
+const pointOf = keptQuery(["path", "prefix", "upper"], (db, v) =>
+  db
+    .select({ name: sql<string>`${v.path}`, modified: storages.modifiedAtMs })
+    .from(storages)
+    .where(and(eq(storages.disabled, false), or(eq(storages.mountPath, sql`${v.path}`), below(v.prefix, v.upper))))
+    .orderBy(storages.order, storages.mountPath)
+    .limit(1),
+);
+
 const allMetas = keptQuery([], (db) => db.select().from(metas));
 const fsSettings = keptQuery([], (db) =>
   db
@@ -102,16 +115,8 @@ function treeReads(db: Database, needs: TreeNeeds) {
     const prefix = folder === "/" ? "/" : `${folder}/`;
     return virtualFoldersOf(db, { folder, prefix, upper: upperOf(prefix) });
   });
-  // A path is a virtual folder when a mount path is on it or below it; its time is its first storage's.
   const pointReads = (needs.points ?? []).map((path) =>
-    db
-      .select({ name: sql<string>`${path}`, modified: storages.modifiedAtMs })
-      .from(storages)
-      .where(
-        and(eq(storages.disabled, false), or(eq(storages.mountPath, path), below(`${path}/`, upperOf(`${path}/`)))),
-      )
-      .orderBy(storages.order, storages.mountPath)
-      .limit(1),
+    pointOf(db, { path, prefix: `${path}/`, upper: upperOf(`${path}/`) }),
   );
   return { chains, reads: [storageRead, ...folderReads, ...pointReads] as const };
 }
