@@ -69,8 +69,9 @@ describe("the task pages of the web UI", () => {
       expect(created.code, created.message).toBe(200);
       const targetId = created.data.id as number;
 
-      // One copy that succeeds (into the default R2 storage), one into a WebDAV server that stops as
-      // soon as the task is accepted (its unit runs from the queue a moment later).
+      // One copy that succeeds (into the default R2 storage), one into a WebDAV server stopped before
+      // it is asked for: the copy is accepted without reaching its target (overwrite: true, so no
+      // check that the name is free), and its unit, run from the queue at once, fails.
       const ok = await post("/api/fs/copy", {
         src_dir: "/tasksrc",
         dst_dir: "/",
@@ -79,13 +80,13 @@ describe("the task pages of the web UI", () => {
       });
       expect(ok.code, ok.message).toBe(200);
       expect(ok.data.tasks[0].name).toMatch(/^copy \[\/tasksrc]\(.*\/task-ok\.txt\) to \[\/]\(\/\)$/);
+      await target.close();
       const failing = await post("/api/fs/copy", {
         src_dir: "/tasksrc",
         dst_dir: "/taskdst",
         names: ["task-fail.txt"],
         overwrite: true,
       });
-      await target.close();
       expect(failing.code, failing.message).toBe(200);
       const failingId = failing.data.tasks[0].id as string;
       await expect.poll(() => stateOf(token, "copy", ok.data.tasks[0].id), { timeout: 15_000 }).toBe(2);
