@@ -38,23 +38,16 @@ import { createWriteStream, mkdtempSync, readdirSync, readFileSync, rmSync, writ
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pipelineUrl } from "../src/db/hrana.ts";
-import { storages } from "../src/db/schema.ts";
-import {
-  S3_ACCESS_KEY_ID,
-  S3_BUCKET,
-  S3_SECRET_ACCESS_KEY,
-  s3TestClient,
-  startS3,
-} from "../test/support/storage-servers.ts";
 import { benchCopyPace, unitPhases } from "./bench-copy-pace.ts";
 import { benchRcloneListing } from "./bench-dav.ts";
 import { SEARCH_NAMES, benchBuild, insertSearchNames, percentile, timeSearchQueries } from "./bench-search.ts";
 import { benchStartup } from "./bench-startup.ts";
-import { benchChunkedUploads, benchS3Transfers, benchTasks, workerdRss } from "./bench-transfers.ts";
+import { s3RoundTrip, streamBigFile } from "./bench-streams.ts";
+import { benchChunkedUploads, benchS3Transfers, benchTasks } from "./bench-transfers.ts";
 import { inspectWorker } from "./inspector.ts";
 import { chromiumAvailable, launchChromium, measureLoad, sameOriginContext } from "./browser.ts";
 import { FLOOR_ROW, printTargets, targetsOf } from "./bench-targets.ts";
-import { migrateAndSeed, openNodeDatabase, projectRoot, type DatabaseTarget } from "./db.ts";
+import { insertStorages, migrateAndSeed, projectRoot } from "./db.ts";
 import { startLibsqlServer } from "./libsql-server/server.ts";
 import { freePort, startWranglerDev, waitForWorker } from "./wrangler-dev.ts";
 
@@ -528,152 +521,6 @@ try {
   );
   await endpoint.close();
   rmSync(dir, { recursive: true, force: true });
-}
-
-/**
- * 1 GiB through /p from a Virtual storage: throughput, and the resident memory of the workerd
- * processes sampled while it streams (flat memory: the body is never held).
- */
-async function streamBigFile(base: string, token: string, target: DatabaseTarget) {
-  const size = 1024 ** 3;
-  const { db, close } = openNodeDatabase(target);
-  try {
-    await db.insert(storages).values({
-      mountPath: "/big",
-      driver: "Virtual",
-      status: "work",
-      addition: JSON.stringify({ num_file: 1, num_folder: 0, min_file_size: size, max_file_size: size }),
-      modifiedAtMs: Date.now(),
-    });
-  } finally {
-    close();
-  }
-  const listed = (await (
-    await fetch(`${base}/api/fs/list`, {
-      method: "POST",
-      headers: { Authorization: token, "Content-Type": "application/json" },
-      body: JSON.stringify({ path: "/big" }),
-    })
-  ).json()) as { data: { content: { name: string; sign: string }[] } };
-  const file = listed.data.content[0]!;
-  const rss = workerdRss;
-  const before = rss();
-  let peak = before;
-  const started = performance.now();
-  const response = await fetch(`${base}/p/big/${file.name}?sign=${file.sign}`);
-  let bytes = 0;
-  const reader = response.body!.getReader();
-  for (let next = await reader.read(); !next.done; next = await reader.read()) {
-    bytes += next.value.byteLength;
-    if ((bytes & 0x3ffffff) < next.value.byteLength) peak = Math.max(peak, rss());
-  }
-  const seconds = (performance.now() - started) / 1000;
-  const mib = (n: number) => (n / 1024 / 1024).toFixed(0);
-  console.log(
-    `\n1 GiB through /p (Virtual): ${bytes === size ? "complete" : `INCOMPLETE (${bytes} bytes)`}, ${(bytes / 1024 / 1024 / seconds).toFixed(0)} MiB/s; workerd resident memory ${mib(before)} MiB before, at most ${mib(peak)} MiB while streaming.`,
-  );
-}
-
-/**
- * 1 GiB to a real S3 (s3rver, as the tests use) through PUT /api/fs/put, then back: straight from
- * s3rver, and through /p (the storage has web_proxy on). Throughput of each, and workerd's memory.
- */
-async function s3RoundTrip(base: string, token: string) {
-  const size = 1024 ** 3;
-  const s3 = await startS3();
-  try {
-    const created = (await (
-      await fetch(`${base}/api/admin/storage/create`, {
-        method: "POST",
-        headers: { Authorization: token, "Content-Type": "application/json" },
-        body: JSON.stringify({
-          mount_path: "/s3",
-          driver: "S3",
-          web_proxy: true,
-          addition: JSON.stringify({
-            endpoint: s3.endpoint,
-            bucket: S3_BUCKET,
-            access_key_id: S3_ACCESS_KEY_ID,
-            secret_access_key: S3_SECRET_ACCESS_KEY,
-            root_folder_path: "/bench",
-          }),
-        }),
-      })
-    ).json()) as { code: number; message: string };
-    if (created.code !== 200) throw new Error(`S3 storage: ${created.message}`);
-    const mib = (bytes: number, ms: number) => (bytes / 1024 / 1024 / (ms / 1000)).toFixed(0);
-    let sent = 0;
-    const body = new ReadableStream<Uint8Array>({
-      pull(controller) {
-        if (sent >= size) return controller.close();
-        const chunk = new Uint8Array(Math.min(1024 * 1024, size - sent)).fill(sent & 0xff);
-        sent += chunk.length;
-        controller.enqueue(chunk);
-      },
-    });
-    const before = workerdRss();
-    let peak = before;
-    const sampler = setInterval(() => (peak = Math.max(peak, workerdRss())), 200);
-    let started = performance.now();
-    const put = (await (
-      await fetch(`${base}/api/fs/put`, {
-        method: "PUT",
-        headers: { Authorization: token, "File-Path": "/s3/big.bin", "Content-Length": String(size) },
-        body,
-        duplex: "half",
-      } as RequestInit)
-    ).json()) as { code: number; message: string };
-    const putMs = performance.now() - started;
-    clearInterval(sampler);
-    if (put.code !== 200) throw new Error(`upload: ${put.message}`);
-
-    const drain = async (response: Response) => {
-      let bytes = 0;
-      const reader = response.body!.getReader();
-      for (let next = await reader.read(); !next.done; next = await reader.read()) bytes += next.value.byteLength;
-      return bytes;
-    };
-    const client = s3TestClient();
-    started = performance.now();
-    const direct = await drain(await client.fetch(`${s3.endpoint}/${S3_BUCKET}/bench/big.bin`));
-    const directMs = performance.now() - started;
-    const signed = (await (
-      await fetch(`${base}/api/fs/get`, {
-        method: "POST",
-        headers: { Authorization: token, "Content-Type": "application/json" },
-        body: JSON.stringify({ path: "/s3/big.bin" }),
-      })
-    ).json()) as { data: { sign: string } };
-    started = performance.now();
-    const proxied = await drain(await fetch(`${base}/p/s3/big.bin?sign=${signed.data.sign}`));
-    const proxiedMs = performance.now() - started;
-    console.log(
-      `1 GiB up through PUT /api/fs/put to s3rver: ${mib(size, putMs)} MiB/s; workerd resident memory ${(before / 2 ** 20).toFixed(0)} MiB before, at most ${(peak / 2 ** 20).toFixed(0)} MiB while uploading.\n` +
-        `1 GiB down: straight from s3rver ${mib(direct, directMs)} MiB/s, through /p ${mib(proxied, proxiedMs)} MiB/s (${((directMs / proxiedMs) * 100).toFixed(0)}% of direct; target at least 80%)${direct === size && proxied === size ? "" : " INCOMPLETE"}.`,
-    );
-  } finally {
-    await s3.close();
-  }
-}
-
-/** Mounts `count` Virtual storages through the libSQL endpoint, 500 rows per statement. */
-async function insertStorages(target: DatabaseTarget, count: number) {
-  const { db, close } = openNodeDatabase(target);
-  try {
-    for (let start = 0; start < count; start += 500) {
-      const rows = Array.from({ length: Math.min(500, count - start) }, (_, i) => ({
-        mountPath: `/bench/${start + i}`,
-        order: (start + i) % 7,
-        driver: "Virtual",
-        status: "work",
-        addition: '{"num_file":30,"num_folder":30}',
-        modifiedAtMs: Date.now(),
-      }));
-      await db.insert(storages).values(rows);
-    }
-  } finally {
-    close();
-  }
 }
 
 async function run(

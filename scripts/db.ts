@@ -8,6 +8,7 @@ import { drizzle } from "drizzle-orm/libsql/node";
 import { migrate } from "drizzle-orm/libsql/migrator";
 import type { Database } from "../src/db/client.ts";
 import { seed, type SeedOptions, type SeedReport } from "../src/db/seed.ts";
+import { storages } from "../src/db/schema.ts";
 import { preparePrivateDatabaseFile } from "./libsql-server/database.ts";
 
 export const projectRoot = resolve(dirname(fileURLToPath(import.meta.url)), "..");
@@ -48,4 +49,24 @@ export async function migrateAndSeed(target: DatabaseTarget, options: SeedOption
 /** Where a URL points, without its credentials, for log lines. */
 export function describeTarget(target: DatabaseTarget): string {
   return target.url.replace(/\/\/[^@/]*@/, "//");
+}
+
+/** Mounts `count` Virtual storages at /bench/<n> (the bench's), 500 rows per statement. */
+export async function insertStorages(target: DatabaseTarget, count: number) {
+  const { db, close } = openNodeDatabase(target);
+  try {
+    for (let start = 0; start < count; start += 500) {
+      const rows = Array.from({ length: Math.min(500, count - start) }, (_, i) => ({
+        mountPath: `/bench/${start + i}`,
+        order: (start + i) % 7,
+        driver: "Virtual",
+        status: "work",
+        addition: '{"num_file":30,"num_folder":30}',
+        modifiedAtMs: Date.now(),
+      }));
+      await db.insert(storages).values(rows);
+    }
+  } finally {
+    close();
+  }
 }
