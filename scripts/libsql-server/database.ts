@@ -44,6 +44,74 @@ export function openDatabaseFile(path: string): Database.Database {
   return db;
 }
 
+/** A statement whose plan reads a table whole, with those steps (EXPLAIN QUERY PLAN's words) and its runs. */
+export interface TableScan {
+  sql: string;
+  scans: string[];
+  runs: number;
+}
+
+/**
+ * The statements run whose plans read a table whole (`SCAN storages`, or walk one of its indexes
+ * whole: `SCAN storages USING INDEX …`); table-valued functions (json_each), subqueries and constant
+ * rows are not tables. Each SQL text is planned once per schema, on a connection of its own: the
+ * EXPLAIN of a write stays in progress on its connection, and would keep that connection's
+ * transactions from committing.
+ */
+export class ScanWatch {
+  readonly #planner: Database.Database;
+  readonly #schemaVersion: Database.Statement;
+  #plannedForSchema: bigint | undefined;
+  readonly #plans = new Map<string, string[]>();
+  readonly #seen = new Map<string, TableScan>();
+
+  constructor(path: string) {
+    this.#planner = new Database(path, { timeout: 0 });
+    this.#planner.defaultSafeIntegers(true);
+    this.#schemaVersion = this.#planner.prepare("PRAGMA schema_version").raw(true);
+  }
+
+  /** A statement ran (successfully) on some connection. */
+  ran(sql: string, verb: string | undefined): void {
+    if (verb !== "SELECT" && verb !== "UPDATE" && verb !== "DELETE" && verb !== "INSERT" && verb !== "REPLACE") return;
+    const [version] = this.#schemaVersion.get() as [bigint];
+    if (version !== this.#plannedForSchema) {
+      this.#plans.clear();
+      this.#plannedForSchema = version;
+    }
+    let scans = this.#plans.get(sql);
+    if (!scans) {
+      let plan: { detail: string }[];
+      try {
+        plan = this.#planner.prepare(`EXPLAIN QUERY PLAN ${sql}`).all() as { detail: string }[];
+      } catch {
+        // A table only the running transaction has created yet: the planner cannot see it.
+        return;
+      }
+      scans = plan
+        .map((step) => step.detail)
+        .filter((detail) => /^SCAN \w+/.test(detail) && !/^SCAN CONSTANT ROW|VIRTUAL TABLE/.test(detail));
+      this.#plans.set(sql, scans);
+    }
+    if (scans.length === 0) return;
+    const seen = this.#seen.get(sql);
+    if (seen) seen.runs++;
+    else this.#seen.set(sql, { sql, scans, runs: 1 });
+  }
+
+  list(): TableScan[] {
+    return [...this.#seen.values()].map((scan) => ({ ...scan }));
+  }
+
+  clear(): void {
+    this.#seen.clear();
+  }
+
+  close(): void {
+    this.#planner.close();
+  }
+}
+
 /** Statements a connection keeps prepared, by SQL text; past this many it starts again. */
 const KEPT_STATEMENTS = 256;
 
@@ -88,6 +156,7 @@ export class ConnectionPool {
 export class Connection {
   readonly #db: Database.Database;
   readonly #busyTimeoutMs: number;
+  readonly #scans: ScanWatch | undefined;
   /**
    * Each client sends the same few statements again and again: preparing one means parsing it,
    * and a connection's first prepare reads the whole schema. SQLite re-prepares a kept
@@ -99,11 +168,13 @@ export class Connection {
   #changesProbe: Database.Statement | undefined;
   #tainted = false;
 
-  constructor(path: string, busyTimeoutMs: number) {
+  /** `scans` hears of every statement run (the server's `/__scans`). */
+  constructor(path: string, busyTimeoutMs: number, scans?: ScanWatch) {
     // No busy timeout inside SQLite: see #retryWhileBusy() for how lock waits are done.
     this.#db = new Database(path, { timeout: 0 });
     this.#db.defaultSafeIntegers(true);
     this.#busyTimeoutMs = busyTimeoutMs;
+    this.#scans = scans;
   }
 
   get isAutocommit(): boolean {
@@ -136,6 +207,7 @@ export class Connection {
       if (errorCode(error)?.startsWith("SQLITE_BUSY")) this.#tainted = true;
       throw error;
     }
+    this.#scans?.ran(sql, info.verb);
 
     // Like sqld: the row count only for INSERT/UPDATE/DELETE (sqlite3_changes() keeps the value
     // of the last such statement) and the rowid only for INSERT.

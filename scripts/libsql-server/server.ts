@@ -5,7 +5,8 @@
 // installed everywhere; production uses Turso (or sqld). It implements what @libsql/client and
 // drizzle-orm use (execute, batch with conditions, interactive transactions over batons,
 // sequences, stored SQL, describe, cursors) and counts round trips for tests and benchmarks
-// (GET /__stats, POST /__stats/reset). It does not implement WebSockets or the Protobuf encoding.
+// (GET /__stats, POST /__stats/reset) and the statements that read a table whole (GET /__scans).
+// It does not implement WebSockets or the Protobuf encoding.
 //
 // It runs any SQL for whoever gets in, so every request needs the bearer token (random unless one
 // is given), a Host naming this loopback address and port (DNS rebinding) and no Origin header
@@ -16,7 +17,14 @@ import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import { type IncomingMessage, type ServerResponse, createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 
-import { Connection, ConnectionPool, openDatabaseFile, preparePrivateDatabaseFile } from "./database.ts";
+import {
+  Connection,
+  ConnectionPool,
+  ScanWatch,
+  type TableScan,
+  openDatabaseFile,
+  preparePrivateDatabaseFile,
+} from "./database.ts";
 import { ProtocolError, decodeCursorBody, decodePipelineBody } from "./hrana.ts";
 import { type Counters, runCursor, runPipeline } from "./pipeline.ts";
 import { BatonError, StreamRegistry } from "./streams.ts";
@@ -30,6 +38,12 @@ export interface LibsqlServer {
   /** Pipeline (and cursor) HTTP requests, and SQL statements, since start or the last reset. */
   stats(): { pipelines: number; statements: number };
   resetStats(): void;
+  /**
+   * The statements run since start or the last reset whose plans read a table whole, with how many
+   * times each ran. Tests hold the request path to its indexes with it: on Turso, a read that
+   * grows with the deployment is latency and billed rows.
+   */
+  scans(): TableScan[];
   /** Stops the HTTP server (dropping keep-alive sockets) and closes every database connection. */
   close(): Promise<void>;
 }
@@ -60,12 +74,19 @@ export async function startLibsqlServer(options: LibsqlServerOptions): Promise<L
   // to wait for it, so a writer queued behind a transaction that a client abandoned gets the lock
   // instead of failing first.
   const busyTimeoutMs = streamIdleTimeoutMs + 1_000;
+  const scans = new ScanWatch(path);
   const registry = new StreamRegistry(
-    new ConnectionPool(() => new Connection(path, busyTimeoutMs)),
+    new ConnectionPool(() => new Connection(path, busyTimeoutMs, scans)),
     streamIdleTimeoutMs,
     log,
   );
   const counters: Counters = { pipelines: 0, statements: 0 };
+
+  function resetStats(): void {
+    counters.pipelines = 0;
+    counters.statements = 0;
+    scans.clear();
+  }
 
   async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const { pathname } = new URL(req.url ?? "/", "http://localhost");
@@ -112,9 +133,10 @@ export async function startLibsqlServer(options: LibsqlServerOptions): Promise<L
       }
       case "GET /__stats":
         return sendJson(res, 200, { ...counters });
+      case "GET /__scans":
+        return sendJson(res, 200, scans.list());
       case "POST /__stats/reset":
-        counters.pipelines = 0;
-        counters.statements = 0;
+        resetStats();
         return sendJson(res, 200, { ...counters });
       default:
         return sendError(res, 404, "NOT_FOUND", `No endpoint ${endpoint}`);
@@ -141,6 +163,7 @@ export async function startLibsqlServer(options: LibsqlServerOptions): Promise<L
       });
     });
   } catch (error) {
+    scans.close();
     anchor.close();
     throw error;
   }
@@ -156,14 +179,13 @@ export async function startLibsqlServer(options: LibsqlServerOptions): Promise<L
     port: actualPort,
     authToken,
     stats: () => ({ ...counters }),
-    resetStats: () => {
-      counters.pipelines = 0;
-      counters.statements = 0;
-    },
+    resetStats,
+    scans: () => scans.list(),
     close: () => {
       closing ??= new Promise<void>((resolveClose) => {
         server.close(() => {
           registry.closeAll();
+          scans.close();
           anchor.close();
           resolveClose();
         });

@@ -112,7 +112,11 @@ export const storages = sqliteTable(
     downProxyUrl: text("down_proxy_url").notNull().default(""),
     downProxySign: integer("down_proxy_sign", { mode: "boolean" }).notNull().default(true),
   },
-  (table) => [index("storages_order_idx").on(table.order, table.id)],
+  (table) => [
+    index("storages_order_idx").on(table.order, table.id),
+    // The storage list checks the storages no check has seen (status ""): a few rows, not all of them.
+    index("storages_status_idx").on(table.status),
+  ],
 );
 
 export const settings = sqliteTable(

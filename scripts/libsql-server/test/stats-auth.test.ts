@@ -1,4 +1,5 @@
-// Round-trip counting (GET /__stats, POST /__stats/reset, server.stats()), and who may use the
+// Round-trip counting (GET /__stats, POST /__stats/reset, server.stats()), the statements that read
+// a table whole (GET /__scans, server.scans()), and who may use the
 // local libSQL endpoint: the bearer token, the Host header and no browser Origin.
 import { request } from "node:http";
 import { type Client, createClient } from "@libsql/client/node";
@@ -83,6 +84,62 @@ describe("stats", () => {
     expect(reply.body).toEqual({ pipelines: 0, statements: 0 });
     expect(test.server.stats()).toEqual({ pipelines: 0, statements: 0 });
     expect(await httpStats()).toEqual({ pipelines: 0, statements: 0 });
+  });
+});
+
+describe("table scans", () => {
+  let test: TestServer;
+  let client: Client;
+
+  beforeAll(async () => {
+    test = await startTestServer();
+    client = createClient({ url: test.server.url, authToken: test.server.authToken });
+    await client.batch(["CREATE TABLE s (path TEXT, status TEXT)", "CREATE UNIQUE INDEX s_path ON s (path)"], "write");
+  });
+
+  afterAll(async () => {
+    client.close();
+    await test.stop();
+  });
+
+  beforeEach(() => {
+    test.server.resetStats();
+  });
+
+  it("lists each statement that reads a table whole, with its plan's steps and its runs", async () => {
+    const whole = "SELECT path FROM s WHERE status = ?";
+    await client.execute({ sql: whole, args: [""] });
+    await client.execute({ sql: whole, args: ["work"] });
+    await client.execute("SELECT count(*) FROM s");
+    expect(test.server.scans()).toEqual([
+      { sql: whole, scans: ["SCAN s"], runs: 2 },
+      { sql: "SELECT count(*) FROM s", scans: ["SCAN s USING COVERING INDEX s_path"], runs: 1 },
+    ]);
+    const reply = await fetch(`${test.server.url}/__scans`, { headers: authorized });
+    expect(reply.status).toBe(200);
+    expect(await reply.json()).toEqual(test.server.scans());
+  });
+
+  it("leaves out index lookups, table-valued functions and constant rows", async () => {
+    await client.batch(
+      [
+        { sql: "SELECT status FROM s WHERE path = ?", args: ["/a"] },
+        { sql: "SELECT status FROM s WHERE path >= ? AND path < ?", args: ["/a/", "/a0"] },
+        { sql: "SELECT value FROM json_each(?)", args: ['["/a"]'] },
+        "SELECT 1",
+        { sql: "INSERT INTO s VALUES (?, ?)", args: ["/b", ""] },
+      ],
+      "write",
+    );
+    expect(test.server.scans()).toEqual([]);
+  });
+
+  it("is emptied with the counters, over HTTP too", async () => {
+    await client.execute("SELECT * FROM s");
+    expect(test.server.scans()).toHaveLength(1);
+    expect((await post(`${test.server.url}/__stats/reset`, "")).status).toBe(200);
+    expect(test.server.scans()).toEqual([]);
+    expect((await fetch(`${test.server.url}/__scans`)).status).toBe(401);
   });
 });
 

@@ -41,6 +41,9 @@ import {
 import { davReads, toDavRows, type DavRows } from "./store.ts";
 import { BadXml, MULTISTATUS_CLOSE, MULTISTATUS_OPEN, parseXml, type XmlElement } from "./xml.ts";
 
+/** The methods that only read (the rest write, or lock). */
+export const READ_METHODS: ReadonlySet<string> = new Set(["GET", "HEAD", "PROPFIND"]);
+
 export interface DavRequest {
   c: Context<AppEnv>;
   viewer: Viewer;
@@ -97,7 +100,7 @@ export async function readRequest(c: Context<AppEnv>, method: string): Promise<D
   const fsReads = fsStateReads(c.var.db, {
     paths,
     folders: method === "PROPFIND" && depth === 1 ? [viewPath] : [],
-    points: pointsRead(paths),
+    points: pointsRead(paths, !READ_METHODS.has(method)),
   });
   const davBatch = davReads(c.var.db, davNeeds(paths), now);
   const { caller, reads } = await davCaller(c, [...fsReads.reads, ...davBatch]);
@@ -133,13 +136,17 @@ export async function readRequest(c: Context<AppEnv>, method: string): Promise<D
   };
 }
 
-/** The paths a request looks up (is it a mount point?): each path, and the folder a write lands in. */
-function pointsRead(paths: string[]): string[] {
+/**
+ * The paths a request looks up (is it a mount point?): each path, and for a write the folder it
+ * lands in. Only writes ask for the parent: a parent with many mounts below it (a folder of 10,000
+ * storages) costs a read of every one of them to find its first.
+ */
+function pointsRead(paths: string[], writes: boolean): string[] {
   const points = new Set<string>();
   for (const path of paths) {
     if (path === "/") continue;
     points.add(path);
-    if (parentOf(path) !== "/") points.add(parentOf(path));
+    if (writes && parentOf(path) !== "/") points.add(parentOf(path));
   }
   return [...points];
 }

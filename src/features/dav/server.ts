@@ -13,7 +13,7 @@ import { lock, unlock } from "./locks.ts";
 import { BASIC_CHALLENGE, methodNotAnswered, SERVER_BUSY, SERVER_FAILED } from "./messages.ts";
 import { propfind, proppatch } from "./properties.ts";
 import { get } from "./read.ts";
-import { readRequest, requireRead, type DavRequest } from "./request.ts";
+import { READ_METHODS, readRequest, requireRead, type DavRequest } from "./request.ts";
 import { DavError, davStatusOf } from "./rules.ts";
 import { copyOrMove } from "./transfer.ts";
 import { mkcol, put, remove } from "./write.ts";
@@ -35,7 +35,6 @@ const HANDLERS = {
 type DavMethod = keyof typeof HANDLERS;
 
 const METHODS = ["OPTIONS", ...Object.keys(HANDLERS)].join(", ");
-const READ_METHODS = new Set<DavMethod>(["GET", "HEAD", "PROPFIND"]);
 const isDavMethod = (method: string): method is DavMethod => Object.hasOwn(HANDLERS, method);
 
 export async function handleDav(c: Context<AppEnv>): Promise<Response> {

@@ -13,7 +13,7 @@ import { runBatch } from "../../db/plan.ts";
 import { appPasswords, davLocks, davProperties, loginFailures, users } from "../../db/schema.ts";
 import { reserveAttempt } from "../auth/store.ts";
 import type { FailureCounts } from "../../auth/lockout.ts";
-import { pathChain } from "../fs/path.ts";
+import { pathChain, subtreeRange } from "../fs/path.ts";
 
 export type LockRow = typeof davLocks.$inferSelect;
 export type PropertyRow = typeof davProperties.$inferSelect;
@@ -36,10 +36,16 @@ export interface DavRows {
   propertyCounts: number[];
 }
 
-// Lengths are SQLite's (characters), never JavaScript's (UTF-16 units): a name with a character
-// past U+FFFF is one character to substr() but two units to String.length.
-const below = (column: SQL | SQLiteColumn, path: string) =>
-  path === "/" ? sql`1` : sql`(${column} = ${path} OR substr(${column}, 1, length(${`${path}/`})) = ${`${path}/`})`;
+// A subtree is a range of the path index (subtreeRange): a read or a removal visits its rows, not
+// the table's. Lengths are SQLite's (characters), never JavaScript's (UTF-16 units): a name with a
+// character past U+FFFF is one character to substr() but two units to String.length.
+const within = (column: SQL | SQLiteColumn, prefix: unknown, upper: unknown) =>
+  sql`(${column} >= ${prefix} AND ${column} < ${upper})`;
+/** A path and every path below it. */
+const below = (column: SQL | SQLiteColumn, path: string) => {
+  const { prefix, upper } = subtreeRange(path);
+  return path === "/" ? sql`1` : sql`(${column} = ${path} OR ${within(column, prefix, upper)})`;
+};
 
 // The reads of every request, built once per isolate (src/db/kept.ts, docs/decisions.md D25.9):
 // paths travel as values, the variable lists as JSON arrays.
@@ -58,25 +64,24 @@ const liveLocks = keptQuery(["now", "chains", "trees"], (db, v) =>
 const propertiesAt = keptQuery(["path"], (db, v) =>
   db.select().from(davProperties).where(eq(davProperties.path, v.path)),
 );
-/** The properties of a folder and of its children (`prefix` is the folder's path ending in "/"). */
-const propertiesWithMembers = keptQuery(["path", "prefix"], (db, v) =>
+/** The properties of a folder and of its children (`prefix` and `upper`: its subtreeRange). */
+const propertiesWithMembers = keptQuery(["path", "prefix", "upper"], (db, v) =>
   db
     .select()
     .from(davProperties)
     .where(
       or(
         eq(davProperties.path, v.path),
-        sql`(substr(${davProperties.path}, 1, length(${v.prefix})) = ${v.prefix} AND ${davProperties.path} <> '/' AND instr(substr(${davProperties.path}, length(${v.prefix}) + 1), '/') = 0)`,
+        sql`(${within(davProperties.path, v.prefix, v.upper)} AND ${davProperties.path} <> '/' AND instr(substr(${davProperties.path}, length(${v.prefix}) + 1), '/') = 0)`,
       ),
     ),
 );
-const propertiesBelow = keptQuery(["path", "prefix"], (db, v) =>
+/** How many properties lie at or below a path (for "/", the range holds every path). */
+const propertiesBelow = keptQuery(["path", "prefix", "upper"], (db, v) =>
   db
     .select({ count: sql<number>`count(*)` })
     .from(davProperties)
-    .where(
-      sql`(${v.path} = '/' OR ${davProperties.path} = ${v.path} OR substr(${davProperties.path}, 1, length(${v.prefix})) = ${v.prefix})`,
-    ),
+    .where(sql`(${davProperties.path} = ${v.path} OR ${within(davProperties.path, v.prefix, v.upper)})`),
 );
 
 /** The reads of `needs`, to travel in the caller's batch. */
@@ -90,9 +95,9 @@ export function davReads(db: Database, needs: DavNeeds, now: number) {
   const at = needs.properties ?? "";
   const properties =
     needs.members && needs.properties !== null
-      ? propertiesWithMembers(db, { path: at, prefix: at === "/" ? "/" : `${at}/` })
+      ? propertiesWithMembers(db, { path: at, ...subtreeRange(at) })
       : propertiesAt(db, { path: at });
-  const counts = needs.propertyTrees.map((path) => propertiesBelow(db, { path, prefix: `${path}/` }));
+  const counts = needs.propertyTrees.map((path) => propertiesBelow(db, { path, ...subtreeRange(path) }));
   return [locks, properties, ...counts] as const;
 }
 

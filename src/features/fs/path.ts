@@ -28,6 +28,17 @@ export function isWithin(path: string, prefix: string): boolean {
   return prefix === "/" || path === prefix || path.startsWith(`${prefix}/`);
 }
 
+/**
+ * The paths below `path` as a range of an index on paths: [`prefix`, `upper`), the prefix being the
+ * path with its "/" and the bound the same with that "/" raised to "0", its neighbour in byte order
+ * (SQLite compares text as UTF-8 bytes, so this holds for any character). A read then visits the
+ * rows of that subtree, not every row of the table.
+ */
+export function subtreeRange(path: string): { prefix: string; upper: string } {
+  const prefix = path === "/" ? "/" : `${path}/`;
+  return { prefix, upper: `${prefix.slice(0, -1)}0` };
+}
+
 export function parentOf(path: string): string {
   const cut = path.lastIndexOf("/");
   return cut <= 0 ? "/" : path.slice(0, cut);

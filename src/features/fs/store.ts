@@ -8,6 +8,7 @@ import { keptQuery } from "../../db/kept.ts";
 import { type Plan, run, runBatch } from "../../db/plan.ts";
 import { metas, settings, storages } from "../../db/schema.ts";
 import { SETTING_DEFINITIONS } from "../../db/settings.ts";
+import { subtreeRange } from "./path.ts";
 import type { FsState, MetaRow, TreeNeeds, TreeRows } from "./state.ts";
 import type { StorageRow } from "./tree.ts";
 
@@ -45,14 +46,9 @@ const chainOf = (path: string) => {
   return chain;
 };
 
-/**
- * Mount paths starting with `prefix` (which ends in "/") as a range of the mount-path index:
- * [prefix, `upper`: the same with its "/" raised to "0"), since "/" and "0" are neighbours in
- * byte order. A listing then reads the storages below its folder, not all of them.
- */
+/** Mount paths starting with `prefix` as a range of the mount-path index (path.ts subtreeRange). */
 const below = (prefix: unknown, upper: unknown) =>
   and(gte(storages.mountPath, sql`${prefix}`), lt(storages.mountPath, sql`${upper}`));
-const upperOf = (prefix: string) => `${prefix.slice(0, -1)}0`;
 
 // The reads of every file request, built once per isolate (src/db/kept.ts): drizzle building their
 // text anew was the largest share of a listing's own CPU after the rows.
@@ -111,13 +107,8 @@ const fsSettings = keptQuery([], (db) =>
 function treeReads(db: Database, needs: TreeNeeds) {
   const chains = [...new Set(needs.paths.flatMap(chainOf))];
   const storageRead = storagesOn(db, { chains: JSON.stringify(chains.length > 0 ? chains : ["/"]) });
-  const folderReads = needs.folders.map((folder) => {
-    const prefix = folder === "/" ? "/" : `${folder}/`;
-    return virtualFoldersOf(db, { folder, prefix, upper: upperOf(prefix) });
-  });
-  const pointReads = (needs.points ?? []).map((path) =>
-    pointOf(db, { path, prefix: `${path}/`, upper: upperOf(`${path}/`) }),
-  );
+  const folderReads = needs.folders.map((folder) => virtualFoldersOf(db, { folder, ...subtreeRange(folder) }));
+  const pointReads = (needs.points ?? []).map((path) => pointOf(db, { path, ...subtreeRange(path) }));
   return { chains, reads: [storageRead, ...folderReads, ...pointReads] as const };
 }
 
