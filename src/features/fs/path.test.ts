@@ -1,8 +1,9 @@
 // The one path module of the file side, attacked directly (docs/decisions.md D8.1, D8.3): no
 // spelling of a request path leaves the base path, prefixes respect segment boundaries, names are
-// checked, download paths are decoded exactly once.
+// checked, download paths are decoded exactly once, a subtree is exactly its range of bytes.
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { decodeDownloadPath, escapePath, isValidName, isWithin, joinBasePath } from "./path.ts";
+import { decodeDownloadPath, escapePath, isValidName, isWithin, joinBasePath, subtreeRange } from "./path.ts";
 
 describe("joinBasePath", () => {
   it.each([
@@ -93,5 +94,36 @@ describe("decodeDownloadPath", () => {
 describe("escapePath", () => {
   it("escapes each segment as Go's url.PathEscape does", () => {
     expect(escapePath("/a b/c+d/é/x?y#z/$&:=@/100%")).toBe("/a%20b/c+d/%C3%A9/x%3Fy%23z/$&:=@/100%25");
+  });
+});
+
+describe("subtreeRange", () => {
+  // SQLite compares text as UTF-8 bytes (BINARY): the range holds a path exactly when the path is
+  // below `path`, whatever the characters (non-ASCII, past U+FFFF, "/"'s neighbours "-", "." and "0").
+  const bytes = (text: string) => Buffer.from(text, "utf8");
+  const inRange = (candidate: string, { prefix, upper }: { prefix: string; upper: string }) =>
+    Buffer.compare(bytes(candidate), bytes(prefix)) >= 0 && Buffer.compare(bytes(candidate), bytes(upper)) < 0;
+  const segment = fc.string({
+    unit: fc.constantFrom("a", "é", "😀", "-", ".", "0", "/", " ", "z"),
+    minLength: 1,
+    maxLength: 4,
+  });
+  const path = fc
+    .array(segment, { minLength: 1, maxLength: 3 })
+    .map((parts) => `/${parts.join("/")}`.replace(/\/+/g, "/"));
+
+  it("holds the paths below a path, and no other", () => {
+    fc.assert(
+      fc.property(path, path, (folder, candidate) => {
+        if (folder === "/" || folder.endsWith("/")) return;
+        expect(inRange(candidate, subtreeRange(folder))).toBe(candidate.startsWith(`${folder}/`));
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it("holds every absolute path below the root", () => {
+    expect(subtreeRange("/")).toEqual({ prefix: "/", upper: "0" });
+    fc.assert(fc.property(path, (candidate) => inRange(candidate, subtreeRange("/"))));
   });
 });
