@@ -1,6 +1,6 @@
 // The request path reads by index: no statement of the requests every client makes over and over
-// (who am I, a listing, a file, WebDAV's PROPFIND and GET, a download, the storage list) reads a
-// table whole, beyond the few read whole by design. The local endpoint lists the statements whose
+// (who am I, a listing, a file, WebDAV's PROPFIND and GET, a download, the storage list, and the
+// writes of both sides) reads a table whole, beyond the few read whole by design. The local endpoint lists the statements whose
 // plans do (`/__scans`, EXPLAIN QUERY PLAN); on Turso, such a read grows with the deployment in
 // latency and in billed rows. The admin pages' own pages read by offset, which walks an index by
 // design; only the storage list, the one over thousands of rows, is held here.
@@ -52,10 +52,10 @@ beforeAll(async () => {
   token = await signIn("table-scans");
   await sql("DELETE FROM storages");
   // Mounts side by side under one folder, as a deployment with many storages has them.
-  for (let i = 0; i < 3; i++) {
-    const mounted = await mountStorage(token, `/scans/${i}`, "Virtual", { num_file: 3, num_folder: 2 });
-    expect(mounted.code).toBe(200);
-  }
+  // Files of 1 KiB: a download reads its whole body, and the Virtual driver's sizes go to gigabytes.
+  const files = { num_file: 3, num_folder: 2, min_file_size: 1024, max_file_size: 1024 };
+  for (let i = 0; i < 3; i++) expect((await mountStorage(token, `/scans/${i}`, "Virtual", files)).code).toBe(200);
+  expect((await mountStorage(token, "/scans/w", "R2 Binding", { root_folder_path: "/table-scans" })).code).toBe(200);
   const listed = await callApi(token, "/api/fs/list", { path: "/scans/1" });
   expect(listed.code).toBe(200);
   file = (listed.data.content as { name: string; sign: string; is_dir: boolean }[]).find((entry) => !entry.is_dir)!;
@@ -76,6 +76,29 @@ describe("the request path reads no table whole", () => {
   ];
 
   it.each(requests)("%s", async (_, request) => {
+    expect(await scansOf(request)).toEqual([]);
+  });
+
+  // One after another on one folder of an R2 storage: each step works on what the one before made.
+  const lock =
+    '<?xml version="1.0" encoding="utf-8"?><D:lockinfo xmlns:D="DAV:"><D:lockscope><D:exclusive/></D:lockscope><D:locktype><D:write/></D:locktype></D:lockinfo>';
+  const note =
+    '<?xml version="1.0" encoding="utf-8"?><D:propertyupdate xmlns:D="DAV:" xmlns:Z="urn:x"><D:set><D:prop><Z:note>n</Z:note></D:prop></D:set></D:propertyupdate>';
+  const to = (path: string) => ({ headers: { Destination: `http://gatehouse.test/dav${path}` } });
+  const writes: [string, () => Promise<Response>][] = [
+    ["MKCOL", () => dav("MKCOL", "/scans/w/folder")],
+    ["PUT", () => dav("PUT", "/scans/w/folder/a.txt", { body: "a" })],
+    ["PROPPATCH", () => dav("PROPPATCH", "/scans/w/folder/a.txt", { body: note })],
+    ["COPY", () => dav("COPY", "/scans/w/folder/a.txt", to("/scans/w/folder/b.txt"))],
+    ["MOVE", () => dav("MOVE", "/scans/w/folder/b.txt", to("/scans/w/folder/c.txt"))],
+    ["DELETE of a folder", () => dav("DELETE", "/scans/w/folder")],
+    ["LOCK of a new name", () => dav("LOCK", "/scans/w/locked.txt", { body: lock, headers: { Timeout: "Second-60" } })],
+    ["POST /api/fs/mkdir", json("/api/fs/mkdir", { path: "/scans/w/api" })],
+    ["POST /api/fs/rename", json("/api/fs/rename", { path: "/scans/w/api", name: "api2" })],
+    ["POST /api/fs/remove", json("/api/fs/remove", { dir: "/scans/w", names: ["api2"] })],
+  ];
+
+  it.each(writes)("a write: %s", async (_, request) => {
     expect(await scansOf(request)).toEqual([]);
   });
 
