@@ -54,46 +54,37 @@ export interface TableScan {
 /**
  * The statements run whose plans read a table whole (`SCAN storages`, or walk one of its indexes
  * whole: `SCAN storages USING INDEX …`); table-valued functions (json_each), subqueries and constant
- * rows are not tables. Each SQL text is planned once per schema, on a connection of its own: the
- * EXPLAIN of a write stays in progress on its connection, and would keep that connection's
- * transactions from committing.
+ * rows are not tables. A connection plans a statement when it prepares it (once, until the schema
+ * changes), on a connection of the watch's own: the EXPLAIN of a write stays in progress on its
+ * connection, and would keep that connection's transactions from committing. A run costs nothing
+ * more unless its statement scans.
  */
 export class ScanWatch {
   readonly #planner: Database.Database;
-  readonly #schemaVersion: Database.Statement;
-  #plannedForSchema: bigint | undefined;
-  readonly #plans = new Map<string, string[]>();
   readonly #seen = new Map<string, TableScan>();
 
   constructor(path: string) {
     this.#planner = new Database(path, { timeout: 0 });
-    this.#planner.defaultSafeIntegers(true);
-    this.#schemaVersion = this.#planner.prepare("PRAGMA schema_version").raw(true);
   }
 
-  /** A statement ran (successfully) on some connection. */
-  ran(sql: string, verb: string | undefined): void {
-    if (verb !== "SELECT" && verb !== "UPDATE" && verb !== "DELETE" && verb !== "INSERT" && verb !== "REPLACE") return;
-    const [version] = this.#schemaVersion.get() as [bigint];
-    if (version !== this.#plannedForSchema) {
-      this.#plans.clear();
-      this.#plannedForSchema = version;
+  /** The steps of `sql`'s plan that read a table whole. */
+  plan(sql: string, verb: string | undefined): string[] {
+    if (verb !== "SELECT" && verb !== "UPDATE" && verb !== "DELETE" && verb !== "INSERT" && verb !== "REPLACE")
+      return [];
+    let plan: { detail: string }[];
+    try {
+      plan = this.#planner.prepare(`EXPLAIN QUERY PLAN ${sql}`).all() as { detail: string }[];
+    } catch {
+      // A table only the running transaction has created yet: the planner cannot see it.
+      return [];
     }
-    let scans = this.#plans.get(sql);
-    if (!scans) {
-      let plan: { detail: string }[];
-      try {
-        plan = this.#planner.prepare(`EXPLAIN QUERY PLAN ${sql}`).all() as { detail: string }[];
-      } catch {
-        // A table only the running transaction has created yet: the planner cannot see it.
-        return;
-      }
-      scans = plan
-        .map((step) => step.detail)
-        .filter((detail) => /^SCAN \w+/.test(detail) && !/^SCAN CONSTANT ROW|VIRTUAL TABLE/.test(detail));
-      this.#plans.set(sql, scans);
-    }
-    if (scans.length === 0) return;
+    return plan
+      .map((step) => step.detail)
+      .filter((detail) => /^SCAN \w+/.test(detail) && !/^SCAN CONSTANT ROW|VIRTUAL TABLE/.test(detail));
+  }
+
+  /** A statement whose plan scans (`plan`) ran, successfully, on some connection. */
+  ran(sql: string, scans: string[]): void {
     const seen = this.#seen.get(sql);
     if (seen) seen.runs++;
     else this.#seen.set(sql, { sql, scans, runs: 1 });
@@ -121,6 +112,8 @@ interface PreparedStatement {
   /** Whether it returns rows, read once: `libsql` asks SQLite again at every read of `reader`. */
   reader: boolean;
   cols: { name: string; decltype: string | null }[];
+  /** Its plan's whole-table reads, for the ScanWatch (none without one). */
+  scans: string[];
 }
 
 /**
@@ -168,7 +161,7 @@ export class Connection {
   #changesProbe: Database.Statement | undefined;
   #tainted = false;
 
-  /** `scans` hears of every statement run (the server's `/__scans`). */
+  /** `scans` plans each statement prepared and hears of the runs of those that scan (the server's `/__scans`). */
   constructor(path: string, busyTimeoutMs: number, scans?: ScanWatch) {
     // No busy timeout inside SQLite: see #retryWhileBusy() for how lock waits are done.
     this.#db = new Database(path, { timeout: 0 });
@@ -191,7 +184,7 @@ export class Connection {
   }
 
   async execute(sql: string, stmt: Stmt): Promise<StmtResult> {
-    const { info, statement: prepared, reader, cols } = this.#prepare(sql);
+    const { info, statement: prepared, reader, cols, scans } = this.#prepare(sql);
     const args = bindArguments(info, stmt);
     const run = reader
       ? () => prepared.all(args) as unknown[][]
@@ -207,7 +200,7 @@ export class Connection {
       if (errorCode(error)?.startsWith("SQLITE_BUSY")) this.#tainted = true;
       throw error;
     }
-    this.#scans?.ran(sql, info.verb);
+    if (scans.length > 0) this.#scans?.ran(sql, scans);
 
     // Like sqld: the row count only for INSERT/UPDATE/DELETE (sqlite3_changes() keeps the value
     // of the last such statement) and the rowid only for INSERT.
@@ -254,6 +247,7 @@ export class Connection {
       statement,
       reader,
       cols: statement.columns().map((c) => ({ name: c.name, decltype: c.type })),
+      scans: this.#scans?.plan(sql, info.verb) ?? [],
     };
     if (this.#prepared.size >= KEPT_STATEMENTS) this.#prepared.clear();
     this.#prepared.set(sql, prepared);

@@ -43,8 +43,9 @@ const within = (column: SQL | SQLiteColumn, prefix: unknown, upper: unknown) =>
   sql`(${column} >= ${prefix} AND ${column} < ${upper})`;
 /** A path and every path below it. */
 const below = (column: SQL | SQLiteColumn, path: string) => {
+  if (path === "/") return sql`1`;
   const { prefix, upper } = subtreeRange(path);
-  return path === "/" ? sql`1` : sql`(${column} = ${path} OR ${within(column, prefix, upper)})`;
+  return sql`(${column} = ${path} OR ${within(column, prefix, upper)})`;
 };
 
 // The reads of every request, built once per isolate (src/db/kept.ts, docs/decisions.md D25.9):
