@@ -5,7 +5,11 @@
 //
 // Every API request makes one database round trip (at the floor), and the bare worker makes none:
 // the floor row, the bare worker making one round trip (SELECT 1) and nothing else, shows how much
-// of the gap that round trip is. Each share of the bare worker is printed as a share of it too.
+// of the gap that round trip is. Each share of the bare worker is printed as a share of it too, and
+// as a share of the row's replay (bench-replay.ts): the bare worker doing that request's recorded
+// work (its body read, its pipeline, its reply) without Gatehouse's code.
+
+import { replayOf } from "./bench-replay.ts";
 
 /** The bench row of the bare worker with one database round trip (scripts/bench-baseline/worker.ts). */
 export const FLOOR_ROW = "bare Hono GET /ping-db (one round trip)";
@@ -42,8 +46,13 @@ export function printTargets(shares: Map<string, number>, targets: Target[]): st
     const ratio = share / anchor;
     const percent = (value: number) => `${(value * 100).toFixed(0)}%`;
     const ofFloor = of === undefined && floor !== undefined ? `; ${percent(share / floor)} of the floor` : "";
+    const replay = shares.get(replayOf(row));
+    const ofReplay =
+      of === undefined && replay !== undefined
+        ? `; ${percent(share / replay)} of its replay, which ran at ${percent(replay)}`
+        : "";
     lines.push(
-      `  ${row.padEnd(48)} ${percent(ratio).padStart(5)} of ${of ?? "the bare worker"} (target: at least ${percent(least)}) ${ratio >= least ? "met" : "NOT MET"}${ofFloor}`,
+      `  ${row.padEnd(48)} ${percent(ratio).padStart(5)} of ${of ?? "the bare worker"} (target: at least ${percent(least)}) ${ratio >= least ? "met" : "NOT MET"}${ofFloor}${ofReplay}`,
     );
   }
   if (lines.length === 0) return null;

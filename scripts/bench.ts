@@ -41,6 +41,7 @@ import { pipelineUrl } from "../src/db/hrana.ts";
 import { benchCopyPace, unitPhases } from "./bench-copy-pace.ts";
 import { benchRcloneListing } from "./bench-dav.ts";
 import { SEARCH_NAMES, benchBuild, insertSearchNames, percentile, timeSearchQueries } from "./bench-search.ts";
+import { keepReplay, replayOf } from "./bench-replay.ts";
 import { benchStartup } from "./bench-startup.ts";
 import { s3RoundTrip, streamBigFile } from "./bench-streams.ts";
 import { benchChunkedUploads, benchS3Transfers, benchTasks } from "./bench-transfers.ts";
@@ -64,7 +65,10 @@ interface Scenario {
   name: string;
   /** Sign-in hashes a password on purpose (PBKDF2, 100,000 rounds): fewer requests keep the run short. */
   requests?: number;
-  request(i: number): Promise<Response>;
+  /** `origin` is Gatehouse's unless said: a replayed row's replay sends the same request to the bare worker. */
+  request(i: number, origin?: string): Promise<Response>;
+  /** A request-path row: a replay of it runs beside it (scripts/bench-replay.ts). */
+  replay?: true;
   /** The envelope code every reply must carry. */
   expect?: number;
   /** The HTTP status every reply must have (200 unless said). */
@@ -163,8 +167,8 @@ try {
     request: () => fetch(`${plainUrl}/ping`),
     expect: undefined,
   };
-  const json = (path: string, body: unknown, headers: Record<string, string> = {}) =>
-    fetch(base + path, {
+  const json = (path: string, body: unknown, headers: Record<string, string> = {}, origin = base) =>
+    fetch(origin + path, {
       method: "POST",
       headers: { "Content-Type": "application/json;charset=UTF-8", ...headers },
       body: JSON.stringify(body),
@@ -224,7 +228,11 @@ try {
     { name: "GET /assets/index-….js (asset, 440 KiB)", request: () => fetch(base + script), expect: undefined },
     { name: "GET /assets/index-….css (asset)", request: () => fetch(base + stylesheet), expect: undefined },
     { name: "GET /api/public/settings", request: () => fetch(`${base}/api/public/settings`) },
-    { name: "GET /api/me (JWT)", request: () => fetch(`${base}/api/me`, { headers: { Authorization: token } }) },
+    {
+      name: "GET /api/me (JWT)",
+      replay: true,
+      request: (_, origin = base) => fetch(`${origin}/api/me`, { headers: { Authorization: token } }),
+    },
     {
       name: "POST /api/auth/login",
       requests: Math.min(REQUESTS, 60),
@@ -251,11 +259,15 @@ try {
     },
     {
       name: "POST /api/fs/list (Virtual, 60 entries)",
-      request: (i) => json("/api/fs/list", { path: `/bench/${i % STORAGES}` }, { Authorization: token }),
+      replay: true,
+      request: (i, origin) =>
+        json("/api/fs/list", { path: `/bench/${i % STORAGES}` }, { Authorization: token }, origin),
     },
     {
       name: "POST /api/fs/get (a file)",
-      request: () => json("/api/fs/get", { path: `/bench/0/${firstFile.name}` }, { Authorization: token }),
+      replay: true,
+      request: (_, origin) =>
+        json("/api/fs/get", { path: `/bench/0/${firstFile.name}` }, { Authorization: token }, origin),
     },
     {
       name: "GET /p (a file, Range 1 KiB)",
@@ -266,8 +278,9 @@ try {
     },
     {
       name: "PROPFIND /dav Depth 1 (60 entries)",
-      request: (i) =>
-        fetch(`${base}/dav/bench/${i % STORAGES}/`, {
+      replay: true,
+      request: (i, origin = base) =>
+        fetch(`${origin}/dav/bench/${i % STORAGES}/`, {
           method: "PROPFIND",
           headers: { Authorization: davAuth, Depth: "1" },
         }),
@@ -323,7 +336,8 @@ try {
     },
     {
       name: "GET /api/admin/user/list",
-      request: () => fetch(`${base}/api/admin/user/list`, { headers: { Authorization: token } }),
+      replay: true,
+      request: (_, origin = base) => fetch(`${origin}/api/admin/user/list`, { headers: { Authorization: token } }),
     },
     {
       name: "GET /api/me/sessions",
@@ -331,20 +345,42 @@ try {
     },
     {
       name: `GET /api/admin/storage/list (${STORAGES / 1000}k, 50/page)`,
+      replay: true,
       // A different page each time, across all of them.
-      request: (i) =>
-        fetch(`${base}/api/admin/storage/list?page=${(i % (STORAGES / 50)) + 1}&per_page=50`, {
+      request: (i, origin = base) =>
+        fetch(`${origin}/api/admin/storage/list?page=${(i % (STORAGES / 50)) + 1}&per_page=50`, {
           headers: { Authorization: token },
         }),
     },
   ];
 
+  /** Each request-path row, and its replay right after it: the bare worker doing the row's recorded work. */
+  async function withReplays(selected: Scenario[]): Promise<Scenario[]> {
+    const rows: Scenario[] = [];
+    for (const scenario of selected) {
+      rows.push(scenario);
+      if (!scenario.replay) continue;
+      const key = String(rows.length);
+      await keepReplay(endpoint, bareUrl, key, () => scenario.request(0));
+      rows.push({
+        ...scenario,
+        name: replayOf(scenario.name),
+        replay: undefined,
+        server: () => baselines[0]!,
+        request: (i) => scenario.request(i, `${bareUrl}/replays/${key}`),
+      });
+    }
+    return rows;
+  }
+
+  const rows = await withReplays(scenarios.filter((s) => !ONLY || ONLY.test(s.name)));
+  const nameWidth = Math.max(40, ...rows.map((row) => row.name.length));
   console.log(
     `Gatehouse bench: ${CONCURRENCY} concurrent, wrangler dev on 127.0.0.1:${port}, libSQL endpoint ${endpoint.url}\n`,
   );
   console.log(
     [
-      "endpoint".padEnd(40),
+      "endpoint".padEnd(nameWidth),
       "requests",
       "req/s".padStart(8),
       "vs bare".padStart(8),
@@ -376,7 +412,7 @@ try {
     workerCpu: number;
     benchCpu: number;
   }[] = [];
-  for (const scenario of scenarios.filter((s) => !ONLY || ONLY.test(s.name))) {
+  for (const scenario of rows) {
     const count = scenario.requests ?? REQUESTS;
     // Unmeasured warm-up: the first requests after startup pay for compiling the Worker's code.
     await run(Math.min(10, count), { ...scenario, request: (i) => scenario.request(count + i) });
@@ -427,7 +463,7 @@ try {
     latencies.sort((a, b) => a - b);
     console.log(
       [
-        scenario.name.padEnd(40),
+        scenario.name.padEnd(nameWidth),
         String(count).padStart(8),
         rate.toFixed(0).padStart(8),
         `${(vsBare * 100).toFixed(0)}%`.padStart(8),
@@ -443,10 +479,10 @@ try {
   }
   if (bareRates.length > 0) {
     console.log(
-      `${bare.name.padEnd(40)}  ${String(REQUESTS).padStart(8)}  ${bareRate().toFixed(0).padStart(8)}      100%  (same [assets] routing as Gatehouse; median of ${bareRates.length} runs, interleaved; wrangler CPU ${median(bareCpuMs).toFixed(2)} ms/req)`,
+      `${bare.name.padEnd(nameWidth)}  ${String(REQUESTS).padStart(8)}  ${bareRate().toFixed(0).padStart(8)}      100%  (same [assets] routing as Gatehouse; median of ${bareRates.length} runs, interleaved; wrangler CPU ${median(bareCpuMs).toFixed(2)} ms/req)`,
     );
     console.log(
-      `${plain.name.padEnd(40)}  ${String(REQUESTS).padStart(8)}  ${median(plainRates).toFixed(0).padStart(8)}  ${`${((median(plainRates) / bareRate()) * 100).toFixed(0)}%`.padStart(8)}      100%  (median of ${plainRates.length} runs)`,
+      `${plain.name.padEnd(nameWidth)}  ${String(REQUESTS).padStart(8)}  ${median(plainRates).toFixed(0).padStart(8)}  ${`${((median(plainRates) / bareRate()) * 100).toFixed(0)}%`.padStart(8)}      100%  (median of ${plainRates.length} runs)`,
     );
   }
   // BENCH_ONLY=PROPFIND runs it with the PROPFIND rows.

@@ -5,6 +5,9 @@
 // GET /ping-db?to=<pipeline URL> makes one Hrana pipeline (SELECT 1, the stream closed) to the bench's libSQL endpoint
 // with the request's Authorization, then answers "pong": the floor of a request that makes one
 // database round trip and nothing else, as every Gatehouse API request makes one.
+// POST /replays/<key> keeps a request of Gatehouse's as the bench recorded it (scripts/bench-replay.ts):
+// the Hrana pipeline it sent and the reply it gave. Any request to /replays/<key>/... then reads its
+// body, sends that pipeline and answers that reply: the request's work without Gatehouse's code.
 import { Hono } from "hono";
 
 const app = new Hono();
@@ -18,6 +21,32 @@ app.get("/ping-db", async (c) => {
   });
   const { results } = await reply.json<{ results: { type: string }[] }>();
   return results[0]?.type === "ok" ? c.text("pong") : c.text("the pipeline failed", 502);
+});
+interface Replay {
+  pipeline: string;
+  pipelineUrl: string;
+  authorization: string;
+  status: number;
+  headers: [string, string][];
+  body: string;
+}
+const replays = new Map<string, Replay>();
+app.post("/replays/:key", async (c) => {
+  replays.set(c.req.param("key"), await c.req.json<Replay>());
+  return c.text("kept");
+});
+app.all("/replays/:key/*", async (c) => {
+  const replay = replays.get(c.req.param("key"));
+  if (!replay) return c.text("no such replay", 404);
+  await c.req.text();
+  const reply = await fetch(replay.pipelineUrl, {
+    method: "POST",
+    headers: { Authorization: replay.authorization, "Content-Type": "application/json" },
+    body: replay.pipeline,
+  });
+  const { results } = await reply.json<{ results: { type: string }[] }>();
+  if (results.some((result) => result.type !== "ok")) return c.text("the pipeline failed", 502);
+  return new Response(replay.body, { status: replay.status, headers: replay.headers });
 });
 app.put("/forward", async (c) => {
   const headers = new Headers(c.req.raw.headers);

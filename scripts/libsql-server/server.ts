@@ -44,6 +44,11 @@ export interface LibsqlServer {
    * grows with the deployment is latency and billed rows.
    */
   scans(): TableScan[];
+  /**
+   * Keeps the body of every pipeline that arrives from now on; the function it returns stops and
+   * hands them over. The bench records the one pipeline of a request to replay it (bench-replay.ts).
+   */
+  record(): () => unknown[];
   /** Stops the HTTP server (dropping keep-alive sockets) and closes every database connection. */
   close(): Promise<void>;
 }
@@ -81,6 +86,7 @@ export async function startLibsqlServer(options: LibsqlServerOptions): Promise<L
     log,
   );
   const counters: Counters = { pipelines: 0, statements: 0 };
+  let recorded: unknown[] | null = null;
 
   function resetStats(): void {
     counters.pipelines = 0;
@@ -118,8 +124,9 @@ export async function startLibsqlServer(options: LibsqlServerOptions): Promise<L
       case "POST /v2/pipeline":
       case "POST /v3/pipeline": {
         counters.pipelines++;
-        const body = decodePipelineBody(await readJson(req));
-        return sendJson(res, 200, await runPipeline(registry, body, counters));
+        const json = await readJson(req);
+        recorded?.push(json);
+        return sendJson(res, 200, await runPipeline(registry, decodePipelineBody(json), counters));
       }
       case "POST /v3/cursor": {
         counters.pipelines++;
@@ -181,6 +188,14 @@ export async function startLibsqlServer(options: LibsqlServerOptions): Promise<L
     stats: () => ({ ...counters }),
     resetStats,
     scans: () => scans.list(),
+    record: () => {
+      const bodies: unknown[] = [];
+      recorded = bodies;
+      return () => {
+        if (recorded === bodies) recorded = null;
+        return bodies;
+      };
+    },
     close: () => {
       closing ??= new Promise<void>((resolveClose) => {
         server.close(() => {

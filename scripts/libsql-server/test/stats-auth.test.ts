@@ -1,4 +1,5 @@
-// Round-trip counting (GET /__stats, POST /__stats/reset, server.stats()), the statements that read
+// Round-trip counting (GET /__stats, POST /__stats/reset, server.stats()), recording pipelines
+// (server.record(), the bench's replays), the statements that read
 // a table whole (GET /__scans, server.scans()), and who may use the
 // local libSQL endpoint: the bearer token, the Host header and no browser Origin.
 import { request } from "node:http";
@@ -75,6 +76,25 @@ describe("stats", () => {
   it("counts each statement of a sequence", async () => {
     await client.executeMultiple("INSERT INTO t VALUES (1); INSERT INTO t VALUES (2); -- done;");
     expect(test.server.stats()).toEqual({ pipelines: 1, statements: 2 });
+  });
+
+  it("records the bodies of the pipelines that arrive until stopped, replayable as they came", async () => {
+    await client.execute("SELECT 0");
+    const stop = test.server.record();
+    await client.execute({ sql: "INSERT INTO t VALUES (?)", args: [41] });
+    await client.batch(["SELECT count(*) FROM t"], "read");
+    const bodies = stop();
+    await client.execute("SELECT 2");
+    expect(bodies).toHaveLength(2);
+    expect(JSON.stringify(bodies[0])).toContain('"sql":"INSERT INTO t VALUES (?)"');
+    expect(JSON.stringify(bodies[1])).toContain('"sql":"SELECT count(*) FROM t"');
+    expect(stop()).toHaveLength(2);
+    // What the bench's replays do: the recorded body sent again runs the same statement.
+    const before = await client.execute("SELECT count(*) AS n FROM t WHERE x = 41");
+    const again = await post(`${test.server.url}/v3/pipeline`, bodies[0]);
+    expect(again.status).toBe(200);
+    const after = await client.execute("SELECT count(*) AS n FROM t WHERE x = 41");
+    expect(Number(after.rows[0]!.n)).toBe(Number(before.rows[0]!.n) + 1);
   });
 
   it("resets over HTTP", async () => {
