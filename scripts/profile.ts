@@ -9,7 +9,9 @@
 //                                         a POST of that JSON with the admin's token
 //                                         (storages are mounted at /profile/<n>, Virtual)
 //   PROFILE_REQUESTS (default 2000; 200 for sign-ins and listings), PROFILE_STORAGES (default 50)
-//   mounted first; PROFILE_BODY is the PROPFIND's body for a /dav path.
+//   mounted first; PROFILE_BODY is the PROPFIND's body for a /dav path; PROFILE_JSON=<file> keeps
+//   the profile itself (Chrome DevTools' Performance panel opens it: callers, call trees), and
+//   PROFILE_KEEP=<file> the bundle it was taken of.
 import { execSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -123,6 +125,7 @@ try {
   const seconds = (performance.now() - started) / 1000;
   const { profile } = (await inspector("Profiler.stop")) as { profile: Profile };
   report(profile, REQUESTS, seconds);
+  if (process.env.PROFILE_JSON) writeFileSync(process.env.PROFILE_JSON, JSON.stringify(profile));
   if (process.env.PROFILE_KEEP)
     execSync(`cp "$(ls -td .wrangler/tmp/dev-*/ | head -1)index.js" ${process.env.PROFILE_KEEP}`, { cwd: projectRoot });
 } finally {
