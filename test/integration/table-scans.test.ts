@@ -1,13 +1,13 @@
 // The request path reads by index: no statement of the requests every client makes over and over
-// (who am I, a listing, a file, WebDAV's PROPFIND and GET, a download, the storage list, and the
-// writes of both sides) reads a table whole, beyond the few read whole by design. The local endpoint lists the statements whose
+// (who am I, a listing, a file, WebDAV's PROPFIND and GET, a download, the share and storage lists,
+// and the writes of both sides) reads a table whole, beyond the few read whole by design. The local endpoint lists the statements whose
 // plans do (`/__scans`, EXPLAIN QUERY PLAN); on Turso, such a read grows with the deployment in
 // latency and in billed rows. The admin pages' own pages read by offset, which walks an index by
 // design; only the storage list, the one over thousands of rows, is held here.
 import { beforeAll, describe, expect, it } from "vitest";
 import { dav } from "../support/dav-client.ts";
 import { sql, tableScans } from "../support/libsql-http.ts";
-import { callApi, fetchPath, mountStorage, signIn } from "../support/workerd-client.ts";
+import { callApi, fetchPath, makeUser, mountStorage, signIn } from "../support/workerd-client.ts";
 
 /** Read whole by design: a fixed set of rows (the settings, the roles), or the metas (the file side reads them all at once). */
 const READ_WHOLE = new Set(["settings", "roles", "metas"]);
@@ -40,6 +40,8 @@ async function scansOf(request: () => Promise<Response>): Promise<{ sql: string;
 }
 
 let token: string;
+/** A user without the admin role: the share list reads only its own shares. */
+let user: string;
 let file: { name: string; sign: string };
 const json = (path: string, body: unknown) => () =>
   fetchPath(path, {
@@ -59,6 +61,8 @@ beforeAll(async () => {
   const listed = await callApi(token, "/api/fs/list", { path: "/scans/1" });
   expect(listed.code).toBe(200);
   file = (listed.data.content as { name: string; sign: string; is_dir: boolean }[]).find((entry) => !entry.is_dir)!;
+  await makeUser(token, "table-scans-user", { "/scans": 0 });
+  user = await signIn("table-scans-user", "table-scans-user", "table-scans-user password");
 });
 
 describe("the request path reads no table whole", () => {
@@ -73,6 +77,8 @@ describe("the request path reads no table whole", () => {
     ["PROPFIND Depth 1 of a storage", () => dav("PROPFIND", "/scans/1/", { headers: { Depth: "1" } })],
     ["PROPFIND Depth 0 of a mount point", () => dav("PROPFIND", "/scans/1", { headers: { Depth: "0" } })],
     ["GET /dav of a file", () => dav("GET", `/scans/1/${encodeURIComponent(file.name)}`)],
+    ["GET /api/share/list as the admin", () => fetchPath("/api/share/list", { headers: { Authorization: token } })],
+    ["GET /api/share/list as a user", () => fetchPath("/api/share/list", { headers: { Authorization: user } })],
   ];
 
   it.each(requests)("%s", async (_, request) => {

@@ -126,6 +126,26 @@ describe("managing shares", () => {
     expect(await sql("SELECT id FROM shares")).toEqual([["restored"]]);
   });
 
+  it("pages a sharer's own shares and the admin's all by id, with their totals", async () => {
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) ids.push((await create(alice, { files: ["/s3/team/a"] })).data.id);
+    for (const id of ["adm-1", "adm-2"]) expect((await create(admin, { files: ["/s3/team/a"], id })).code).toBe(200);
+    const page = async (token: string, number: number, size: number) => {
+      const reply = await callPath(`/api/share/list?page=${number}&per_page=${size}`, {
+        headers: { Authorization: token },
+      });
+      expect(reply.code, reply.message).toBe(200);
+      return { ids: reply.data.content.map((share: { id: string }) => share.id), total: reply.data.total };
+    };
+    const own = [...ids].sort();
+    expect(await page(alice, 1, 2)).toEqual({ ids: own.slice(0, 2), total: 3 });
+    expect(await page(alice, 2, 2)).toEqual({ ids: own.slice(2), total: 3 });
+    const all = [...ids, "adm-1", "adm-2"].sort();
+    expect(await page(admin, 1, 3)).toEqual({ ids: all.slice(0, 3), total: 5 });
+    expect(await page(admin, 2, 3)).toEqual({ ids: all.slice(3), total: 5 });
+    expect(await page(bob, 1, 3)).toEqual({ ids: [], total: 0 });
+  });
+
   it("answers someone else's share as not found, shows the admin every share, and refuses users without the bit", async () => {
     const made = await create(alice, { files: ["/s3/team/a/one.txt"] });
     for (const action of ["delete", "enable", "disable"]) {

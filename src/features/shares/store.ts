@@ -2,7 +2,7 @@
 // (browsing under /@s, downloading from /sd) reads the share, its creator with the creator's roles,
 // the file side's metas and settings, and the code failures in ONE batch, then the tree of the
 // shared path like any file request; a download counts itself with one UPDATE (countDownload).
-import { and, asc, count, eq, gt, or, sql, type SQL } from "drizzle-orm";
+import { and, asc, count, eq, gt, gte, or, sql, type SQL } from "drizzle-orm";
 import { rolesOf, type RoleRow, type UserRow } from "../../auth/store.ts";
 import type { Database } from "../../db/client.ts";
 import { plan, runBatch } from "../../db/plan.ts";
@@ -35,19 +35,43 @@ export interface OwnedShare {
 const withCreator = (db: Database) =>
   db.select({ share: shares, creator: users }).from(shares).innerJoin(users, eq(users.id, shares.creatorId));
 
+/** Whether the caller (`callerId`, a scalar subquery) holds the admin role. */
+const holdsAdmin = (callerId: SQL) =>
+  sql`EXISTS (SELECT 1 FROM ${users} AS caller, json_each(caller.role) WHERE caller.id = ${callerId} AND json_each.value = ${ADMIN_ROLE_ID})`;
+
 /**
- * Shares the caller (`callerId`, a scalar subquery) manages: its own, every share for an admin. Read
- * in the guard's batch: the caller's roles are checked in SQL, as the guard checks them in the Worker.
+ * Shares the caller manages: its own, every share for an admin. Read in the guard's batch: the
+ * caller's roles are checked in SQL, as the guard checks them in the Worker. For one share (found
+ * by its id) the OR costs nothing; for a page, see ownShares.
  */
-const managedBy = (callerId: SQL) =>
-  sql`(${shares.creatorId} = ${callerId} OR EXISTS (SELECT 1 FROM ${users} AS caller, json_each(caller.role) WHERE caller.id = ${callerId} AND json_each.value = ${ADMIN_ROLE_ID}))`;
+const managedBy = (callerId: SQL) => or(eq(shares.creatorId, callerId), holdsAdmin(callerId));
+
+// A page reads the shares the caller manages as two halves, each by an index and one of them empty:
+// a user's own by creator, and for an admin every share by id. One condition that depends on the
+// caller (managedBy's OR) keeps SQLite from either index, so a user's page walked every share of
+// the deployment. A half is emptied by a NULL bound, which reads no row (and every id is at or
+// above '', the least text).
+const ownShares = (callerId: SQL) =>
+  eq(shares.creatorId, sql`(CASE WHEN ${holdsAdmin(callerId)} THEN NULL ELSE ${callerId} END)`);
+const everyShare = (callerId: SQL) => gte(shares.id, sql`(CASE WHEN ${holdsAdmin(callerId)} THEN '' END)`);
 
 /** One page of the shares the caller manages, by id, and how many there are. */
 export function sharePage(db: Database, callerId: SQL, window: { limit: number; offset: number }) {
   return plan(
     [
-      withCreator(db).where(managedBy(callerId)).orderBy(asc(shares.id)).limit(window.limit).offset(window.offset),
-      db.select({ total: count() }).from(shares).where(managedBy(callerId)),
+      withCreator(db)
+        .where(ownShares(callerId))
+        .unionAll(withCreator(db).where(everyShare(callerId)))
+        // By the first result column, the share's id: a compound select is ordered by its result
+        // columns, and "id" alone would name the creator's too.
+        .orderBy(sql`1`)
+        .limit(window.limit)
+        .offset(window.offset),
+      db
+        .select({
+          total: sql<number>`(SELECT count(*) FROM ${shares} WHERE ${ownShares(callerId)}) + (SELECT count(*) FROM ${shares} WHERE ${everyShare(callerId)})`,
+        })
+        .from(sql`(SELECT 1)`),
     ],
     ([rows, [total]]) => ({ rows: rows as OwnedShare[], total: total?.total ?? 0 }),
   );
