@@ -2,7 +2,7 @@
 // (browsing under /@s, downloading from /sd) reads the share, its creator with the creator's roles,
 // the file side's metas and settings, and the code failures in ONE batch, then the tree of the
 // shared path like any file request; a download counts itself with one UPDATE (countDownload).
-import { and, asc, count, eq, gt, gte, or, sql, type SQL } from "drizzle-orm";
+import { and, eq, gt, gte, or, sql, type SQL } from "drizzle-orm";
 import { rolesOf, type RoleRow, type UserRow } from "../../auth/store.ts";
 import type { Database } from "../../db/client.ts";
 import { plan, runBatch } from "../../db/plan.ts";
