@@ -55,6 +55,12 @@ const ownShares = (callerId: SQL) =>
   eq(shares.creatorId, sql`(CASE WHEN ${holdsAdmin(callerId)} THEN NULL ELSE ${callerId} END)`);
 const everyShare = (callerId: SQL) => gte(shares.id, sql`(CASE WHEN ${holdsAdmin(callerId)} THEN '' END)`);
 
+/** How many shares the caller manages: the halves' counts, each by its index. */
+const managedCount = (callerId: SQL) =>
+  sql<number>`(SELECT count(*) FROM ${shares} WHERE ${ownShares(callerId)}) + (SELECT count(*) FROM ${shares} WHERE ${everyShare(callerId)})`.mapWith(
+    Number,
+  );
+
 /** One page of the shares the caller manages, by id, and how many there are. */
 export function sharePage(db: Database, callerId: SQL, window: { limit: number; offset: number }) {
   return plan(
@@ -67,11 +73,7 @@ export function sharePage(db: Database, callerId: SQL, window: { limit: number; 
         .orderBy(sql`1`)
         .limit(window.limit)
         .offset(window.offset),
-      db
-        .select({
-          total: sql<number>`(SELECT count(*) FROM ${shares} WHERE ${ownShares(callerId)}) + (SELECT count(*) FROM ${shares} WHERE ${everyShare(callerId)})`,
-        })
-        .from(sql`(SELECT 1)`),
+      db.select({ total: managedCount(callerId) }).from(sql`(SELECT 1)`),
     ],
     ([rows, [total]]) => ({ rows: rows as OwnedShare[], total: total?.total ?? 0 }),
   );
