@@ -34,13 +34,14 @@
 //   debug every request also writes its log line, which the request rows should not pay for.
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { createWriteStream, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createWriteStream, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pipelineUrl } from "../src/db/hrana.ts";
 import { benchCopyPace, unitPhases } from "./bench-copy-pace.ts";
 import { benchRcloneListing } from "./bench-dav.ts";
 import { SEARCH_NAMES, benchBuild, insertSearchNames, percentile, timeSearchQueries } from "./bench-search.ts";
+import { treeCpuMs } from "./bench-cpu.ts";
 import { keepReplay, replayOf } from "./bench-replay.ts";
 import { benchStartup } from "./bench-startup.ts";
 import { s3RoundTrip, streamBigFile } from "./bench-streams.ts";
@@ -58,8 +59,6 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS || 5);
 const ADMIN_PASSWORD = "bench admin password";
 const STORAGES = 10_000;
 /** Names in the search index the search rows query. */
-/** Linux's USER_HZ, the unit of /proc/<pid>/stat's CPU times (100 on every common build). */
-const CLOCK_TICKS_PER_SECOND = 100;
 
 interface Scenario {
   name: string;
@@ -592,42 +591,4 @@ async function timed(count: number, request: (i: number) => Promise<unknown>) {
     }),
   );
   return { latencies, seconds: (performance.now() - started) / 1000 };
-}
-
-/**
- * CPU milliseconds used so far by a process and all its descendants (Linux /proc; 0 elsewhere):
- * wrangler dev's tree is the Worker (workerd) and wrangler's own proxy in front of it.
- */
-function treeCpuMs(root: number): number {
-  let entries: string[];
-  try {
-    entries = readdirSync("/proc").filter((name) => /^\d+$/.test(name));
-  } catch {
-    return 0;
-  }
-  const children = new Map<number, number[]>();
-  const ticks = new Map<number, number>();
-  for (const name of entries) {
-    let stat: string;
-    try {
-      stat = readFileSync(`/proc/${name}/stat`, "utf8");
-    } catch {
-      continue; // gone meanwhile
-    }
-    // Fields after the command (which may hold spaces): state, ppid, ..., utime (14th), stime (15th).
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    const pid = Number(name);
-    const parent = Number(fields[1]);
-    if (!children.has(parent)) children.set(parent, []);
-    children.get(parent)!.push(pid);
-    ticks.set(pid, Number(fields[11]) + Number(fields[12]));
-  }
-  let total = 0;
-  const pending = [root];
-  while (pending.length > 0) {
-    const pid = pending.pop()!;
-    total += ticks.get(pid) ?? 0;
-    pending.push(...(children.get(pid) ?? []));
-  }
-  return (total * 1000) / CLOCK_TICKS_PER_SECOND;
 }
