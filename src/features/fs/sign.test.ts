@@ -1,5 +1,6 @@
 // Download signs against Node's HMAC-SHA256 as AList's format spells them: the kept key state
-// (@noble/hashes, cloned per sign) must give the same sign on every call, for any token and path.
+// (@noble/hashes, cloned per sign) and the signs kept with it must give the same sign on every
+// call, for any token and path.
 import { createHmac } from "node:crypto";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
@@ -38,6 +39,21 @@ describe("signs", () => {
       ),
       { numRuns: 300 },
     );
+  });
+
+  it("kept by path and expiry: another expiry is signed anew, and past the bound every sign still matches", async () => {
+    const token = "kept-signs-token";
+    const now = Date.UTC(2026, 11, 7, 12);
+    const first = await signPath(token, "/a/b.txt", 4, now);
+    const hourLater = await signPath(token, "/a/b.txt", 4, now + 3600_000);
+    expect(first).not.toBe(hourLater);
+    expect(hourLater).toBe(nodeSign(token, "/a/b.txt", Math.floor(now / 1000) + 5 * 3600));
+    // More paths than the isolate keeps signs for (4,096): the bound empties the kept ones.
+    const paths = Array.from({ length: 5000 }, (_, i) => `/folder/${i}.bin`);
+    for (const path of paths) await signPath(token, path, 0);
+    for (const path of [0, 4095, 4096, 4999].map((i) => `/folder/${i}.bin`))
+      expect(await signPath(token, path, 0)).toBe(nodeSign(token, path, 0));
+    expect(await signProblem(token, "/a/b.txt", first, now)).toBeNull();
   });
 
   it("are never made without a token, as WebCrypto refused an empty key", async () => {

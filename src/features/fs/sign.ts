@@ -16,24 +16,29 @@ type HmacKey = ReturnType<typeof hmac.create>;
  * The HMAC key of the current token, hashed once per isolate: a listing signs every file in it.
  * A different token (after reset_token or set_token) gets its own. The HMAC is @noble/hashes',
  * synchronous: WebCrypto's was a native call and a promise per file (docs/decisions.md D26.9).
+ * The signs it made are kept with it, by path and expiry: a folder signs the same files each time
+ * it is listed, and a sign that never expires (expiry 0, the default) never changes (D26.12).
+ * Bounded: emptied when full; a new token starts with none.
  */
-let signingKey: { token: string; key: HmacKey } | undefined;
-function keyOf(token: string): HmacKey {
-  // WebCrypto refuses an empty HMAC key; so does this: no sign is ever made without a token.
-  if (token === "") throw new DOMException("A sign needs a token: the HMAC key is empty", "DataError");
-  if (signingKey?.token !== token) signingKey = { token, key: hmac.create(sha256, encoder.encode(token)) };
-  return signingKey.key;
-}
+let signingKey: { token: string; key: HmacKey; signs: Map<string, string> } | undefined;
+const SIGNS_KEPT = 4096;
 
 function mac(token: string, path: string, expiry: number): string {
-  const digest = keyOf(token)
-    .clone()
-    .update(encoder.encode(`${path}:${expiry}`))
-    .digest();
+  // WebCrypto refuses an empty HMAC key; so does this: no sign is ever made without a token.
+  if (token === "") throw new DOMException("A sign needs a token: the HMAC key is empty", "DataError");
+  if (signingKey?.token !== token)
+    signingKey = { token, key: hmac.create(sha256, encoder.encode(token)), signs: new Map() };
+  const message = `${path}:${expiry}`;
+  const kept = signingKey.signs.get(message);
+  if (kept !== undefined) return kept;
+  const digest = signingKey.key.clone().update(encoder.encode(message)).digest();
   // Base64url with its padding (Go's base64.URLEncoding), as btoa pads it.
-  return btoa(String.fromCharCode(...digest))
+  const sign = btoa(String.fromCharCode(...digest))
     .replace(/\+/g, "-")
     .replace(/\//g, "_");
+  if (signingKey.signs.size >= SIGNS_KEPT) signingKey.signs.clear();
+  signingKey.signs.set(message, sign);
+  return sign;
 }
 
 /** The sign of a full path; `expirationHours` 0 makes one that never expires. */
