@@ -115,6 +115,21 @@ const sessionUserRoles = keptQuery(["sid"], (db, v) => rolesOf(db, sessionUserOf
 const sessionIsAdmin = (claims: TokenClaims) =>
   sql`EXISTS (SELECT 1 FROM ${deviceSessions} JOIN ${users} ON ${users.id} = ${deviceSessions.userId} WHERE ${deviceSessions.deviceKey} = ${claims.sid} AND ${deviceSessions.tokenId} = ${claims.jti} AND ${deviceSessions.status} = ${DeviceSessionStatus.ACTIVE} AND ${users.username} = ${claims.username} AND ${users.disabled} = 0 AND ${users.passwordChangedAt} = ${claims.pwd_ts} AND EXISTS (SELECT 1 FROM json_each(${users.roleIds}) WHERE value = ${ADMIN_ROLE_ID}))`;
 
+/**
+ * A token's caller subqueries (sessionUserOf, sessionIsAdmin), built once per verified token: its
+ * claims are one frozen object for as long as the isolate keeps the token (tokens.ts verifyToken),
+ * and the SQL a route embeds them in only reads them.
+ */
+const callerSql = new WeakMap<TokenClaims, [SQL, SQL]>();
+function callerSqlOf(claims: TokenClaims): [SQL, SQL] {
+  let kept = callerSql.get(claims);
+  if (!kept) {
+    kept = [sessionUserOf(claims.sid), sessionIsAdmin(claims)];
+    callerSql.set(claims, kept);
+  }
+  return kept;
+}
+
 /** A JWT's session, user and roles, and the `last_active` touch, in one batch. */
 export async function readTokenSession(
   db: Database,
@@ -129,7 +144,7 @@ export async function readTokenSession(
     sessionUser(db, { sid }),
     sessionUserRoles(db, { sid }),
     // The caller's subqueries are built only for a route that reads with them.
-    ...(typeof extra === "function" ? extra(sessionUserOf(sid), sessionIsAdmin(claims)) : extra),
+    ...(typeof extra === "function" ? extra(...callerSqlOf(claims)) : extra),
   ])) as [unknown, DeviceSessionRow[], UserRow[], RoleRow[], ...unknown[]];
   return { session, user, roles: userRoles, extra: extraResults };
 }
