@@ -206,8 +206,10 @@ export function registerFsReadRoutes(app: Router) {
       ...readmeThrough(state, meta, path, alias.reached),
       write,
       provider: storage?.driver ?? "unknown",
-      // HTTP Direct only where the caller could upload (OpenList server/handles/fsread.go:111-116).
-      ...(write && (await directUploadAt(tree, path)) ? { direct_upload_tools: ["HttpDirect"] } : {}),
+      // HTTP Direct only where the caller could upload (OpenList server/handles/fsread.go:111-116),
+      // into a storage: a virtual folder (the root, most often) has none, and asking mount would
+      // build its refusal, an Error and its stack, on every listing.
+      ...(write && storage && (await directUploadAt(tree, path)) ? { direct_upload_tools: ["HttpDirect"] } : {}),
     });
   });
 

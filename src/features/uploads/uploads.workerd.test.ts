@@ -436,6 +436,11 @@ describe("HTTP Direct on S3", () => {
     const reader = await member(admin, "direct-reader", { "/": 0 });
     expect((await callApi(admin, "/api/fs/list", { path: "/s3" })).data.direct_upload_tools).toEqual(["HttpDirect"]);
     expect((await callApi(reader, "/api/fs/list", { path: "/s3" })).data).not.toHaveProperty("direct_upload_tools");
+    // The root above it is a virtual folder: nothing to upload into directly.
+    const root = (await callApi(admin, "/api/fs/list", { path: "/" })).data;
+    expect(root).toMatchObject({ write: true, provider: "unknown" });
+    expect(root.content.map((entry: { name: string }) => entry.name)).toContain("s3");
+    expect(root).not.toHaveProperty("direct_upload_tools");
 
     const file = fileOf(300_001, 9);
     const given = await info(admin, {
