@@ -277,7 +277,12 @@ export const davLocks = sqliteTable(
     timeoutSeconds: integer("timeout_seconds").notNull(),
     expiresAt: integer("expires_at").notNull(),
   },
-  (table) => [index("dav_locks_path_idx").on(table.path), index("dav_locks_expires_at_idx").on(table.expiresAt)],
+  (table) => [
+    index("dav_locks_path_idx").on(table.path),
+    index("dav_locks_expires_at_idx").on(table.expiresAt),
+    // A user's delete finds its locks by this (ON DELETE CASCADE).
+    index("dav_locks_user_id_idx").on(table.userId),
+  ],
 );
 
 /**
@@ -552,5 +557,9 @@ export const webauthnChallenges = sqliteTable(
     username: text("username").notNull().default(""),
     expiresAt: integer("expires_at").notNull(),
   },
-  (table) => [index("webauthn_challenges_expires_at_idx").on(table.expiresAt)],
+  (table) => [
+    index("webauthn_challenges_expires_at_idx").on(table.expiresAt),
+    // A user's delete finds its challenges by this (ON DELETE CASCADE).
+    index("webauthn_challenges_user_id_idx").on(table.userId),
+  ],
 );
