@@ -54,6 +54,10 @@ describe("signs", () => {
     for (const path of [0, 4095, 4096, 4999].map((i) => `/folder/${i}.bin`))
       expect(await signPath(token, path, 0)).toBe(nodeSign(token, path, 0));
     expect(await signProblem(token, "/a/b.txt", first, now)).toBeNull();
+    // A path too long to be kept is signed each time, the same way.
+    const long = `/${"x".repeat(600)}.bin`;
+    expect(await signPath(token, long, 0)).toBe(nodeSign(token, long, 0));
+    expect(await signPath(token, long, 0)).toBe(nodeSign(token, long, 0));
   });
 
   it("are never made without a token, as WebCrypto refused an empty key", async () => {

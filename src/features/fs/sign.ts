@@ -9,7 +9,7 @@ import { SIGN_EXPIRE_INVALID, SIGN_EXPIRE_MISSING, SIGN_EXPIRED, SIGN_INVALID } 
 
 const encoder = new TextEncoder();
 
-/** A token's HMAC state with its padded key blocks hashed in; each sign continues a clone of it. */
+/** A token's HMAC state with its padded key blocks hashed in; each sign continues a copy of it. */
 type HmacKey = _HMAC<ReturnType<typeof sha256.create>>;
 
 /**
@@ -18,10 +18,13 @@ type HmacKey = _HMAC<ReturnType<typeof sha256.create>>;
  * synchronous: WebCrypto's was a native call and a promise per file (docs/decisions.md D26.9).
  * The signs it made are kept with it, by path and expiry: a folder signs the same files each time
  * it is listed, and a sign that never expires (expiry 0, the default) never changes (D26.12).
- * Bounded: emptied when full; a new token starts with none.
+ * Bounded: at most SIGNS_KEPT, each of a path under KEPT_PATH_CHARS (a download's sign is checked
+ * the same way, and anyone may present one for any path: at most about 4 MiB kept), emptied when
+ * full; a new token starts with none.
  */
 let signingKey: { token: string; key: HmacKey; scratch?: HmacKey; signs: Map<string, string> } | undefined;
 const SIGNS_KEPT = 4096;
+const KEPT_PATH_CHARS = 512;
 /** Where each sign's HMAC is written: signs are made one at a time (synchronously). */
 const digest = new Uint8Array(sha256.outputLen);
 
@@ -42,6 +45,7 @@ function mac(token: string, path: string, expiry: number): string {
   const sign = btoa(String.fromCharCode(...digest))
     .replace(/\+/g, "-")
     .replace(/\//g, "_");
+  if (message.length > KEPT_PATH_CHARS) return sign;
   if (signingKey.signs.size >= SIGNS_KEPT) signingKey.signs.clear();
   signingKey.signs.set(message, sign);
   return sign;
